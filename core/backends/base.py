@@ -1,0 +1,88 @@
+"""The backend protocol: one step of a run, as a stream of events.
+
+A backend turns ``(agent, task, cwd, model, tools)`` into events. It is deliberately small
+(DESIGN §5), like httpx's transport: the runner owns everything around it.
+
+Contract, from the runner's side:
+
+* The runner emits ``step_started`` before calling :meth:`Backend.run` and ``step_finished``
+  after it; a backend yields only what happens inside the step (text, thinking, tool calls,
+  usage, retries, logs) and **ends by yielding one** :class:`~core.events.StepFinished`
+  carrying ``status``, ``output`` (the final text handed to the next chain step) and
+  ``error``. The runner replaces its ``usage`` with the sum of the ``usage`` events it saw, and
+  treats a stream that ends without one as an error.
+* Cancel is two-stage. First ``ctx.cancelled`` is set: a backend that can stop gracefully
+  (Claude Code's ``interrupt``) does so and finishes with ``status="aborted"``. After
+  :attr:`Backend.cancel_grace_s` seconds the runner cancels the task iterating the backend;
+  the generator's ``finally`` must then release what it holds (close HTTP streams; SIGTERM,
+  then SIGKILL after 5 s, a child process). The runner closes tool calls left open and
+  records the step as aborted, so a backend never has to yield after being cancelled.
+* Tool calls that need permission go through ``ctx.approvals``; the gate emits the approval
+  events itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from core.agents import AgentDefinition
+from core.settings import Settings
+
+if TYPE_CHECKING:
+    from core.approvals import ApprovalGate
+    from core.events import Event
+
+E = TypeVar("E", bound="Event")
+
+
+class RunClock:
+    """Seconds since the run started, from a monotonic clock (see :mod:`core.events`)."""
+
+    def __init__(self, offset: float = 0.0) -> None:
+        self._start = time.monotonic() - offset
+
+    def now(self) -> float:
+        return round(time.monotonic() - self._start, 6)
+
+
+@dataclass
+class StepContext:
+    """Everything a backend needs to run one step. Created by the runner, one per step."""
+
+    run_id: str
+    step: int
+    agent: AgentDefinition
+    task: str
+    cwd: Path
+    model: str | None
+    tools: tuple[str, ...]
+    """Baton tool names the step may use (already filtered by the agent's ``tools:``)."""
+    settings: Settings
+    approvals: ApprovalGate
+    clock: RunClock = field(default_factory=RunClock)
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def make(self, kind: type[E], **fields: Any) -> E:
+        """Build an event of this step, with ``run_id``, ``step`` and ``ts`` filled in."""
+        return kind(run_id=self.run_id, step=self.step, ts=self.clock.now(), **fields)
+
+
+class BackendError(Exception):
+    """The backend cannot run at all (executable missing, too old, no provider configured).
+
+    Raised before any event is yielded; the message tells the user how to fix it and becomes
+    the step's error.
+    """
+
+
+class Backend(Protocol):
+    name: ClassVar[str]
+    cancel_grace_s: ClassVar[float]
+    """How long the runner waits after setting ``ctx.cancelled`` before cancelling the task."""
+
+    def run(self, ctx: StepContext) -> AsyncIterator[Event]: ...

@@ -1,0 +1,1 @@
+"""One module per ``baton`` sub-command; see :mod:`core.cli`."""

@@ -1,0 +1,264 @@
+"""The typed event stream: the one language spoken between backends, runs, the CLI and the GUI.
+
+A live run, a saved run (``runs/<id>.jsonl``) and an imported pi or Claude Code transcript are
+all sequences of these events, so one view model renders all three and a saved run reopens
+by replaying its file.
+
+Every event carries ``run_id``, ``step`` (the 0-based step index, ``None`` for run-level
+events) and ``ts``: seconds since the run started, taken from a monotonic clock. The wall
+clock appears once, in ``run_started.started_at``; that keeps timestamps ordered even when the
+system clock jumps, and keeps replays meaningful (DESIGN §3 asked for "a monotonic timestamp";
+an offset from the run's start is that, and survives being saved).
+
+JSON round-trips are exact: ``event_from_json(event_to_json(e)) == e``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+RunMode = Literal["single", "parallel", "chain"]
+StepStatus = Literal["ok", "error", "aborted"]
+RunStatus = Literal["ok", "error", "aborted"]
+
+
+def _compact(n: float) -> str:
+    """``850`` → ``850``, ``1234`` → ``1.2k``, ``12345`` → ``12k``, ``2.5e6`` → ``2.5M``."""
+    for limit, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if n >= limit:
+            value = n / limit
+            text = f"{value:.1f}" if value < 10 else f"{value:.0f}"
+            return text.removesuffix(".0") + suffix
+    return f"{n:.0f}"
+
+
+class UsageStats(BaseModel):
+    """Token and cost figures of one model response, a step, or a whole run.
+
+    ``context_tokens`` and ``model`` describe the latest response, so adding keeps the newer
+    value instead of summing.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    turns: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    context_tokens: int = 0
+    model: str | None = None
+
+    def __add__(self, other: UsageStats) -> UsageStats:
+        return UsageStats(
+            turns=self.turns + other.turns,
+            input=self.input + other.input,
+            output=self.output + other.output,
+            cache_read=self.cache_read + other.cache_read,
+            cache_write=self.cache_write + other.cache_write,
+            cost=round(self.cost + other.cost, 10),
+            context_tokens=other.context_tokens or self.context_tokens,
+            model=other.model or self.model,
+        )
+
+    def line(self) -> str:
+        """DESIGN §4's usage line: ``3 turns ↑1.2k ↓850 R12k W2.1k $0.0123 ctx:8.4k model``.
+
+        Parts that are zero are left out, so a fresh step reads as nothing rather than noise.
+        """
+        parts: list[str] = []
+        if self.turns:
+            parts.append(f"{self.turns} turn{'s' if self.turns != 1 else ''}")
+        if self.input:
+            parts.append(f"↑{_compact(self.input)}")
+        if self.output:
+            parts.append(f"↓{_compact(self.output)}")
+        if self.cache_read:
+            parts.append(f"R{_compact(self.cache_read)}")
+        if self.cache_write:
+            parts.append(f"W{_compact(self.cache_write)}")
+        if self.cost:
+            parts.append(f"${self.cost:.4f}")
+        if self.context_tokens:
+            parts.append(f"ctx:{_compact(self.context_tokens)}")
+        if self.model:
+            parts.append(self.model)
+        return " ".join(parts)
+
+
+class PlannedStep(BaseModel):
+    """A step as the runner plans it before anything starts (tasks already substituted,
+    except ``{previous}``, which only exists once the step before has finished)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    agent: str
+    task: str
+    model: str | None = None
+    backend: str = "openai"
+    cwd: str
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str
+    step: int | None = None
+    ts: float = 0.0
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    mode: RunMode
+    preset: str | None = None
+    args: list[str] = Field(default_factory=list)
+    steps: list[PlannedStep]
+    cwd: str
+    started_at: str
+    """Wall-clock start, ISO 8601 with timezone."""
+
+
+class StepStarted(_Event):
+    type: Literal["step_started"] = "step_started"
+    agent: str
+    task: str
+    model: str | None = None
+    backend: str = "openai"
+    cwd: str
+
+
+class TextDelta(_Event):
+    type: Literal["text_delta"] = "text_delta"
+    text: str
+
+
+class ThinkingDelta(_Event):
+    type: Literal["thinking_delta"] = "thinking_delta"
+    text: str
+
+
+class ToolCallStarted(_Event):
+    type: Literal["tool_call_started"] = "tool_call_started"
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolCallOutput(_Event):
+    """A streamed piece of a running tool's output (bash). ``replace`` means the chunk is the
+    whole output so far (pi's cumulative ``partialResult``), not an addition."""
+
+    type: Literal["tool_call_output"] = "tool_call_output"
+    call_id: str
+    chunk: str
+    replace: bool = False
+
+
+class ToolCallFinished(_Event):
+    """``result`` is the full text as the model saw it; views truncate for display."""
+
+    type: Literal["tool_call_finished"] = "tool_call_finished"
+    call_id: str
+    status: Literal["ok", "error", "aborted"]
+    result: str = ""
+    duration_ms: float | None = None
+
+
+class ApprovalRequested(_Event):
+    type: Literal["approval_requested"] = "approval_requested"
+    request_id: str
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    agent: str
+    cwd: str
+
+
+class ApprovalResolved(_Event):
+    type: Literal["approval_resolved"] = "approval_resolved"
+    request_id: str
+    decision: Literal["approve", "approve_run", "deny"]
+    reason: str | None = None
+    automatic: bool = False
+    """True when the policy or an earlier "approve for this run" answered, not a person."""
+
+
+class Retry(_Event):
+    """The model call failed and will be retried: what streamed since the last completed
+    response belongs to a superseded attempt."""
+
+    type: Literal["retry"] = "retry"
+    attempt: int
+    max_attempts: int | None = None
+    delay_ms: float | None = None
+    error: str
+
+
+class Usage(_Event):
+    """Usage of one model response (normally ``turns == 1``); steps and runs add them up."""
+
+    type: Literal["usage"] = "usage"
+    usage: UsageStats
+
+
+class StepFinished(_Event):
+    type: Literal["step_finished"] = "step_finished"
+    status: StepStatus
+    output: str = ""
+    """The step's final output: the last text block of the last assistant message."""
+    error: str | None = None
+    usage: UsageStats = Field(default_factory=UsageStats)
+
+
+class RunFinished(_Event):
+    type: Literal["run_finished"] = "run_finished"
+    status: RunStatus
+    usage: UsageStats = Field(default_factory=UsageStats)
+    error: str | None = None
+
+
+class Log(_Event):
+    """Something worth keeping that is not part of the conversation: a backend's stderr, a
+    line a parser could not read, a diagnostic."""
+
+    type: Literal["log"] = "log"
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    message: str
+
+
+Event = Annotated[
+    RunStarted
+    | StepStarted
+    | TextDelta
+    | ThinkingDelta
+    | ToolCallStarted
+    | ToolCallOutput
+    | ToolCallFinished
+    | ApprovalRequested
+    | ApprovalResolved
+    | Retry
+    | Usage
+    | StepFinished
+    | RunFinished
+    | Log,
+    Field(discriminator="type"),
+]
+
+_EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def event_to_json(event: Event) -> str:
+    """One line of NDJSON (no trailing newline), non-ASCII kept readable."""
+    return event.model_dump_json()
+
+
+def event_from_json(line: str | bytes) -> Event:
+    """Parse one line; raises ``pydantic.ValidationError`` on anything that is not an event."""
+    return _EVENT_ADAPTER.validate_json(line)
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    return _EVENT_ADAPTER.validate_python(data)

@@ -1,0 +1,42 @@
+"""Where Baton keeps its files.
+
+Config (``config.yaml``, user agents and presets) and data (runs, documents, trust records)
+live in the platform folders from platformdirs. ``BATON_CONFIG_DIR`` and ``BATON_DATA_DIR``
+override them, which is how every test and every portable install keeps away from the real
+home. Folders are created on first use, never at import time.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "baton"
+
+
+def config_dir() -> Path:
+    """The folder holding ``config.yaml`` and the user's own ``agents/`` and ``presets/``."""
+    override = os.environ.get("BATON_CONFIG_DIR")
+    path = Path(override) if override else Path(platformdirs.user_config_dir(APP_NAME))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def data_dir() -> Path:
+    """The folder holding saved runs, the document store and trust records."""
+    override = os.environ.get("BATON_DATA_DIR")
+    path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def pi_agent_dir() -> Path:
+    """pi's own config folder (``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent``).
+
+    Baton reads the user's pi agents from its ``agents/`` folder so that agents written for
+    pi's subagent tool show up without copying them.
+    """
+    override = os.environ.get("PI_CODING_AGENT_DIR")
+    return Path(override) if override else Path.home() / ".pi" / "agent"

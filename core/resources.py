@@ -1,0 +1,16 @@
+"""Access to the files Baton ships (``resources/``): built-in agents, presets, icons, styles.
+
+Read through ``importlib.resources`` so the same code finds them in a source checkout, an
+installed wheel and a PyInstaller bundle. All three keep them as real files on disk, which the
+folder-based discovery (and the file watcher) rely on.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+
+def builtin_dir(kind: str) -> Path:
+    """The folder of one kind of shipped file: ``agents``, ``presets``, ``icons``, ``styles``."""
+    return Path(str(resources.files("resources") / kind))

@@ -1,0 +1,146 @@
+"""User settings (``config.yaml`` in the config folder, DESIGN §2).
+
+Secrets never live here: a provider names the environment variable holding its API key, or
+says the key is in the system keyring (see :mod:`core.secrets`). Saving validates the whole
+model first and writes atomically, so an invalid edit is never saved half-way.
+
+``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` act as the default provider when none is configured,
+so a user with those set needs no setup at all.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core import paths
+from core.atomic import atomic_write_text
+from core.validation import format_validation_error
+
+PolicyValue = Literal["allow", "ask", "deny"]
+BackendChoice = Literal["openai", "pi", "claude"]
+
+#: DESIGN §6: read-only tools run freely; anything that changes the world asks.
+DEFAULT_POLICY: dict[str, PolicyValue] = {
+    "read": "allow",
+    "grep": "allow",
+    "find": "allow",
+    "ls": "allow",
+    "bash": "ask",
+    "edit": "ask",
+    "write": "ask",
+    "document": "allow",
+    "document.update": "allow",
+    "document.delete": "ask",
+}
+
+
+class Provider(BaseModel):
+    """An OpenAI-compatible endpoint."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    base_url: str = Field(min_length=1)
+    api_key_env: str | None = None
+    """Environment variable holding the key (e.g. ``OPENAI_API_KEY``)."""
+    api_key_in_keyring: bool = False
+    """The key is stored in the system keyring under service ``baton``, user = ``name``."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        url = url.strip().rstrip("/")
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return url
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int = Field(default=40, ge=1, le=1000)
+    step_timeout_s: float | None = Field(default=None, gt=0)
+    """Ends a step that runs longer than this (None: no limit)."""
+    bash_timeout_s: float = Field(default=120.0, gt=0)
+    tool_output_chars: int = Field(default=50_000, ge=1_000)
+    document_max_chars: int = Field(default=10_000, ge=100)
+    document_page_size: int = Field(default=20, ge=1, le=200)
+    document_read_tokens: int = Field(default=2_000, ge=100)
+    connect_timeout_s: float = Field(default=15.0, gt=0)
+    silence_timeout_s: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0, le=20)
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    providers: list[Provider] = Field(default_factory=list)
+    default_provider: str | None = None
+    default_model: str | None = None
+    default_backend: BackendChoice | None = None
+    model_aliases: dict[str, str] = Field(default_factory=dict)
+    policy: dict[str, PolicyValue] = Field(default_factory=dict)
+    """Overrides of :data:`DEFAULT_POLICY`, per tool or ``document.<action>``."""
+    pi_path: str | None = None
+    pi_pass_model: bool = True
+    claude_path: str | None = None
+    limits: Limits = Field(default_factory=Limits)
+
+    def effective_policy(self) -> dict[str, PolicyValue]:
+        return {**DEFAULT_POLICY, **self.policy}
+
+    def provider(self, name: str | None = None) -> Provider | None:
+        """The named provider, else the default one, else one from ``OPENAI_BASE_URL``."""
+        wanted = name or self.default_provider
+        for provider in self.providers:
+            if wanted is None or provider.name == wanted:
+                return provider
+        if name is None and os.environ.get("OPENAI_BASE_URL"):
+            return Provider(
+                name="environment",
+                base_url=os.environ["OPENAI_BASE_URL"],
+                api_key_env="OPENAI_API_KEY",
+            )
+        return None
+
+    def resolve_model(self, model: str | None) -> str | None:
+        """Apply an alias (``claude-sonnet-4-5`` → what the provider calls it)."""
+        if model is None:
+            return None
+        return self.model_aliases.get(model, model)
+
+
+class SettingsError(ValueError):
+    """config.yaml exists but cannot be used; the message says where and why."""
+
+
+def config_path() -> Path:
+    return paths.config_dir() / "config.yaml"
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    path = path or config_path()
+    if not path.exists():
+        return Settings()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig")) or {}
+    except yaml.YAMLError as error:
+        raise SettingsError(f"{path}: not valid YAML: {error}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise SettingsError(f"{path}: cannot read: {error}") from None
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as error:
+        raise SettingsError(f"{path}: {format_validation_error(error)}") from None
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> None:
+    """Validate, then write atomically. Only non-default values are written."""
+    Settings.model_validate(settings.model_dump())
+    data = settings.model_dump(mode="json", exclude_defaults=True)
+    atomic_write_text(path or config_path(), yaml.safe_dump(data, sort_keys=False))

@@ -1,0 +1,71 @@
+"""What every agent tool is: a name, a pydantic parameter model, and an async ``run``.
+
+Tools are backend-agnostic: Baton's own agent loop (``core.backends.openai_compat``) offers
+them to the model as function tools and executes them. A tool reports a problem the model
+should see (file not found, ambiguous edit, path outside the working folder) by raising
+:class:`ToolError`; its message becomes the tool's error result, and the step goes on.
+Anything else escaping ``run`` is a bug and is reported to the model as an internal error.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from core.settings import Limits
+
+
+class ToolError(Exception):
+    """A failure the model can understand and react to; the message is what it reads."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Who is calling: recorded on what a tool creates (documents)."""
+
+    run_id: str = ""
+    step: int | None = None
+    agent: str = ""
+    call_id: str = ""
+
+
+@dataclass
+class ToolContext:
+    """Per-call context. ``emit_output`` streams a chunk of output to the run (bash)."""
+
+    cwd: Path
+    limits: Limits = field(default_factory=Limits)
+    emit_output: Callable[[str], None] = lambda chunk: None
+    provenance: Provenance = field(default_factory=Provenance)
+
+
+class Tool(ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Params: ClassVar[type[BaseModel]]
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-tool declaration."""
+        parameters = self.Params.model_json_schema()
+        parameters.pop("title", None)
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters,
+            },
+        }
+
+    def approval_action(self, params: BaseModel) -> str | None:
+        """The policy sub-key of this call (``document`` → ``delete``); None for most tools."""
+        return None
+
+    @abstractmethod
+    async def run(self, params: Any, ctx: ToolContext) -> str:
+        """Execute with validated ``params``; return the result text the model reads."""
