@@ -1,0 +1,58 @@
+"""Which backend runs a step, and how to get one.
+
+Backends are imported lazily by name, so a run through Baton's own loop never imports the
+subprocess machinery of the CLI backends and vice versa. Each backend class takes no
+constructor arguments: everything it needs arrives in the :class:`StepContext`.
+
+Choice, most specific first: the run's ``--backend``, the agent's ``backend:``, the settings'
+``default_backend``, then DESIGN §5's fallback — a configured OpenAI-compatible provider, else
+``pi`` on PATH, else ``claude`` on PATH, else ``openai`` (whose error then says how to set up a
+provider).
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+from typing import cast
+
+from core.agents import AgentDefinition
+from core.backends.base import Backend
+from core.settings import Settings
+
+BACKENDS: dict[str, str] = {
+    "openai": "core.backends.openai_compat:OpenAICompatBackend",
+    "pi": "core.backends.pi_cli:PiBackend",
+    "claude": "core.backends.claude_cli:ClaudeBackend",
+}
+
+
+class UnknownBackendError(ValueError):
+    pass
+
+
+def create_backend(name: str) -> Backend:
+    try:
+        module_name, class_name = BACKENDS[name].split(":")
+    except KeyError:
+        raise UnknownBackendError(
+            f"unknown backend '{name}' (choose from {', '.join(BACKENDS)})"
+        ) from None
+    backend_class = getattr(importlib.import_module(module_name), class_name)
+    return cast(Backend, backend_class())
+
+
+def default_backend(settings: Settings) -> str:
+    if settings.default_backend:
+        return settings.default_backend
+    if settings.provider() is not None:
+        return "openai"
+    if shutil.which(settings.pi_path or "pi"):
+        return "pi"
+    if shutil.which(settings.claude_path or "claude"):
+        return "claude"
+    return "openai"
+
+
+def backend_for(agent: AgentDefinition, run_backend: str | None, settings: Settings) -> str:
+    return run_backend or agent.backend or default_backend(settings)
