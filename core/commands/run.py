@@ -1,0 +1,159 @@
+"""``baton run``: a preset, one agent, parallel tasks or a chain, headless.
+
+Without ``--json`` a live transcript goes to stdout; with it, one event per line (NDJSON) —
+the same events the window and the run files use. Approvals: ``--approve prompt`` asks on the
+terminal (the default when there is one), ``deny`` refuses every "ask" (the default without a
+terminal), ``all`` approves everything. Ctrl+C cancels cleanly: the run file ends with
+``run_finished`` (``aborted``) and the exit status is 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.approvals import Responder, approve_all, deny_all
+from core.errors import RunError
+from core.events import Event, event_to_json
+from core.runner import Runner, RunRequest, StepSpec, preset_request
+from core.settings import SettingsError, load_settings
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "run",
+        help="run a preset, an agent, parallel tasks or a chain",
+        description='Run headless. Examples: baton run implement "add a --verbose flag"; '
+        'baton run --agent scout --task "map the auth code"; '
+        'baton run --chain scout="find X" --chain planner="plan: {previous}"',
+    )
+    parser.add_argument("preset", nargs="?", help="preset name")
+    parser.add_argument("args", nargs="*", help="preset arguments ($1, $2, … and $@)")
+    parser.add_argument("--agent", help="run this one agent (with --task)")
+    parser.add_argument("--task", help="the task for --agent")
+    parser.add_argument(
+        "--parallel",
+        action="append",
+        metavar="NAME=TASK",
+        default=[],
+        help="a parallel task (repeat, at most 8)",
+    )
+    parser.add_argument(
+        "--chain",
+        action="append",
+        metavar="NAME=TASK",
+        default=[],
+        help="a chain step (repeat); {previous} is the previous step's output",
+    )
+    parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="working folder")
+    parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="run the project's own agents without a stored trust record",
+    )
+    parser.add_argument("--model", help="use this model for every step")
+    parser.add_argument(
+        "--backend", choices=["openai", "pi", "claude"], help="run every step through this backend"
+    )
+    parser.add_argument(
+        "--approve",
+        choices=["prompt", "deny", "all"],
+        default=None,
+        help="how to answer tool calls that need approval "
+        "(default: prompt on a terminal, deny without one)",
+    )
+    parser.add_argument("--json", action="store_true", help="print NDJSON events")
+    parser.set_defaults(handler=run)
+
+
+def _pairs(values: list[str], flag: str) -> list[StepSpec]:
+    steps = []
+    for value in values:
+        name, sep, task = value.partition("=")
+        if not sep or not name.strip():
+            raise RunError(f"{flag} takes NAME=TASK, not {value!r}")
+        steps.append(StepSpec(agent=name.strip(), task=task))
+    return steps
+
+
+def build_request(args: argparse.Namespace) -> RunRequest:
+    options: dict[str, Any] = {
+        "model": args.model,
+        "backend": args.backend,
+        "trust_project": args.trust_project,
+    }
+    cwd = args.cwd.resolve()
+    chosen = [bool(args.preset), bool(args.agent), bool(args.parallel), bool(args.chain)]
+    if sum(chosen) != 1:
+        raise RunError("give exactly one of: a preset, --agent, --parallel or --chain")
+    if args.preset:
+        request, _ = preset_request(args.preset, list(args.args), cwd, args.scope, **options)
+        return request
+    if args.args:
+        raise RunError(f"unexpected arguments: {' '.join(args.args)}")
+    if args.agent:
+        if not args.task:
+            raise RunError("--agent needs --task")
+        steps, mode = [StepSpec(agent=args.agent, task=args.task)], "single"
+    elif args.parallel:
+        steps, mode = _pairs(args.parallel, "--parallel"), "parallel"
+    else:
+        steps, mode = _pairs(args.chain, "--chain"), "chain"
+    return RunRequest(mode=mode, steps=steps, cwd=cwd, scope=args.scope, **options)  # type: ignore[arg-type]
+
+
+def _responder(choice: str | None) -> Responder:
+    if choice is None:
+        choice = "prompt" if sys.stdin.isatty() else "deny"
+    if choice == "all":
+        return approve_all
+    if choice == "deny":
+        return deny_all
+    from core.terminal_approval import TerminalApprover
+
+    return TerminalApprover()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = load_settings()
+        request = build_request(args)
+        listener = _json_printer if args.json else _transcript_printer()
+        runner = Runner(
+            request, settings=settings, responder=_responder(args.approve), listeners=[listener]
+        )
+        runner.prepare()
+    except (RunError, SettingsError) as error:
+        print(f"baton run: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return asyncio.run(_run_with_ctrl_c(runner))
+
+
+async def _run_with_ctrl_c(runner: Runner) -> int:
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError):  # no signal handlers on Windows' loop
+        loop.add_signal_handler(signal.SIGINT, runner.cancel)
+        loop.add_signal_handler(signal.SIGTERM, runner.cancel)
+    result = await runner.run()
+    if result.status == "ok":
+        return EXIT_OK
+    return EXIT_CANCELLED if result.status == "aborted" and runner.cancelled else EXIT_FAILED
+
+
+def _json_printer(event: Event) -> None:
+    sys.stdout.write(event_to_json(event) + "\n")
+    sys.stdout.flush()
+
+
+def _transcript_printer() -> Any:
+    from core.terminal_output import TranscriptPrinter
+
+    return TranscriptPrinter(sys.stdout)

@@ -1,0 +1,74 @@
+"""``baton runs``: the run history — list, export, import, delete."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.run_export import run_to_json, run_to_markdown
+from core.runs import RunIndex, RunRecord, load_run
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser("runs", help="list, export and delete saved runs")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="saved runs, newest first")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=_list)
+    export = actions.add_parser("export", help="print a run as Markdown or JSON")
+    export.add_argument("run_id")
+    export.add_argument("--format", choices=["md", "json"], default="md")
+    export.set_defaults(handler=_export)
+    delete = actions.add_parser("delete", help="delete a saved run")
+    delete.add_argument("run_id")
+    delete.set_defaults(handler=_delete)
+
+
+def _title(record: RunRecord) -> str:
+    if record.preset:
+        return f"{record.preset} {' '.join(record.args)}".strip()
+    return " → ".join(record.agents) if record.mode == "chain" else ", ".join(record.agents)
+
+
+def _list(args: argparse.Namespace) -> int:
+    records = RunIndex().list()
+    if args.json:
+        print(
+            json.dumps([r.model_dump(mode="json") for r in records], ensure_ascii=False, indent=2)
+        )
+        return 0
+    if not records:
+        print("No saved runs yet.")
+        return 0
+    for record in records:
+        took = f"{record.duration_s:.0f}s" if record.duration_s is not None else "-"
+        usage = record.usage.line() or "-"
+        print(f"{record.id}  {record.status:<11} {took:>6}  {_title(record)[:50]:<50}  {usage}")
+    return 0
+
+
+def _find(run_id: str) -> RunRecord | None:
+    record = RunIndex().get(run_id)
+    if record is None:
+        print(f"baton runs: no run '{run_id}' (see 'baton runs list')", file=sys.stderr)
+    return record
+
+
+def _export(args: argparse.Namespace) -> int:
+    record = _find(args.run_id)
+    if record is None:
+        return 2
+    events = load_run(Path(record.path))
+    print(run_to_markdown(events) if args.format == "md" else run_to_json(events))
+    return 0
+
+
+def _delete(args: argparse.Namespace) -> int:
+    if _find(args.run_id) is None:
+        return 2
+    RunIndex().delete(args.run_id)
+    print(f"Deleted run {args.run_id}.")
+    return 0

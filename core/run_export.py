@@ -1,0 +1,86 @@
+"""A run as a Markdown document: for sharing, pasting into an issue, or reading later."""
+
+from __future__ import annotations
+
+import json
+
+from core.events import Event
+from core.run_state import Notice, RunState, TextBlock, ToolCall, fold
+
+PHASE_LABEL = {
+    "pending": "pending",
+    "running": "running",
+    "waiting": "waiting for approval",
+    "ok": "ok",
+    "error": "error",
+    "aborted": "aborted",
+    "not_run": "not run",
+}
+RESULT_PREVIEW_CHARS = 2_000
+
+
+def _fence(text: str, info: str = "") -> str:
+    """A code fence longer than any backtick run inside ``text``."""
+    ticks = "`" * max(3, _longest_backtick_run(text) + 1)
+    return f"{ticks}{info}\n{text.rstrip()}\n{ticks}"
+
+
+def _longest_backtick_run(text: str) -> int:
+    best = current = 0
+    for char in text:
+        current = current + 1 if char == "`" else 0
+        best = max(best, current)
+    return best
+
+
+def _title(state: RunState) -> str:
+    if state.preset:
+        return f"{state.preset} {' '.join(state.args)}".strip()
+    return " → ".join(s.agent for s in state.steps) or state.run_id
+
+
+def _tool_call(call: ToolCall) -> str:
+    mark = {"ok": "✓", "error": "✗", "aborted": "⊘", "running": "…"}[call.status]
+    took = f" ({call.duration_ms:.0f} ms)" if call.duration_ms is not None else ""
+    lines = [f"- {mark} **{call.tool}** `{call.key_argument[:120]}`{took}"]
+    body = call.result or call.output
+    if body:
+        preview = body[:RESULT_PREVIEW_CHARS]
+        if len(body) > RESULT_PREVIEW_CHARS:
+            preview += f"\n… ({len(body) - RESULT_PREVIEW_CHARS:,} more characters)"
+        lines.append("\n".join("  " + line for line in _fence(preview).split("\n")))
+    return "\n".join(lines)
+
+
+def run_to_markdown(events: list[Event]) -> str:
+    state = fold(events)
+    out = [f"# {_title(state)}", ""]
+    out.append(f"- Run: `{state.run_id}` ({state.mode}), started {state.started_at}")
+    out.append(f"- Folder: `{state.cwd}`")
+    out.append(f"- Status: **{state.status}** after {state.elapsed:.1f} s")
+    if state.usage.line():
+        out.append(f"- Usage: {state.usage.line()}")
+    if state.error:
+        out.append(f"- Error: {state.error}")
+    for step in state.steps:
+        out += ["", f"## Step {step.index + 1}: {step.agent} — {PHASE_LABEL[step.phase]}", ""]
+        if step.usage.line():
+            out += [f"*{step.usage.line()}*", ""]
+        out += ["**Task**", "", "> " + step.task.replace("\n", "\n> "), ""]
+        for item in step.items:
+            if isinstance(item, ToolCall):
+                out.append(_tool_call(item))
+            elif isinstance(item, Notice):
+                out.append(f"- *{item.kind}: {item.text}*")
+            elif isinstance(item, TextBlock) and item.kind == "thinking":
+                out += ["", "<details><summary>Thinking</summary>", "", item.text, "</details>", ""]
+            elif isinstance(item, TextBlock) and not item.superseded:
+                out += ["", item.text.strip(), ""]
+        if step.error:
+            out += ["", f"**Error:** {step.error}"]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def run_to_json(events: list[Event]) -> str:
+    """The run as one JSON array of events (the NDJSON file, wrapped)."""
+    return json.dumps([e.model_dump(mode="json") for e in events], ensure_ascii=False, indent=1)

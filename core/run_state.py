@@ -1,0 +1,243 @@
+"""Folding an event stream into the state of a run: steps, their items, status and usage.
+
+One reducer serves every consumer that needs "what does this run look like now": the GUI's
+view model (which keeps all items here and only the visible ones as widgets), the Markdown
+export, and the run history. Applying the events of a saved file gives exactly the state the
+live run had, which is what makes replay instant and faithful.
+
+Items of a step, in order: text blocks, thinking blocks and tool calls. Consecutive deltas of
+the same kind extend the last block; a tool call or a retry starts a new one. A ``retry``
+marks the blocks of the failed attempt as superseded instead of dropping them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from core.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    Log,
+    Retry,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallOutput,
+    ToolCallStarted,
+    Usage,
+    UsageStats,
+)
+
+StepPhase = Literal["pending", "running", "waiting", "ok", "error", "aborted", "not_run"]
+
+
+@dataclass
+class TextBlock:
+    kind: Literal["text", "thinking"]
+    text: str = ""
+    superseded: bool = False
+
+
+@dataclass
+class ToolCall:
+    call_id: str
+    tool: str
+    arguments: dict[str, object]
+    started: float
+    output: str = ""
+    status: Literal["running", "ok", "error", "aborted"] = "running"
+    result: str = ""
+    duration_ms: float | None = None
+    superseded: bool = False
+
+    @property
+    def key_argument(self) -> str:
+        """The one argument that says what the call does, for a one-line summary."""
+        for name in ("command", "path", "file_path", "pattern", "query", "action", "url"):
+            value = self.arguments.get(name)
+            if isinstance(value, str) and value:
+                return value
+        return next((str(v) for v in self.arguments.values() if isinstance(v, str)), "")
+
+
+@dataclass
+class Notice:
+    """A retry, an approval or a log line shown inline in the step's stream."""
+
+    kind: Literal["retry", "approval", "log"]
+    text: str
+    level: str = "info"
+
+
+Item = TextBlock | ToolCall | Notice
+
+
+@dataclass
+class StepState:
+    index: int
+    agent: str
+    task: str = ""
+    model: str | None = None
+    backend: str = ""
+    phase: StepPhase = "pending"
+    items: list[Item] = field(default_factory=list)
+    usage: UsageStats = field(default_factory=UsageStats)
+    output: str = ""
+    error: str | None = None
+    started: float | None = None
+    finished: float | None = None
+    pending_approvals: set[str] = field(default_factory=set)
+
+    def tool_call(self, call_id: str) -> ToolCall | None:
+        for item in reversed(self.items):
+            if isinstance(item, ToolCall) and item.call_id == call_id:
+                return item
+        return None
+
+
+@dataclass
+class RunState:
+    run_id: str = ""
+    mode: str = "single"
+    preset: str | None = None
+    args: list[str] = field(default_factory=list)
+    cwd: str = ""
+    started_at: str = ""
+    status: Literal["running", "ok", "error", "aborted"] = "running"
+    error: str | None = None
+    usage: UsageStats = field(default_factory=UsageStats)
+    steps: list[StepState] = field(default_factory=list)
+    elapsed: float = 0.0
+    events: int = 0
+
+    def progress_line(self) -> str:
+        """``2/3 done, 1 running`` — the parallel progress line of DESIGN §4."""
+        done = sum(s.phase in ("ok", "error", "aborted") for s in self.steps)
+        running = sum(s.phase in ("running", "waiting") for s in self.steps)
+        line = f"{done}/{len(self.steps)} done"
+        return f"{line}, {running} running" if running else line
+
+    def step(self, index: int | None) -> StepState | None:
+        if index is None or not 0 <= index < len(self.steps):
+            return None
+        return self.steps[index]
+
+    def apply(self, event: Event) -> StepState | None:
+        """Fold one event in; returns the step it changed (None for run-level changes)."""
+        self.events += 1
+        self.elapsed = max(self.elapsed, event.ts)
+        if isinstance(event, RunStarted):
+            self._start(event)
+            return None
+        if isinstance(event, RunFinished):
+            self.status = event.status
+            self.error = event.error
+            self.usage = event.usage
+            for step in self.steps:
+                if step.phase == "pending":
+                    step.phase = "not_run"
+            return None
+        changed = self.step(event.step)
+        if changed is None:
+            return None
+        _apply_to_step(changed, event)
+        if isinstance(event, Usage):
+            self.usage = self.usage + event.usage
+        return changed
+
+    def _start(self, event: RunStarted) -> None:
+        self.run_id = event.run_id
+        self.mode = event.mode
+        self.preset = event.preset
+        self.args = list(event.args)
+        self.cwd = event.cwd
+        self.started_at = event.started_at
+        self.steps = [
+            StepState(index=i, agent=s.agent, task=s.task, model=s.model, backend=s.backend)
+            for i, s in enumerate(event.steps)
+        ]
+
+
+def _apply_to_step(step: StepState, event: Event) -> None:
+    if isinstance(event, StepStarted):
+        step.phase = "running"
+        step.task = event.task
+        step.model = event.model or step.model
+        step.backend = event.backend
+        step.started = event.ts
+    elif isinstance(event, TextDelta | ThinkingDelta):
+        kind: Literal["text", "thinking"] = "text" if isinstance(event, TextDelta) else "thinking"
+        last = step.items[-1] if step.items else None
+        if isinstance(last, TextBlock) and last.kind == kind and not last.superseded:
+            last.text += event.text
+        else:
+            step.items.append(TextBlock(kind, event.text))
+    elif isinstance(event, ToolCallStarted):
+        step.items.append(ToolCall(event.call_id, event.tool, dict(event.arguments), event.ts))
+    elif isinstance(event, ToolCallOutput):
+        call = step.tool_call(event.call_id)
+        if call is not None:
+            call.output = event.chunk if event.replace else call.output + event.chunk
+    elif isinstance(event, ToolCallFinished):
+        call = step.tool_call(event.call_id)
+        if call is not None:
+            call.status = event.status
+            call.result = event.result
+            call.duration_ms = (
+                event.duration_ms
+                if event.duration_ms is not None
+                else round((event.ts - call.started) * 1000, 1)
+            )
+    elif isinstance(event, ApprovalRequested):
+        step.pending_approvals.add(event.request_id)
+        step.phase = "waiting"
+    elif isinstance(event, ApprovalResolved):
+        step.pending_approvals.discard(event.request_id)
+        if not step.pending_approvals and step.phase == "waiting":
+            step.phase = "running"
+        who = "automatically " if event.automatic else ""
+        verdict = {"approve": "approved", "approve_run": "approved for this run", "deny": "denied"}[
+            event.decision
+        ]
+        reason = f": {event.reason}" if event.reason else ""
+        step.items.append(Notice("approval", f"{event.request_id} {who}{verdict}{reason}"))
+    elif isinstance(event, Retry):
+        _supersede_current_attempt(step)
+        limit = f"/{event.max_attempts}" if event.max_attempts else ""
+        step.items.append(
+            Notice("retry", f"retry {event.attempt}{limit}: {event.error}", "warning")
+        )
+    elif isinstance(event, Usage):
+        step.usage = step.usage + event.usage
+        step.model = event.usage.model or step.model
+    elif isinstance(event, StepFinished):
+        step.phase = event.status
+        step.output = event.output
+        step.error = event.error
+        step.usage = event.usage if event.usage.turns or not step.usage.turns else step.usage
+        step.finished = event.ts
+        step.pending_approvals.clear()
+    elif isinstance(event, Log):
+        step.items.append(Notice("log", event.message, event.level))
+
+
+def _supersede_current_attempt(step: StepState) -> None:
+    """Mark everything since the last finished tool call or notice as a failed attempt."""
+    for item in reversed(step.items):
+        if isinstance(item, Notice) or (isinstance(item, ToolCall) and item.status != "running"):
+            break
+        if isinstance(item, TextBlock | ToolCall):
+            item.superseded = True
+
+
+def fold(events: list[Event]) -> RunState:
+    state = RunState()
+    for event in events:
+        state.apply(event)
+    return state

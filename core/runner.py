@@ -1,0 +1,558 @@
+"""Runs: single, parallel and chain, with DESIGN §4's semantics.
+
+A :class:`Runner` takes a :class:`RunRequest`, checks everything that can be checked before a
+single request is sent (agents exist, parallel limit, working folders, project trust), then
+drives one backend per step and publishes every event — to the run file first, then to the
+subscribers (CLI printer, GUI view model).
+
+* **single** — one step.
+* **parallel** — at most 8 tasks, at most 4 at once; a failing task does not stop the others.
+* **chain** — steps in order, ``{previous}`` = the previous step's final output; the first step
+  that fails or is aborted stops the chain with ``Chain stopped at step N (agent): <error>``.
+
+Cancel (:meth:`Runner.cancel`) reaches every running step (see :mod:`core.backends.base` for
+the two stages); the run then ends ``aborted`` and whatever was received stays in the run file.
+An optional per-step time limit (``limits.step_timeout_s``) ends a step the same way, as an
+error that says so. Tool calls still open when a step ends are closed as aborted here, so no
+backend has to.
+
+Steps never get a tool to start other agents: sub-agents cannot launch sub-agents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import traceback
+from collections.abc import Callable, Iterable
+from contextlib import suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from core.agents import AgentCatalog, AgentDefinition, Scope, discover_agents
+from core.approvals import ApprovalGate, Responder, deny_all
+from core.backends.base import Backend, BackendError, RunClock, StepContext
+from core.backends.registry import UnknownBackendError, backend_for, create_backend
+from core.errors import RunError
+from core.events import (
+    Event,
+    Log,
+    PlannedStep,
+    Retry,
+    RunFinished,
+    RunMode,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+    UsageStats,
+)
+from core.presets import (
+    MAX_PARALLEL_TASKS,
+    Preset,
+    PresetCatalog,
+    PresetError,
+    check_agents,
+    discover_presets,
+    expand_arguments,
+    required_argument_count,
+    substitute_params,
+    substitute_previous,
+)
+from core.runs import Redactor, RunIndex, RunWriter
+from core.secrets import api_key_for
+from core.settings import Settings, load_settings
+from core.trust import TrustStore, UntrustedProjectError, project_files
+
+MAX_CONCURRENT_STEPS = 4
+PARALLEL_HANDOFF_LIMIT = 50_000
+"""Characters of a parallel task's output kept in the run summary (the full text stays in the
+step's own events)."""
+
+EventListener = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    agent: str
+    task: str
+    cwd: str | None = None
+    """Relative to the run's folder (or absolute)."""
+    model: str | None = None
+
+
+@dataclass
+class RunRequest:
+    mode: RunMode
+    steps: list[StepSpec]
+    cwd: Path
+    preset: str | None = None
+    args: list[str] = field(default_factory=list)
+    model: str | None = None
+    """Overrides every step's model."""
+    backend: str | None = None
+    """Overrides every agent's and the settings' backend choice."""
+    scope: Scope = "both"
+    trust_project: bool = False
+    params: dict[str, Any] = field(default_factory=dict)
+    """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
+
+
+def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
+    """Expand a preset's ``$1``/``$@`` arguments into a request; refuses missing arguments."""
+    needed = required_argument_count(preset)
+    if len(args) < needed:
+        hint = f" {preset.argument_hint}" if preset.argument_hint else ""
+        raise RunError(
+            f"preset '{preset.name}' needs {needed} argument{'s' if needed != 1 else ''}"
+            f" (usage: baton run {preset.name}{hint})"
+        )
+    steps = [
+        StepSpec(agent=s.agent, task=expand_arguments(s.task, args), cwd=s.cwd, model=s.model)
+        for s in preset.steps
+    ]
+    return RunRequest(
+        mode=preset.mode, steps=steps, cwd=cwd, preset=preset.name, args=list(args), **options
+    )
+
+
+@dataclass
+class _PreparedStep:
+    spec: StepSpec
+    agent: AgentDefinition
+    backend: str
+    model: str | None
+    cwd: Path
+    task: str
+
+
+def new_run_id() -> str:
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+class Runner:
+    """Runs one request. Create it, optionally :meth:`prepare` it (to surface errors before
+    showing anything), then ``await run()``; :meth:`cancel` may be called at any time from the
+    same event loop.
+    """
+
+    def __init__(
+        self,
+        request: RunRequest,
+        *,
+        settings: Settings | None = None,
+        responder: Responder = deny_all,
+        listeners: Iterable[EventListener] = (),
+        record: bool = True,
+        agents: AgentCatalog | None = None,
+        presets: PresetCatalog | None = None,
+        backend_factory: Callable[[str], Backend] = create_backend,
+        run_id: str | None = None,
+    ) -> None:
+        self.request = request
+        self.settings = settings if settings is not None else load_settings()
+        self.run_id = run_id or new_run_id()
+        self.listeners = list(listeners)
+        self._record = record
+        self._agents = agents
+        self._presets = presets
+        self._backend_factory = backend_factory
+        self._clock = RunClock()
+        self._cancel = asyncio.Event()
+        self._steps: list[_PreparedStep] | None = None
+        self._writer: RunWriter | None = None
+        self._step_usage: dict[int, UsageStats] = {}
+        self._step_text: dict[int, list[str]] = {}
+        self._open_calls: dict[int, dict[str, str]] = {}
+        self.gate = ApprovalGate(
+            self.settings.effective_policy(), responder, self._emit, self._clock.now
+        )
+        self.result: RunFinished | None = None
+
+    # ---------------------------------------------------------------------------- public API
+
+    def prepare(self) -> None:
+        """Check the request; raises :class:`RunError` (or its trust subclass) when it cannot
+        run. Idempotent; :meth:`run` calls it if you did not."""
+        if self._steps is not None:
+            return
+        request = self.request
+        if not request.cwd.is_dir():
+            raise RunError(f"working folder {request.cwd} does not exist")
+        if not request.steps:
+            raise RunError("nothing to run: no steps")
+        if request.mode == "single" and len(request.steps) != 1:
+            raise RunError("a single run has exactly one step")
+        if request.mode == "parallel" and len(request.steps) > MAX_PARALLEL_TASKS:
+            raise RunError(
+                f"too many parallel tasks ({len(request.steps)}); the limit is {MAX_PARALLEL_TASKS}"
+            )
+        agents = self._agents or discover_agents(request.cwd, request.scope)
+        self._agents = agents
+        self._check_trust(agents)
+        steps = []
+        for number, spec in enumerate(request.steps, start=1):
+            agent = agents.get(spec.agent)
+            if agent is None:
+                where = (
+                    f"preset '{request.preset}', step {number}"
+                    if request.preset
+                    else (f"step {number}")
+                )
+                raise RunError(
+                    f"{where}: unknown agent '{spec.agent}' "
+                    f"(available: {', '.join(agents.names()) or 'none'})"
+                )
+            cwd = (request.cwd / spec.cwd).resolve() if spec.cwd else request.cwd.resolve()
+            if not cwd.is_dir():
+                raise RunError(f"step {number} ({agent.name}): folder {cwd} does not exist")
+            backend = backend_for(agent, request.backend, self.settings)
+            task = substitute_params(spec.task, request.params)
+            steps.append(
+                _PreparedStep(
+                    spec, agent, backend, self._model_for(spec, agent, backend), cwd, task
+                )
+            )
+        self._steps = steps
+
+    def cancel(self) -> None:
+        """Stop every running step; the run ends ``aborted``. Safe to call more than once."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    async def run(self) -> RunFinished:
+        """Run to the end and return the ``run_finished`` event (also published)."""
+        self.prepare()
+        assert self._steps is not None
+        if self._record:
+            self._writer = RunWriter(self.run_id, self._redactor())
+        start = RunStarted(
+            run_id=self.run_id,
+            ts=self._clock.now(),
+            mode=self.request.mode,
+            preset=self.request.preset,
+            args=self.request.args,
+            steps=[
+                PlannedStep(
+                    agent=s.agent.name,
+                    task=s.task,
+                    model=s.model,
+                    backend=s.backend,
+                    cwd=str(s.cwd),
+                )
+                for s in self._steps
+            ],
+            cwd=str(self.request.cwd.resolve()),
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        index = RunIndex() if self._record else None
+        if index is not None and self._writer is not None:
+            index.started(start, self._writer.path)
+        self._emit(start)
+        try:
+            status, error = await self._run_mode(self._steps)
+        except asyncio.CancelledError:
+            status, error = "aborted", "the run was cancelled"
+            self._finish(status, error, index, start)
+            raise
+        return self._finish(status, error, index, start)
+
+    # ---------------------------------------------------------------------------- modes
+
+    async def _run_mode(
+        self, steps: list[_PreparedStep]
+    ) -> tuple[Literal["ok", "error", "aborted"], str | None]:
+        if self.request.mode == "parallel":
+            return await self._run_parallel(steps)
+        previous = ""
+        for index, step in enumerate(steps):
+            task = (
+                substitute_previous(step.task, previous)
+                if self.request.mode == "chain"
+                else (step.task)
+            )
+            finished = await self._run_step(index, step, task)
+            if finished.status != "ok":
+                if self.request.mode == "chain":
+                    message = (
+                        f"Chain stopped at step {index + 1} ({step.agent.name}): "
+                        f"{finished.error or finished.status}"
+                    )
+                else:
+                    message = finished.error or finished.status
+                return ("aborted" if finished.status == "aborted" else "error"), message
+            previous = finished.output
+        return "ok", None
+
+    async def _run_parallel(
+        self, steps: list[_PreparedStep]
+    ) -> tuple[Literal["ok", "error", "aborted"], str | None]:
+        slots = asyncio.Semaphore(MAX_CONCURRENT_STEPS)
+
+        async def one(index: int, step: _PreparedStep) -> StepFinished:
+            async with slots:
+                if self._cancel.is_set():
+                    return self._emit_step_finished(index, "aborted", "", "cancelled")
+                return await self._run_step(index, step, step.task)
+
+        results = await asyncio.gather(*(one(i, s) for i, s in enumerate(steps)))
+        failed = [(i, r) for i, r in enumerate(results) if r.status != "ok"]
+        if not failed:
+            return "ok", None
+        if self._cancel.is_set():
+            return "aborted", "the run was cancelled"
+        details = "; ".join(
+            f"task {i + 1} ({steps[i].agent.name}): {r.error or r.status}" for i, r in failed
+        )
+        return "error", f"{len(failed)} of {len(steps)} parallel tasks failed: {details}"
+
+    # ---------------------------------------------------------------------------- one step
+
+    async def _run_step(self, index: int, step: _PreparedStep, task: str) -> StepFinished:
+        if self._cancel.is_set():
+            return self._emit_step_finished(index, "aborted", "", "cancelled before it started")
+        ctx = StepContext(
+            run_id=self.run_id,
+            step=index,
+            agent=step.agent,
+            task=task,
+            cwd=step.cwd,
+            model=step.model,
+            tools=step.agent.allowed_tools,
+            settings=self.settings,
+            approvals=self.gate,
+            clock=self._clock,
+        )
+        self._emit(
+            StepStarted(
+                run_id=self.run_id,
+                step=index,
+                ts=self._clock.now(),
+                agent=step.agent.name,
+                task=task,
+                model=step.model,
+                backend=step.backend,
+                cwd=str(step.cwd),
+            )
+        )
+        outcome: list[StepFinished] = []
+        try:
+            backend = self._backend_factory(step.backend)
+        except (UnknownBackendError, BackendError, ImportError) as error:
+            return self._emit_step_finished(index, "error", "", str(error))
+        task_handle = asyncio.create_task(self._consume(backend, ctx, outcome))
+        stop = await self._supervise(task_handle, ctx, backend.cancel_grace_s)
+        self._close_open_calls(index)
+        if outcome and stop is None:
+            result = outcome[0]
+            return self._emit_step_finished(index, result.status, result.output, result.error)
+        if outcome and outcome[0].status == "aborted" and stop == "cancelled":
+            return self._emit_step_finished(index, "aborted", outcome[0].output, "cancelled")
+        partial = self._text_so_far(index)
+        if stop == "cancelled":
+            return self._emit_step_finished(index, "aborted", partial, "cancelled")
+        if stop == "timeout":
+            limit = self.settings.limits.step_timeout_s
+            return self._emit_step_finished(
+                index, "error", partial, f"the step ran longer than its {limit:g} s time limit"
+            )
+        return self._emit_step_finished(
+            index, "error", partial, f"the {step.backend} backend ended without a result"
+        )
+
+    async def _consume(
+        self, backend: Backend, ctx: StepContext, outcome: list[StepFinished]
+    ) -> None:
+        try:
+            async for event in backend.run(ctx):
+                if isinstance(event, StepFinished):
+                    outcome.append(event)
+                    return
+                self._emit(event)
+        except BackendError as error:
+            outcome.append(ctx.make(StepFinished, status="error", error=str(error)))
+        except Exception as error:  # a bug in a backend must not take the run down
+            self._emit(ctx.make(Log, level="error", message=traceback.format_exc()))
+            outcome.append(
+                ctx.make(
+                    StepFinished,
+                    status="error",
+                    error=f"internal error in the {backend.name} backend: {error!r}",
+                )
+            )
+
+    async def _supervise(
+        self, task: asyncio.Task[None], ctx: StepContext, grace_s: float
+    ) -> Literal["cancelled", "timeout"] | None:
+        """Wait for the step; on cancel or time limit stop it in two stages (see base.py)."""
+        cancel_wait = asyncio.create_task(self._cancel.wait())
+        try:
+            await asyncio.wait(
+                {task, cancel_wait},
+                timeout=self.settings.limits.step_timeout_s,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        except asyncio.CancelledError:
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+            raise
+        finally:
+            cancel_wait.cancel()
+        if task.done():
+            return None
+        reason: Literal["cancelled", "timeout"] = (
+            "cancelled" if self._cancel.is_set() else "timeout"
+        )
+        ctx.cancelled.set()
+        if grace_s > 0:
+            await asyncio.wait({task}, timeout=grace_s)
+        if not task.done():
+            task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+        return reason
+
+    # ---------------------------------------------------------------------------- events
+
+    def _emit(self, event: Event) -> None:
+        step = event.step
+        if step is not None:
+            if isinstance(event, Usage):
+                self._step_usage[step] = self._step_usage.get(step, UsageStats()) + event.usage
+            elif isinstance(event, TextDelta):
+                self._step_text.setdefault(step, []).append(event.text)
+            elif isinstance(event, ToolCallStarted):
+                self._open_calls.setdefault(step, {})[event.call_id] = event.tool
+                self._step_text[step] = []  # the final output is the text after the last call
+            elif isinstance(event, Retry):
+                self._step_text[step] = []  # that attempt's text is superseded
+            elif isinstance(event, ToolCallFinished):
+                self._open_calls.get(step, {}).pop(event.call_id, None)
+        if self._writer is not None:
+            self._writer.write(event)
+        for listener in self.listeners:
+            listener(event)
+
+    def _text_so_far(self, step: int) -> str:
+        return "".join(self._step_text.get(step, []))
+
+    def _close_open_calls(self, step: int) -> None:
+        for call_id in list(self._open_calls.get(step, {})):
+            self._emit(
+                ToolCallFinished(
+                    run_id=self.run_id,
+                    step=step,
+                    ts=self._clock.now(),
+                    call_id=call_id,
+                    status="aborted",
+                    result="(aborted: the step ended before this call did)",
+                )
+            )
+
+    def _emit_step_finished(
+        self,
+        index: int,
+        status: Literal["ok", "error", "aborted"],
+        output: str,
+        error: str | None,
+    ) -> StepFinished:
+        event = StepFinished(
+            run_id=self.run_id,
+            step=index,
+            ts=self._clock.now(),
+            status=status,
+            output=output,
+            error=error,
+            usage=self._step_usage.get(index, UsageStats()),
+        )
+        self._emit(event)
+        return event
+
+    def _finish(
+        self,
+        status: Literal["ok", "error", "aborted"],
+        error: str | None,
+        index: RunIndex | None,
+        start: RunStarted,
+    ) -> RunFinished:
+        total = UsageStats()
+        for usage in self._step_usage.values():
+            total = total + usage
+        finished = RunFinished(
+            run_id=self.run_id, ts=self._clock.now(), status=status, usage=total, error=error
+        )
+        self._emit(finished)
+        if index is not None:
+            index.finished(finished, start.started_at)
+        if self._writer is not None:
+            self._writer.close()
+        self.result = finished
+        return finished
+
+    # ---------------------------------------------------------------------------- helpers
+
+    def _model_for(self, spec: StepSpec, agent: AgentDefinition, backend: str) -> str | None:
+        """Override, else the step's or agent's model, else (Baton's own loop only) the
+        configured default. CLI backends fall back to their own defaults instead."""
+        model = self.request.model or spec.model or agent.model
+        if model is None and backend == "openai":
+            model = self.settings.default_model
+        return model
+
+    def _check_trust(self, agents: AgentCatalog) -> None:
+        if self.request.trust_project or self.request.scope == "user":
+            return
+        uses_project = any(
+            (a := agents.get(s.agent)) is not None and a.source == "project"
+            for s in self.request.steps
+        )
+        preset = self._preset()
+        if preset is not None and preset.source == "project":
+            uses_project = True
+        if not uses_project:
+            return
+        root = agents.project_root
+        if preset is not None and preset.source == "project" and preset.path:
+            root = Path(preset.path).parents[2]
+        if root is None:
+            return
+        if not TrustStore().is_trusted(root):
+            raise UntrustedProjectError(root, project_files(root))
+
+    def _preset(self) -> Preset | None:
+        if self.request.preset is None:
+            return None
+        presets = self._presets or discover_presets(self.request.cwd, self.request.scope)
+        return presets.get(self.request.preset)
+
+    def _redactor(self) -> Redactor:
+        keys = [api_key_for(p) for p in self.settings.providers]
+        environment = self.settings.provider()
+        if environment is not None:
+            keys.append(api_key_for(environment))
+        return Redactor.from_environment(k for k in keys if k)
+
+
+def preset_request(
+    name: str, args: list[str], cwd: Path, scope: Scope = "both", **options: Any
+) -> tuple[RunRequest, PresetCatalog]:
+    """Find a preset by name and expand it; the error names what is available."""
+    presets = discover_presets(cwd, scope)
+    preset = presets.get(name)
+    if preset is None:
+        available = ", ".join(p.name for p in presets.presets) or "none"
+        raise RunError(f"unknown preset '{name}' (available: {available})")
+    try:
+        check_agents(preset, discover_agents(cwd, scope))
+    except PresetError as error:
+        raise RunError(str(error)) from None
+    return request_from_preset(preset, args, cwd, scope=scope, **options), presets

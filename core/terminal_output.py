@@ -1,0 +1,123 @@
+"""A live, readable transcript of a run on a terminal (``baton run`` without ``--json``).
+
+Single and chain runs stream text as it arrives; parallel runs would interleave several steps'
+text mid-sentence, so there each step's text is printed whole when the step finishes. Tool
+calls are one line each, with a mark once they end. Colour only on a terminal (and never when
+``NO_COLOR`` is set).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+from core.events import (
+    Event,
+    Log,
+    Retry,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from core.run_state import ToolCall
+
+_MARKS = {"ok": "✓", "error": "✗", "aborted": "⊘"}
+
+
+class TranscriptPrinter:
+    """An event listener writing a human transcript to ``stream``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._out = stream
+        self._color = stream.isatty() and "NO_COLOR" not in os.environ
+        self._parallel = False
+        self._total_steps = 0
+        self._agents: dict[int, str] = {}
+        self._buffers: dict[int, list[str]] = {}
+        self._calls: dict[str, ToolCall] = {}
+        self._at_line_start = True
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._parallel = event.mode == "parallel"
+            self._total_steps = len(event.steps)
+            title = event.preset or event.mode
+            self._line(self._style(f"▶ {title} · {len(event.steps)} step(s) in {event.cwd}", "1"))
+        elif isinstance(event, StepStarted) and event.step is not None:
+            self._agents[event.step] = event.agent
+            model = f" · {event.model}" if event.model else ""
+            header = f"── step {event.step + 1}/{self._total_steps}: {event.agent}{model} "
+            self._line("\n" + self._style(header.ljust(72, "─"), "1;36"))
+        elif isinstance(event, TextDelta) and event.step is not None:
+            if self._parallel:
+                self._buffers.setdefault(event.step, []).append(event.text)
+            else:
+                self._write(event.text)
+        elif isinstance(event, ToolCallStarted):
+            call = ToolCall(event.call_id, event.tool, dict(event.arguments), event.ts)
+            self._calls[event.call_id] = call
+            if not self._parallel:
+                self._line(self._style(f"  → {event.tool} {call.key_argument[:100]}", "2"))
+        elif isinstance(event, ToolCallFinished):
+            self._tool_finished(event)
+        elif isinstance(event, Retry):
+            self._line(self._style(f"  ↻ retry {event.attempt}: {event.error}", "33"))
+        elif isinstance(event, Log) and event.level in ("warning", "error"):
+            self._line(self._style(f"  ! {event.message.strip()}", "33"))
+        elif isinstance(event, StepFinished) and event.step is not None:
+            self._step_finished(event)
+        elif isinstance(event, RunFinished):
+            mark = _MARKS[event.status]
+            text = f"\n{mark} run {event.status} in {event.ts:.1f} s"
+            if event.usage.line():
+                text += f" · {event.usage.line()}"
+            self._line(self._style(text, "1"))
+            if event.error:
+                self._line(self._style(event.error, "31"))
+
+    def _tool_finished(self, event: ToolCallFinished) -> None:
+        call = self._calls.pop(event.call_id, None)
+        if call is None:
+            return
+        took = f" {event.duration_ms:.0f} ms" if event.duration_ms is not None else ""
+        mark = _MARKS[event.status]
+        color = "32" if event.status == "ok" else "31"
+        agent = "" if not self._parallel else f"[{self._agents.get(event.step or 0, '')}] "
+        line = f"  {mark} {agent}{call.tool} {call.key_argument[:80]}{took}"
+        if event.status != "ok":
+            first = event.result.strip().split("\n")[0][:120]
+            line += f" — {first}"
+        self._line(self._style(line, color))
+
+    def _step_finished(self, event: StepFinished) -> None:
+        assert event.step is not None
+        if self._parallel:
+            agent = self._agents.get(event.step, "")
+            self._line(self._style(f"\n── task {event.step + 1}: {agent} ", "1;36"))
+            self._write("".join(self._buffers.pop(event.step, [])))
+        summary = f"{_MARKS[event.status]} step {event.step + 1} {event.status}"
+        if event.usage.line():
+            summary += f" · {event.usage.line()}"
+        self._line(self._style(summary, "2"))
+        if event.error:
+            self._line(self._style(f"  {event.error}", "31"))
+
+    def _style(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self._color else text
+
+    def _write(self, text: str) -> None:
+        if text:
+            self._out.write(text)
+            self._out.flush()
+            self._at_line_start = text.endswith("\n")
+
+    def _line(self, text: str) -> None:
+        if not self._at_line_start:
+            self._out.write("\n")
+        self._out.write(text + "\n")
+        self._out.flush()
+        self._at_line_start = True
