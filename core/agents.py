@@ -60,6 +60,9 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "ls": "ls",
 }
 
+#: libyaml's safe loader (about 10x faster) where PyYAML was built with it.
+FAST_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 #: Project agent folders, lowest precedence first.
 PROJECT_AGENT_DIRS: tuple[str, ...] = (".claude/agents", ".pi/agents", ".baton/agents")
 
@@ -222,7 +225,7 @@ def parse_agent_text(
     front, body, _ = split_frontmatter(text)
     warnings: list[str] = []
     try:
-        data = yaml.safe_load(front) if front.strip() else {}
+        data = yaml.load(front, Loader=FAST_SAFE_LOADER) if front.strip() else {}
     except yaml.YAMLError as error:
         data = _lenient_frontmatter(front)
         line = _yaml_error_line(error)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from core import paths
 from core.agents import (
+    FAST_SAFE_LOADER,
     AgentCatalog,
     Diagnostic,
     Source,
@@ -76,7 +77,7 @@ class PresetError(ValueError):
 def parse_preset_text(text: str, *, path: str | None = None, source: Source = "user") -> Preset:
     """Parse preset YAML; raises :class:`PresetError` with a readable reason."""
     try:
-        data = yaml.safe_load(text.removeprefix("\ufeff"))
+        data = yaml.load(text.removeprefix("\ufeff"), Loader=FAST_SAFE_LOADER)
     except yaml.YAMLError as error:
         raise PresetError(f"not valid YAML: {error}") from None
     if not isinstance(data, dict):

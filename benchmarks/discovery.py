@@ -1,0 +1,63 @@
+"""Discovery + parsing of 1,000 generated agent files (issue: target ≤ 0.3 s).
+
+Generates a realistic mix in a temporary user folder — most files clean, some with lenient
+YAML (an unquoted ': '), some READMEs without frontmatter, some broken — then times
+``discover_agents`` over several rounds. Prints the median and, as its last line, a JSON object
+with ``files`` and ``seconds``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+FILES = 1_000
+ROUNDS = 7
+BODY = "You are a careful engineer.\n\n" + "Follow the plan; report what changed.\n" * 40
+
+
+def generate(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    for i in range(FILES):
+        if i % 50 == 0:
+            text = f"# Notes {i}\n\nNot an agent.\n"
+        elif i % 40 == 0:
+            text = f"---\nname: lenient-{i}\ndescription: Reviews code: finds bugs\n---\n{BODY}"
+        elif i % 97 == 0:
+            text = f"---\nname: broken-{i}\n---\n{BODY}"
+        else:
+            text = (
+                f"---\nname: agent-{i}\ndescription: Agent number {i} does one job well\n"
+                f"tools: Read, Grep, Glob, Bash\nmodel: claude-sonnet-4-5\n---\n{BODY}"
+            )
+        (folder / f"agent-{i:04}.md").write_text(text, encoding="utf-8")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.environ["BATON_CONFIG_DIR"] = str(root / "config")
+        os.environ["HOME"] = str(root / "home")
+        from core.agents import discover_agents
+
+        generate(root / "config" / "agents")
+        times = []
+        for _ in range(ROUNDS):
+            start = time.perf_counter()
+            catalog = discover_agents(root, "user")
+            times.append(time.perf_counter() - start)
+        median = statistics.median(times)
+        print(f"{len(catalog.agents)} agents, {len(catalog.diagnostics)} diagnostics; "
+              f"median of {ROUNDS}: {median * 1000:.1f} ms (min {min(times) * 1000:.1f} ms)")
+        print(json.dumps({"files": FILES, "seconds": round(median, 4)}))
+
+
+if __name__ == "__main__":
+    main()
