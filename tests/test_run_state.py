@@ -134,7 +134,8 @@ def test_waiting_phase_while_an_approval_is_pending() -> None:
 
 
 def test_cumulative_output_replaces() -> None:
-    events = sample_run()[:8] + [
+    events = [
+        *sample_run()[:8],
         ToolCallOutput(run_id=RUN, step=0, ts=1, call_id="c1", chunk="line 1", replace=True),
         ToolCallOutput(
             run_id=RUN, step=0, ts=1, call_id="c1", chunk="line 1\nline 2", replace=True
