@@ -1,0 +1,77 @@
+"""``ls``: one folder's entries, so the model can orient itself before reading.
+
+Unlike ``find`` it shows everything, dotfiles and ignored files included: listing a folder is
+asking what is there. Folders end in ``/``; symlinks show their target.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from core.tools.base import Tool, ToolContext, ToolError
+from core.tools.paths import display_path, resolve_in_cwd
+
+
+class LsParams(BaseModel):
+    path: str = Field(
+        default=".",
+        description="Folder to list, relative to the working folder. Default: the working "
+        "folder itself.",
+    )
+    limit: int = Field(default=500, ge=1, le=5000, description="Maximum number of entries.")
+
+
+class LsTool(Tool):
+    name = "ls"
+    description = (
+        "List a folder's entries, sorted by name, dotfiles included. Folders end with `/`, "
+        "symlinks show `-> target`. Use find to search for files by pattern."
+    )
+    Params = LsParams
+
+    async def run(self, params: LsParams, ctx: ToolContext) -> str:
+        folder = resolve_in_cwd(params.path, ctx.cwd)
+        shown = display_path(folder, ctx.cwd)
+        if not folder.exists():
+            raise ToolError(f"Folder not found: {shown}.")
+        if not folder.is_dir():
+            raise ToolError(f"{shown} is a file, not a folder; use read to see its contents.")
+        entries = await asyncio.to_thread(_list, folder)
+        if not entries:
+            return f"({shown} is empty.)"
+        kept: list[str] = []
+        used = 0
+        for entry in entries[: params.limit]:
+            if kept and used + len(entry) + 1 > ctx.limits.tool_output_chars:
+                break
+            kept.append(entry)
+            used += len(entry) + 1
+        body = "\n".join(kept)
+        if len(kept) < len(entries):
+            body += f"\n[{len(entries) - len(kept)} more entries not shown; {len(entries)} total.]"
+        return body
+
+
+def _list(folder: Path) -> list[str]:
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except OSError as exc:
+        raise ToolError(f"Cannot list {folder.name}: {exc.strerror or exc}.") from exc
+    lines: list[str] = []
+    for entry in entries:
+        if entry.is_symlink():
+            try:
+                target = os.readlink(entry.path)
+            except OSError:
+                target = "?"
+            lines.append(f"{entry.name} -> {target}")
+        elif entry.is_dir(follow_symlinks=False):
+            lines.append(entry.name + "/")
+        else:
+            lines.append(entry.name)
+    return lines

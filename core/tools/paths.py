@@ -1,0 +1,54 @@
+"""The sandbox rule every file tool shares: a path must stay inside the step's working folder.
+
+A model names files relative to the working folder or absolutely. Both are resolved — symlinks
+included — *before* the containment check, so neither ``../x`` nor a symlink pointing outside
+(to a file or to a folder) lets a tool read or write beyond the folder the user chose. The
+refusal is a :class:`ToolError` the model reads and can act on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.tools.base import ToolError
+
+
+def working_root(cwd: Path) -> Path:
+    """The working folder with symlinks resolved: what containment is checked against."""
+    return Path(cwd).resolve()
+
+
+def resolve_in_cwd(path: str, cwd: Path) -> Path:
+    """Resolve ``path`` (relative to ``cwd``, or absolute) to a real path inside ``cwd``.
+
+    The result has every symlink resolved, so callers can open it without another check. A
+    path that does not exist yet is fine (``write`` creates files); its existing ancestors are
+    still resolved, so a new file under a symlinked folder pointing outside is refused too.
+    """
+    root = working_root(cwd)
+    text = path.strip()
+    if not text:
+        raise ToolError("The path is empty; give a file or folder inside the working folder.")
+    if "\x00" in text:
+        raise ToolError(f"The path {text!r} contains a NUL character.")
+    candidate = Path(text).expanduser()
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    try:
+        resolved = candidate.resolve()
+    except (OSError, RuntimeError) as exc:  # symlink loops, unreadable components
+        raise ToolError(f"The path {text} cannot be resolved: {exc}.") from exc
+    if not resolved.is_relative_to(root):
+        raise ToolError(f"The path {text} is outside the working folder {root}.")
+    return resolved
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    """``path`` as the model should see it: relative to the working folder (``.`` for itself)."""
+    root = working_root(cwd)
+    try:
+        relative = path.relative_to(root)
+    except ValueError:
+        return str(path)
+    text = relative.as_posix()
+    return text if text else "."

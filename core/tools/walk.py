@@ -1,0 +1,229 @@
+"""Walking a folder the way a developer expects: ``.gitignore`` honoured, ``.git`` skipped.
+
+``find`` always walks here and ``grep`` does when ripgrep is not installed, so both see the
+same files ripgrep would: build output, virtualenvs and ``node_modules`` listed in a
+``.gitignore`` stay out of the model's context. Symlinks are never followed — one pointing
+outside the working folder must not leak files the path check would refuse.
+
+The ``.gitignore`` dialect covered: comments, ``!`` negation, trailing ``/`` (folders only),
+leading or inner ``/`` (anchored to the file's folder), ``*``, ``?``, ``[...]`` and ``**``;
+nested ``.gitignore`` files apply below their folder, a later match wins, and the files of
+the enclosing Git checkout above the working folder apply too (as they do for ripgrep).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class _Rule:
+    base: str
+    """The folder of the ``.gitignore``, relative to the walk's top (``""`` for the top)."""
+    regex: re.Pattern[str]
+    negate: bool
+    folders_only: bool
+
+
+Rules = tuple[_Rule, ...]
+
+
+def glob_regex(pattern: str, *, braces: bool) -> str:
+    """Translate a glob into a regex for a ``/``-separated relative path (full match).
+
+    ``*`` and ``?`` stay inside one path segment, ``**`` spans segments, ``{a,b}`` (when
+    ``braces``) chooses between alternatives, ``\\x`` is a literal ``x``.
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if char == "*" and pattern.startswith("**", i):
+            whole_segment = (i == 0 or pattern[i - 1] == "/") and (
+                i + 2 == n or pattern[i + 2] == "/"
+            )
+            if whole_segment and i + 2 == n:
+                out.append(".*")
+                i += 2
+            elif whole_segment:
+                out.append("(?:.*/)?")
+                i += 3
+            else:
+                out.append("[^/]*")
+                i += 2
+            continue
+        if char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 1
+        elif char == "[" and (end := _class_end(pattern, i)) > 0:
+            body = pattern[i + 1 : end]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = end
+        elif char == "{" and braces and (end := _brace_end(pattern, i)) > 0:
+            choices = _split_top_level(pattern[i + 1 : end])
+            out.append("(?:" + "|".join(glob_regex(c, braces=True) for c in choices) + ")")
+            i = end
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "".join(out)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    j = start + 1
+    if j < len(pattern) and pattern[j] in "!^":
+        j += 1
+    if j < len(pattern) and pattern[j] == "]":
+        j += 1
+    end = pattern.find("]", j)
+    return end
+
+
+def _brace_end(pattern: str, start: int) -> int:
+    depth = 0
+    for j in range(start, len(pattern)):
+        if pattern[j] == "{":
+            depth += 1
+        elif pattern[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        current += char
+    return [*parts, current]
+
+
+def compile_glob(pattern: str) -> Callable[[str], bool]:
+    """A matcher for a search glob, given paths relative to the searched folder.
+
+    Like ripgrep's ``--glob`` and ``.gitignore``: a pattern without ``/`` matches the file's
+    name at any depth (``*.py``); one with ``/`` matches the whole relative path
+    (``src/**/*.ts``); a leading ``!`` inverts the match (``!*.min.js``).
+    """
+    text = pattern.strip()
+    negate = text.startswith("!")
+    text = text.removeprefix("!").removeprefix("./")
+    anchored = "/" in text.rstrip("/")
+    regex = re.compile(glob_regex(text.lstrip("/"), braces=True), re.DOTALL)
+
+    def matches(relative: str) -> bool:
+        subject = relative if anchored else relative.rsplit("/", 1)[-1]
+        return (regex.fullmatch(subject) is not None) is not negate
+
+    return matches
+
+
+def parse_gitignore(text: str, base: str) -> Rules:
+    """The rules of one ``.gitignore`` whose folder is ``base`` (relative, ``""`` for top)."""
+    rules: list[_Rule] = []
+    for raw in text.splitlines():
+        line = raw
+        while line.endswith(" ") and not line.endswith("\\ "):
+            line = line[:-1]
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        if negate or line.startswith(("\\!", "\\#")):  # `\!`, `\#`: literal ! and #
+            line = line[1:]
+        folders_only = line.endswith("/")
+        line = line.rstrip("/")
+        if not line:
+            continue
+        regex = glob_regex(line.lstrip("/"), braces=False)
+        if "/" not in line:
+            regex = "(?:.*/)?" + regex
+        rules.append(_Rule(base, re.compile(regex, re.DOTALL), negate, folders_only))
+    return tuple(rules)
+
+
+def is_ignored(rules: Rules, relative: str, is_dir: bool) -> bool:
+    """Whether ``relative`` (to the walk's top) is ignored: the last matching rule decides."""
+    for rule in reversed(rules):
+        if rule.folders_only and not is_dir:
+            continue
+        if rule.base:
+            if not relative.startswith(rule.base + "/"):
+                continue
+            inner = relative[len(rule.base) + 1 :]
+        else:
+            inner = relative
+        if rule.regex.fullmatch(inner):
+            return not rule.negate
+    return False
+
+
+def iter_files(start: Path, root: Path) -> Iterator[Path]:
+    """Files under ``start`` (itself if it is a file), in path order, minus ignored ones.
+
+    ``root`` is the working folder (resolved); ``start`` a resolved path inside it. Stop
+    iterating whenever enough was found: the walk is lazy.
+    """
+    if not start.is_dir():
+        if start.is_file():
+            yield start
+        return
+    top = _ignore_top(root)
+    rules: Rules = ()
+    folder = top
+    rules += _load_rules(folder, "")
+    for part in start.relative_to(top).parts:
+        folder = folder / part
+        rules += _load_rules(folder, folder.relative_to(top).as_posix())
+    prefix = start.relative_to(top).as_posix()
+    yield from _walk(start, "" if prefix == "." else prefix + "/", rules)
+
+
+def _walk(folder: Path, prefix: str, rules: Rules) -> Iterator[Path]:
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except OSError:
+        return  # unreadable folder: skip it, as ripgrep does
+    for entry in entries:
+        if entry.name == ".git" or entry.is_symlink():
+            continue
+        is_dir = entry.is_dir(follow_symlinks=False)
+        relative = prefix + entry.name
+        if is_ignored(rules, relative, is_dir):
+            continue
+        if is_dir:
+            path = Path(entry.path)
+            yield from _walk(path, relative + "/", rules + _load_rules(path, relative))
+        elif entry.is_file(follow_symlinks=False):
+            yield Path(entry.path)
+
+
+def _load_rules(folder: Path, base: str) -> Rules:
+    try:
+        text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ()
+    return parse_gitignore(text, base)
+
+
+def _ignore_top(root: Path) -> Path:
+    """The enclosing Git checkout's top folder (its ``.gitignore`` applies), else ``root``."""
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            return folder
+    return root
