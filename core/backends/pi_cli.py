@@ -1,0 +1,475 @@
+"""The ``pi`` backend: one step = one ``pi --mode json -p --no-session`` process (DESIGN §5).
+
+Users who already have pi installed and logged in to their providers get Baton's view of
+their runs with no set-up: pi chooses the provider and, without a model, its own default.
+This module owns the process; what pi's lines mean is :mod:`core.backends.pi_events`.
+
+The process, per step::
+
+    pi --mode json -p --no-session [--model M] [--tools a,b | --no-tools]
+       [--append-system-prompt <0600 file in a 0700 temp folder>] "Task: <task>"
+
+* stdout is read as it arrives, line by line, never buffered whole (0.73.1's output grows
+  quadratically with the answer). Lines longer than :attr:`PiBackend.max_line_bytes` are
+  skipped with a ``log`` event; so are lines that are not JSON or not UTF-8.
+* stderr is read at the same time: each line becomes a ``log`` warning, and its tail explains
+  a non-zero exit.
+* Cancel (the runner cancels the task iterating :meth:`PiBackend.run`): SIGTERM to pi's
+  process group — pi then kills the detached shells of its bash tool itself — and SIGKILL to
+  the group and every descendant after :attr:`PiBackend.kill_grace_s` if pi is still alive.
+  The process is always reaped and the prompt folder always removed before ``run`` ends, even
+  when the consumer stops iterating early.
+* pi runs its own tools and asks nobody: tools the policy denies are not offered to it, and
+  a step that offers tools the policy would ask about says so in a ``log`` warning.
+
+The minimum pi is 0.73 (``MIN_VERSION``): the first release whose ``--mode json`` events are
+the ones ``reference/pi/PROTOCOL.md`` describes; 1.x (the ``@earendil-works`` package) works too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import signal
+import tempfile
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from core.agents import BATON_TOOLS
+from core.backends.base import BackendError, StepContext
+from core.backends.pi_events import PiEventParser
+from core.events import Event, Log
+from core.settings import Settings
+
+MIN_VERSION = (0, 73, 0)
+INSTALL_HINT = "npm install -g @mariozechner/pi-coding-agent, or set its path in Settings"
+
+PI_TOOLS: dict[str, str] = {
+    "read": "read",
+    "bash": "bash",
+    "edit": "edit",
+    "write": "write",
+    "grep": "grep",
+    "find": "find",
+    "ls": "ls",
+}
+"""Baton tool → pi tool. ``document`` has no pi equivalent."""
+
+STDERR_TAIL_LINES = 50
+STDERR_TAIL_BYTES = 8_192
+STDERR_LOG_LIMIT = 500
+"""stderr lines shown as ``log`` events per step; the rest only feed the tail."""
+
+_READ_CHUNK = 256 * 1024
+_VERSION_TIMEOUT_S = 30.0
+_versions: dict[str, tuple[int, int, int] | None] = {}
+"""``pi --version`` per executable, asked once per process."""
+
+
+# -------------------------------------------------------------------------------- lines
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a child's output. ``kind``: ``line`` (ended by a newline), ``partial``
+    (the stream ended first) or ``overflow`` (longer than the limit: ``data`` is empty and
+    ``size`` says how long it was)."""
+
+    data: bytes
+    kind: Literal["line", "partial", "overflow"]
+    size: int
+
+
+async def read_lines(stream: asyncio.StreamReader, max_line: int) -> AsyncIterator[Line]:
+    """Split a stream into lines without ever holding more than ``max_line`` bytes of one.
+
+    ``StreamReader.readline`` cannot do this: past its limit it raises and throws the buffer
+    away mid-line, so the line's tail would then arrive as a bogus line of its own.
+    """
+    buffer = bytearray()
+    skipped = 0  # bytes of an over-long line thrown away so far; 0: not skipping
+    while chunk := await stream.read(_READ_CHUNK):
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            piece = chunk[start : end + 1]
+            start = end + 1
+            if skipped or len(buffer) + len(piece) > max_line:
+                yield Line(b"", "overflow", skipped + len(buffer) + len(piece))
+                skipped = 0
+                buffer.clear()
+                continue
+            buffer += piece
+            yield Line(bytes(buffer), "line", len(buffer))
+            buffer.clear()
+        rest = chunk[start:]
+        if skipped:
+            skipped += len(rest)
+        elif len(buffer) + len(rest) > max_line:
+            skipped = len(buffer) + len(rest)
+            buffer.clear()
+        else:
+            buffer += rest
+    if skipped:
+        yield Line(b"", "overflow", skipped)
+    elif buffer:
+        yield Line(bytes(buffer), "partial", len(buffer))
+
+
+# -------------------------------------------------------------------------------- finding pi
+
+
+def find_pi(settings: Settings) -> str:
+    """The pi executable: the configured path (or name), else ``pi`` on PATH."""
+    configured = settings.pi_path
+    found = shutil.which(configured or "pi")
+    if found is None:
+        if configured:
+            raise BackendError(
+                f"pi was not found at '{configured}': fix its path in Settings, or "
+                "npm install -g @mariozechner/pi-coding-agent"
+            )
+        raise BackendError(f"pi is not installed: {INSTALL_HINT}")
+    return found
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    match = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
+    if match is None:
+        return None
+    major, minor, patch = (int(part) for part in match.groups())
+    return major, minor, patch
+
+
+async def pi_version(executable: str) -> tuple[int, int, int] | None:
+    """``pi --version``, asked once per executable and process. ``None``: it answered
+    something that is not a version (the caller proceeds, with a warning)."""
+    if executable in _versions:
+        return _versions[executable]
+    try:
+        process = await asyncio.create_subprocess_exec(
+            executable,
+            "--version",
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError as error:
+        raise BackendError(f"cannot start pi ({executable}): {error.strerror or error}") from None
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), _VERSION_TIMEOUT_S)
+    except TimeoutError:
+        raise BackendError(
+            f"pi ({executable}) did not answer --version within {_VERSION_TIMEOUT_S:g} s"
+        ) from None
+    finally:
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+    if process.returncode != 0:
+        reason = err.decode("utf-8", "replace").strip()[-500:] or f"status {process.returncode}"
+        raise BackendError(f"pi ({executable}) failed to report its version: {reason}")
+    version = parse_version(out.decode("utf-8", "replace"))
+    _versions[executable] = version
+    return version
+
+
+def _version_text(version: tuple[int, ...]) -> str:
+    return ".".join(str(part) for part in version)
+
+
+# -------------------------------------------------------------------------------- tools
+
+
+def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
+    """pi tool names for ``--tools`` and the notes the user should see about them."""
+    notes: list[Log] = []
+    names: list[str] = []
+    for tool in ctx.tools:
+        if tool == "document":
+            explicit = ctx.agent.tools is not None
+            notes.append(
+                ctx.make(
+                    Log,
+                    level="warning" if explicit else "info",
+                    message="pi has no 'document' tool: this step runs without it",
+                )
+            )
+            continue
+        if tool not in PI_TOOLS:
+            continue
+        if ctx.approvals.policy_for(tool) == "deny":
+            notes.append(
+                ctx.make(
+                    Log,
+                    level="info",
+                    message=f"the policy denies '{tool}': it is not offered to pi",
+                )
+            )
+            continue
+        names.append(PI_TOOLS[tool])
+    # Names Baton does not know (pi extension tools) go to pi as written; pi ignores those
+    # it does not have either.
+    for tool in ctx.agent.tools or ():
+        if tool not in BATON_TOOLS and tool not in names:
+            names.append(tool)
+    unasked = [name for name in names if ctx.approvals.policy_for(name) == "ask"]
+    if unasked:
+        notes.append(
+            ctx.make(
+                Log,
+                level="warning",
+                message=(
+                    "pi runs its tools without asking: "
+                    f"{', '.join(unasked)} will run without Baton's approval"
+                ),
+            )
+        )
+    return names, notes
+
+
+def build_argv(
+    executable: str, ctx: StepContext, tools: list[str], prompt_file: Path | None
+) -> list[str]:
+    argv = [executable, "--mode", "json", "-p", "--no-session"]
+    if ctx.model and ctx.settings.pi_pass_model:
+        argv += ["--model", ctx.model]
+    argv += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
+    if prompt_file is not None:
+        argv += ["--append-system-prompt", str(prompt_file)]
+    argv.append(f"Task: {ctx.task}")
+    return argv
+
+
+def write_private_prompt(folder: Path, text: str) -> Path:
+    """The agent's system prompt as a 0600 file (the folder, from ``mkdtemp``, is 0700)."""
+    path = folder / "system-prompt.md"
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
+
+
+# -------------------------------------------------------------------------------- processes
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid`` (Linux ``/proc``; elsewhere nothing is found).
+
+    Needed because pi starts its bash tool's shells detached (a session of their own), so a
+    signal to pi's process group does not reach them.
+    """
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found: list[int] = []
+    pending = [pid]
+    while pending:
+        for child in children.get(pending.pop(), []):
+            found.append(child)
+            pending.append(child)
+    return found
+
+
+def _signal_group(pid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signum)
+
+
+def _kill_tree(pid: int) -> None:
+    """SIGKILL pi's group and everything it started, wherever those went."""
+    tree = descendants(pid)
+    _signal_group(pid, signal.SIGKILL)
+    for child in tree:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+
+
+# -------------------------------------------------------------------------------- backend
+
+
+class PiBackend:
+    """Runs a step through the ``pi`` CLI. See the module docstring."""
+
+    name: ClassVar[str] = "pi"
+    cancel_grace_s: ClassVar[float] = 0.0
+    """pi has no graceful in-band interrupt: the runner cancels at once, SIGTERM follows."""
+    kill_grace_s: ClassVar[float] = 5.0
+    """Seconds between SIGTERM and SIGKILL (tests shorten it)."""
+    max_line_bytes: ClassVar[int] = 64 * 1024 * 1024
+    """Longest stdout line read; longer ones are skipped with a ``log`` event."""
+
+    async def run(self, ctx: StepContext) -> AsyncIterator[Event]:
+        executable = find_pi(ctx.settings)
+        version = await pi_version(executable)
+        if version is not None and version < MIN_VERSION:
+            raise BackendError(
+                f"pi {_version_text(version)} is too old: Baton needs pi "
+                f"{_version_text(MIN_VERSION[:2])} or newer ({INSTALL_HINT})"
+            )
+        tools, notes = pi_tool_choice(ctx)
+        if version is None:
+            notes.insert(
+                0,
+                ctx.make(
+                    Log,
+                    level="warning",
+                    message=f"could not read the version of {executable}; trying it anyway",
+                ),
+            )
+        parser = PiEventParser(ctx.run_id, ctx.step, ctx.clock.now)
+        stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
+        folder = Path(tempfile.mkdtemp(prefix="baton-pi-"))
+        process: asyncio.subprocess.Process | None = None
+        try:
+            prompt = ctx.agent.system_prompt.strip()
+            prompt_file = write_private_prompt(folder, prompt + "\n") if prompt else None
+            argv = build_argv(executable, ctx, tools, prompt_file)
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=ctx.cwd,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                )
+            except OSError as error:
+                raise BackendError(
+                    f"cannot start pi ({executable}): {error.strerror or error}"
+                ) from None
+            for note in notes:
+                yield note
+            async for event in self._stream(ctx, process, parser, stderr_tail):
+                yield event
+            exit_code = await process.wait()
+        finally:
+            await self._stop(process)
+            shutil.rmtree(folder, ignore_errors=True)
+        for event in parser.finish(exit_code, _tail_text(stderr_tail)):
+            yield event
+
+    async def _stream(
+        self,
+        ctx: StepContext,
+        process: asyncio.subprocess.Process,
+        parser: PiEventParser,
+        stderr_tail: deque[str],
+    ) -> AsyncIterator[Event]:
+        """stdout and stderr, interleaved as they arrive, until both are closed."""
+        assert process.stdout is not None and process.stderr is not None
+        queue: asyncio.Queue[tuple[str, Line | None]] = asyncio.Queue(maxsize=64)
+
+        async def pump(source: str, stream: asyncio.StreamReader) -> None:
+            # No ``finally``: a cancelled pump must not wait for room in a queue nobody reads.
+            with contextlib.suppress(OSError, ConnectionError):
+                async for line in read_lines(stream, self.max_line_bytes):
+                    await queue.put((source, line))
+            await queue.put((source, None))
+
+        pumps = [
+            asyncio.create_task(pump("out", process.stdout)),
+            asyncio.create_task(pump("err", process.stderr)),
+        ]
+        stderr_lines = 0
+        try:
+            open_streams = 2
+            while open_streams:
+                source, line = await queue.get()
+                if line is None:
+                    open_streams -= 1
+                elif source == "out":
+                    for event in self._stdout_events(ctx, parser, line):
+                        yield event
+                else:
+                    text = line.data.decode("utf-8", "replace").rstrip("\r\n")
+                    if line.kind == "overflow":
+                        text = f"(a stderr line of {line.size} bytes was skipped)"
+                    stderr_tail.append(text)
+                    stderr_lines += 1
+                    if stderr_lines <= STDERR_LOG_LIMIT and text.strip():
+                        yield ctx.make(Log, level="warning", message=f"pi: {text}")
+        finally:
+            for task in pumps:
+                task.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+    def _stdout_events(self, ctx: StepContext, parser: PiEventParser, line: Line) -> list[Event]:
+        if line.kind == "overflow":
+            return [
+                ctx.make(
+                    Log,
+                    level="warning",
+                    message=(
+                        f"skipped a line of {line.size} bytes from pi "
+                        f"(longer than {self.max_line_bytes} bytes)"
+                    ),
+                )
+            ]
+        return parser.feed(line.data, complete=line.kind == "line")
+
+    async def _stop(self, process: asyncio.subprocess.Process | None) -> None:
+        """Make sure pi is gone and reaped: SIGTERM, then SIGKILL after the grace time.
+
+        Whatever pi still writes meanwhile is read and dropped: on Python 3.11 a process whose
+        pipes are never drained is never reported as finished (``wait()`` hangs, and the
+        transport is left open).
+        """
+        if process is None:
+            return
+        drains = [
+            asyncio.create_task(_discard(stream))
+            for stream in (process.stdout, process.stderr)
+            if stream is not None and not stream.at_eof()
+        ]
+        try:
+            if process.returncode is None:
+                await self._terminate(process)
+            if drains:
+                await asyncio.wait(drains, timeout=self.kill_grace_s)
+        finally:
+            for task in drains:
+                task.cancel()
+            await asyncio.gather(*drains, return_exceptions=True)
+
+    async def _terminate(self, process: asyncio.subprocess.Process) -> None:
+        _signal_group(process.pid, signal.SIGTERM)
+        waiter = asyncio.ensure_future(process.wait())
+        try:
+            await asyncio.wait({waiter}, timeout=self.kill_grace_s)
+        except asyncio.CancelledError:
+            _kill_tree(process.pid)  # cancelled again while waiting: no more grace
+            raise
+        finally:
+            if process.returncode is None:
+                _kill_tree(process.pid)
+        await waiter
+
+
+async def _discard(stream: asyncio.StreamReader) -> None:
+    while await stream.read(_READ_CHUNK):
+        pass
+
+
+def _tail_text(lines: deque[str]) -> str:
+    text = "\n".join(lines)
+    return text[-STDERR_TAIL_BYTES:]
