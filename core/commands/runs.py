@@ -22,6 +22,11 @@ def register(commands: Any) -> None:
     export.add_argument("run_id")
     export.add_argument("--format", choices=["md", "json"], default="md")
     export.set_defaults(handler=_export)
+    importing = actions.add_parser(
+        "import", help="add a Baton run file, or a pi / Claude Code JSON transcript, to the history"
+    )
+    importing.add_argument("file", type=Path)
+    importing.set_defaults(handler=_import)
     delete = actions.add_parser("delete", help="delete a saved run")
     delete.add_argument("run_id")
     delete.set_defaults(handler=_delete)
@@ -63,6 +68,18 @@ def _export(args: argparse.Namespace) -> int:
         return 2
     events = load_run(Path(record.path))
     print(run_to_markdown(events) if args.format == "md" else run_to_json(events))
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from core.run_import import import_run
+
+    try:
+        record = import_run(args.file)
+    except (ValueError, OSError) as error:
+        print(f"baton runs import: {error}", file=sys.stderr)
+        return 2
+    print(f"Imported {args.file} as run {record.id} ({record.status}).")
     return 0
 
 

@@ -1,0 +1,43 @@
+"""Bringing runs from elsewhere into the history: Baton's own run files (from another machine
+or a backup) and transcripts of agent CLIs (see :mod:`core.transcripts`).
+
+Either way the result is an ordinary saved run — a file in ``<data>/runs`` and a row in the
+index — so it opens, exports and re-runs like any other. Imported events are redacted like
+live ones, since a transcript may well contain a key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.events import Event, RunStarted
+from core.runs import Redactor, RunIndex, RunRecord, RunWriter, read_events
+from core.transcripts import import_transcript
+
+
+def load_any(path: Path) -> list[Event]:
+    """Events of a Baton run file or of a recognised transcript; ``ValueError`` otherwise."""
+    if not path.is_file():
+        raise ValueError(f"{path} is not a file")
+    first = next(read_events(path), None)
+    if isinstance(first, RunStarted):
+        return list(read_events(path))
+    return import_transcript(path)
+
+
+def import_run(path: Path, index: RunIndex | None = None) -> RunRecord:
+    """Save the run in ``path`` into the history; returns its index record."""
+    events = load_any(path)
+    start = events[0]
+    if not isinstance(start, RunStarted):  # load_any guarantees it; keeps mypy and readers sure
+        raise ValueError(f"{path} does not start with a run")
+    index = index or RunIndex()
+    if index.get(start.run_id) is not None:
+        raise ValueError(f"run {start.run_id} is already in the history")
+    writer = RunWriter(start.run_id, Redactor.from_environment())
+    try:
+        for event in events:
+            writer.write(event)
+    finally:
+        writer.close()
+    return index.add_file(writer.path)

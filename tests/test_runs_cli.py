@@ -1,0 +1,105 @@
+"""``baton runs``: list, export, import and delete saved runs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from test_run_state import sample_run
+
+from core.cli import main
+from core.events import Event, RunFinished, RunStarted, TextDelta
+from core.runs import INTERRUPTED_AFTER_S, Redactor, RunIndex, RunWriter, load_run
+
+
+def save(events: list[Event], index: RunIndex | None = None) -> Path:
+    writer = RunWriter(events[0].run_id, Redactor())
+    for event in events:
+        writer.write(event)
+    writer.close()
+    (index or RunIndex()).add_file(writer.path)
+    return writer.path
+
+
+def test_list_shows_saved_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["runs", "list"]) == 0
+    assert "No saved runs yet." in capsys.readouterr().out
+    save(sample_run())
+    assert main(["runs", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "r1" in out and "error" in out and "implement x" in out
+    assert main(["runs", "list", "--json"]) == 0
+    [record] = json.loads(capsys.readouterr().out)
+    assert record["status"] == "error"
+    assert record["usage"]["input"] == 1200
+    assert record["finished_at"] == "2026-12-03T10:00:01+00:00"
+
+
+def test_export_markdown_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    save(sample_run())
+    assert main(["runs", "export", "r1"]) == 0
+    assert capsys.readouterr().out.startswith("# implement x")
+    assert main(["runs", "export", "r1", "--format", "json"]) == 0
+    events = json.loads(capsys.readouterr().out)
+    assert events[0]["type"] == "run_started" and len(events) == len(sample_run())
+    assert main(["runs", "export", "nope"]) == 2
+    assert "no run 'nope'" in capsys.readouterr().err
+
+
+def test_import_a_baton_run_file_and_refuse_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = tmp_path / "copy.jsonl"
+    elsewhere.write_text(
+        "\n".join(e.model_dump_json() for e in sample_run()) + "\n", encoding="utf-8"
+    )
+    assert main(["runs", "import", str(elsewhere)]) == 0
+    record = RunIndex().get("r1")
+    assert record is not None and load_run(Path(record.path)) == sample_run()
+    assert main(["runs", "import", str(elsewhere)]) == 2
+    assert "already in the history" in capsys.readouterr().err
+
+
+def test_import_rejects_unknown_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junk = tmp_path / "notes.txt"
+    junk.write_text("hello\n", encoding="utf-8")
+    assert main(["runs", "import", str(junk)]) == 2
+    assert main(["runs", "import", str(tmp_path / "missing.jsonl")]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2 and all(line.startswith("baton runs import: ") for line in errors)
+
+
+def test_import_a_pi_transcript(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    transcript = shared_dir / "reference" / "pi" / "pi-1.6.0" / "simple.jsonl"
+    assert main(["runs", "import", str(transcript)]) == 0
+    [record] = RunIndex().list()
+    assert record.status == "ok"
+    assert record.usage.turns >= 1
+    events = load_run(Path(record.path))
+    assert isinstance(events[0], RunStarted) and isinstance(events[-1], RunFinished)
+
+
+def test_delete_removes_file_and_row(capsys: pytest.CaptureFixture[str]) -> None:
+    path = save(sample_run())
+    assert main(["runs", "delete", "r1"]) == 0
+    assert not path.exists() and RunIndex().get("r1") is None
+    assert main(["runs", "delete", "r1"]) == 2
+
+
+def test_a_run_that_died_reads_interrupted(tmp_path: Path) -> None:
+    events = sample_run()[:5]
+    path = save(events)
+    assert RunIndex().get("r1").status == "running"  # type: ignore[union-attr]
+    old = path.stat().st_mtime - INTERRUPTED_AFTER_S - 1
+    os.utime(path, (old, old))
+    assert RunIndex().get("r1").status == "interrupted"  # type: ignore[union-attr]
+
+
+def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
+    path = save(sample_run()[:3])
+    with open(path, "a", encoding="utf-8") as file:
+        file.write('{"type": "text_delta", "run_id": "r1", "ste')
+    events = load_run(path)
+    assert len(events) == 3 and not any(isinstance(e, TextDelta) for e in events[3:])
