@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from llm_server import LLMServer
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 """``../shared`` beside the checkout: reference transcripts. Tests that read it skip without it."""
@@ -46,3 +47,11 @@ def shared_dir() -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LLMServer]:
+    """A started scripted OpenAI-compatible server (see ``tests/llm_server.py``); stopped,
+    with its threads joined, after the test."""
+    with LLMServer() as server:
+        yield server

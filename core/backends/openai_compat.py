@@ -1,0 +1,385 @@
+"""Baton's own agent loop over any OpenAI-compatible Chat Completions endpoint (DESIGN §5).
+
+One step is a conversation: ``system`` = the agent's body, ``user`` = the task. Each turn
+streams one model response (SSE over httpx), then runs the tool calls it asked for — one after
+the other, each through the approval gate — and sends the results back, until a response asks
+for no tool, or the turn limit is reached.
+
+Failures, and what the step does about them:
+
+* no provider or no model → :class:`BackendError` before any event (the message says how to
+  configure one);
+* HTTP 408/409/429/5xx, a refused or timed-out connection, a connection that drops mid-response
+  → retried with capped exponential backoff and jitter (``Retry-After`` / ``retry-after-ms``
+  honoured up to a minute), at most ``limits.max_retries`` times, each announced by a ``retry``
+  event; what an abandoned attempt streamed is superseded;
+* other HTTP errors, a malformed stream line, an error object inside the stream, the silence
+  timeout (nothing received for ``limits.silence_timeout_s``) → ``step_finished(error)`` with
+  one sentence, not retried (a silent provider would otherwise hold the step for minutes
+  per attempt);
+* a tool problem (unknown tool, arguments that are not JSON or fail validation, a denial, a
+  :class:`~core.tools.base.ToolError`) → an error *result* the model reads; the step goes on.
+
+Cancellation is the runner cancelling the task that iterates :meth:`run`
+(``cancel_grace_s = 0``): the ``async with`` blocks close the HTTP stream and a running tool is
+cancelled and awaited. Iterate with :func:`contextlib.aclosing` so an abandoned iteration also
+closes at once. The API key only ever goes into the ``Authorization`` header; error texts are
+scrubbed of it before they become events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any, ClassVar
+
+import httpx
+
+from core import __version__
+from core.backends.base import BackendError, StepContext
+from core.backends.sse import (
+    MalformedStreamError,
+    ProviderStreamError,
+    ResponseAccumulator,
+    SSEDecoder,
+    ToolCallDraft,
+    error_message,
+)
+from core.backends.tool_calls import ToolOutcome, run_tool_call
+from core.events import (
+    Event,
+    Retry,
+    StepFinished,
+    TextDelta,
+    ThinkingDelta,
+    Usage,
+    UsageStats,
+)
+from core.secrets import api_key_for
+from core.tools.base import Tool
+
+RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+MAX_RETRY_AFTER_S = 60.0
+"""A longer ``Retry-After`` ends the step instead of silently holding it."""
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class _StepFailure(Exception):
+    """Ends the step with ``status="error"`` and this message."""
+
+
+class _Retryable(Exception):
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass
+class _Turn:
+    """What one model request produced (the attempt that succeeded)."""
+
+    response: ResponseAccumulator = field(default_factory=ResponseAccumulator)
+
+
+class OpenAICompatBackend:
+    name: ClassVar[str] = "openai"
+    cancel_grace_s: ClassVar[float] = 0.0
+
+    def __init__(
+        self,
+        tools: Mapping[str, Tool] | None = None,
+        *,
+        retry_base_delay: float = 1.0,
+        retry_max_delay: float = 30.0,
+        sleep: Sleep = asyncio.sleep,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        """``tools`` defaults to Baton's built-in tools; the rest exists so tests can make
+        backoff instant (``sleep``) and keep waits short without real seconds."""
+        self._tools = dict(tools) if tools is not None else None
+        self._retry_base_delay = retry_base_delay
+        self._retry_max_delay = retry_max_delay
+        self._sleep = sleep
+        self._transport = transport
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def run(self, ctx: StepContext) -> AsyncIterator[Event]:
+        provider = ctx.settings.provider()
+        if provider is None:
+            raise BackendError(
+                "No model provider is configured: add an OpenAI-compatible provider in "
+                "Settings, or set OPENAI_BASE_URL (and OPENAI_API_KEY if it needs a key)."
+            )
+        model = ctx.settings.resolve_model(ctx.model or ctx.settings.default_model)
+        if not model:
+            raise BackendError(
+                "No model: set a default model in Settings or a 'model:' line in the "
+                f"agent file of {ctx.agent.name}."
+            )
+        key = api_key_for(provider)
+        headers = {"User-Agent": f"baton/{__version__}", "Accept": "text/event-stream"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        offered = self._offered_tools(ctx)
+        messages: list[dict[str, Any]] = []
+        if ctx.agent.system_prompt.strip():
+            messages.append({"role": "system", "content": ctx.agent.system_prompt})
+        messages.append({"role": "user", "content": ctx.task})
+        request: dict[str, Any] = {
+            "model": model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if offered:
+            request["tools"] = [tool.schema() for tool in offered.values()]
+        limits = ctx.settings.limits
+        timeout = httpx.Timeout(
+            connect=limits.connect_timeout_s,
+            read=limits.silence_timeout_s,
+            write=limits.silence_timeout_s,
+            pool=limits.connect_timeout_s,
+        )
+        url = f"{provider.base_url}/chat/completions"
+        total = UsageStats()
+        output = ""
+        async with httpx.AsyncClient(timeout=timeout, transport=self._transport) as client:
+            try:
+                for turn_number in range(1, limits.max_turns + 1):
+                    if ctx.cancelled.is_set():
+                        yield ctx.make(StepFinished, status="aborted", output=output, usage=total)
+                        return
+                    turn = _Turn()
+                    requesting = self._request(ctx, client, url, headers, request, turn)
+                    async with aclosing(requesting) as events:
+                        async for event in events:
+                            yield event
+                    response = turn.response
+                    usage = response.usage_stats(model)
+                    total += usage
+                    yield ctx.make(Usage, usage=usage)
+                    if response.text:
+                        output = response.text
+                    calls = response.tool_calls()
+                    if not calls:
+                        yield ctx.make(StepFinished, status="ok", output=output, usage=total)
+                        return
+                    for draft in calls:
+                        draft.id = draft.id or f"call_{turn_number}_{draft.index}"
+                    messages.append(_assistant_message(response.text, calls))
+                    for draft in calls:
+                        outcome = ToolOutcome()
+                        calling = run_tool_call(
+                            ctx, draft.id, draft.name, draft.arguments, offered, outcome
+                        )
+                        async with aclosing(calling) as events:
+                            async for event in events:
+                                yield event
+                        messages.append(
+                            {"role": "tool", "tool_call_id": draft.id, "content": outcome.result}
+                        )
+                yield ctx.make(
+                    StepFinished,
+                    status="error",
+                    output=output,
+                    error=f"stopped after {limits.max_turns} turns (turn limit)",
+                    usage=total,
+                )
+            except _StepFailure as failure:
+                message = _scrub(str(failure), key)
+                yield ctx.make(
+                    StepFinished, status="error", output=output, error=message, usage=total
+                )
+
+    def _offered_tools(self, ctx: StepContext) -> dict[str, Tool]:
+        """The step's allowed tools that Baton has, in the step's order."""
+        if self._tools is None:
+            from core.tools.registry import builtin_tools  # only this backend needs them
+
+            self._tools = builtin_tools()
+        return {name: self._tools[name] for name in ctx.tools if name in self._tools}
+
+    # -- one model request, with retries --------------------------------------------------
+
+    async def _request(
+        self,
+        ctx: StepContext,
+        client: httpx.AsyncClient,
+        url: str,
+        headers: dict[str, str],
+        body: dict[str, Any],
+        turn: _Turn,
+    ) -> AsyncGenerator[Event, None]:
+        max_retries = ctx.settings.limits.max_retries
+        retries = 0
+        while True:
+            turn.response = ResponseAccumulator()
+            try:
+                attempt = self._attempt(ctx, client, url, headers, body, turn.response)
+                async with aclosing(attempt) as events:
+                    async for event in events:
+                        yield event
+                return
+            except _Retryable as failure:
+                attempts = retries + 1
+                if retries >= max_retries:
+                    plural = "s" if attempts != 1 else ""
+                    raise _StepFailure(f"{failure} (after {attempts} attempt{plural})") from None
+                if failure.retry_after is not None and failure.retry_after > MAX_RETRY_AFTER_S:
+                    raise _StepFailure(
+                        f"{failure}; the provider asked to wait {failure.retry_after:g} s "
+                        "before retrying"
+                    ) from None
+                retries += 1
+                delay = self._backoff(retries, failure.retry_after)
+                yield ctx.make(
+                    Retry,
+                    attempt=retries,
+                    max_attempts=max_retries,
+                    delay_ms=round(delay * 1000, 1),
+                    error=str(failure),
+                )
+                await self._sleep(delay)
+
+    def _backoff(self, retry: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return max(0.0, retry_after)
+        ceiling = min(self._retry_max_delay, self._retry_base_delay * 2.0 ** (retry - 1))
+        return ceiling * random.uniform(0.5, 1.0)
+
+    async def _attempt(
+        self,
+        ctx: StepContext,
+        client: httpx.AsyncClient,
+        url: str,
+        headers: dict[str, str],
+        body: dict[str, Any],
+        response_acc: ResponseAccumulator,
+    ) -> AsyncGenerator[Event, None]:
+        limits = ctx.settings.limits
+        base_url = url.removesuffix("/chat/completions")
+        try:
+            async with client.stream("POST", url, json=body, headers=headers) as response:
+                if response.status_code != 200:
+                    raise _http_failure(response, await response.aread())
+                if "json" in response.headers.get("content-type", ""):
+                    # A server that ignores ``stream: true`` answers with one object.
+                    raw = await response.aread()
+                    for piece in response_acc.feed_payload(raw.decode("utf-8", "replace")):
+                        yield _piece_event(ctx, piece)
+                    response_acc.finish_reason = response_acc.finish_reason or "stop"
+                    return
+                decoder = SSEDecoder()
+                done = False
+                async for line in response.aiter_lines():
+                    payload = decoder.feed(line)
+                    if payload is None:
+                        continue
+                    if payload.strip() == "[DONE]":
+                        done = True
+                        break
+                    for piece in response_acc.feed_payload(payload):
+                        yield _piece_event(ctx, piece)
+                tail = None if done else decoder.flush()
+                if tail is not None and tail.strip() == "[DONE]":
+                    done = True
+                elif tail is not None:
+                    for piece in response_acc.feed_payload(tail):
+                        yield _piece_event(ctx, piece)
+                if not done and not response_acc.complete:
+                    raise _Retryable("the connection dropped mid-response")
+        except httpx.ConnectTimeout:
+            raise _Retryable(
+                f"could not connect to {base_url} within {limits.connect_timeout_s:g} s"
+            ) from None
+        except httpx.ConnectError as error:
+            raise _Retryable(f"cannot connect to {base_url}: {error}") from None
+        except (httpx.ReadTimeout, httpx.WriteTimeout):
+            raise _StepFailure(
+                f"the provider sent nothing for {limits.silence_timeout_s:g} s (silence timeout)"
+            ) from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            raise _Retryable("the connection dropped mid-response") from None
+        except httpx.PoolTimeout:
+            raise _Retryable("timed out waiting for a free connection") from None
+        except MalformedStreamError as error:
+            raise _StepFailure(f"the provider sent a malformed stream line: {error}") from None
+        except ProviderStreamError as error:
+            raise _StepFailure(f"the provider reported an error: {error}") from None
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _piece_event(ctx: StepContext, piece: tuple[str, str]) -> Event:
+    kind, text = piece
+    if kind == "thinking":
+        return ctx.make(ThinkingDelta, text=text)
+    return ctx.make(TextDelta, text=text)
+
+
+def _assistant_message(text: str, calls: list[ToolCallDraft]) -> dict[str, Any]:
+    return {
+        "role": "assistant",
+        "content": text or None,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments or "{}"},
+            }
+            for call in calls
+        ],
+    }
+
+
+def _http_failure(response: httpx.Response, raw: bytes) -> Exception:
+    status = response.status_code
+    try:
+        detail = error_message(json.loads(raw))
+    except ValueError:
+        detail = raw.decode("utf-8", "replace").strip()[:300]
+    detail = detail or response.reason_phrase or "no details"
+    if status in RETRYABLE_STATUS:
+        return _Retryable(f"HTTP {status}: {detail}", _retry_after(response.headers))
+    hint = ""
+    if status in (401, 403):
+        hint = " (check the provider's API key)"
+    elif status == 404:
+        hint = " (check the model name and the provider's base URL)"
+    return _StepFailure(f"the provider refused the request with HTTP {status}: {detail}{hint}")
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds to wait, from ``retry-after-ms`` (OpenAI) or ``Retry-After`` (seconds or an
+    HTTP date); None when absent or unreadable."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _scrub(text: str, key: str | None) -> str:
+    return text.replace(key, "***") if key else text
