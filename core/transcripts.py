@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.backends.claude_transcript import looks_like_claude, read_claude_transcript
 from core.backends.pi_events import PiEventParser
 from core.events import (
     Event,
@@ -125,8 +126,34 @@ def _read_pi(path: Path, run_id: str) -> list[Event]:
     )
 
 
+# ------------------------------------------------------------------------------ Claude Code
+
+
+def _read_claude(path: Path, run_id: str) -> list[Event]:
+    with path.open("rb") as handle:
+        transcript = read_claude_transcript(handle, run_id)
+    started = transcript.started_at or datetime.fromtimestamp(path.stat().st_mtime, UTC)
+    return one_step_run(
+        run_id=run_id,
+        agent="claude",
+        task=transcript.task,
+        model=transcript.model,
+        backend="claude",
+        cwd=transcript.cwd or str(path.parent),
+        started_at=started.isoformat(timespec="seconds"),
+        body=transcript.body,
+        finished=transcript.finished,
+    )
+
+
 DETECTORS: list[TranscriptFormat] = [
     TranscriptFormat("pi", "the output of `pi --mode json`", _is_pi, _read_pi),
+    TranscriptFormat(
+        "claude",
+        "the output of `claude -p --output-format stream-json --verbose`",
+        looks_like_claude,
+        _read_claude,
+    ),
 ]
 
 

@@ -1,0 +1,526 @@
+"""Claude Code's ``--output-format stream-json`` output, one line at a time, as Baton events.
+
+Pure and stateful per step: :class:`ClaudeEventParser` gets each line the CLI printed (live, or
+read back from a saved transcript) and returns the Baton events it stands for; at the end,
+:meth:`ClaudeEventParser.finish` closes what was left open and returns the step's one
+:class:`~core.events.StepFinished`. No I/O happens here, so the live backend
+(:mod:`core.backends.claude_cli`) and the transcript importer
+(:mod:`core.backends.claude_transcript`) share every rule, and tests feed it the real
+transcripts of ``reference/claude/``. Rules (see ``PROTOCOL.md`` there):
+
+* Text and thinking come from the ``stream_event`` deltas when the CLI streams partial
+  messages; the ``assistant`` lines (one per content block, grouped by ``message.id``) then only
+  add tool calls. Without partial messages (a plain ``-p`` transcript) the ``assistant`` lines
+  carry everything.
+* A tool call is announced (``tool_call_started``) once its input is complete: at the
+  ``content_block_stop`` of its streamed ``input_json_delta`` pieces or at its ``assistant``
+  line, whichever comes first (2.0.76 prints the line first, 2.1.x the stop), or when a
+  ``can_use_tool`` request asks about it (:meth:`ClaudeEventParser.announce`).
+* Usage: one ``usage`` event per API message (from ``message_delta``, which has the real output
+  count; without partial messages from the message's first ``assistant`` line). The final
+  ``result`` has the authoritative totals — cost (which includes the CLI's side calls to a small
+  model), cache tokens, ``num_turns`` — so :meth:`~ClaudeEventParser.finish` adds one correcting
+  ``usage`` event that makes the step's sum equal the last ``result``'s totals.
+* Failure is ``is_error`` on the last ``result`` (API failures arrive as ``subtype:
+  "success"``); background subagents can print more than one ``result``: the last one wins.
+* Subagent messages (``parent_tool_use_id`` set) show their tool calls; their text is logged,
+  not mixed into the step's answer.
+* Unknown line types and ``system`` subtypes are logged once (``debug``), never fatal; lines
+  that are not JSON are logged as warnings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from core.agents import CLAUDE_TOOL_NAMES
+from core.events import (
+    Event,
+    Log,
+    Retry,
+    StepFinished,
+    StepStatus,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+    UsageStats,
+)
+
+E = TypeVar("E", bound=Event)
+Level = Literal["debug", "info", "warning", "error"]
+
+PREVIEW_CHARS = 200
+"""How much of an unreadable line a ``log`` event quotes."""
+ERROR_TAIL_CHARS = 1_500
+"""How much of stderr's tail a failed step's error text shows."""
+
+_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM"}
+_CONTROL_TYPES = frozenset(
+    {"control_request", "control_response", "control_cancel_request", "keep_alive"}
+)
+_MAIN = ""
+"""Key of the main conversation among the concurrently streamed ones (subagents use their
+``parent_tool_use_id``)."""
+
+
+def baton_tool_name(claude_name: str) -> str:
+    """``Bash`` → ``bash``, ``Glob`` → ``find``; tools Baton has no name for keep theirs, so
+    the approval policy of a Baton tool also governs Claude Code's equivalent."""
+    return CLAUDE_TOOL_NAMES.get(claude_name.casefold(), claude_name)
+
+
+def content_text(content: Any) -> str:
+    """A ``tool_result``'s content: a string, or a list of text (and image) parts."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    for part in content:
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            parts.append(part["text"])
+        elif isinstance(part, dict) and part.get("type") == "image":
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def _preview(text: str) -> str:
+    text = text.rstrip("\r\n")
+    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
+
+
+def usage_of_message(usage: Any, model: str | None, output: int | None = None) -> UsageStats:
+    """One API message's figures (``turns == 1``); cost is only known from ``result``."""
+    usage = usage if isinstance(usage, dict) else {}
+    figures = {
+        "input": _int(usage.get("input_tokens")),
+        "output": _int(usage.get("output_tokens")) if output is None else output,
+        "cache_read": _int(usage.get("cache_read_input_tokens")),
+        "cache_write": _int(usage.get("cache_creation_input_tokens")),
+    }
+    return UsageStats(turns=1, context_tokens=sum(figures.values()), model=model, **figures)
+
+
+def usage_of_result(result: dict[str, Any], model: str | None) -> UsageStats:
+    """The step's totals as the ``result`` line states them."""
+    usage = result.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    cost = result.get("total_cost_usd")
+    return UsageStats(
+        turns=_int(result.get("num_turns")),
+        input=_int(usage.get("input_tokens")),
+        output=_int(usage.get("output_tokens")),
+        cache_read=_int(usage.get("cache_read_input_tokens")),
+        cache_write=_int(usage.get("cache_creation_input_tokens")),
+        cost=float(cost) if isinstance(cost, int | float) else 0.0,
+        model=model,
+    )
+
+
+@dataclass
+class _Block:
+    kind: str
+    text: str = ""
+    tool_id: str = ""
+    tool_name: str = ""
+    json: str = ""
+
+
+@dataclass
+class _Message:
+    """An API message being streamed (``message_start`` … ``message_stop``)."""
+
+    id: str
+    model: str | None
+    usage: dict[str, Any]
+    blocks: dict[int, _Block] = field(default_factory=dict)
+
+
+@dataclass
+class _Call:
+    started: float
+
+
+class ClaudeEventParser:
+    """Turns Claude Code's stream-json lines of one step into Baton events.
+
+    ``clock`` gives the events' ``ts`` (the run clock of a live step; a transcript importer
+    passes the transcript's own time) and measures tool durations.
+    """
+
+    def __init__(self, run_id: str, step: int, clock: Callable[[], float] | None = None) -> None:
+        self.run_id = run_id
+        self.step = step
+        self._clock = clock or (lambda: 0.0)
+        self.model: str | None = None
+        """From ``system/init``, then from each API message."""
+        self.session_id: str | None = None
+        self.version: str | None = None
+        self.cwd: str | None = None
+        self.results: list[dict[str, Any]] = []
+        """Every ``result`` line; the last one decides the step."""
+        self.emitted = UsageStats()
+        """Sum of the ``usage`` events returned so far."""
+        self._streams: dict[str, _Message] = {}
+        self._streamed_ids: set[str] = set()
+        self._usage_ids: set[str] = set()
+        self._calls: dict[str, _Call] = {}
+        self._announced: set[str] = set()
+        self._last_text = ""
+        self._logged: set[str] = set()
+
+    # ------------------------------------------------------------------------ public API
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        return self.results[-1] if self.results else None
+
+    @property
+    def final_output(self) -> str:
+        """The last ``result``'s text, else the last text block of the main conversation."""
+        text = self.result.get("result") if self.result else None
+        return text if isinstance(text, str) else self._last_text
+
+    def feed(self, line: str | bytes) -> list[Event]:
+        """Events for one printed line (garbage is logged, never raised)."""
+        if isinstance(line, bytes):
+            line = line.decode("utf-8", errors="replace")
+        if not line.strip():
+            return []
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            return [
+                self._log(
+                    "warning", f"ignored a line that is not a Claude Code event: {_preview(line)}"
+                )
+            ]
+        return self.feed_object(data)
+
+    def feed_object(self, data: dict[str, Any]) -> list[Event]:
+        out: list[Event] = []
+        try:
+            self._dispatch(data, out)
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            out.append(
+                self._log("warning", f"could not read a '{data.get('type')}' line: {error!r}")
+            )
+        return out
+
+    def announce(self, call_id: str, claude_tool: str, arguments: Any) -> list[Event]:
+        """``tool_call_started`` for a call not announced yet (a ``can_use_tool`` request may
+        arrive before the call's own line, and the dialog must have a row to belong to)."""
+        if not call_id or call_id in self._announced:
+            return []
+        self._announced.add(call_id)
+        self._calls[call_id] = _Call(self._clock())
+        args = arguments if isinstance(arguments, dict) else {"input": arguments}
+        return [
+            self._make(
+                ToolCallStarted, call_id=call_id, tool=baton_tool_name(claude_tool), arguments=args
+            )
+        ]
+
+    def finish(
+        self, exit_code: int | None = None, stderr_tail: str = "", *, cancelled: bool = False
+    ) -> list[Event]:
+        """Close open tool calls, correct the usage to the last ``result``'s totals, and end
+        with the step's :class:`StepFinished`. ``exit_code`` is ``None`` for a transcript;
+        negative values are signals, as asyncio reports them."""
+        out: list[Event] = []
+        for call_id, call in list(self._calls.items()):
+            out.append(
+                self._finished(
+                    call_id, call, "aborted", "(aborted: the step ended before this call finished)"
+                )
+            )
+        self._calls.clear()
+        if self.result is not None:
+            correction = _difference(usage_of_result(self.result, self.model), self.emitted)
+            if correction is not None:
+                out.append(self._usage(correction))
+        status, error = self._status(exit_code, stderr_tail, cancelled)
+        out.append(
+            self._make(
+                StepFinished,
+                status=status,
+                output=self.final_output,
+                error=error,
+                usage=self.emitted,
+            )
+        )
+        return out
+
+    # ------------------------------------------------------------------------ dispatch
+
+    def _dispatch(self, data: dict[str, Any], out: list[Event]) -> None:
+        kind = data["type"]
+        if kind == "stream_event":
+            self._stream_event(data, out)
+        elif kind == "assistant":
+            self._assistant(data, out)
+        elif kind == "user":
+            self._user(data, out)
+        elif kind == "system":
+            self._system(data, out)
+        elif kind == "result":
+            self.results.append(data)
+            if len(self.results) > 1:
+                out.append(
+                    self._log(
+                        "info",
+                        "Claude Code reported another result "
+                        "(background work finished); the last one counts",
+                    )
+                )
+        elif kind not in _CONTROL_TYPES:
+            self._log_once(f"Claude Code line type '{kind}' is not shown by Baton", out)
+
+    def _system(self, data: dict[str, Any], out: list[Event]) -> None:
+        subtype = data.get("subtype")
+        if subtype == "init":
+            self.model = data.get("model") or self.model
+            self.session_id = data.get("session_id") or self.session_id
+            self.version = data.get("claude_code_version") or self.version
+            self.cwd = data.get("cwd") or self.cwd
+            out.append(
+                self._log(
+                    "debug",
+                    f"Claude Code {self.version or '?'}, model "
+                    f"{self.model or '?'}, session {self.session_id or '?'}",
+                )
+            )
+        elif subtype == "api_retry":
+            self._streams.clear()  # what streamed belongs to the superseded attempt
+            status, error = data.get("error_status"), data.get("error")
+            reason = " ".join(str(p) for p in (status, error) if p) or "the model call failed"
+            delay, limit = data.get("retry_delay_ms"), data.get("max_retries")
+            out.append(
+                self._make(
+                    Retry,
+                    attempt=_int(data.get("attempt")) or 1,
+                    max_attempts=limit if isinstance(limit, int) else None,
+                    delay_ms=float(delay) if isinstance(delay, int | float) else None,
+                    error=reason,
+                )
+            )
+        elif subtype == "permission_denied":
+            message = data.get("message") or f"{data.get('tool_name', 'a tool')} was denied"
+            out.append(self._log("info", f"Claude Code denied a tool call: {message}"))
+        elif subtype == "compact_boundary":
+            out.append(self._log("info", "Claude Code compacted the conversation"))
+        else:
+            self._log_once(f"Claude Code system event '{subtype}' is not shown by Baton", out)
+
+    # ------------------------------------------------------------------------ streaming
+
+    def _stream_event(self, data: dict[str, Any], out: list[Event]) -> None:
+        event = data.get("event") or {}
+        kind = event.get("type")
+        key = data.get("parent_tool_use_id") or _MAIN
+        if kind == "message_start":
+            message = event.get("message") or {}
+            message_id = str(message.get("id") or data.get("api_message_id") or "")
+            model = message.get("model") if message.get("model") != "<synthetic>" else None
+            self._streams[key] = _Message(message_id, model, message.get("usage") or {})
+            self._streamed_ids.add(message_id)
+            self.model = model or self.model
+            return
+        current = self._streams.get(key)
+        if current is None:
+            if kind not in ("message_stop", "message_delta"):
+                self._log_once("Claude Code streamed a block outside a message", out)
+            return
+        index = _int(event.get("index"))
+        if kind == "content_block_start":
+            block = event.get("content_block") or {}
+            current.blocks[index] = _Block(
+                kind=str(block.get("type")),
+                tool_id=str(block.get("id") or ""),
+                tool_name=str(block.get("name") or ""),
+            )
+        elif kind == "content_block_delta":
+            self._delta(current.blocks.get(index), event.get("delta") or {}, key, out)
+        elif kind == "content_block_stop":
+            block = current.blocks.get(index)
+            if block is not None and block.kind == "tool_use":
+                self._announce_streamed(block, out)
+            elif block is not None and block.kind == "text" and key == _MAIN:
+                self._last_text = block.text
+        elif kind == "message_delta":
+            usage = {**current.usage, **(event.get("usage") or {})}
+            self._message_usage(current.id, usage, current.model, out)
+        elif kind == "message_stop":
+            self._streams.pop(key, None)
+        else:
+            self._log_once(f"Claude Code stream event '{kind}' is not shown by Baton", out)
+
+    def _delta(
+        self, block: _Block | None, delta: dict[str, Any], key: str, out: list[Event]
+    ) -> None:
+        kind = delta.get("type")
+        if block is None:
+            return
+        if kind == "text_delta" and isinstance(delta.get("text"), str):
+            block.text += delta["text"]
+            if key == _MAIN and delta["text"]:
+                out.append(self._make(TextDelta, text=delta["text"]))
+        elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
+            block.text += delta["thinking"]
+            if key == _MAIN and delta["thinking"]:
+                out.append(self._make(ThinkingDelta, text=delta["thinking"]))
+        elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
+            block.json += delta["partial_json"]
+
+    def _announce_streamed(self, block: _Block, out: list[Event]) -> None:
+        try:
+            arguments = json.loads(block.json) if block.json.strip() else {}
+        except ValueError:
+            return  # the assistant line carries the full input
+        out.extend(self.announce(block.tool_id, block.tool_name, arguments))
+
+    def _message_usage(
+        self, message_id: str, usage: dict[str, Any], model: str | None, out: list[Event]
+    ) -> None:
+        if message_id in self._usage_ids:
+            return
+        self._usage_ids.add(message_id)
+        out.append(self._usage(usage_of_message(usage, model)))
+
+    # ------------------------------------------------------------------------ whole lines
+
+    def _assistant(self, data: dict[str, Any], out: list[Event]) -> None:
+        message = data.get("message") or {}
+        main = not data.get("parent_tool_use_id")
+        if message.get("model") == "<synthetic>":  # the CLI's own words, e.g. an API error
+            text = content_text(message.get("content"))
+            out.append(self._log("warning" if data.get("error") else "info", text))
+            return
+        message_id = str(message.get("id") or "")
+        model = message.get("model") if isinstance(message.get("model"), str) else None
+        self.model = model or self.model
+        streamed = message_id in self._streamed_ids
+        for block in message.get("content") or []:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_use":
+                out.extend(
+                    self.announce(str(block.get("id")), str(block.get("name")), block.get("input"))
+                )
+            elif kind == "text" and isinstance(block.get("text"), str):
+                if main:
+                    self._last_text = block["text"]
+                    if not streamed and block["text"]:
+                        out.append(self._make(TextDelta, text=block["text"]))
+                elif block["text"]:
+                    out.append(self._log("debug", f"subagent: {_preview(block['text'])}"))
+            elif kind == "thinking" and main and not streamed and block.get("thinking"):
+                out.append(self._make(ThinkingDelta, text=str(block["thinking"])))
+        if not streamed and message_id:
+            self._message_usage(message_id, message.get("usage") or {}, model, out)
+
+    def _user(self, data: dict[str, Any], out: list[Event]) -> None:
+        content = (data.get("message") or {}).get("content")
+        if isinstance(content, str):
+            out.append(self._log("info", _preview(content)))
+            return
+        extra = data.get("tool_use_result")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                call_id = str(block.get("tool_use_id") or "")
+                call = self._calls.pop(call_id, None) or _Call(self._clock())
+                interrupted = isinstance(extra, dict) and extra.get("interrupted") is True
+                status: Literal["ok", "error", "aborted"] = (
+                    "aborted" if interrupted else "error" if block.get("is_error") else "ok"
+                )
+                out.append(
+                    self._finished(call_id, call, status, content_text(block.get("content")))
+                )
+            elif block.get("type") == "text" and isinstance(block.get("text"), str):
+                out.append(self._log("info", _preview(block["text"])))
+
+    # ------------------------------------------------------------------------ the end
+
+    def _status(
+        self, exit_code: int | None, stderr_tail: str, cancelled: bool
+    ) -> tuple[StepStatus, str | None]:
+        if cancelled:
+            return "aborted", "cancelled"
+        result = self.result
+        if result is not None:
+            if result.get("is_error") is not True:
+                return "ok", None
+            return "error", _result_error(result)
+        if exit_code is not None and (exit_code < 0 or exit_code in (129, 130, 137, 143)):
+            number = -exit_code if exit_code < 0 else exit_code - 128
+            name = _SIGNALS.get(number, f"signal {number}")
+            return "aborted", f"Claude Code was stopped by {name} before it finished"
+        tail = stderr_tail.strip()[-ERROR_TAIL_CHARS:].strip()
+        if exit_code is None:
+            return "aborted", "the transcript ends before Claude Code's result"
+        if exit_code != 0:
+            reason = tail or "no reason printed"
+            return "error", f"Claude Code exited with status {exit_code}: {reason}"
+        return "error", "Claude Code ended without a result" + (f": {tail}" if tail else "")
+
+    # ------------------------------------------------------------------------ helpers
+
+    def _finished(
+        self, call_id: str, call: _Call, status: Literal["ok", "error", "aborted"], text: str
+    ) -> ToolCallFinished:
+        duration = round(max(0.0, self._clock() - call.started) * 1000, 3)
+        return self._make(
+            ToolCallFinished, call_id=call_id, status=status, result=text, duration_ms=duration
+        )
+
+    def _usage(self, usage: UsageStats) -> Usage:
+        self.emitted = self.emitted + usage
+        return self._make(Usage, usage=usage)
+
+    def _make(self, kind: type[E], **fields: Any) -> E:
+        return kind(run_id=self.run_id, step=self.step, ts=self._clock(), **fields)
+
+    def _log(self, level: Level, message: str) -> Log:
+        return self._make(Log, level=level, message=message)
+
+    def _log_once(self, message: str, out: list[Event]) -> None:
+        if message not in self._logged:
+            self._logged.add(message)
+            out.append(self._log("debug", message))
+
+
+def _result_error(result: dict[str, Any]) -> str:
+    errors = result.get("errors")
+    if isinstance(errors, list) and errors:
+        return "; ".join(str(e) for e in errors)
+    text = result.get("result")
+    if isinstance(text, str) and text.strip():
+        return text.strip()
+    return f"Claude Code failed ({result.get('subtype') or 'no reason given'})"
+
+
+def _difference(total: UsageStats, emitted: UsageStats) -> UsageStats | None:
+    """What to add to ``emitted`` to reach ``total`` (None when nothing is missing)."""
+    delta = UsageStats(
+        turns=total.turns - emitted.turns,
+        input=total.input - emitted.input,
+        output=total.output - emitted.output,
+        cache_read=total.cache_read - emitted.cache_read,
+        cache_write=total.cache_write - emitted.cache_write,
+        cost=round(total.cost - emitted.cost, 10),
+        model=total.model if emitted.model is None else None,
+    )
+    figures = (delta.turns, delta.input, delta.output, delta.cache_read, delta.cache_write)
+    return None if not any(figures) and not delta.cost else delta

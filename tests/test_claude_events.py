@@ -1,0 +1,399 @@
+"""The stream-json parser over every real Claude Code transcript in ``reference/claude/`` and
+over crafted lines for what the captures lack (two results, retries, subagents, garbage)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_claude import init, result, stream, streamed_text, tool_result, tool_use
+
+from core.backends.claude_events import ClaudeEventParser, baton_tool_name, usage_of_result
+from core.backends.claude_transcript import looks_like_claude, transcript_to_events
+from core.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    Log,
+    Retry,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+    UsageStats,
+    event_from_json,
+    event_to_json,
+)
+from core.transcripts import import_transcript
+
+
+def _transcripts(shared: Path) -> list[Path]:
+    files = sorted((shared / "reference" / "claude").glob("*/*.jsonl"))
+    assert files, "reference/claude holds no transcripts"
+    return files
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _result_line(path: Path) -> dict[str, Any]:
+    """The last ``result`` the CLI printed (conversation files wrap it in ``msg``)."""
+    found: dict[str, Any] | None = None
+    for line in _lines(path):
+        data = json.loads(line)
+        data = data.get("msg", data)
+        if data.get("type") == "result":
+            found = data
+    assert found is not None
+    return found
+
+
+def _of(events: list[Event], kind: type[Any]) -> list[Any]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def _total(events: list[Event]) -> UsageStats:
+    total = UsageStats()
+    for event in _of(events, Usage):
+        total = total + event.usage
+    return total
+
+
+def _text(events: list[Event]) -> str:
+    return "".join(e.text for e in _of(events, TextDelta))
+
+
+def _feed(parser: ClaudeEventParser, lines: list[dict[str, Any]]) -> list[Event]:
+    events: list[Event] = []
+    for line in lines:
+        events += parser.feed(json.dumps(line))
+    return events
+
+
+def _load(shared: Path, name: str) -> list[Event]:
+    return transcript_to_events(_lines(shared / "reference" / "claude" / name))
+
+
+# ------------------------------------------------------------------------------- every capture
+
+
+def test_every_transcript_ends_as_its_result_says(shared_dir: Path) -> None:
+    for path in _transcripts(shared_dir):
+        events = transcript_to_events(_lines(path))
+        final = _result_line(path)
+        finished = events[-1]
+        assert isinstance(finished, StepFinished), path
+        assert _of(events, StepFinished) == [finished], path
+        assert finished.status == ("error" if final["is_error"] else "ok"), path
+        if final["is_error"] is False:
+            assert finished.output == final["result"], path
+        # Usage events add up to the result's totals exactly (cost, cache, turns).
+        total = _total(events)
+        expected = usage_of_result(final, None)
+        figures = ("turns", "input", "output", "cache_read", "cache_write")
+        for name in figures:
+            assert getattr(total, name) == getattr(expected, name), (path, name)
+        assert total.cost == pytest.approx(expected.cost, abs=1e-9), path
+        assert finished.usage == total, path
+        # Every started call is finished; every event survives a JSON round trip.
+        started = {e.call_id for e in _of(events, ToolCallStarted)}
+        assert started == {e.call_id for e in _of(events, ToolCallFinished)}, path
+        for event in events:
+            assert event_from_json(event_to_json(event)) == event
+
+
+def test_every_transcript_imports_as_a_claude_run(shared_dir: Path) -> None:
+    for path in _transcripts(shared_dir):
+        events = import_transcript(path)
+        start, step, finished, end = events[0], events[1], events[-2], events[-1]
+        assert isinstance(start, RunStarted) and start.mode == "single", path
+        assert isinstance(step, StepStarted), path
+        assert (step.agent, step.backend) == ("claude", "claude"), path
+        assert isinstance(finished, StepFinished) and isinstance(end, RunFinished), path
+        assert end.status == finished.status, path
+        assert len({e.run_id for e in events}) == 1, path
+
+
+def test_conversation_import_has_the_task_and_its_own_times(shared_dir: Path) -> None:
+    path = shared_dir / "reference/claude/claude-2.1.332/host-deny.conversation.jsonl"
+    events = import_transcript(path)
+    step = events[1]
+    assert isinstance(step, StepStarted)
+    assert step.task == "Copy hello.txt to copy.txt"
+    assert step.model == "claude-sonnet-4-5"
+    assert step.cwd == "/scratch/claude-capture-2.1.332/work"
+    times = [e.ts for e in events[2:]]
+    assert times == sorted(times) and times[-1] == pytest.approx(0.853)
+
+
+def test_stdout_import_takes_times_from_message_timestamps(shared_dir: Path) -> None:
+    events = import_transcript(shared_dir / "reference/claude/claude-2.1.332/read.jsonl")
+    start = events[0]
+    assert isinstance(start, RunStarted)
+    assert start.started_at == "2026-12-03T07:03:40+00:00"
+    answer = [e for e in events if isinstance(e, TextDelta)][-1]
+    assert answer.ts == pytest.approx(0.443)  # 07:03:41.174 - 07:03:40.731
+
+
+def test_detection_needs_claude_lines() -> None:
+    assert looks_like_claude([None, init()])
+    assert looks_like_claude([{"t": 0.0, "dir": "host->cli", "msg": {"type": "user"}}])
+    assert not looks_like_claude([{"type": "session", "cwd": "/", "version": 3}])
+    assert not looks_like_claude([{"type": "system", "subtype": "init"}, None])
+
+
+def test_read_transcript_shows_text_tool_call_and_answer(shared_dir: Path) -> None:
+    events = _load(shared_dir, "claude-2.1.332/read.jsonl")
+    started = _of(events, ToolCallStarted)
+    assert [(s.tool, list(s.arguments)) for s in started] == [("read", ["file_path"])]
+    finished = _of(events, ToolCallFinished)
+    assert finished[0].status == "ok"
+    assert "Hello from the fixture file." in finished[0].result
+    assert _text(events).startswith("I'll read the file first.## Summary")
+    usage = _of(events, Usage)
+    assert usage[0].usage.model == "claude-sonnet-4-5"
+    assert usage[0].usage.turns == 1
+    assert _total(events).cost == pytest.approx(0.0905034)
+
+
+def test_old_cli_counts_turns_from_the_result(shared_dir: Path) -> None:
+    events = _load(shared_dir, "claude-1.0.128/read.jsonl")
+    assert _total(events).turns == 4  # 1.0.128 reports num_turns 4 for two API messages
+    assert events[-1].status == "ok"  # type: ignore[union-attr]
+
+
+def test_api_error_500_is_a_retry_then_a_failed_step(shared_dir: Path) -> None:
+    events = _load(shared_dir, "claude-2.1.332/error500.jsonl")
+    retries = _of(events, Retry)
+    assert [(r.attempt, r.max_attempts, r.delay_ms) for r in retries] == [(1, 1, 527.0)]
+    assert "500" in retries[0].error
+    finished = events[-1]
+    assert isinstance(finished, StepFinished)
+    assert finished.status == "error"
+    assert finished.error is not None and finished.error.startswith("API Error: 500")
+    assert _text(events) == ""  # the CLI's synthetic error message is not the model's text
+
+
+def test_max_turns_fails_with_the_cli_reason(shared_dir: Path) -> None:
+    events = _load(shared_dir, "claude-2.1.332/max-turns-1.jsonl")
+    finished = events[-1]
+    assert isinstance(finished, StepFinished)
+    assert (finished.status, finished.error) == ("error", "Reached maximum number of turns (1)")
+
+
+def test_partial_messages_stream_thinking_and_text_once(shared_dir: Path) -> None:
+    events = _load(shared_dir, "claude-2.1.332/thinking-partial.jsonl")
+    thinking = "".join(e.text for e in _of(events, ThinkingDelta))
+    assert thinking == "The user wants a greeting. Keep it short."
+    assert _text(events) == "Hello! **Thinking** done."
+    assert len(_of(events, ThinkingDelta)) > 1  # streamed, not the whole block at once
+    usage = _of(events, Usage)[0].usage
+    assert usage.output == 16  # message_delta's real count, not the assistant line's 1
+    debug = [e.message for e in _of(events, Log) if e.level == "debug"]
+    assert sum("thinking_tokens" in m for m in debug) == 1  # unknown events: logged once
+
+
+def test_denied_approval_in_a_conversation_capture(shared_dir: Path) -> None:
+    events = _load(shared_dir, "claude-2.1.332/host-deny.conversation.jsonl")
+    requested = _of(events, ApprovalRequested)
+    resolved = _of(events, ApprovalResolved)
+    assert [(r.tool, r.call_id) for r in requested] == [("bash", "toolu_fakeb2927131254b4c8a")]
+    assert requested[0].arguments["command"] == "cp hello.txt copy.txt && echo copied"
+    assert [(r.decision, r.reason) for r in resolved] == [
+        ("deny", "Denied by the Baton approval dialog (test)")
+    ]
+    kinds = [
+        type(e).__name__
+        for e in events
+        if isinstance(e, ToolCallStarted | ApprovalRequested | ApprovalResolved | ToolCallFinished)
+    ]
+    assert kinds == [
+        "ToolCallStarted",
+        "ApprovalRequested",
+        "ApprovalResolved",
+        "ToolCallFinished",
+    ]
+    finished = _of(events, ToolCallFinished)[0]
+    assert (finished.status, finished.result) == (
+        "error",
+        "Denied by the Baton approval dialog (test)",
+    )
+    assert finished.duration_ms == pytest.approx(63.0)  # from the capture's own clock
+    assert events[-1].status == "ok"  # type: ignore[union-attr]
+
+
+def test_denied_by_the_cli_itself_is_an_error_result(shared_dir: Path) -> None:
+    events = _load(shared_dir, "claude-2.1.332/bash-default.jsonl")
+    assert [e.status for e in _of(events, ToolCallFinished)] == ["error"]
+    assert any("needs approval" in e.message for e in _of(events, Log))
+
+
+# ------------------------------------------------------------------------------- crafted lines
+
+
+def test_two_results_the_last_wins_and_usage_matches_it() -> None:
+    parser = ClaudeEventParser("r", 0)
+    events = _feed(
+        parser,
+        [
+            init(),
+            *streamed_text("m1", ["one"], output_tokens=4),
+            result("first", num_turns=1, cost=0.01),
+            init(),
+            result(
+                "background failed",
+                is_error=True,
+                num_turns=2,
+                cost=0.03,
+                usage={"input_tokens": 25, "output_tokens": 9},
+            ),
+        ],
+    )
+    events += parser.finish(0)
+    finished = events[-1]
+    assert isinstance(finished, StepFinished)
+    assert (finished.status, finished.error) == ("error", "background failed")
+    total = _total(events)
+    assert (total.turns, total.input, total.output, total.cost) == (2, 25, 9, 0.03)
+    assert any("last one counts" in e.message for e in _of(events, Log))
+
+
+def test_streamed_tool_input_is_assembled_and_announced_once() -> None:
+    parser = ClaudeEventParser("r", 0)
+    start = {"id": "m1", "model": "claude-x", "usage": {"input_tokens": 3}}
+    block = {"type": "tool_use", "id": "toolu_9", "name": "Glob", "input": {}}
+    pieces = ['{"pat', 'tern": "*.py', '"}']
+    lines = [
+        stream({"type": "message_start", "message": start}),
+        stream({"type": "content_block_start", "index": 0, "content_block": block}),
+        *(
+            stream(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": p},
+                }
+            )
+            for p in pieces
+        ),
+        stream({"type": "content_block_stop", "index": 0}),
+        tool_use("m1", "toolu_9", "Glob", {"pattern": "*.py"}),
+        stream({"type": "message_delta", "usage": {"output_tokens": 8}}),
+        stream({"type": "message_stop"}),
+        tool_result("toolu_9", [{"type": "text", "text": "a.py"}]),
+    ]
+    events = _feed(parser, lines)
+    started = _of(events, ToolCallStarted)
+    assert [(s.call_id, s.tool, s.arguments) for s in started] == [
+        ("toolu_9", "find", {"pattern": "*.py"})
+    ]
+    assert [(f.status, f.result) for f in _of(events, ToolCallFinished)] == [("ok", "a.py")]
+    assert [u.usage.output for u in _of(events, Usage)] == [8]
+
+
+def test_a_permission_question_announces_an_unseen_call_once() -> None:
+    parser = ClaudeEventParser("r", 0)
+    first = _of(parser.announce("toolu_1", "Bash", {"command": "ls"}), ToolCallStarted)
+    assert [(e.tool, e.arguments) for e in first] == [("bash", {"command": "ls"})]
+    later = _feed(parser, [tool_use("m", "toolu_1", "Bash", {"command": "ls"})])
+    assert not _of(later, ToolCallStarted)
+    assert parser.announce("toolu_1", "Bash", {}) == []
+
+
+def test_retry_drops_the_superseded_stream() -> None:
+    parser = ClaudeEventParser("r", 0)
+    start = {"id": "m1", "model": "claude-x", "usage": {}}
+    events = _feed(
+        parser,
+        [
+            stream({"type": "message_start", "message": start}),
+            stream({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}),
+            {
+                "type": "system",
+                "subtype": "api_retry",
+                "attempt": 2,
+                "max_retries": 10,
+                "retry_delay_ms": 1200,
+                "error_status": 529,
+                "error": "overloaded_error",
+            },
+            stream({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta"}}),
+        ],
+    )
+    retry = _of(events, Retry)
+    assert [(r.attempt, r.max_attempts, r.error) for r in retry] == [
+        (2, 10, "529 overloaded_error")
+    ]
+    assert any("outside a message" in e.message for e in _of(events, Log))
+
+
+def test_subagent_text_is_logged_not_mixed_into_the_answer() -> None:
+    parser = ClaudeEventParser("r", 0)
+    sub = {
+        "type": "assistant",
+        "message": {"id": "s1", "model": "claude-x", "content": [{"type": "text", "text": "sub"}]},
+        "parent_tool_use_id": "toolu_task",
+    }
+    events = _feed(parser, [sub, *streamed_text("m1", ["main"])])
+    assert _text(events) == "main"
+    assert any(e.message == "subagent: sub" for e in _of(events, Log))
+
+
+def test_garbage_and_unknown_types_are_logged_never_fatal() -> None:
+    parser = ClaudeEventParser("r", 0)
+    events = parser.feed("not json at all")
+    events += parser.feed(b"[1, 2]")
+    events += parser.feed("")
+    events += _feed(parser, [{"type": "tool_progress"}, {"type": "tool_progress"}])
+    events += _feed(parser, [{"type": "system", "subtype": "brand_new"}])
+    events += _feed(parser, [{"type": "assistant", "message": {"content": "oops"}}])
+    logs = _of(events, Log)
+    assert [log.level for log in logs[:2]] == ["warning", "warning"]
+    assert sum("tool_progress" in log.message for log in logs) == 1
+    assert any("brand_new" in log.message for log in logs)
+
+
+def test_without_a_result_the_exit_decides() -> None:
+    cases = [
+        (143, "", "aborted", "SIGTERM"),
+        (-9, "", "aborted", "SIGKILL"),
+        (1, "Error: invalid API key\n", "error", "invalid API key"),
+        (0, "", "error", "without a result"),
+        (None, "", "aborted", "transcript ends"),
+    ]
+    for exit_code, stderr, status, reason in cases:
+        parser = ClaudeEventParser("r", 0)
+        events = _feed(parser, [init(), tool_use("m1", "toolu_1", "Bash", {"command": "x"})])
+        events += parser.finish(exit_code, stderr)
+        finished = events[-1]
+        assert isinstance(finished, StepFinished)
+        assert finished.status == status, exit_code
+        assert finished.error is not None and reason in finished.error, exit_code
+        closed = _of(events, ToolCallFinished)
+        assert [c.status for c in closed] == ["aborted"]
+
+
+def test_cancelled_step_is_aborted_even_with_a_clean_result() -> None:
+    parser = ClaudeEventParser("r", 0)
+    _feed(parser, [init(), result(None, subtype="error_during_execution")])
+    finished = parser.finish(0, cancelled=True)[-1]
+    assert isinstance(finished, StepFinished)
+    assert finished.status == "aborted"
+
+
+def test_claude_tool_names_map_to_baton_names() -> None:
+    assert [baton_tool_name(n) for n in ("Bash", "Read", "Glob", "MultiEdit", "Task")] == [
+        "bash",
+        "read",
+        "find",
+        "edit",
+        "Task",
+    ]

@@ -1,0 +1,299 @@
+"""The real Claude Code CLI through Baton, fully offline, against tests/anthropic_server.py.
+
+The CLI is found at ``$BATON_CLAUDE_BIN``, else where ``.ci/run`` installs it
+(``.tools/npm/node_modules/.bin/claude``), else at ``/tmp/npmtest/node_modules/.bin/claude``;
+without it (or without Node) these tests skip and say why. The scripted-server tests at the top
+need no CLI and always run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from anthropic_server import (
+    AnthropicServer,
+    ErrorReply,
+    Thinking,
+    ToolUse,
+    reply,
+    tool_result_text,
+)
+
+from core.agents import AgentDefinition
+from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
+from core.backends.base import RunClock, StepContext
+from core.backends.claude_cli import ClaudeBackend
+from core.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    RunFinished,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    Usage,
+    UsageStats,
+)
+from core.runner import Runner, RunRequest, StepSpec
+from core.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+CANDIDATES = (
+    REPO / ".tools" / "npm" / "node_modules" / ".bin" / "claude",
+    Path("/tmp/npmtest/node_modules/.bin/claude"),
+)
+DENIAL = "Not in this test: shell commands are off."
+
+
+def _claude_bin() -> Path:
+    override = os.environ.get("BATON_CLAUDE_BIN")
+    candidates = (Path(override),) if override else CANDIDATES
+    for path in candidates:
+        if path.exists():
+            if shutil.which("node") is None:
+                pytest.skip("Node.js is not on PATH: the Claude Code CLI cannot run")
+            return path
+    where = ", ".join(str(p) for p in candidates)
+    pytest.skip(f"Claude Code CLI not installed (looked at {where}); .ci/run installs it with npm")
+
+
+@pytest.fixture
+def server() -> Iterator[AnthropicServer]:
+    with AnthropicServer() as started:
+        yield started
+
+
+@pytest.fixture
+def offline_claude(server: AnthropicServer, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The CLI, with the environment of PROTOCOL.md pointing it at ``server`` (HOME is already
+    a temporary folder, see conftest)."""
+    path = _claude_bin()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+    for name in ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY"):
+        monkeypatch.setenv(name, "1")
+    monkeypatch.setenv("DISABLE_AUTOUPDATER", "1")
+    return path
+
+
+# ------------------------------------------------------------------------------- the server
+
+
+def _sse(response: httpx.Response) -> list[tuple[str, dict[str, Any]]]:
+    events = []
+    for chunk in response.text.split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in chunk.splitlines() if ": " in line)
+        if "event" in lines:
+            events.append((lines["event"], json.loads(lines["data"])))
+    return events
+
+
+def test_server_streams_anthropic_events_and_records_requests(server: AnthropicServer) -> None:
+    server.script = [
+        reply(Thinking("hmm"), "Hi there", ToolUse("Bash", {"command": "ls -la"}), output_tokens=9)
+    ]
+    body = {"model": "m", "stream": True, "tools": [{"name": "Bash"}], "messages": []}
+    response = httpx.post(f"{server.url}/v1/messages?beta=true", json=body)
+    events = _sse(response)
+    names = [name for name, _ in events]
+    assert names[0] == "message_start" and names[-2:] == ["message_delta", "message_stop"]
+    deltas = [data["delta"] for name, data in events if name == "content_block_delta"]
+    assert "".join(d.get("thinking", "") for d in deltas) == "hmm"
+    assert "".join(d.get("text", "") for d in deltas) == "Hi there"
+    tool_json = "".join(d.get("partial_json", "") for d in deltas)
+    assert json.loads(tool_json) == {"command": "ls -la"}
+    assert sum(d["type"] == "input_json_delta" for d in deltas) > 1
+    final = events[-2][1]
+    assert final["delta"]["stop_reason"] == "tool_use"
+    assert final["usage"] == {"output_tokens": 9}
+    assert [r.main for r in server.requests] == [True]
+
+
+def test_server_errors_side_calls_and_json_replies(server: AnthropicServer) -> None:
+    server.script = [ErrorReply(status=529, message="overloaded", error_type="overloaded_error")]
+    main = {"model": "m", "tools": [{"name": "Read"}], "messages": []}
+    failed = httpx.post(f"{server.url}/v1/messages", json=main)
+    assert failed.status_code == 529
+    assert failed.json()["error"] == {"type": "overloaded_error", "message": "overloaded"}
+    side = httpx.post(f"{server.url}/v1/messages", json={"model": "haiku", "messages": []})
+    assert side.json()["content"] == [{"type": "text", "text": "Side answer"}]
+    exhausted = httpx.post(f"{server.url}/v1/messages", json=main).json()
+    assert "no more replies" in exhausted["content"][0]["text"]
+    assert [r.main for r in server.requests] == [True, False, True]
+    assert len(server.main_requests) == 2
+
+
+# ------------------------------------------------------------------------------- the real CLI
+
+
+def _tool_names(body: dict[str, Any]) -> set[str]:
+    return {tool["name"] for tool in body.get("tools", [])}
+
+
+def _system(body: dict[str, Any]) -> str:
+    system = body.get("system")
+    if isinstance(system, list):
+        return "\n".join(part.get("text", "") for part in system)
+    return str(system or "")
+
+
+BASH_CALL = ToolUse("Bash", {"command": "cp hello.txt copy.txt", "description": "Copy the file"})
+
+
+@pytest.mark.integration
+async def test_real_cli_denied_bash_reaches_the_model_with_the_reason(
+    offline_claude: Path, server: AnthropicServer, tmp_path: Path
+) -> None:
+    server.script = [reply("I'll copy it.", BASH_CALL), reply("Understood, not copying.")]
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "hello.txt").write_text("hello\n")
+    asked: list[ApprovalRequest] = []
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(decision="deny", reason=DENIAL)
+
+    events: list[Event] = []
+    settings = Settings(claude_path=str(offline_claude))
+    clock = RunClock()
+    ctx = StepContext(
+        run_id="r1",
+        step=0,
+        agent=AgentDefinition(
+            name="scout",
+            description="d",
+            declared_tools=("Bash", "read"),
+            system_prompt="You are the scout agent.",
+        ),
+        task="Copy hello.txt to copy.txt",
+        cwd=work,
+        model="claude-sonnet-4-5",
+        tools=("bash", "read"),
+        settings=settings,
+        approvals=ApprovalGate(settings.effective_policy(), responder, events.append, clock.now),
+        clock=clock,
+    )
+    async with contextlib.aclosing(ClaudeBackend().run(ctx)) as stream:
+        async for event in stream:
+            events.append(event)
+
+    finished = events[-1]
+    assert isinstance(finished, StepFinished)
+    assert (finished.status, finished.output) == ("ok", "Understood, not copying.")
+    assert [(r.tool, r.arguments["command"]) for r in asked] == [("bash", "cp hello.txt copy.txt")]
+    kinds = [
+        type(e).__name__
+        for e in events
+        if isinstance(e, ToolCallStarted | ApprovalRequested | ApprovalResolved | ToolCallFinished)
+    ]
+    assert kinds == ["ToolCallStarted", "ApprovalRequested", "ApprovalResolved", "ToolCallFinished"]
+    done = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert (done[0].status, done[0].result) == ("error", DENIAL)
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == (
+        "I'll copy it.Understood, not copying."
+    )
+    assert not (work / "copy.txt").exists()
+
+    # What the model saw: the reason as the Bash call's error result, and Baton's flags.
+    first, second = server.main_requests
+    results = second.tool_results()
+    assert [(tool_result_text(r), r.get("is_error")) for r in results] == [(DENIAL, True)]
+    assert first.body["model"] == "claude-sonnet-4-5"
+    assert _tool_names(first.body) == {"Bash", "Read"}
+    assert "You are the scout agent." in _system(first.body)
+    usage = UsageStats()
+    for event in events:
+        if isinstance(event, Usage):
+            usage = usage + event.usage
+    assert usage.input == 24 and usage.output == 14  # the server's 12 + 7 per reply
+    assert usage.cost > 0
+
+
+SCOUT = """---
+name: scout
+description: Looks around and copies files
+tools: Bash, Read
+model: claude-sonnet-4-5
+---
+You are the scout agent.
+"""
+
+WRITER = """---
+name: writer
+description: Writes the summary
+tools: read
+---
+You are the writer agent.
+"""
+
+
+@pytest.mark.integration
+async def test_real_cli_two_step_chain_through_the_runner(
+    offline_claude: Path, server: AnthropicServer, tmp_path: Path
+) -> None:
+    server.script = [
+        reply("I'll copy it.", BASH_CALL),
+        reply("Scout report: the copy was refused."),
+        reply("Summary: nothing was copied."),
+    ]
+    work = tmp_path / "project"
+    (work / ".claude" / "agents").mkdir(parents=True)
+    (work / ".claude" / "agents" / "scout.md").write_text(SCOUT)
+    (work / ".claude" / "agents" / "writer.md").write_text(WRITER)
+    (work / "hello.txt").write_text("hello\n")
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        return ApprovalAnswer(decision="deny", reason=DENIAL)
+
+    events: list[Event] = []
+    runner = Runner(
+        RunRequest(
+            mode="chain",
+            steps=[
+                StepSpec(agent="scout", task="Copy hello.txt to copy.txt"),
+                StepSpec(agent="writer", task="Summarize this report: {previous}"),
+            ],
+            cwd=work,
+            backend="claude",
+            trust_project=True,
+        ),
+        settings=Settings(claude_path=str(offline_claude)),
+        responder=responder,
+        listeners=[events.append],
+        record=False,
+    )
+    finished = await runner.run()
+
+    assert isinstance(finished, RunFinished)
+    assert finished.status == "ok", finished.error
+    started = [e for e in events if isinstance(e, StepStarted)]
+    assert [(s.agent, s.backend) for s in started] == [("scout", "claude"), ("writer", "claude")]
+    steps = [e for e in events if isinstance(e, StepFinished)]
+    assert [(s.status, s.output) for s in steps] == [
+        ("ok", "Scout report: the copy was refused."),
+        ("ok", "Summary: nothing was copied."),
+    ]
+    resolved = [e for e in events if isinstance(e, ApprovalResolved)]
+    assert [(r.decision, r.reason) for r in resolved] == [("deny", DENIAL)]
+    assert finished.usage.cost > 0 and finished.usage.turns >= 3
+
+    scout_first, scout_second, writer = server.main_requests
+    assert [(tool_result_text(r), r.get("is_error")) for r in scout_second.tool_results()] == [
+        (DENIAL, True)
+    ]
+    assert "You are the scout agent." in _system(scout_first.body)
+    assert _tool_names(scout_first.body) == {"Bash", "Read"}
+    assert "You are the writer agent." in _system(writer.body)
+    assert _tool_names(writer.body) == {"Read"}
+    assert "Summarize this report: Scout report: the copy was refused." in writer.text()
