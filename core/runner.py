@@ -372,11 +372,19 @@ class Runner:
         self, backend: Backend, ctx: StepContext, outcome: list[StepFinished]
     ) -> None:
         try:
-            async for event in backend.run(ctx):
-                if isinstance(event, StepFinished):
-                    outcome.append(event)
-                    return
-                self._emit(event)
+            events = backend.run(ctx)
+            try:
+                async for event in events:
+                    if isinstance(event, StepFinished):
+                        outcome.append(event)
+                        return
+                    self._emit(event)
+            finally:
+                # A backend left suspended after its StepFinished (or abandoned on cancel)
+                # releases its stream or process now, not whenever it is garbage-collected.
+                close = getattr(events, "aclose", None)
+                if close is not None:
+                    await close()
         except BackendError as error:
             outcome.append(ctx.make(StepFinished, status="error", error=str(error)))
         except Exception as error:  # a bug in a backend must not take the run down
