@@ -271,6 +271,33 @@ def test_both_generations_give_the_same_events(shared_dir: Path, scenario: str) 
     assert old[1] == new[1]
 
 
+def test_the_quick_read_of_huge_updates_changes_nothing(
+    shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """0.73.1's message_update lines are read without decoding their snapshots; the result
+    must equal a full parse, line for line."""
+    for path in sorted((shared_dir / "reference" / "pi").glob("*/*.jsonl")):
+        quick = parse_file(path)
+        with monkeypatch.context() as patch:
+            patch.setattr(PiEventParser, "fast_updates", False)
+            full = parse_file(path)
+        assert quick == full, path
+
+
+def test_quick_read_falls_back_on_anything_unexpected() -> None:
+    prefix = (
+        '{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0'
+    )
+    odd = [
+        prefix + ',"delta":"a\\u00e9\\n","partial":{}}}',  # escapes are decoded
+        prefix + ',"partial":{},"delta":"b"}}',  # another key order
+        prefix + ',"delta":"c',  # broken JSON: logged by the full parse
+    ]
+    events = parse_lines([_start(), *odd])
+    assert [e.text for e in of(events, TextDelta)] == ["a\u00e9\n", "b"]
+    assert len(of(events, Log)) == 1
+
+
 # ------------------------------------------------------------------------------ bad input
 
 

@@ -12,7 +12,9 @@ Both wire generations give the same Baton events (``PROTOCOL.md`` beside the tra
 * Text and thinking are built from the *deltas*. pi 0.73.1 repeats the whole message on every
   ``message_update`` and its snapshots may already hold later deltas, so they are never read;
   ``text_end``/``thinking_end`` and the final ``message_end`` then only add what the deltas
-  missed (a message streamed without deltas arrives whole at ``message_end``).
+  missed (a message streamed without deltas arrives whole at ``message_end``). Those lines
+  are not even decoded in full: the delta is scanned from the line's head (a 50 KB answer,
+  about 500 MB of 0.73.1 output, reads in 0.12 s instead of 1.2 s).
 * ``tool_execution_update.partialResult`` is the whole output so far: it becomes a
   ``tool_call_output`` with ``replace=True``.
 * ``durationMs`` exists only in 1.6.0; for 0.73.1 the duration is measured on the clock the
@@ -30,6 +32,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, Literal, TypeVar
 
 from core.events import (
@@ -65,6 +68,12 @@ _QUIET_EVENTS = frozenset(
     {"agent_start", "turn_start", "turn_end", "entry_appended", "auto_retry_end"}
 )
 _HTTP_JSON_ERROR = re.compile(r"^(\d{3}):?\s*(\{.*\})\s*$", re.DOTALL)
+# pi 0.73.1's message_update lines, in the key order it writes them. Each repeats the whole
+# message twice (the quadratic growth); all Baton needs precedes those snapshots.
+_UPDATE_PREFIX = re.compile(
+    r'\{"type":"message_update","assistantMessageEvent":\{"type":"(text|thinking|toolcall)_'
+    r'(start|delta|end)","contentIndex":(\d+)'
+)
 
 
 def readable_error(message: str) -> str:
@@ -178,6 +187,10 @@ class PiEventParser:
     durations stay ``None``.
     """
 
+    fast_updates = True
+    """Read 0.73.1's huge ``message_update`` lines without decoding their snapshots (tests
+    switch it off to check both paths agree)."""
+
     def __init__(self, run_id: str, step: int, clock: Callable[[], float] | None = None) -> None:
         self.run_id = run_id
         self.step = step
@@ -228,9 +241,13 @@ class PiEventParser:
                 )
         else:
             text = line
-        if not text.strip():
+        if not text or text.isspace():
             return out
         self.lines += 1
+        if complete and self.fast_updates:
+            quick = self._quick_update(text)
+            if quick is not None:
+                return out + quick
         try:
             data = json.loads(text)
         except ValueError:
@@ -280,6 +297,36 @@ class PiEventParser:
         return out
 
     # ------------------------------------------------------------------------ dispatch
+
+    def _quick_update(self, text: str) -> list[Event] | None:
+        """A 0.73.1 ``message_update`` read without parsing its two message snapshots: the
+        event type, the block index and the delta (or final content) come first, so a JSON
+        string scan there replaces decoding a line that can be megabytes long. ``None``: not
+        such a line; the caller parses it fully."""
+        match = _UPDATE_PREFIX.match(text)
+        if match is None:
+            return None
+        family, phase, index = match.group(1), match.group(2), int(match.group(3))
+        if family == "toolcall":
+            return []  # the arguments are shown when the tool starts
+        kind: Literal["text", "thinking"] = "text" if family == "text" else "thinking"
+        block = self._block(index, kind)
+        if phase == "start":
+            return []
+        key = ',"delta":"' if phase == "delta" else ',"content":"'
+        if not text.startswith(key, match.end()):
+            return None
+        try:
+            value, _ = scanstring(text, match.end() + len(key))
+        except ValueError:
+            return None
+        out: list[Event] = []
+        if phase == "end":
+            self._reconcile(block, value, out)
+        elif value:
+            block.streamed += value
+            out.append(self._delta(kind, value))
+        return out
 
     def _dispatch(self, data: dict[str, Any], out: list[Event]) -> None:
         kind = data["type"]
