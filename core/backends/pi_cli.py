@@ -290,18 +290,25 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+_HARD_KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
+"""Windows has no SIGKILL (nor process groups): there ``os.kill`` terminates pi alone."""
+
+
 def _signal_group(pid: int, signum: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signum)
+    with contextlib.suppress(OSError):  # gone already, or not ours to signal
+        if hasattr(os, "killpg"):
+            os.killpg(pid, signum)
+        else:
+            os.kill(pid, signum)
 
 
 def _kill_tree(pid: int) -> None:
     """SIGKILL pi's group and everything it started, wherever those went."""
     tree = descendants(pid)
-    _signal_group(pid, signal.SIGKILL)
+    _signal_group(pid, _HARD_KILL)
     for child in tree:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(child, signal.SIGKILL)
+            os.kill(child, _HARD_KILL)
 
 
 # -------------------------------------------------------------------------------- backend
