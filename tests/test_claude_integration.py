@@ -8,6 +8,7 @@ need no CLI and always run.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -35,6 +36,7 @@ from core.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
+    Log,
     RunFinished,
     StepFinished,
     StepStarted,
@@ -297,3 +299,51 @@ async def test_real_cli_two_step_chain_through_the_runner(
     assert "You are the writer agent." in _system(writer.body)
     assert _tool_names(writer.body) == {"Read"}
     assert "Summarize this report: Scout report: the copy was refused." in writer.text()
+
+
+@pytest.mark.integration
+async def test_real_cli_cancel_during_an_approval_interrupts_it(
+    offline_claude: Path, server: AnthropicServer, tmp_path: Path
+) -> None:
+    """Cancel while the dialog is open: the dialog closes as denied, the CLI takes the
+    ``interrupt`` itself (no signal needed) and the step ends aborted."""
+    server.script = [reply("I'll copy it.", BASH_CALL), reply("never sent")]
+    events: list[Event] = []
+    settings = Settings(claude_path=str(offline_claude))
+    clock = RunClock()
+    cancelled = asyncio.Event()
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        cancelled.set()  # the person presses Cancel while the dialog is open
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    ctx = StepContext(
+        run_id="r1",
+        step=0,
+        agent=AgentDefinition(name="scout", description="d", declared_tools=("Bash",)),
+        task="Copy hello.txt to copy.txt",
+        cwd=tmp_path,
+        model="claude-sonnet-4-5",
+        tools=("bash",),
+        settings=settings,
+        approvals=ApprovalGate(settings.effective_policy(), responder, events.append, clock.now),
+        clock=clock,
+        cancelled=cancelled,
+    )
+    backend = ClaudeBackend()
+    backend.interrupt_grace_s = 30.0  # generous: a slow machine must not turn this into a kill
+    async with contextlib.aclosing(backend.run(ctx)) as stream:
+        async for event in stream:
+            events.append(event)
+
+    finished = events[-1]
+    assert isinstance(finished, StepFinished)
+    assert (finished.status, finished.output) == ("aborted", "I'll copy it.")
+    resolved = [e for e in events if isinstance(e, ApprovalResolved)]
+    assert [(r.decision, r.reason) for r in resolved] == [("deny", "run cancelled")]
+    done = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [d.status for d in done] == ["error"]
+    logs = [e.message for e in events if isinstance(e, Log)]
+    assert "[Request interrupted by user for tool use]" in logs  # the CLI's own interrupt
+    assert len(server.main_requests) == 1
