@@ -107,13 +107,20 @@ class ApprovalGate:
         arguments: dict[str, Any],
         cwd: str,
         action: str | None = None,
+        flagged: bool = False,
     ) -> ApprovalAnswer:
         """Decide whether a tool call may run, asking a person if the policy says so.
+
+        ``flagged``: the backend's own safety check already singled this call out (Claude Code
+        asks only about calls outside its safe set, e.g. a ``Read`` outside the working
+        folder), so a tool the policy allows is asked about anyway; "deny" still denies.
 
         If the waiting task is cancelled (the run was cancelled), the request is resolved as
         denied in the event stream before the cancellation propagates.
         """
         verdict = self.policy_for(tool, action)
+        if verdict == "allow" and flagged:
+            verdict = "ask"
         if verdict == "allow":
             return ApprovalAnswer(decision="approve")
         if verdict == "deny":

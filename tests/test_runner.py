@@ -15,6 +15,7 @@ from typing import ClassVar
 import pytest
 
 from core import paths
+from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
 from core.backends.base import BackendError, StepContext
 from core.errors import RunError
 from core.events import (
@@ -32,7 +33,7 @@ from core.events import (
 from core.run_state import fold
 from core.runner import Runner, RunRequest, StepSpec, preset_request
 from core.runs import RunIndex, load_run
-from core.settings import Limits, Settings
+from core.settings import DEFAULT_POLICY, Limits, Settings
 from core.trust import TrustStore, UntrustedProjectError
 
 Script = Callable[[StepContext], AsyncIterator[Event]]
@@ -393,3 +394,18 @@ async def test_builtin_agents_in_an_untrusted_project_run_without_asking(tmp_pat
     )
     runner, _ = make_runner(chain(project, ("scout", "a")), echo_script)
     assert (await runner.run()).status == "ok"
+
+
+async def test_flagged_calls_ask_even_when_the_policy_allows() -> None:
+    asked: list[ApprovalRequest] = []
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(decision="deny", reason="outside the project")
+
+    gate = ApprovalGate(dict(DEFAULT_POLICY), responder, lambda event: None, lambda: 0.0)
+    common = {"run_id": "r", "step": 0, "agent": "a", "call_id": "c", "cwd": "/w"}
+    read = {"tool": "read", "arguments": {"path": "/etc/passwd"}}
+    assert (await gate.check(**common, **read)).approved  # type: ignore[arg-type]
+    answer = await gate.check(**common, **read, flagged=True)  # type: ignore[arg-type]
+    assert answer.reason == "outside the project" and len(asked) == 1

@@ -276,6 +276,7 @@ class _Session:
                 call_id=str(request.get("tool_use_id") or request_id),
                 arguments=arguments,
                 cwd=str(self.ctx.cwd),
+                flagged=True,
             )
         except Exception as error:  # a failing responder must not leave the CLI waiting
             await self._reply_error(request_id, f"the approval failed: {error}")
