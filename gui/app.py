@@ -1,0 +1,65 @@
+"""Starting the window: ``baton`` with no sub-command ends up in :func:`run_app`.
+
+The QApplication is set up here (names for QSettings, icon, style), the qasync loop is
+installed (:mod:`gui.qt_asyncio`) so the asyncio core runs on the Qt thread, and the main
+window is shown until it closes. Building the window itself lives in :mod:`gui.main_window`,
+so tests can create it without any of this.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from types import TracebackType
+
+from PySide6.QtWidgets import QApplication
+
+from core import __version__
+from gui import icons, theme
+from gui.main_window import MainWindow
+from gui.qt_asyncio import run_event_loop
+
+ORGANIZATION = "Baton"
+APPLICATION = "Baton"
+
+
+def create_application(argv: list[str]) -> QApplication:
+    """The process's QApplication (reused if one exists), named and styled for Baton."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(["baton", *argv])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("baton")
+    app.setWindowIcon(icons.app_icon())
+    theme.apply_theme(app)
+    return app
+
+
+def run_app(argv: list[str]) -> int:
+    """Show the main window and run until it closes; returns the process exit code."""
+    app = create_application(argv)
+    window = MainWindow()
+    previous_hook = sys.excepthook
+    sys.excepthook = _make_excepthook(window)
+    try:
+        window.show()
+        return run_event_loop(app)
+    finally:
+        sys.excepthook = previous_hook
+
+
+ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], None]
+
+
+def _make_excepthook(window: MainWindow) -> ExceptHook:
+    """An uncaught error in a slot: full traceback on stderr for the developer, one sentence
+    in the status bar for the user — never a dialog full of traceback, never a dead window."""
+
+    def hook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
+        traceback.print_exception(kind, error, tb, file=sys.stderr)
+        message = str(error).splitlines()[0] if str(error) else kind.__name__
+        window.statusBar().showMessage(f"Something went wrong: {message}", 15000)
+
+    return hook

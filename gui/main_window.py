@@ -1,0 +1,293 @@
+"""Baton's main window: sidebar, the views in a stack, menus and the status bar (DESIGN §8).
+
+Views are listed once, in :data:`VIEWS`: replacing the "coming soon" placeholder of a view by
+the real one is a change to its line there. The window can be built without
+:func:`gui.app.run_app` (tests do), given a working folder and a QSettings to use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QEvent, QSettings
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QWidget,
+)
+
+from core import __version__
+from core.settings import SettingsError, load_settings
+from gui import icons, theme
+from gui.agents_view import AgentsView
+from gui.placeholder import ComingSoonView
+from gui.prompts import Prompts
+from gui.sidebar import Sidebar
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    key: str
+    label: str
+    icon: str
+    make: Callable[[MainWindow], QWidget]
+
+
+def _agents(window: MainWindow) -> QWidget:
+    return AgentsView(window.prompts, window.settings, window.initial_folder)
+
+
+def _soon(title: str, promise: str) -> Callable[[MainWindow], QWidget]:
+    return lambda _window: ComingSoonView(title, promise)
+
+
+_PRESETS = "Launch single, parallel and chained runs from presets, with typed parameters."
+_RUNS = "Every run is kept here: reopen it, export it, or import a pi transcript."
+_DOCUMENTS = "Search and edit the memories and documents your agents write."
+
+VIEWS: list[ViewSpec] = [
+    ViewSpec("agents", "Agents", "nav-agents", _agents),
+    ViewSpec("presets", "Presets", "nav-presets", _soon("Presets", _PRESETS)),
+    ViewSpec("runs", "Runs", "nav-runs", _soon("Runs", _RUNS)),
+    ViewSpec("documents", "Documents", "nav-documents", _soon("Documents", _DOCUMENTS)),
+]
+"""The views in sidebar order, one line each. The view for "agents" must be an AgentsView."""
+
+
+def model_status() -> tuple[str, str]:
+    """(short text, tooltip) describing the active provider and model from settings."""
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        return "Settings problem: config.yaml could not be read", str(error)
+    provider = settings.provider()
+    model = settings.default_model
+    if provider is None and model is None:
+        return "No model configured", "Set a provider and default_model in config.yaml."
+    where = f"{provider.name} · {provider.base_url}" if provider else "no provider"
+    return f"{where} · {model or 'no default model'}", "Active provider and default model"
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        working_folder: Path | None = None,
+        settings: QSettings | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("MainWindow")
+        self.setWindowTitle("Baton")
+        self.setWindowIcon(icons.app_icon())
+        self.settings = settings if settings is not None else QSettings()
+        self.initial_folder = Path(working_folder or Path.cwd())
+        self.prompts = Prompts(self)
+        self._theme_key = ""
+        self._apply_style()
+
+        self.sidebar = Sidebar()
+        self.stack = QStackedWidget()
+        self.views: dict[str, QWidget] = {}
+        for spec in VIEWS:
+            widget = spec.make(self)
+            self.views[spec.key] = widget
+            self.stack.addWidget(widget)
+            self.sidebar.add_entry(spec.label, spec.icon)
+        self.sidebar.currentChanged.connect(self.stack.setCurrentIndex)
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.sidebar)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+
+        self.agents_view: AgentsView = self.views["agents"]  # type: ignore[assignment]
+        self.agents_view.dirtyChanged.connect(self._update_title)
+        self._build_menus()
+        self._build_status_bar()
+        self.sidebar.set_current(0)
+        self._restore_state()
+
+    # -- public API ----------------------------------------------------------------------
+
+    @property
+    def working_folder(self) -> Path:
+        return self.agents_view.working_folder
+
+    @working_folder.setter
+    def working_folder(self, folder: Path) -> None:
+        self.agents_view.working_folder = Path(folder)
+        self._update_status()
+
+    def show_view(self, key: str) -> None:
+        self.sidebar.set_current([spec.key for spec in VIEWS].index(key))
+
+    def current_view(self) -> str:
+        return VIEWS[self.stack.currentIndex()].key
+
+    def refresh_status(self) -> None:
+        self._update_status()
+
+    # -- building ------------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.new_action = self._action(
+            "&New agent…", QKeySequence("Ctrl+N"), self._new_agent, "add"
+        )
+        self.save_action = self._action(
+            "&Save", QKeySequence("Ctrl+S"), self.agents_view.save_current, "save"
+        )
+        self.quit_action = self._action("&Quit", QKeySequence("Ctrl+Q"), self.close)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        file_menu.addAction(self.new_action)
+        file_menu.addAction(self.save_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self.quit_action)
+
+        view_menu = self.menuBar().addMenu("&View")
+        for number, spec in enumerate(VIEWS, start=1):
+            action = self._action(
+                spec.label,
+                QKeySequence(f"Ctrl+{number}"),
+                lambda _=False, key=spec.key: self.show_view(key),
+                spec.icon,
+            )
+            view_menu.addAction(action)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        self.about_action = self._action("&About Baton", None, self._about)
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        help_menu.addAction(self.about_action)
+
+    def _action(
+        self,
+        text: str,
+        shortcut: QKeySequence | None,
+        slot: Callable[..., object],
+        icon_name: str | None = None,
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        if icon_name:
+            action.setIcon(icons.icon(icon_name))
+        action.triggered.connect(lambda _checked=False: slot())
+        self.addAction(action)  # shortcuts work even while the menu bar is hidden
+        return action
+
+    def _build_status_bar(self) -> None:
+        self.model_icon = QLabel()
+        self.model_icon.setPixmap(icons.pixmap("model", 14))
+        self.model_label = QLabel()
+        self.model_label.setObjectName("ModelStatus")
+        self.folder_label = QLabel()
+        self.folder_label.setObjectName("FolderStatus")
+        bar = self.statusBar()
+        bar.setSizeGripEnabled(True)
+        bar.addWidget(self.model_icon)
+        bar.addWidget(self.model_label, 1)
+        bar.addPermanentWidget(self.folder_label)
+        self._update_status()
+
+    # -- state ---------------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        geometry = self.settings.value("main/geometry")
+        if isinstance(geometry, QByteArray | bytes) and self.restoreGeometry(QByteArray(geometry)):
+            pass
+        else:
+            self.resize(1200, 760)
+            screen = QGuiApplication.primaryScreen()
+            if screen is not None:
+                frame = self.frameGeometry()
+                frame.moveCenter(screen.availableGeometry().center())
+                self.move(frame.topLeft())
+        state = self.settings.value("main/state")
+        if isinstance(state, QByteArray | bytes):
+            self.restoreState(QByteArray(state))
+        view = self.settings.value("main/view", "agents")
+        if view in [spec.key for spec in VIEWS]:
+            self.show_view(str(view))
+        self.agents_view.restore_state()
+
+    def save_state(self) -> None:
+        self.settings.setValue("main/geometry", self.saveGeometry())
+        self.settings.setValue("main/state", self.saveState())
+        self.settings.setValue("main/view", self.current_view())
+        self.agents_view.save_state()
+        self.settings.sync()
+
+    # -- Qt overrides --------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.agents_view.maybe_discard_changes():
+            event.ignore()
+            return
+        self.save_state()
+        self.agents_view.shutdown()
+        event.accept()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        kind = event.type()
+        if kind in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._apply_style()
+        elif kind == QEvent.Type.ActivationChange and self.isActiveWindow():
+            self._update_status()  # config.yaml may have been edited meanwhile
+
+    # -- private -------------------------------------------------------------------------
+
+    def _apply_style(self) -> None:
+        """(Re)apply the style sheet when the palette's colours changed (dark/light switch)."""
+        palette = self.palette()
+        key = "|".join(
+            palette.color(role).name()
+            for role in (
+                palette.ColorRole.Window,
+                palette.ColorRole.Text,
+                palette.ColorRole.Highlight,
+            )
+        )
+        if key == self._theme_key:
+            return
+        self._theme_key = key
+        self.setStyleSheet(theme.stylesheet(palette))
+        if hasattr(self, "agents_view"):
+            self.agents_view.refresh_colors()
+
+    def _update_status(self) -> None:
+        text, tooltip = model_status()
+        self.model_label.setText(text)
+        self.model_label.setToolTip(tooltip)
+        folder = self.working_folder
+        home = Path.home()
+        shown = f"~/{folder.relative_to(home)}" if folder.is_relative_to(home) else str(folder)
+        self.folder_label.setText(f"Working folder: {shown}")
+        self.folder_label.setToolTip(str(folder))
+
+    def _update_title(self, dirty: bool) -> None:
+        self.setWindowTitle("Baton" + (" — unsaved changes" if dirty else ""))
+
+    def _new_agent(self) -> None:
+        self.show_view("agents")
+        self.agents_view.new_agent()
+
+    def _about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About Baton",
+            f"<h3>Baton {escape(__version__)}</h3>"
+            "<p>See and steer chains of LLM agents: definitions, presets, live runs and the "
+            "documents your agents write.</p>"
+            "<p>Agent files are plain Markdown with YAML frontmatter, shared with pi and "
+            "Claude Code.</p>",
+        )

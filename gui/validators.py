@@ -1,0 +1,56 @@
+"""Validation steps for :class:`gui.definition_editor.DefinitionEditor`.
+
+A validator is any ``Callable[[str], list[Problem]]``: the editor runs it on the text as the
+user types (debounced) and shows what it returns. Agent files use :func:`validate_agent_text`;
+the preset editor will plug in its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from core.agents import AgentFileError, parse_agent_text
+
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the text. ``line`` is 1-based, None when it concerns the file."""
+
+    message: str
+    line: int | None = None
+    severity: Severity = "error"
+
+    def describe(self) -> str:
+        return f"Line {self.line}: {self.message}" if self.line else self.message
+
+
+Validator = Callable[[str], list[Problem]]
+
+_AT_LINE = re.compile(r"\bat line (\d+)\b")
+
+
+def validate_agent_text(text: str) -> list[Problem]:
+    """Problems that stop ``text`` loading as an agent (errors) or that it loads despite
+    (warnings: YAML read leniently, unknown tools)."""
+    try:
+        agent = parse_agent_text(text)
+    except AgentFileError as error:
+        message = str(error)
+        if error.severity == "info":
+            # Discovery shrugs at notes without frontmatter; in the agent editor it is an error.
+            message = (
+                "no frontmatter: an agent file starts with a '---' line, "
+                "then name: and description:"
+            )
+        return [Problem(message[:1].upper() + message[1:], error.line, "error")]
+    problems = []
+    for warning in agent.warnings:
+        match = _AT_LINE.search(warning)
+        line = int(match.group(1)) if match else None
+        problems.append(Problem(warning[:1].upper() + warning[1:], line, "warning"))
+    return problems

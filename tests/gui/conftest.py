@@ -1,0 +1,195 @@
+"""GUI fixtures: windows on temporary folders, a dialog answerer, and a qasync loop.
+
+Every test already has temporary HOME/config/data folders (``tests/conftest.py``). On top:
+
+* ``gui_settings`` — a QSettings in an INI file under ``tmp_path``: QSettings caches its
+  default path per process, so relying on ``$HOME`` would share state between tests.
+* ``dialogs`` (autouse) — answers modal dialogs by button label, as a person would click
+  them. A dialog nobody expected is closed and fails the test instead of hanging it.
+* ``qasync_loop`` — a qasync loop on pytest-qt's QApplication, set as the *running* asyncio
+  loop for the test (``asyncio.create_task`` and ``qasync.asyncSlot`` work; tasks advance
+  while ``qtbot.wait*`` spins Qt), cancelled and closed afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
+
+from gui.main_window import MainWindow
+from gui.qt_asyncio import attached_event_loop
+
+OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
+
+
+def _write_agent(
+    folder: Path, name: str, description: str = "", body: str = "", **fields: str
+) -> Path:
+    """Write ``<folder>/<name>.md`` with frontmatter; returns its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = ["---", f"name: {name}", f"description: {description or 'The ' + name + ' agent'}"]
+    lines += [f"{key}: {value}" for key, value in fields.items()]
+    lines += ["---", body or f"You are {name}."]
+    path = folder / f"{name}.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def gui_settings(tmp_path: Path) -> QSettings:
+    return QSettings(str(tmp_path / "baton-gui.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project folder (the windows' working folder) with an empty ``.claude/agents``."""
+    folder = tmp_path / "project"
+    (folder / ".claude" / "agents").mkdir(parents=True)
+    return folder
+
+
+@pytest.fixture
+def user_agents(isolated_home: Path) -> Path:
+    """Baton's user agent folder (``<config>/agents``), created."""
+    folder = isolated_home / "config" / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def make_window(
+    qtbot: QtBot, gui_settings: QSettings, project: Path
+) -> Iterator[Callable[..., MainWindow]]:
+    """Build, show and (at teardown) close main windows without prompts."""
+    windows: list[MainWindow] = []
+
+    def make(folder: Path | None = None, settings: QSettings | None = None) -> MainWindow:
+        window = MainWindow(folder or project, settings or gui_settings)
+        # pytest-qt closes the window after the test; unsaved edits a test left behind must
+        # not raise a prompt then.
+        qtbot.addWidget(window, before_close_func=_forget_edits)
+        window.show()
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow)  # shortcuts (Ctrl+S...) need an active window
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.agents_view.shutdown()
+
+
+def _forget_edits(window: QWidget) -> None:
+    if isinstance(window, MainWindow):
+        window.agents_view.editor.text_edit.document().setModified(False)
+
+
+class DialogAnswerer:
+    """Clicks buttons of modal dialogs in the order the test queued them."""
+
+    def __init__(self) -> None:
+        self._queue: list[tuple[str, Callable[[QWidget], None] | None]] = []
+        self.seen: list[str] = []
+        self.unexpected: list[str] = []
+        self._timer = QTimer()
+        self._timer.setInterval(10)
+        self._timer.timeout.connect(self._poll)
+        self._timer.start()
+
+    def answer(self, button: str, before: Callable[[QWidget], None] | None = None) -> None:
+        """Click ``button`` on the next dialog, after ``before(dialog)`` (e.g. to type)."""
+        self._queue.append((button, before))
+
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def _poll(self) -> None:
+        dialog = QApplication.activeModalWidget()
+        if dialog is None or not dialog.isVisible():
+            return
+        text = dialog.text() if isinstance(dialog, QMessageBox) else dialog.windowTitle()
+        self.seen.append(dialog.objectName())
+        if not self._queue:
+            self.unexpected.append(f"{dialog.objectName()}: {text}")
+            self._close(dialog)
+            return
+        label, before = self._queue.pop(0)
+        if before is not None:
+            before(dialog)
+        for button in dialog.findChildren(QAbstractButton):
+            if button.text().replace("&", "") == label and button.isVisible():
+                if not button.isEnabled():
+                    self.unexpected.append(f"button {label!r} is disabled in {text}")
+                    self._close(dialog)
+                    return
+                button.click()
+                return
+        self.unexpected.append(f"no button {label!r} in {dialog.objectName()}: {text}")
+        self._close(dialog)
+
+    @staticmethod
+    def _close(dialog: QWidget) -> None:
+        if isinstance(dialog, QDialog):
+            dialog.reject()
+        else:
+            dialog.close()
+
+
+@pytest.fixture(autouse=True)
+def dialogs(qapp: QApplication) -> Iterator[DialogAnswerer]:
+    answerer = DialogAnswerer()
+    yield answerer
+    answerer.stop()
+    assert answerer.unexpected == [], "unexpected or unanswerable dialogs"
+    assert answerer.pending() == 0, "a queued dialog answer was never used"
+
+
+@pytest.fixture
+def qasync_loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    with attached_event_loop(qapp) as loop:
+        yield loop
+
+
+def _click_agent(qtbot: QtBot, window: MainWindow, path: Path) -> None:
+    """Click the agent row of ``path`` in the list, the way a person selects it."""
+    agent_list = window.agents_view.agent_list
+    item = agent_list.item_for_path(str(path))
+    assert item is not None, f"{path} is not in the list"
+    agent_list.scrollToItem(item)
+    rect = agent_list.visualItemRect(item)
+    qtbot.mouseClick(agent_list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+@pytest.fixture
+def write_agent() -> Callable[..., Path]:
+    """``write_agent(folder, name, description="", body="", **fields) -> path``."""
+    return _write_agent
+
+
+@pytest.fixture
+def click_agent(qtbot: QtBot) -> Callable[[MainWindow, Path], None]:
+    """``click_agent(window, path)``: select a row with the mouse."""
+    return lambda window, path: _click_agent(qtbot, window, path)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if (
+            here in Path(str(item.path)).parents
+            and item.get_closest_marker("qt_log_ignore") is None
+        ):
+            # The offscreen platform plugin cannot raise windows or pass size hints to a window
+            # manager and warns whenever a window is raised or its size limits change; that is
+            # about the plugin, not about Baton (xcb and others stay quiet). Tests that set
+            # their own qt_log_ignore keep it.
+            item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))

@@ -1,0 +1,152 @@
+"""The window shell: qasync wiring, run_app, sidebar, menus, status bar, remembered geometry."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from pytestqt.qtbot import QtBot
+
+from gui.main_window import MainWindow
+from gui.placeholder import ComingSoonView
+from gui.qt_asyncio import asyncSlot
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _AsyncWidget(QWidget):
+    """A widget whose button starts a coroutine, as the run view will."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.button = QPushButton("Go")
+        self.label = QLabel("idle")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.button)
+        layout.addWidget(self.label)
+        self.button.clicked.connect(self.start)
+
+    @asyncSlot()
+    async def start(self) -> None:
+        self.label.setText("working")
+        loop = asyncio.get_running_loop()
+        total = await loop.run_in_executor(None, sum, range(1000))  # a hop to a worker thread
+        await asyncio.sleep(0.01)
+        self.label.setText(f"done {total}")
+
+
+def test_async_task_from_a_widget_updates_a_label(
+    qtbot: QtBot, qasync_loop: asyncio.AbstractEventLoop
+) -> None:
+    widget = _AsyncWidget()
+    qtbot.addWidget(widget)
+    widget.show()
+    assert asyncio.get_running_loop() is qasync_loop
+
+    qtbot.mouseClick(widget.button, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: widget.label.text() == "done 499500")
+
+
+def test_run_app_shows_the_window_runs_asyncio_and_saves_geometry(tmp_path: Path) -> None:
+    """The real entry point in a child process (it owns QApplication.exec())."""
+    script = tmp_path / "drive.py"
+    script.write_text(
+        "import asyncio, sys\n"
+        "from PySide6.QtCore import QSettings, QTimer\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication(['baton'])\n"
+        "seen = []\n"
+        "async def inside_loop():\n"
+        "    await asyncio.sleep(0)\n"
+        "    seen.append([w.windowTitle() for w in app.topLevelWidgets() if w.isVisible()])\n"
+        "    app.closeAllWindows()\n"
+        "QTimer.singleShot(0, lambda: asyncio.ensure_future(inside_loop()))\n"
+        "from gui.app import run_app\n"
+        "code = run_app([])\n"
+        "print('code', code)\n"
+        "print('windows', seen)\n"
+        "print('geometry', QSettings().contains('main/geometry'))\n",
+        encoding="utf-8",
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "code 0" in result.stdout
+    assert "windows [['Baton']]" in result.stdout
+    assert "geometry True" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_sidebar_lists_the_views_and_the_keyboard_moves_between_them(
+    qtbot: QtBot, make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window()
+    assert window.sidebar.labels() == ["Agents", "Presets", "Runs", "Documents"]
+    assert window.current_view() == "agents"
+
+    window.sidebar.list.setFocus()
+    qtbot.keyClick(window.sidebar.list, Qt.Key.Key_Down)
+    assert window.current_view() == "presets"
+    placeholder = window.stack.currentWidget()
+    assert isinstance(placeholder, ComingSoonView)
+    assert "coming soon" in placeholder.title.text()
+
+    qtbot.keyClick(window.sidebar.list, Qt.Key.Key_End)
+    assert window.current_view() == "documents"
+    qtbot.keyClick(window.sidebar.list, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.current_view() == "agents"
+
+
+def test_status_bar_shows_the_configured_provider_and_model(
+    make_window: Callable[..., MainWindow], isolated_home: Path
+) -> None:
+    window = make_window()
+    assert window.model_label.text() == "No model configured"
+
+    (isolated_home / "config" / "config.yaml").write_text(
+        "providers:\n  - name: ollama\n    base_url: http://127.0.0.1:11434/v1\n"
+        "default_model: qwen2.5-coder:7b\n",
+        encoding="utf-8",
+    )
+    window.refresh_status()
+    assert window.model_label.text() == "ollama · http://127.0.0.1:11434/v1 · qwen2.5-coder:7b"
+
+    (isolated_home / "config" / "config.yaml").write_text("providers: [oops\n", encoding="utf-8")
+    window.refresh_status()
+    assert window.model_label.text() == "Settings problem: config.yaml could not be read"
+    assert "not valid YAML" in window.model_label.toolTip()
+
+
+def test_geometry_splitter_and_view_are_restored(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], gui_settings: QSettings
+) -> None:
+    first = make_window()
+    first.resize(780, 540)
+    qtbot.waitUntil(lambda: first.size().width() == 780)
+    first.agents_view.splitter.setSizes([265, 330])
+    left_width = first.agents_view.splitter.sizes()[0]
+    first.show_view("runs")
+    first.close()
+    assert gui_settings.contains("main/geometry")
+
+    second = make_window(settings=QSettings(gui_settings.fileName(), QSettings.Format.IniFormat))
+    assert second.size().width() == 780
+    assert second.size().height() == 540
+    # The list pane keeps its width; the editor takes what is left once laid out.
+    qtbot.waitUntil(lambda: second.agents_view.splitter.sizes()[0] == left_width)
+    assert second.current_view() == "runs"
