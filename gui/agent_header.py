@@ -35,7 +35,7 @@ class AgentHeader(QWidget):
         self.title.setObjectName("EditorTitle")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.source_badge = Badge()
-        self.override_badge = Badge()
+        self.override_badge = Badge(tone="override")
         self.dirty_mark = QLabel("● unsaved")
         self.dirty_mark.setObjectName("Secondary")
         self.dirty_mark.hide()

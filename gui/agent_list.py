@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from core.agents import AgentCatalog, AgentDefinition
 from gui import icons
-from gui.theme import is_dark, mix, secondary_text
+from gui.theme import OVERRIDE_ACCENT, is_dark, mix, secondary_text
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1
 ROLE_PATH = Qt.ItemDataRole.UserRole + 2
@@ -371,7 +371,7 @@ class AgentDelegate(QStyledItemDelegate):
             badge_metrics = QFontMetrics(badge_font)
             badge_width = badge_metrics.horizontalAdvance(entry.badge) + 14
             badge_rect = QRect(right - badge_width, top + 1, badge_width, line_height - 2)
-            accent = QColor.fromHslF(0.09, 0.8, 0.5) if not entry.shadowed else text
+            accent = OVERRIDE_ACCENT if not entry.shadowed else text
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(mix(base, accent, 0.25 if dark else 0.16))
             painter.drawRoundedRect(badge_rect, badge_rect.height() / 2, badge_rect.height() / 2)

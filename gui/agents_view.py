@@ -278,8 +278,8 @@ class AgentsView(QWidget):
         expanded = self._settings.value("agents/problemsExpanded", True)
         self.diagnostics.set_expanded(expanded not in (False, "false", "0", 0))
         last = self._settings.value("agents/openFile", "")
-        if isinstance(last, str) and last and self.agent_list.item_for_path(last) is not None:
-            self.open_path(Path(last))
+        if isinstance(last, str) and last and Path(last).is_file():
+            self.open_path(Path(last))  # also a file that failed to load: it was being fixed
 
     def shutdown(self) -> None:
         """Stop watching the disk (before the window goes away)."""

@@ -18,6 +18,9 @@ from core.resources import builtin_dir
 SEVERITY_HUES = {"error": 0, "warning": 38, "info": 212, "ok": 145}
 """Hues (degrees) for severity tints; lightness is chosen per palette by :func:`tint`."""
 
+OVERRIDE_ACCENT = QColor.fromHslF(0.09, 0.8, 0.5)
+"""The amber of "overrides ..." badges, in the list and in the editor header alike."""
+
 
 def is_dark(palette: QPalette) -> bool:
     return palette.color(QPalette.ColorRole.Window).lightness() < 128
@@ -81,6 +84,10 @@ def stylesheet(palette: QPalette) -> str:
         "header": mix(base, window, 0.6).name(),
         "badge_bg": mix(base, highlight, 0.22 if dark else 0.12).name(),
         "badge_text": (highlight.lighter(150) if dark else highlight.darker(130)).name(),
+        "override_bg": mix(base, OVERRIDE_ACCENT, 0.25 if dark else 0.16).name(),
+        "override_text": (
+            OVERRIDE_ACCENT.lighter(150) if dark else OVERRIDE_ACCENT.darker(150)
+        ).name(),
         "error_bg": tint(palette, SEVERITY_HUES["error"], 0.22 if dark else 0.10).name(),
         "error_border": tint(palette, SEVERITY_HUES["error"], 0.55).name(),
         "warning_bg": tint(palette, SEVERITY_HUES["warning"], 0.22 if dark else 0.13).name(),

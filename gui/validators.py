@@ -26,7 +26,11 @@ class Problem:
     severity: Severity = "error"
 
     def describe(self) -> str:
-        return f"Line {self.line}: {self.message}" if self.line else self.message
+        if not self.line:
+            return self.message
+        # "Line 4: ... at line 4 ..." says it twice: keep the prefix, drop the repeat.
+        message = self.message.replace(f" at line {self.line}", "")
+        return f"Line {self.line}: {message}"
 
 
 Validator = Callable[[str], list[Problem]]

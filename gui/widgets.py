@@ -66,9 +66,10 @@ class ElidedLabel(QLabel):
 class Badge(QLabel):
     """A small rounded pill (source, "overrides user", "read-only")."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, text: str = "", tone: str = "", parent: QWidget | None = None) -> None:
         super().__init__(text, parent)
         self.setObjectName("Badge")
+        self.setProperty("tone", tone)  # "" (accent) or "override" (amber, as in the list)
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
 
 
@@ -183,11 +184,18 @@ class EmptyState(QWidget):
         self.hint = QLabel(hint)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hint.setWordWrap(True)
-        self.hint.setMaximumWidth(420)
+        self.hint.setMaximumWidth(440)
+        # A wrapped label gets its height for its width only when the layout gives it the
+        # width itself (an alignment flag would size it by its one-line hint and clip it).
+        hint_row = QHBoxLayout()
+        hint_row.addStretch(1)
+        hint_row.addWidget(self.hint, 10)
+        hint_row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addStretch(1)
         layout.addWidget(self.icon)
         layout.addSpacing(6)
         layout.addWidget(self.title)
-        layout.addWidget(self.hint, 0, Qt.AlignmentFlag.AlignHCenter)
+        layout.addSpacing(2)
+        layout.addLayout(hint_row)
         layout.addStretch(2)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
@@ -150,3 +151,41 @@ def test_geometry_splitter_and_view_are_restored(
     # The list pane keeps its width; the editor takes what is left once laid out.
     qtbot.waitUntil(lambda: second.agents_view.splitter.sizes()[0] == left_width)
     assert second.current_view() == "runs"
+
+
+def test_menus_about_and_quit(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], dialogs: Any
+) -> None:
+    window = make_window()
+    menus = [action.text() for action in window.menuBar().actions()]
+    assert menus == ["&File", "&View", "&Help"]
+    assert window.new_action.shortcut().toString() == "Ctrl+N"
+    assert window.save_action.shortcut().toString() == "Ctrl+S"
+
+    texts: list[str] = []
+    dialogs.answer("OK", lambda box: texts.append(box.text()))
+    window.about_action.trigger()
+    assert "Baton" in texts[0]
+
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window.sidebar.list, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    assert not window.isVisible()
+
+
+def test_changing_the_working_folder_rereads_the_project(
+    qtbot: QtBot,
+    make_window: Callable[..., MainWindow],
+    tmp_path: Path,
+    write_agent: Callable[..., Path],
+) -> None:
+    window = make_window()
+    other = tmp_path / "other-project"
+    write_agent(other / ".pi" / "agents", "porter", "Ports code")
+
+    window.working_folder = other
+
+    names = [e.name for e in window.agents_view.agent_list.visible_entries()]
+    assert "porter" in names
+    assert window.folder_label.toolTip() == str(other)
+    assert window.agents_view.working_folder == other
