@@ -4,14 +4,13 @@ the scripted model server: what a person sees, and what reaches the model."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from asyncgen_hooks import run_loop  # noqa: F401 (a fixture, used by name)
 from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
@@ -23,25 +22,6 @@ from core.runner import Runner, RunRequest, StepSpec
 from core.runs import load_run
 from gui.approval_dialog import ApprovalDialog
 from gui.approval_queue import ApprovalQueue
-
-
-@pytest.fixture
-def run_loop(qtbot: QtBot, qasync_loop: asyncio.AbstractEventLoop) -> Iterator[None]:
-    """The qasync loop with asyncio's async-generator hooks, as ``run_forever`` installs them:
-    httpx leaves stream generators for the loop to close, which without the hooks happens at
-    garbage collection, outside any loop, with errors."""
-    previous = sys.get_asyncgen_hooks()
-    sys.set_asyncgen_hooks(
-        firstiter=qasync_loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
-        finalizer=qasync_loop._asyncgen_finalizer_hook,  # type: ignore[attr-defined]
-    )
-    try:
-        yield
-        gc.collect()
-        closing = asyncio.ensure_future(qasync_loop.shutdown_asyncgens())
-        qtbot.waitUntil(closing.done)
-    finally:
-        sys.set_asyncgen_hooks(*previous)
 
 
 @pytest.fixture
@@ -83,9 +63,9 @@ def _finish(qtbot: QtBot, task: asyncio.Task[RunFinished]) -> RunFinished:
     return task.result()
 
 
+@pytest.mark.usefixtures("run_loop")
 def test_bash_raises_the_dialog_and_approve_once_runs_the_command(
     qtbot: QtBot,
-    run_loop: None,
     llm_server: LLMServer,
     queue: ApprovalQueue,
     tmp_path: Path,
@@ -113,9 +93,9 @@ def test_bash_raises_the_dialog_and_approve_once_runs_the_command(
     assert "Denied" not in result
 
 
+@pytest.mark.usefixtures("run_loop")
 def test_deny_with_a_reason_reaches_the_model_and_the_run_goes_on(
     qtbot: QtBot,
-    run_loop: None,
     llm_server: LLMServer,
     queue: ApprovalQueue,
     tmp_path: Path,
@@ -137,9 +117,9 @@ def test_deny_with_a_reason_reaches_the_model_and_the_run_goes_on(
     assert len(llm_server.requests) == 2  # the model was asked again: the run went on
 
 
+@pytest.mark.usefixtures("run_loop")
 def test_approve_for_this_run_does_not_ask_again(
     qtbot: QtBot,
-    run_loop: None,
     llm_server: LLMServer,
     queue: ApprovalQueue,
     tmp_path: Path,
@@ -161,9 +141,9 @@ def test_approve_for_this_run_does_not_ask_again(
     assert len(shown) == 1
 
 
+@pytest.mark.usefixtures("run_loop")
 def test_an_edited_command_runs_instead_of_the_proposed_one(
     qtbot: QtBot,
-    run_loop: None,
     llm_server: LLMServer,
     queue: ApprovalQueue,
     tmp_path: Path,
@@ -182,9 +162,9 @@ def test_an_edited_command_runs_instead_of_the_proposed_one(
     assert (tmp_path / "out.txt").read_text() == "right\n"
 
 
+@pytest.mark.usefixtures("run_loop")
 def test_parallel_requests_queue_with_a_counter(
     qtbot: QtBot,
-    run_loop: None,
     llm_server: LLMServer,
     queue: ApprovalQueue,
     tmp_path: Path,
@@ -217,9 +197,9 @@ def test_parallel_requests_queue_with_a_counter(
     assert not dialog.isVisible()
 
 
+@pytest.mark.usefixtures("run_loop")
 def test_cancelling_the_run_closes_the_pending_request(
     qtbot: QtBot,
-    run_loop: None,
     llm_server: LLMServer,
     queue: ApprovalQueue,
     tmp_path: Path,
