@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from core.agents import AgentDefinition
 from gui import icons
-from gui.agent_list import SOURCE_LABELS
+from gui.agent_rows import SOURCE_LABELS
 from gui.widgets import Badge, ElidedLabel
 
 

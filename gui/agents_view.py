@@ -30,7 +30,8 @@ from core.agents import PROJECT_AGENT_DIRS, AgentCatalog, AgentDefinition, disco
 from core.atomic import atomic_write_text
 from gui import agent_files, file_state, icons
 from gui.agent_header import AgentHeader
-from gui.agent_list import SOURCE_LABELS, AgentList
+from gui.agent_list import AgentList
+from gui.agent_rows import SOURCE_LABELS
 from gui.definition_editor import DefinitionEditor
 from gui.diagnostics_panel import DiagnosticsPanel
 from gui.file_watch import FolderWatcher

@@ -72,7 +72,9 @@ class NewAgentDialog(QDialog):
         scopes.addButton(self.user_scope)
         scopes.addButton(self.project_scope)
         self.problem = QLabel()
-        self.problem.setObjectName("Secondary")
+        self.problem.setObjectName("FieldProblem")
+        # Always present (empty when fine), so the dialog does not jump while typing.
+        self.problem.setMinimumHeight(self.problem.fontMetrics().height())
         self.target = ElidedLabel()
         self.target.setObjectName("Secondary")
 
@@ -130,7 +132,6 @@ class NewAgentDialog(QDialog):
         )
         typed = bool(self.name_field.text())
         self.problem.setText(problem if typed and problem else "")
-        self.problem.setVisible(bool(typed and problem))
         self.create_button.setEnabled(problem is None)
         self.target.set_full_text(str(self.target_path()))
 

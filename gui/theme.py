@@ -88,6 +88,7 @@ def stylesheet(palette: QPalette) -> str:
         "override_text": (
             OVERRIDE_ACCENT.lighter(150) if dark else OVERRIDE_ACCENT.darker(150)
         ).name(),
+        "error_text": foreground(palette, SEVERITY_HUES["error"], 0.7).name(),
         "error_bg": tint(palette, SEVERITY_HUES["error"], 0.22 if dark else 0.10).name(),
         "error_border": tint(palette, SEVERITY_HUES["error"], 0.55).name(),
         "warning_bg": tint(palette, SEVERITY_HUES["warning"], 0.22 if dark else 0.13).name(),
