@@ -65,6 +65,7 @@ class ApprovalDialog(QDialog):
         self.request: ApprovalRequest | None = None
         self.presentation: Presentation | None = None
         self._original_command = ""
+        self._shown_kind = ""
         self._guard = QTimer(self)
         self._guard.setSingleShot(True)
         self._guard.timeout.connect(self._release_guard)
@@ -202,7 +203,6 @@ class ApprovalDialog(QDialog):
         layout.addWidget(self.diff_view, 10)
         layout.addWidget(self.json_view, 10)
         layout.addWidget(self.folder_label)
-        layout.addStretch(1)
         layout.addSpacing(4)
         reason_label = QLabel("&Reason for the agent")
         reason_label.setBuddy(self.reason_edit)
@@ -254,8 +254,13 @@ class ApprovalDialog(QDialog):
             self.content_label.setText("Arguments")
             self.json_view.setPlainText(shown.json)
             self.json_view.show()
-        if not self.isVisible():  # a short command needs a small window, a diff a big one
-            self.resize(680, 330 if shown.kind == "command" else 540)
+        if shown.kind != self._shown_kind:  # a command needs a small window, a diff a big one
+            self._shown_kind = shown.kind
+            layout = self.layout()
+            if layout is not None:
+                layout.activate()
+            height = self.sizeHint().height() if shown.kind == "command" else 540
+            self.resize(max(self.width(), 680), height)
 
     def _fill_facts(self, facts: list[tuple[str, str]]) -> None:
         while self.facts.rowCount():

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from core.secrets import api_key_for, keyring_available
 from core.settings import Provider, Settings
-from gui import icons
+from gui import icons, theme
 from gui.model_probe import ProbeError, list_models
 from gui.settings_fields import ErrorList, FieldErrors, sentence
 
@@ -235,6 +235,7 @@ class ProvidersPage(QWidget):
             "put the key in an environment variable and enter the variable's name."
         )
         self.keyring_note.setWordWrap(True)
+        self.keyring_note.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.keyring_note.setObjectName("Secondary")
         self.keyring_note.setVisible(not self.keyring_ok)
         self.mode_keyring.setEnabled(self.keyring_ok)
@@ -244,10 +245,12 @@ class ProvidersPage(QWidget):
         self.test_result = QLabel()
         self.test_result.setObjectName("TestResult")
         self.test_result.setWordWrap(True)
+        self.test_result.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        test_row = QHBoxLayout()
-        test_row.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignTop)
-        test_row.addWidget(self.test_result, 1)
+        test_row = QVBoxLayout()
+        test_row.setSpacing(4)
+        test_row.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignLeft)
+        test_row.addWidget(self.test_result)
 
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -391,6 +394,7 @@ class ProvidersPage(QWidget):
         if self._test_task is not None:
             self._test_task.cancel()
         self.test_button.setEnabled(False)
+        self.test_result.setStyleSheet("")
         self.test_result.setText("Connecting…")
         self._test_task = asyncio.ensure_future(self._test(draft.base_url, draft.key()))
 
@@ -398,17 +402,19 @@ class ProvidersPage(QWidget):
         try:
             models = await list_models(base_url, key)
         except ProbeError as error:
-            self.test_result.setText(str(error))
-            self.test_result.setProperty("ok", False)
-        except asyncio.CancelledError:
-            raise
+            self._show_result(str(error), ok=False)
         else:
-            self.test_result.setText(_describe_models(models))
-            self.test_result.setProperty("ok", True)
+            self._show_result(_describe_models(models), ok=True)
             self.modelsFound.emit(models)
         finally:
             with contextlib.suppress(RuntimeError):  # the page may be gone already
                 self.test_button.setEnabled(True)
+
+    def _show_result(self, text: str, *, ok: bool) -> None:
+        hue = theme.SEVERITY_HUES["ok" if ok else "error"]
+        color = theme.foreground(self.test_result.palette(), hue).name()
+        self.test_result.setStyleSheet(f"color: {color};")
+        self.test_result.setText(text)
 
     def test_running(self) -> bool:
         return self._test_task is not None and not self._test_task.done()

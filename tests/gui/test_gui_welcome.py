@@ -1,0 +1,100 @@
+"""The first-run welcome panel: detection of Ollama (the scripted server stands in for it), pi
+and claude, and the settings each choice writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from asyncgen_hooks import run_loop  # noqa: F401 (a fixture, used by name)
+from llm_server import LLMServer
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from core.settings import Provider, Settings, config_path, load_settings, save_settings
+from gui.welcome_panel import WelcomePanel, needs_welcome
+
+Which = Callable[[str], str | None]
+
+
+@pytest.fixture
+def make_panel(qtbot: QtBot) -> Iterator[Callable[..., WelcomePanel]]:
+    panels: list[WelcomePanel] = []
+
+    def make(ollama_url: str, which: Which = lambda name: None) -> WelcomePanel:
+        panel = WelcomePanel(ollama_url=ollama_url, which=which)
+        qtbot.addWidget(panel)
+        panel.show()
+        panel.start_detection()
+        panels.append(panel)
+        return panel
+
+    yield make
+    for panel in panels:
+        panel.stop()
+
+
+def test_needs_welcome_only_when_nothing_can_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert needs_welcome()
+    save_settings(Settings(default_backend="claude"))
+    assert not needs_welcome()
+    save_settings(Settings(providers=[Provider(name="x", base_url="http://x/v1")]))
+    assert not needs_welcome()
+    save_settings(Settings())
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://gateway/v1")
+    assert not needs_welcome()
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    config_path().write_text("providers: {broken", encoding="utf-8")
+    assert not needs_welcome()  # a settings problem, shown elsewhere, not a first run
+
+
+@pytest.mark.usefixtures("run_loop")
+def test_a_local_ollama_is_found_and_one_click_configures_it(
+    qtbot: QtBot, make_panel: Callable[..., WelcomePanel], llm_server: LLMServer
+) -> None:
+    llm_server.models = ["qwen3:8b", "llama3.2"]
+    panel = make_panel(llm_server.base_url)
+    assert panel.ollama_status.text().startswith("Looking at 127.0.0.1:")
+    qtbot.waitUntil(lambda: not panel.detecting())
+    assert "with 2 models: llama3.2, qwen3:8b" in panel.ollama_status.text()
+    assert panel.use_ollama_button.isVisible()
+    assert not panel.use_pi_button.isVisible() and not panel.use_claude_button.isVisible()
+
+    with qtbot.waitSignal(panel.configured) as chosen:
+        qtbot.mouseClick(panel.use_ollama_button, Qt.MouseButton.LeftButton)
+    assert chosen.args == ["ollama"]
+    settings = load_settings()
+    assert settings.providers == [Provider(name="ollama", base_url=llm_server.base_url)]
+    assert settings.default_provider == "ollama" and settings.default_model == "llama3.2"
+    assert not panel.isVisible() and not needs_welcome()
+
+
+@pytest.mark.usefixtures("run_loop")
+def test_no_ollama_but_pi_on_path(
+    qtbot: QtBot, make_panel: Callable[..., WelcomePanel], llm_server: LLMServer
+) -> None:
+    url = llm_server.base_url
+    llm_server.stop()
+    panel = make_panel(url, which={"pi": "/usr/local/bin/pi"}.get)
+    assert panel.pi_status.text() == "Found: /usr/local/bin/pi"
+    assert panel.claude_status.text() == "Not found on PATH."
+    qtbot.waitUntil(lambda: not panel.detecting())
+    assert panel.ollama_status.text().startswith("Not running at 127.0.0.1:")
+    assert not panel.use_ollama_button.isVisible() and panel.use_pi_button.isVisible()
+
+    with qtbot.waitSignal(panel.configured):
+        qtbot.mouseClick(panel.use_pi_button, Qt.MouseButton.LeftButton)
+    assert load_settings() == Settings(default_backend="pi")
+
+
+@pytest.mark.usefixtures("run_loop")
+def test_claude_code_and_open_settings(
+    qtbot: QtBot, make_panel: Callable[..., WelcomePanel], llm_server: LLMServer
+) -> None:
+    panel = make_panel(llm_server.base_url, which={"claude": "/opt/claude"}.get)
+    with qtbot.waitSignal(panel.openSettingsRequested):
+        qtbot.mouseClick(panel.settings_button, Qt.MouseButton.LeftButton)
+    assert panel.isVisible()
+    with qtbot.waitSignal(panel.configured):
+        qtbot.mouseClick(panel.use_claude_button, Qt.MouseButton.LeftButton)
+    assert load_settings().default_backend == "claude"
