@@ -1,7 +1,8 @@
-"""The PySide6 6.12 / CPython 3.11 reference-count work-around (``gui/pyside_refcounts.py``).
+"""PySide6 6.12.0 drops references to None/True on void calls and emits, and CPython 3.11
+aborts after a few thousand of them; pyproject pins PySide6 below 6.12. This guards the pin: an
+upgrade that brings the bug back fails here instead of crashing users' windows.
 
-Run in a child process: without the fix the interpreter aborts, which must fail this test
-rather than take pytest down with it.
+Run in a child process: the abort must fail this test rather than take pytest down with it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import os
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
-import gui  # applies the work-around
+import gui
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
