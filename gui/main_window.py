@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings
+from PySide6.QtCore import QByteArray, QEvent, QSettings, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QStackedWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -29,7 +30,9 @@ from gui import icons, theme
 from gui.agents_view import AgentsView
 from gui.placeholder import ComingSoonView
 from gui.prompts import Prompts
+from gui.settings_dialog import SettingsDialog
 from gui.sidebar import Sidebar
+from gui.welcome_panel import WelcomePanel, needs_welcome
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,18 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.sidebar)
-        layout.addWidget(self.stack, 1)
+        content = QVBoxLayout()  # the first-run welcome banner sits above the views
+        content.setSpacing(0)
+        self.welcome_panel: WelcomePanel | None = None
+        if needs_welcome():
+            self.welcome_panel = WelcomePanel(self)
+            self.welcome_panel.configured.connect(self._welcome_done)
+            self.welcome_panel.openSettingsRequested.connect(self.open_settings)
+            content.addWidget(self.welcome_panel)
+            # Ollama is probed on the asyncio loop, which runs only once Qt's loop does.
+            QTimer.singleShot(0, self.welcome_panel.start_detection)
+        content.addWidget(self.stack, 1)
+        layout.addLayout(content, 1)
         self.setCentralWidget(central)
 
         self.agents_view: AgentsView = self.views["agents"]  # type: ignore[assignment]
@@ -136,6 +150,15 @@ class MainWindow(QMainWindow):
     def refresh_status(self) -> None:
         self._update_status()
 
+    def open_settings(self) -> SettingsDialog:
+        """The settings dialog, window-modal via ``open()``: no nested event loop, so running
+        steps and its own Test connection keep going."""
+        dialog = SettingsDialog(self)
+        dialog.saved.connect(self._settings_saved)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
     # -- building ------------------------------------------------------------------------
 
     def _build_menus(self) -> None:
@@ -150,6 +173,12 @@ class MainWindow(QMainWindow):
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         file_menu.addAction(self.new_action)
         file_menu.addAction(self.save_action)
+        self.settings_action = self._action(
+            "Se&ttings…", QKeySequence("Ctrl+,"), self.open_settings
+        )
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        file_menu.addSeparator()
+        file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
 
@@ -276,6 +305,17 @@ class MainWindow(QMainWindow):
 
     def _update_title(self, dirty: bool) -> None:
         self.setWindowTitle("Baton" + (" — unsaved changes" if dirty else ""))
+
+    def _settings_saved(self) -> None:
+        self._update_status()
+        if self.welcome_panel is not None and not needs_welcome():
+            self._welcome_done()
+
+    def _welcome_done(self, _choice: str = "") -> None:
+        if self.welcome_panel is not None:
+            self.welcome_panel.stop()
+            self.welcome_panel.hide()
+        self._update_status()
 
     def _new_agent(self) -> None:
         self.show_view("agents")

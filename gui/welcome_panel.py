@@ -79,7 +79,8 @@ class WelcomePanel(QFrame):
     # -- public API ----------------------------------------------------------------------
 
     def start_detection(self) -> None:
-        """Look for pi and claude now and for Ollama in the background (needs the qasync loop)."""
+        """Look for pi and claude now, and for Ollama in the background when the qasync loop
+        runs (call it again once it does: :class:`gui.main_window.MainWindow` defers it)."""
         for program, label, button in (
             ("pi", self.pi_status, self.use_pi_button),
             ("claude", self.claude_status, self.use_claude_button),
@@ -87,10 +88,15 @@ class WelcomePanel(QFrame):
             found = self._which(program)
             label.setText(f"Found: {found}" if found else "Not found on PATH.")
             button.setVisible(found is not None)
-        self.ollama_status.setText(f"Looking at {self._short_url()}…")
         self.use_ollama_button.hide()
         if self._task is not None:
             self._task.cancel()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no qasync loop (a window built outside the app): do not block
+            self.ollama_status.setText(f"Not checked ({self._short_url()}).")
+            return
+        self.ollama_status.setText(f"Looking at {self._short_url()}…")
         self._task = asyncio.ensure_future(self._detect_ollama())
 
     def detecting(self) -> bool:

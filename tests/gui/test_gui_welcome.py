@@ -98,3 +98,46 @@ def test_claude_code_and_open_settings(
     with qtbot.waitSignal(panel.configured):
         qtbot.mouseClick(panel.use_claude_button, Qt.MouseButton.LeftButton)
     assert load_settings().default_backend == "claude"
+
+
+# -- in the main window -----------------------------------------------------------------------
+
+
+def test_the_window_opens_on_the_welcome_panel_beside_the_sidebar(
+    qtbot: QtBot, make_window, dialogs
+) -> None:
+    window = make_window()
+    panel = window.welcome_panel
+    assert panel is not None and panel.isVisible()
+    assert window.sidebar.isVisible() and window.agents_view.isVisible()
+    qtbot.waitUntil(lambda: panel.ollama_status.text() != "")
+
+    dialogs.answer("Cancel")
+    with qtbot.waitSignal(window.settings_action.triggered):
+        window.settings_action.trigger()
+    qtbot.waitUntil(lambda: dialogs.pending() == 0)
+    assert dialogs.seen == ["SettingsDialog"]
+    assert panel.isVisible()  # cancelled: still nothing configured
+
+
+def test_saving_a_provider_in_settings_dismisses_the_welcome_panel(
+    qtbot: QtBot, make_window, dialogs
+) -> None:
+    window = make_window()
+    assert window.welcome_panel is not None
+
+    def add_provider(dialog) -> None:  # type: ignore[no-untyped-def]
+        page = dialog.providers
+        qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+        qtbot.keyClicks(page.url_edit, "http://127.0.0.1:9/v1")
+
+    dialogs.answer("Save", before=add_provider)
+    window.open_settings()
+    qtbot.waitUntil(lambda: not window.welcome_panel.isVisible())
+    assert load_settings().providers[0].base_url == "http://127.0.0.1:9/v1"
+    assert "127.0.0.1:9" in window.model_label.text()
+
+
+def test_a_configured_window_has_no_welcome_panel(make_window) -> None:
+    save_settings(Settings(default_backend="pi"))
+    assert make_window().welcome_panel is None
