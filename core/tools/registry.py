@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from core.tools.base import Tool
 from core.tools.bash import BashTool
+from core.tools.document import DocumentTool
 from core.tools.edit import EditTool
 from core.tools.find import FindTool
 from core.tools.grep import GrepTool
@@ -27,7 +28,7 @@ TOOL_CLASSES: list[type[Tool]] = [
     BashTool,
     EditTool,
     WriteTool,
-    # DocumentTool joins here (core.tools.document).
+    DocumentTool,
 ]
 
 

@@ -1,0 +1,317 @@
+"""Full-text search for every language: how text is indexed, how a query is planned, snippets.
+
+Two FTS5 indexes cover the whole document (title, content, tags):
+
+* ``documents_seg`` uses ``unicode61`` over *segmented* text produced by :func:`segment`. Words
+  of space-separated scripts are its tokens; every run of CJK characters is rewritten as its
+  overlapping unigrams and bigrams (``登录功能`` → ``登 登录 录 录功 功 功能 能``), so a one-
+  or two-character CJK query (``登录`` "log in", ``数据``, ``ログ``) is one token lookup.
+* ``documents_tri`` uses the ``trigram`` tokenizer: any substring of three or more characters,
+  in any script, case-insensitively (``登录功能``, ``ログイン``, ``C++``, ``user_id``).
+
+How :func:`plan_query` reads a query (terms are separated by spaces; all must match):
+
+* a plain word (``release``, ``Auth``, ``v2``) matches words *starting* with it, through the
+  word index: a single-token lookup, ~20× cheaper than the trigram phrase at 100,000 documents
+  (measured by ``benchmarks/documents.py``), which is what keeps search within its budget;
+* CJK text matches as a substring anywhere: one or two characters through the word index,
+  three or more through the trigram index;
+* a term with symbols in it (``C++``, ``node.js``, ``user_id``) and ``"quoted text"`` match as
+  an exact substring anywhere (trigram), so ``"auth"`` also finds ``OAuth``;
+* one- or two-character terms without letters or digits (``-``, ``#``) cannot be indexed and are
+  ignored.
+
+Every term reaches FTS5 as a quoted string, so no user input is ever parsed as FTS5 syntax.
+
+Snippets are built here rather than by FTS5's ``snippet()``: the segmented index is contentless
+(its tokens are not the document's text), so one implementation gives every query the same
+markers and windows whichever index answered it.
+
+Token estimate for read budgets: one token per CJK character, one per four other characters
+(:func:`estimate_tokens`). Tokenizers of current models average about four characters of
+English per token and about one token per Chinese/Japanese character; the estimate errs a
+little high for CJK, which keeps reads within budget.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+# Letters of scripts written without spaces between words (or, for Hangul, with particles glued
+# to words), so a word can start anywhere inside a run. Punctuation in these blocks (、。・゠)
+# and combining sound marks are left out: unicode61 treats them as separators, and a token
+# generated here must survive unicode61 unchanged.
+_CJK_RANGES = (
+    "\u1100-\u11ff"  # Hangul Jamo
+    "\u3005-\u3007"  # 々 〆 〇
+    "\u3041-\u3096"  # Hiragana
+    "\u309d-\u309f"  # ゝ ゞ ゟ
+    "\u30a1-\u30fa"  # Katakana
+    "\u30fc-\u30ff"  # ー ヽ ヾ ヿ
+    "\u3105-\u312f"  # Bopomofo
+    "\u3131-\u318e"  # Hangul compatibility Jamo
+    "\u31a0-\u31bf"  # Bopomofo extended
+    "\u31f0-\u31ff"  # Katakana phonetic extensions
+    "\u3400-\u4dbf"  # CJK extension A
+    "\u4e00-\u9fff"  # CJK unified ideographs
+    "\uac00-\ud7a3"  # Hangul syllables
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\uff66-\uff9f"  # Halfwidth katakana
+    "\U00020000-\U0003134f"  # CJK extensions B-H
+)
+_CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
+_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+")
+_QUERY_TERM = re.compile(r'"([^"]*)"|(\S+)')
+_WORD = re.compile(r"[^\W_]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_WORD_START = r"(?<![^\W_])"
+"""Snippet pattern prefix for word-prefix terms: not preceded by a letter or digit."""
+
+TRIGRAM_MIN = 3
+"""The shortest substring the trigram index can find."""
+MAX_TERMS = 16
+"""Terms beyond this many are ignored: a query is a few keywords, not a paragraph."""
+
+RANK_WEIGHTS = "10.0, 1.0, 5.0"
+"""bm25 weights of title, content and tags: a hit in the title counts ten times one in text."""
+
+RANK_CANDIDATES = 2_000
+"""A query matching more documents than this ranks the newest this many (by creation) and lists
+the older ones after them, newest first; the total still counts every match. bm25 costs 1-3 µs
+per ranked document, so this bounds a search for a word found nearly everywhere ("data", "数据")
+to a few milliseconds at any store size, where ranking all of them takes 40-120 ms at 100,000
+documents (``benchmarks/documents.py``). Recent and relevant first is what a person browsing
+a broad result wants anyway; a narrower query is ranked in full."""
+
+
+def segment(text: str) -> str:
+    """Rewrite every CJK run as space-separated unigrams and overlapping bigrams.
+
+    Registered as the SQL function ``baton_segment``; the FTS5 triggers call it on insert and on
+    delete, so it must stay deterministic: changing its output needs a migration that rebuilds
+    ``documents_seg`` (a contentless FTS5 table is deleted from by re-tokenizing the old text).
+    """
+    return _CJK_RUN.sub(_grams, text)
+
+
+def _grams(match: re.Match[str]) -> str:
+    run = match.group()
+    if len(run) == 1:
+        return f" {run} "
+    parts: list[str] = [""] * (2 * len(run) - 1)
+    parts[::2] = run  # unigrams at even places, the bigram starting there after each
+    parts[1::2] = [run[i : i + 2] for i in range(len(run) - 1)]
+    return " " + " ".join(parts) + " "
+
+
+def is_cjk(char: str) -> bool:
+    return _CJK_CHAR.fullmatch(char) is not None
+
+
+def estimate_tokens(text: str) -> int:
+    """One token per CJK character plus one per four other characters, rounded up."""
+    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
+    return cjk + math.ceil((len(text) - cjk) / 4)
+
+
+def cut_to_tokens(text: str, budget: int) -> str:
+    """The longest prefix of ``text`` whose estimate fits ``budget``, ended at a line or word
+    break when one is near, so a cut read does not end mid-word."""
+    if estimate_tokens(text) <= budget:
+        return text
+    cost = 0.0
+    end = 0
+    while end < len(text):
+        cost += 1.0 if is_cjk(text[end]) else 0.25
+        if cost > budget:
+            break
+        end += 1
+    head = text[:end]
+    for separator in ("\n", " "):
+        at = head.rfind(separator)
+        if at >= len(head) * 0.8:
+            return head[: at + 1]
+    return head
+
+
+def _fts_string(text: str) -> str:
+    """An FTS5 string literal: the one form in which user text can never be FTS5 syntax."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """How one user query is answered.
+
+    ``trigram`` and ``segmented`` are FTS5 MATCH expressions (empty: that index is not needed);
+    ``patterns`` find the matched text again for snippets. ``empty`` means the query had no
+    searchable terms at all (blank, or only one- or two-character punctuation).
+    """
+
+    trigram: str = ""
+    segmented: str = ""
+    patterns: tuple[str, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return not self.trigram and not self.segmented
+
+
+def query_terms(query: str) -> list[tuple[str, bool]]:
+    """``(term, quoted)`` pairs: whitespace separates terms, ``"quoted text"`` stays one term.
+    Repeats (ignoring case) are dropped."""
+    terms: list[tuple[str, bool]] = []
+    seen: set[str] = set()
+    query = _CONTROL.sub(" ", query)  # FTS5 ends a string at NUL; none of them is searchable
+    for match in _QUERY_TERM.finditer(query):
+        quoted, bare = match.groups()
+        term = (quoted if quoted is not None else bare.strip('"')).strip()
+        if term and term.casefold() not in seen:
+            seen.add(term.casefold())
+            terms.append((term, quoted is not None))
+    return terms[:MAX_TERMS]
+
+
+def plan_query(query: str) -> QueryPlan:
+    """Send each term to the index that answers it exactly and fast (module docstring)."""
+    trigram: list[str] = []
+    segmented: list[str] = []
+    patterns: list[str] = []
+    for term, quoted in query_terms(query):
+        plain_word = _WORD.fullmatch(term) is not None and not _CJK_RUN.search(term)
+        if plain_word and not quoted:
+            segmented.append(_fts_string(term) + "*")
+            patterns.append(_WORD_START + re.escape(term))
+        elif len(term) >= TRIGRAM_MIN:
+            trigram.append(_fts_string(term))
+            patterns.append(re.escape(term))
+        else:
+            # One or two characters: CJK pieces are exact unigram/bigram tokens, other pieces
+            # word prefixes; pieces without letters or digits are dropped.
+            pos = 0
+            for run in _CJK_RUN.finditer(term):
+                _short_words(term[pos : run.start()], segmented, patterns)
+                segmented.append(_fts_string(run.group()))
+                patterns.append(re.escape(run.group()))
+                pos = run.end()
+            _short_words(term[pos:], segmented, patterns)
+    return QueryPlan(
+        trigram=" AND ".join(trigram),
+        segmented=" AND ".join(segmented),
+        patterns=tuple(patterns),
+    )
+
+
+def _short_words(text: str, segmented: list[str], patterns: list[str]) -> None:
+    for word in _WORD.findall(text):
+        segmented.append(_fts_string(word) + "*")
+        patterns.append(_WORD_START + re.escape(word))
+
+
+def find_matches(
+    connection: sqlite3.Connection,
+    plan: QueryPlan,
+    *,
+    doc_type: str | None,
+    tag: str | None,
+    limit: int,
+    offset: int,
+) -> tuple[list[tuple[int, float]], int]:
+    """``([(id, bm25 score), ...] for one page, total matches)`` of a non-empty plan.
+
+    Ranked with the word index when the query uses it (its bm25 is the cheaper one), the
+    trigram index only narrowing the rows. The newest :data:`RANK_CANDIDATES` matches come by
+    rank, older ones after them newest first, so every page of one query slices one order.
+    Counting is another pass over the index, made only when that window is full.
+    """
+    index = "documents_seg" if plan.segmented else "documents_tri"
+    match = f"{index} WHERE {index} MATCH ?"
+    args: list[Any] = [plan.segmented or plan.trigram]
+    if plan.trigram and plan.segmented:
+        match += " AND rowid IN (SELECT rowid FROM documents_tri WHERE documents_tri MATCH ?)"
+        args.append(plan.trigram)
+    if doc_type is not None:
+        match += f" AND (SELECT type FROM documents WHERE id = {index}.rowid) = ?"
+        args.append(doc_type)
+    if tag is not None:
+        match += (
+            f" AND EXISTS (SELECT 1 FROM document_tags WHERE tag = ? AND doc_id = {index}.rowid)"
+        )
+        args.append(tag)
+    window = RANK_CANDIDATES
+    score = f"bm25({index}, {RANK_WEIGHTS})"
+    matches: list[tuple[int, float]] = []
+    in_window: int | None = None
+    if offset < window:
+        ranked = connection.execute(
+            f"SELECT id, score, count(*) OVER () FROM (SELECT rowid AS id, {score} AS score "
+            f"FROM {match} ORDER BY rowid DESC LIMIT {window}) "
+            "ORDER BY score, id DESC LIMIT ? OFFSET ?",
+            (*args, limit, offset),
+        ).fetchall()
+        matches = [(doc_id, rank) for doc_id, rank, _ in ranked]
+        in_window = ranked[0][2] if ranked else None
+    if in_window is not None and in_window < window:
+        total = int(in_window)
+    else:
+        total = int(connection.execute(f"SELECT count(*) FROM {match}", args).fetchone()[0])
+    if offset + limit > window and total > window:
+        matches += connection.execute(
+            f"SELECT rowid, {score} FROM {match} ORDER BY rowid DESC LIMIT ? OFFSET ?",
+            (*args, limit - len(matches), max(offset, window)),
+        ).fetchall()
+    return matches, total
+
+
+def make_snippet(
+    text: str,
+    patterns: tuple[str, ...],
+    *,
+    width: int = 80,
+    markers: tuple[str, str] = ("[", "]"),
+    ellipsis: str = "…",
+) -> str:
+    """About ``width`` characters of ``text`` around the densest cluster of matches, each match
+    wrapped in ``markers``. Without a match (the hit was in the title or tags) it is the start
+    of the text. Line breaks become spaces so a snippet is one line."""
+    flat = " ".join(text.split())
+    finder = (
+        re.compile("|".join(sorted(patterns, key=len, reverse=True)), re.IGNORECASE)
+        if patterns
+        else None
+    )
+    hits = list(finder.finditer(flat)) if finder else []
+    if not hits:
+        return flat[:width] + (ellipsis if len(flat) > width else "")
+    lead = width // 4
+    best_start, best_score = 0, -1
+    for hit in hits:
+        start = max(0, hit.start() - lead)
+        inside = {
+            h.group().casefold() for h in hits if start <= h.start() and h.end() <= start + width
+        }
+        if len(inside) > best_score:
+            best_start, best_score = start, len(inside)
+    start = best_start
+    end = min(len(flat), start + width)
+    # Never cut a match in half at either edge.
+    for hit in hits:
+        if hit.start() < start < hit.end():
+            start = hit.start()
+        if hit.start() < end < hit.end():
+            end = hit.end()
+    out: list[str] = [ellipsis] if start > 0 else []
+    pos = start
+    for hit in hits:
+        if hit.start() < start or hit.end() > end or hit.start() < pos:
+            continue
+        out += [flat[pos : hit.start()], markers[0], hit.group(), markers[1]]
+        pos = hit.end()
+    out.append(flat[pos:end])
+    if end < len(flat):
+        out.append(ellipsis)
+    return "".join(out)

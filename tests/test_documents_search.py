@@ -1,0 +1,272 @@
+"""Search in every language: CJK 1-/2-/4-character queries, kana, Hangul, English, mixed
+queries, hostile input, filters, pagination, ranking, snippets, and the index staying in step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core import documents_search
+from core.documents import DocumentStore, NewDocument
+from core.documents_search import (
+    cut_to_tokens,
+    estimate_tokens,
+    make_snippet,
+    plan_query,
+    query_terms,
+    segment,
+)
+from core.settings import Limits
+
+DOCS = {
+    "login": ("登录功能设计", "用户登录后跳转到首页。密码错误时提示。", ["auth", "设计"]),
+    "register": ("注册流程", "新用户注册需要邮箱验证。注册成功后自动登录。", ["auth"]),
+    "kana": ("ログイン画面", "ログイン画面のデザインです。パスワードを入力してください。", ["ui"]),
+    "hangul": ("로그인 페이지", "로그인 페이지를 만들었습니다. 비밀번호 확인.", ["ui"]),
+    "english": (
+        "Release checklist",
+        "Run the Tests, bump the version, then publish the Release notes.",
+        ["release"],
+    ),
+    "mixed": ("API 文档", "调用 login 接口获取 token，然后请求数据。", ["api"]),
+    "symbols": ('Quotes "and" stars', 'He said "hello*world" (NEAR) -- AND OR NOT ^x', []),
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[DocumentStore]:
+    with DocumentStore(tmp_path / "documents.sqlite") as opened:
+        yield opened
+
+
+@pytest.fixture
+def ids(store: DocumentStore) -> dict[str, int]:
+    return {
+        key: store.create(title, content, tags=tags).id
+        for key, (title, content, tags) in DOCS.items()
+    }
+
+
+def found(store: DocumentStore, query: str, **filters: str) -> set[int]:
+    return {hit.id for hit in store.search(query, **filters).items}
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("登", {"login", "register"}),  # one CJK character
+        ("录", {"login", "register"}),
+        ("登录", {"login", "register"}),  # two characters: a word
+        ("注册", {"register"}),
+        ("登录功能", {"login"}),  # four characters: only the title has it
+        ("自动登录", {"register"}),
+        ("ログ", {"kana"}),  # katakana, two characters
+        ("パスワード", {"kana"}),
+        ("の", {"kana"}),  # one hiragana character
+        ("로그", {"hangul"}),  # Hangul, two syllables
+        ("비밀번호", {"hangul"}),
+        ("release", {"english"}),  # English words, any case
+        ("RELEASE", {"english"}),
+        ("tests", {"english"}),
+        ("publish notes", {"english"}),  # every term must match
+        ("ver", {"english"}),  # a substring of three characters
+        ("login", {"mixed"}),
+        ("login 数据", {"mixed"}),  # mixed scripts in one query
+        ("接口 token", {"mixed"}),
+        ("登录 跳转", {"login"}),  # two short CJK terms
+        ("调用 API", {"mixed"}),
+        ('"the version"', {"english"}),  # a quoted phrase
+        ("ui", {"kana", "hangul"}),  # short non-CJK: a word prefix (here: a tag)
+        ("设计", {"login"}),  # a tag
+        ("nothing-like-this", set()),
+        ("登录 release", set()),
+    ],
+)
+def test_queries_in_every_script(
+    store: DocumentStore, ids: dict[str, int], query: str, expected: set[str]
+) -> None:
+    assert found(store, query) == {ids[key] for key in expected}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"',
+        '""',
+        '"unbalanced',
+        "*",
+        "a*",
+        "NEAR(a b)",
+        "AND",
+        "OR NOT",
+        "-x",
+        "^",
+        "(",
+        ")",
+        "{x}",
+        "col:val",
+        "title:登录",
+        "'",
+        "\\",
+        "%",
+        "_",
+        "a\x00b",
+        "😀",
+        "x" * 500,
+        " ".join(["word"] * 40),
+    ],
+)
+def test_no_query_raises(store: DocumentStore, ids: dict[str, int], query: str) -> None:
+    page = store.search(query)
+    assert page.total == len(page.items)
+
+
+def test_fts_syntax_is_searched_as_text(store: DocumentStore, ids: dict[str, int]) -> None:
+    assert found(store, '"hello*world"') == {ids["symbols"]}
+    assert found(store, "(NEAR)") == {ids["symbols"]}
+    assert found(store, "AND OR") == {ids["symbols"]}
+    assert found(store, '"and"') == {ids["symbols"]}
+
+
+def test_words_match_by_prefix_and_quoted_text_anywhere(store: DocumentStore) -> None:
+    oauth = store.create("Sign-in", "We use OAuth for sign-in.").id
+    authn = store.create("Authentication", "how users prove who they are").id
+    ident = store.create("Schema", "the user_id column and C++ bindings").id
+    assert found(store, "auth") == {authn}
+    assert found(store, "AUTHENTIC") == {authn}
+    assert found(store, '"auth"') == {oauth, authn}
+    assert found(store, "user_id") == {ident}  # symbols: exact substring
+    assert found(store, "C++") == {ident}
+    assert found(store, "sign-in") == {oauth}
+    assert found(store, '"id column"') == {ident}
+
+
+def test_one_or_two_punctuation_characters_match_nothing(
+    store: DocumentStore, ids: dict[str, int]
+) -> None:
+    assert store.search("--").total == 0
+    assert store.search("^").total == 0
+
+
+def test_filters_combine_with_search(store: DocumentStore, ids: dict[str, int]) -> None:
+    memory = store.create("登录记忆", "上次登录失败的原因", type="memory", tags=["auth"])
+    assert found(store, "登录", type="memory") == {memory.id}
+    assert found(store, "登录", type="document") == {ids["login"], ids["register"]}
+    assert found(store, "登录", tag="AUTH") == {ids["login"], ids["register"], memory.id}
+    assert found(store, "登录", tag="ui") == set()
+    assert found(store, "登录失败", type="memory", tag="auth") == {memory.id}
+    assert found(store, "login", tag="api") == {ids["mixed"]}
+
+
+def test_pagination_totals(tmp_path: Path) -> None:
+    with DocumentStore(tmp_path / "d.sqlite", limits=Limits(document_page_size=4)) as store:
+        for i in range(10):
+            store.create(f"日志 {i}", "系统日志" * (i + 1))
+        store.create("other", "nothing")
+        pages = [store.search("日志", page=n) for n in (1, 2, 3, 4)]
+        assert [p.total for p in pages] == [10] * 4
+        assert [len(p.items) for p in pages] == [4, 4, 2, 0]
+        assert pages[0].pages == 3
+        seen = [hit.id for p in pages for hit in p.items]
+        assert len(set(seen)) == 10
+        assert store.search("日志", page_size=2).page_size == 2
+        assert store.search("日志", page_size=99).page_size == 4
+
+
+def test_title_hits_rank_first(store: DocumentStore) -> None:
+    body = store.create("Weekly notes", "we discussed the deployment pipeline at length")
+    title = store.create("Deployment", "notes about various things")
+    hits = store.search("deployment").items
+    assert [h.id for h in hits] == [title.id, body.id]
+    assert hits[0].score < hits[1].score
+
+
+def test_snippets_mark_every_term(store: DocumentStore) -> None:
+    filler = "无关内容。" * 40
+    store.create("长文", filler + "用户登录后跳转到 Login 首页。" + filler)
+    hit = store.search("登录 login").items[0]
+    assert "[登录]" in hit.snippet
+    assert "[Login]" in hit.snippet
+    assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
+    custom = store.search("登录", markers=("<b>", "</b>")).items[0]
+    assert "<b>登录</b>" in custom.snippet
+
+
+def test_blank_query_lists(store: DocumentStore, ids: dict[str, int]) -> None:
+    page = store.search("   ")
+    assert page.total == len(DOCS)
+    assert [h.id for h in page.items] == [d.id for d in store.list().items]
+
+
+def test_the_index_follows_updates_and_deletes(store: DocumentStore) -> None:
+    doc = store.create("draft", "旧内容 about cats")
+    store.update(doc.id, title="final", content="新内容 about dogs", tags=["登录"])
+    assert found(store, "cats") == set()
+    assert found(store, "旧") == set()
+    assert found(store, "dogs") == {doc.id}
+    assert found(store, "新") == {doc.id}
+    assert found(store, "登录") == {doc.id}  # the tag
+    assert found(store, "draft") == set()
+    store.delete(doc.id)
+    assert found(store, "dogs") == set()
+    assert found(store, "新") == set()
+    connection = store._db.connection()
+    for table in ("documents_tri", "documents_seg"):
+        connection.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+
+
+def test_queries_matching_more_than_the_rank_window_page_consistently(
+    store: DocumentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents_search, "RANK_CANDIDATES", 5)
+    store.create_many(
+        NewDocument(title=f"n{i}", content="数据 data " * (1 + i % 4)) for i in range(12)
+    )
+    pages = [store.search("数据", page=n, page_size=4) for n in (1, 2, 3)]
+    assert [p.total for p in pages] == [12, 12, 12]
+    seen = [hit.id for p in pages for hit in p.items]
+    assert sorted(seen) == list(range(1, 13))
+    # The newest five are ranked (more repetitions first); the older seven follow newest first.
+    assert set(seen[:5]) == set(range(8, 13))
+    assert [hit.score for hit in pages[0].items] == sorted(h.score for h in pages[0].items)
+    assert seen[5:] == list(range(7, 0, -1))
+
+
+# ---- the pieces ------------------------------------------------------------------------------
+
+
+def test_segment_splits_cjk_runs_into_unigrams_and_bigrams() -> None:
+    assert segment("登录功能") == " 登 登录 录 录功 功 功能 能 "
+    assert segment("用 Vue组件。") == " 用  Vue 组 组件 件 。"
+    assert segment("plain text") == "plain text"
+    assert segment("ログ") == " ロ ログ グ "
+
+
+def test_query_terms_keep_quoted_phrases_and_drop_duplicates() -> None:
+    assert query_terms('a "b c" A  "d') == [("a", False), ("b c", True), ("d", False)]
+    assert query_terms("登录\u3000注册") == [("登录", False), ("注册", False)]
+
+
+def test_plan_sends_each_term_to_the_index_that_answers_it() -> None:
+    plan = plan_query('登录 error "x" 登录功能 C++ "auth" Vue组件')
+    assert plan.segmented == '"登录" AND "error"* AND "x"*'
+    assert plan.trigram == '"登录功能" AND "C++" AND "auth" AND "Vue组件"'
+    assert plan_query("--").empty
+    assert plan_query('a"b').trigram == '"a""b"'
+    assert plan_query("-x").segmented == '"x"*'
+
+
+def test_snippet_without_a_match_is_the_start() -> None:
+    assert make_snippet("abc\ndef", ("zzz",)) == "abc def"
+    assert make_snippet("x" * 100, (), width=10) == "x" * 10 + "…"
+
+
+def test_token_estimate_and_cut() -> None:
+    assert estimate_tokens("abcd") == 1
+    assert estimate_tokens("登录abcd") == 3
+    assert cut_to_tokens("short", 10) == "short"
+    assert cut_to_tokens("登" * 20, 5) == "登" * 5
+    cut = cut_to_tokens("word " * 100, 10)
+    assert cut.endswith(" ") and estimate_tokens(cut) <= 10
