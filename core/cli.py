@@ -31,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="See and steer chains of LLM agents. With no command, opens the window.",
     )
     parser.add_argument("--version", action="version", version=f"baton {__version__}")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="check that this installation works (offscreen, in temporary folders) and exit",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(commands)
@@ -52,10 +57,13 @@ def open_window(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    if args.self_test:
+        code: int = importlib.import_module("gui.self_test").run_self_test()
+        return code
     if args.command is None:
         return open_window(argv)
     try:
-        code: int = args.handler(args)
+        code = args.handler(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
