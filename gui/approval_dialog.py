@@ -84,14 +84,19 @@ class ApprovalDialog(QDialog):
         self.presentation = present(request)
         self._fill(request, self.presentation)
         self._arm_guard()
-        was_visible = self.isVisible()
         self.show()
         if QGuiApplication.platformName() != "offscreen":  # no window stack to raise there
             self.raise_()
         self.activateWindow()
         self.reason_edit.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
-        if not was_visible or changed:
-            QApplication.alert(self, 0)
+        QApplication.alert(self, 0)  # the taskbar entry flashes until the window is active
+
+    def clear_request(self) -> None:
+        """Forget the shown request and hide (the queue calls this when nothing is left)."""
+        self._guard.stop()
+        self.request = None
+        self.presentation = None
+        self.hide()
 
     def set_waiting(self, waiting: int) -> None:
         self.counter.setText(f"1 of {waiting} waiting" if waiting > 1 else "")
@@ -305,10 +310,3 @@ class ApprovalDialog(QDialog):
             updated_arguments=updated,
         )
         self.answered.emit(request.request_id, answer)
-
-    def clear_request(self) -> None:
-        """Forget the shown request and hide (the queue calls this when nothing is left)."""
-        self._guard.stop()
-        self.request = None
-        self.presentation = None
-        self.hide()

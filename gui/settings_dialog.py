@@ -42,7 +42,8 @@ from core.settings import Settings, SettingsError, config_path, load_settings, s
 from core.trust import TrustStore
 from gui import icons, theme
 from gui.settings_fields import ErrorList
-from gui.settings_pages import LimitsPage, ModelsPage, PermissionsPage, ToolsPage, TrustPage, Which
+from gui.settings_machine import LimitsPage, ToolsPage, TrustPage
+from gui.settings_pages import ModelsPage, PermissionsPage, Which
 from gui.settings_providers import ProvidersPage
 from gui.widgets import Banner
 
