@@ -172,12 +172,21 @@ class ProvidersPage(QWidget):
         return unplaced
 
     def key_changes(self) -> tuple[list[tuple[str, str]], list[str]]:
-        """(keys to store as (provider, key), provider names whose stored key to forget)."""
-        store = [
-            (d.name.strip(), d.new_key)
-            for d in self.drafts
-            if d.key_mode == "keyring" and d.new_key
-        ]
+        """(keys to store as (provider, key), provider names whose stored key to forget).
+
+        A renamed provider's stored key moves to the new name; a typed key replaces it.
+        """
+        store: list[tuple[str, str]] = []
+        for draft in self.drafts:
+            name = draft.name.strip()
+            if draft.key_mode != "keyring":
+                continue
+            if draft.new_key:
+                store.append((name, draft.new_key))
+            elif draft.stored_as and draft.stored_as != name:
+                moved = draft.key()
+                if moved:
+                    store.append((name, moved))
         keep = {d.name.strip() for d in self.drafts if d.key_mode == "keyring"}
         forget = sorted({d.stored_as for d in self.drafts + self._removed if d.stored_as} - keep)
         return store, forget
@@ -185,7 +194,7 @@ class ProvidersPage(QWidget):
     def keys_stored(self) -> None:
         """After a save: typed keys now live in the keyring under their provider's name."""
         for draft in self.drafts:
-            if draft.key_mode == "keyring" and draft.new_key:
+            if draft.key_mode == "keyring" and (draft.new_key or draft.stored_as):
                 draft.stored_as = draft.name.strip()
             elif draft.key_mode != "keyring":
                 draft.stored_as = None

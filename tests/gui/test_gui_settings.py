@@ -159,6 +159,21 @@ def test_removing_a_provider_forgets_its_key(
     assert load_settings().providers == []
 
 
+def test_renaming_a_provider_moves_its_stored_key(
+    qtbot: QtBot, make_dialog, memory_keyring: MemoryKeyring
+) -> None:
+    memory_keyring.set_password(SERVICE, "old", SECRET)
+    save_settings(
+        Settings(providers=[Provider(name="old", base_url="http://a/v1", api_key_in_keyring=True)])
+    )
+    dialog = make_dialog()
+    _type(qtbot, dialog.providers.name_edit, "new")
+    assert dialog.providers.list.item(0).text() == "new"
+    assert dialog.save()
+    assert memory_keyring.passwords == {(SERVICE, "new"): SECRET}
+    assert SECRET not in _config_text()
+
+
 def test_without_a_keyring_the_dialog_offers_an_environment_variable(
     qtbot: QtBot, make_dialog
 ) -> None:
