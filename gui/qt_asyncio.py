@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
+import sys
 from collections.abc import Iterator
 
 # qasync picks its Qt binding from what is already imported: PySide6 must come first.
@@ -63,12 +65,23 @@ def attached_event_loop(app: QCoreApplication) -> Iterator[asyncio.AbstractEvent
         raise RuntimeError("an asyncio loop is already running on this thread")
     loop = qasync.QEventLoop(app)
     asyncio.events._set_running_loop(loop)
+    # run_forever() would install these: an async generator left suspended (httpx leaves its
+    # byte streams for the loop to close) must be finalised on the loop, not at garbage
+    # collection outside any loop.
+    previous_hooks = sys.get_asyncgen_hooks()
+    sys.set_asyncgen_hooks(
+        firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
+        finalizer=loop._asyncgen_finalizer_hook,  # type: ignore[attr-defined]
+    )
     try:
         yield loop
     finally:
         try:
             _cancel_pending(loop)
+            gc.collect()
+            _drive(loop, asyncio.ensure_future(loop.shutdown_asyncgens(), loop=loop))
         finally:
+            sys.set_asyncgen_hooks(*previous_hooks)
             asyncio.events._set_running_loop(None)
             loop.close()
 
@@ -80,15 +93,19 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
         return
     for task in pending:
         task.cancel()
+    _drive(loop, *pending)
+
+
+def _drive(loop: asyncio.AbstractEventLoop, *futures: asyncio.Future[object]) -> None:
+    """Process Qt events until ``futures`` are done (bounded: a stubborn task must not hang
+    shutdown). Each pass lets cancelled tasks run their ``finally`` blocks."""
     app = QCoreApplication.instance()
     attach = asyncio.events._get_running_loop() is None
     if attach:  # After run_forever() the loop is detached; tasks need it to finish.
         asyncio.events._set_running_loop(loop)
     try:
-        # Each pass lets cancelled tasks run their `finally` blocks; the bound keeps a
-        # stubborn task from hanging shutdown.
         for _ in range(50):
-            if all(task.done() for task in pending) or app is None:
+            if all(future.done() for future in futures) or app is None:
                 break
             app.processEvents(QtEventLoop.ProcessEventsFlag.AllEvents, 10)
     finally:

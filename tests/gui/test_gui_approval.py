@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from asyncgen_hooks import run_loop  # noqa: F401 (a fixture, used by name)
 from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
@@ -63,7 +62,7 @@ def _finish(qtbot: QtBot, task: asyncio.Task[RunFinished]) -> RunFinished:
     return task.result()
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_bash_raises_the_dialog_and_approve_once_runs_the_command(
     qtbot: QtBot,
     llm_server: LLMServer,
@@ -93,7 +92,7 @@ def test_bash_raises_the_dialog_and_approve_once_runs_the_command(
     assert "Denied" not in result
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_deny_with_a_reason_reaches_the_model_and_the_run_goes_on(
     qtbot: QtBot,
     llm_server: LLMServer,
@@ -117,7 +116,7 @@ def test_deny_with_a_reason_reaches_the_model_and_the_run_goes_on(
     assert len(llm_server.requests) == 2  # the model was asked again: the run went on
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_approve_for_this_run_does_not_ask_again(
     qtbot: QtBot,
     llm_server: LLMServer,
@@ -141,7 +140,7 @@ def test_approve_for_this_run_does_not_ask_again(
     assert len(shown) == 1
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_an_edited_command_runs_instead_of_the_proposed_one(
     qtbot: QtBot,
     llm_server: LLMServer,
@@ -162,7 +161,7 @@ def test_an_edited_command_runs_instead_of_the_proposed_one(
     assert (tmp_path / "out.txt").read_text() == "right\n"
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_parallel_requests_queue_with_a_counter(
     qtbot: QtBot,
     llm_server: LLMServer,
@@ -197,7 +196,7 @@ def test_parallel_requests_queue_with_a_counter(
     assert not dialog.isVisible()
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_cancelling_the_run_closes_the_pending_request(
     qtbot: QtBot,
     llm_server: LLMServer,

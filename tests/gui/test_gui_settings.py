@@ -12,7 +12,6 @@ from pathlib import Path
 import keyring
 import pytest
 import yaml
-from asyncgen_hooks import run_loop  # noqa: F401 (a fixture, used by name)
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 from llm_server import LLMServer, Reply
@@ -107,7 +106,7 @@ def test_a_bad_url_is_shown_inline_and_disables_save(qtbot: QtBot, make_dialog) 
     ]
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_an_api_key_goes_to_the_keyring_never_to_a_file(
     qtbot: QtBot,
     make_dialog,
@@ -193,7 +192,7 @@ def test_without_a_keyring_the_dialog_offers_an_environment_variable(
     ]
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_test_connection_lists_the_models_and_fills_the_default_model(
     qtbot: QtBot,
     make_dialog,
@@ -243,7 +242,7 @@ def refusing_server() -> Iterator[str]:
     server.server_close()
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_test_connection_explains_a_failure_in_one_sentence(
     qtbot: QtBot, make_dialog, refusing_server: str, llm_server: LLMServer
 ) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from asyncgen_hooks import run_loop  # noqa: F401 (a fixture, used by name)
 from llm_server import LLMServer
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -48,7 +47,7 @@ def test_needs_welcome_only_when_nothing_can_run(monkeypatch: pytest.MonkeyPatch
     assert not needs_welcome()  # a settings problem, shown elsewhere, not a first run
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_a_local_ollama_is_found_and_one_click_configures_it(
     qtbot: QtBot, make_panel: Callable[..., WelcomePanel], llm_server: LLMServer
 ) -> None:
@@ -69,7 +68,7 @@ def test_a_local_ollama_is_found_and_one_click_configures_it(
     assert not panel.isVisible() and not needs_welcome()
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_no_ollama_but_pi_on_path(
     qtbot: QtBot, make_panel: Callable[..., WelcomePanel], llm_server: LLMServer
 ) -> None:
@@ -87,7 +86,7 @@ def test_no_ollama_but_pi_on_path(
     assert load_settings() == Settings(default_backend="pi")
 
 
-@pytest.mark.usefixtures("run_loop")
+@pytest.mark.usefixtures("qasync_loop")
 def test_claude_code_and_open_settings(
     qtbot: QtBot, make_panel: Callable[..., WelcomePanel], llm_server: LLMServer
 ) -> None:
