@@ -128,7 +128,7 @@ def test_search_shows_snippets(capsys: pytest.CaptureFixture[str], store: Docume
     assert code == 0
     assert "登录流程" in out
     assert "[登录]" in out
-    assert out.splitlines()[-1] == "(page 1 of 1, 1 documents)"
+    assert out.splitlines()[-1] == "(page 1 of 1, 1 document)"
     data = run_json(capsys, "search", '"then"')
     assert data["total"] == 0
     data = run_json(capsys, "search", "nothing", "--type", "document")
@@ -241,7 +241,7 @@ def test_export_markdown_files(
     store.create("登录 设计!", "# Heading\n\nbody", tags=["auth"])
     folder = tmp_path / "md"
     code, out, _ = run(capsys, "export", "--md", str(folder))
-    assert (code, out) == (0, f"exported 1 documents to {folder}\n")
+    assert (code, out) == (0, f"exported 1 document to {folder}\n")
     (file,) = folder.iterdir()
     assert file.name == "00001-登录-设计.md"
     text = file.read_text(encoding="utf-8")

@@ -131,7 +131,7 @@ async def test_list_pages_and_searches(
     assert found.splitlines()[0] == "Page 1 of 1 (2 documents matching query='日志', tag='log'):"
     assert "[日志]" in found
     memories = await call(tool, ctx, action="list", type="memory")
-    assert "(1 documents matching type='memory')" in memories
+    assert "(1 document matching type='memory')" in memories
     assert await call(tool, ctx, action="list", query="nowhere") == (
         "No documents matching query='nowhere'."
     )

@@ -156,7 +156,7 @@ def _print_page(page: Page[DocumentSummary] | Page[SearchHit], as_json: bool) ->
         print("No documents.")
         return
     if not page.items:
-        print(f"Page {page.page} is past the end ({page.total} documents, {page.pages} pages).")
+        print(f"Page {page.page} is past the end ({_count(page.total)}, {page.pages} pages).")
         return
     rows = [("ID", "TYPE", "UPDATED", "TAGS", "TITLE")]
     rows += [
@@ -176,8 +176,10 @@ def _print_page(page: Page[DocumentSummary] | Page[SearchHit], as_json: bool) ->
         print("  ".join([*cells, _cell(row[4], 60).rstrip()]))
         item = page.items[index - 1] if index else None
         if isinstance(item, SearchHit) and item.snippet:
-            print(" " * (widths[0] + 2) + _cell(item.snippet, 96).rstrip())
-    shown = f"page {page.page} of {page.pages}, {page.total} documents"
+            print(
+                " " * (widths[0] + 2) + item.snippet
+            )  # one line already; cutting it could split a match
+    shown = f"page {page.page} of {page.pages}, {_count(page.total)}"
     more = f"; next: --page {page.page + 1}" if page.page < page.pages else ""
     print(f"({shown}{more})")
 
@@ -272,7 +274,7 @@ def _delete(args: argparse.Namespace, store: DocumentStore) -> int:
 def _import(args: argparse.Namespace, store: DocumentStore) -> int:
     ids = store.import_jsonl(args.file)
     span = f" (#{ids[0]}-#{ids[-1]})" if ids else ""
-    print(f"imported {len(ids)} documents{span}")
+    print(f"imported {_count(len(ids))}{span}")
     return 0
 
 
@@ -288,7 +290,7 @@ def _export(args: argparse.Namespace, store: DocumentStore) -> int:
     for doc in store.export():
         atomic_write_text(folder / f"{doc.id:05d}-{_slug(doc.title)}.md", _markdown(doc))
         count += 1
-    print(f"exported {count} documents to {folder}")
+    print(f"exported {_count(count)} to {folder}")
     return 0
 
 
@@ -312,6 +314,10 @@ def _slug(title: str) -> str:
     """File-name-safe, keeps letters of every script: ``登录 设计!`` → ``登录-设计``."""
     slug = re.sub(r"[^\w]+", "-", title.casefold()).strip("-_")
     return slug[:60].rstrip("-_") or "untitled"
+
+
+def _count(n: int) -> str:
+    return f"{n:,} document" if n == 1 else f"{n:,} documents"
 
 
 # ---- table cells ---------------------------------------------------------------------------

@@ -169,10 +169,10 @@ class DocumentTool(Tool):
             return f"No documents{where}."
         if not page.items:
             return (
-                f"Page {page.page} is past the end: {page.total} documents{where}, "
+                f"Page {page.page} is past the end: {_count(page.total)}{where}, "
                 f"{page.pages} pages."
             )
-        lines = [f"Page {page.page} of {page.pages} ({page.total} documents{where}):"]
+        lines = [f"Page {page.page} of {page.pages} ({_count(page.total)}{where}):"]
         for item in page.items:
             text = item.snippet if isinstance(item, SearchHit) else item.summary
             tags = f" [{', '.join(item.tags)}]" if item.tags else ""
@@ -182,6 +182,10 @@ class DocumentTool(Tool):
         if page.page < page.pages:
             lines.append(f"More: page={page.page + 1}.")
         return "\n".join(lines)
+
+
+def _count(n: int) -> str:
+    return "1 document" if n == 1 else f"{n:,} documents"
 
 
 def _label(doc: DocumentSummary) -> str:
