@@ -54,8 +54,10 @@ def main() -> None:
             catalog = discover_agents(root, "user")
             times.append(time.perf_counter() - start)
         median = statistics.median(times)
-        print(f"{len(catalog.agents)} agents, {len(catalog.diagnostics)} diagnostics; "
-              f"median of {ROUNDS}: {median * 1000:.1f} ms (min {min(times) * 1000:.1f} ms)")
+        print(
+            f"{len(catalog.agents)} agents, {len(catalog.diagnostics)} diagnostics; "
+            f"median of {ROUNDS}: {median * 1000:.1f} ms (min {min(times) * 1000:.1f} ms)"
+        )
         print(json.dumps({"files": FILES, "seconds": round(median, 4)}))
 
 
