@@ -53,7 +53,11 @@ def _tool_call(call: ToolCall) -> str:
 
 
 def run_to_markdown(events: list[Event]) -> str:
-    state = fold(events)
+    return state_to_markdown(fold(events))
+
+
+def state_to_markdown(state: RunState) -> str:
+    """The Markdown of an already folded run (the GUI keeps the state, not the events)."""
     out = [f"# {_title(state)}", ""]
     out.append(f"- Run: `{state.run_id}` ({state.mode}), started {state.started_at}")
     out.append(f"- Folder: `{state.cwd}`")

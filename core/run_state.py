@@ -55,6 +55,8 @@ class ToolCall:
     result: str = ""
     duration_ms: float | None = None
     superseded: bool = False
+    awaiting_approval: bool = False
+    """An approval request for this call is open (the step is ``waiting``)."""
 
     @property
     def key_argument(self) -> str:
@@ -93,6 +95,8 @@ class StepState:
     started: float | None = None
     finished: float | None = None
     pending_approvals: set[str] = field(default_factory=set)
+    approval_requests: dict[str, ApprovalRequested] = field(default_factory=dict)
+    """Pending approval requests by id: which tool call each one holds up."""
 
     def tool_call(self, call_id: str) -> ToolCall | None:
         for item in reversed(self.items):
@@ -196,6 +200,10 @@ def _apply_to_step(step: StepState, event: Event) -> None:
             )
     elif isinstance(event, ApprovalRequested):
         step.pending_approvals.add(event.request_id)
+        step.approval_requests[event.request_id] = event
+        call = step.tool_call(event.call_id)
+        if call is not None:
+            call.awaiting_approval = True
         step.phase = "waiting"
     elif isinstance(event, ApprovalResolved):
         step.pending_approvals.discard(event.request_id)
@@ -206,7 +214,12 @@ def _apply_to_step(step: StepState, event: Event) -> None:
             event.decision
         ]
         reason = f": {event.reason}" if event.reason else ""
-        step.items.append(Notice("approval", f"{event.request_id} {who}{verdict}{reason}"))
+        request = step.approval_requests.pop(event.request_id, None)
+        subject = request.tool if request is not None else event.request_id
+        call = step.tool_call(request.call_id) if request is not None else None
+        if call is not None:
+            call.awaiting_approval = False
+        step.items.append(Notice("approval", f"{subject} {who}{verdict}{reason}"))
     elif isinstance(event, Retry):
         _supersede_current_attempt(step)
         limit = f"/{event.max_attempts}" if event.max_attempts else ""
@@ -223,6 +236,10 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.usage = event.usage if event.usage.turns or not step.usage.turns else step.usage
         step.finished = event.ts
         step.pending_approvals.clear()
+        for request in step.approval_requests.values():
+            if (call := step.tool_call(request.call_id)) is not None:
+                call.awaiting_approval = False
+        step.approval_requests.clear()
     elif isinstance(event, Log):
         step.items.append(Notice("log", event.message, event.level))
 

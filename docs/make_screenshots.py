@@ -1,0 +1,85 @@
+"""Screenshots of the run view for the README: a finished chain, a failed chain, and a
+parallel run still going.
+
+Each scene is a :class:`~gui.run_view.RunView` alone in a 1280x860 window, fed the same event
+sequences the tests use (``tests/gui/run_events.py``), saved with ``QWidget.grab()``. Run it
+under Xvfb so real fonts are used (the offscreen platform works too)::
+
+    Xvfb :97 -screen 0 1400x900x24 &
+    DISPLAY=:97 .venv/bin/python docs/make_screenshots.py [OUTPUT_FOLDER]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "gui"))
+
+SIZE = (1280, 860)
+
+
+def main() -> int:
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+    from run_events import failed_chain, finished_chain, running_parallel
+
+    from gui.icons import app_icon
+    from gui.run_view import RunView
+    from gui.theme import apply_theme
+    from gui.tool_call_row import ToolCallRow
+
+    output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
+    output.mkdir(parents=True, exist_ok=True)
+    app = QApplication.instance() or QApplication(sys.argv)
+    apply_theme(app)  # type: ignore[arg-type]
+    app.setWindowIcon(app_icon())
+
+    def settle(milliseconds: int = 150) -> None:
+        loop = QEventLoop()
+        QTimer.singleShot(milliseconds, loop.quit)
+        loop.exec()
+
+    def shoot(name: str, build: Callable[[RunView], None]) -> None:
+        view = RunView()
+        view.setWindowTitle("Baton — run")
+        view.resize(*SIZE)
+        view.show()
+        build(view)
+        settle()
+        path = output / name
+        view.grab().save(str(path))
+        print(f"{path} ({path.stat().st_size // 1024} KB)")
+        view.close()
+        view.deleteLater()
+
+    def finished(view: RunView) -> None:
+        view.load_events(finished_chain())
+        worker = view.pane(2)
+        bash = next(
+            w
+            for w in worker.item_widgets()
+            if isinstance(w, ToolCallRow) and w.tool_name() == "bash"
+        )
+        bash.set_expanded(True)
+        settle()
+        view.scroll.ensureWidgetVisible(worker, 0, 0)
+
+    def failed(view: RunView) -> None:
+        view.load_events(failed_chain())
+
+    def parallel(view: RunView) -> None:
+        view.add_events(running_parallel(done=2, running=1, waiting=1))
+        view.model.flush()
+
+    shoot("run-chain.png", finished)
+    shoot("run-failed.png", failed)
+    shoot("run-parallel.png", parallel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+"""Live Markdown for text that is still arriving: a model's answer as it streams.
+
+Re-rendering the whole answer for every token is how chat UIs freeze. :class:`MarkdownStream`
+renders incrementally instead:
+
+* :class:`~gui.markdown_render.BlockSplitter` says how much of the text is *finished* (no later
+  text can change how it renders). Newly finished blocks are rendered once and appended to a
+  document (:meth:`~gui.markdown_view.MarkdownView.append_markdown`); what is shown stays put.
+* Only the open *tail* — the block still being written — is rendered again, into a small view
+  below, at most every :data:`STREAM_INTERVAL_MS` (a single-shot timer, leading edge: the
+  first delta after a quiet spell renders on the next loop turn, the rest are coalesced).
+* Finished text goes into *segments* of about :data:`SEGMENT_CHARS` each, one view per
+  segment, so a 200 KB answer never makes Qt lay out and paint one enormous document at every
+  update; only the last segment and the tail change.
+
+:meth:`MarkdownStream.finish` renders the final state at once and drops the tail view.
+:meth:`MarkdownStream.set_text` shows a complete text with a single render (replays).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
+
+from gui.markdown_render import BlockSplitter
+from gui.markdown_view import MarkdownView
+
+STREAM_INTERVAL_MS = 50
+"""The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
+SEGMENT_CHARS = 12_000
+"""Finished Markdown per view; the next finished block opens a new view."""
+_NOT_A_SEGMENT_START = ("|", ">", "```", "~~~", " ", "\t")
+"""A chunk starting like this (a table, a quote, code, an indented line) stays with the
+previous segment: Qt puts an empty line before a document that starts with a table."""
+
+
+class MarkdownStream(QWidget):
+    """Live Markdown; GUI thread only. :attr:`rendered` is emitted after each render."""
+
+    rendered = Signal()
+
+    def __init__(
+        self, parent: QWidget | None = None, *, interval_ms: int = STREAM_INTERVAL_MS
+    ) -> None:
+        super().__init__(parent)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(0)
+        self._segments: list[MarkdownView] = []
+        self._tail: MarkdownView | None = None
+        self._struck = False
+        self._new_segment()
+        self._interval = interval_ms
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._render)
+        self._parts: list[str] = []
+        self._splitter = BlockSplitter()
+        self._appended = 0
+        self._tail_source = ""
+        self._finished = False
+        self._last_render = 0.0
+        self.block_renders = 0
+        """How many times newly finished blocks were rendered and appended."""
+        self.tail_renders = 0
+        """How many times the open tail was rendered."""
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    # ---------------------------------------------------------------- public API
+
+    @property
+    def view(self) -> MarkdownView:
+        """The first document view (the whole text once finished or set at once)."""
+        return self._segments[0]
+
+    def views(self) -> list[MarkdownView]:
+        """Every view showing finished text, in order (the open tail is not among them)."""
+        return list(self._segments)
+
+    def feed(self, delta: str) -> None:
+        """Add ``delta`` to the text; the screen catches up within one interval."""
+        if not delta:
+            return
+        if self._finished:  # reopened: rare, so simply start over with the longer text
+            self.set_text(self.text() + delta, finished=False)
+            return
+        self._parts.append(delta)
+        if not self._timer.isActive():
+            elapsed_ms = (time.monotonic() - self._last_render) * 1000
+            self._timer.start(max(0, math.ceil(self._interval - elapsed_ms)))
+
+    def finish(self) -> None:
+        """The text is complete: render what is left now and drop the tail view."""
+        if self._finished:
+            return
+        self._timer.stop()
+        text = self.text()
+        rest = text[self._appended :]
+        if rest.strip():
+            self._append(rest)
+        self._appended = len(text)
+        self._drop_tail()
+        self._show_segments()
+        self._finished = True
+        self.rendered.emit()
+
+    def set_text(self, text: str, *, finished: bool) -> None:
+        """Show ``text`` from scratch (a replayed or re-shown block): one render."""
+        self._timer.stop()
+        self._parts = [text]
+        self._splitter = BlockSplitter()
+        self._finished = finished
+        self._drop_tail()
+        while len(self._segments) > 1:
+            self._drop_view(self._segments.pop())
+        self._appended = len(text) if finished else self._splitter.advance(text)
+        self.view.set_markdown(text[: self._appended])
+        self.block_renders += 1
+        if not finished:
+            self._render_tail(text[self._appended :])
+        self._show_segments()
+        self._last_render = time.monotonic()
+        self.rendered.emit()
+
+    def set_struck(self, struck: bool) -> None:
+        """Grey and strike through the text (see :meth:`MarkdownView.set_struck`)."""
+        self._struck = struck
+        for view in [*self._segments, self._tail]:
+            if view is not None:
+                view.set_struck(struck)
+
+    def text(self) -> str:
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def is_finished(self) -> bool:
+        return self._finished
+
+    def flush(self) -> None:
+        """Render pending deltas now instead of at the next tick (tests, benchmarks)."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._render()
+
+    def shown_text(self) -> str:
+        """What a reader sees, as plain text: the finished views, then the open tail."""
+        parts = [view.toPlainText() for view in self._segments if view.source_length()]
+        if self._tail is not None and self._tail_source.strip():
+            parts.append(self._tail.toPlainText())
+        return "\n".join(parts)
+
+    # ---------------------------------------------------------------- private
+
+    def _render(self) -> None:
+        text = self.text()
+        finished = self._splitter.advance(text)
+        if finished > self._appended:
+            self._append(text[self._appended : finished])
+            self._appended = finished
+        self._render_tail(text[self._appended :])
+        self._show_segments()
+        self._last_render = time.monotonic()
+        self.rendered.emit()
+
+    def _append(self, source: str) -> None:
+        last = self._segments[-1]
+        if last.source_length() >= SEGMENT_CHARS and not source.startswith(_NOT_A_SEGMENT_START):
+            last = self._new_segment()
+        last.append_markdown(source)
+        self.block_renders += 1
+
+    def _new_segment(self) -> MarkdownView:
+        view = MarkdownView(self, auto_height=True)
+        if self._struck:
+            view.set_struck(True)
+        self._layout.insertWidget(len(self._segments), view)  # before the tail
+        self._segments.append(view)
+        return view
+
+    def _show_segments(self) -> None:
+        """An empty document still takes a line: hide views with nothing to show."""
+        for view in self._segments:
+            has_text = view.source_length() > 0
+            if view.isHidden() == has_text:
+                view.setVisible(has_text)
+
+    def _render_tail(self, tail: str) -> None:
+        if tail == self._tail_source:
+            return
+        self._tail_source = tail
+        if not tail.strip():
+            if self._tail is not None:
+                self._tail.hide()
+            return
+        if self._tail is None:
+            self._tail = MarkdownView(self, auto_height=True)
+            if self._struck:
+                self._tail.set_struck(True)
+            self._layout.addWidget(self._tail)
+        self._tail.set_markdown(tail, open_fence=self._splitter.in_fence)
+        self._tail.show()
+        self.tail_renders += 1
+
+    def _drop_tail(self) -> None:
+        self._tail_source = ""
+        if self._tail is not None:
+            self._drop_view(self._tail)
+            self._tail = None
+
+    def _drop_view(self, view: MarkdownView) -> None:
+        self._layout.removeWidget(view)
+        view.hide()
+        view.deleteLater()
+
+
+def warm_up() -> None:
+    """Do the one-time work of the first view now (fonts, colours, PySide6 building its enum
+    types on first use): a view about to stream a run calls this, so its first answer does
+    not stall the window for tens of milliseconds. Cheap after the first call."""
+    global _warm
+    if not _warm:
+        _warm = True
+        stream = MarkdownStream()
+        stream.set_text("*warm* `up`", finished=True)
+        stream.deleteLater()
+
+
+_warm = False

@@ -1,0 +1,204 @@
+"""The strip above a run: what ran, how it is going, what it cost, and the run's actions.
+
+::
+
+    ● implement  add a --json flag to 'baton agents'          [Copy] [Export…] [Cancel]
+      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840 · ~/src/baton
+    ┃ Chain stopped at step 2 (planner): the model returned HTTP 500 three times
+
+Everything shown is derived from the :class:`~core.run_state.RunState`; the header keeps no
+state of its own besides what it last displayed.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from core.run_state import RunState
+from gui.run_status import RUN_STATUS_LABELS, StatusIcon, format_seconds, status_color
+from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
+from gui.widgets import Banner, ElidedLabel
+
+_PILL_HUES = {
+    "running": SEVERITY_HUES["info"],
+    "waiting": SEVERITY_HUES["warning"],
+    "ok": SEVERITY_HUES["ok"],
+    "error": SEVERITY_HUES["error"],
+}
+
+
+def run_title(state: RunState) -> str:
+    """``implement add a --json flag`` for a preset; otherwise what ran: ``scout → planner``
+    (chain), ``3 parallel tasks: reviewer ×3`` (parallel), ``worker: Clean the build``
+    (single)."""
+    if state.preset:
+        return " ".join([state.preset, *state.args])
+    agents = [step.agent for step in state.steps]
+    if not agents:
+        return state.run_id or "Run"
+    if state.mode == "chain":
+        return " → ".join(agents)
+    if state.mode == "parallel":
+        counts = {agent: agents.count(agent) for agent in agents}
+        names = ", ".join(f"{a} ×{n}" if n > 1 else a for a, n in counts.items())
+        return f"{len(agents)} parallel tasks: {names}"
+    task = " ".join(state.steps[0].task.split())
+    return f"{agents[0]}: {task}" if task else agents[0]
+
+
+def display_status(state: RunState, live: bool) -> str:
+    """The run's status word key: a replayed run that never finished is ``incomplete``; a
+    running run with a step waiting for approval is ``waiting``."""
+    if state.status != "running":
+        return state.status
+    if not live:
+        return "incomplete"
+    if any(step.phase == "waiting" for step in state.steps):
+        return "waiting"
+    return "running"
+
+
+def progress_text(state: RunState) -> str:
+    """``2/3 done, 1 running`` for a parallel run; ``chain, step 2 of 3`` for a chain
+    (``chain of 3 steps`` once it completed)."""
+    if state.mode == "parallel":
+        return state.progress_line()
+    if state.mode == "chain" and state.status == "ok":
+        return f"chain of {len(state.steps)} steps"
+    if state.mode == "chain" and state.steps:
+        reached = [s.index for s in state.steps if s.phase not in ("pending", "not_run")]
+        current = (reached[-1] + 1) if reached else 0
+        return f"chain, step {current} of {len(state.steps)}"
+    return ""
+
+
+class RunHeader(QWidget):
+    """Title, status, elapsed, progress, totals and actions of one run. GUI thread only."""
+
+    copyRequested = Signal()
+    exportRequested = Signal()
+    cancelRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RunHeader")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self._status = ""
+        self._cancelling = False
+        self.icon = StatusIcon("pending", 22)
+        self.title = ElidedLabel("Waiting for the run to start…", Qt.TextElideMode.ElideRight)
+        self.title.setStyleSheet("font-size: 17px; font-weight: 600;")
+        self.copy_button = QPushButton("Copy as Markdown")
+        self.copy_button.setToolTip("Copy the whole run as Markdown")
+        self.copy_button.clicked.connect(self.copyRequested)
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Save the run as a Markdown file")
+        self.export_button.clicked.connect(self.exportRequested)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop every running step")
+        self.cancel_button.clicked.connect(self._on_cancel)
+        self.cancel_button.setEnabled(False)
+        top = QHBoxLayout()
+        top.setSpacing(10)
+        top.addWidget(self.icon)
+        top.addWidget(self.title, 1)
+        top.addWidget(self.copy_button)
+        top.addWidget(self.export_button)
+        top.addWidget(self.cancel_button)
+
+        self.status = QLabel("")
+        self.elapsed = QLabel("")
+        self.progress = QLabel("")
+        self.usage = QLabel("")
+        self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.folder = ElidedLabel("")
+        muted = secondary_text(self.palette()).name()
+        for label in (self.elapsed, self.progress, self.usage, self.folder):
+            label.setStyleSheet(f"color: {muted};")
+        self._separators = [QLabel("·") for _ in range(3)]
+        details = QHBoxLayout()
+        details.setContentsMargins(32, 0, 0, 0)
+        details.setSpacing(8)
+        details.addWidget(self.status)
+        for separator, label in zip(
+            self._separators, (self.elapsed, self.progress, self.usage), strict=True
+        ):
+            separator.setStyleSheet(f"color: {muted};")
+            details.addWidget(separator)
+            details.addWidget(label)
+        details.addSpacing(8)
+        details.addWidget(self.folder, 1)
+
+        self.banner = Banner()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 12, 16, 10)
+        layout.setSpacing(6)
+        layout.addLayout(top)
+        layout.addLayout(details)
+        layout.addWidget(self.banner)
+
+    # ---------------------------------------------------------------- public API
+
+    def update_from(self, state: RunState, *, live: bool, elapsed: float) -> None:
+        self.title.set_full_text(run_title(state) if state.steps else self.title.full_text())
+        status = display_status(state, live)
+        if status != self._status:
+            self._status = status
+            self._show_status(status)
+        if state.status != "running" and self._cancelling:
+            self._cancelling = False
+            self.cancel_button.setText("Cancel")
+        self.cancel_button.setEnabled(live and state.status == "running" and not self._cancelling)
+        self.set_elapsed(elapsed)
+        self._set_part(1, self.progress, progress_text(state))
+        self._set_part(2, self.usage, state.usage.line())
+        folder = state.cwd
+        if state.started_at:
+            folder = f"{state.cwd}  ·  started {state.started_at[:19].replace('T', ' ')}"
+        self.folder.set_full_text(folder)
+        if state.error and state.status != "running":
+            kind = "error" if state.status == "error" else "info"
+            if self.banner.message() != state.error or self.banner.kind() != kind:
+                self.banner.show_message(kind, state.error)
+        elif not self.banner.isHidden():
+            self.banner.hide()
+
+    def set_elapsed(self, seconds: float) -> None:
+        self._set_part(0, self.elapsed, format_seconds(seconds) if self._status else "")
+
+    def status_text(self) -> str:
+        return self.status.text()
+
+    # ---------------------------------------------------------------- private
+
+    def _set_part(self, index: int, label: QLabel, text: str) -> None:
+        if label.text() != text:
+            label.setText(text)
+        label.setVisible(bool(text))
+        self._separators[index].setVisible(bool(text))
+
+    def _show_status(self, status: str) -> None:
+        palette = self.palette()
+        hue = _PILL_HUES.get(status)
+        if hue is None:
+            background = mix(
+                palette.color(QPalette.ColorRole.Base), palette.color(QPalette.ColorRole.Text), 0.1
+            )
+        else:
+            background = tint(palette, hue, 0.18)
+        color = status_color(palette, status)
+        self.status.setText(RUN_STATUS_LABELS.get(status, status))
+        self.status.setStyleSheet(
+            f"background: {background.name()}; color: {color.name()}; border-radius: 9px;"
+            " padding: 1px 9px; font-weight: 600;"
+        )
+        icon_phase = {"incomplete": "aborted"}.get(status, status)
+        self.icon.set_phase(icon_phase)
+
+    def _on_cancel(self) -> None:
+        self._cancelling = True
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setText("Cancelling…")
+        self.cancelRequested.emit()

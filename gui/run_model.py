@@ -1,0 +1,190 @@
+"""The run view's model: core events in, a few coalesced Qt signals out.
+
+Backends can produce thousands of events a second (a token per text delta, a line per bash
+output chunk). Updating widgets per event would freeze the window, so :class:`RunModel` only
+queues events when they arrive and folds them into a :class:`~core.run_state.RunState` in
+batches: at most ~20 times a second, immediately for the first event and for ``run_finished``
+(leading and trailing edge, one pending update at most). A batch is also cut into time slices
+of a few milliseconds, so even a backlog of 100,000 events never blocks input for long.
+
+The state is the one reducer of :mod:`core.run_state`: every item of every step lives there,
+whether or not a widget shows it. Views read the state after each signal and keep widgets only
+for what is on screen. A saved run is replayed through :meth:`RunModel.load_events` as one
+batch, instantly, not at recorded speed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Iterable
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from core.events import Event, RunFinished, RunStarted
+from core.run_state import RunState
+
+BATCH_INTERVAL_MS = 50
+"""Events are folded in at most every 50 ms (20 Hz): smooth to the eye, cheap to draw."""
+SLICE_SECONDS = 0.010
+"""A batch yields to the event loop after this long, so input stays responsive in a flood."""
+_CHECK_EVERY = 128
+"""Events applied between two looks at the clock (perf_counter is not free)."""
+
+
+class RunModel(QObject):
+    """One run's events, folded into a :class:`RunState` in batches.
+
+    Thread contract: :meth:`add_event` and :meth:`add_events` may be called from any thread
+    (the runner normally calls them from the asyncio loop, which qasync runs on the GUI
+    thread). Everything else happens on the thread that owns the model — the GUI thread —
+    and every signal is emitted from its event loop, never from inside ``add_event``, so a
+    view is never updated in the middle of the producer's code.
+    """
+
+    # ------------------------------------------------------------------ signals
+    runStarted = Signal()
+    """A ``run_started`` was applied: the list of steps is new; rebuild step widgets."""
+    stepsChanged = Signal(object)
+    """``frozenset[int]``: indexes of the steps whose state changed in the last batch."""
+    runChanged = Signal()
+    """Run-level figures may have changed: status, usage totals, elapsed, progress, error."""
+    batchApplied = Signal(int)
+    """Emitted last for each batch, with the number of events it applied."""
+    _wakeRequested = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = RunState()
+        """The folded run. Read it after a signal; never modify it from a view."""
+        self._pending: deque[Event] = deque()
+        self._urgent = False
+        self._live = False
+        self._last_batch = 0.0
+        self._last_emit = 0.0
+        self._unreported: set[int] = set()
+        self._unreported_count = 0
+        self._unreported_start = False
+        self._clock_ts = 0.0
+        self._clock_wall = 0.0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._apply_pending)
+        self._wakeRequested.connect(self._schedule)
+
+    # ------------------------------------------------------------------ public API
+
+    def add_event(self, event: Event) -> None:
+        """Queue one live event; it reaches the state and the views within one interval."""
+        self._pending.append(event)
+        if isinstance(event, RunFinished | RunStarted) or self.state.events == 0:
+            self._urgent = True
+        self._live = True
+        self._wake()
+
+    def add_events(self, events: Iterable[Event]) -> None:
+        """Queue several live events at once (same contract as :meth:`add_event`)."""
+        batch = list(events)
+        if not batch:
+            return
+        self._pending.extend(batch)
+        if self.state.events == 0 or any(isinstance(e, RunFinished | RunStarted) for e in batch):
+            self._urgent = True
+        self._live = True
+        self._wake()
+
+    def load_events(self, events: Iterable[Event]) -> None:
+        """Replace the run with a saved one: all events in one batch, signals emitted before
+        this returns. Replays are not live: nothing ticks, and nothing can be cancelled."""
+        self._timer.stop()
+        self._pending.clear()
+        self.state = RunState()
+        self._live = False
+        for event in events:
+            self.state.apply(event)
+        self._mark_clock()
+        self._emit(set(range(len(self.state.steps))), started=True, count=self.state.events)
+
+    def flush(self) -> None:
+        """Apply everything queued now, without waiting for the timer (GUI thread only)."""
+        self._timer.stop()
+        while self._pending:
+            self._apply_pending(deadline=False)
+
+    def is_live(self) -> bool:
+        """True when events come from a running run (not a replay)."""
+        return self._live
+
+    def pending_count(self) -> int:
+        return len(self._pending)
+
+    def elapsed(self) -> float:
+        """Seconds since the run started: the newest event's time, plus the wall-clock time
+        since it arrived while the run is live and still running (so the header ticks)."""
+        if self._live and self.state.status == "running" and self.state.events:
+            return self._clock_ts + (time.monotonic() - self._clock_wall)
+        return self.state.elapsed
+
+    # ------------------------------------------------------------------ private
+
+    def _wake(self) -> None:
+        if QThread.currentThread() is self.thread():
+            self._schedule()
+        else:
+            self._wakeRequested.emit()  # queued: hops to the model's thread
+
+    @Slot()
+    def _schedule(self) -> None:
+        if self._urgent:
+            self._timer.start(0)
+            return
+        if self._timer.isActive():
+            return
+        since_ms = (time.monotonic() - self._last_batch) * 1000
+        self._timer.start(max(0, int(BATCH_INTERVAL_MS - since_ms)))
+
+    def _apply_pending(self, deadline: bool = True) -> None:
+        """Apply queued events for one time slice; report them when the queue is empty or
+        when the views have not heard anything for an interval (a long backlog is applied
+        in many slices, but views still update at ~20 Hz, not once per slice)."""
+        self._urgent = False
+        changed = self._unreported
+        count = 0
+        limit = time.perf_counter() + SLICE_SECONDS
+        pending, state = self._pending, self.state
+        while pending:
+            event = pending.popleft()
+            step = state.apply(event)
+            count += 1
+            if step is not None:
+                changed.add(step.index)
+            elif isinstance(event, RunStarted | RunFinished):  # all steps are new / final
+                self._unreported_start = self._unreported_start or isinstance(event, RunStarted)
+                changed.update(range(len(state.steps)))
+            if deadline and count % _CHECK_EVERY == 0 and time.perf_counter() > limit:
+                break
+        self._unreported_count += count
+        now = time.monotonic()
+        self._last_batch = now
+        if pending and deadline:
+            self._timer.start(0)  # the rest after the event loop had its turn
+            if (now - self._last_emit) * 1000 < BATCH_INTERVAL_MS:
+                return
+        if self._unreported_count:
+            started, total = self._unreported_start, self._unreported_count
+            self._unreported, self._unreported_count, self._unreported_start = set(), 0, False
+            self._last_emit = now
+            self._mark_clock()
+            self._emit(changed, started=started, count=total)
+
+    def _mark_clock(self) -> None:
+        self._clock_ts = self.state.elapsed
+        self._clock_wall = time.monotonic()
+
+    def _emit(self, changed: set[int], *, started: bool, count: int) -> None:
+        if started:
+            self.runStarted.emit()
+        if changed:
+            self.stepsChanged.emit(frozenset(changed))
+        self.runChanged.emit()
+        self.batchApplied.emit(count)

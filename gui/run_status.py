@@ -1,0 +1,225 @@
+"""How a run, a step or a tool call says how it is doing: words, colours, a painted icon.
+
+Status icons are painted, not loaded: a filled disc with a check, a cross or a pause, a ring
+for pending, a dashed ring for "not run", and for running a rotating arc. All spinners share
+one timer that only runs while a spinner exists, and each repaint reads the angle from the
+clock, so a hundred spinners cost one timer and a few small paints per tick.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import weakref
+
+import shiboken6
+from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from gui.theme import SEVERITY_HUES, foreground, is_dark, mix, secondary_text
+
+PHASE_LABELS = {
+    "pending": "pending",
+    "running": "running",
+    "waiting": "waiting for approval",
+    "ok": "done",
+    "error": "failed",
+    "aborted": "aborted",
+    "not_run": "not run",
+}
+"""Words for a step's phase (``core.run_state.StepPhase``), as shown in its header."""
+
+RUN_STATUS_LABELS = {
+    "running": "Running",
+    "waiting": "Waiting for approval",
+    "ok": "Completed",
+    "error": "Failed",
+    "aborted": "Cancelled",
+    "incomplete": "Incomplete",
+}
+"""Words for a run's status; ``incomplete`` is a saved run that never recorded its end."""
+
+_HUES = {
+    "running": SEVERITY_HUES["info"],
+    "waiting": SEVERITY_HUES["warning"],
+    "ok": SEVERITY_HUES["ok"],
+    "error": SEVERITY_HUES["error"],
+}
+SPIN_INTERVAL_MS = 80
+
+
+def status_color(palette: QPalette, phase: str) -> QColor:
+    """Text colour for ``phase`` (phase or run status), readable on the palette's base."""
+    hue = _HUES.get(phase)
+    if hue is None:
+        return secondary_text(palette)
+    return foreground(palette, hue, 0.7 if phase != "waiting" else 0.85)
+
+
+def fill_color(palette: QPalette, phase: str) -> QColor:
+    """The disc colour of a status icon: saturated, a little lighter on dark palettes."""
+    hue = _HUES.get(phase)
+    if hue is None:
+        return mix(
+            palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.5
+        )
+    lightness = 0.52 if is_dark(palette) else 0.44
+    return QColor.fromHslF(hue / 360.0, 0.62 if phase != "waiting" else 0.85, lightness)
+
+
+def format_seconds(seconds: float) -> str:
+    """``4.2 s``, ``42 s``, ``3m 04s``, ``1h 02m``: short, and steady while it ticks."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, secs = divmod(int(seconds), 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m"
+
+
+def format_ms(milliseconds: float) -> str:
+    return f"{milliseconds:.0f} ms" if milliseconds < 1000 else format_seconds(milliseconds / 1000)
+
+
+class _SpinnerClock(QObject):
+    """One timer for every spinner; runs only while at least one widget is registered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._widgets: weakref.WeakSet[QWidget] = weakref.WeakSet()
+        self._timer = QTimer(self)
+        self._timer.setInterval(SPIN_INTERVAL_MS)
+        self._timer.timeout.connect(self._tick)
+
+    def register(self, widget: QWidget) -> None:
+        self._widgets.add(widget)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def unregister(self, widget: QWidget) -> None:
+        self._widgets.discard(widget)
+        if not self._widgets:
+            self._timer.stop()
+
+    def _tick(self) -> None:
+        for widget in list(self._widgets):
+            if not shiboken6.isValid(widget):
+                self._widgets.discard(widget)
+            elif widget.isVisible():
+                widget.update()
+        if not self._widgets:
+            self._timer.stop()
+
+
+_clock: _SpinnerClock | None = None
+
+
+def spinner_clock() -> _SpinnerClock:
+    """The shared clock: ``register(widget)`` repaints it every tick while it is visible."""
+    global _clock
+    if _clock is None or not shiboken6.isValid(_clock):
+        _clock = _SpinnerClock()
+    return _clock
+
+
+def paint_status(
+    painter: QPainter, box: QRectF, phase: str, palette: QPalette, *, compact: bool = False
+) -> None:
+    """Draw the status mark of ``phase`` into ``box`` (a square). ``compact`` draws only the
+    mark, no disc, for one-line rows. A running spinner's angle comes from the clock."""
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    side = box.width()
+    color = fill_color(palette, phase)
+    width = max(1.4, side / 10)
+    if phase == "running":
+        pen = QPen(color, width * 1.2)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setPen(pen)
+        angle = int((time.monotonic() * 1.1 % 1.0) * 360 * 16)
+        painter.drawArc(box.adjusted(1, 1, -1, -1), -angle, 270 * 16)
+    elif phase in ("pending", "not_run"):
+        pen = QPen(color, width)
+        if phase == "not_run":
+            pen.setStyle(Qt.PenStyle.DotLine)
+        painter.setPen(pen)
+        painter.drawEllipse(box.adjusted(1, 1, -1, -1))
+    elif compact:
+        _draw_mark(painter, phase, color, box, width * 1.3)
+    else:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(color)
+        painter.drawEllipse(box)
+        inner = box.adjusted(side * 0.22, side * 0.22, -side * 0.22, -side * 0.22)
+        _draw_mark(painter, phase, QColor("white"), inner, width * 1.1)
+    painter.restore()
+
+
+def _draw_mark(painter: QPainter, phase: str, color: QColor, box: QRectF, width: float) -> None:
+    pen = QPen(color, width)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    x, y, w, h = box.x(), box.y(), box.width(), box.height()
+
+    def line(x1: float, y1: float, x2: float, y2: float) -> None:
+        painter.drawLine(QPointF(x + w * x1, y + h * y1), QPointF(x + w * x2, y + h * y2))
+
+    if phase == "ok":
+        points = [(0.08, 0.55), (0.4, 0.85), (0.95, 0.18)]
+        painter.drawPolyline([QPointF(x + w * px, y + h * py) for px, py in points])
+    elif phase == "error":
+        line(0.15, 0.15, 0.85, 0.85)
+        line(0.85, 0.15, 0.15, 0.85)
+    elif phase == "waiting":
+        line(0.33, 0.15, 0.33, 0.85)
+        line(0.67, 0.15, 0.67, 0.85)
+    elif phase == "aborted":
+        radius = min(w, h) / 2
+        centre = box.center()
+        painter.drawEllipse(centre, radius, radius)
+        offset = radius * math.cos(math.pi / 4)
+        painter.drawLine(
+            QPointF(centre.x() - offset, centre.y() + offset),
+            QPointF(centre.x() + offset, centre.y() - offset),
+        )
+
+
+class StatusIcon(QWidget):
+    """A small painted status mark (see :func:`paint_status`) with the phase as tooltip."""
+
+    def __init__(self, phase: str = "pending", size: int = 16, *, compact: bool = False) -> None:
+        super().__init__()
+        self._phase = ""
+        self._size = size
+        self._compact = compact
+        self.setFixedSize(QSize(size, size))
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.set_phase(phase)
+
+    def phase(self) -> str:
+        return self._phase
+
+    def set_phase(self, phase: str) -> None:
+        if phase == self._phase:
+            return
+        self._phase = phase
+        self.setToolTip(PHASE_LABELS.get(phase, phase))
+        if phase == "running":
+            spinner_clock().register(self)
+        else:
+            spinner_clock().unregister(self)
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        pad = 1.5
+        side = float(self._size)
+        box = QRectF(pad, pad, side - 2 * pad, side - 2 * pad)
+        paint_status(painter, box, self._phase, self.palette(), compact=self._compact)
+        painter.end()

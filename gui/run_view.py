@@ -1,0 +1,252 @@
+"""The run view: watch a run live, or read a saved one — the same widget for both.
+
+:class:`RunView` is the single entry point the main window needs::
+
+    view = RunView()
+    view.cancelRequested.connect(runner.cancel)   # the owner decides how to cancel
+    runner.on_event = view.add_event              # live: events as they happen
+    view.load_events(core.runs.load_run(path))    # or a saved run, replayed at once
+
+Events go through a :class:`~gui.run_model.RunModel`, which folds them into a
+:class:`~core.run_state.RunState` at most ~20 times a second and says which steps changed; the
+view then syncs one :class:`~gui.step_pane.StepPane` per changed step. Under a header
+(:class:`~gui.run_header.RunHeader`) the panes sit in a scroll area that follows the stream
+while the reader is at the bottom, and stays put once they scroll up to read (it follows again
+when they scroll back down). Ctrl+O expands or collapses the pane that has the focus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QFrame,
+    QLabel,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.atomic import atomic_write_text
+from core.events import Event
+from core.run_export import state_to_markdown
+from core.run_state import RunState
+from gui.markdown_stream import warm_up
+from gui.run_header import RunHeader
+from gui.run_model import RunModel
+from gui.step_pane import StepPane
+from gui.theme import secondary_text
+
+TICK_MS = 250
+"""How often the elapsed time and running step durations are redrawn while live."""
+FOLLOW_SLACK = 24
+"""Pixels from the bottom that still count as "at the bottom" for auto-scroll."""
+
+
+class RunView(QWidget):
+    """One run: header plus a pane per step. GUI thread only.
+
+    Signals: :attr:`cancelRequested` when the person clicks Cancel (the owner calls
+    ``Runner.cancel()``; the view shows "Cancelling…" until ``run_finished`` arrives).
+    """
+
+    cancelRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *, model: RunModel | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RunView")
+        self.model = model or RunModel(self)
+        self._panes: list[StepPane] = []
+        self._follow = True
+        self._scrolling = False
+
+        self.header = RunHeader()
+        self.header.cancelRequested.connect(self.cancelRequested)
+        self.header.copyRequested.connect(self.copy_markdown)
+        self.header.exportRequested.connect(self._ask_export)
+        line = QFrame()
+        line.setFrameShape(QFrame.Shape.HLine)
+        line.setFrameShadow(QFrame.Shadow.Plain)
+        line.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
+        line.setMaximumHeight(1)
+
+        self._container = QWidget()
+        self._container.setObjectName("RunViewPanes")
+        self._panes_layout = QVBoxLayout(self._container)
+        self._panes_layout.setContentsMargins(16, 12, 16, 16)
+        self._panes_layout.setSpacing(10)
+        self.placeholder = QLabel("Waiting for the run to start…")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
+        self._panes_layout.addWidget(self.placeholder)
+        self._panes_layout.addStretch(1)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(self._container)
+        bar = self.scroll.verticalScrollBar()
+        bar.rangeChanged.connect(self._on_range_changed)
+        bar.valueChanged.connect(self._on_scrolled)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.header)
+        layout.addWidget(line)
+        layout.addWidget(self.scroll, 1)
+
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(TICK_MS)
+        self._ticker.timeout.connect(self._tick)
+        shortcut = QShortcut(QKeySequence("Ctrl+O"), self)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(self.toggle_focused_pane)
+        warm_up()
+        self.model.runStarted.connect(self._rebuild_panes)
+        self.model.stepsChanged.connect(self._sync_steps)
+        self.model.runChanged.connect(self._sync_run)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._on_focus_changed)
+
+    # ---------------------------------------------------------------- public API
+
+    def add_event(self, event: Event) -> None:
+        """A live event (any thread; see :class:`RunModel`)."""
+        self.model.add_event(event)
+
+    def add_events(self, events: Iterable[Event]) -> None:
+        self.model.add_events(events)
+
+    def load_events(self, events: Iterable[Event]) -> None:
+        """Show a saved run: replayed in one batch, shown before this returns. A saved run
+        is read from the top, so the view does not follow the end."""
+        self._follow = False
+        self.model.load_events(events)
+        self.scroll.verticalScrollBar().setValue(0)
+
+    def state(self) -> RunState:
+        return self.model.state
+
+    def panes(self) -> list[StepPane]:
+        return list(self._panes)
+
+    def pane(self, index: int) -> StepPane:
+        return self._panes[index]
+
+    def is_following(self) -> bool:
+        """True while the view scrolls along with new content."""
+        return self._follow
+
+    def to_markdown(self) -> str:
+        return state_to_markdown(self.model.state)
+
+    def copy_markdown(self) -> None:
+        clipboard = QGuiApplication.clipboard()
+        if clipboard is not None:
+            clipboard.setText(self.to_markdown())
+
+    def export_markdown(self, path: Path) -> None:
+        """Write the run as Markdown to ``path`` (atomically)."""
+        atomic_write_text(path, self.to_markdown())
+
+    def toggle_focused_pane(self) -> None:
+        """Ctrl+O: expand or collapse the pane with the focus, else the current step's."""
+        pane = self.focused_pane() or self._current_pane()
+        if pane is not None:
+            pane.toggle_expanded()
+
+    # ---------------------------------------------------------------- model → widgets
+
+    def _rebuild_panes(self) -> None:
+        for pane in self._panes:
+            self._panes_layout.removeWidget(pane)
+            pane.deleteLater()
+        state = self.model.state
+        running = state.status == "running" and self.model.is_live()
+        self._panes = [StepPane(step, run_running=running) for step in state.steps]
+        for position, pane in enumerate(self._panes):
+            self._panes_layout.insertWidget(1 + position, pane)
+            pane.show()  # now, not at the layout's next turn: the view is complete on return
+        self.placeholder.setVisible(not self._panes)
+
+    def _sync_steps(self, indexes: frozenset[int]) -> None:
+        state = self.model.state
+        running = state.status == "running" and self.model.is_live()
+        for index in sorted(indexes):
+            if 0 <= index < len(self._panes):
+                self._panes[index].sync(state.steps[index], run_running=running)
+
+    def _sync_run(self) -> None:
+        state = self.model.state
+        live = self.model.is_live()
+        self.header.update_from(state, live=live, elapsed=self.model.elapsed())
+        ticking = live and state.status == "running"
+        if ticking and not self._ticker.isActive():
+            self._ticker.start()
+            self._tick()
+        elif not ticking:
+            self._ticker.stop()
+
+    def _tick(self) -> None:
+        elapsed = self.model.elapsed()
+        self.header.set_elapsed(elapsed)
+        for pane in self._panes:
+            pane.tick(elapsed)
+
+    # ---------------------------------------------------------------- scrolling and focus
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self._scrolling = True
+            self.scroll.verticalScrollBar().setValue(maximum)
+            self._scrolling = False
+
+    def _on_scrolled(self, value: int) -> None:
+        if not self._scrolling:
+            self._follow = value >= self.scroll.verticalScrollBar().maximum() - FOLLOW_SLACK
+
+    def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        focused = self._pane_of(new)
+        for pane in self._panes:
+            pane.set_focus_within(pane is focused)
+
+    def focused_pane(self) -> StepPane | None:
+        """The pane holding the keyboard focus, if any."""
+        return self._pane_of(QApplication.focusWidget())
+
+    def _pane_of(self, widget: QWidget | None) -> StepPane | None:
+        while widget is not None:
+            if isinstance(widget, StepPane) and widget in self._panes:
+                return widget
+            widget = widget.parentWidget()
+        return None
+
+    def _current_pane(self) -> StepPane | None:
+        active = [
+            p
+            for p, s in zip(self._panes, self.model.state.steps, strict=False)
+            if s.phase in ("running", "waiting")
+        ]
+        started = [
+            p
+            for p, s in zip(self._panes, self.model.state.steps, strict=False)
+            if s.phase != "pending" and s.phase != "not_run"
+        ]
+        candidates = active or started or self._panes
+        return candidates[-1] if candidates else None
+
+    def _ask_export(self) -> None:
+        state = self.model.state
+        suggested = f"{state.run_id or 'run'}.md"
+        path, _filter = QFileDialog.getSaveFileName(
+            self, "Export run as Markdown", suggested, "Markdown (*.md)"
+        )
+        if path:
+            self.export_markdown(Path(path))

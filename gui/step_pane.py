@@ -1,0 +1,337 @@
+"""One step of a run as a card: a header that says how it is doing, and its stream of items.
+
+The header reads ``▾ ● 2  planner  claude-sonnet-4-5   waiting for approval   3 turns ↑1.2k
+↓850 $0.0123  12.4 s``. The body shows the step's items (text, thinking, tool calls, notices).
+
+Collapsed, a pane shows the last :data:`COLLAPSED_ITEMS` items; expanded, all of them — but
+widgets exist only for a window at the end of the list, :data:`EXPANDED_PAGE` items at first
+(:data:`LIVE_PAGE` for a running step that expanded by itself), grown a page at a time by
+"Show earlier items". One live update creates at most :data:`MAX_NEW_WIDGETS` widgets: in a
+flood the window jumps to the newest items instead of building every one of them on the way.
+Everything else stays in the model
+(:class:`~core.run_state.StepState`), so a step with 50,000 items costs a few hundred widgets
+at most, and a collapsed one ten. Items are only ever appended, so the window slides: new
+items get widgets at the end and the oldest widgets are dropped at the front.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.run_state import StepState
+from gui.run_status import (
+    PHASE_LABELS,
+    StatusIcon,
+    fill_color,
+    format_seconds,
+    status_color,
+)
+from gui.step_items import make_item_widget, refresh_item_widget
+from gui.theme import mix, secondary_text
+from gui.widgets import ElidedLabel
+
+COLLAPSED_ITEMS = 10
+EXPANDED_PAGE = 200
+"""Widgets an expanded pane starts with; "Show earlier items" adds this many more."""
+LIVE_PAGE = 50
+"""Widgets of a running step's pane that expanded by itself (it follows the newest items;
+nobody reads fifty items back while they stream in)."""
+MAX_NEW_WIDGETS = 6
+"""Widgets one update may create. When more items arrived at once (a flood), the window
+restarts at the newest ones; the others stay one click away ("Show earlier items")."""
+
+
+class StepPane(QFrame):
+    """A step's card. Built from a :class:`StepState`; :meth:`sync` updates it from the same
+    step later. GUI thread only. :attr:`expandedChanged` reports the new expanded state."""
+
+    expandedChanged = Signal(bool)
+
+    def __init__(
+        self, step: StepState, *, run_running: bool, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("StepPane")
+        self.index = step.index
+        self._step = step
+        self._expanded = False
+        self._user_chose = False
+        self._limit = EXPANDED_PAGE
+        self._first = 0  # item index of self._widgets[0]
+        self._widgets: list[QWidget] = []
+        self._focus_within = False
+        self._phase = ""
+        self._run_running = False
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        muted = secondary_text(self.palette()).name()
+
+        self.header = QWidget()
+        self.header.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.chevron = QToolButton()
+        self.chevron.setAutoRaise(True)
+        self.chevron.setArrowType(Qt.ArrowType.RightArrow)
+        self.chevron.setToolTip("Show all items (Ctrl+O)")
+        self.chevron.clicked.connect(self.toggle_expanded)
+        self.icon = StatusIcon(step.phase, 18)
+        self.number = QLabel(str(step.index + 1))
+        self.number.setStyleSheet(f"color: {muted}; font-weight: 600;")
+        self.agent = QLabel(step.agent)
+        self.agent.setStyleSheet("font-weight: 600; font-size: 14px;")
+        self.model = QLabel("")
+        self.model.setStyleSheet(f"color: {muted};")
+        self.phase = QLabel("")
+        self.usage = QLabel("")
+        self.usage.setStyleSheet(f"color: {muted};")
+        self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.duration = QLabel("")
+        self.duration.setStyleSheet(f"color: {muted};")
+        self.duration.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.duration.setMinimumWidth(48)
+        row = QHBoxLayout(self.header)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(8)
+        row.addWidget(self.chevron)
+        row.addWidget(self.icon)
+        row.addWidget(self.number)
+        row.addWidget(self.agent)
+        row.addWidget(self.model)
+        row.addWidget(self.phase)
+        row.addStretch(1)
+        row.addWidget(self.usage)
+        row.addWidget(self.duration)
+
+        self.task = ElidedLabel("", Qt.TextElideMode.ElideRight)
+        self.task.setStyleSheet(f"color: {muted};")
+        self.task.setContentsMargins(30, 0, 0, 0)
+
+        self.body = QWidget()
+        self._body_layout = QVBoxLayout(self.body)
+        self._body_layout.setContentsMargins(30, 4, 0, 0)
+        self._body_layout.setSpacing(4)
+        self.earlier = QPushButton("")
+        self.earlier.setFlat(True)
+        self.earlier.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.earlier.setStyleSheet(
+            f"color: {self.palette().color(QPalette.ColorRole.Link).name()};"
+        )
+        self.earlier.clicked.connect(self._show_earlier)
+        self.earlier.hide()
+        self.error = QLabel("")
+        self.error.setWordWrap(True)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error.hide()
+        self._body_layout.addWidget(self.earlier, 0, Qt.AlignmentFlag.AlignLeft)
+        self._body_layout.addWidget(self.error)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 14, 10)
+        layout.setSpacing(2)
+        layout.addWidget(self.header)
+        layout.addWidget(self.task)
+        layout.addWidget(self.body)
+        self.sync(step, run_running=run_running)
+
+    # ---------------------------------------------------------------- public API
+
+    def is_expanded(self) -> bool:
+        return self._expanded
+
+    def set_expanded(self, expanded: bool, *, by_user: bool = True) -> None:
+        """Show all items (expanded) or the last few; ``by_user`` stops automatic changes."""
+        self._user_chose = self._user_chose or by_user
+        if expanded == self._expanded:
+            return
+        self._expanded = expanded
+        self._limit = EXPANDED_PAGE if by_user else LIVE_PAGE
+        self.chevron.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        self.chevron.setToolTip(
+            "Show the last items only (Ctrl+O)" if expanded else "Show all items (Ctrl+O)"
+        )
+        self._sync_items(bounded=not by_user and self._live_window())
+        self.expandedChanged.emit(expanded)
+
+    def toggle_expanded(self) -> None:
+        self.set_expanded(not self._expanded)
+
+    def item_widgets(self) -> list[QWidget]:
+        """The widgets shown, oldest first (for tests and keyboard navigation)."""
+        return list(self._widgets)
+
+    def first_shown_item(self) -> int:
+        """Index in ``step.items`` of the first item that has a widget."""
+        return self._first
+
+    def sync(self, step: StepState, *, run_running: bool) -> None:
+        """Bring the pane up to date with ``step`` (cheap when little changed)."""
+        self._step = step
+        self._run_running = run_running
+        if step.phase != self._phase:
+            self._phase = step.phase
+            self._on_phase_changed(step)
+        self.model.setText(step.model or "")
+        self.usage.setText(step.usage.model_copy(update={"model": None}).line())
+        if step.task and self.task.full_text() != step.task:
+            self.task.set_full_text(" ".join(step.task.split()))
+        if step.started is not None and step.finished is not None:
+            self.duration.setText(format_seconds(step.finished - step.started))
+        error = step.error or ""
+        if step.phase == "aborted" and error:
+            error = f"Aborted: {error}"
+        elif error:
+            error = f"Error: {error}"
+        if error != self.error.text():
+            self.error.setText(error)
+            self.error.setVisible(bool(error))
+        self._sync_items(bounded=self._live_window())
+
+    def tick(self, elapsed: float) -> None:
+        """Update the running duration from the run's elapsed time."""
+        step = self._step
+        if step.started is not None and step.finished is None and self._run_running:
+            self.duration.setText(format_seconds(max(0.0, elapsed - step.started)))
+
+    def set_focus_within(self, focused: bool) -> None:
+        if focused != self._focus_within:
+            self._focus_within = focused
+            self.update()
+
+    # ---------------------------------------------------------------- Qt overrides
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        palette = self.palette()
+        base = palette.color(QPalette.ColorRole.Base)
+        text = palette.color(QPalette.ColorRole.Text)
+        border = (
+            palette.color(QPalette.ColorRole.Highlight)
+            if self._focus_within
+            else mix(base, text, 0.16)
+        )
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.setPen(QPen(border, 1.0))
+        background = base if self._phase != "not_run" else mix(base, text, 0.03)
+        painter.setBrush(background)
+        painter.drawRoundedRect(rect, 8, 8)
+        if self._phase in ("running", "waiting", "error"):
+            accent = fill_color(palette, self._phase)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(accent)
+            painter.drawRoundedRect(QRectF(1.5, 8, 3, max(0.0, rect.height() - 16)), 1.5, 1.5)
+        painter.end()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if self.header.geometry().contains(event.position().toPoint()):
+            event.accept()  # so the release (the click) comes back here
+            return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        inside = self.header.geometry().contains(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and inside:
+            self.toggle_expanded()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    # ---------------------------------------------------------------- private
+
+    def _on_phase_changed(self, step: StepState) -> None:
+        phase = step.phase
+        self.icon.set_phase(phase)
+        label = PHASE_LABELS[phase] if phase != "ok" else ""
+        self.phase.setText(label)
+        color = status_color(self.palette(), phase)
+        weight = "600" if phase in ("waiting", "error") else "normal"
+        self.phase.setStyleSheet(f"color: {color.name()}; font-weight: {weight};")
+        greyed = phase in ("not_run", "pending")
+        agent_color = secondary_text(self.palette()) if greyed else None
+        self.agent.setStyleSheet(
+            "font-weight: 600; font-size: 14px;"
+            + (f" color: {agent_color.name()};" if agent_color else "")
+        )
+        if self.error.isVisible() or phase == "error":
+            self.error.setStyleSheet(f"color: {status_color(self.palette(), 'error').name()};")
+        if phase == "aborted":
+            self.error.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
+        if not self._user_chose:  # the running step shows everything; finished ones a summary
+            self.set_expanded(phase in ("running", "waiting"), by_user=False)
+        self.update()
+
+    def _show_earlier(self) -> None:
+        if not self._expanded:
+            self.set_expanded(True)
+            return
+        self._limit = len(self._widgets) + EXPANDED_PAGE
+        self._sync_items()
+
+    def _sync_items(self, *, bounded: bool = False) -> None:
+        """Slide the widget window to the end of the items and refresh what it shows.
+
+        ``bounded`` (live updates) creates at most :data:`MAX_NEW_WIDGETS` widgets and never
+        grows the window backwards; user actions (expand, show earlier) build it in full.
+        """
+        items = self._step.items
+        count = len(items)
+        limit = self._limit if self._expanded else COLLAPSED_ITEMS
+        start = max(0, count - limit)
+        if bounded and self._widgets:
+            start = max(start, self._first)
+        if start < self._first:  # the window grew backwards: rebuild it
+            self._clear_widgets()
+        built_to = self._first + len(self._widgets) if self._widgets else start
+        if bounded and count - max(start, built_to) > MAX_NEW_WIDGETS:
+            start = count - MAX_NEW_WIDGETS  # a flood: keep up with the newest items only
+        while self._widgets and self._first < start:
+            self._remove_widget(self._widgets.pop(0))
+            self._first += 1
+        if not self._widgets:
+            self._first = start
+        live = self._run_running and self._step.phase in ("running", "waiting")
+        last = count - 1
+        for offset, widget in enumerate(self._widgets):
+            index = self._first + offset
+            refresh_item_widget(widget, items[index], live and index == last)
+        for index in range(self._first + len(self._widgets), count):
+            widget = make_item_widget(items[index], live and index == last)
+            self._body_layout.insertWidget(1 + len(self._widgets), widget)
+            widget.show()
+            self._widgets.append(widget)
+        self._update_earlier(self._first)
+
+    def _live_window(self) -> bool:
+        """A running step's window follows new items; a finished one is built in full."""
+        return self._run_running and self._step.phase in ("running", "waiting")
+
+    def _update_earlier(self, hidden: int) -> None:
+        if hidden <= 0:
+            self.earlier.hide()
+            return
+        if self._expanded:
+            more = min(EXPANDED_PAGE, hidden)
+            self.earlier.setText(f"Show {more:,} earlier items ({hidden:,} hidden)")
+        else:
+            self.earlier.setText(f"Show all {hidden + len(self._widgets):,} items")
+        self.earlier.show()
+
+    def _clear_widgets(self) -> None:
+        for widget in self._widgets:
+            self._remove_widget(widget)
+        self._widgets = []
+
+    def _remove_widget(self, widget: QWidget) -> None:
+        self._body_layout.removeWidget(widget)
+        widget.hide()
+        widget.deleteLater()

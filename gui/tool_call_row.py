@@ -1,0 +1,341 @@
+"""A tool call in a step's stream: one quiet line that opens to the full arguments and result.
+
+Collapsed, the row reads ``✓ bash  pytest -q tests/  1.2 s``: status mark, tool name, the key
+argument (elided in the middle), duration. A click (or Enter/Space when focused) opens the
+details: the arguments as pretty JSON and the output in a monospaced read-only box. Output
+streams in live while the call runs (bash), and is capped so a 50 MB log costs nothing until
+someone asks for it with "Show all".
+
+The row keeps no copy of the output: it reads the :class:`~core.run_state.ToolCall` it is
+given at each :meth:`ToolCallRow.refresh`, and appends only what is new.
+"""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QFontMetrics,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextCursor,
+)
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.run_state import ToolCall
+from gui.run_status import format_ms, paint_status, spinner_clock, status_color
+from gui.theme import monospace_font, secondary_text
+
+OUTPUT_LINES = 400
+"""Lines shown before "Show all" (the tail while output streams, the head of a result)."""
+OUTPUT_CHARS = 40_000
+"""Characters shown before "Show all": one 40 MB line must not freeze the box either."""
+ARGUMENT_CHARS = 20_000
+VISIBLE_LINES = 14
+"""Height of the output box, in lines; longer output scrolls inside it."""
+
+
+def _capped(text: str, head: bool) -> tuple[str, int]:
+    """``text`` cut to the display caps, and how many lines were left out."""
+    lines = text.count("\n") + 1
+    if lines <= OUTPUT_LINES and len(text) <= OUTPUT_CHARS:
+        return text, 0
+    if head:
+        cut = text[:OUTPUT_CHARS].split("\n")[:OUTPUT_LINES]
+    else:
+        cut = text[-OUTPUT_CHARS:].split("\n")[-OUTPUT_LINES:]
+    return "\n".join(cut), max(0, lines - len(cut))
+
+
+class _MonospaceBox(QPlainTextEdit):
+    """Read-only monospaced text that is as tall as its content, up to a few lines."""
+
+    def __init__(self, max_lines: int = VISIBLE_LINES) -> None:
+        super().__init__()
+        self._max_lines = max_lines
+        self.setReadOnly(True)
+        self.setFont(monospace_font(-1))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.document().blockCountChanged.connect(self._fit)
+        self._fit()
+
+    def _fit(self) -> None:
+        lines = min(max(1, self.document().blockCount()), self._max_lines)
+        spacing = QFontMetrics(self.font()).lineSpacing()
+        margins = self.contentsMargins()
+        height = lines * spacing + 2 * int(self.document().documentMargin())
+        height += margins.top() + margins.bottom() + 2 * self.frameWidth()
+        if self.horizontalScrollBar().maximum() > 0 or lines == self._max_lines:
+            height += self.horizontalScrollBar().sizeHint().height()
+        self.setFixedHeight(height)
+
+
+class _Summary(QWidget):
+    """The one-line summary, painted in one go: a row of tool calls costs one widget each,
+    not five (labels and layouts are what make long runs slow to show)."""
+
+    def __init__(self, call: ToolCall) -> None:
+        super().__init__()
+        self.setObjectName("ToolCallSummary")
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._name_font = monospace_font(-1)
+        self._name_font.setBold(True)
+        self._arg_font = monospace_font(-1)
+        metrics = QFontMetrics(self._name_font)
+        self.setFixedHeight(max(metrics.height(), 14) + 6)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.status = ""
+        self.tool = call.tool
+        self.argument = ""
+        self.duration = ""
+        self.refresh(call)
+
+    def refresh(self, call: ToolCall) -> None:
+        argument = " ".join(call.key_argument.split())
+        duration = format_ms(call.duration_ms) if call.duration_ms is not None else ""
+        status = call.status
+        if status == "running" and call.awaiting_approval:
+            status, duration = "waiting", "awaiting approval"
+        if (status, argument, duration) == (self.status, self.argument, self.duration):
+            return
+        if status != self.status:
+            if status == "running":
+                spinner_clock().register(self)
+            else:
+                spinner_clock().unregister(self)
+        self.status, self.argument, self.duration = status, argument, duration
+        self.setToolTip(f"{call.tool}: {argument}" if argument else call.tool)
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        palette = self.palette()
+        height = self.height()
+        x = 4
+        paint_status(
+            painter, QRectF(x, (height - 14) / 2, 14, 14), self.status, palette, compact=True
+        )
+        x += 14 + 8
+        muted = secondary_text(palette)
+        right = self.width() - 4
+        if self.duration:
+            painter.setFont(self.font())
+            painter.setPen(status_color(palette, "waiting") if self.status == "waiting" else muted)
+            width = QFontMetrics(self.font()).horizontalAdvance(self.duration)
+            painter.drawText(
+                QRectF(right - width, 0, width, height),
+                Qt.AlignmentFlag.AlignVCenter,
+                self.duration,
+            )
+            right -= width + 12
+        name_color = palette.color(QPalette.ColorRole.Text)
+        if self.status in ("error", "aborted"):
+            name_color = status_color(palette, self.status if self.status == "error" else "")
+        painter.setFont(self._name_font)
+        painter.setPen(name_color)
+        name_width = QFontMetrics(self._name_font).horizontalAdvance(self.tool)
+        painter.drawText(QRectF(x, 0, name_width, height), Qt.AlignmentFlag.AlignVCenter, self.tool)
+        x += name_width + 8
+        if self.argument and right - x > 20:
+            metrics = QFontMetrics(self._arg_font)
+            text = metrics.elidedText(self.argument, Qt.TextElideMode.ElideMiddle, int(right - x))
+            painter.setFont(self._arg_font)
+            painter.setPen(muted)
+            painter.drawText(QRectF(x, 0, right - x, height), Qt.AlignmentFlag.AlignVCenter, text)
+        painter.end()
+
+
+class ToolCallRow(QFrame):
+    """One tool call. GUI thread only; :attr:`toggled` reports the new expanded state."""
+
+    toggled = Signal(bool)
+
+    def __init__(self, call: ToolCall, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("ToolCallRow")
+        self._expanded = False
+        self._show_all = False
+        self._details: QWidget | None = None
+        self._output: _MonospaceBox | None = None
+        self._arguments: _MonospaceBox | None = None
+        self._more: QPushButton | None = None
+        self._output_label: QLabel | None = None
+        self._shown = ""  # text in the output box (for appending what is new)
+        self._shown_kind = ""
+        self._call = call
+
+        self.summary = _Summary(call)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(2)
+        self._layout.addWidget(self.summary)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.refresh(call)
+
+    # ---------------------------------------------------------------- public API
+
+    def is_expanded(self) -> bool:
+        return self._expanded
+
+    def call_id(self) -> str:
+        return self._call.call_id
+
+    def set_expanded(self, expanded: bool) -> None:
+        if expanded == self._expanded:
+            return
+        self._expanded = expanded
+        if expanded:
+            self._build_details()
+            self._fill_details(self._call)
+        if self._details is not None:
+            self._details.setVisible(expanded)
+        self.toggled.emit(expanded)
+
+    def toggle(self) -> None:
+        self.set_expanded(not self._expanded)
+
+    def output_text(self) -> str:
+        """The text in the output box (empty while collapsed)."""
+        return self._output.toPlainText() if self._output is not None else ""
+
+    def arguments_text(self) -> str:
+        return self._arguments.toPlainText() if self._arguments is not None else ""
+
+    def show_all_button(self) -> QPushButton | None:
+        return self._more if self._more is not None and not self._more.isHidden() else None
+
+    def refresh(self, call: ToolCall) -> None:
+        """Bring the row up to date with ``call`` (cheap when nothing changed)."""
+        self._call = call
+        self.summary.refresh(call)
+        if self._expanded:
+            self._fill_details(call)
+
+    def tool_name(self) -> str:
+        return self._call.tool
+
+    def argument_text(self) -> str:
+        """The key argument shown on the summary line (before eliding)."""
+        return self.summary.argument
+
+    def duration_text(self) -> str:
+        return self.summary.duration
+
+    def status(self) -> str:
+        """``running ok error aborted``, or ``waiting`` while an approval holds it up."""
+        return self.summary.status
+
+    # ---------------------------------------------------------------- Qt overrides
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if self.summary.geometry().contains(event.position().toPoint()):
+            event.accept()  # so the release (the click) comes back here
+            return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        inside = self.summary.geometry().contains(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and inside:
+            self.toggle()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.toggle()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    # ---------------------------------------------------------------- private
+
+    def _build_details(self) -> None:
+        if self._details is not None:
+            return
+        self._details = QWidget()
+        layout = QVBoxLayout(self._details)
+        layout.setContentsMargins(26, 2, 4, 6)
+        layout.setSpacing(4)
+        muted = secondary_text(self.palette()).name()
+        heading = QLabel("Arguments")
+        heading.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
+        self._arguments = _MonospaceBox(8)
+        self._output_label = QLabel("Output")
+        self._output_label.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
+        self._output = _MonospaceBox()
+        self._more = QPushButton("Show all")
+        self._more.setFlat(True)
+        self._more.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._more.clicked.connect(self._on_show_all)
+        self._more.hide()
+        layout.addWidget(heading)
+        layout.addWidget(self._arguments)
+        layout.addWidget(self._output_label)
+        layout.addWidget(self._output)
+        layout.addWidget(self._more, 0, Qt.AlignmentFlag.AlignLeft)
+        self._layout.addWidget(self._details)
+        text = json.dumps(self._call.arguments, indent=2, ensure_ascii=False, default=str)
+        if len(text) > ARGUMENT_CHARS:
+            text = text[:ARGUMENT_CHARS] + f"\n… {len(text) - ARGUMENT_CHARS:,} more characters"
+        self._arguments.setPlainText(text)
+
+    def _fill_details(self, call: ToolCall) -> None:
+        assert self._output is not None and self._more is not None
+        assert self._output_label is not None
+        running = call.status == "running"
+        kind = "output" if running or not call.result else "result"
+        full = call.output if kind == "output" else call.result
+        self._output_label.setText(
+            "Output (streaming)" if running else ("Result" if kind == "result" else "Output")
+        )
+        if self._show_all:
+            if full != self._shown:
+                self._output.setPlainText(full)
+                self._shown, self._shown_kind = full, kind
+            self._more.hide()
+            return
+        if running and kind == self._shown_kind and full.startswith(self._shown):
+            added = full[len(self._shown) :]
+            if added:  # append only what is new; the block limit drops the oldest lines
+                self._output.setMaximumBlockCount(OUTPUT_LINES)
+                cursor = self._output.textCursor()
+                cursor.movePosition(QTextCursor.MoveOperation.End)
+                cursor.insertText(added)
+                self._output.setTextCursor(cursor)
+                self._shown = full
+            hidden = max(0, full.count("\n") + 1 - OUTPUT_LINES)
+        elif full != self._shown or kind != self._shown_kind:
+            text, hidden = _capped(full, head=not running)
+            self._output.setMaximumBlockCount(0)
+            self._output.setPlainText(text if text or running else "(no output)")
+            self._shown, self._shown_kind = full, kind
+        else:
+            return
+        if hidden:
+            where = "earlier" if running else "more"
+            self._more.setText(f"Show all ({hidden:,} {where} lines hidden)")
+        self._more.setVisible(bool(hidden))
+
+    def _on_show_all(self) -> None:
+        self._show_all = True
+        self._shown = ""
+        self._fill_details(self._call)

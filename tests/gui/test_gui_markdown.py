@@ -1,0 +1,281 @@
+"""Markdown on screen: safe rendering, code blocks, links, and incremental streaming."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextDocument, QTextTable
+from pytestqt.qtbot import QtBot
+
+import gui.markdown_view as markdown_view
+from gui.markdown_render import BlockSplitter, RenderedHtml, render_html
+from gui.markdown_stream import MarkdownStream
+from gui.markdown_view import MarkdownView
+
+DOCUMENT = """# Report
+
+Intro with **bold**, *emphasis*, `code` and a [link](https://example.com/docs).
+
+## Lists
+
+- one
+- two
+  - nested
+- three
+
+1. first
+
+2. second
+
+   continuation of the second item
+
+3. third
+
+| Name | Value |
+|------|------:|
+| a    | 1     |
+| b    | 2     |
+
+```python
+def double(x):
+
+    return x * 2
+```
+
+> a quote
+> over two lines
+
+---
+
+- [x] done
+- [ ] to do
+
+Final words.
+"""
+
+
+def make_view(qtbot: QtBot, source: str = "", **kwargs: bool) -> MarkdownView:
+    view = MarkdownView(**kwargs)
+    qtbot.addWidget(view)
+    view.resize(700, 600)
+    view.show()
+    if source:
+        view.set_markdown(source)
+    return view
+
+
+def anchor_point(view: MarkdownView, href: str) -> QPoint:
+    """Viewport position of the link ``href``, found in the document like a reader's eye."""
+    block = view.document().begin()
+    while block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.charFormat().anchorHref() == href:
+                cursor = view.textCursor()
+                cursor.setPosition(fragment.position() + 1)
+                return view.cursorRect(cursor).center()
+            iterator += 1
+        block = block.next()
+    raise AssertionError(f"no link {href!r} in the document")
+
+
+def click(qtbot: QtBot, view: MarkdownView, point: QPoint) -> None:
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+# ------------------------------------------------------------------------------ safety
+
+
+def test_raw_html_is_shown_as_text_and_never_executed(qtbot: QtBot) -> None:
+    view = make_view(qtbot, "<script>alert('x')</script>\n\nSome <b>bold</b> text.\n")
+
+    text = view.toPlainText()
+    assert "<script>alert('x')</script>" in text
+    assert "<b>bold</b>" in text
+    assert "alert" not in view.toHtml().replace("&lt;script&gt;alert", "")
+
+
+def test_remote_images_are_never_requested_and_show_their_alt_text(qtbot: QtBot) -> None:
+    source = (
+        "![build status](https://ci.example.com/badge.png)\n\n"
+        '<img src="http://tracker.example.com/pixel.gif">\n'
+    )
+    view = make_view(qtbot, source)
+
+    assert "[image: build status]" in view.toPlainText()
+    assert '<img src="http://tracker.example.com/pixel.gif">' in view.toPlainText()
+    assert not [url for url in view.requested_resources if "://" in url]
+    remote = QUrl("https://ci.example.com/badge.png")
+    assert view.loadResource(int(QTextDocument.ResourceType.ImageResource.value), remote) is None
+    assert view.requested_resources == ["https://ci.example.com/badge.png"]
+
+
+def test_clicking_a_link_opens_it_in_the_system_browser(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    view = make_view(qtbot, "Read [the docs](https://example.com/docs) or [ftp](ftp://x/y).\n")
+
+    assert opened == []  # nothing opens by merely rendering
+    click(qtbot, view, anchor_point(view, "https://example.com/docs"))
+    click(qtbot, view, anchor_point(view, "ftp://x/y"))
+
+    assert opened == ["https://example.com/docs"]
+    assert view.toPlainText().startswith("Read the docs")  # the view did not navigate
+
+
+# ------------------------------------------------------------------------------ rendering
+
+
+def test_code_blocks_are_highlighted_and_copied_from_their_link(qtbot: QtBot) -> None:
+    code = "def double(x):\n    return x * 2"
+    view = make_view(qtbot, f"Before.\n\n```python\n{code}\n```\n")
+
+    keyword = view.document().find("def")
+    assert keyword.charFormat().foreground().color().name() != "#000000"
+    assert keyword.charFormat().fontWeight() > 400
+    click(qtbot, view, anchor_point(view, "baton-copy:0"))
+
+    assert QGuiApplication.clipboard().text() == code
+
+
+def test_context_menu_inside_a_code_block_offers_copy_code_block(qtbot: QtBot) -> None:
+    view = make_view(qtbot, "Text.\n\n```sh\nls -la\n```\n\nAfter.\n")
+    inside = view.cursorRect(view.document().find("ls -la")).center()
+    outside = view.cursorRect(view.document().find("After")).center()
+
+    menu = view.context_menu_at(inside)
+    actions = {action.text(): action for action in menu.actions()}
+    assert "Copy code block" in actions
+    assert "Copy code block" not in [a.text() for a in view.context_menu_at(outside).actions()]
+    actions["Copy code block"].trigger()
+
+    assert QGuiApplication.clipboard().text() == "ls -la"
+
+
+def test_tables_task_lists_and_strikethrough_are_rendered(qtbot: QtBot) -> None:
+    view = make_view(qtbot, DOCUMENT + "\n~~gone~~\n")
+
+    tables = [f for f in view.document().rootFrame().childFrames() if isinstance(f, QTextTable)]
+    data = [t for t in tables if t.rows() == 3 and t.columns() == 2]
+    assert data, "the Name/Value table"
+    assert data[0].cellAt(0, 0).firstCursorPosition().block().text() == "Name"
+    text = view.toPlainText()
+    assert "☑ done" in text and "☐ to do" in text
+    assert view.document().find("gone").charFormat().fontStrikeOut()
+
+
+def test_render_html_numbers_code_blocks_from_a_base() -> None:
+    rendered = render_html("```\na\n```\n\n```\nb\n```\n", code_base=5)
+
+    assert rendered.code_blocks == ["a", "b"]
+    assert "baton-copy:5" in rendered.html and "baton-copy:6" in rendered.html
+
+
+# ------------------------------------------------------------------------------ streaming
+
+
+def stream_in_pieces(stream: MarkdownStream, text: str, seed: int, flush_every: float) -> None:
+    rng = random.Random(seed)
+    position = 0
+    while position < len(text):
+        size = rng.randint(1, 14)
+        stream.feed(text[position : position + size])
+        position += size
+        if rng.random() < flush_every:
+            stream.flush()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_streamed_text_ends_identical_to_rendering_it_once(qtbot: QtBot, seed: int) -> None:
+    once = make_view(qtbot, DOCUMENT)
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+
+    stream_in_pieces(stream, DOCUMENT, seed, flush_every=0.3)
+    stream.finish()
+
+    assert stream.shown_text() == once.toPlainText()
+    assert stream.block_renders > 2  # it really went block by block
+
+
+def test_finished_blocks_are_rendered_once_and_kept(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sources: list[str] = []
+
+    def recording(source: str, *args: object, **kwargs: object) -> RenderedHtml:
+        sources.append(source)
+        return render_html(source, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(markdown_view, "render_html", recording)
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+    stream.feed("First paragraph, finished once the next block starts.\n\nSecond")
+    stream.flush()
+    for word in ["", "paragraph", "grows", "word", "by", "word"]:
+        stream.feed(word + " ")
+        stream.flush()
+    stream.feed("\n\nThird.")
+    stream.finish()
+
+    assert sum("First paragraph" in source for source in sources) == 1
+    assert sum(source.startswith("Second") for source in sources) > 5  # the tail, re-rendered
+    assert stream.shown_text() == (
+        "First paragraph, finished once the next block starts.\n"
+        "Second paragraph grows word by word\nThird."
+    )
+
+
+def test_the_open_tail_is_rendered_at_most_once_per_interval(qtbot: QtBot) -> None:
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+    for index in range(300):
+        stream.feed(f"word{index} ")
+
+    assert stream.tail_renders == 0  # nothing is rendered inside feed()
+    with qtbot.waitSignal(stream.rendered):
+        pass
+    assert stream.tail_renders == 1
+    assert stream.shown_text().startswith("word0 word1")
+    assert stream.shown_text().strip().endswith("word299")
+
+
+def test_finish_renders_the_final_state_at_once(qtbot: QtBot) -> None:
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+    stream.feed("# Title\n\nBody with `code`")
+    stream.finish()
+
+    assert stream.is_finished()
+    assert stream.shown_text() == "Title\nBody with code"
+
+
+# ------------------------------------------------------------------------------ splitting
+
+
+def finished_prefix(text: str) -> str:
+    splitter = BlockSplitter()
+    return text[: splitter.advance(text)]
+
+
+def test_blocks_are_cut_before_a_new_unindented_block() -> None:
+    assert finished_prefix("One.\n\nTwo.\n\nThree") == "One.\n\nTwo.\n\n"
+
+
+def test_code_fences_with_blank_lines_are_never_cut() -> None:
+    text = "Intro.\n\n````md\n```\ninner\n\n```\nstill code\n\nmore\n"
+    assert finished_prefix(text) == "Intro.\n\n"
+    closed = text + "````\n\nAfter.\n"
+    assert finished_prefix(closed) == closed.removesuffix("After.\n")
+
+
+def test_lists_and_indented_continuations_stay_whole() -> None:
+    text = "- a\n\n- b\n\n  more of b\n\n1. x\n\n2. y\n\nAfter"
+    assert finished_prefix(text) == text.removesuffix("After")
+    assert finished_prefix("Para\n\n    indented code\n\n") == ""
+    assert finished_prefix("Para\n\n1") == ""  # "1" may still become "1. item"

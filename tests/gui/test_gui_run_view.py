@@ -1,0 +1,320 @@
+"""The run view, driven the way a person uses it: reading, clicking, keys, cancelling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+from run_events import (
+    SONNET,
+    RunBuilder,
+    failed_chain,
+    finished_chain,
+    many_items,
+    running_parallel,
+    waiting_for_approval,
+)
+
+from core.events import ApprovalResolved, Event
+from gui.run_view import RunView
+from gui.step_items import NoticeItem, TextItem, ThinkingItem
+from gui.step_pane import StepPane
+from gui.tool_call_row import OUTPUT_LINES, ToolCallRow
+
+
+@pytest.fixture
+def view(qtbot: QtBot) -> RunView:
+    widget = RunView()
+    qtbot.addWidget(widget)
+    widget.resize(1000, 700)
+    widget.show()
+    return widget
+
+
+def live(qtbot: QtBot, view: RunView, events: list[Event]) -> None:
+    """Feed events as a running run would, and wait until the view has them all."""
+    view.add_events(events)
+    qtbot.waitUntil(lambda: view.state().events == len(events))
+
+
+def rows(pane: StepPane) -> list[ToolCallRow]:
+    return [w for w in pane.item_widgets() if isinstance(w, ToolCallRow)]
+
+
+def click_row(qtbot: QtBot, row: ToolCallRow) -> None:
+    qtbot.mouseClick(row.summary, Qt.MouseButton.LeftButton, pos=row.summary.rect().center())
+
+
+def test_a_finished_chain_reads_top_down_with_a_pane_per_step(view: RunView) -> None:
+    view.load_events(finished_chain())
+
+    assert [pane.agent.text() for pane in view.panes()] == ["scout", "planner", "worker"]
+    assert view.header.title.full_text() == "implement add a --json flag to 'baton agents'"
+    assert view.header.status_text() == "Completed"
+    assert view.header.usage.text() == view.state().usage.line()
+    assert "5 turns" in view.header.usage.text()
+    assert view.pane(2).usage.text().startswith("2 turns ↑34k")
+    assert not view.header.cancel_button.isEnabled()
+    assert view.scroll.verticalScrollBar().value() == 0  # a saved run opens at the top
+
+
+def test_clicking_a_tool_row_shows_its_arguments_and_full_result(
+    qtbot: QtBot, view: RunView
+) -> None:
+    view.load_events(finished_chain())
+    bash = next(r for r in rows(view.pane(2)) if r.tool_name() == "bash")
+    assert "pytest" in bash.argument_text()
+    assert bash.duration_text() == "2.1 s"
+
+    click_row(qtbot, bash)
+
+    assert bash.is_expanded()
+    assert '"command": "python -m pytest -q' in bash.arguments_text()
+    assert "42 passed in 1.84s" in bash.output_text()
+    assert bash.output_text().endswith("exit code 0")
+    click_row(qtbot, bash)
+    assert not bash.is_expanded()
+
+
+def test_long_output_is_capped_until_show_all(qtbot: QtBot, view: RunView) -> None:
+    builder = RunBuilder()
+    builder.start("single", [("worker", "List files", SONNET)])
+    builder.step_started(0, "List files", SONNET)
+    listing = "\n".join(f"file_{i:04}.py" for i in range(1_500))
+    builder.tool(0, "bash", {"command": "ls"}, listing)
+    builder.step_finished(0, output="")
+    builder.run_finished()
+    view.load_events(builder.events)
+    row = rows(view.pane(0))[0]
+
+    click_row(qtbot, row)
+    assert row.output_text().count("\n") + 1 == OUTPUT_LINES
+    button = row.show_all_button()
+    assert button is not None and "1,100 more lines hidden" in button.text()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+    assert row.output_text() == listing
+    assert row.show_all_button() is None
+
+
+def test_bash_output_streams_into_an_open_row(qtbot: QtBot, view: RunView) -> None:
+    events = running_parallel()
+    live(qtbot, view, events)
+    bash = next(r for r in rows(view.pane(2)) if r.tool_name() == "bash")
+    click_row(qtbot, bash)
+    assert "create_subprocess_exec" in bash.output_text()
+
+    more = RunBuilder(events[0].run_id)
+    more.now = view.state().elapsed
+    more.tool_output(2, bash.call_id(), "gui/run_view.py:12: await proc.wait()\n")
+    view.add_events(more.events)
+
+    qtbot.waitUntil(lambda: "await proc.wait()" in bash.output_text())
+    assert bash.output_text().startswith("gui/app.py:88:")
+
+
+def test_a_collapsed_pane_shows_the_last_ten_items(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(many_items(25))
+    pane = view.pane(0)
+
+    assert not pane.is_expanded()
+    assert len(pane.item_widgets()) == 10
+    assert pane.first_shown_item() == 15
+    before_last, last = pane.item_widgets()[-2:]
+    assert isinstance(last, ToolCallRow) and last.argument_text() == "src/file_24.py"
+    assert isinstance(before_last, TextItem)
+    assert before_last.stream.shown_text() == "Item 23: done."
+    assert pane.earlier.text() == "Show all 25 items"
+
+    qtbot.mouseClick(pane.earlier, Qt.MouseButton.LeftButton)
+    assert pane.is_expanded()
+    assert len(pane.item_widgets()) == 25
+    assert pane.earlier.isHidden()
+
+
+def test_ctrl_o_toggles_the_focused_pane(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(finished_chain())
+    view.activateWindow()
+    qtbot.waitUntil(view.isActiveWindow)
+    first, second = view.pane(0), view.pane(1)
+
+    qtbot.mouseClick(first.task, Qt.MouseButton.LeftButton)  # click into the first pane
+    assert view.focused_pane() is first
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    assert first.is_expanded() and not second.is_expanded()
+
+    qtbot.mouseClick(second.task, Qt.MouseButton.LeftButton)
+    assert view.focused_pane() is second
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    assert first.is_expanded() and second.is_expanded()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    assert not second.is_expanded()
+
+
+def test_the_chevron_expands_and_collapses_a_pane(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(finished_chain())
+    pane = view.pane(0)
+
+    qtbot.mouseClick(pane.chevron, Qt.MouseButton.LeftButton)
+    assert pane.is_expanded()
+    qtbot.mouseClick(pane.chevron, Qt.MouseButton.LeftButton)
+    assert not pane.is_expanded()
+
+
+def test_thinking_is_folded_to_one_line_until_clicked(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(finished_chain())
+    thinking = next(w for w in view.pane(0).item_widgets() if isinstance(w, ThinkingItem))
+    assert not thinking.is_expanded()
+    assert thinking.body is None
+    assert thinking.preview_text().endswith("Let me look at how it prints.")
+
+    qtbot.mouseClick(thinking.header, Qt.MouseButton.LeftButton)
+
+    assert thinking.is_expanded()
+    assert thinking.body is not None and thinking.body.isVisible()
+    assert thinking.body.text().startswith("The agents command lives in core/commands.")
+    qtbot.mouseClick(thinking.header, Qt.MouseButton.LeftButton)
+    assert not thinking.is_expanded() and thinking.body.isHidden()
+
+
+def test_cancel_emits_the_signal_and_waits_for_the_run_to_end(qtbot: QtBot, view: RunView) -> None:
+    events = running_parallel()
+    live(qtbot, view, events)
+    button = view.header.cancel_button
+    assert button.isEnabled()
+
+    with qtbot.waitSignal(view.cancelRequested):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert not button.isEnabled() and button.text() == "Cancelling…"
+
+    end = RunBuilder(events[0].run_id)
+    end.now = 5.0
+    end.step_finished(2, "aborted", error="cancelled")
+    end.run_finished("aborted", "the run was cancelled")
+    view.add_events(end.events)
+    qtbot.waitUntil(lambda: view.header.status_text() == "Cancelled")
+    assert not button.isEnabled() and button.text() == "Cancel"
+    assert view.pane(2).error.text() == "Aborted: cancelled"
+
+
+def test_a_failed_chain_says_where_it_stopped_and_what_never_ran(view: RunView) -> None:
+    view.load_events(failed_chain())
+
+    assert view.header.banner.isVisible()
+    assert view.header.banner.message().startswith(
+        "Chain stopped at step 2 (planner): the provider answered HTTP 500"
+    )
+    assert view.header.status_text() == "Failed"
+    assert view.pane(1).phase.text() == "failed"
+    assert view.pane(1).error.text().startswith("Error: the provider answered HTTP 500")
+    assert view.pane(2).phase.text() == "not run"
+    assert view.pane(2).icon.phase() == "not_run"
+    superseded = [w for w in view.pane(1).item_widgets() if isinstance(w, TextItem)]
+    assert superseded
+    assert all(
+        w.superseded_label is not None and w.superseded_label.isVisible() for w in superseded
+    )
+    assert all(v.is_struck() for w in superseded for v in w.stream.views())
+
+
+def test_a_parallel_run_shows_its_progress_line(qtbot: QtBot, view: RunView) -> None:
+    live(qtbot, view, running_parallel())
+
+    assert view.header.progress.text() == "2/3 done, 1 running"
+    assert view.header.status_text() == "Running"
+    assert [p.icon.phase() for p in view.panes()] == ["ok", "ok", "running"]
+    assert view.pane(2).is_expanded() and not view.pane(0).is_expanded()
+
+
+def test_a_step_waiting_for_approval_says_so(qtbot: QtBot, view: RunView) -> None:
+    live(qtbot, view, waiting_for_approval())
+
+    pane = view.pane(0)
+    assert pane.phase.text() == "waiting for approval"
+    assert pane.icon.phase() == "waiting"
+    assert view.header.status_text() == "Waiting for approval"
+    row = rows(pane)[0]
+    assert row.status() == "waiting" and row.duration_text() == "awaiting approval"
+
+    resolved = RunBuilder(view.state().run_id)
+    resolved.now = 2.0
+    resolved._agents = ["worker"]
+    resolved.events.append(
+        ApprovalResolved(
+            run_id=resolved.run_id,
+            step=0,
+            ts=2.0,
+            request_id="approval-0001",
+            decision="deny",
+            reason="not today",
+        )
+    )
+    view.add_events(resolved.events)
+    qtbot.waitUntil(lambda: pane.phase.text() == "running")
+    assert row.status() == "running"
+    assert view.header.status_text() == "Running"
+    notice = pane.item_widgets()[-1]
+    assert isinstance(notice, NoticeItem) and notice.text() == "✗  bash denied: not today"
+
+
+def growing_text(run_id: str, start: float, paragraphs: range) -> list[Event]:
+    builder = RunBuilder(run_id)
+    builder.now = start
+    for number in paragraphs:
+        builder.text(0, f"Paragraph {number}: " + "words and more words " * 12 + "\n\n", 40)
+    return builder.events
+
+
+def test_auto_scroll_follows_until_the_reader_scrolls_up(qtbot: QtBot, view: RunView) -> None:
+    head = waiting_for_approval()[:2]  # run_started, step_started
+    live(qtbot, view, head + growing_text(head[0].run_id, 1, range(30)))
+    bar = view.scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+    assert view.is_following()
+
+    bar.triggerAction(bar.SliderAction.SliderToMinimum)  # the reader scrolls up to read
+    assert not view.is_following()
+    before = bar.maximum()
+    view.add_events(growing_text(head[0].run_id, 20, range(30, 50)))
+    qtbot.waitUntil(lambda: bar.maximum() > before)
+    assert bar.value() == 0
+
+    bar.triggerAction(bar.SliderAction.SliderToMaximum)  # back at the bottom: follow again
+    assert view.is_following()
+    before = bar.maximum()
+    view.add_events(growing_text(head[0].run_id, 40, range(50, 70)))
+    qtbot.waitUntil(lambda: bar.maximum() > before and bar.value() == bar.maximum())
+
+
+def test_streamed_markdown_ends_like_the_saved_run(qtbot: QtBot, view: RunView) -> None:
+    events = finished_chain()
+    live(qtbot, view, events)
+    streamed = [w for w in view.pane(2).item_widgets() if isinstance(w, TextItem)]
+
+    replay = RunView()
+    qtbot.addWidget(replay)
+    replay.load_events(events)
+    replayed = [w for w in replay.pane(2).item_widgets() if isinstance(w, TextItem)]
+
+    assert streamed[-1].stream.is_finished()
+    assert streamed[-1].stream.shown_text() == replayed[-1].stream.shown_text()
+    assert "All 42 tests pass" in streamed[-1].stream.shown_text()
+
+
+def test_export_and_copy_give_the_run_as_markdown(
+    qtbot: QtBot, view: RunView, tmp_path: Path
+) -> None:
+    view.load_events(finished_chain())
+    target = tmp_path / "run.md"
+
+    view.export_markdown(target)
+    qtbot.mouseClick(view.header.copy_button, Qt.MouseButton.LeftButton)
+
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# implement add a --json flag to 'baton agents'")
+    assert "## Step 3: worker — ok" in text
+    assert QGuiApplication.clipboard().text() == text
