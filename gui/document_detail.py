@@ -1,0 +1,436 @@
+"""The detail pane: one document rendered as Markdown, edited in place, saved safely.
+
+Saving rules (the "why"):
+
+* **Never a silent overwrite.** The editor remembers the version it started from and saves
+  with ``expected_version``. If an agent saved the document meanwhile, the store refuses
+  (:class:`~core.documents.DocumentConflict`) and the person chooses: keep mine (overwrite),
+  take theirs (reload, losing the edits) or cancel (keep editing).
+* **Never lose unsaved edits.** A change made elsewhere while editing only raises a banner
+  (:meth:`DocumentDetail.document_changed_elsewhere`); the text being edited is left alone.
+  While reading, the pane simply shows the new version, keeping the scroll position.
+* **Errors are one sentence** (empty title, content over the limit), shown in a banner; the
+  edits stay in the editor to be fixed.
+
+Store calls here run on the GUI thread: each is one indexed row read or write (well under a
+millisecond at 100,000 documents), and writes must be answered before the conflict prompt.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.documents import (
+    Document,
+    DocumentConflict,
+    DocumentError,
+    DocumentNotFound,
+    DocumentStore,
+)
+from gui.code_edit import CodeEdit
+from gui.document_header import DocumentHeader
+from gui.document_prompts import DocumentPrompts, describe
+from gui.documents_table import TYPE_LABELS
+from gui.highlighters import DefinitionHighlighter
+from gui.markdown_view import MarkdownView
+from gui.prompts import ConflictChoice, UnsavedChoice
+from gui.theme import secondary_text
+from gui.widgets import Banner, EmptyState
+
+Mode = Literal["empty", "read", "edit", "new"]
+_TAG_SEPARATORS = re.compile(r"[,，、;；\n]")
+
+
+def parse_tags(text: str) -> list[str]:
+    """Comma-separated tags (Chinese commas too); blanks dropped, the store cleans the rest."""
+    return [tag.strip() for tag in _TAG_SEPARATORS.split(text) if tag.strip()]
+
+
+class DocumentDetail(QWidget):
+    """See the module docstring. GUI thread only; signals are emitted on the GUI thread."""
+
+    # -- signals -------------------------------------------------------------------------
+    saved = Signal(object)
+    """A :class:`Document` was created or updated from this pane (the stored record)."""
+    deleted = Signal(int)
+    """The document with this id was deleted from this pane."""
+    openRunRequested = Signal(str)
+    """The provenance link was clicked: show the run with this id."""
+    dirtyChanged = Signal(bool)
+    """The editor gained (True) or lost (False) unsaved edits."""
+
+    def __init__(
+        self,
+        prompts: DocumentPrompts,
+        store: DocumentStore | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("DocumentDetail")
+        self.prompts = prompts
+        self.store = store
+        self._mode: Mode = "empty"
+        self._document: Document | None = None
+        """The stored record shown, or the one the edit started from."""
+        self._dirty = False
+        self._loading = False
+
+        self.header = DocumentHeader()
+        self.banner = Banner()
+        self.viewer = MarkdownView()
+        self.viewer.setObjectName("DocumentViewer")
+        self.viewer.document().setDocumentMargin(16)
+
+        self.title_field = QLineEdit()
+        self.title_field.setPlaceholderText("A short title agents and people can search for")
+        self.type_combo = QComboBox()
+        for value, label in TYPE_LABELS.items():
+            self.type_combo.addItem(label, value)
+        self.tags_field = QLineEdit()
+        self.tags_field.setPlaceholderText("Comma-separated, e.g. login, backend")
+        self.content_edit = CodeEdit()
+        self.content_edit.setObjectName("DefinitionText")
+        self.content_edit.setPlaceholderText("Markdown text")
+        self._highlighter = DefinitionHighlighter(
+            self.content_edit.document(), self.palette(), "markdown"
+        )
+        self.counter = QLabel()
+        self.counter.setObjectName("Secondary")
+        self.counter.setAlignment(Qt.AlignmentFlag.AlignRight)
+        form = QFormLayout()
+        form.setContentsMargins(16, 10, 16, 6)
+        form.setHorizontalSpacing(10)
+        form.setVerticalSpacing(6)
+        form.addRow("Title", self.title_field)
+        form.addRow("Type", self.type_combo)
+        form.addRow("Tags", self.tags_field)
+        edit_page = QWidget()
+        edit_layout = QVBoxLayout(edit_page)
+        edit_layout.setContentsMargins(0, 0, 0, 0)
+        edit_layout.setSpacing(0)
+        edit_layout.addLayout(form)
+        edit_layout.addWidget(self.content_edit, 1)
+        edit_layout.addWidget(self.counter)
+
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.viewer)
+        self.pages.addWidget(edit_page)
+        document_page = QWidget()
+        document_layout = QVBoxLayout(document_page)
+        document_layout.setContentsMargins(0, 0, 0, 0)
+        document_layout.setSpacing(0)
+        document_layout.addWidget(self.header)
+        document_layout.addWidget(self.banner)
+        document_layout.addWidget(self.pages, 1)
+
+        self.empty_state = EmptyState(
+            "nav-documents",
+            "No document open",
+            "Pick a row to read it here, or press New to write a memory by hand.",
+        )
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty_state)
+        self.stack.addWidget(document_page)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.stack)
+
+        self.header.edit_button.clicked.connect(self.start_edit)
+        self.header.delete_button.clicked.connect(self.delete_current)
+        self.header.save_button.clicked.connect(self.save)
+        self.header.cancel_button.clicked.connect(self.cancel_edit)
+        self.header.openRunRequested.connect(self.openRunRequested)
+        for field in (self.title_field, self.tags_field):
+            field.textChanged.connect(self._on_edited)
+        self.type_combo.currentIndexChanged.connect(self._on_edited)
+        self.content_edit.textChanged.connect(self._on_edited)
+        # Ctrl+S belongs to the window's File ▸ Save too; while typing here it saves this
+        # document (claimed through ShortcutOverride, so no ambiguous-shortcut clash).
+        for widget in (self.title_field, self.tags_field, self.type_combo, self.content_edit):
+            widget.installEventFilter(self)
+
+    # -- public API ----------------------------------------------------------------------
+
+    def mode(self) -> Mode:
+        return self._mode
+
+    def current_id(self) -> int | None:
+        return self._document.id if self._document is not None and self._mode != "new" else None
+
+    def current(self) -> Document | None:
+        return self._document
+
+    def is_editing(self) -> bool:
+        return self._mode in ("edit", "new")
+
+    def is_dirty(self) -> bool:
+        return self._dirty
+
+    def show_document(self, document: Document) -> None:
+        """Show ``document`` (with content) for reading; the caller has dealt with unsaved
+        edits (:meth:`maybe_discard_changes`)."""
+        self._document = document
+        self._set_mode("read")
+        self.banner.hide()
+        self.header.show_document(document)
+        self._render(document, keep_scroll=False)
+
+    def clear(self, title: str = "No document open", hint: str = "") -> None:
+        self._document = None
+        self._set_mode("empty")
+        self.banner.hide()
+        self.empty_state.title.setText(title)
+        self.empty_state.hint.setText(
+            hint or "Pick a row to read it here, or press New to write a memory by hand."
+        )
+
+    def start_edit(self) -> None:
+        document = self._document
+        if document is None or self._mode != "read":
+            return
+        self._fill_editor(document.title, document.type, document.tags, document.content or "")
+        self._set_mode("edit")
+        self.content_edit.setFocus()
+
+    def start_new(self) -> None:
+        """An empty editor for a document written by hand (a memory unless changed)."""
+        self._document = None
+        self.banner.hide()
+        self.header.show_new()
+        self._fill_editor("", "memory", [], "")
+        self._set_mode("new")
+        self.title_field.setFocus()
+
+    def cancel_edit(self) -> None:
+        """Drop the edits: back to reading the stored document (or to nothing, for New)."""
+        if not self.is_editing():
+            return
+        self._set_dirty(False)
+        if self._mode == "new" or self._document is None:
+            self.clear()
+            return
+        self.show_document(self._fresh(self._document.id) or self._document)
+
+    def save(self) -> bool:
+        """Save the edits (create for New); True when stored. See the module docstring."""
+        if not self.is_editing() or self.store is None:
+            return False
+        title, doc_type = self.title_field.text(), str(self.type_combo.currentData())
+        tags, content = parse_tags(self.tags_field.text()), self.content_edit.toPlainText()
+        base = self._document
+        try:
+            if self._mode == "new" or base is None:
+                stored = self.store.create(title, content, type=doc_type, tags=tags)
+            else:
+                stored = self._update(base, title, doc_type, tags, content)
+                if stored is None:
+                    return False
+        except DocumentError as error:
+            self.banner.show_message("error", str(error))
+            return False
+        self._set_dirty(False)
+        self.show_document(stored)
+        self.saved.emit(stored)
+        return True
+
+    def delete_current(self) -> bool:
+        document = self._document
+        if document is None or self.store is None or self._mode != "read":
+            return False
+        if not self.prompts.confirm_delete(document):
+            return False
+        try:
+            self.store.delete(document.id)
+        except DocumentNotFound:
+            pass  # gone already: what was asked for
+        except DocumentError as error:
+            self.banner.show_message("error", str(error))
+            return False
+        self.clear("Document deleted", f"The {describe(document)} was deleted.")
+        self.deleted.emit(document.id)
+        return True
+
+    def maybe_discard_changes(self) -> bool:
+        """True when the pane may show something else: no unsaved edits, or they were saved
+        or discarded on purpose."""
+        if not (self.is_editing() and self._dirty):
+            return True
+        title = self.title_field.text().strip() or "the new document"
+        choice = self.prompts.unsaved_changes(title)
+        if choice is UnsavedChoice.SAVE:
+            return self.save()
+        if choice is UnsavedChoice.DISCARD:
+            self._set_dirty(False)
+            return True
+        return False
+
+    def document_changed_elsewhere(self) -> None:
+        """Someone (an agent, another window) wrote to the store: catch up without ever
+        touching unsaved edits."""
+        document = self._document
+        if document is None or self._mode == "new" or self.store is None:
+            return
+        fresh = self._fresh(document.id)
+        if fresh is not None and fresh.version == document.version:
+            return
+        if self._mode == "read":
+            if fresh is None:
+                self.clear("Document deleted", f"The {describe(document)} was deleted meanwhile.")
+            else:
+                self._document = fresh
+                self.header.show_document(fresh)
+                self._render(fresh, keep_scroll=True)
+            return
+        if fresh is None:
+            self.banner.show_message(
+                "warning",
+                f"“{document.title}” was deleted while you were editing it. "
+                "Saving keeps your text as a new document.",
+            )
+        else:
+            who = fresh.provenance.agent or "someone else"
+            self.banner.show_message(
+                "warning",
+                f"{who} changed this document while you were editing it (now version "
+                f"{fresh.version}). Your edits are kept; saving asks which version to keep.",
+                [("Take theirs", lambda: self._take_theirs(fresh.id))],
+            )
+
+    def refresh_colors(self) -> None:
+        self._highlighter.set_palette(self.palette())
+        self.header.refresh_colors()
+
+    # -- Qt overrides --------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if (
+            kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress)
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Save)
+            and self.is_editing()
+        ):
+            event.accept()
+            if kind == QEvent.Type.KeyPress:
+                self.save()
+            return True
+        return super().eventFilter(watched, event)
+
+    # -- private -------------------------------------------------------------------------
+
+    def _update(
+        self, base: Document, title: str, doc_type: str, tags: list[str], content: str
+    ) -> Document | None:
+        """Update with the version check; ask on conflicts. None: nothing was stored."""
+        assert self.store is not None
+        expected = base.version
+        while True:
+            try:
+                return self.store.update(
+                    base.id,
+                    title=title,
+                    content=content,
+                    tags=tags,
+                    type=doc_type,
+                    expected_version=expected,
+                )
+            except DocumentConflict as conflict:
+                choice = self.prompts.resolve_conflict(conflict.current)
+                if choice is ConflictChoice.OVERWRITE:
+                    expected = conflict.current.version  # and again, if it moved once more
+                    continue
+                if choice is ConflictChoice.RELOAD:
+                    self._set_dirty(False)
+                    self.show_document(conflict.current)
+                    self.saved.emit(conflict.current)  # the table shows their version too
+                return None
+            except DocumentNotFound:
+                if not self.prompts.save_as_new(title):
+                    return None
+                return self.store.create(title, content, type=doc_type, tags=tags)
+
+    def _take_theirs(self, doc_id: int) -> None:
+        fresh = self._fresh(doc_id)
+        self._set_dirty(False)
+        if fresh is None:
+            self.clear("Document deleted", "It was deleted meanwhile.")
+        else:
+            self.show_document(fresh)
+
+    def _fresh(self, doc_id: int) -> Document | None:
+        if self.store is None:
+            return None
+        try:
+            return self.store.get(doc_id, full=True)
+        except DocumentNotFound:
+            return None
+        except DocumentError as error:
+            self.banner.show_message("error", str(error))
+            return None
+
+    def _render(self, document: Document, *, keep_scroll: bool) -> None:
+        bar = self.viewer.verticalScrollBar()
+        position = bar.value()
+        content = document.content or ""
+        if content.strip():
+            self.viewer.set_markdown(content)
+        else:
+            muted = secondary_text(self.palette()).name()
+            self.viewer.setHtml(f"<p style='color:{muted}'><i>This document has no text.</i></p>")
+        bar.setValue(position if keep_scroll else 0)
+
+    def _fill_editor(self, title: str, doc_type: str, tags: list[str], content: str) -> None:
+        self._loading = True
+        try:
+            self.title_field.setText(title)
+            self.type_combo.setCurrentIndex(max(0, self.type_combo.findData(doc_type)))
+            self.tags_field.setText(", ".join(tags))
+            self.content_edit.setPlainText(content)
+        finally:
+            self._loading = False
+        self._set_dirty(False)
+        self._update_counter()
+
+    def _set_mode(self, mode: Mode) -> None:
+        self._mode = mode
+        self.stack.setCurrentIndex(0 if mode == "empty" else 1)
+        self.pages.setCurrentIndex(1 if mode in ("edit", "new") else 0)
+        self.header.set_editing(mode in ("edit", "new"))
+        if mode in ("read", "empty"):
+            self._set_dirty(False)
+
+    def _on_edited(self, *_args: object) -> None:
+        if self._loading or not self.is_editing():
+            return
+        self._update_counter()
+        self._set_dirty(True)
+
+    def _update_counter(self) -> None:
+        length = len(self.content_edit.toPlainText())
+        limit = self.store.limits.document_max_chars if self.store is not None else 0
+        text = f"{length:,} characters"
+        if limit:
+            text = f"{length:,} / {limit:,} characters"
+        self.counter.setText(text + "    ")
+        over = bool(limit) and length > limit
+        self.counter.setStyleSheet("color: #c0392b; font-weight: 600;" if over else "")
+
+    def _set_dirty(self, dirty: bool) -> None:
+        if dirty == self._dirty:
+            return
+        self._dirty = dirty
+        self.header.set_dirty(dirty)
+        self.dirtyChanged.emit(dirty)

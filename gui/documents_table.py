@@ -1,0 +1,393 @@
+"""One page of documents as a table model, and the delegate that paints its richer cells.
+
+Columns: title, type, tags (painted as pills), summary — or, while searching, the snippet
+around the matches with each match marked — updated (relative: "3 min ago"; the tooltip has the
+exact time) and the run that wrote the document (agent · short run id).
+
+The model holds exactly one page (:class:`core.documents.SearchHit` rows, at most the store's
+page size), so it never grows with the store; paging and ordering are the store's job, which is
+why the view has no column sorting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRect,
+    QSize,
+    Qt,
+)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from core.documents import DocumentProvenance, SearchHit
+from gui.theme import foreground, is_dark, mix, secondary_text
+
+COLUMNS = ("Title", "Type", "Tags", "Summary", "Updated", "Run")
+COL_TITLE, COL_TYPE, COL_TAGS, COL_SUMMARY, COL_UPDATED, COL_RUN = range(len(COLUMNS))
+TYPE_LABELS = {"memory": "Memory", "document": "Document"}
+TYPE_HUES = {"memory": 280, "document": 205}
+
+ROLE_HIT = Qt.ItemDataRole.UserRole + 1
+"""The row's :class:`SearchHit`."""
+ROLE_SEGMENTS = Qt.ItemDataRole.UserRole + 2
+"""Summary column: ``[(text, is_match), ...]`` for the delegate."""
+ROLE_TAGS = Qt.ItemDataRole.UserRole + 3
+"""Tags column: the list of tags for the delegate."""
+
+MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"
+"""Snippet markers asked of the store: private-use characters, which no real text contains,
+so a ``[`` in a document is never mistaken for a match."""
+
+Index = QModelIndex | QPersistentModelIndex
+_LEFT_CENTRE = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+
+
+# -- text helpers ------------------------------------------------------------------------
+
+
+def relative_time(moment: datetime, now: datetime | None = None) -> str:
+    """``just now``, ``5 min ago``, ``3 h ago``, ``yesterday``, ``4 days ago``, then a date."""
+    now = now or datetime.now(UTC)
+    seconds = (now - moment).total_seconds()
+    if seconds < 45:
+        return "just now"
+    if seconds < 3600:
+        return f"{max(1, round(seconds / 60))} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    local, today = moment.astimezone(), now.astimezone()
+    days = (today.date() - local.date()).days
+    if days <= 1:
+        return "yesterday"
+    if days < 7:
+        return f"{days} days ago"
+    if local.year == today.year:
+        return f"{local.day} {local:%b}"
+    return f"{local.day} {local:%b %Y}"
+
+
+def absolute_time(moment: datetime) -> str:
+    """Local time to the second, for tooltips and the detail pane."""
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def short_run_id(run_id: str) -> str:
+    return run_id if len(run_id) <= 10 else run_id[:8] + "…"
+
+
+def run_text(provenance: DocumentProvenance) -> str:
+    """``scout · 3f2a9c1b…``; ``by hand`` for a document a person wrote."""
+    if provenance.by_person:
+        return "by hand"
+    parts = [provenance.agent] if provenance.agent else []
+    if provenance.run_id:
+        parts.append(short_run_id(provenance.run_id))
+    return " · ".join(parts) or "agent"
+
+
+def run_tooltip(provenance: DocumentProvenance) -> str:
+    if provenance.by_person:
+        return "Written by a person in Baton or with 'baton docs'"
+    lines = [f"Agent: {provenance.agent or 'unknown'}"]
+    if provenance.run_id:
+        lines.append(f"Run: {provenance.run_id}")
+    if provenance.step is not None:
+        lines.append(f"Step: {provenance.step}")
+    if provenance.call_id:
+        lines.append(f"Tool call: {provenance.call_id}")
+    return "\n".join(lines)
+
+
+def snippet_segments(snippet: str) -> list[tuple[str, bool]]:
+    """Split a snippet with :data:`MARK_OPEN`/:data:`MARK_CLOSE` markers into runs."""
+    segments: list[tuple[str, bool]] = []
+    rest = snippet
+    while rest:
+        start = rest.find(MARK_OPEN)
+        if start < 0:
+            segments.append((rest, False))
+            break
+        end = rest.find(MARK_CLOSE, start)
+        if end < 0:
+            end = len(rest)
+        if start:
+            segments.append((rest[:start], False))
+        segments.append((rest[start + 1 : end], True))
+        rest = rest[end + 1 :]
+    return [(text, match) for text, match in segments if text]
+
+
+def plain_snippet(snippet: str) -> str:
+    return snippet.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
+
+
+def first_line(hit: SearchHit) -> str:
+    """What the summary column says for a listing: the summary, one line."""
+    return " ".join(hit.summary.split())
+
+
+# -- the model -----------------------------------------------------------------------------
+
+
+class DocumentsTableModel(QAbstractTableModel):
+    """One page of documents. GUI thread only."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._hits: list[SearchHit] = []
+        self._searching = False
+        self._now = datetime.now(UTC)
+
+    # -- public API ----------------------------------------------------------------------
+
+    def set_page(self, hits: Sequence[SearchHit], *, searching: bool) -> None:
+        """Show ``hits``; ``searching`` switches the summary column to match snippets."""
+        self.beginResetModel()
+        self._hits = list(hits)
+        self._now = datetime.now(UTC)
+        self.endResetModel()
+        if searching != self._searching:
+            self._searching = searching
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, COL_SUMMARY, COL_SUMMARY)
+
+    def hits(self) -> list[SearchHit]:
+        return list(self._hits)
+
+    def hit(self, row: int) -> SearchHit:
+        return self._hits[row]
+
+    def row_of(self, doc_id: int) -> int | None:
+        for row, hit in enumerate(self._hits):
+            if hit.id == doc_id:
+                return row
+        return None
+
+    def searching(self) -> bool:
+        return self._searching
+
+    def refresh_times(self) -> None:
+        """Let "3 min ago" become "4 min ago" without asking the store again."""
+        self._now = datetime.now(UTC)
+        if self._hits:
+            top = self.index(0, COL_UPDATED)
+            bottom = self.index(len(self._hits) - 1, COL_UPDATED)
+            self.dataChanged.emit(top, bottom, [Qt.ItemDataRole.DisplayRole])
+
+    # -- Qt model API --------------------------------------------------------------------
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
+        return 0 if parent.isValid() else len(self._hits)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if section == COL_SUMMARY and self._searching:
+            return "Match"
+        return COLUMNS[section]
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._hits):
+            return None
+        hit = self._hits[index.row()]
+        column = index.column()
+        if role == ROLE_HIT:
+            return hit
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(hit, column)
+        if role == ROLE_SEGMENTS and column == COL_SUMMARY:
+            if self._searching and hit.snippet:
+                return snippet_segments(hit.snippet)
+            return [(first_line(hit), False)]
+        if role == ROLE_TAGS and column == COL_TAGS:
+            return list(hit.tags)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(hit, column)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            palette = QApplication.palette()
+            if column == COL_TYPE:
+                return foreground(palette, TYPE_HUES.get(hit.type, 210), 0.55)
+            if column in (COL_UPDATED, COL_RUN):
+                return secondary_text(palette)
+        if role == Qt.ItemDataRole.FontRole and column == COL_TITLE:
+            font = QFont(QApplication.font())
+            font.setWeight(QFont.Weight.DemiBold)
+            return font
+        return None
+
+    # -- private -------------------------------------------------------------------------
+
+    def _text(self, hit: SearchHit, column: int) -> str:
+        if column == COL_TITLE:
+            return hit.title
+        if column == COL_TYPE:
+            return TYPE_LABELS.get(hit.type, hit.type)
+        if column == COL_TAGS:
+            return ", ".join(hit.tags)
+        if column == COL_SUMMARY:
+            if self._searching and hit.snippet:
+                return plain_snippet(hit.snippet)
+            return first_line(hit)
+        if column == COL_UPDATED:
+            return relative_time(hit.updated, self._now)
+        return run_text(hit.provenance)
+
+    def _tooltip(self, hit: SearchHit, column: int) -> str:
+        if column == COL_UPDATED:
+            return (
+                f"Updated {absolute_time(hit.updated)}\nCreated {absolute_time(hit.created)}"
+                f"\nVersion {hit.version}"
+            )
+        if column == COL_RUN:
+            return run_tooltip(hit.provenance)
+        if column == COL_TITLE:
+            return f"#{hit.id} {hit.title} ({hit.chars:,} characters)"
+        if column == COL_SUMMARY:
+            text = self._text(hit, column)
+            return text if len(text) > 60 else ""
+        if column == COL_TAGS:
+            return ", ".join(hit.tags)
+        return ""
+
+
+# -- painting ------------------------------------------------------------------------------
+
+
+class DocumentDelegate(QStyledItemDelegate):
+    """Paints the tags column as pills and the summary column with matches marked.
+
+    Everything else is the default painting; the display text of these two columns stays
+    plain, so copying, accessibility and tests read ordinary strings.
+    """
+
+    PILL_GAP = 4
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        column = index.column()
+        if column not in (COL_TAGS, COL_SUMMARY):
+            super().paint(painter, option, index)
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""  # type: ignore[attr-defined]
+        widget = opt.widget  # type: ignore[attr-defined]
+        style = widget.style() if isinstance(widget, QWidget) else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
+        rect = rect.adjusted(2, 0, -2, 0)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        palette: QPalette = opt.palette  # type: ignore[attr-defined]
+        painter.save()
+        painter.setClipRect(rect)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        if column == COL_TAGS:
+            self._paint_tags(painter, rect, palette, index.data(ROLE_TAGS) or [], selected)
+        else:
+            font: QFont = opt.font  # type: ignore[attr-defined]
+            segments = index.data(ROLE_SEGMENTS) or []
+            self._paint_segments(painter, rect, palette, font, segments, selected)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        size = super().sizeHint(option, index)
+        return QSize(size.width(), max(size.height(), 30))
+
+    # -- private -------------------------------------------------------------------------
+
+    @staticmethod
+    def _paint_segments(
+        painter: QPainter,
+        rect: QRect,
+        palette: QPalette,
+        font: QFont,
+        segments: list[tuple[str, bool]],
+        selected: bool,
+    ) -> None:
+        normal_color = palette.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        )
+        bold = QFont(font)
+        bold.setWeight(QFont.Weight.Bold)
+        mark_bg = QColor.fromHslF(45 / 360, 0.95, 0.36 if is_dark(palette) else 0.72)
+        mark_fg = QColor("#f5f5f5") if is_dark(palette) else QColor("#1a1a1a")
+        x = rect.left()
+        for text, match in segments:
+            metrics = QFontMetrics(bold if match else font)
+            width = metrics.horizontalAdvance(text)
+            room = rect.right() - x
+            last = width > room
+            if last:
+                text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(room, 0))
+                width = metrics.horizontalAdvance(text)
+            height = metrics.height()
+            top = rect.top() + (rect.height() - height) // 2
+            box = QRect(x, top, width, height)
+            if match and text:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(mark_bg)
+                painter.drawRoundedRect(box.adjusted(-2, 0, 2, 0), 3, 3)
+            painter.setFont(bold if match else font)
+            painter.setPen(mark_fg if match else normal_color)
+            painter.drawText(
+                box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text
+            )
+            x += width + (2 if match else 0)
+            if last:
+                break
+
+    def _paint_tags(
+        self, painter: QPainter, rect: QRect, palette: QPalette, tags: list[str], selected: bool
+    ) -> None:
+        font = QFont(QApplication.font())
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * 0.85)
+        font.setWeight(QFont.Weight.DemiBold)
+        metrics = QFontMetrics(font)
+        painter.setFont(font)
+        base = palette.color(QPalette.ColorRole.Base)
+        highlight = palette.color(QPalette.ColorRole.Highlight)
+        dark = is_dark(palette)
+        fill = mix(base, highlight, 0.22 if dark else 0.13)
+        text_color = highlight.lighter(150) if dark else highlight.darker(130)
+        if selected:
+            fill = mix(highlight, base, 0.75)
+        height = metrics.height() + 4
+        top = rect.top() + (rect.height() - height) // 2
+        x = rect.left()
+        for number, tag in enumerate(tags):
+            width = metrics.horizontalAdvance(tag) + 12
+            rest = len(tags) - number - 1
+            more = f"+{rest}" if rest else ""
+            more_width = metrics.horizontalAdvance(more) + 6 if more else 0
+            if x + width > rect.right() - more_width and number:
+                more = f"+{len(tags) - number}"
+                painter.setPen(secondary_text(palette) if not selected else text_color)
+                painter.drawText(QRect(x, top, rect.right() - x, height), _LEFT_CENTRE, more)
+                return
+            width = min(width, rect.right() - x)
+            pill = QRect(x, top, width, height)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(pill, height / 2, height / 2)
+            painter.setPen(text_color)
+            label = metrics.elidedText(tag, Qt.TextElideMode.ElideRight, width - 12)
+            painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), label)
+            x += width + self.PILL_GAP
