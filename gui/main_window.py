@@ -28,6 +28,7 @@ from core import __version__
 from core.settings import SettingsError, load_settings
 from gui import icons, theme
 from gui.agents_view import AgentsView
+from gui.documents_view import DocumentsView
 from gui.placeholder import ComingSoonView
 from gui.prompts import Prompts
 from gui.settings_dialog import SettingsDialog
@@ -59,7 +60,7 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("agents", "Agents", "nav-agents", _agents),
     ViewSpec("presets", "Presets", "nav-presets", _soon("Presets", _PRESETS)),
     ViewSpec("runs", "Runs", "nav-runs", _soon("Runs", _RUNS)),
-    ViewSpec("documents", "Documents", "nav-documents", _soon("Documents", _DOCUMENTS)),
+    ViewSpec("documents", "Documents", "nav-documents", lambda w: DocumentsView(prompts=w.prompts)),
 ]
 """The views in sidebar order, one line each. The view for "agents" must be an AgentsView."""
 
