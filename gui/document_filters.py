@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -87,19 +88,27 @@ class DocumentFilters(QWidget):
         self.tag_combo.setObjectName("TagFilter")
         self.tag_combo.setToolTip("Show only documents with this tag")
         self.tag_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.tag_combo.setMinimumContentsLength(10)
+        self.tag_combo.setMinimumContentsLength(8)
         self.tag_combo.addItem(ALL_TAGS, None)
 
         self.new_button = QPushButton(icons.icon("add"), "New")
         self.new_button.setToolTip("Write a memory or document by hand")
 
-        layout = QHBoxLayout(self)
+        # Two rows, so the pane stays usable when the window is narrow.
+        search_row = QHBoxLayout()
+        search_row.setSpacing(8)
+        search_row.addWidget(self.search_field, 1)
+        search_row.addWidget(self.new_button)
+        filter_row = QHBoxLayout()
+        filter_row.setSpacing(8)
+        filter_row.addLayout(type_row)
+        filter_row.addStretch(1)
+        filter_row.addWidget(self.tag_combo)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 6)
-        layout.setSpacing(8)
-        layout.addWidget(self.search_field, 1)
-        layout.addLayout(type_row)
-        layout.addWidget(self.tag_combo)
-        layout.addWidget(self.new_button)
+        layout.setSpacing(6)
+        layout.addLayout(search_row)
+        layout.addLayout(filter_row)
         self.setStyleSheet(
             "QToolButton#TypeButton { padding: 4px 10px; }"
             "QToolButton#TypeButton:checked { font-weight: 600; }"
