@@ -9,6 +9,7 @@ Anything else escaping ``run`` is a bug and is reported to the model as an inter
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,17 +51,9 @@ class Tool(ABC):
     Params: ClassVar[type[BaseModel]]
 
     def schema(self) -> dict[str, Any]:
-        """The OpenAI function-tool declaration."""
-        parameters = self.Params.model_json_schema()
-        parameters.pop("title", None)
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": parameters,
-            },
-        }
+        """The OpenAI function-tool declaration. Built once per tool class (generating a JSON
+        schema costs milliseconds and every step asks for it); callers must not mutate it."""
+        return _schema(type(self))
 
     def approval_action(self, params: BaseModel) -> str | None:
         """The policy sub-key of this call (``document`` → ``delete``); None for most tools."""
@@ -69,3 +62,13 @@ class Tool(ABC):
     @abstractmethod
     async def run(self, params: Any, ctx: ToolContext) -> str:
         """Execute with validated ``params``; return the result text the model reads."""
+
+
+@functools.cache
+def _schema(tool: type[Tool]) -> dict[str, Any]:
+    parameters = tool.Params.model_json_schema()
+    parameters.pop("title", None)
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": parameters},
+    }
