@@ -59,14 +59,11 @@ def main() -> int:
     def finished(view: RunView) -> None:
         view.load_events(finished_chain())
         worker = view.pane(2)
-        bash = next(
-            w
-            for w in worker.item_widgets()
-            if isinstance(w, ToolCallRow) and w.tool_name() == "bash"
-        )
-        bash.set_expanded(True)
+        for row in worker.item_widgets():
+            if isinstance(row, ToolCallRow) and row.tool_name() == "bash":
+                row.set_expanded(True)  # the test run's output
         settle()
-        view.scroll.ensureWidgetVisible(worker, 0, 0)
+        view.scroll.verticalScrollBar().setValue(worker.y() - 10)  # the worker from its top
 
     def failed(view: RunView) -> None:
         view.load_events(failed_chain())

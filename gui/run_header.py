@@ -12,7 +12,7 @@ state of its own besides what it last displayed.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -21,6 +21,9 @@ from gui.run_status import RUN_STATUS_LABELS, StatusIcon, format_seconds, status
 from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
 from gui.widgets import Banner, ElidedLabel
 
+COPY_LABEL = "Copy as Markdown"
+COPIED_MS = 1500
+"""How long the copy button says "Copied ✓"."""
 _PILL_HUES = {
     "running": SEVERITY_HUES["info"],
     "waiting": SEVERITY_HUES["warning"],
@@ -90,7 +93,7 @@ class RunHeader(QWidget):
         self.icon = StatusIcon("pending", 22)
         self.title = ElidedLabel("Waiting for the run to start…", Qt.TextElideMode.ElideRight)
         self.title.setStyleSheet("font-size: 17px; font-weight: 600;")
-        self.copy_button = QPushButton("Copy as Markdown")
+        self.copy_button = QPushButton(COPY_LABEL)
         self.copy_button.setToolTip("Copy the whole run as Markdown")
         self.copy_button.clicked.connect(self.copyRequested)
         self.export_button = QPushButton("Export…")
@@ -170,6 +173,11 @@ class RunHeader(QWidget):
 
     def status_text(self) -> str:
         return self.status.text()
+
+    def flash_copied(self) -> None:
+        """Confirm a copy on the button itself, then restore its label."""
+        self.copy_button.setText("Copied ✓")
+        QTimer.singleShot(COPIED_MS, self, lambda: self.copy_button.setText(COPY_LABEL))
 
     # ---------------------------------------------------------------- private
 

@@ -148,9 +148,11 @@ class RunView(QWidget):
         return state_to_markdown(self.model.state)
 
     def copy_markdown(self) -> None:
+        """Put the run on the clipboard as Markdown; the button says so for a moment."""
         clipboard = QGuiApplication.clipboard()
         if clipboard is not None:
             clipboard.setText(self.to_markdown())
+            self.header.flash_copied()
 
     def export_markdown(self, path: Path) -> None:
         """Write the run as Markdown to ``path`` (atomically)."""

@@ -75,17 +75,21 @@ class _MonospaceBox(QPlainTextEdit):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.document().blockCountChanged.connect(self._fit)
+        self.horizontalScrollBar().rangeChanged.connect(self._fit)
         self._fit()
 
     def _fit(self) -> None:
-        lines = min(max(1, self.document().blockCount()), self._max_lines)
+        count = max(1, self.document().blockCount())
+        lines = min(count, self._max_lines)
         spacing = QFontMetrics(self.font()).lineSpacing()
-        margins = self.contentsMargins()
-        height = lines * spacing + 2 * int(self.document().documentMargin())
-        height += margins.top() + margins.bottom() + 2 * self.frameWidth()
-        if self.horizontalScrollBar().maximum() > 0 or lines == self._max_lines:
+        margin = int(self.document().documentMargin())
+        # A box that scrolls keeps only its top margin, so it ends at a line, not inside one.
+        height = lines * spacing + (2 * margin + 2 if count <= self._max_lines else margin + 1)
+        height += 2 * self.frameWidth()
+        if self.horizontalScrollBar().maximum() > 0:
             height += self.horizontalScrollBar().sizeHint().height()
-        self.setFixedHeight(height)
+        if height != self.height():
+            self.setFixedHeight(height)
 
 
 class _Summary(QWidget):
@@ -106,6 +110,7 @@ class _Summary(QWidget):
         self.tool = call.tool
         self.argument = ""
         self.duration = ""
+        self.superseded = False
         self.refresh(call)
 
     def refresh(self, call: ToolCall) -> None:
@@ -114,8 +119,14 @@ class _Summary(QWidget):
         status = call.status
         if status == "running" and call.awaiting_approval:
             status, duration = "waiting", "awaiting approval"
-        if (status, argument, duration) == (self.status, self.argument, self.duration):
+        if (status, argument, duration, call.superseded) == (
+            self.status,
+            self.argument,
+            self.duration,
+            self.superseded,
+        ):
             return
+        self.superseded = call.superseded
         if status != self.status:
             if status == "running":
                 spinner_clock().register(self)
@@ -147,7 +158,9 @@ class _Summary(QWidget):
             )
             right -= width + 12
         name_color = palette.color(QPalette.ColorRole.Text)
-        if self.status in ("error", "aborted"):
+        if self.superseded:  # part of a failed attempt that was retried
+            name_color = muted
+        elif self.status in ("error", "aborted"):
             name_color = status_color(palette, self.status if self.status == "error" else "")
         painter.setFont(self._name_font)
         painter.setPen(name_color)
@@ -284,6 +297,8 @@ class ToolCallRow(QFrame):
         self._output = _MonospaceBox()
         self._more = QPushButton("Show all")
         self._more.setFlat(True)
+        link = self.palette().color(QPalette.ColorRole.Link).name()
+        self._more.setStyleSheet(f"color: {link}; text-align: left; padding: 2px 0px;")
         self._more.setCursor(Qt.CursorShape.PointingHandCursor)
         self._more.clicked.connect(self._on_show_all)
         self._more.hide()

@@ -352,6 +352,7 @@ def finished_chain() -> list[Event]:
     b.step_finished(1, output=PLAN_ANSWER)
 
     b.step_started(2, "Implement this plan", SONNET)
+    b.thinking(2, "The plan is clear. Start with the parser flag, then run the CLI tests.")
     b.tool(2, "read", {"path": "core/commands/agents.py"}, "def handle(args):\n    ...\n")
     edit = {"path": "core/commands/agents.py", "old_text": "print(", "new_text": "emit("}
     call = b.tool_started(2, "edit", edit)

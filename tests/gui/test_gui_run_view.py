@@ -20,6 +20,7 @@ from run_events import (
 )
 
 from core.events import ApprovalResolved, Event
+from gui import run_header
 from gui.run_view import RunView
 from gui.step_items import NoticeItem, TextItem, ThinkingItem
 from gui.step_pane import StepPane
@@ -306,8 +307,9 @@ def test_streamed_markdown_ends_like_the_saved_run(qtbot: QtBot, view: RunView) 
 
 
 def test_export_and_copy_give_the_run_as_markdown(
-    qtbot: QtBot, view: RunView, tmp_path: Path
+    qtbot: QtBot, view: RunView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(run_header, "COPIED_MS", 20)
     view.load_events(finished_chain())
     target = tmp_path / "run.md"
 
@@ -318,3 +320,5 @@ def test_export_and_copy_give_the_run_as_markdown(
     assert text.startswith("# implement add a --json flag to 'baton agents'")
     assert "## Step 3: worker — ok" in text
     assert QGuiApplication.clipboard().text() == text
+    assert view.header.copy_button.text() == "Copied ✓"
+    qtbot.waitUntil(lambda: view.header.copy_button.text() == "Copy as Markdown")
