@@ -1,0 +1,479 @@
+"""The launch dialog: start a run from a preset or build one step by step (DESIGN §8).
+
+Two tabs share one set of options:
+
+* **From a preset** — the presets of the working folder (built-in, user, project), each with
+  its description and drawn steps; an arguments field (split like a shell: quotes group
+  words) and a live preview of every step's task as the agent will receive it (``{previous}``
+  stays: it is filled in while the chain runs).
+* **Build a run** — single, parallel or chain, with an agent and a task per step
+  (:mod:`gui.launch_steps`).
+
+Below: the typed parameters of the agents involved (:mod:`gui.params_form`), the working
+folder, a model override, the backend and how this run's approvals are answered.
+
+Nothing is checked twice: the dialog builds a :class:`core.runner.RunRequest` and hands it to
+a *launcher* (the window's :class:`gui.run_controller.RunController`), which prepares a
+:class:`core.runner.Runner` — the same checks as ``baton run``: agents exist, folders exist,
+the project is trusted (asking with the trust dialog). Whatever goes wrong comes back as one
+sentence shown in the dialog, which stays open so the person can fix it. Ctrl+Enter runs.
+
+The dialog is not modal: a person may look something up in the Agents view while writing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from html import escape
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.agents import AgentCatalog, AgentDefinition, discover_agents
+from core.errors import RunError
+from core.presets import (
+    Preset,
+    PresetCatalog,
+    discover_presets,
+    expand_arguments,
+    required_argument_count,
+    substitute_params,
+)
+from core.runner import RunRequest, StepSpec, request_from_preset
+from core.settings import SettingsError, load_settings
+from gui.agent_rows import ROLE_ENTRY, ROLE_KIND, AgentDelegate, AgentEntry
+from gui.launch_steps import StepInput, StepsEditor
+from gui.params_form import ParamsError, ParamsForm
+from gui.preset_chain import ChainStep, PresetChain
+from gui.theme import secondary_text
+from gui.widgets import Banner
+
+ApprovalMode = Literal["ask", "all", "deny"]
+APPROVAL_CHOICES: list[tuple[ApprovalMode, str]] = [
+    ("ask", "Ask me"),
+    ("all", "Approve all"),
+    ("deny", "Deny all"),
+]
+BACKENDS = [("", "Auto"), ("openai", "OpenAI-compatible"), ("pi", "pi"), ("claude", "Claude Code")]
+
+
+class Launcher(Protocol):
+    """What the dialog hands its request to (the window's run controller)."""
+
+    async def launch(
+        self, request: RunRequest, approvals: ApprovalMode, parent: QWidget | None
+    ) -> object | None:
+        """Start the run; None when the person cancelled (trust dialog). Raises RunError."""
+        ...
+
+
+class LaunchProblem(ValueError):
+    """Something in the dialog's fields that stops a run before it is built."""
+
+
+def sentence(message: str) -> str:
+    """A core error message as a sentence: capital first letter, final full stop."""
+    message = message.strip()
+    if not message:
+        return "Something went wrong."
+    message = message[:1].upper() + message[1:]
+    return message if message.endswith((".", "!", "?", ")")) else message + "."
+
+
+class LaunchDialog(QDialog):
+    """See the module docstring. GUI thread only."""
+
+    launched = Signal(object)
+    """The launcher started a run; the argument is what it returned (a run session)."""
+
+    def __init__(
+        self,
+        launcher: Launcher,
+        working_folder: Path,
+        parent: QWidget | None = None,
+        *,
+        preset: str | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("LaunchDialog")
+        self.setWindowTitle("New run")
+        self.setModal(False)
+        self.setSizeGripEnabled(True)
+        self._launcher = launcher
+        self._agents = AgentCatalog()
+        self._presets = PresetCatalog()
+        self._task: asyncio.Future[None] | None = None
+        self._build(working_folder)
+        self._reload_catalogs()
+        if preset is not None:
+            self.select_preset(preset)
+        self.resize(860, 680)
+
+    # -- building ------------------------------------------------------------------------
+
+    def _build(self, working_folder: Path) -> None:
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._build_preset_page(), "From a preset")
+        self.steps_editor = StepsEditor()
+        self.steps_editor.changed.connect(self._inputs_changed)
+        adhoc = QWidget()
+        adhoc_layout = QVBoxLayout(adhoc)
+        adhoc_layout.addWidget(self.steps_editor)
+        self.tabs.addTab(adhoc, "Build a run")
+        self.tabs.currentChanged.connect(lambda _i: self._inputs_changed())
+
+        self.params_form = ParamsForm()
+        self.params_form.changed.connect(self._update_preview)
+        self.params_box = QGroupBox("Parameters")
+        params_layout = QVBoxLayout(self.params_box)
+        params_layout.addWidget(self.params_form)
+        self.params_box.hide()
+
+        self.folder_edit = QLineEdit(str(working_folder))
+        self.folder_edit.setObjectName("WorkingFolder")
+        self.folder_edit.editingFinished.connect(self._reload_catalogs)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder_edit, 1)
+        folder_row.addWidget(browse)
+        self.model_combo = QComboBox()
+        self.model_combo.setObjectName("ModelOverride")
+        self.model_combo.setEditable(True)
+        self.backend_combo = QComboBox()
+        for key, label in BACKENDS:
+            self.backend_combo.addItem(label, key)
+        self.approval_combo = QComboBox()
+        self.approval_combo.setObjectName("ApprovalMode")
+        for approval_key, label in APPROVAL_CHOICES:
+            self.approval_combo.addItem(label, approval_key)
+        self.approval_combo.setToolTip(
+            "How tool calls that need approval are answered in this run. "
+            "Tools your policy denies stay denied."
+        )
+        options = QGroupBox("Options")
+        grid = QGridLayout(options)
+        grid.setHorizontalSpacing(8)
+        grid.addWidget(QLabel("Working folder"), 0, 0)
+        grid.addLayout(folder_row, 0, 1, 1, 5)
+        for column, (label, widget) in enumerate(
+            (("Model", self.model_combo), ("Backend", self.backend_combo),
+             ("Approvals", self.approval_combo))
+        ):  # fmt: skip
+            grid.addWidget(QLabel(label), 1, 2 * column)
+            grid.addWidget(widget, 1, 2 * column + 1)
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 1)
+        grid.setColumnStretch(5, 1)
+        self._fill_models()
+
+        self.error_banner = Banner()
+        self.error_banner.setObjectName("LaunchError")
+        hint = QLabel("Ctrl+Enter runs")
+        hint.setObjectName("Secondary")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.reject)
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("RunButton")
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.run)
+        buttons = QHBoxLayout()
+        buttons.addWidget(hint)
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.run_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.params_box)
+        layout.addWidget(options)
+        layout.addWidget(self.error_banner)
+        layout.addLayout(buttons)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(self.run)
+
+    def _build_preset_page(self) -> QWidget:
+        self.preset_list = QListWidget()
+        self.preset_list.setObjectName("PresetPicker")
+        self.preset_list.setItemDelegate(AgentDelegate(self.preset_list))
+        self.preset_list.setMinimumWidth(250)
+        self.preset_list.currentItemChanged.connect(lambda *_: self._preset_changed())
+        self.preset_title = QLabel()
+        self.preset_title.setObjectName("EditorTitle")
+        self.preset_description = QLabel()
+        self.preset_description.setWordWrap(True)
+        self.preset_chain = PresetChain()
+        self.args_edit = QLineEdit()
+        self.args_edit.setObjectName("PresetArguments")
+        self.args_edit.textChanged.connect(self._update_preview)
+        self.args_hint = QLabel()
+        self.args_hint.setObjectName("Secondary")
+        self.preview_label = QLabel("Tasks as the agents will receive them")
+        self.preview = QTextBrowser()
+        self.preview.setObjectName("TaskPreview")
+        self.preview.setOpenLinks(False)
+        details = QWidget()
+        column = QVBoxLayout(details)
+        column.setContentsMargins(8, 0, 0, 0)
+        column.addWidget(self.preset_title)
+        column.addWidget(self.preset_description)
+        column.addWidget(self.preset_chain)
+        column.addSpacing(6)
+        column.addWidget(QLabel("Arguments"))
+        column.addWidget(self.args_edit)
+        column.addWidget(self.args_hint)
+        column.addSpacing(6)
+        column.addWidget(self.preview_label)
+        column.addWidget(self.preview, 1)
+        page = QWidget()
+        row = QHBoxLayout(page)
+        row.addWidget(self.preset_list)
+        row.addWidget(details, 1)
+        return page
+
+    # -- public API ----------------------------------------------------------------------
+
+    def working_folder(self) -> Path:
+        return Path(self.folder_edit.text().strip()).expanduser()
+
+    def set_working_folder(self, folder: Path) -> None:
+        self.folder_edit.setText(str(folder))
+        self._reload_catalogs()
+
+    def select_preset(self, name: str) -> bool:
+        """Switch to the preset tab with ``name`` selected."""
+        self.tabs.setCurrentIndex(0)
+        for row in range(self.preset_list.count()):
+            item = self.preset_list.item(row)
+            if item is not None and str(item.data(Qt.ItemDataRole.UserRole)) == name.casefold():
+                self.preset_list.setCurrentItem(item)
+                return True
+        return False
+
+    def set_ad_hoc(self, mode: str, steps: list[StepInput]) -> None:
+        """Switch to the "Build a run" tab with these steps (e.g. to edit a past run)."""
+        self.tabs.setCurrentIndex(1)
+        self.steps_editor.set_mode(mode)
+        self.steps_editor.set_steps(steps)
+
+    def current_preset(self) -> Preset | None:
+        item = self.preset_list.currentItem()
+        return None if item is None else self._presets.get(str(item.data(Qt.ItemDataRole.UserRole)))
+
+    def approval_mode(self) -> ApprovalMode:
+        mode: ApprovalMode = self.approval_combo.currentData()
+        return mode
+
+    def show_error(self, message: str) -> None:
+        self.error_banner.show_message("error", sentence(message))
+
+    def error_text(self) -> str:
+        return self.error_banner.message() if self.error_banner.isVisible() else ""
+
+    def build_request(self) -> RunRequest:
+        """The request the fields describe; raises :class:`LaunchProblem`, ParamsError or
+        RunError with a sentence for the person."""
+        folder = self.working_folder()
+        if not self.folder_edit.text().strip() or not folder.is_dir():
+            raise LaunchProblem(f"the working folder {folder} does not exist")
+        params = self.params_form.validated()
+        model = self.model_combo.currentText().strip() or None
+        options: dict[str, Any] = {
+            "model": model,
+            "backend": self.backend_combo.currentData() or None,
+            "params": params,
+        }
+        if self.tabs.currentIndex() == 0:
+            preset = self.current_preset()
+            if preset is None:
+                raise LaunchProblem("choose a preset, or build a run in the other tab")
+            args = self._arguments()
+            needed = required_argument_count(preset)
+            if len(args) < needed:
+                hint = f": {preset.argument_hint}" if preset.argument_hint else ""
+                plural = "s" if needed != 1 else ""
+                raise LaunchProblem(
+                    f"“{preset.name}” needs {needed} argument{plural}{hint}. Type it in Arguments"
+                )
+            return request_from_preset(preset, args, folder, **options)
+        steps: list[StepSpec] = []
+        for number, step in enumerate(self.steps_editor.steps(), start=1):
+            if not step.agent and not step.task.strip():
+                continue
+            if not step.agent:
+                raise LaunchProblem(f"step {number}: choose an agent")
+            if not step.task.strip():
+                raise LaunchProblem(f"step {number}: write a task for {step.agent}")
+            steps.append(StepSpec(agent=step.agent, task=step.task, cwd=step.cwd or None))
+        if not steps:
+            raise LaunchProblem("nothing to run: add a step with an agent and a task")
+        mode = self.steps_editor.mode()
+        return RunRequest(mode=mode, steps=steps, cwd=folder, **options)  # type: ignore[arg-type]
+
+    def run(self) -> None:
+        """Build the request and hand it to the launcher (Run button, Ctrl+Enter)."""
+        if self._task is not None and not self._task.done():
+            return
+        try:
+            request = self.build_request()
+        except (LaunchProblem, ParamsError, RunError) as error:
+            self.show_error(str(error))
+            return
+        self.error_banner.hide()
+        self._task = asyncio.ensure_future(self._launch(request))
+
+    def is_launching(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # -- private -------------------------------------------------------------------------
+
+    async def _launch(self, request: RunRequest) -> None:
+        self.run_button.setEnabled(False)
+        self.run_button.setText("Starting…")
+        try:
+            session = await self._launcher.launch(request, self.approval_mode(), self)
+        except RunError as error:
+            self.show_error(str(error))
+            return
+        finally:
+            self.run_button.setEnabled(True)
+            self.run_button.setText("Run")
+        if session is None:
+            self.error_banner.show_message("info", "Nothing was run.")
+            return
+        self.launched.emit(session)
+        self.accept()
+
+    def _arguments(self) -> list[str]:
+        try:
+            return shlex.split(self.args_edit.text())
+        except ValueError as error:
+            raise LaunchProblem(f"arguments: {error} (quotes must come in pairs)") from None
+
+    def _reload_catalogs(self) -> None:
+        folder = self.working_folder()
+        if not folder.is_dir():
+            return
+        self._agents = discover_agents(folder, "both")
+        self._presets = discover_presets(folder, "both")
+        self.steps_editor.set_agents(self._agents.names())
+        chosen = self.current_preset()
+        self.preset_list.blockSignals(True)
+        self.preset_list.clear()
+        for preset in self._presets.presets:
+            item = QListWidgetItem(preset.name)
+            item.setData(Qt.ItemDataRole.UserRole, preset.key)
+            item.setData(ROLE_KIND, "agent")
+            item.setData(
+                ROLE_ENTRY,
+                AgentEntry(preset.name, preset.description, preset.source, preset.path or ""),
+            )
+            item.setToolTip(preset.description)
+            self.preset_list.addItem(item)
+        self.preset_list.blockSignals(False)
+        if not (chosen and self.select_preset(chosen.name)) and self.preset_list.count():
+            self.preset_list.setCurrentRow(0)
+        self._preset_changed()
+
+    def _fill_models(self) -> None:
+        self.model_combo.addItem("")
+        try:
+            settings = load_settings()
+        except SettingsError:
+            settings = None
+        default = settings.default_model if settings else None
+        line_edit = self.model_combo.lineEdit()
+        if line_edit is not None:
+            line_edit.setPlaceholderText(
+                f"each agent's own model, else {default}" if default else "each agent's own model"
+            )
+        if settings is not None:
+            names = [settings.default_model, *settings.model_aliases]
+            for name in dict.fromkeys(n for n in names if n):
+                self.model_combo.addItem(name)
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Working folder", self.folder_edit.text())
+        if folder:
+            self.set_working_folder(Path(folder))
+
+    def _preset_changed(self) -> None:
+        preset = self.current_preset()
+        if preset is None:
+            self.preset_title.setText("No presets")
+            self.preset_description.setText("")
+            self.preset_chain.set_steps("chain", [])
+        else:
+            self.preset_title.setText(preset.name)
+            self.preset_description.setText(preset.description)
+            steps = [
+                ChainStep(s.agent, self._agents.get(s.agent) is not None) for s in preset.steps
+            ]
+            self.preset_chain.set_steps(preset.mode, steps)
+            self.args_edit.setPlaceholderText(preset.argument_hint or "no arguments needed")
+            needed = required_argument_count(preset)
+            self.args_hint.setText(
+                "Words are split like a shell's: quote a phrase to keep it one argument ($1)."
+                if needed
+                else "This preset takes no arguments."
+            )
+        self._inputs_changed()
+
+    def _used_agents(self) -> list[AgentDefinition]:
+        if self.tabs.currentIndex() == 0:
+            preset = self.current_preset()
+            names = [s.agent for s in preset.steps] if preset else []
+        else:
+            names = [s.agent for s in self.steps_editor.steps()]
+        found = (self._agents.get(name) for name in names if name)
+        return [agent for agent in found if agent is not None]
+
+    def _inputs_changed(self) -> None:
+        self.params_form.set_agents(self._used_agents())
+        self.params_box.setVisible(not self.params_form.is_empty())
+        self._update_preview()
+
+    def _update_preview(self) -> None:
+        preset = self.current_preset()
+        if preset is None:
+            self.preview.clear()
+            return
+        try:
+            args = shlex.split(self.args_edit.text())
+        except ValueError:
+            args = self.args_edit.text().split()
+        muted = secondary_text(self.palette()).name()
+        values = self.params_form.values()
+        parts = []
+        for number, step in enumerate(preset.steps, start=1):
+            task = escape(substitute_params(expand_arguments(step.task, args), values))
+            task = task.replace(
+                "{previous}", f"<span style='color:{muted}'><i>{{previous}}</i></span>"
+            )
+            parts.append(
+                f"<p style='margin:0 0 2px 0'><b>{number} · {escape(step.agent)}</b></p>"
+                f"<p style='margin:0 0 10px 0; white-space:pre-wrap'>{task}</p>"
+            )
+        self.preview.setHtml("".join(parts))
