@@ -1,0 +1,229 @@
+"""Runs started from the window: prepared, started, watched, answered, cancelled, finished.
+
+:class:`RunController` is the window's one owner of live runs. For each launch it
+
+1. loads the settings and prepares a :class:`core.runner.Runner` — the same checks as
+   ``baton run``; an untrusted project asks with the trust dialog (:func:`prepare_runner`);
+   every failure is a :class:`core.errors.RunError` the launch dialog shows inline;
+2. creates a :class:`gui.run_view.RunView` and subscribes it to the runner's events;
+3. starts ``runner.run()`` as a task on the qasync loop (the GUI thread), so the runner, the
+   view and the approval dialog share one thread and need no locks;
+4. answers approvals through the window's :class:`gui.approval_queue.ApprovalQueue` ("ask
+   me"), or approves / denies everything, as the launch dialog chose;
+5. cancels on the view's Cancel (``runner.cancel()``: the run ends ``aborted``, the run file
+   keeps everything received);
+6. tells the person when a run finishes or waits for approval while they look elsewhere
+   (:mod:`gui.notifications`).
+
+Closing the window while runs are active asks first; "Cancel runs and quit" cancels them and
+closes the window once every run has written its end (:meth:`confirm_close`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from core.approvals import Responder, approve_all, deny_all
+from core.errors import RunError
+from core.events import RunFinished
+from core.runner import Runner, RunRequest
+from core.settings import SettingsError, load_settings
+from gui.approval_queue import ApprovalQueue
+from gui.notifications import Notifier
+from gui.run_header import run_title
+from gui.run_view import RunView
+from gui.trust_dialog import prepare_runner
+
+if TYPE_CHECKING:
+    from gui.launch_dialog import ApprovalMode
+
+_ENDINGS = {
+    "ok": ("Run finished", False),
+    "error": ("Run failed", True),
+    "aborted": ("Run cancelled", False),
+}
+
+
+@dataclass(eq=False)
+class RunSession:
+    """One live run and its view."""
+
+    runner: Runner
+    view: RunView
+    task: asyncio.Future[RunFinished] | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.runner.run_id
+
+    @property
+    def request(self) -> RunRequest:
+        return self.runner.request
+
+    def is_active(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def title(self) -> str:
+        return run_title(self.view.state())
+
+
+class RunController(QObject):
+    """Owns the window's live runs. GUI thread (= the asyncio loop's thread) only."""
+
+    # -- signals (GUI thread) ------------------------------------------------------------
+
+    sessionStarted = Signal(object)
+    """A :class:`RunSession` was created and its run started (show its view)."""
+    sessionFinished = Signal(object)
+    """A session's run ended (ok, error or aborted); the run file and index are final."""
+
+    def __init__(
+        self,
+        window: QWidget,
+        approvals: ApprovalQueue | None = None,
+        notifier: Notifier | None = None,
+    ) -> None:
+        super().__init__(window)
+        self._window = window
+        self.approvals = approvals if approvals is not None else ApprovalQueue(window)
+        self.notifier = notifier if notifier is not None else Notifier(window)
+        self._sessions: list[RunSession] = []
+        self._close_when_done = False
+        self.approvals.requestQueued.connect(self._approval_waiting)
+
+    # -- public API ----------------------------------------------------------------------
+
+    async def launch(
+        self, request: RunRequest, approvals: ApprovalMode, parent: QWidget | None
+    ) -> RunSession | None:
+        """Prepare and start a run; None when the person cancelled at the trust question.
+        Raises :class:`RunError` (settings unreadable, unknown agent, missing folder…)."""
+        try:
+            settings = load_settings()
+        except SettingsError as error:
+            raise RunError(str(error)) from None
+        responder = self._responder(approvals)
+
+        def make(req: RunRequest) -> Runner:
+            return Runner(req, settings=settings, responder=responder)
+
+        runner = await prepare_runner(parent or self._window, request, make)
+        if runner is None:
+            return None
+        return self.start(runner)
+
+    def start(self, runner: Runner) -> RunSession:
+        """Start a prepared (or preparable) runner and show it."""
+        view = RunView()
+        session = RunSession(runner, view)
+        runner.listeners.append(view.add_event)
+        view.cancelRequested.connect(runner.cancel)
+        self._sessions.append(session)
+        session.task = asyncio.ensure_future(runner.run())
+        session.task.add_done_callback(partial(self._finished, session))
+        self.sessionStarted.emit(session)
+        return session
+
+    def sessions(self) -> list[RunSession]:
+        return list(self._sessions)
+
+    def active(self) -> list[RunSession]:
+        return [s for s in self._sessions if s.is_active()]
+
+    def session(self, run_id: str) -> RunSession | None:
+        return next((s for s in self._sessions if s.run_id == run_id), None)
+
+    def forget(self, session: RunSession) -> None:
+        """Drop a finished session (its tab was closed)."""
+        if not session.is_active() and session in self._sessions:
+            self._sessions.remove(session)
+
+    def cancel_all(self) -> None:
+        for session in self.active():
+            session.runner.cancel()
+        self.approvals.deny_all("The run was cancelled.")
+
+    def confirm_close(self) -> bool:
+        """True when the window may close now. With active runs, asks; on "Cancel runs and
+        quit" cancels them and closes the window itself once they have ended."""
+        active = self.active()
+        if not active:
+            return True
+        count = len(active)
+        box = QMessageBox(self._window)
+        box.setObjectName("CancelRunsPrompt")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Runs still running")
+        box.setText(
+            f"{count} run{'s are' if count != 1 else ' is'} still running: "
+            + ", ".join(s.title() for s in active[:3])
+            + ("…" if count > 3 else "")
+        )
+        box.setInformativeText(
+            "Cancel and quit? What the agents did so far stays in the run history."
+        )
+        stop = box.addButton("Cancel runs and quit", QMessageBox.ButtonRole.DestructiveRole)
+        keep = box.addButton("Keep running", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep)
+        box.exec()
+        if box.clickedButton() is not stop:
+            return False
+        self._close_when_done = True
+        self.cancel_all()
+        self._window.statusBar().showMessage("Cancelling runs…")  # type: ignore[attr-defined]
+        return False
+
+    def shutdown(self) -> None:
+        """The window is closing (no active runs left)."""
+        self.notifier.shutdown()
+
+    # -- private -------------------------------------------------------------------------
+
+    def _responder(self, approvals: ApprovalMode) -> Responder:
+        if approvals == "all":
+            return approve_all
+        if approvals == "deny":
+            return deny_all
+        return self.approvals
+
+    def _finished(self, session: RunSession, task: asyncio.Future[RunFinished]) -> None:
+        runner = session.runner
+        if not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            assert error is not None
+            traceback.print_exception(type(error), error, error.__traceback__)
+            if runner.result is None:  # the run never wrote its end: say so in the view
+                session.view.add_event(
+                    RunFinished(
+                        run_id=runner.run_id,
+                        status="error",
+                        error=f"the run stopped unexpectedly: {error}",
+                    )
+                )
+        result = runner.result
+        status = result.status if result is not None else "error"
+        title, warning = _ENDINGS.get(status, ("Run ended", False))
+        detail = session.title()
+        if result is not None and result.error:
+            detail = f"{detail}\n{result.error}"
+        self.notifier.notify(title, detail, warning=warning)
+        self.sessionFinished.emit(session)
+        if self._close_when_done and not self.active():
+            self._close_when_done = False
+            self._window.close()
+
+    def _approval_waiting(self, run_id: str, step: int, request_id: str) -> None:
+        request = next((r for r in self.approvals.pending() if r.request_id == request_id), None)
+        if request is None:
+            return
+        what = f"{request.tool} {request.action}" if request.action else request.tool
+        self.notifier.notify(
+            "Approval needed", f"{request.agent} (step {step + 1}) wants to use {what}."
+        )

@@ -1,0 +1,220 @@
+"""The history page of the Runs view: every saved run in a sortable, filterable table.
+
+The page only shows and selects; what its buttons do (open, re-run, export, delete, import)
+is decided by :class:`gui.runs_view.RunsView`, which owns the open runs too. The table reads
+:meth:`core.runs.RunIndex.list` on :meth:`HistoryPage.refresh` — after a run starts or ends,
+after a delete or an import, and whenever the page is shown (a ``baton run`` in a terminal
+adds rows as well).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.runs import RunIndex, RunRecord
+from gui import icons
+from gui.runs_table import ROLE_RECORD, RunsFilterModel, RunsTableModel
+from gui.widgets import Banner, EmptyState, PaneHeader
+
+
+class HistoryPage(QWidget):
+    """Toolbar, filter, table (or an empty state) and a message banner. GUI thread only."""
+
+    openRequested = Signal(object)
+    """Open this :class:`RunRecord` in a tab (double-click, Enter, "Open")."""
+    rerunRequested = Signal(object)
+    exportRequested = Signal(object)
+    deleteRequested = Signal(object)
+    openFileRequested = Signal()
+    importRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RunsHistory")
+        self.header = PaneHeader("Run history")
+        self.open_file_button = self._header_button(
+            "folder",
+            "Open file…",
+            "Open a run file or a pi / Claude Code transcript (Ctrl+Shift+O)",
+        )
+        self.open_file_button.clicked.connect(self.openFileRequested)
+        self.import_button = self._header_button(
+            "add", "Import…", "Copy a run file or transcript into your history"
+        )
+        self.import_button.clicked.connect(self.importRequested)
+
+        self.filter_field = QLineEdit()
+        self.filter_field.setObjectName("FilterField")
+        self.filter_field.setPlaceholderText("Filter runs: preset, agent, status, folder…")
+        self.filter_field.setClearButtonEnabled(True)
+        self.filter_field.addAction(icons.icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        self.open_button = QPushButton("Open")
+        self.rerun_button = QPushButton(icons.icon("reload"), "Re-run")
+        self.export_button = QPushButton("Export…")
+        self.delete_button = QPushButton(icons.icon("delete"), "Delete…")
+        self.open_button.setToolTip("Show this run (Enter)")
+        self.rerun_button.setToolTip("Start a new run with the same agents, tasks and folder")
+        self.export_button.setToolTip("Save this run as a Markdown file")
+        self.delete_button.setToolTip("Delete this run and its file (Delete)")
+        toolbar = QHBoxLayout()
+        toolbar.setContentsMargins(8, 8, 8, 4)
+        toolbar.addWidget(self.filter_field, 1)
+        for button in (self.open_button, self.rerun_button, self.export_button, self.delete_button):
+            toolbar.addWidget(button)
+
+        self.model = RunsTableModel(self)
+        self.proxy = RunsFilterModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setObjectName("RunsTable")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(30)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((0, 140), (2, 120), (3, 84), (4, 110), (5, 84)):
+            self.table.setColumnWidth(column, width)
+        self.table.doubleClicked.connect(lambda _index: self._emit(self.openRequested))
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        for text, signal, keys in (
+            ("Open", self.openRequested, "Return"),
+            ("Re-run", self.rerunRequested, ""),
+            ("Export as Markdown…", self.exportRequested, ""),
+            ("Delete…", self.deleteRequested, "Delete"),
+        ):
+            action = QAction(text, self.table)
+            if keys:
+                action.setShortcut(QKeySequence(keys))
+                action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+            action.triggered.connect(lambda _=False, s=signal: self._emit(s))
+            self.table.addAction(action)
+
+        self.empty_state = EmptyState(
+            "nav-runs",
+            "No runs yet",
+            "Runs you start (Ctrl+R) or run with 'baton run' are kept here. You can also open "
+            "a run file or a pi / Claude Code transcript.",
+        )
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.empty_state)
+        self.stack.addWidget(self.table)
+        self.banner = Banner()
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.header)
+        layout.addLayout(toolbar)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.stack, 1)
+
+        self.open_button.clicked.connect(lambda: self._emit(self.openRequested))
+        self.rerun_button.clicked.connect(lambda: self._emit(self.rerunRequested))
+        self.export_button.clicked.connect(lambda: self._emit(self.exportRequested))
+        self.delete_button.clicked.connect(lambda: self._emit(self.deleteRequested))
+        self.filter_field.textChanged.connect(self._filter)
+        selection = self.table.selectionModel()
+        selection.selectionChanged.connect(lambda *_: self._update_buttons())
+        self._update_buttons()
+
+    def _header_button(self, icon_name: str, text: str, tip: str) -> QPushButton:
+        button = QPushButton(icons.icon(icon_name), text)
+        button.setToolTip(tip)
+        button.setFlat(True)
+        layout = self.header.layout()
+        assert layout is not None
+        layout.addWidget(button)
+        return button
+
+    # -- public API ----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Re-read the index, keeping the selected run selected."""
+        chosen = self.selected_record()
+        self.model.set_records(RunIndex().list())
+        self.stack.setCurrentIndex(1 if self.model.rowCount() else 0)
+        if chosen is not None:
+            self.select_run(chosen.id)
+        self._update_buttons()
+
+    def selected_record(self) -> RunRecord | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        record = rows[0].data(ROLE_RECORD)
+        return record if isinstance(record, RunRecord) else None
+
+    def select_run(self, run_id: str) -> bool:
+        for row in range(self.proxy.rowCount()):
+            index = self.proxy.index(row, 0)
+            record = index.data(ROLE_RECORD)
+            if isinstance(record, RunRecord) and record.id == run_id:
+                self.table.selectionModel().select(
+                    index,
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect
+                    | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                self.table.setCurrentIndex(index)
+                self.table.scrollTo(index)
+                return True
+        return False
+
+    def visible_records(self) -> list[RunRecord]:
+        found = (self.proxy.index(row, 0).data(ROLE_RECORD) for row in range(self.proxy.rowCount()))
+        return [record for record in found if isinstance(record, RunRecord)]
+
+    def set_active_runs(self, run_ids: set[str]) -> None:
+        """Runs still going cannot be deleted; the buttons follow."""
+        self._active = run_ids
+        self._update_buttons()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.refresh()
+
+    # -- private -------------------------------------------------------------------------
+
+    _active: set[str] = set()  # noqa: RUF012 (replaced per instance, never mutated)
+
+    def _emit(self, signal: object) -> None:
+        record = self.selected_record()
+        if record is not None:
+            signal.emit(record)  # type: ignore[attr-defined]
+
+    def _filter(self, text: str) -> None:
+        self.proxy.set_filter_text(text)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        record = self.selected_record()
+        chosen = record is not None
+        for button in (self.open_button, self.rerun_button, self.export_button):
+            button.setEnabled(chosen)
+        running = record is not None and record.id in self._active
+        self.delete_button.setEnabled(chosen and not running)
+        self.delete_button.setToolTip(
+            "A running run cannot be deleted; cancel it first"
+            if running
+            else "Delete this run and its file (Delete)"
+        )

@@ -1,0 +1,369 @@
+"""The Runs view: the run history and every run open in the window, as tabs.
+
+The first tab, **History**, is the table of saved runs (:mod:`gui.runs_history`); it cannot be
+closed. Every other tab is one run in a :class:`gui.run_view.RunView` — a live run launched
+from the window (its tab shows a status dot that changes as the run goes), or a saved run or
+transcript opened for reading (replayed through the same view model, all at once).
+
+From the history a person can open, re-run (a new run with the same mode, agents, planned
+tasks and folder — through the launcher, so trust and agent checks apply as for any launch),
+export as Markdown, or delete a run; "Open file…" shows any run file or pi / Claude Code
+transcript without adding it to the history, and "Import…" adds one. A transcript opened for
+reading offers the import in a banner above it.
+
+Closing the tab of a live run asks whether to cancel it; the tab stays until the run has ended,
+so nothing that was received disappears without being seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMessageBox,
+    QTabBar,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.atomic import atomic_write_text
+from core.errors import RunError
+from core.events import Event, RunStarted
+from core.run_export import run_to_markdown
+from core.run_import import import_run, load_any
+from core.runner import RunRequest, StepSpec
+from core.runs import RunIndex, RunRecord, load_run, runs_dir
+from gui.run_controller import RunController, RunSession
+from gui.run_header import display_status, run_title
+from gui.run_view import RunView
+from gui.runs_history import HistoryPage
+from gui.runs_table import status_icon, what_ran
+from gui.widgets import Banner
+
+TAB_TITLE_CHARS = 30
+FILE_FILTER = "Runs and transcripts (*.jsonl *.json *.ndjson);;All files (*)"
+
+
+def rerun_request(started: RunStarted) -> RunRequest:
+    """The request that repeats a run: same mode, agents, planned tasks (arguments and
+    parameters already substituted; ``{previous}`` still open), folders, preset and arguments.
+    Models and backends are chosen afresh, as for any launch."""
+    steps = [StepSpec(agent=s.agent, task=s.task, cwd=s.cwd) for s in started.steps]
+    return RunRequest(
+        mode=started.mode,
+        steps=steps,
+        cwd=Path(started.cwd),
+        preset=started.preset,
+        args=list(started.args),
+    )
+
+
+class RunPage(QWidget):
+    """One tab: an optional banner ("not in your history — Import") above a run view."""
+
+    def __init__(
+        self,
+        view: RunView,
+        *,
+        session: RunSession | None = None,
+        path: Path | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.view = view
+        self.session = session
+        self.path = path
+        self.banner = Banner()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.banner)
+        layout.addWidget(view, 1)
+
+    @property
+    def run_id(self) -> str:
+        return self.session.run_id if self.session else self.view.state().run_id
+
+    def is_live(self) -> bool:
+        return self.session is not None and self.session.is_active()
+
+
+class RunsView(QWidget):
+    """History plus open runs. GUI thread only."""
+
+    runOpened = Signal(object)
+    """A :class:`RunPage` was added and made current (the window switches to this view)."""
+
+    def __init__(self, controller: RunController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RunsView")
+        self.controller = controller
+        self._tasks: set[asyncio.Future[None]] = set()
+        self.history = HistoryPage()
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("RunTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.setTabsClosable(True)
+        self.tabs.setMovable(True)
+        self.tabs.addTab(self.history, "History")
+        bar = self.tabs.tabBar()
+        bar.setTabButton(0, QTabBar.ButtonPosition.RightSide, None)
+        bar.setTabButton(0, QTabBar.ButtonPosition.LeftSide, None)
+        self.tabs.tabCloseRequested.connect(self._close_tab)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tabs)
+
+        self.history.openRequested.connect(self.open_record)
+        self.history.rerunRequested.connect(self.rerun)
+        self.history.exportRequested.connect(self.export_record)
+        self.history.deleteRequested.connect(self.delete_record)
+        self.history.openFileRequested.connect(self.open_file_dialog)
+        self.history.importRequested.connect(self.import_file_dialog)
+        controller.sessionStarted.connect(self.add_session)
+        controller.sessionFinished.connect(self._session_finished)
+        self.history.refresh()
+
+    # -- public API ----------------------------------------------------------------------
+
+    def pages(self) -> list[RunPage]:
+        found = (self.tabs.widget(i) for i in range(self.tabs.count()))
+        return [page for page in found if isinstance(page, RunPage)]
+
+    def current_page(self) -> RunPage | None:
+        page = self.tabs.currentWidget()
+        return page if isinstance(page, RunPage) else None
+
+    def page_for(self, run_id: str) -> RunPage | None:
+        return next((p for p in self.pages() if p.run_id == run_id), None)
+
+    def show_history(self) -> None:
+        self.tabs.setCurrentWidget(self.history)
+
+    def add_session(self, session: RunSession) -> RunPage:
+        """A live run: its own tab, made current."""
+        page = RunPage(session.view, session=session)
+        self._add_page(page, session.title())
+        self.history.set_active_runs({s.run_id for s in self.controller.active()})
+        self.history.refresh()
+        return page
+
+    def open_events(self, events: list[Event], path: Path | None = None) -> RunPage:
+        """Show a saved run or transcript (already read) in a tab, replayed at once."""
+        started = events[0] if events and isinstance(events[0], RunStarted) else None
+        if started is not None:
+            existing = self.page_for(started.run_id)
+            if existing is not None:
+                self.tabs.setCurrentWidget(existing)
+                return existing
+        view = RunView()
+        view.load_events(events)
+        page = RunPage(view, path=path)
+        if started is not None and path is not None and RunIndex().get(started.run_id) is None:
+            page.banner.show_message(
+                "info",
+                "This run is not in your history.",
+                [("Import into history", lambda: self._import_from_page(page))],
+            )
+        self._add_page(page, run_title(view.state()))
+        return page
+
+    def open_path(self, path: Path) -> RunPage | None:
+        """Open a run file or transcript; a problem is shown on the history tab."""
+        try:
+            events = load_any(path)
+        except (ValueError, OSError) as error:
+            self._problem(f"Could not open {path.name}: {error}")
+            return None
+        return self.open_events(events, path)
+
+    def open_record(self, record: RunRecord) -> RunPage | None:
+        existing = self.page_for(record.id)
+        if existing is not None:
+            self.tabs.setCurrentWidget(existing)
+            return existing
+        try:
+            events = load_run(Path(record.path))
+        except OSError as error:
+            self._problem(f"Could not read the run file {record.path}: {error.strerror or error}")
+            return None
+        if not events:
+            self._problem(f"The run file {record.path} holds no events.")
+            return None
+        return self.open_events(events, Path(record.path))
+
+    def rerun(self, record: RunRecord) -> asyncio.Future[None] | None:
+        """Start a new run with this run's inputs (the task is returned for tests)."""
+        try:
+            events = load_run(Path(record.path))
+        except OSError as error:
+            self._problem(f"Could not read the run file {record.path}: {error.strerror or error}")
+            return None
+        started = events[0] if events and isinstance(events[0], RunStarted) else None
+        if started is None:
+            self._problem("This run file does not say how the run was started.")
+            return None
+        task = asyncio.ensure_future(self._launch(rerun_request(started)))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def export_record(self, record: RunRecord) -> Path | None:
+        target, _filter = QFileDialog.getSaveFileName(
+            self, "Export run as Markdown", f"{record.id}.md", "Markdown (*.md)"
+        )
+        if not target:
+            return None
+        try:
+            atomic_write_text(Path(target), run_to_markdown(load_run(Path(record.path))))
+        except OSError as error:
+            self._problem(f"Could not export to {target}: {error.strerror or error}")
+            return None
+        self.history.banner.show_message("info", f"Exported to {target}.")
+        return Path(target)
+
+    def delete_record(self, record: RunRecord) -> bool:
+        if record.id in {s.run_id for s in self.controller.active()}:
+            return False
+        box = QMessageBox(self)
+        box.setObjectName("DeleteRunPrompt")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Delete run")
+        box.setText(f"Delete the run “{run_label(record)}”?")
+        box.setInformativeText("Its run file is deleted too. This cannot be undone.")
+        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.exec()
+        if box.clickedButton() is not delete:
+            return False
+        try:
+            RunIndex().delete(record.id)
+        except OSError as error:
+            self._problem(f"Could not delete the run: {error.strerror or error}")
+            return False
+        page = self.page_for(record.id)
+        if page is not None and not page.is_live():
+            self._remove_page(page)
+        self.history.banner.hide()
+        self.history.refresh()
+        return True
+
+    def open_file_dialog(self) -> RunPage | None:
+        path, _filter = QFileDialog.getOpenFileName(
+            self, "Open run or transcript", str(runs_dir()), FILE_FILTER
+        )
+        return self.open_path(Path(path)) if path else None
+
+    def import_file_dialog(self) -> RunRecord | None:
+        path, _filter = QFileDialog.getOpenFileName(
+            self, "Import a run or transcript into the history", "", FILE_FILTER
+        )
+        return self.import_path(Path(path)) if path else None
+
+    def import_path(self, path: Path) -> RunRecord | None:
+        try:
+            record = import_run(path)
+        except (ValueError, OSError) as error:
+            self._problem(f"Could not import {path.name}: {error}")
+            return None
+        self.history.refresh()
+        self.history.select_run(record.id)
+        self.history.banner.show_message("info", f"Imported {path.name} into the history.")
+        return record
+
+    # -- private -------------------------------------------------------------------------
+
+    async def _launch(self, request: RunRequest) -> None:
+        try:
+            await self.controller.launch(request, "ask", self.window())
+        except RunError as error:
+            message = str(error)
+            self._problem("Could not re-run: " + message[:1].upper() + message[1:])
+
+    def _add_page(self, page: RunPage, title: str) -> None:
+        index = self.tabs.addTab(page, short(title))
+        self.tabs.setTabToolTip(index, title)
+        close = QToolButton()
+        close.setObjectName("TabCloseButton")
+        close.setText("×")
+        close.setAutoRaise(True)
+        close.setToolTip("Close this run")
+        close.setFixedSize(18, 18)
+        close.clicked.connect(lambda: self._close_tab(self.tabs.indexOf(page)))
+        self.tabs.tabBar().setTabButton(index, QTabBar.ButtonPosition.RightSide, close)
+        page.view.model.runChanged.connect(lambda: self._update_tab(page))
+        self._update_tab(page)
+        self.tabs.setCurrentIndex(index)
+        self.runOpened.emit(page)
+
+    def _update_tab(self, page: RunPage) -> None:
+        index = self.tabs.indexOf(page)
+        if index < 0:
+            return
+        state = page.view.state()
+        status = display_status(state, page.view.model.is_live())
+        key = {"incomplete": "aborted"}.get(status, status)
+        self.tabs.setTabIcon(index, status_icon(key))
+        if state.steps:
+            title = run_title(state)
+            self.tabs.setTabText(index, short(title))
+            self.tabs.setTabToolTip(index, title)
+
+    def _close_tab(self, index: int) -> None:
+        page = self.tabs.widget(index)
+        if not isinstance(page, RunPage):
+            return
+        if page.is_live() and page.session is not None:
+            box = QMessageBox(self)
+            box.setObjectName("CancelRunPrompt")
+            box.setIcon(QMessageBox.Icon.Question)
+            box.setWindowTitle("Run still running")
+            box.setText("This run is still running. Cancel it?")
+            box.setInformativeText("The tab closes once the run has stopped.")
+            stop = box.addButton("Cancel run", QMessageBox.ButtonRole.DestructiveRole)
+            keep = box.addButton("Keep running", QMessageBox.ButtonRole.RejectRole)
+            box.setDefaultButton(keep)
+            box.exec()
+            if box.clickedButton() is stop:
+                page.session.runner.cancel()
+                page.setProperty("closeWhenDone", True)
+            return
+        self._remove_page(page)
+
+    def _remove_page(self, page: RunPage) -> None:
+        self.tabs.removeTab(self.tabs.indexOf(page))
+        if page.session is not None:
+            self.controller.forget(page.session)
+        page.deleteLater()
+
+    def _session_finished(self, session: RunSession) -> None:
+        self.history.set_active_runs({s.run_id for s in self.controller.active()})
+        self.history.refresh()
+        page = self.page_for(session.run_id)
+        if page is not None and page.property("closeWhenDone"):
+            self._remove_page(page)
+
+    def _import_from_page(self, page: RunPage) -> None:
+        if page.path is None:
+            return
+        record = self.import_path(page.path)
+        if record is not None:
+            page.banner.show_message("info", "Imported into the history.")
+
+    def _problem(self, message: str) -> None:
+        self.show_history()
+        self.history.banner.show_message("error", message)
+
+
+def short(title: str) -> str:
+    return title if len(title) <= TAB_TITLE_CHARS else title[: TAB_TITLE_CHARS - 1] + "…"
+
+
+def run_label(record: RunRecord) -> str:
+    return short(what_ran(record))
