@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QEvent, QSettings, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -29,8 +29,12 @@ from core.settings import SettingsError, load_settings
 from gui import icons, theme
 from gui.agents_view import AgentsView
 from gui.documents_view import DocumentsView
+from gui.launch_dialog import LaunchDialog
 from gui.placeholder import ComingSoonView
+from gui.presets_view import PresetsView
 from gui.prompts import Prompts
+from gui.run_controller import RunController
+from gui.runs_view import RunsView
 from gui.settings_dialog import SettingsDialog
 from gui.sidebar import Sidebar
 from gui.welcome_panel import WelcomePanel, needs_welcome
@@ -48,21 +52,30 @@ def _agents(window: MainWindow) -> QWidget:
     return AgentsView(window.prompts, window.settings, window.initial_folder)
 
 
+def _presets(window: MainWindow) -> QWidget:
+    view = PresetsView(window.prompts, window.settings, window.initial_folder)
+    view.runRequested.connect(window.open_launch_dialog)
+    return view
+
+
+def _runs(window: MainWindow) -> QWidget:
+    return RunsView(window.run_controller)
+
+
 def _soon(title: str, promise: str) -> Callable[[MainWindow], QWidget]:
     return lambda _window: ComingSoonView(title, promise)
 
 
-_PRESETS = "Launch single, parallel and chained runs from presets, with typed parameters."
-_RUNS = "Every run is kept here: reopen it, export it, or import a pi transcript."
 _DOCUMENTS = "Search and edit the memories and documents your agents write."
 
 VIEWS: list[ViewSpec] = [
     ViewSpec("agents", "Agents", "nav-agents", _agents),
-    ViewSpec("presets", "Presets", "nav-presets", _soon("Presets", _PRESETS)),
-    ViewSpec("runs", "Runs", "nav-runs", _soon("Runs", _RUNS)),
+    ViewSpec("presets", "Presets", "nav-presets", _presets),
+    ViewSpec("runs", "Runs", "nav-runs", _runs),
     ViewSpec("documents", "Documents", "nav-documents", lambda w: DocumentsView(prompts=w.prompts)),
 ]
-"""The views in sidebar order, one line each. The view for "agents" must be an AgentsView."""
+"""The views in sidebar order, one line each. The views for "agents", "presets" and "runs" must
+be an AgentsView, a PresetsView and a RunsView."""
 
 
 def model_status() -> tuple[str, str]:
@@ -95,6 +108,8 @@ class MainWindow(QMainWindow):
         self.prompts = Prompts(self)
         self._theme_key = ""
         self._apply_style()
+        self.run_controller = RunController(self)
+        self._launch_dialog: LaunchDialog | None = None
 
         self.sidebar = Sidebar()
         self.stack = QStackedWidget()
@@ -126,6 +141,10 @@ class MainWindow(QMainWindow):
 
         self.agents_view: AgentsView = self.views["agents"]  # type: ignore[assignment]
         self.agents_view.dirtyChanged.connect(self._update_title)
+        self.presets_view: PresetsView = self.views["presets"]  # type: ignore[assignment]
+        self.presets_view.dirtyChanged.connect(self._update_title)
+        self.runs_view: RunsView = self.views["runs"]  # type: ignore[assignment]
+        self.runs_view.runOpened.connect(lambda _page: self.show_view("runs"))
         self._build_menus()
         self._build_status_bar()
         self.sidebar.set_current(0)
@@ -140,6 +159,7 @@ class MainWindow(QMainWindow):
     @working_folder.setter
     def working_folder(self, folder: Path) -> None:
         self.agents_view.working_folder = Path(folder)
+        self.presets_view.working_folder = Path(folder)
         self._update_status()
 
     def show_view(self, key: str) -> None:
@@ -150,6 +170,26 @@ class MainWindow(QMainWindow):
 
     def refresh_status(self) -> None:
         self._update_status()
+
+    def open_launch_dialog(self, preset: str | None = None) -> LaunchDialog:
+        """The launch dialog (one at a time, not modal), on ``preset`` when given."""
+        dialog = self._launch_dialog
+        if dialog is None or not dialog.isVisible():
+            dialog = LaunchDialog(self.run_controller, self.working_folder, self, preset=preset)
+            dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dialog.destroyed.connect(lambda _obj=None: setattr(self, "_launch_dialog", None))
+            self._launch_dialog = dialog
+        elif preset is not None:
+            dialog.select_preset(preset)
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        return dialog
+
+    def open_run_file(self) -> None:
+        """File ▸ Open run or transcript…"""
+        self.show_view("runs")
+        self.runs_view.open_file_dialog()
 
     def open_settings(self) -> SettingsDialog:
         """The settings dialog, window-modal via ``open()``: no nested event loop, so running
@@ -167,13 +207,15 @@ class MainWindow(QMainWindow):
         self.new_action = self._action(
             "&New agent…", QKeySequence("Ctrl+N"), self._new_agent, "add"
         )
-        self.save_action = self._action(
-            "&Save", QKeySequence("Ctrl+S"), self.agents_view.save_current, "save"
+        self.save_action = self._action("&Save", QKeySequence("Ctrl+S"), self._save_current, "save")
+        self.open_run_action = self._action(
+            "&Open run or transcript…", QKeySequence("Ctrl+Shift+O"), self.open_run_file, "folder"
         )
         self.quit_action = self._action("&Quit", QKeySequence("Ctrl+Q"), self.close)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         file_menu.addAction(self.new_action)
         file_menu.addAction(self.save_action)
+        file_menu.addAction(self.open_run_action)
         self.settings_action = self._action(
             "Se&ttings…", QKeySequence("Ctrl+,"), self.open_settings
         )
@@ -192,6 +234,12 @@ class MainWindow(QMainWindow):
                 spec.icon,
             )
             view_menu.addAction(action)
+
+        run_menu = self.menuBar().addMenu("&Run")
+        self.new_run_action = self._action(
+            "&New run…", QKeySequence("Ctrl+R"), self.open_launch_dialog, "nav-runs"
+        )
+        run_menu.addAction(self.new_run_action)
 
         help_menu = self.menuBar().addMenu("&Help")
         self.about_action = self._action("&About Baton", None, self._about)
@@ -262,8 +310,18 @@ class MainWindow(QMainWindow):
         if not self.agents_view.maybe_discard_changes():
             event.ignore()
             return
+        if not self.presets_view.maybe_discard_changes():
+            event.ignore()
+            return
+        if not self.run_controller.confirm_close():
+            event.ignore()  # it closes the window itself once cancelled runs have ended
+            return
         self.save_state()
         self.agents_view.shutdown()
+        self.presets_view.shutdown()
+        self.run_controller.shutdown()
+        if self._launch_dialog is not None:
+            self._launch_dialog.close()
         event.accept()
 
     def changeEvent(self, event: QEvent) -> None:
@@ -304,8 +362,15 @@ class MainWindow(QMainWindow):
         self.folder_label.setText(f"Working folder: {shown}")
         self.folder_label.setToolTip(str(folder))
 
-    def _update_title(self, dirty: bool) -> None:
+    def _update_title(self, _dirty: bool = False) -> None:
+        dirty = self.agents_view.editor.is_dirty() or self.presets_view.editor.is_dirty()
         self.setWindowTitle("Baton" + (" — unsaved changes" if dirty else ""))
+
+    def _save_current(self) -> None:
+        if self.current_view() == "presets":
+            self.presets_view.save_current()
+        else:
+            self.agents_view.save_current()
 
     def _settings_saved(self) -> None:
         self._update_status()

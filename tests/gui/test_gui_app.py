@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
-from gui.placeholder import ComingSoonView
 from gui.qt_asyncio import asyncSlot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,9 +102,7 @@ def test_sidebar_lists_the_views_and_the_keyboard_moves_between_them(
     window.sidebar.list.setFocus()
     qtbot.keyClick(window.sidebar.list, Qt.Key.Key_Down)
     assert window.current_view() == "presets"
-    placeholder = window.stack.currentWidget()
-    assert isinstance(placeholder, ComingSoonView)
-    assert "coming soon" in placeholder.title.text()
+    assert window.stack.currentWidget() is window.presets_view
 
     qtbot.keyClick(window.sidebar.list, Qt.Key.Key_End)
     assert window.current_view() == "documents"
@@ -158,7 +155,7 @@ def test_menus_about_and_quit(
 ) -> None:
     window = make_window()
     menus = [action.text() for action in window.menuBar().actions()]
-    assert menus == ["&File", "&View", "&Help"]
+    assert menus == ["&File", "&View", "&Run", "&Help"]
     assert window.new_action.shortcut().toString() == "Ctrl+N"
     assert window.save_action.shortcut().toString() == "Ctrl+S"
 
