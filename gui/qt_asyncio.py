@@ -43,11 +43,22 @@ def run_event_loop(app: QCoreApplication) -> int:
     """
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    # qasync's run_forever() does not install asyncio's async-generator hooks (see
+    # attached_event_loop): without them httpx's byte streams of runs started from the window
+    # are finalised at garbage collection, outside the loop ("ignored GeneratorExit").
+    previous_hooks = sys.get_asyncgen_hooks()
+    sys.set_asyncgen_hooks(
+        firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
+        finalizer=loop._asyncgen_finalizer_hook,  # type: ignore[attr-defined]
+    )
     try:
         code = loop.run_forever()
         _cancel_pending(loop)
+        gc.collect()
+        _drive(loop, asyncio.ensure_future(loop.shutdown_asyncgens(), loop=loop))
         return int(code) if isinstance(code, int) else 0
     finally:
+        sys.set_asyncgen_hooks(*previous_hooks)
         loop.close()
         asyncio.set_event_loop(None)
 
