@@ -178,11 +178,14 @@ class StepsEditor(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self._rows_box)
-        # The rows sit on the tab page itself, not on a differently shaded scroll viewport.
+        # The rows sit on the tab page itself, not on a differently shaded scroll viewport
+        # (selectors by name: a bare rule would cascade into the rows' own fields).
+        scroll.setObjectName("StepScroll")
+        self._rows_box.setObjectName("StepRows")
         scroll.viewport().setAutoFillBackground(False)
-        self._rows_box.setAutoFillBackground(False)
-        scroll.setStyleSheet("QScrollArea { background: transparent; }")
-        self._rows_box.setStyleSheet("background: transparent;")
+        scroll.setStyleSheet(
+            "QScrollArea#StepScroll, QWidget#StepRows { background: transparent; }"
+        )
         self.add_button = QPushButton(icons.icon("add"), "Add step")
         self.add_button.clicked.connect(lambda: self.add_step())
         add_row = QHBoxLayout()
