@@ -141,6 +141,13 @@ class DocumentFilters(QWidget):
             page=page,
         )
 
+    def type_button(self, label: str) -> QToolButton:
+        """The type switch's button labelled ``label`` (All, Memory, Document)."""
+        for button in self.type_buttons.buttons():
+            if button.text() == label and isinstance(button, QToolButton):
+                return button
+        raise KeyError(label)
+
     def search_pending(self) -> bool:
         """Typed text not searched for yet (the pause has not passed)."""
         return self._timer.isActive()

@@ -259,6 +259,10 @@ class DocumentsView(QWidget):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def set_poll_interval(self, milliseconds: int) -> None:
+        """How often to look for writes by others while visible (default :data:`POLL_MS`)."""
+        self._poll.setInterval(milliseconds)
+
     def go_to_page(self, page: int) -> None:
         self._page = max(1, page)
         self.reload()
@@ -440,11 +444,15 @@ class DocumentsView(QWidget):
         if hit.id == self.detail.current_id() and self.detail.mode() == "read":
             return
         if not self.open_document(hit.id):
-            self._restoring = True
-            try:
-                self._select_row(self._selected_id)
-            finally:
-                self._restoring = False
+            # After the click that moved the row has also set its selection, not before.
+            QTimer.singleShot(0, self._restore_selection)
+
+    def _restore_selection(self) -> None:
+        self._restoring = True
+        try:
+            self._select_row(self._selected_id)
+        finally:
+            self._restoring = False
 
     def _on_filters_changed(self) -> None:
         self._page = 1
