@@ -159,8 +159,11 @@ class RunModel(QObject):
             if step is not None:
                 changed.add(step.index)
             elif isinstance(event, RunStarted | RunFinished):  # all steps are new / final
-                self._unreported_start = self._unreported_start or isinstance(event, RunStarted)
                 changed.update(range(len(state.steps)))
+                if isinstance(event, RunStarted):
+                    self._unreported_start = True
+                    if deadline:
+                        break  # views build their panes now, before the flood behind it
             if deadline and count % _CHECK_EVERY == 0 and time.perf_counter() > limit:
                 break
         self._unreported_count += count
@@ -168,7 +171,7 @@ class RunModel(QObject):
         self._last_batch = now
         if pending and deadline:
             self._timer.start(0)  # the rest after the event loop had its turn
-            if (now - self._last_emit) * 1000 < BATCH_INTERVAL_MS:
+            if (now - self._last_emit) * 1000 < BATCH_INTERVAL_MS and not self._unreported_start:
                 return
         if self._unreported_count:
             started, total = self._unreported_start, self._unreported_count

@@ -27,8 +27,10 @@ PHASE_LABELS = {
     "error": "failed",
     "aborted": "aborted",
     "not_run": "not run",
+    "interrupted": "interrupted",
 }
-"""Words for a step's phase (``core.run_state.StepPhase``), as shown in its header."""
+"""Words for a step's phase (``core.run_state.StepPhase``), as shown in its header, plus
+``interrupted``: a saved run that ended while the step was still running."""
 
 RUN_STATUS_LABELS = {
     "running": "Running",

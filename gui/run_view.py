@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QLabel,
+    QMessageBox,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -158,6 +159,10 @@ class RunView(QWidget):
         """Write the run as Markdown to ``path`` (atomically)."""
         atomic_write_text(path, self.to_markdown())
 
+    def focused_pane(self) -> StepPane | None:
+        """The pane holding the keyboard focus, if any."""
+        return self._pane_of(QApplication.focusWidget())
+
     def toggle_focused_pane(self) -> None:
         """Ctrl+O: expand or collapse the pane with the focus, else the current step's."""
         pane = self.focused_pane() or self._current_pane()
@@ -219,10 +224,6 @@ class RunView(QWidget):
         for pane in self._panes:
             pane.set_focus_within(pane is focused)
 
-    def focused_pane(self) -> StepPane | None:
-        """The pane holding the keyboard focus, if any."""
-        return self._pane_of(QApplication.focusWidget())
-
     def _pane_of(self, widget: QWidget | None) -> StepPane | None:
         while widget is not None:
             if isinstance(widget, StepPane) and widget in self._panes:
@@ -250,5 +251,12 @@ class RunView(QWidget):
         path, _filter = QFileDialog.getSaveFileName(
             self, "Export run as Markdown", suggested, "Markdown (*.md)"
         )
-        if path:
+        if not path:
+            return
+        try:
             self.export_markdown(Path(path))
+        except OSError as error:
+            reason = error.strerror or str(error)
+            QMessageBox.warning(
+                self, "Export failed", f"The run could not be saved to {path}: {reason}."
+            )

@@ -9,7 +9,7 @@ step). Widgets keep only what they need to append the new part — the item stay
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol
+from typing import ClassVar
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QMouseEvent, QPainter, QPaintEvent, QPalette
@@ -23,10 +23,6 @@ from gui.tool_call_row import ToolCallRow
 
 THINKING_CHARS = 30_000
 """An expanded thinking block shows its last this many characters."""
-
-
-class ItemWidget(Protocol):
-    def refresh(self, item: Item, live: bool) -> None: ...
 
 
 def _muted_label(text: str = "", size_px: int = 0) -> QLabel:
@@ -216,10 +212,11 @@ class NoticeItem(QLabel):
         self.setStyleSheet(f"color: {(color or muted).name()}; font-size: 12px;")
 
 
-def make_item_widget(item: Item, live: bool) -> QWidget:
-    """The widget for ``item`` (a tool row, text, thinking or a notice)."""
+def make_item_widget(item: Item, live: bool, *, interrupted: bool = False) -> QWidget:
+    """The widget for ``item`` (a tool row, text, thinking or a notice). ``interrupted``: the
+    step will never finish (a saved run that stopped mid-way), so nothing shows as running."""
     if isinstance(item, ToolCall):
-        return ToolCallRow(item)
+        return ToolCallRow(item, interrupted=interrupted)
     if isinstance(item, Notice):
         return NoticeItem(item, live)
     if item.kind == "thinking":
@@ -227,9 +224,11 @@ def make_item_widget(item: Item, live: bool) -> QWidget:
     return TextItem(item, live)
 
 
-def refresh_item_widget(widget: QWidget, item: Item, live: bool) -> None:
+def refresh_item_widget(
+    widget: QWidget, item: Item, live: bool, *, interrupted: bool = False
+) -> None:
     if isinstance(widget, ToolCallRow):
         assert isinstance(item, ToolCall)
-        widget.refresh(item)
+        widget.refresh(item, interrupted=interrupted)
     elif isinstance(widget, TextItem | ThinkingItem | NoticeItem):
         widget.refresh(item, live)

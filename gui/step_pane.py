@@ -8,10 +8,10 @@ widgets exist only for a window at the end of the list, :data:`EXPANDED_PAGE` it
 (:data:`LIVE_PAGE` for a running step that expanded by itself), grown a page at a time by
 "Show earlier items". One live update creates at most :data:`MAX_NEW_WIDGETS` widgets: in a
 flood the window jumps to the newest items instead of building every one of them on the way.
-Everything else stays in the model
-(:class:`~core.run_state.StepState`), so a step with 50,000 items costs a few hundred widgets
-at most, and a collapsed one ten. Items are only ever appended, so the window slides: new
-items get widgets at the end and the oldest widgets are dropped at the front.
+Everything else stays in the model (:class:`~core.run_state.StepState`), so a step with 50,000
+items costs a few hundred widgets at most, and a collapsed one ten. Items are only ever
+appended, so the window slides: new items get widgets at the end, the oldest widgets are
+dropped at the front.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.events import UsageStats
 from core.run_state import StepState
 from gui.run_status import (
     PHASE_LABELS,
@@ -47,7 +48,7 @@ EXPANDED_PAGE = 200
 LIVE_PAGE = 50
 """Widgets of a running step's pane that expanded by itself (it follows the newest items;
 nobody reads fifty items back while they stream in)."""
-MAX_NEW_WIDGETS = 6
+MAX_NEW_WIDGETS = 4
 """Widgets one update may create. When more items arrived at once (a flood), the window
 restarts at the newest ones; the others stay one click away ("Show earlier items")."""
 
@@ -72,6 +73,7 @@ class StepPane(QFrame):
         self._widgets: list[QWidget] = []
         self._focus_within = False
         self._phase = ""
+        self._usage: UsageStats | None = None
         self._run_running = False
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
@@ -159,7 +161,9 @@ class StepPane(QFrame):
         self.chevron.setToolTip(
             "Show the last items only (Ctrl+O)" if expanded else "Show all items (Ctrl+O)"
         )
-        self._sync_items(bounded=not by_user and self._live_window())
+        # An automatic change to a pane already showing items (a step that just started or
+        # finished, live) keeps what it has: no rebuilding of widgets in the middle of a run.
+        self._sync_items(bounded=not by_user and (self._live_window() or bool(self._widgets)))
         self.expandedChanged.emit(expanded)
 
     def toggle_expanded(self) -> None:
@@ -177,13 +181,20 @@ class StepPane(QFrame):
         """Bring the pane up to date with ``step`` (cheap when little changed)."""
         self._step = step
         self._run_running = run_running
-        if step.phase != self._phase:
-            self._phase = step.phase
-            self._on_phase_changed(step)
-        self.model.setText(step.model or "")
-        self.usage.setText(step.usage.model_copy(update={"model": None}).line())
-        if step.task and self.task.full_text() != step.task:
-            self.task.set_full_text(" ".join(step.task.split()))
+        phase = step.phase
+        if phase in ("running", "waiting") and not run_running:
+            phase = "interrupted"  # a saved run that stopped mid-step: it will never finish
+        if phase != self._phase:
+            self._phase = phase
+            self._on_phase_changed(phase)
+        if self.model.text() != (step.model or ""):
+            self.model.setText(step.model or "")
+        if step.usage is not self._usage:  # frozen: a new object means new figures
+            self._usage = step.usage
+            self.usage.setText(step.usage.model_copy(update={"model": None}).line())
+        task = " ".join(step.task.split())
+        if task != self.task.full_text():
+            self.task.set_full_text(task)
         if step.started is not None and step.finished is not None:
             self.duration.setText(format_seconds(step.finished - step.started))
         error = step.error or ""
@@ -248,9 +259,8 @@ class StepPane(QFrame):
 
     # ---------------------------------------------------------------- private
 
-    def _on_phase_changed(self, step: StepState) -> None:
-        phase = step.phase
-        self.icon.set_phase(phase)
+    def _on_phase_changed(self, phase: str) -> None:
+        self.icon.set_phase("aborted" if phase == "interrupted" else phase)
         label = PHASE_LABELS[phase] if phase != "ok" else ""
         self.phase.setText(label)
         color = status_color(self.palette(), phase)
@@ -300,12 +310,13 @@ class StepPane(QFrame):
         if not self._widgets:
             self._first = start
         live = self._run_running and self._step.phase in ("running", "waiting")
+        cut = self._phase == "interrupted"
         last = count - 1
         for offset, widget in enumerate(self._widgets):
             index = self._first + offset
-            refresh_item_widget(widget, items[index], live and index == last)
+            refresh_item_widget(widget, items[index], live and index == last, interrupted=cut)
         for index in range(self._first + len(self._widgets), count):
-            widget = make_item_widget(items[index], live and index == last)
+            widget = make_item_widget(items[index], live and index == last, interrupted=cut)
             self._body_layout.insertWidget(1 + len(self._widgets), widget)
             widget.show()
             self._widgets.append(widget)

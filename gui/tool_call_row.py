@@ -16,6 +16,7 @@ import json
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import (
+    QFocusEvent,
     QFontMetrics,
     QKeyEvent,
     QMouseEvent,
@@ -36,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from core.run_state import ToolCall
 from gui.run_status import format_ms, paint_status, spinner_clock, status_color
-from gui.theme import monospace_font, secondary_text
+from gui.theme import mix, monospace_font, secondary_text
 
 OUTPUT_LINES = 400
 """Lines shown before "Show all" (the tail while output streams, the head of a result)."""
@@ -108,16 +109,20 @@ class _Summary(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.status = ""
         self.tool = call.tool
-        self.argument = ""
+        self.argument = " ".join(call.key_argument[:2_000].split())  # arguments never change
         self.duration = ""
         self.superseded = False
+        self.focused = False
+        self.setToolTip(f"{call.tool}: {self.argument}" if self.argument else call.tool)
         self.refresh(call)
 
-    def refresh(self, call: ToolCall) -> None:
-        argument = " ".join(call.key_argument.split())
+    def refresh(self, call: ToolCall, interrupted: bool = False) -> None:
+        argument = self.argument
         duration = format_ms(call.duration_ms) if call.duration_ms is not None else ""
         status = call.status
-        if status == "running" and call.awaiting_approval:
+        if status == "running" and interrupted:
+            status, duration = "aborted", "interrupted"
+        elif status == "running" and call.awaiting_approval:
             status, duration = "waiting", "awaiting approval"
         if (status, argument, duration, call.superseded) == (
             self.status,
@@ -132,14 +137,19 @@ class _Summary(QWidget):
                 spinner_clock().register(self)
             else:
                 spinner_clock().unregister(self)
-        self.status, self.argument, self.duration = status, argument, duration
-        self.setToolTip(f"{call.tool}: {argument}" if argument else call.tool)
+        self.status, self.duration = status, duration
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         palette = self.palette()
         height = self.height()
+        if self.focused:  # keyboard focus: Enter or Space opens the row
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(Qt.PenStyle.NoPen)
+            highlight = palette.color(QPalette.ColorRole.Highlight)
+            painter.setBrush(mix(palette.color(QPalette.ColorRole.Base), highlight, 0.18))
+            painter.drawRoundedRect(QRectF(self.rect()), 4, 4)
         x = 4
         paint_status(
             painter, QRectF(x, (height - 14) / 2, 14, 14), self.status, palette, compact=True
@@ -181,7 +191,9 @@ class ToolCallRow(QFrame):
 
     toggled = Signal(bool)
 
-    def __init__(self, call: ToolCall, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, call: ToolCall, parent: QWidget | None = None, *, interrupted: bool = False
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("ToolCallRow")
         self._expanded = False
@@ -196,6 +208,7 @@ class ToolCallRow(QFrame):
         self._call = call
 
         self.summary = _Summary(call)
+        self._interrupted = interrupted
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(2)
@@ -235,10 +248,12 @@ class ToolCallRow(QFrame):
     def show_all_button(self) -> QPushButton | None:
         return self._more if self._more is not None and not self._more.isHidden() else None
 
-    def refresh(self, call: ToolCall) -> None:
-        """Bring the row up to date with ``call`` (cheap when nothing changed)."""
+    def refresh(self, call: ToolCall, *, interrupted: bool = False) -> None:
+        """Bring the row up to date with ``call`` (cheap when nothing changed).
+        ``interrupted``: the run ended without finishing this call (a saved run)."""
         self._call = call
-        self.summary.refresh(call)
+        self._interrupted = interrupted
+        self.summary.refresh(call, interrupted)
         if self._expanded:
             self._fill_details(call)
 
@@ -271,6 +286,16 @@ class ToolCallRow(QFrame):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        self.summary.focused = True
+        self.summary.update()
+        super().focusInEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        self.summary.focused = False
+        self.summary.update()
+        super().focusOutEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
@@ -316,7 +341,7 @@ class ToolCallRow(QFrame):
     def _fill_details(self, call: ToolCall) -> None:
         assert self._output is not None and self._more is not None
         assert self._output_label is not None
-        running = call.status == "running"
+        running = call.status == "running" and not self._interrupted
         kind = "output" if running or not call.result else "result"
         full = call.output if kind == "output" else call.result
         self._output_label.setText(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 from run_events import (
     SONNET,
@@ -78,6 +79,12 @@ def test_clicking_a_tool_row_shows_its_arguments_and_full_result(
     assert "42 passed in 1.84s" in bash.output_text()
     assert bash.output_text().endswith("exit code 0")
     click_row(qtbot, bash)
+    assert not bash.is_expanded()
+
+    bash.setFocus()  # keyboard: Enter or Space opens and closes a focused row
+    qtbot.keyClick(bash, Qt.Key.Key_Return)
+    assert bash.is_expanded()
+    qtbot.keyClick(bash, Qt.Key.Key_Space)
     assert not bash.is_expanded()
 
 
@@ -231,6 +238,18 @@ def test_a_parallel_run_shows_its_progress_line(qtbot: QtBot, view: RunView) -> 
     assert view.pane(2).is_expanded() and not view.pane(0).is_expanded()
 
 
+def test_a_saved_run_that_stopped_mid_way_shows_nothing_still_running(view: RunView) -> None:
+    view.load_events(running_parallel())  # the file ends while step 3 and its bash still run
+
+    assert view.header.status_text() == "Incomplete"
+    assert not view.header.cancel_button.isEnabled()
+    pane = view.pane(2)
+    assert pane.phase.text() == "interrupted"
+    assert pane.icon.phase() == "aborted"
+    bash = next(r for r in rows(pane) if r.tool_name() == "bash")
+    assert bash.status() == "aborted" and bash.duration_text() == "interrupted"
+
+
 def test_a_step_waiting_for_approval_says_so(qtbot: QtBot, view: RunView) -> None:
     live(qtbot, view, waiting_for_approval())
 
@@ -322,3 +341,19 @@ def test_export_and_copy_give_the_run_as_markdown(
     assert QGuiApplication.clipboard().text() == text
     assert view.header.copy_button.text() == "Copied ✓"
     qtbot.waitUntil(lambda: view.header.copy_button.text() == "Copy as Markdown")
+
+
+def test_an_export_that_cannot_be_written_says_why(
+    qtbot: QtBot, view: RunView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialogs: Any
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where a folder should be", encoding="utf-8")
+    target = blocker / "run.md"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (str(target), ""))
+    view.load_events(finished_chain())
+    dialogs.answer("OK")
+
+    qtbot.mouseClick(view.header.export_button, Qt.MouseButton.LeftButton)
+
+    assert dialogs.pending() == 0  # the warning was shown and dismissed
+    assert not target.exists()
