@@ -148,6 +148,8 @@ class RunsView(QWidget):
     def add_session(self, session: RunSession) -> RunPage:
         """A live run: its own tab, made current."""
         page = RunPage(session.view, session=session)
+        # The run's index row is written as it starts: show it in the history then.
+        session.view.model.runStarted.connect(self.history.refresh)
         self._add_page(page, session.title())
         self.history.set_active_runs({s.run_id for s in self.controller.active()})
         self.history.refresh()

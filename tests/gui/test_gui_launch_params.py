@@ -45,6 +45,13 @@ You edit.
 """
 
 
+@pytest.fixture(autouse=True)
+def configured(llm_server: LLMServer) -> LLMServer:
+    """A configured provider (also keeps the first-run panel from probing for Ollama)."""
+    save_settings(llm_server.settings())
+    return llm_server
+
+
 @pytest.fixture
 def agents(user_agents: Path) -> Path:
     (user_agents / "writer.md").write_text(WRITER, encoding="utf-8")
@@ -55,7 +62,6 @@ def agents(user_agents: Path) -> Path:
 def test_the_form_follows_the_chosen_agents_and_substitutes_values(
     qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer, agents: Path
 ) -> None:
-    save_settings(llm_server.settings())
     llm_server.queue(Reply.answer("Owls are quiet."))
     window = make_window()
     dialog = open_launch_dialog(qtbot, window)

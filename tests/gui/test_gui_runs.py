@@ -27,6 +27,7 @@ from pytestqt.qtbot import QtBot
 from core.runner import RunRequest, StepSpec
 from core.runs import RunIndex
 from core.settings import save_settings
+from gui.approval_dialog import ApprovalDialog
 from gui.main_window import MainWindow
 from gui.run_controller import RunSession
 from gui.runs_view import RunPage, RunsView
@@ -256,9 +257,41 @@ def test_a_run_ending_while_the_window_is_inactive_notifies(
     assert alerts == [window]
 
 
+def test_an_approval_request_reaches_the_queue_and_notifies_when_away(
+    qtbot: QtBot,
+    make_window: Window,
+    server: LLMServer,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ApprovalDialog, "ENABLE_DELAY_MS", 10)
+    server.queue(Reply.tool("bash", {"command": "touch made.txt"}), Reply.answer("ok, I won't"))
+    window = make_window()
+    elsewhere = QWidget()
+    qtbot.addWidget(elsewhere)
+    elsewhere.show()
+    elsewhere.activateWindow()
+    qtbot.waitUntil(lambda: not window.isActiveWindow())
+    session = _launch(qtbot, window, ("worker", "Make a file"), mode="single")
+    queue = window.run_controller.approvals
+    qtbot.waitUntil(lambda: len(queue.pending()) == 1, timeout=RUN_TIMEOUT_MS)
+    notes = window.run_controller.notifier.sent
+    assert notes[0].title == "Approval needed"
+    assert notes[0].message == "worker (step 1) wants to use bash."
+    qtbot.waitUntil(lambda: session.view.state().steps[0].phase == "waiting")
+
+    dialog = queue.dialog
+    qtbot.waitUntil(dialog.buttons_enabled)
+    click(qtbot, dialog.deny_button)
+    assert wait_until_finished(qtbot, session) == "ok"
+    assert not (project / "made.txt").exists()
+    assert [n.title for n in notes] == ["Approval needed", "Run finished"]
+
+
 def test_open_a_transcript_then_import_it(
     qtbot: QtBot,
     make_window: Window,
+    server: LLMServer,  # a configured provider: no first-run panel probing for Ollama
     shared_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
