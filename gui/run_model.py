@@ -21,7 +21,7 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from core.events import Event, RunFinished, RunStarted
+from core.events import Event, RunFinished, RunStarted, StepFinished, StepStarted
 from core.run_state import RunState
 
 BATCH_INTERVAL_MS = 50
@@ -30,6 +30,8 @@ SLICE_SECONDS = 0.010
 """A batch yields to the event loop after this long, so input stays responsive in a flood."""
 _CHECK_EVERY = 128
 """Events applied between two looks at the clock (perf_counter is not free)."""
+_TURNING_POINTS = (RunStarted, StepStarted, StepFinished, RunFinished)
+"""Events after which a slice ends and views hear at once: they rebuild or fold panes."""
 
 
 class RunModel(QObject):
@@ -43,6 +45,7 @@ class RunModel(QObject):
     """
 
     # ------------------------------------------------------------------ signals
+    # All of them are emitted on the model's thread (the GUI thread), from its event loop.
     runStarted = Signal()
     """A ``run_started`` was applied: the list of steps is new; rebuild step widgets."""
     stepsChanged = Signal(object)
@@ -65,6 +68,7 @@ class RunModel(QObject):
         self._unreported: set[int] = set()
         self._unreported_count = 0
         self._unreported_start = False
+        self._turning_point = False
         self._clock_ts = 0.0
         self._clock_wall = 0.0
         self._timer = QTimer(self)
@@ -160,10 +164,12 @@ class RunModel(QObject):
                 changed.add(step.index)
             elif isinstance(event, RunStarted | RunFinished):  # all steps are new / final
                 changed.update(range(len(state.steps)))
-                if isinstance(event, RunStarted):
-                    self._unreported_start = True
-                    if deadline:
-                        break  # views build their panes now, before the flood behind it
+                self._unreported_start = self._unreported_start or isinstance(event, RunStarted)
+            if deadline and isinstance(event, _TURNING_POINTS):
+                # Panes are built, expanded or folded now, in a batch of their own, instead of
+                # on top of a full slice of the flood that follows.
+                self._turning_point = True
+                break
             if deadline and count % _CHECK_EVERY == 0 and time.perf_counter() > limit:
                 break
         self._unreported_count += count
@@ -171,8 +177,9 @@ class RunModel(QObject):
         self._last_batch = now
         if pending and deadline:
             self._timer.start(0)  # the rest after the event loop had its turn
-            if (now - self._last_emit) * 1000 < BATCH_INTERVAL_MS and not self._unreported_start:
+            if (now - self._last_emit) * 1000 < BATCH_INTERVAL_MS and not self._turning_point:
                 return
+        self._turning_point = False
         if self._unreported_count:
             started, total = self._unreported_start, self._unreported_count
             self._unreported, self._unreported_count, self._unreported_start = set(), 0, False

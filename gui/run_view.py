@@ -4,8 +4,10 @@
 
     view = RunView()
     view.cancelRequested.connect(runner.cancel)   # the owner decides how to cancel
-    runner.on_event = view.add_event              # live: events as they happen
+    runner.listeners.append(view.add_event)       # live: events as they happen
     view.load_events(core.runs.load_run(path))    # or a saved run, replayed at once
+
+One view shows one run: make a new one per run.
 
 Events go through a :class:`~gui.run_model.RunModel`, which folds them into a
 :class:`~core.run_state.RunState` at most ~20 times a second and says which steps changed; the
