@@ -4,8 +4,8 @@ Two tabs share one set of options:
 
 * **From a preset** — the presets of the working folder (built-in, user, project), each with
   its description and drawn steps; an arguments field (split like a shell: quotes group
-  words) and a live preview of every step's task as the agent will receive it (``{previous}``
-  stays: it is filled in while the chain runs).
+  words) and a live preview of every step's task as the agent will receive it
+  (:mod:`gui.launch_preset_page`).
 * **Build a run** — single, parallel or chain, with an agent and a task per step
   (:mod:`gui.launch_steps`).
 
@@ -24,8 +24,6 @@ The dialog is not modal: a person may look something up in the Agents view while
 from __future__ import annotations
 
 import asyncio
-import shlex
-from html import escape
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -40,32 +38,20 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
     QTabWidget,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
 
 from core.agents import AgentCatalog, AgentDefinition, discover_agents
 from core.errors import RunError
-from core.presets import (
-    Preset,
-    PresetCatalog,
-    discover_presets,
-    expand_arguments,
-    required_argument_count,
-    substitute_params,
-)
+from core.presets import Preset, discover_presets, required_argument_count
 from core.runner import RunRequest, StepSpec, request_from_preset
 from core.settings import SettingsError, load_settings
-from gui.agent_rows import ROLE_ENTRY, ROLE_KIND, AgentDelegate, AgentEntry
+from gui.launch_preset_page import PresetPage
 from gui.launch_steps import StepInput, StepsEditor
 from gui.params_form import ParamsError, ParamsForm
-from gui.preset_chain import ChainStep, PresetChain
-from gui.theme import secondary_text
 from gui.widgets import Banner
 
 ApprovalMode = Literal["ask", "all", "deny"]
@@ -121,7 +107,6 @@ class LaunchDialog(QDialog):
         self.setSizeGripEnabled(True)
         self._launcher = launcher
         self._agents = AgentCatalog()
-        self._presets = PresetCatalog()
         self._task: asyncio.Future[None] | None = None
         self._build(working_folder)
         self._reload_catalogs()
@@ -133,7 +118,15 @@ class LaunchDialog(QDialog):
 
     def _build(self, working_folder: Path) -> None:
         self.tabs = QTabWidget()
-        self.tabs.addTab(self._build_preset_page(), "From a preset")
+        self.preset_page = PresetPage()
+        self.preset_page.presetChanged.connect(self._preset_changed)
+        self.preset_page.argumentsChanged.connect(self._update_preview)
+        # Short names for what people (and tests) reach for most.
+        self.preset_list = self.preset_page.preset_list
+        self.preset_chain = self.preset_page.chain
+        self.args_edit = self.preset_page.args_edit
+        self.preview = self.preset_page.preview
+        self.tabs.addTab(self.preset_page, "From a preset")
         self.steps_editor = StepsEditor()
         self.steps_editor.changed.connect(self._inputs_changed)
         adhoc = QWidget()
@@ -214,45 +207,6 @@ class LaunchDialog(QDialog):
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.activated.connect(self.run)
 
-    def _build_preset_page(self) -> QWidget:
-        self.preset_list = QListWidget()
-        self.preset_list.setObjectName("PresetPicker")
-        self.preset_list.setItemDelegate(AgentDelegate(self.preset_list))
-        self.preset_list.setMinimumWidth(250)
-        self.preset_list.currentItemChanged.connect(lambda *_: self._preset_changed())
-        self.preset_title = QLabel()
-        self.preset_title.setObjectName("EditorTitle")
-        self.preset_description = QLabel()
-        self.preset_description.setWordWrap(True)
-        self.preset_chain = PresetChain()
-        self.args_edit = QLineEdit()
-        self.args_edit.setObjectName("PresetArguments")
-        self.args_edit.textChanged.connect(self._update_preview)
-        self.args_hint = QLabel()
-        self.args_hint.setObjectName("Secondary")
-        self.preview_label = QLabel("Tasks as the agents will receive them")
-        self.preview = QTextBrowser()
-        self.preview.setObjectName("TaskPreview")
-        self.preview.setOpenLinks(False)
-        details = QWidget()
-        column = QVBoxLayout(details)
-        column.setContentsMargins(8, 0, 0, 0)
-        column.addWidget(self.preset_title)
-        column.addWidget(self.preset_description)
-        column.addWidget(self.preset_chain)
-        column.addSpacing(6)
-        column.addWidget(QLabel("Arguments"))
-        column.addWidget(self.args_edit)
-        column.addWidget(self.args_hint)
-        column.addSpacing(6)
-        column.addWidget(self.preview_label)
-        column.addWidget(self.preview, 1)
-        page = QWidget()
-        row = QHBoxLayout(page)
-        row.addWidget(self.preset_list)
-        row.addWidget(details, 1)
-        return page
-
     # -- public API ----------------------------------------------------------------------
 
     def working_folder(self) -> Path:
@@ -265,12 +219,7 @@ class LaunchDialog(QDialog):
     def select_preset(self, name: str) -> bool:
         """Switch to the preset tab with ``name`` selected."""
         self.tabs.setCurrentIndex(0)
-        for row in range(self.preset_list.count()):
-            item = self.preset_list.item(row)
-            if item is not None and str(item.data(Qt.ItemDataRole.UserRole)) == name.casefold():
-                self.preset_list.setCurrentItem(item)
-                return True
-        return False
+        return self.preset_page.select(name)
 
     def set_ad_hoc(self, mode: str, steps: list[StepInput]) -> None:
         """Switch to the "Build a run" tab with these steps (e.g. to edit a past run)."""
@@ -279,8 +228,7 @@ class LaunchDialog(QDialog):
         self.steps_editor.set_steps(steps)
 
     def current_preset(self) -> Preset | None:
-        item = self.preset_list.currentItem()
-        return None if item is None else self._presets.get(str(item.data(Qt.ItemDataRole.UserRole)))
+        return self.preset_page.current()
 
     def approval_mode(self) -> ApprovalMode:
         mode: ApprovalMode = self.approval_combo.currentData()
@@ -368,7 +316,7 @@ class LaunchDialog(QDialog):
 
     def _arguments(self) -> list[str]:
         try:
-            return shlex.split(self.args_edit.text())
+            return self.preset_page.arguments()
         except ValueError as error:
             raise LaunchProblem(f"arguments: {error} (quotes must come in pairs)") from None
 
@@ -377,25 +325,8 @@ class LaunchDialog(QDialog):
         if not folder.is_dir():
             return
         self._agents = discover_agents(folder, "both")
-        self._presets = discover_presets(folder, "both")
         self.steps_editor.set_agents(self._agents.names())
-        chosen = self.current_preset()
-        self.preset_list.blockSignals(True)
-        self.preset_list.clear()
-        for preset in self._presets.presets:
-            item = QListWidgetItem(preset.name)
-            item.setData(Qt.ItemDataRole.UserRole, preset.key)
-            item.setData(ROLE_KIND, "agent")
-            item.setData(
-                ROLE_ENTRY,
-                AgentEntry(preset.name, preset.description, preset.source, preset.path or ""),
-            )
-            item.setToolTip(preset.description)
-            self.preset_list.addItem(item)
-        self.preset_list.blockSignals(False)
-        if not (chosen and self.select_preset(chosen.name)) and self.preset_list.count():
-            self.preset_list.setCurrentRow(0)
-        self._preset_changed()
+        self.preset_page.set_presets(discover_presets(folder, "both"))
 
     def _fill_models(self) -> None:
         self.model_combo.addItem("")
@@ -420,25 +351,7 @@ class LaunchDialog(QDialog):
             self.set_working_folder(Path(folder))
 
     def _preset_changed(self) -> None:
-        preset = self.current_preset()
-        if preset is None:
-            self.preset_title.setText("No presets")
-            self.preset_description.setText("")
-            self.preset_chain.set_steps("chain", [])
-        else:
-            self.preset_title.setText(preset.name)
-            self.preset_description.setText(preset.description)
-            steps = [
-                ChainStep(s.agent, self._agents.get(s.agent) is not None) for s in preset.steps
-            ]
-            self.preset_chain.set_steps(preset.mode, steps)
-            self.args_edit.setPlaceholderText(preset.argument_hint or "no arguments needed")
-            needed = required_argument_count(preset)
-            self.args_hint.setText(
-                "Words are split like a shell's: quote a phrase to keep it one argument ($1)."
-                if needed
-                else "This preset takes no arguments."
-            )
+        self.preset_page.describe(self._agents)
         self._inputs_changed()
 
     def _used_agents(self) -> list[AgentDefinition]:
@@ -456,24 +369,4 @@ class LaunchDialog(QDialog):
         self._update_preview()
 
     def _update_preview(self) -> None:
-        preset = self.current_preset()
-        if preset is None:
-            self.preview.clear()
-            return
-        try:
-            args = shlex.split(self.args_edit.text())
-        except ValueError:
-            args = self.args_edit.text().split()
-        muted = secondary_text(self.palette()).name()
-        values = self.params_form.values()
-        parts = []
-        for number, step in enumerate(preset.steps, start=1):
-            task = escape(substitute_params(expand_arguments(step.task, args), values))
-            task = task.replace(
-                "{previous}", f"<span style='color:{muted}'><i>{{previous}}</i></span>"
-            )
-            parts.append(
-                f"<p style='margin:0 0 2px 0'><b>{number} · {escape(step.agent)}</b></p>"
-                f"<p style='margin:0 0 10px 0; white-space:pre-wrap'>{task}</p>"
-            )
-        self.preview.setHtml("".join(parts))
+        self.preset_page.update_preview(self.params_form.values())
