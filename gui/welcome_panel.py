@@ -62,13 +62,13 @@ class WelcomePanel(QFrame):
         self,
         parent: QWidget | None = None,
         *,
-        ollama_url: str = OLLAMA_URL,
+        ollama_url: str | None = None,
         which: Which = shutil.which,
         settings_path: Path | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("WelcomePanel")
-        self.ollama_url = ollama_url
+        self.ollama_url = ollama_url or OLLAMA_URL  # read late: tests point it elsewhere
         self.ollama_models: list[str] = []
         self._which = which
         self._settings_path = settings_path

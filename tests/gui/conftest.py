@@ -193,3 +193,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # about the plugin, not about Baton (xcb and others stay quiet). Tests that set
             # their own qt_log_ignore keep it.
             item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
+
+
+@pytest.fixture(autouse=True)
+def no_ollama_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows built without a provider show the welcome panel, which looks for Ollama on
+    localhost. Tests must not depend on what runs on this machine, and a probe cancelled
+    mid-connect at teardown can leave anyio's half-made connection for a later test's
+    warnings; an address httpx refuses before any I/O keeps the panel's "not running" path.
+    The welcome tests pass their own ``ollama_url``."""
+    monkeypatch.setattr("gui.welcome_panel.OLLAMA_URL", "unset://ollama")
+
