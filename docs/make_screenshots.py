@@ -58,19 +58,23 @@ def main() -> int:
 
     def finished(view: RunView) -> None:
         view.load_events(finished_chain())
-        worker = view.pane(2)
-        for row in worker.item_widgets():
-            if isinstance(row, ToolCallRow) and row.tool_name() == "bash":
-                row.set_expanded(True)  # the test run's output
+        open_bash_rows(view, 2)  # the test run's output
         settle()
-        view.scroll.verticalScrollBar().setValue(worker.y() - 10)  # the worker from its top
+        view.scroll.verticalScrollBar().setValue(view.pane(2).y() - 10)  # the worker, from its top
+
+    def open_bash_rows(view: RunView, step: int) -> None:
+        for row in view.pane(step).item_widgets():
+            if isinstance(row, ToolCallRow) and row.tool_name() == "bash":
+                row.set_expanded(True)
 
     def failed(view: RunView) -> None:
         view.load_events(failed_chain())
+        open_bash_rows(view, 0)
 
     def parallel(view: RunView) -> None:
         view.add_events(running_parallel(done=2, running=1, waiting=1))
         view.model.flush()
+        open_bash_rows(view, 2)  # the output streaming in
 
     shoot("run-chain.png", finished)
     shoot("run-failed.png", failed)

@@ -80,8 +80,8 @@ class _MonospaceBox(QPlainTextEdit):
         self._fit()
 
     def _fit(self) -> None:
-        count = max(1, self.document().blockCount())
-        lines = min(count, self._max_lines)
+        count = self.document().blockCount()
+        lines = min(max(1, count), self._max_lines)
         spacing = QFontMetrics(self.font()).lineSpacing()
         margin = int(self.document().documentMargin())
         # A box that scrolls keeps only its top margin, so it ends at a line, not inside one.
@@ -364,7 +364,7 @@ class ToolCallRow(QFrame):
                 self._shown = full
             hidden = max(0, full.count("\n") + 1 - OUTPUT_LINES)
         elif full != self._shown or kind != self._shown_kind:
-            text, hidden = _capped(full, head=not running)
+            text, hidden = _capped(full if running else full.rstrip("\n"), head=not running)
             self._output.setMaximumBlockCount(0)
             self._output.setPlainText(text if text or running else "(no output)")
             self._shown, self._shown_kind = full, kind

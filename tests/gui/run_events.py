@@ -389,7 +389,15 @@ def failed_chain() -> list[Event]:
         args=[goal],
     )
     b.step_started(0, f"Find all code relevant to: {goal}", HAIKU)
+    b.thinking(0, "Settings are YAML today; find every reader and writer of config.yaml.")
     b.tool(0, "find", {"pattern": "*settings*"}, "core/settings.py\ntests/test_settings.py")
+    grep = [
+        "core/settings.py:41:    CONFIG_NAME = 'config.yaml'\n",
+        "core/settings.py:88:    data = yaml.safe_load(text) or {}\n",
+        "core/settings.py:131:    text = yaml.safe_dump(data, sort_keys=False)\n",
+        "tests/test_settings.py:17:    (tmp_path / 'config.yaml').write_text(...)\n",
+    ]
+    b.tool(0, "bash", {"command": "rg -n 'yaml' core/ tests/"}, "".join(grep), output=grep)
     b.tool(0, "read", {"path": "core/settings.py"}, "class Settings(BaseModel):\n    ...\n")
     answer = "## Files Retrieved\n\n1. `core/settings.py` - loading and saving `config.yaml`\n"
     b.text(0, answer)
@@ -431,7 +439,11 @@ def running_parallel(done: int = 2, running: int = 1, waiting: int = 0) -> list[
         b.thinking(step, "Check that every subprocess is awaited and killed on cancel.")
         b.tool(step, "find", {"pattern": "*.py", "path": areas[step]}, "12 files")
         call = b.tool_started(step, "bash", {"command": f"rg -n 'create_subprocess' {areas[step]}"})
-        for line in ("gui/app.py:88: proc = await asyncio.create_subprocess_exec(\n",):
+        for line in (
+            "gui/app.py:88: proc = await asyncio.create_subprocess_exec(\n",
+            "gui/model_probe.py:41: process = await asyncio.create_subprocess_exec(\n",
+            "gui/welcome_panel.py:63: probe = await asyncio.create_subprocess_exec(\n",
+        ):
             b.tool_output(step, call, line)
         b.text(step, "So far the subprocess handling looks careful; checking ")
         b.usage(step, SONNET, 7_400, 210, 0.0241)
