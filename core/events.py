@@ -24,7 +24,7 @@ StepStatus = Literal["ok", "error", "aborted"]
 RunStatus = Literal["ok", "error", "aborted"]
 
 
-def _compact(n: float) -> str:
+def compact_number(n: float) -> str:
     """``850`` → ``850``, ``1234`` → ``1.2k``, ``12345`` → ``12k``, ``2.5e6`` → ``2.5M``."""
     for limit, suffix in ((1_000_000, "M"), (1_000, "k")):
         if n >= limit:
@@ -73,17 +73,17 @@ class UsageStats(BaseModel):
         if self.turns:
             parts.append(f"{self.turns} turn{'s' if self.turns != 1 else ''}")
         if self.input:
-            parts.append(f"↑{_compact(self.input)}")
+            parts.append(f"↑{compact_number(self.input)}")
         if self.output:
-            parts.append(f"↓{_compact(self.output)}")
+            parts.append(f"↓{compact_number(self.output)}")
         if self.cache_read:
-            parts.append(f"R{_compact(self.cache_read)}")
+            parts.append(f"R{compact_number(self.cache_read)}")
         if self.cache_write:
-            parts.append(f"W{_compact(self.cache_write)}")
+            parts.append(f"W{compact_number(self.cache_write)}")
         if self.cost:
             parts.append(f"${self.cost:.4f}")
         if self.context_tokens:
-            parts.append(f"ctx:{_compact(self.context_tokens)}")
+            parts.append(f"ctx:{compact_number(self.context_tokens)}")
         if self.model:
             parts.append(self.model)
         return " ".join(parts)

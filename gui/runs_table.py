@@ -22,6 +22,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication
 
+from core.events import compact_number
 from core.runs import RunRecord
 from gui.run_status import fill_color, format_seconds, status_color
 
@@ -37,16 +38,6 @@ ROLE_RECORD = Qt.ItemDataRole.UserRole + 1
 ROLE_SORT = Qt.ItemDataRole.UserRole + 2
 
 Index = QModelIndex | QPersistentModelIndex
-
-
-def compact(number: float) -> str:
-    """``850``, ``1.2k``, ``12k``, ``2.5M`` (the usage line's style)."""
-    for limit, suffix in ((1_000_000, "M"), (1_000, "k")):
-        if number >= limit:
-            value = number / limit
-            text = f"{value:.1f}" if value < 10 else f"{value:.0f}"
-            return text.removesuffix(".0") + suffix
-    return f"{number:.0f}"
 
 
 def started_text(iso: str) -> str:
@@ -155,7 +146,7 @@ class RunsTableModel(QAbstractTableModel):
         if column == 4:
             if not (usage.input or usage.output):
                 return "—"
-            return f"↑{compact(usage.input)} ↓{compact(usage.output)}"
+            return f"↑{compact_number(usage.input)} ↓{compact_number(usage.output)}"
         return f"${usage.cost:.4f}" if usage.cost else "—"
 
     @staticmethod
