@@ -240,7 +240,9 @@ def _apply_to_step(step: StepState, event: Event) -> None:
             if (call := step.tool_call(request.call_id)) is not None:
                 call.awaiting_approval = False
         step.approval_requests.clear()
-    elif isinstance(event, Log):
+    elif isinstance(event, Log) and event.level != "debug":
+        # Debug lines (events a backend recognised but does not map, say) stay in the run
+        # file for diagnosis; a person watching the run does not need them.
         step.items.append(Notice("log", event.message, event.level))
 
 

@@ -6,6 +6,7 @@ from core.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
+    Log,
     PlannedStep,
     Retry,
     RunFinished,
@@ -169,3 +170,13 @@ def test_markdown_export_shows_steps_tools_and_errors() -> None:
     assert "Looking" not in text  # the superseded attempt is not part of the answer
     assert "## Step 2: worker — error" in text and "**Error:** boom" in text
     assert "Chain stopped at step 2 (worker): boom" in text
+
+
+def test_debug_logs_stay_in_the_file_but_not_in_the_view() -> None:
+    events = [
+        *sample_run()[:2],
+        Log(run_id=RUN, step=0, level="debug", message="unmapped event 'status'"),
+        Log(run_id=RUN, step=0, level="warning", message="stderr: rate limited"),
+    ]
+    notices = [item for item in fold(events).steps[0].items if isinstance(item, Notice)]
+    assert [n.text for n in notices] == ["stderr: rate limited"]
