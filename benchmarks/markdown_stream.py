@@ -138,6 +138,7 @@ def main() -> None:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication, QScrollArea
 
+    from gui.markdown_render import _highlighted
     from gui.markdown_stream import MarkdownStream, warm_up
     from gui.markdown_view import MarkdownView
     from gui.theme import apply_theme
@@ -166,6 +167,7 @@ def main() -> None:
 
     once = MarkdownView(auto_height=True)
     area_once = framed(once)
+    _highlighted.cache_clear()
     app.processEvents()
     start = time.perf_counter()
     once.set_markdown(document)
@@ -174,6 +176,7 @@ def main() -> None:
     print(f"render once: {once_s:.3f} s")
 
     def fresh() -> tuple[MarkdownStream, QScrollArea]:
+        _highlighted.cache_clear()  # no run may reuse the code highlighting of another
         stream = MarkdownStream()
         area = framed(stream)
         app.processEvents()
