@@ -12,6 +12,9 @@ state of its own besides what it last displayed.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -117,8 +120,10 @@ class RunHeader(QWidget):
         self.usage = QLabel("")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.folder = ElidedLabel("")
+        self.folder.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.started = QLabel("")
         muted = secondary_text(self.palette()).name()
-        for label in (self.elapsed, self.progress, self.usage, self.folder):
+        for label in (self.elapsed, self.progress, self.usage, self.folder, self.started):
             label.setStyleSheet(f"color: {muted};")
         self._separators = [QLabel("·") for _ in range(3)]
         details = QHBoxLayout()
@@ -132,7 +137,8 @@ class RunHeader(QWidget):
             details.addWidget(separator)
             details.addWidget(label)
         details.addSpacing(8)
-        details.addWidget(self.folder, 1)
+        details.addWidget(self.folder, 1)  # the path gives way first; "started …" stays whole
+        details.addWidget(self.started)
 
         self.banner = Banner()
         layout = QVBoxLayout(self)
@@ -157,10 +163,9 @@ class RunHeader(QWidget):
         self.set_elapsed(elapsed)
         self._set_part(1, self.progress, progress_text(state))
         self._set_part(2, self.usage, state.usage.line())
-        folder = state.cwd
-        if state.started_at:
-            folder = f"{state.cwd}  ·  started {state.started_at[:19].replace('T', ' ')}"
-        self.folder.set_full_text(folder)
+        self.folder.set_full_text(home_relative(state.cwd))
+        started = state.started_at[:19].replace("T", " ")
+        self.started.setText(f"·  started {started}" if started else "")
         if state.error and state.status != "running":
             kind = "error" if state.status == "error" else "info"
             if self.banner.message() != state.error or self.banner.kind() != kind:
@@ -210,3 +215,11 @@ class RunHeader(QWidget):
         self.cancel_button.setEnabled(False)
         self.cancel_button.setText("Cancelling…")
         self.cancelRequested.emit()
+
+
+def home_relative(path: str) -> str:
+    """``/home/ann/code/app`` → ``~/code/app``: shorter, and what people recognise."""
+    home = str(Path.home())
+    if path == home or path.startswith(home + os.sep):
+        return "~" + path[len(home) :]
+    return path

@@ -195,6 +195,7 @@ class StepPane(QFrame):
         task = " ".join(step.task.split())
         if task != self.task.full_text():
             self.task.set_full_text(task)
+        self.task.setVisible(bool(task))  # an imported transcript may have no task
         if step.started is not None and step.finished is not None:
             self.duration.setText(format_seconds(step.finished - step.started))
         error = step.error or ""
