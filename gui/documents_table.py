@@ -11,6 +11,7 @@ why the view has no column sorting.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -85,8 +86,16 @@ def absolute_time(moment: datetime) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
+_RUN_ID = re.compile(r"\d{8}-\d{6}-([0-9a-f]{4,})")
+
+
 def short_run_id(run_id: str) -> str:
-    return run_id if len(run_id) <= 10 else run_id[:8] + "…"
+    """Baton's run ids (``20250114-093012-a1b2c3``) all start with the day, so their random
+    tail is what tells them apart; other ids are cut to 10 characters."""
+    match = _RUN_ID.fullmatch(run_id)
+    if match:
+        return match.group(1)
+    return run_id if len(run_id) <= 10 else run_id[:9] + "…"
 
 
 def run_text(provenance: DocumentProvenance) -> str:

@@ -3,13 +3,17 @@
 Left: the filter bar (:mod:`gui.document_filters`), one page of results
 (:mod:`gui.documents_table`) and the pager. Right: the open document (:mod:`gui.document_detail`).
 
-Where the work happens. Pages are fetched with ``asyncio.to_thread`` on the qasync loop: a
-search at 100,000 documents takes ~10-40 ms (bm25 over the FTS indexes, the total, snippets
-from the matching texts, the tag counts), which is one to three frames — enough to make typing
-stutter if done on the GUI thread. Results carry a generation number, so a slow answer to an
-older query never overwrites a newer one. Without a running asyncio loop (a bare Qt test) the
-same fetch runs inline. Single-row reads and writes (open, save, delete) stay on the GUI thread:
-they are sub-millisecond and the conflict prompt needs their answer.
+Where the work happens. Pages are fetched on one worker thread of the view's own, awaited on
+the qasync loop. Measured at 100,000 documents (``benchmarks/documents.py --keep``), a page
+takes 5-15 ms unfiltered and up to ~150 ms with a type or tag filter (bm25 over the FTS indexes,
+the total, snippets cut from the matching texts, tag counts): done on the GUI thread that froze
+typing for 70-160 ms; on the worker the GUI thread's longest stall stays ~25 ms (the GIL while
+snippets are cut, and painting the page). One thread, not a pool: each thread has its own SQLite
+connection and page cache, and a warm cache is what keeps searches fast. A query already
+superseded when its turn comes is skipped, and an answer to an older query never overwrites a
+newer one (generation numbers). Without a running asyncio loop (a bare Qt test) the fetch runs
+inline. Single-row reads and writes (open, save, delete) stay on the GUI thread: they are
+sub-millisecond and the conflict prompt needs their answer.
 
 Live refresh. While the view is visible a timer polls :meth:`DocumentStore.change_token` (a
 pragma, no table read) every second; when anyone — an agent in this process, ``baton docs`` in
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
@@ -125,6 +130,7 @@ class DocumentsView(QWidget):
         """(change token, type) the tag list was fetched for."""
         self._restoring = False
         self._tasks: set[asyncio.Task[None]] = set()
+        self._worker: ThreadPoolExecutor | None = None
         self.last_fetch_seconds = 0.0
         """How long the last page took to fetch (the store's side only)."""
         self.fetch_count = 0
@@ -315,10 +321,16 @@ class DocumentsView(QWidget):
         return self.detail.maybe_discard_changes()
 
     def shutdown(self) -> None:
+        """Stop polling and end the worker thread (waits for a fetch in progress, which is
+        milliseconds). Call before the window closes."""
         self._poll.stop()
         self._times.stop()
+        self._generation += 1  # whatever is still queued is stale now
         for task in list(self._tasks):
             task.cancel()
+        if self._worker is not None:
+            self._worker.shutdown(wait=True, cancel_futures=True)
+            self._worker = None
 
     # -- Qt overrides --------------------------------------------------------------------
 
@@ -343,7 +355,19 @@ class DocumentsView(QWidget):
     async def _fetch_in_thread(
         self, generation: int, store: DocumentStore, query: DocumentQuery, with_tags: bool
     ) -> None:
-        result = await asyncio.to_thread(fetch, store, query, with_tags=with_tags)
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(1, thread_name_prefix="baton-documents")
+
+        def work() -> FetchResult | None:
+            if generation != self._generation:
+                return None  # superseded while queued: skip the work
+            return fetch(store, query, with_tags=with_tags)
+
+        result = await asyncio.get_running_loop().run_in_executor(self._worker, work)
+        if result is None:
+            if with_tags:
+                self._tags_key = None  # not fetched after all: the next fetch asks
+            return
         self._apply(generation, result)
 
     def _apply(self, generation: int, result: FetchResult) -> None:

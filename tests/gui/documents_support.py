@@ -14,7 +14,7 @@ from core.documents import DocumentProvenance, DocumentStore, NewDocument
 from gui.documents_table import COL_TITLE
 from gui.documents_view import DocumentsView
 
-RUN_ID = "20240502-140312-scout-7f3a"
+RUN_ID = "20240502-140312-7f3a9c"
 
 
 def fill(store: DocumentStore) -> dict[str, int]:
@@ -22,7 +22,7 @@ def fill(store: DocumentStore) -> dict[str, int]:
     Their update times are spread over the last days, oldest first."""
     now = datetime.now(UTC)
     scout = DocumentProvenance(run_id=RUN_ID, step=1, agent="scout", call_id="call_1")
-    planner = DocumentProvenance(run_id="20240502-150000-plan-aa01", step=2, agent="planner")
+    planner = DocumentProvenance(run_id="imported-pi-session-1", step=2, agent="planner")
     rows = [
         ("Release checklist", "document", ["release"], "1. Tag\n2. Build\n3. Publish", None),
         (

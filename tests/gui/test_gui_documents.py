@@ -8,6 +8,7 @@ a condition, never a fixed sleep.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -77,7 +78,9 @@ def test_the_table_lists_newest_first_with_type_tags_time_and_run(view: Document
     assert model.index(row, COL_TAGS).data() == "auth"
     assert model.index(row, COL_UPDATED).data() == "3 days ago"
     assert "Updated 20" in model.index(row, COL_UPDATED).data(Qt.ItemDataRole.ToolTipRole)
-    assert model.index(row, COL_RUN).data() == "scout · 20240502…"
+    assert model.index(row, COL_RUN).data() == "scout · 7f3a9c"
+    planner_row = NEWEST_FIRST.index("API design review")
+    assert model.index(planner_row, COL_RUN).data() == "planner · imported-…"
     assert RUN_ID in model.index(row, COL_RUN).data(Qt.ItemDataRole.ToolTipRole)
     assert model.index(NEWEST_FIRST.index("Release checklist"), COL_RUN).data() == "by hand"
     assert model.headerData(COL_SUMMARY, Qt.Orientation.Horizontal) == "Summary"
@@ -209,6 +212,20 @@ def test_polling_stops_while_the_view_is_hidden(qtbot: QtBot, view: DocumentsVie
     assert not view._poll.isActive()
     view.show()
     assert view._poll.isActive()
+
+
+def test_pages_are_fetched_on_a_worker_thread_that_shutdown_ends(
+    qtbot: QtBot, view: DocumentsView
+) -> None:
+    search(qtbot, view, "keychain")
+    wait_titles(qtbot, view, ["Login flow notes"])
+    assert _worker_threads()
+    view.shutdown()
+    assert not _worker_threads()
+
+
+def _worker_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("baton-documents")]
 
 
 def test_relative_times_and_snippet_markers() -> None:
