@@ -47,7 +47,7 @@ from gui.documents_table import TYPE_LABELS
 from gui.highlighters import DefinitionHighlighter
 from gui.markdown_view import MarkdownView
 from gui.prompts import ConflictChoice, UnsavedChoice
-from gui.theme import secondary_text
+from gui.theme import SEVERITY_HUES, foreground, secondary_text
 from gui.widgets import Banner, EmptyState
 
 Mode = Literal["empty", "read", "edit", "new"]
@@ -114,6 +114,7 @@ class DocumentDetail(QWidget):
         form.setContentsMargins(16, 10, 16, 6)
         form.setHorizontalSpacing(10)
         form.setVerticalSpacing(6)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.addRow("Title", self.title_field)
         form.addRow("Type", self.type_combo)
         form.addRow("Tags", self.tags_field)
@@ -426,7 +427,8 @@ class DocumentDetail(QWidget):
             text = f"{length:,} / {limit:,} characters"
         self.counter.setText(text + "    ")
         over = bool(limit) and length > limit
-        self.counter.setStyleSheet("color: #c0392b; font-weight: 600;" if over else "")
+        error = foreground(self.palette(), SEVERITY_HUES["error"], 0.7).name()
+        self.counter.setStyleSheet(f"color: {error}; font-weight: 600;" if over else "")
 
     def _set_dirty(self, dirty: bool) -> None:
         if dirty == self._dirty:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QButtonGroup,
     QComboBox,
     QHBoxLayout,
@@ -19,13 +20,14 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from gui import icons
 
 SEARCH_DELAY_MS = 200
+ONE_ROW_WIDTH = 760
+"""At least this wide, the bar is one row; narrower, the search box sits above the rest."""
 TYPE_CHOICES: tuple[tuple[str, str | None, str], ...] = (
     ("All", None, "Show memories and documents"),
     ("Memory", "memory", "Show memories only: what agents remember between runs"),
@@ -94,21 +96,18 @@ class DocumentFilters(QWidget):
         self.new_button = QPushButton(icons.icon("add"), "New")
         self.new_button.setToolTip("Write a memory or document by hand")
 
-        # Two rows, so the pane stays usable when the window is narrow.
-        search_row = QHBoxLayout()
-        search_row.setSpacing(8)
-        search_row.addWidget(self.search_field, 1)
-        search_row.addWidget(self.new_button)
+        # One row when there is room; two (search above the switches) when the pane is narrow.
         filter_row = QHBoxLayout()
         filter_row.setSpacing(8)
         filter_row.addLayout(type_row)
         filter_row.addStretch(1)
         filter_row.addWidget(self.tag_combo)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 6)
-        layout.setSpacing(6)
-        layout.addLayout(search_row)
-        layout.addLayout(filter_row)
+        filter_row.addWidget(self.new_button)
+        self._layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
+        self._layout.setContentsMargins(8, 8, 8, 6)
+        self._layout.setSpacing(8)
+        self._layout.addWidget(self.search_field, 3)
+        self._layout.addLayout(filter_row, 2)
         self.setStyleSheet(
             "QToolButton#TypeButton { padding: 4px 10px; }"
             "QToolButton#TypeButton:checked { font-weight: 600; }"
@@ -183,6 +182,16 @@ class DocumentFilters(QWidget):
 
     def tags(self) -> list[str]:
         return [self.tag_combo.itemData(i) for i in range(1, self.tag_combo.count())]
+
+    # -- Qt overrides --------------------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        wide = event.size().width() >= ONE_ROW_WIDTH
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self._layout.direction() != direction:
+            self._layout.setDirection(direction)
+            self._layout.setSpacing(8 if wide else 6)
 
     # -- private -------------------------------------------------------------------------
 

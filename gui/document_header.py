@@ -45,7 +45,7 @@ class DocumentHeader(QWidget):
         self.dirty_mark = QLabel("● unsaved")
         self.dirty_mark.setObjectName("Secondary")
         self.dirty_mark.hide()
-        self.edit_button = self._tool("", "Edit", "Edit the title, tags and text in place")
+        self.edit_button = self._tool("edit", "Edit", "Edit the title, tags and text in place")
         self.delete_button = self._tool("delete", "Delete", "Delete this document")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Discard your edits")
@@ -128,9 +128,12 @@ class DocumentHeader(QWidget):
         self.run_link.setText(short_run_id(provenance.run_id))
         self.run_link.setToolTip(f"Show run {provenance.run_id}")
         self.times.set_full_text(
-            f"Updated {relative_time(document.updated)} ({absolute_time(document.updated)})"
-            f"   ·   created {absolute_time(document.created)}   ·   version {document.version}"
-            f"   ·   {document.chars:,} characters   ·   #{document.id}"
+            f"Updated {relative_time(document.updated)}   ·   created "
+            f"{absolute_time(document.created)[:16]}   ·   version {document.version}   ·   "
+            f"{document.chars:,} characters   ·   #{document.id}"
+        )
+        self.times.setToolTip(
+            f"Updated {absolute_time(document.updated)}\nCreated {absolute_time(document.created)}"
         )
 
     def show_new(self) -> None:
@@ -166,12 +169,9 @@ class DocumentHeader(QWidget):
     def _tool(self, icon_name: str, text: str, tooltip: str) -> QToolButton:
         button = QToolButton()
         button.setText(text)
-        if icon_name:
-            button.setIcon(icons.icon(icon_name))
-            button.setIconSize(QSize(16, 16))
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        else:
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.setIcon(icons.icon(icon_name))
+        button.setIconSize(QSize(16, 16))
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         button.setAutoRaise(True)
         button.setToolTip(tooltip)
         return button

@@ -12,7 +12,7 @@ why the view has no column sorting.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,7 +40,8 @@ from gui.theme import foreground, is_dark, mix, secondary_text
 COLUMNS = ("Title", "Type", "Tags", "Summary", "Updated", "Run")
 COL_TITLE, COL_TYPE, COL_TAGS, COL_SUMMARY, COL_UPDATED, COL_RUN = range(len(COLUMNS))
 TYPE_LABELS = {"memory": "Memory", "document": "Document"}
-TYPE_HUES = {"memory": 280, "document": 205}
+TYPE_HUES = {"memory": 28, "document": 205}
+"""Memory amber, document blue: the colours of their badges in the detail pane."""
 
 ROLE_HIT = Qt.ItemDataRole.UserRole + 1
 """The row's :class:`SearchHit`."""
@@ -121,8 +122,18 @@ def run_tooltip(provenance: DocumentProvenance) -> str:
     return "\n".join(lines)
 
 
+_INLINE_MARKUP = re.compile(r"`+|\*\*|__")
+
+
+def plain_markdown(text: str) -> str:
+    """Text with the Markdown marks that read as noise in one line (backticks, bold) removed:
+    snippets and summaries are cut from the Markdown source."""
+    return _INLINE_MARKUP.sub("", text)
+
+
 def snippet_segments(snippet: str) -> list[tuple[str, bool]]:
-    """Split a snippet with :data:`MARK_OPEN`/:data:`MARK_CLOSE` markers into runs."""
+    """Split a snippet with :data:`MARK_OPEN`/:data:`MARK_CLOSE` markers into runs (the
+    unmarked ones without inline Markdown marks)."""
     segments: list[tuple[str, bool]] = []
     rest = snippet
     while rest:
@@ -137,16 +148,17 @@ def snippet_segments(snippet: str) -> list[tuple[str, bool]]:
             segments.append((rest[:start], False))
         segments.append((rest[start + 1 : end], True))
         rest = rest[end + 1 :]
-    return [(text, match) for text, match in segments if text]
+    cleaned = [(text if match else plain_markdown(text), match) for text, match in segments]
+    return [(text, match) for text, match in cleaned if text]
 
 
 def plain_snippet(snippet: str) -> str:
-    return snippet.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
+    return "".join(text for text, _match in snippet_segments(snippet))
 
 
-def first_line(hit: SearchHit) -> str:
-    """What the summary column says for a listing: the summary, one line."""
-    return " ".join(hit.summary.split())
+def one_line(text: str) -> str:
+    """``text`` on one line, without inline Markdown marks: how the summary column shows it."""
+    return plain_markdown(" ".join(text.split()))
 
 
 # -- the model -----------------------------------------------------------------------------
@@ -158,15 +170,26 @@ class DocumentsTableModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._hits: list[SearchHit] = []
+        self._previews: dict[int, str] = {}
         self._searching = False
         self._now = datetime.now(UTC)
 
     # -- public API ----------------------------------------------------------------------
 
-    def set_page(self, hits: Sequence[SearchHit], *, searching: bool) -> None:
-        """Show ``hits``; ``searching`` switches the summary column to match snippets."""
+    def set_page(
+        self,
+        hits: Sequence[SearchHit],
+        *,
+        searching: bool,
+        previews: Mapping[int, str] | None = None,
+    ) -> None:
+        """Show ``hits``; ``searching`` switches the summary column to match snippets.
+
+        ``previews`` (id → text) stand in for the summary of short documents: the store keeps
+        a summary only for documents longer than one, and listings carry no content."""
         self.beginResetModel()
         self._hits = list(hits)
+        self._previews = dict(previews or {})
         self._now = datetime.now(UTC)
         self.endResetModel()
         if searching != self._searching:
@@ -225,7 +248,7 @@ class DocumentsTableModel(QAbstractTableModel):
         if role == ROLE_SEGMENTS and column == COL_SUMMARY:
             if self._searching and hit.snippet:
                 return snippet_segments(hit.snippet)
-            return [(first_line(hit), False)]
+            return [(self._summary(hit), False)]
         if role == ROLE_TAGS and column == COL_TAGS:
             return list(hit.tags)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -254,10 +277,13 @@ class DocumentsTableModel(QAbstractTableModel):
         if column == COL_SUMMARY:
             if self._searching and hit.snippet:
                 return plain_snippet(hit.snippet)
-            return first_line(hit)
+            return self._summary(hit)
         if column == COL_UPDATED:
             return relative_time(hit.updated, self._now)
         return run_text(hit.provenance)
+
+    def _summary(self, hit: SearchHit) -> str:
+        return one_line(hit.summary or self._previews.get(hit.id, ""))
 
     def _tooltip(self, hit: SearchHit, column: int) -> str:
         if column == COL_UPDATED:

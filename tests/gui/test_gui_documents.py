@@ -84,6 +84,11 @@ def test_the_table_lists_newest_first_with_type_tags_time_and_run(view: Document
     assert RUN_ID in model.index(row, COL_RUN).data(Qt.ItemDataRole.ToolTipRole)
     assert model.index(NEWEST_FIRST.index("Release checklist"), COL_RUN).data() == "by hand"
     assert model.headerData(COL_SUMMARY, Qt.Orientation.Horizontal) == "Summary"
+    # A short document has no stored summary: its text stands in, on one line, without
+    # Markdown's backticks.
+    assert model.index(row, COL_SUMMARY).data() == (
+        "The login page posts to /api/session; tokens live in the keychain."
+    )
 
 
 def test_typing_an_english_word_searches_and_marks_the_match(
