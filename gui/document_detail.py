@@ -12,22 +12,17 @@ Saving rules (the "why"):
 * **Errors are one sentence** (empty title, content over the limit), shown in a banner; the
   edits stay in the editor to be fixed.
 
-Store calls here run on the GUI thread: each is one indexed row read or write (well under a
-millisecond at 100,000 documents), and writes must be answered before the conflict prompt.
+The form itself is :mod:`gui.document_editor`. Store calls here run on the GUI thread: each
+is one indexed row read or write (well under a millisecond at 100,000 documents), and writes
+must be answered before the conflict prompt.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox,
-    QFormLayout,
-    QLabel,
-    QLineEdit,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -40,23 +35,15 @@ from core.documents import (
     DocumentNotFound,
     DocumentStore,
 )
-from gui.code_edit import CodeEdit
+from gui.document_editor import DocumentEditor
 from gui.document_header import DocumentHeader
 from gui.document_prompts import DocumentPrompts, describe
-from gui.documents_table import TYPE_LABELS
-from gui.highlighters import DefinitionHighlighter
 from gui.markdown_view import MarkdownView
 from gui.prompts import ConflictChoice, UnsavedChoice
-from gui.theme import SEVERITY_HUES, foreground, secondary_text
+from gui.theme import secondary_text
 from gui.widgets import Banner, EmptyState
 
 Mode = Literal["empty", "read", "edit", "new"]
-_TAG_SEPARATORS = re.compile(r"[,，、;；\n]")
-
-
-def parse_tags(text: str) -> list[str]:
-    """Comma-separated tags (Chinese commas too); blanks dropped, the store cleans the rest."""
-    return [tag.strip() for tag in _TAG_SEPARATORS.split(text) if tag.strip()]
 
 
 class DocumentDetail(QWidget):
@@ -86,7 +73,6 @@ class DocumentDetail(QWidget):
         self._document: Document | None = None
         """The stored record shown, or the one the edit started from."""
         self._dirty = False
-        self._loading = False
 
         self.header = DocumentHeader()
         self.banner = Banner()
@@ -94,41 +80,13 @@ class DocumentDetail(QWidget):
         self.viewer.setObjectName("DocumentViewer")
         self.viewer.document().setDocumentMargin(16)
 
-        self.title_field = QLineEdit()
-        self.title_field.setPlaceholderText("A short title agents and people can search for")
-        self.type_combo = QComboBox()
-        for value, label in TYPE_LABELS.items():
-            self.type_combo.addItem(label, value)
-        self.tags_field = QLineEdit()
-        self.tags_field.setPlaceholderText("Comma-separated, e.g. login, backend")
-        self.content_edit = CodeEdit()
-        self.content_edit.setObjectName("DefinitionText")
-        self.content_edit.setPlaceholderText("Markdown text")
-        self._highlighter = DefinitionHighlighter(
-            self.content_edit.document(), self.palette(), "markdown"
-        )
-        self.counter = QLabel()
-        self.counter.setObjectName("Secondary")
-        self.counter.setAlignment(Qt.AlignmentFlag.AlignRight)
-        form = QFormLayout()
-        form.setContentsMargins(16, 10, 16, 6)
-        form.setHorizontalSpacing(10)
-        form.setVerticalSpacing(6)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        form.addRow("Title", self.title_field)
-        form.addRow("Type", self.type_combo)
-        form.addRow("Tags", self.tags_field)
-        edit_page = QWidget()
-        edit_layout = QVBoxLayout(edit_page)
-        edit_layout.setContentsMargins(0, 0, 0, 0)
-        edit_layout.setSpacing(0)
-        edit_layout.addLayout(form)
-        edit_layout.addWidget(self.content_edit, 1)
-        edit_layout.addWidget(self.counter)
+        self.editor = DocumentEditor()
+        self.title_field, self.tags_field = self.editor.title_field, self.editor.tags_field
+        self.type_combo, self.content_edit = self.editor.type_combo, self.editor.content_edit
 
         self.pages = QStackedWidget()
         self.pages.addWidget(self.viewer)
-        self.pages.addWidget(edit_page)
+        self.pages.addWidget(self.editor)
         document_page = QWidget()
         document_layout = QVBoxLayout(document_page)
         document_layout.setContentsMargins(0, 0, 0, 0)
@@ -154,14 +112,8 @@ class DocumentDetail(QWidget):
         self.header.save_button.clicked.connect(self.save)
         self.header.cancel_button.clicked.connect(self.cancel_edit)
         self.header.openRunRequested.connect(self.openRunRequested)
-        for field in (self.title_field, self.tags_field):
-            field.textChanged.connect(self._on_edited)
-        self.type_combo.currentIndexChanged.connect(self._on_edited)
-        self.content_edit.textChanged.connect(self._on_edited)
-        # Ctrl+S belongs to the window's File ▸ Save too; while typing here it saves this
-        # document (claimed through ShortcutOverride, so no ambiguous-shortcut clash).
-        for widget in (self.title_field, self.tags_field, self.type_combo, self.content_edit):
-            widget.installEventFilter(self)
+        self.editor.edited.connect(self._on_edited)
+        self.editor.saveRequested.connect(self.save)
 
     # -- public API ----------------------------------------------------------------------
 
@@ -229,18 +181,19 @@ class DocumentDetail(QWidget):
         """Save the edits (create for New); True when stored. See the module docstring."""
         if not self.is_editing() or self.store is None:
             return False
-        title, doc_type = self.title_field.text(), str(self.type_combo.currentData())
-        tags, content = parse_tags(self.tags_field.text()), self.content_edit.toPlainText()
+        edited = self.editor.values()
+        title, doc_type, tags, content = edited.title, edited.type, edited.tags, edited.content
         base = self._document
+        stored: Document | None
         try:
             if self._mode == "new" or base is None:
                 stored = self.store.create(title, content, type=doc_type, tags=tags)
             else:
                 stored = self._update(base, title, doc_type, tags, content)
-                if stored is None:
-                    return False
         except DocumentError as error:
             self.banner.show_message("error", str(error))
+            return False
+        if stored is None:
             return False
         self._set_dirty(False)
         self.show_document(stored)
@@ -311,24 +264,8 @@ class DocumentDetail(QWidget):
             )
 
     def refresh_colors(self) -> None:
-        self._highlighter.set_palette(self.palette())
+        self.editor.refresh_colors()
         self.header.refresh_colors()
-
-    # -- Qt overrides --------------------------------------------------------------------
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        kind = event.type()
-        if (
-            kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress)
-            and isinstance(event, QKeyEvent)
-            and event.matches(QKeySequence.StandardKey.Save)
-            and self.is_editing()
-        ):
-            event.accept()
-            if kind == QEvent.Type.KeyPress:
-                self.save()
-            return True
-        return super().eventFilter(watched, event)
 
     # -- private -------------------------------------------------------------------------
 
@@ -394,16 +331,9 @@ class DocumentDetail(QWidget):
         bar.setValue(position if keep_scroll else 0)
 
     def _fill_editor(self, title: str, doc_type: str, tags: list[str], content: str) -> None:
-        self._loading = True
-        try:
-            self.title_field.setText(title)
-            self.type_combo.setCurrentIndex(max(0, self.type_combo.findData(doc_type)))
-            self.tags_field.setText(", ".join(tags))
-            self.content_edit.setPlainText(content)
-        finally:
-            self._loading = False
+        limit = self.store.limits.document_max_chars if self.store is not None else 0
+        self.editor.fill(title, doc_type, tags, content, limit)
         self._set_dirty(False)
-        self._update_counter()
 
     def _set_mode(self, mode: Mode) -> None:
         self._mode = mode
@@ -413,22 +343,9 @@ class DocumentDetail(QWidget):
         if mode in ("read", "empty"):
             self._set_dirty(False)
 
-    def _on_edited(self, *_args: object) -> None:
-        if self._loading or not self.is_editing():
-            return
-        self._update_counter()
-        self._set_dirty(True)
-
-    def _update_counter(self) -> None:
-        length = len(self.content_edit.toPlainText())
-        limit = self.store.limits.document_max_chars if self.store is not None else 0
-        text = f"{length:,} characters"
-        if limit:
-            text = f"{length:,} / {limit:,} characters"
-        self.counter.setText(text + "    ")
-        over = bool(limit) and length > limit
-        error = foreground(self.palette(), SEVERITY_HUES["error"], 0.7).name()
-        self.counter.setStyleSheet(f"color: {error}; font-weight: 600;" if over else "")
+    def _on_edited(self) -> None:
+        if self.is_editing():
+            self._set_dirty(True)
 
     def _set_dirty(self, dirty: bool) -> None:
         if dirty == self._dirty:

@@ -1,4 +1,5 @@
-"""One page of documents as a table model, and the delegate that paints its richer cells.
+"""One page of documents as a table model (its richer cells are painted by
+:mod:`gui.document_delegate`).
 
 Columns: title, type, tags (painted as pills), summary — or, while searching, the snippet
 around the matches with each match marked — updated (relative: "3 min ago"; the tooltip has the
@@ -21,21 +22,15 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QRect,
-    QSize,
     Qt,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QApplication,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-    QWidget,
 )
 
 from core.documents import DocumentProvenance, SearchHit
-from gui.theme import foreground, is_dark, mix, secondary_text
+from gui.theme import foreground, secondary_text
 
 COLUMNS = ("Title", "Type", "Tags", "Summary", "Updated", "Run")
 COL_TITLE, COL_TYPE, COL_TAGS, COL_SUMMARY, COL_UPDATED, COL_RUN = range(len(COLUMNS))
@@ -301,128 +296,3 @@ class DocumentsTableModel(QAbstractTableModel):
         if column == COL_TAGS:
             return ", ".join(hit.tags)
         return ""
-
-
-# -- painting ------------------------------------------------------------------------------
-
-
-class DocumentDelegate(QStyledItemDelegate):
-    """Paints the tags column as pills and the summary column with matches marked.
-
-    Everything else is the default painting; the display text of these two columns stays
-    plain, so copying, accessibility and tests read ordinary strings.
-    """
-
-    PILL_GAP = 4
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
-        column = index.column()
-        if column not in (COL_TAGS, COL_SUMMARY):
-            super().paint(painter, option, index)
-            return
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""  # type: ignore[attr-defined]
-        widget = opt.widget  # type: ignore[attr-defined]
-        style = widget.style() if isinstance(widget, QWidget) else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
-        rect = rect.adjusted(2, 0, -2, 0)
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
-        palette: QPalette = opt.palette  # type: ignore[attr-defined]
-        painter.save()
-        painter.setClipRect(rect)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        if column == COL_TAGS:
-            self._paint_tags(painter, rect, palette, index.data(ROLE_TAGS) or [], selected)
-        else:
-            font: QFont = opt.font  # type: ignore[attr-defined]
-            segments = index.data(ROLE_SEGMENTS) or []
-            self._paint_segments(painter, rect, palette, font, segments, selected)
-        painter.restore()
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
-        size = super().sizeHint(option, index)
-        return QSize(size.width(), max(size.height(), 30))
-
-    # -- private -------------------------------------------------------------------------
-
-    @staticmethod
-    def _paint_segments(
-        painter: QPainter,
-        rect: QRect,
-        palette: QPalette,
-        font: QFont,
-        segments: list[tuple[str, bool]],
-        selected: bool,
-    ) -> None:
-        normal_color = palette.color(
-            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        )
-        bold = QFont(font)
-        bold.setWeight(QFont.Weight.Bold)
-        mark_bg = QColor.fromHslF(45 / 360, 0.95, 0.36 if is_dark(palette) else 0.72)
-        mark_fg = QColor("#f5f5f5") if is_dark(palette) else QColor("#1a1a1a")
-        x = rect.left()
-        for text, match in segments:
-            metrics = QFontMetrics(bold if match else font)
-            width = metrics.horizontalAdvance(text)
-            room = rect.right() - x
-            last = width > room
-            if last:
-                text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(room, 0))
-                width = metrics.horizontalAdvance(text)
-            height = metrics.height()
-            top = rect.top() + (rect.height() - height) // 2
-            box = QRect(x, top, width, height)
-            if match and text:
-                painter.setPen(Qt.PenStyle.NoPen)
-                painter.setBrush(mark_bg)
-                painter.drawRoundedRect(box.adjusted(-2, 0, 2, 0), 3, 3)
-            painter.setFont(bold if match else font)
-            painter.setPen(mark_fg if match else normal_color)
-            painter.drawText(
-                box, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text
-            )
-            x += width + (2 if match else 0)
-            if last:
-                break
-
-    def _paint_tags(
-        self, painter: QPainter, rect: QRect, palette: QPalette, tags: list[str], selected: bool
-    ) -> None:
-        font = QFont(QApplication.font())
-        if font.pointSizeF() > 0:
-            font.setPointSizeF(font.pointSizeF() * 0.85)
-        font.setWeight(QFont.Weight.DemiBold)
-        metrics = QFontMetrics(font)
-        painter.setFont(font)
-        base = palette.color(QPalette.ColorRole.Base)
-        highlight = palette.color(QPalette.ColorRole.Highlight)
-        dark = is_dark(palette)
-        fill = mix(base, highlight, 0.22 if dark else 0.13)
-        text_color = highlight.lighter(150) if dark else highlight.darker(130)
-        if selected:
-            fill = mix(highlight, base, 0.75)
-        height = metrics.height() + 4
-        top = rect.top() + (rect.height() - height) // 2
-        x = rect.left()
-        for number, tag in enumerate(tags):
-            width = metrics.horizontalAdvance(tag) + 12
-            rest = len(tags) - number - 1
-            more = f"+{rest}" if rest else ""
-            more_width = metrics.horizontalAdvance(more) + 6 if more else 0
-            if x + width > rect.right() - more_width and number:
-                more = f"+{len(tags) - number}"
-                painter.setPen(secondary_text(palette) if not selected else text_color)
-                painter.drawText(QRect(x, top, rect.right() - x, height), _LEFT_CENTRE, more)
-                return
-            width = min(width, rect.right() - x)
-            pill = QRect(x, top, width, height)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(fill)
-            painter.drawRoundedRect(pill, height / 2, height / 2)
-            painter.setPen(text_color)
-            label = metrics.elidedText(tag, Qt.TextElideMode.ElideRight, width - 12)
-            painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), label)
-            x += width + self.PILL_GAP

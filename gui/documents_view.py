@@ -4,17 +4,9 @@ Above: the filter bar (:mod:`gui.document_filters`), one page of results
 (:mod:`gui.documents_table`) and the pager. Below: the open document
 (:mod:`gui.document_detail`).
 
-Where the work happens. Pages are fetched on one worker thread of the view's own, awaited on
-the qasync loop. Measured at 100,000 documents (``benchmarks/documents.py --keep``), a page
-takes 5-15 ms unfiltered and up to ~150 ms with a type or tag filter (bm25 over the FTS indexes,
-the total, snippets cut from the matching texts, tag counts): done on the GUI thread that froze
-typing for 70-160 ms; on the worker the GUI thread's longest stall stays ~25 ms (the GIL while
-snippets are cut, and painting the page). One thread, not a pool: each thread has its own SQLite
-connection and page cache, and a warm cache is what keeps searches fast. A query already
-superseded when its turn comes is skipped, and an answer to an older query never overwrites a
-newer one (generation numbers). Without a running asyncio loop (a bare Qt test) the fetch runs
-inline. Single-row reads and writes (open, save, delete) stay on the GUI thread: they are
-sub-millisecond and the conflict prompt needs their answer.
+Where the work happens. Pages are fetched on a worker thread (:mod:`gui.documents_fetch`, which
+also says why); single-row reads and writes (open, save, delete) stay on the GUI thread: they
+are sub-millisecond and the conflict prompt needs their answer.
 
 Live refresh. While the view is visible a timer polls :meth:`DocumentStore.change_token` (a
 pragma, no table read) every second; when anyone — an agent in this process, ``baton docs`` in
@@ -27,19 +19,11 @@ shown; tests pass their own.
 
 from __future__ import annotations
 
-import asyncio
-import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
-    QLabel,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QTableView,
@@ -47,10 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.documents import Document, DocumentError, DocumentNotFound, DocumentStore, Page, SearchHit
+from core.documents import Document, DocumentError, DocumentNotFound, DocumentStore
+from gui.document_delegate import DocumentDelegate
 from gui.document_detail import DocumentDetail
 from gui.document_filters import DocumentFilters, DocumentQuery
+from gui.document_pager import DocumentPager
 from gui.document_prompts import DocumentPrompts
+from gui.documents_fetch import FetchResult, PageFetcher
 from gui.documents_table import (
     COL_RUN,
     COL_SUMMARY,
@@ -58,9 +45,6 @@ from gui.documents_table import (
     COL_TITLE,
     COL_TYPE,
     COL_UPDATED,
-    MARK_CLOSE,
-    MARK_OPEN,
-    DocumentDelegate,
     DocumentsTableModel,
 )
 from gui.prompts import Prompts
@@ -69,57 +53,6 @@ from gui.widgets import EmptyState
 POLL_MS = 1000
 TIMES_REFRESH_MS = 30_000
 _COLUMN_WIDTHS = {COL_TITLE: 240, COL_TYPE: 84, COL_TAGS: 170, COL_UPDATED: 100, COL_RUN: 140}
-
-
-@dataclass(frozen=True)
-class FetchResult:
-    """One page and the tags on offer, as fetched (on a worker thread) for one query."""
-
-    query: DocumentQuery
-    page: Page[SearchHit] | None
-    tags: list[tuple[str, int]] | None
-    """None when not asked for (unchanged since the last fetch)."""
-    previews: dict[int, str] = field(default_factory=dict)
-    """The text of short documents, which have no summary (see :func:`fetch`)."""
-    error: str = ""
-    seconds: float = 0.0
-
-
-def fetch(store: DocumentStore, query: DocumentQuery, *, with_tags: bool = True) -> FetchResult:
-    """Everything the list shows for ``query``; any thread (the store keeps a connection per
-    thread). Never raises: a problem becomes ``error``. Tag counts cost more than a search
-    (:meth:`DocumentStore.tags`), so callers ask for them only when they may have changed."""
-    started = time.perf_counter()
-    try:
-        page = store.search(
-            query.text,
-            type=query.type,
-            tag=query.tag,
-            page=query.page,
-            markers=(MARK_OPEN, MARK_CLOSE),
-        )
-        tags = store.tags(type=query.type) if with_tags else None
-        previews = {} if query.searching else _previews(store, page)
-    except DocumentError as error:
-        return FetchResult(
-            query, None, None, error=str(error), seconds=time.perf_counter() - started
-        )
-    return FetchResult(query, page, tags, previews, seconds=time.perf_counter() - started)
-
-
-def _previews(store: DocumentStore, page: Page[SearchHit]) -> dict[int, str]:
-    """The whole text of the page's short documents: the store summarises only texts longer
-    than a summary, and a listing row without one would be blank. A row read by primary key
-    each (~0.05 ms); a document deleted meanwhile is skipped."""
-    previews: dict[int, str] = {}
-    for hit in page.items:
-        if hit.summary or not hit.chars:
-            continue
-        try:
-            previews[hit.id] = store.get(hit.id, full=True).content or ""
-        except DocumentNotFound:
-            continue
-    return previews
 
 
 class DocumentsView(QWidget):
@@ -145,16 +78,12 @@ class DocumentsView(QWidget):
         self._store_error = ""
         self._token: tuple[int, int] | None = None
         self._page = 1
-        self._generation = 0
         self._selected_id: int | None = None
-        self._tags_key: tuple[object, ...] | None = None
-        """(change token, type) the tag list was fetched for."""
         self._restoring = False
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._worker: ThreadPoolExecutor | None = None
-        self.last_fetch_seconds = 0.0
-        """How long the last page took to fetch (the store's side only)."""
+        self.fetcher = PageFetcher(self)
+        self._last_fetch_seconds = 0.0
         self.fetch_count = 0
+        """Pages (or errors) shown so far: lets tests and benchmarks wait for the next one."""
 
         self.filters = DocumentFilters()
         self.model = DocumentsTableModel(self)
@@ -181,19 +110,9 @@ class DocumentsView(QWidget):
         header.setSectionResizeMode(COL_SUMMARY, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(60)
 
-        self.page_label = QLabel()
-        self.page_label.setObjectName("Secondary")
-        self.prev_button = QPushButton("‹ Previous")
-        self.next_button = QPushButton("Next ›")
-        self.prev_button.setToolTip("Previous page")
-        self.next_button.setToolTip("Next page")
-        pager = QHBoxLayout()
-        pager.setContentsMargins(10, 4, 8, 8)
-        pager.addWidget(self.page_label, 1)
-        pager.addWidget(self.prev_button)
-        pager.addWidget(self.next_button)
-        self.pager = QWidget()
-        self.pager.setLayout(pager)
+        self.pager = DocumentPager()
+        self.page_label = self.pager.label
+        self.prev_button, self.next_button = self.pager.prev_button, self.pager.next_button
 
         self.empty_state = EmptyState("nav-documents", "", "")
         self.list_stack = QStackedWidget()
@@ -222,8 +141,9 @@ class DocumentsView(QWidget):
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setSizes([340, 480])
-        left.setMinimumHeight(190)
-        self.detail.setMinimumHeight(220)
+        # Explicit minimums (below the panes' size hints) let a small window squeeze them.
+        left.setMinimumHeight(120)
+        self.detail.setMinimumHeight(150)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
@@ -237,8 +157,9 @@ class DocumentsView(QWidget):
 
         self.filters.changed.connect(self._on_filters_changed)
         self.filters.newRequested.connect(self.new_document)
-        self.prev_button.clicked.connect(lambda: self.go_to_page(self._page - 1))
-        self.next_button.clicked.connect(lambda: self.go_to_page(self._page + 1))
+        self.pager.pageRequested.connect(self.go_to_page)
+        self.fetcher.fetched.connect(self._apply)
+        self.fetcher.tagsFetched.connect(self._on_tags_fetched)
         selection = self.table.selectionModel()
         selection.currentRowChanged.connect(self._on_current_row_changed)
         self.detail.saved.connect(self._on_saved)
@@ -264,6 +185,11 @@ class DocumentsView(QWidget):
     def page(self) -> int:
         return self._page
 
+    @property
+    def last_fetch_seconds(self) -> float:
+        """How long the store took to answer the last page shown."""
+        return self._last_fetch_seconds
+
     def reload(self) -> None:
         """Fetch the current page again (on a worker thread when the asyncio loop runs)."""
         store = self.store
@@ -273,20 +199,7 @@ class DocumentsView(QWidget):
             return
         if self._token is None:
             self._token = self._read_token(store)
-        query = self.filters.query(self._page)
-        tags_key = (self._token, query.type)
-        with_tags = tags_key != self._tags_key
-        self._tags_key = tags_key
-        self._generation += 1
-        generation = self._generation
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._apply(generation, fetch(store, query, with_tags=with_tags))
-            return
-        task = loop.create_task(self._fetch_in_thread(generation, store, query, with_tags))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        self.fetcher.request(store, self.filters.query(self._page), self._token)
 
     def set_poll_interval(self, milliseconds: int) -> None:
         """How often to look for writes by others while visible (default :data:`POLL_MS`)."""
@@ -348,12 +261,7 @@ class DocumentsView(QWidget):
         milliseconds). Call before the window closes."""
         self._poll.stop()
         self._times.stop()
-        self._generation += 1  # whatever is still queued is stale now
-        for task in list(self._tasks):
-            task.cancel()
-        if self._worker is not None:
-            self._worker.shutdown(wait=True, cancel_futures=True)
-            self._worker = None
+        self.fetcher.shutdown()
 
     # -- Qt overrides --------------------------------------------------------------------
 
@@ -375,34 +283,16 @@ class DocumentsView(QWidget):
 
     # -- fetching ------------------------------------------------------------------------
 
-    async def _fetch_in_thread(
-        self, generation: int, store: DocumentStore, query: DocumentQuery, with_tags: bool
-    ) -> None:
-        if self._worker is None:
-            self._worker = ThreadPoolExecutor(1, thread_name_prefix="baton-documents")
+    def _on_tags_fetched(self, doc_type: str | None, tags: list[tuple[str, int]]) -> None:
+        if doc_type == self.filters.query().type:
+            self.filters.set_tags(tags)
 
-        def work() -> FetchResult | None:
-            if generation != self._generation:
-                return None  # superseded while queued: skip the work
-            return fetch(store, query, with_tags=with_tags)
-
-        result = await asyncio.get_running_loop().run_in_executor(self._worker, work)
-        if result is None:
-            if with_tags:
-                self._tags_key = None  # not fetched after all: the next fetch asks
-            return
-        self._apply(generation, result)
-
-    def _apply(self, generation: int, result: FetchResult) -> None:
-        if result.tags is not None and result.query.type == self.filters.query().type:
-            self.filters.set_tags(result.tags)  # still right: they depend on the type only
-        if generation != self._generation:
-            return  # an answer to an older query: a newer one is on its way
+    def _apply(self, result: FetchResult) -> None:
         self.fetch_count += 1
-        self.last_fetch_seconds = result.seconds
+        self._last_fetch_seconds = result.seconds
         query, page = result.query, result.page
         if page is None:
-            self._tags_key = None
+            self.pager.clear()
             self._show_empty("The documents cannot be listed", result.error)
             self.pageLoaded.emit()
             return
@@ -417,11 +307,11 @@ class DocumentsView(QWidget):
         finally:
             self._restoring = False
         self.table.verticalScrollBar().setValue(scroll)
-        self._update_pager(page)
+        self.pager.show_page(page, "result" if query.searching else "document")
         if page.items:
             self.list_stack.setCurrentWidget(self.table)
         else:
-            self._show_empty(*self._empty_texts(query, page))
+            self._show_empty(*self._empty_texts(query))
         self.pageLoaded.emit()
 
     # -- private -------------------------------------------------------------------------
@@ -433,22 +323,8 @@ class DocumentsView(QWidget):
         except DocumentError:
             return None
 
-    def _update_pager(self, page: Page[SearchHit]) -> None:
-        if page.total:
-            first = (page.page - 1) * page.page_size + 1
-            last = first + len(page.items) - 1
-            noun = "result" if self.filters.query().searching else "document"
-            self.page_label.setText(
-                f"{first:,}–{last:,} of {page.total:,} {noun}{'s' if page.total != 1 else ''}"
-            )
-        else:
-            self.page_label.setText("")
-        self.prev_button.setEnabled(page.page > 1)
-        self.next_button.setEnabled(page.page < page.pages)
-        self.prev_button.setVisible(page.total > page.page_size or page.page > 1)
-        self.next_button.setVisible(self.prev_button.isVisible())
-
-    def _empty_texts(self, query: DocumentQuery, page: Page[SearchHit]) -> tuple[str, str]:
+    @staticmethod
+    def _empty_texts(query: DocumentQuery) -> tuple[str, str]:
         kind = {"memory": "memories", "document": "documents"}.get(query.type or "", "documents")
         if query.searching:
             hint = "Nothing in a title, text or tag matches every word. Try fewer or shorter words"
