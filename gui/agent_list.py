@@ -54,36 +54,11 @@ class AgentList(QTreeWidget):
 
     def set_catalog(self, catalog: AgentCatalog) -> None:
         """Show ``catalog``, keeping the selected path (and scroll position) if it still exists."""
-        selected = self.current_path()
-        scroll = self.verticalScrollBar().value()
-        self._quiet = True
-        try:
-            self.clear()
-            for source, rows in entries_by_source(catalog).items():
-                if not rows:
-                    continue
-                count = sum(1 for entry, _ in rows if not entry.shadowed)
-                group = QTreeWidgetItem(self)
-                group.setData(0, ROLE_KIND, "group")
-                group.setData(0, ROLE_ENTRY, (SOURCE_LABELS[source], count))
-                group.setText(0, f"{SOURCE_LABELS[source]} ({count})")
-                # Enabled (children of a disabled item are disabled too) but not selectable;
-                # moveCursor() steps over headers.
-                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                for entry, tooltip in rows:
-                    item = QTreeWidgetItem(group)
-                    item.setData(0, ROLE_KIND, "agent")
-                    item.setData(0, ROLE_PATH, entry.path)
-                    item.setData(0, ROLE_ENTRY, entry)
-                    item.setText(0, entry.name)
-                    item.setToolTip(0, tooltip)
-                group.setExpanded(True)
-            self._apply_filter()
-            if selected:
-                self.select_path(selected, quiet=True)
-            self.verticalScrollBar().setValue(scroll)
-        finally:
-            self._quiet = False
+        groups = {
+            source: (sum(1 for entry, _ in rows if not entry.shadowed), rows)
+            for source, rows in entries_by_source(catalog).items()
+        }
+        self._show_groups(groups, keep_scroll=True)
 
     def current_path(self) -> str | None:
         item = self.currentItem()
@@ -145,6 +120,45 @@ class AgentList(QTreeWidget):
         return index
 
     # -- private -------------------------------------------------------------------------
+
+    def _show_groups(
+        self, groups: dict[str, tuple[int, list[tuple[AgentEntry, str]]]], keep_scroll: bool
+    ) -> None:
+        """Rebuild the rows: ``groups`` maps a source to (count for its header, rows, tooltips).
+
+        Shared with :class:`gui.preset_list.PresetList`, which builds its rows from files. The
+        selected path survives; ``keep_scroll`` also keeps the scroll position.
+        """
+        selected = self.current_path()
+        scroll = self.verticalScrollBar().value()
+        self._quiet = True
+        try:
+            self.clear()
+            for source, (count, rows) in groups.items():
+                if not rows:
+                    continue
+                group = QTreeWidgetItem(self)
+                group.setData(0, ROLE_KIND, "group")
+                group.setData(0, ROLE_ENTRY, (SOURCE_LABELS[source], count))
+                group.setText(0, f"{SOURCE_LABELS[source]} ({count})")
+                # Enabled (children of a disabled item are disabled too) but not selectable;
+                # moveCursor() steps over headers.
+                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                for entry, tooltip in rows:
+                    item = QTreeWidgetItem(group)
+                    item.setData(0, ROLE_KIND, "agent")
+                    item.setData(0, ROLE_PATH, entry.path)
+                    item.setData(0, ROLE_ENTRY, entry)
+                    item.setText(0, entry.name)
+                    item.setToolTip(0, tooltip)
+                group.setExpanded(True)
+            self._apply_filter()
+            if selected:
+                self.select_path(selected, quiet=True)
+            if keep_scroll:
+                self.verticalScrollBar().setValue(scroll)
+        finally:
+            self._quiet = False
 
     def _groups(self) -> list[QTreeWidgetItem]:
         groups = (self.topLevelItem(i) for i in range(self.topLevelItemCount()))

@@ -15,13 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTreeWidgetItem
-
 from core.agents import Diagnostic, Source, list_definition_files
 from core.presets import Preset, PresetCatalog, PresetError, parse_preset_text, preset_folders
 from gui.agent_list import AgentList
-from gui.agent_rows import GROUP_ORDER, ROLE_ENTRY, ROLE_KIND, ROLE_PATH, SOURCE_LABELS, AgentEntry
+from gui.agent_rows import GROUP_ORDER, SOURCE_LABELS, AgentEntry
 
 
 @dataclass(frozen=True)
@@ -119,30 +116,11 @@ class PresetList(AgentList):
                     shadowed=True,
                 )
                 shadowed_rows[file.source].append((entry, _tooltip(preset)))
-        selected = self.current_path()
-        self._quiet = True
-        try:
-            self.clear()
-            for source in GROUP_ORDER:
-                entries = sorted(rows[source], key=lambda r: r[0].name.casefold())
-                entries += shadowed_rows[source]
-                if not entries:
-                    continue
-                group = QTreeWidgetItem(self)
-                group.setData(0, ROLE_KIND, "group")
-                group.setData(0, ROLE_ENTRY, (SOURCE_LABELS[source], len(rows[source])))
-                group.setText(0, f"{SOURCE_LABELS[source]} ({len(rows[source])})")
-                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                for entry, tooltip in entries:
-                    item = QTreeWidgetItem(group)
-                    item.setData(0, ROLE_KIND, "agent")
-                    item.setData(0, ROLE_PATH, entry.path)
-                    item.setData(0, ROLE_ENTRY, entry)
-                    item.setText(0, entry.name)
-                    item.setToolTip(0, tooltip)
-                group.setExpanded(True)
-            self._apply_filter()
-            if selected:
-                self.select_path(selected, quiet=True)
-        finally:
-            self._quiet = False
+        groups = {
+            source: (
+                len(rows[source]),
+                sorted(rows[source], key=lambda r: r[0].name.casefold()) + shadowed_rows[source],
+            )
+            for source in GROUP_ORDER
+        }
+        self._show_groups(groups, keep_scroll=False)
