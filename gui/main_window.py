@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
 )
 
 from core import __version__
+from core.runs import RunIndex
 from core.settings import SettingsError, load_settings
 from gui import icons, theme
 from gui.agents_view import AgentsView
 from gui.documents_view import DocumentsView
 from gui.launch_dialog import LaunchDialog
-from gui.placeholder import ComingSoonView
 from gui.presets_view import PresetsView
 from gui.prompts import Prompts
 from gui.run_controller import RunController
@@ -61,12 +61,6 @@ def _presets(window: MainWindow) -> QWidget:
 def _runs(window: MainWindow) -> QWidget:
     return RunsView(window.run_controller)
 
-
-def _soon(title: str, promise: str) -> Callable[[MainWindow], QWidget]:
-    return lambda _window: ComingSoonView(title, promise)
-
-
-_DOCUMENTS = "Search and edit the memories and documents your agents write."
 
 VIEWS: list[ViewSpec] = [
     ViewSpec("agents", "Agents", "nav-agents", _agents),
@@ -145,6 +139,9 @@ class MainWindow(QMainWindow):
         self.presets_view.dirtyChanged.connect(self._update_title)
         self.runs_view: RunsView = self.views["runs"]  # type: ignore[assignment]
         self.runs_view.runOpened.connect(lambda _page: self.show_view("runs"))
+        self.documents_view: DocumentsView = self.views["documents"]  # type: ignore[assignment]
+        self.documents_view.dirtyChanged.connect(self._update_title)
+        self.documents_view.openRunRequested.connect(self.open_run_by_id)
         self._build_menus()
         self._build_status_bar()
         self.sidebar.set_current(0)
@@ -161,6 +158,12 @@ class MainWindow(QMainWindow):
         self.agents_view.working_folder = Path(folder)
         self.presets_view.working_folder = Path(folder)
         self._update_status()
+
+    def open_run_by_id(self, run_id: str) -> None:
+        """Show a saved run (the documents' provenance links land here)."""
+        record = RunIndex().get(run_id)
+        if record is None or self.runs_view.open_record(record) is None:
+            self.statusBar().showMessage(f"Run {run_id} is no longer in the history.", 8000)
 
     def show_view(self, key: str) -> None:
         self.sidebar.set_current([spec.key for spec in VIEWS].index(key))
@@ -313,12 +316,16 @@ class MainWindow(QMainWindow):
         if not self.presets_view.maybe_discard_changes():
             event.ignore()
             return
+        if not self.documents_view.maybe_discard_changes():
+            event.ignore()
+            return
         if not self.run_controller.confirm_close():
             event.ignore()  # it closes the window itself once cancelled runs have ended
             return
         self.save_state()
         self.agents_view.shutdown()
         self.presets_view.shutdown()
+        self.documents_view.shutdown()
         self.run_controller.shutdown()
         if self._launch_dialog is not None:
             self._launch_dialog.close()
@@ -363,12 +370,18 @@ class MainWindow(QMainWindow):
         self.folder_label.setToolTip(str(folder))
 
     def _update_title(self, _dirty: bool = False) -> None:
-        dirty = self.agents_view.editor.is_dirty() or self.presets_view.editor.is_dirty()
+        dirty = (
+            self.agents_view.editor.is_dirty()
+            or self.presets_view.editor.is_dirty()
+            or self.documents_view.detail.is_dirty()
+        )
         self.setWindowTitle("Baton" + (" — unsaved changes" if dirty else ""))
 
     def _save_current(self) -> None:
         if self.current_view() == "presets":
             self.presets_view.save_current()
+        elif self.current_view() == "documents":
+            self.documents_view.save_current()
         else:
             self.agents_view.save_current()
 
