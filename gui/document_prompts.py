@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.documents import Document, DocumentSummary
 from gui.documents_table import TYPE_LABELS, absolute_time, run_text
-from gui.prompts import ConflictChoice, Prompts, UnsavedChoice
+from gui.prompts import ANY, ConflictChoice, Prompts, UnsavedChoice, ask
 
 KEEP_MINE = "Keep mine (overwrite)"
 TAKE_THEIRS = "Take theirs (reload)"
@@ -31,21 +31,11 @@ class DocumentPrompts:
         self._parent = parent
         self.prompts = prompts or Prompts(parent)
 
-    def _box(
-        self, name: str, icon: QMessageBox.Icon, title: str, text: str, info: str
-    ) -> QMessageBox:
-        box = QMessageBox(self._parent)
-        box.setObjectName(name)
-        box.setIcon(icon)
-        box.setWindowTitle(title)
-        box.setText(text)
-        box.setInformativeText(info)
-        return box
-
     def resolve_conflict(self, theirs: Document) -> ConflictChoice:
         """The document was saved by someone else (an agent) while it was being edited."""
         who = "a person" if theirs.provenance.by_person else run_text(theirs.provenance)
-        box = self._box(
+        answer = ask(
+            self._parent,
             "DocumentConflictPrompt",
             QMessageBox.Icon.Warning,
             "Document changed meanwhile",
@@ -53,48 +43,42 @@ class DocumentPrompts:
             f"It is now at version {theirs.version} (last written {absolute_time(theirs.updated)};"
             f" made by {who}).\n\nKeep your version and overwrite theirs, or take theirs and "
             "lose your edits?",
+            [
+                (ConflictChoice.OVERWRITE, KEEP_MINE, QMessageBox.ButtonRole.DestructiveRole),
+                (ConflictChoice.RELOAD, TAKE_THEIRS, QMessageBox.ButtonRole.ResetRole),
+                (ConflictChoice.CANCEL, QMessageBox.StandardButton.Cancel, ANY),
+            ],
+            default=ConflictChoice.CANCEL,
+            escape=ConflictChoice.CANCEL,
         )
-        keep = box.addButton(KEEP_MINE, QMessageBox.ButtonRole.DestructiveRole)
-        take = box.addButton(TAKE_THEIRS, QMessageBox.ButtonRole.ResetRole)
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        box.setEscapeButton(cancel)
-        box.exec()
-        clicked = box.clickedButton()
-        if clicked is keep:
-            return ConflictChoice.OVERWRITE
-        if clicked is take:
-            return ConflictChoice.RELOAD
-        return ConflictChoice.CANCEL
+        return answer or ConflictChoice.CANCEL
 
     def confirm_delete(self, document: DocumentSummary) -> bool:
-        box = self._box(
+        return self.prompts.confirm(
             "DeleteDocumentPrompt",
-            QMessageBox.Icon.Warning,
             "Delete document",
             f"Delete “{document.title}”?",
             f"The {describe(document)} is removed for good; agents will no longer find it.",
+            "Delete",
+            QMessageBox.ButtonRole.DestructiveRole,
         )
-        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        box.exec()
-        return box.clickedButton() is delete
 
     def save_as_new(self, title: str) -> bool:
         """The document being edited was deleted meanwhile: keep the text as a new one?"""
-        box = self._box(
+        answer = ask(
+            self._parent,
             "DocumentDeletedPrompt",
             QMessageBox.Icon.Warning,
             "Document deleted meanwhile",
             f"“{title}” was deleted while you were editing it.",
             "Save your text as a new document?",
+            [
+                (True, "Save as new", QMessageBox.ButtonRole.AcceptRole),
+                (False, QMessageBox.StandardButton.Cancel, ANY),
+            ],
+            default=True,
         )
-        save = box.addButton("Save as new", QMessageBox.ButtonRole.AcceptRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(save)
-        box.exec()
-        return box.clickedButton() is save
+        return bool(answer)
 
     def unsaved_changes(self, title: str) -> UnsavedChoice:
         return self.prompts.unsaved_changes(title)

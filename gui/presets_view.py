@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, Signal
-from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QInputDialog, QWidget
 
 from core.agents import AgentCatalog, discover_agents, find_project_root
 from core.presets import PROJECT_PRESET_DIR, PresetCatalog, discover_presets
@@ -161,17 +161,7 @@ class PresetsView(DefinitionsView):
         self.new_preset()
 
     def _confirm_delete(self, name: str, path: Path) -> bool:
-        box = QMessageBox(self)
-        box.setObjectName("DeletePrompt")
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Delete preset")
-        box.setText(f"Delete the preset “{name}”?")
-        box.setInformativeText(f"The file {path} is moved to the trash.")
-        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        box.exec()
-        return box.clickedButton() is delete
+        return self.prompts.confirm_delete(name, path, noun="preset")
 
     # -- private -------------------------------------------------------------------------
 
