@@ -203,4 +203,3 @@ def no_ollama_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     warnings; an address httpx refuses before any I/O keeps the panel's "not running" path.
     The welcome tests pass their own ``ollama_url``."""
     monkeypatch.setattr("gui.welcome_panel.OLLAMA_URL", "unset://ollama")
-
