@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from core.agents import CLAUDE_TOOL_NAMES
+from core.backends.cli_output import ERROR_TAIL_CHARS, as_int, content_text, preview
 from core.events import (
     Event,
     Log,
@@ -54,11 +55,6 @@ from core.events import (
 E = TypeVar("E", bound=Event)
 Level = Literal["debug", "info", "warning", "error"]
 
-PREVIEW_CHARS = 200
-"""How much of an unreadable line a ``log`` event quotes."""
-ERROR_TAIL_CHARS = 1_500
-"""How much of stderr's tail a failed step's error text shows."""
-
 _SIGNALS = {1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM"}
 _CONTROL_TYPES = frozenset(
     {"control_request", "control_response", "control_cancel_request", "keep_alive"}
@@ -74,38 +70,14 @@ def baton_tool_name(claude_name: str) -> str:
     return CLAUDE_TOOL_NAMES.get(claude_name.casefold(), claude_name)
 
 
-def content_text(content: Any) -> str:
-    """A ``tool_result``'s content: a string, or a list of text (and image) parts."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts: list[str] = []
-    for part in content:
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            parts.append(part["text"])
-        elif isinstance(part, dict) and part.get("type") == "image":
-            parts.append("[image]")
-    return "\n".join(parts)
-
-
-def _int(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
-
-
-def _preview(text: str) -> str:
-    text = text.rstrip("\r\n")
-    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
-
-
 def usage_of_message(usage: Any, model: str | None, output: int | None = None) -> UsageStats:
     """One API message's figures (``turns == 1``); cost is only known from ``result``."""
     usage = usage if isinstance(usage, dict) else {}
     figures = {
-        "input": _int(usage.get("input_tokens")),
-        "output": _int(usage.get("output_tokens")) if output is None else output,
-        "cache_read": _int(usage.get("cache_read_input_tokens")),
-        "cache_write": _int(usage.get("cache_creation_input_tokens")),
+        "input": as_int(usage.get("input_tokens")),
+        "output": as_int(usage.get("output_tokens")) if output is None else output,
+        "cache_read": as_int(usage.get("cache_read_input_tokens")),
+        "cache_write": as_int(usage.get("cache_creation_input_tokens")),
     }
     return UsageStats(turns=1, context_tokens=sum(figures.values()), model=model, **figures)
 
@@ -116,11 +88,11 @@ def usage_of_result(result: dict[str, Any], model: str | None) -> UsageStats:
     usage = usage if isinstance(usage, dict) else {}
     cost = result.get("total_cost_usd")
     return UsageStats(
-        turns=_int(result.get("num_turns")),
-        input=_int(usage.get("input_tokens")),
-        output=_int(usage.get("output_tokens")),
-        cache_read=_int(usage.get("cache_read_input_tokens")),
-        cache_write=_int(usage.get("cache_creation_input_tokens")),
+        turns=as_int(result.get("num_turns")),
+        input=as_int(usage.get("input_tokens")),
+        output=as_int(usage.get("output_tokens")),
+        cache_read=as_int(usage.get("cache_read_input_tokens")),
+        cache_write=as_int(usage.get("cache_creation_input_tokens")),
         cost=float(cost) if isinstance(cost, int | float) else 0.0,
         model=model,
     )
@@ -203,7 +175,7 @@ class ClaudeEventParser:
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             return [
                 self._log(
-                    "warning", f"ignored a line that is not a Claude Code event: {_preview(line)}"
+                    "warning", f"ignored a line that is not a Claude Code event: {preview(line)}"
                 )
             ]
         return self.feed_object(data)
@@ -309,7 +281,7 @@ class ClaudeEventParser:
             out.append(
                 self._make(
                     Retry,
-                    attempt=_int(data.get("attempt")) or 1,
+                    attempt=as_int(data.get("attempt")) or 1,
                     max_attempts=limit if isinstance(limit, int) else None,
                     delay_ms=float(delay) if isinstance(delay, int | float) else None,
                     error=reason,
@@ -342,7 +314,7 @@ class ClaudeEventParser:
             if kind not in ("message_stop", "message_delta"):
                 self._log_once("Claude Code streamed a block outside a message", out)
             return
-        index = _int(event.get("index"))
+        index = as_int(event.get("index"))
         if kind == "content_block_start":
             block = event.get("content_block") or {}
             current.blocks[index] = _Block(
@@ -423,7 +395,7 @@ class ClaudeEventParser:
                     if not streamed and block["text"]:
                         out.append(self._make(TextDelta, text=block["text"]))
                 elif block["text"]:
-                    out.append(self._log("debug", f"subagent: {_preview(block['text'])}"))
+                    out.append(self._log("debug", f"subagent: {preview(block['text'])}"))
             elif kind == "thinking" and main and not streamed and block.get("thinking"):
                 out.append(self._make(ThinkingDelta, text=str(block["thinking"])))
         if not streamed and message_id:
@@ -432,7 +404,7 @@ class ClaudeEventParser:
     def _user(self, data: dict[str, Any], out: list[Event]) -> None:
         content = (data.get("message") or {}).get("content")
         if isinstance(content, str):
-            out.append(self._log("info", _preview(content)))
+            out.append(self._log("info", preview(content)))
             return
         extra = data.get("tool_use_result")
         for block in content if isinstance(content, list) else []:
@@ -449,7 +421,7 @@ class ClaudeEventParser:
                     self._finished(call_id, call, status, content_text(block.get("content")))
                 )
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
-                out.append(self._log("info", _preview(block["text"])))
+                out.append(self._log("info", preview(block["text"])))
 
     # ------------------------------------------------------------------------ the end
 

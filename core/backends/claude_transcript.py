@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from core.backends.claude_events import ClaudeEventParser, baton_tool_name, content_text
+from core.backends.claude_events import ClaudeEventParser, baton_tool_name
+from core.backends.cli_output import content_text
 from core.events import ApprovalRequested, ApprovalResolved, Event, StepFinished
 
 

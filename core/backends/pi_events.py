@@ -35,6 +35,7 @@ from datetime import datetime
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, Literal, TypeVar
 
+from core.backends.cli_output import ERROR_TAIL_CHARS, as_int, content_text, preview
 from core.events import (
     Event,
     Log,
@@ -51,12 +52,6 @@ from core.events import (
 )
 
 E = TypeVar("E", bound=Event)
-
-PREVIEW_CHARS = 200
-"""How much of an unreadable line a ``log`` event quotes."""
-
-ERROR_TAIL_CHARS = 1_500
-"""How much of stderr's tail a failed step's error text shows."""
 
 SIGNAL_EXITS = {130: "SIGINT", 143: "SIGTERM", 137: "SIGKILL", 129: "SIGHUP"}
 """Exit statuses of a process stopped by a signal (128 + n, as Node and shells report them)."""
@@ -92,32 +87,6 @@ def readable_error(message: str) -> str:
     return f"{match.group(1)} {text}" if isinstance(text, str) else message.strip()
 
 
-def content_text(content: Any) -> str:
-    """The text of a pi content list (``[{"type": "text", "text": ...}, ...]``)."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts: list[str] = []
-    for part in content:
-        if not isinstance(part, dict):
-            continue
-        if part.get("type") == "text" and isinstance(part.get("text"), str):
-            parts.append(part["text"])
-        elif part.get("type") == "image":
-            parts.append(f"[image {part.get('mimeType', '')}]".replace(" ]", "]"))
-    return "\n".join(parts)
-
-
-def _preview(text: str) -> str:
-    text = text.rstrip("\r\n")
-    return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
-
-
-def _int(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
-
-
 def _epoch_ms(value: Any) -> float | None:
     """pi's timestamps: epoch milliseconds on messages, ISO 8601 on the session line."""
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -139,12 +108,12 @@ def usage_from_message(message: dict[str, Any]) -> UsageStats:
     model = message.get("model")
     return UsageStats(
         turns=1,
-        input=_int(usage.get("input")),
-        output=_int(usage.get("output")),
-        cache_read=_int(usage.get("cacheRead")),
-        cache_write=_int(usage.get("cacheWrite")),
+        input=as_int(usage.get("input")),
+        output=as_int(usage.get("output")),
+        cache_read=as_int(usage.get("cacheRead")),
+        cache_write=as_int(usage.get("cacheWrite")),
         cost=float(total_cost) if isinstance(total_cost, int | float) else 0.0,
-        context_tokens=_int(usage.get("totalTokens")),
+        context_tokens=as_int(usage.get("totalTokens")),
         model=model if isinstance(model, str) and model else None,
     )
 
@@ -254,7 +223,7 @@ class PiEventParser:
             data = None
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             what = "an incomplete last line" if not complete else "a line that is not a pi event"
-            out.append(self._log("warning", f"ignored {what}: {_preview(text)}"))
+            out.append(self._log("warning", f"ignored {what}: {preview(text)}"))
             return out
         try:
             self._dispatch(data, out)
@@ -535,7 +504,7 @@ class PiEventParser:
         out.append(
             self._make(
                 Retry,
-                attempt=_int(data.get("attempt")) or 1,
+                attempt=as_int(data.get("attempt")) or 1,
                 max_attempts=max_attempts if isinstance(max_attempts, int) else None,
                 delay_ms=float(delay) if isinstance(delay, int | float) else None,
                 error=readable_error(error) if isinstance(error, str) else "the call failed",
