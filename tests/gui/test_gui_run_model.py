@@ -14,7 +14,7 @@ from core.runs import Redactor, RunWriter, load_run
 from gui.run_model import RunModel
 from gui.run_view import RunView
 from gui.step_items import TextItem
-from gui.step_pane import COLLAPSED_ITEMS, EXPANDED_PAGE, LIVE_PAGE
+from gui.step_pane import COLLAPSED_ITEMS, EXPANDED_PAGE, LIVE_PAGE, MAX_NEW_WIDGETS
 from gui.tool_call_row import ToolCallRow
 
 
@@ -136,3 +136,25 @@ def test_a_live_step_with_thousands_of_items_keeps_its_window(qtbot: QtBot) -> N
 
     pane.earlier.click()  # the reader asks for more: built in full, up to a page more
     assert len(pane.item_widgets()) == len(widgets) + EXPANDED_PAGE
+
+
+def test_a_step_finishing_after_a_flood_folds_back_a_few_widgets_per_turn(qtbot: QtBot) -> None:
+    view = RunView()
+    qtbot.addWidget(view)
+    view.show()
+    events = many_items(2_000)
+    live, ending = events[:-2], events[-2:]  # everything but step_finished + run_finished
+    view.add_events(live)
+    qtbot.waitUntil(lambda: view.state().events == len(live))
+    pane = view.pane(0)
+    built_while_running = {id(w) for w in pane.item_widgets()}
+    assert len(built_while_running) < COLLAPSED_ITEMS  # a flood builds only its newest items
+
+    view.add_events(ending)
+    view.model.flush()  # the finishing update itself, as one model update
+    new_at_once = [w for w in pane.item_widgets() if id(w) not in built_while_running]
+    assert len(new_at_once) <= MAX_NEW_WIDGETS  # the rest follows on later turns
+
+    qtbot.waitUntil(lambda: len(pane.item_widgets()) == COLLAPSED_ITEMS)
+    assert pane.first_shown_item() == 2_000 - COLLAPSED_ITEMS
+    assert pane.earlier.text() == "Show all 2,000 items"
