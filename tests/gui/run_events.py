@@ -321,10 +321,8 @@ PYTEST_LINES = [
 ]
 
 
-def finished_chain() -> list[Event]:
-    """The ``implement`` preset run to completion: scout → planner → worker."""
-    b = RunBuilder()
-    goal = "add a --json flag to 'baton agents'"
+def start_implement(b: RunBuilder, goal: str) -> None:
+    """The ``implement`` preset's three planned steps, with the scout started."""
     b.start(
         "chain",
         [
@@ -336,6 +334,13 @@ def finished_chain() -> list[Event]:
         args=[goal],
     )
     b.step_started(0, f"Find all code relevant to: {goal}", HAIKU)
+
+
+def finished_chain() -> list[Event]:
+    """The ``implement`` preset run to completion: scout → planner → worker."""
+    b = RunBuilder()
+    goal = "add a --json flag to 'baton agents'"
+    start_implement(b, goal)
     b.thinking(0, "The agents command lives in core/commands. Let me look at how it prints.")
     b.tool(0, "grep", {"pattern": "def handle", "path": "core/commands"}, "agents.py:12")
     b.tool(0, "read", {"path": "core/commands/agents.py"}, "def handle(args):\n    ...\n")
@@ -378,17 +383,7 @@ def failed_chain() -> list[Event]:
     """A chain whose planner fails after retries: step 3 is never run."""
     b = RunBuilder("run-20261203-113020")
     goal = "migrate settings to TOML"
-    b.start(
-        "chain",
-        [
-            ("scout", f"Find all code relevant to: {goal}", HAIKU),
-            ("planner", f'Create an implementation plan for "{goal}"', SONNET),
-            ("worker", "Implement this plan", SONNET),
-        ],
-        preset="implement",
-        args=[goal],
-    )
-    b.step_started(0, f"Find all code relevant to: {goal}", HAIKU)
+    start_implement(b, goal)
     b.thinking(0, "Settings are YAML today; find every reader and writer of config.yaml.")
     b.tool(0, "find", {"pattern": "*settings*"}, "core/settings.py\ntests/test_settings.py")
     grep = [
