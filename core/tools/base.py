@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -72,3 +72,16 @@ def _schema(tool: type[Tool]) -> dict[str, Any]:
         "type": "function",
         "function": {"name": tool.name, "description": tool.description, "parameters": parameters},
     }
+
+
+def lines_within(lines: Iterable[str], budget: int) -> list[str]:
+    """The leading lines whose joined text (one newline each) fits in ``budget`` characters;
+    always at least one, so a single long line is shown rather than nothing."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if kept and used + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.tools.base import Tool, ToolContext, ToolError
+from core.tools.base import Tool, ToolContext, ToolError, lines_within
 from core.tools.paths import display_path, resolve_in_cwd, working_root
 from core.tools.walk import compile_glob, iter_files
 
@@ -51,14 +51,8 @@ class FindTool(Tool):
         )
         if not paths:
             return f"No files match {params.pattern!r} in {shown}."
-        kept: list[str] = []
-        used = 0
-        for path in paths:
-            if kept and used + len(path) + 1 > ctx.limits.tool_output_chars:
-                more = True
-                break
-            kept.append(path)
-            used += len(path) + 1
+        kept = lines_within(paths, ctx.limits.tool_output_chars)
+        more = more or len(kept) < len(paths)
         body = "\n".join(kept)
         if more:
             body += (

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.tools.base import Tool, ToolContext, ToolError
+from core.tools.base import Tool, ToolContext, ToolError, lines_within
 from core.tools.paths import display_path, resolve_in_cwd, working_root
 from core.tools.walk import compile_glob, iter_files
 
@@ -82,14 +82,8 @@ class GrepTool(Tool):
 def _format(lines: list[str], more: bool, params: GrepParams, shown: str, budget: int) -> str:
     if not lines:
         return f"No matches for {params.pattern!r} in {shown}."
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        if kept and used + len(line) + 1 > budget:
-            more = True
-            break
-        kept.append(line)
-        used += len(line) + 1
+    kept = lines_within(lines, budget)
+    more = more or len(kept) < len(lines)
     body = "\n".join(kept)
     if more:
         body += (

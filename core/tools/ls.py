@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.tools.base import Tool, ToolContext, ToolError
+from core.tools.base import Tool, ToolContext, ToolError, lines_within
 from core.tools.paths import display_path, resolve_in_cwd
 
 
@@ -43,13 +43,7 @@ class LsTool(Tool):
         entries = await asyncio.to_thread(_list, folder)
         if not entries:
             return f"({shown} is empty.)"
-        kept: list[str] = []
-        used = 0
-        for entry in entries[: params.limit]:
-            if kept and used + len(entry) + 1 > ctx.limits.tool_output_chars:
-                break
-            kept.append(entry)
-            used += len(entry) + 1
+        kept = lines_within(entries[: params.limit], ctx.limits.tool_output_chars)
         body = "\n".join(kept)
         if len(kept) < len(entries):
             body += f"\n[{len(entries) - len(kept)} more entries not shown; {len(entries)} total.]"
