@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QFontMetrics, QMouseEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from core.run_state import Item, Notice, TextBlock, ToolCall
@@ -20,6 +20,7 @@ from gui.markdown_stream import MarkdownStream
 from gui.run_status import status_color
 from gui.theme import mix, secondary_text
 from gui.tool_call_row import ToolCallRow
+from gui.widgets import HeaderToggleMixin
 
 THINKING_CHARS = 30_000
 """An expanded thinking block shows its last this many characters."""
@@ -109,7 +110,7 @@ class _ThinkingHeader(QWidget):
         painter.end()
 
 
-class ThinkingItem(QWidget):
+class ThinkingItem(HeaderToggleMixin, QWidget):
     """The model's thinking: one muted, foldable line ("Thinking · last words…"); a click
     shows the whole text, another folds it again. The text widget is only made when asked."""
 
@@ -164,19 +165,8 @@ class ThinkingItem(QWidget):
                 text = "…" + text[-THINKING_CHARS:]
             self.body.setText(text)
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        if self.header.geometry().contains(event.position().toPoint()):
-            event.accept()  # so the release (the click) comes back here
-            return
-        super().mousePressEvent(event)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        inside = self.header.geometry().contains(event.position().toPoint())
-        if event.button() == Qt.MouseButton.LeftButton and inside:
-            self.set_expanded(not self.header.expanded)
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
+    def header_clicked(self) -> None:
+        self.set_expanded(not self.header.expanded)
 
 
 class NoticeItem(QLabel):

@@ -17,7 +17,7 @@ dropped at the front.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -40,7 +40,7 @@ from gui.run_status import (
 )
 from gui.step_items import make_item_widget, refresh_item_widget
 from gui.theme import mix, secondary_text
-from gui.widgets import ElidedLabel
+from gui.widgets import ElidedLabel, HeaderToggleMixin
 
 COLLAPSED_ITEMS = 10
 EXPANDED_PAGE = 200
@@ -53,7 +53,7 @@ MAX_NEW_WIDGETS = 4
 restarts at the newest ones; the others stay one click away ("Show earlier items")."""
 
 
-class StepPane(QFrame):
+class StepPane(HeaderToggleMixin, QFrame):
     """A step's card. Built from a :class:`StepState`; :meth:`sync` updates it from the same
     step later. GUI thread only. :attr:`expandedChanged` reports the new expanded state."""
 
@@ -244,19 +244,8 @@ class StepPane(QFrame):
             painter.drawRoundedRect(QRectF(1.5, 8, 3, max(0.0, rect.height() - 16)), 1.5, 1.5)
         painter.end()
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        if self.header.geometry().contains(event.position().toPoint()):
-            event.accept()  # so the release (the click) comes back here
-            return
-        super().mousePressEvent(event)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        inside = self.header.geometry().contains(event.position().toPoint())
-        if event.button() == Qt.MouseButton.LeftButton and inside:
-            self.toggle_expanded()
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
+    def header_clicked(self) -> None:
+        self.toggle_expanded()
 
     # ---------------------------------------------------------------- private
 

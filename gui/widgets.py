@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtGui import QFontMetrics, QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -199,3 +199,28 @@ class EmptyState(QWidget):
         layout.addSpacing(2)
         layout.addLayout(hint_row)
         layout.addStretch(2)
+
+
+class HeaderToggleMixin:
+    """For a widget whose ``header`` child row toggles it when clicked (a step pane, a
+    thinking block). The press is accepted so the release — the click — comes back to the
+    widget; put the mixin before the Qt class in the bases."""
+
+    header: QWidget
+
+    def header_clicked(self) -> None:
+        raise NotImplementedError
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if self.header.geometry().contains(event.position().toPoint()):
+            event.accept()
+            return
+        super().mousePressEvent(event)  # type: ignore[misc]
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        inside = self.header.geometry().contains(event.position().toPoint())
+        if event.button() == Qt.MouseButton.LeftButton and inside:
+            self.header_clicked()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)  # type: ignore[misc]

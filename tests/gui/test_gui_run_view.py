@@ -173,6 +173,16 @@ def test_the_chevron_expands_and_collapses_a_pane(qtbot: QtBot, view: RunView) -
     assert not pane.is_expanded()
 
 
+def test_clicking_a_step_header_folds_and_unfolds_the_pane(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(finished_chain())
+    pane = view.pane(0)
+    was = pane.is_expanded()
+    qtbot.mouseClick(pane.header, Qt.MouseButton.LeftButton, pos=pane.header.rect().center())
+    assert pane.is_expanded() is not was
+    qtbot.mouseClick(pane.header, Qt.MouseButton.LeftButton, pos=pane.header.rect().center())
+    assert pane.is_expanded() is was
+
+
 def test_thinking_is_folded_to_one_line_until_clicked(qtbot: QtBot, view: RunView) -> None:
     view.load_events(finished_chain())
     thinking = next(w for w in view.pane(0).item_widgets() if isinstance(w, ThinkingItem))
