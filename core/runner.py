@@ -552,15 +552,19 @@ class Runner:
 
 def preset_request(
     name: str, args: list[str], cwd: Path, scope: Scope = "both", **options: Any
-) -> tuple[RunRequest, PresetCatalog]:
-    """Find a preset by name and expand it; the error names what is available."""
+) -> tuple[RunRequest, AgentCatalog, PresetCatalog]:
+    """Find a preset by name and expand it; the error names what is available.
+
+    The catalogs read on the way come back too: pass them to :class:`Runner` so it does not
+    read every definition file again."""
     presets = discover_presets(cwd, scope)
     preset = presets.get(name)
     if preset is None:
         available = ", ".join(p.name for p in presets.presets) or "none"
         raise RunError(f"unknown preset '{name}' (available: {available})")
+    agents = discover_agents(cwd, scope)
     try:
-        check_agents(preset, discover_agents(cwd, scope))
+        check_agents(preset, agents)
     except PresetError as error:
         raise RunError(str(error)) from None
-    return request_from_preset(preset, args, cwd, scope=scope, **options), presets
+    return request_from_preset(preset, args, cwd, scope=scope, **options), agents, presets

@@ -324,7 +324,7 @@ async def test_unknown_agent_is_refused_before_anything_runs(tmp_path: Path) -> 
 
 
 def test_preset_arguments_and_unknown_preset(tmp_path: Path) -> None:
-    request, _ = preset_request("implement", ["add", "a flag"], tmp_path)
+    request, *_ = preset_request("implement", ["add", "a flag"], tmp_path)
     assert request.mode == "chain"
     assert request.steps[0].task == "Find all code relevant to: add a flag"
     assert "{previous}" in request.steps[1].task

@@ -21,7 +21,7 @@ from core.approvals import Responder, approve_all, deny_all
 from core.errors import RunError
 from core.events import Event, event_to_json
 from core.runner import Runner, RunRequest, StepSpec, preset_request
-from core.settings import SettingsError, load_settings
+from core.settings import Settings, SettingsError, load_settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -84,19 +84,30 @@ def _pairs(values: list[str], flag: str) -> list[StepSpec]:
     return steps
 
 
-def build_request(args: argparse.Namespace) -> RunRequest:
+def build_runner(args: argparse.Namespace, settings: Settings) -> Runner:
+    """The runner for the command line's request (definitions read once, not twice)."""
     options: dict[str, Any] = {
-        "model": args.model,
-        "backend": args.backend,
-        "trust_project": args.trust_project,
+        "settings": settings,
+        "responder": _responder(args.approve),
+        "listeners": [_json_printer if args.json else _transcript_printer()],
     }
-    cwd = args.cwd.resolve()
-    chosen = [bool(args.preset), bool(args.agent), bool(args.parallel), bool(args.chain)]
-    if sum(chosen) != 1:
-        raise RunError("give exactly one of: a preset, --agent, --parallel or --chain")
     if args.preset:
-        request, _ = preset_request(args.preset, list(args.args), cwd, args.scope, **options)
-        return request
+        request, agents, presets = preset_request(
+            args.preset, list(args.args), args.cwd.resolve(), args.scope, **_request_options(args)
+        )
+        return Runner(request, agents=agents, presets=presets, **options)
+    return Runner(build_request(args), **options)
+
+
+def _request_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"model": args.model, "backend": args.backend, "trust_project": args.trust_project}
+
+
+def build_request(args: argparse.Namespace) -> RunRequest:
+    """An ad-hoc request (--agent, --parallel, --chain); presets go through
+    :func:`build_runner`."""
+    options = _request_options(args)
+    cwd = args.cwd.resolve()
     if args.args:
         raise RunError(f"unexpected arguments: {' '.join(args.args)}")
     if args.agent:
@@ -124,12 +135,10 @@ def _responder(choice: str | None) -> Responder:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        settings = load_settings()
-        request = build_request(args)
-        listener = _json_printer if args.json else _transcript_printer()
-        runner = Runner(
-            request, settings=settings, responder=_responder(args.approve), listeners=[listener]
-        )
+        chosen = [bool(args.preset), bool(args.agent), bool(args.parallel), bool(args.chain)]
+        if sum(chosen) != 1:
+            raise RunError("give exactly one of: a preset, --agent, --parallel or --chain")
+        runner = build_runner(args, load_settings())
         runner.prepare()
     except (RunError, SettingsError) as error:
         print(f"baton run: {error}", file=sys.stderr)
