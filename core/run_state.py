@@ -98,6 +98,20 @@ class StepState:
     approval_requests: dict[str, ApprovalRequested] = field(default_factory=dict)
     """Pending approval requests by id: which tool call each one holds up."""
 
+    def open_calls(self) -> list[ToolCall]:
+        return [i for i in self.items if isinstance(i, ToolCall) and i.status == "running"]
+
+    def text_since_last_tool_call(self) -> str:
+        """The answer so far: text after the last tool call, superseded attempts left out
+        (what a step cut short hands on as its output)."""
+        parts: list[str] = []
+        for item in reversed(self.items):
+            if isinstance(item, ToolCall):
+                break
+            if isinstance(item, TextBlock) and item.kind == "text" and not item.superseded:
+                parts.append(item.text)
+        return "".join(reversed(parts))
+
     def tool_call(self, call_id: str) -> ToolCall | None:
         for item in reversed(self.items):
             if isinstance(item, ToolCall) and item.call_id == call_id:

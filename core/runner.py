@@ -40,17 +40,12 @@ from core.events import (
     Event,
     Log,
     PlannedStep,
-    Retry,
     RunFinished,
     RunMode,
     RunStarted,
     StepFinished,
     StepStarted,
-    TextDelta,
     ToolCallFinished,
-    ToolCallStarted,
-    Usage,
-    UsageStats,
 )
 from core.presets import (
     MAX_PARALLEL_TASKS,
@@ -64,6 +59,7 @@ from core.presets import (
     substitute_params,
     substitute_previous,
 )
+from core.run_state import RunState
 from core.runs import Redactor, RunIndex, RunWriter
 from core.secrets import api_key_for
 from core.settings import Settings, load_settings
@@ -166,9 +162,8 @@ class Runner:
         self._cancel = asyncio.Event()
         self._steps: list[_PreparedStep] | None = None
         self._writer: RunWriter | None = None
-        self._step_usage: dict[int, UsageStats] = {}
-        self._step_text: dict[int, list[str]] = {}
-        self._open_calls: dict[int, dict[str, str]] = {}
+        self._state = RunState()
+        """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
         self.gate = ApprovalGate(
             self.settings.effective_policy(), responder, self._emit, self._clock.now
         )
@@ -356,7 +351,7 @@ class Runner:
             return self._emit_step_finished(index, result.status, result.output, result.error)
         if outcome and outcome[0].status == "aborted" and stop == "cancelled":
             return self._emit_step_finished(index, "aborted", outcome[0].output, "cancelled")
-        partial = self._text_so_far(index)
+        partial = self._state.steps[index].text_since_last_tool_call()
         if stop == "cancelled":
             return self._emit_step_finished(index, "aborted", partial, "cancelled")
         if stop == "timeout":
@@ -432,35 +427,20 @@ class Runner:
     # ---------------------------------------------------------------------------- events
 
     def _emit(self, event: Event) -> None:
-        step = event.step
-        if step is not None:
-            if isinstance(event, Usage):
-                self._step_usage[step] = self._step_usage.get(step, UsageStats()) + event.usage
-            elif isinstance(event, TextDelta):
-                self._step_text.setdefault(step, []).append(event.text)
-            elif isinstance(event, ToolCallStarted):
-                self._open_calls.setdefault(step, {})[event.call_id] = event.tool
-                self._step_text[step] = []  # the final output is the text after the last call
-            elif isinstance(event, Retry):
-                self._step_text[step] = []  # that attempt's text is superseded
-            elif isinstance(event, ToolCallFinished):
-                self._open_calls.get(step, {}).pop(event.call_id, None)
+        self._state.apply(event)
         if self._writer is not None:
             self._writer.write(event)
         for listener in self.listeners:
             listener(event)
 
-    def _text_so_far(self, step: int) -> str:
-        return "".join(self._step_text.get(step, []))
-
     def _close_open_calls(self, step: int) -> None:
-        for call_id in list(self._open_calls.get(step, {})):
+        for call in self._state.steps[step].open_calls():
             self._emit(
                 ToolCallFinished(
                     run_id=self.run_id,
                     step=step,
                     ts=self._clock.now(),
-                    call_id=call_id,
+                    call_id=call.call_id,
                     status="aborted",
                     result="(aborted: the step ended before this call did)",
                 )
@@ -480,7 +460,7 @@ class Runner:
             status=status,
             output=output,
             error=error,
-            usage=self._step_usage.get(index, UsageStats()),
+            usage=self._state.steps[index].usage,
         )
         self._emit(event)
         return event
@@ -492,11 +472,12 @@ class Runner:
         index: RunIndex | None,
         start: RunStarted,
     ) -> RunFinished:
-        total = UsageStats()
-        for usage in self._step_usage.values():
-            total = total + usage
         finished = RunFinished(
-            run_id=self.run_id, ts=self._clock.now(), status=status, usage=total, error=error
+            run_id=self.run_id,
+            ts=self._clock.now(),
+            status=status,
+            usage=self._state.usage,
+            error=error,
         )
         self._emit(finished)
         if index is not None:
