@@ -39,6 +39,7 @@ from core.documents_models import (
     DocumentProvenance,
     DocumentRead,
     DocumentSummary,
+    DocumentVersion,
     NewDocument,
     Page,
     SearchHit,
@@ -50,6 +51,7 @@ from core.documents_models import (
     fields_from_row,
     summarize,
 )
+from core import documents_history as history
 from core.documents_schema import ConnectionPool
 from core.documents_search import (
     find_matches,
@@ -68,6 +70,7 @@ __all__ = [
     "DocumentRead",
     "DocumentStore",
     "DocumentSummary",
+    "DocumentVersion",
     "NewDocument",
     "Page",
     "SearchHit",
@@ -195,11 +198,13 @@ class DocumentStore:
         tags = check_tags(new.tags)
         created = new.created or _now()
         updated = new.updated or created
-        cursor = connection.execute(
-            "INSERT INTO documents (type, title, summary, tags, chars, run_id, step, agent, "
-            "call_id, created, updated, version, content) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+        doc_id = history.next_id(connection)
+        connection.execute(
+            "INSERT INTO documents (id, type, title, summary, tags, chars, run_id, step, agent, "
+            "call_id, created, updated, version, written_by, content) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
             (
+                doc_id,
                 check_type(new.type),
                 title,
                 summarize(content),
@@ -211,11 +216,11 @@ class DocumentStore:
                 new.provenance.call_id,
                 _iso(created),
                 _iso(updated),
+                history.author_json(new.provenance),
                 content,
             ),
         )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+        return doc_id
 
     def update(
         self,
@@ -226,12 +231,15 @@ class DocumentStore:
         tags: Iterable[str] | None = None,
         type: str | None = None,
         expected_version: int | None = None,
+        author: DocumentProvenance | None = None,
     ) -> Document:
         """Change the given fields and return the document (with content).
 
-        With ``expected_version``, the change applies only if the document is still at that
-        version; otherwise :class:`DocumentConflict` carries the current one. A call that
-        changes nothing writes nothing and keeps the version.
+        The version replaced goes to the history, recorded as written by whoever wrote it;
+        ``author`` is who writes the new one (None: a person). With ``expected_version``, the
+        change applies only if the document is still at that version; otherwise
+        :class:`DocumentConflict` carries the current one. A call that changes nothing writes
+        nothing and keeps the version.
         """
         changes: dict[str, Any] = {}
         if title is not None:
@@ -246,34 +254,101 @@ class DocumentStore:
             current = self._fetch(connection, doc_id, full=True)
             if expected_version is not None and current.version != expected_version:
                 raise DocumentConflict(current, expected_version)
-            stored = {
-                "title": current.title,
-                "content": current.content,
-                "tags": json.dumps(current.tags, ensure_ascii=False),
-                "type": current.type,
-            }
-            changes = {key: value for key, value in changes.items() if stored[key] != value}
-            if not changes:
-                return current
-            if "content" in changes:
-                changes["summary"] = summarize(changes["content"])
-                changes["chars"] = len(changes["content"])
-            changes["updated"] = _iso(_now())
-            assignments = ", ".join(f"{column} = ?" for column in changes)
-            connection.execute(
-                f"UPDATE documents SET {assignments}, version = version + 1 WHERE id = ?",
-                (*changes.values(), doc_id),
-            )
-            return self._fetch(connection, doc_id, full=True)
+            return self._apply(connection, current, changes, author)
 
-    def delete(self, doc_id: int, *, expected_version: int | None = None) -> DocumentSummary:
-        """Delete a document; returns what it was (for "deleted #3 'title'" messages)."""
+    def _apply(
+        self,
+        connection: sqlite3.Connection,
+        current: Document,
+        changes: dict[str, Any],
+        author: DocumentProvenance | None,
+    ) -> Document:
+        stored = {
+            "title": current.title,
+            "content": current.content,
+            "tags": json.dumps(current.tags, ensure_ascii=False),
+            "type": current.type,
+        }
+        changes = {key: value for key, value in changes.items() if stored[key] != value}
+        if not changes:
+            return current
+        history.archive(connection, current.id)
+        if "content" in changes:
+            changes["summary"] = summarize(changes["content"])
+            changes["chars"] = len(changes["content"])
+        changes["updated"] = _iso(_now())
+        changes["written_by"] = history.author_json(author)
+        assignments = ", ".join(f"{column} = ?" for column in changes)
+        connection.execute(
+            f"UPDATE documents SET {assignments}, version = version + 1 WHERE id = ?",
+            (*changes.values(), current.id),
+        )
+        return self._fetch(connection, current.id, full=True)
+
+    def delete(
+        self,
+        doc_id: int,
+        *,
+        expected_version: int | None = None,
+        author: DocumentProvenance | None = None,
+    ) -> DocumentSummary:
+        """Delete a document, keeping its history and a tombstone saying who deleted it (so
+        :meth:`restore` can bring it back); returns what it was (for "deleted #3 'title'")."""
         with self._transaction(write=True) as connection:
             current = self._fetch(connection, doc_id, full=True)
             if expected_version is not None and current.version != expected_version:
                 raise DocumentConflict(current, expected_version)
+            row = history.archive(connection, doc_id)
+            history.tombstone(connection, row, author, _iso(_now()))
             connection.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
         return DocumentSummary(**current.model_dump(exclude={"content"}))
+
+    def history(self, doc_id: int) -> builtins.list[DocumentVersion]:
+        """Every version of a document, deleted or not, oldest (version 1) first."""
+        with self._transaction(write=False) as connection:
+            return history.versions(connection, doc_id)
+
+    def restore(
+        self, doc_id: int, version: int, *, author: DocumentProvenance | None = None
+    ) -> Document:
+        """Make ``version`` the current text again, as a new version (nothing is lost: the one
+        replaced goes to the history too). A deleted document comes back under its own id."""
+        with self._transaction(write=True) as connection:
+            versions = history.versions(connection, doc_id)
+            old = history.pick(versions, version)
+            changes: dict[str, Any] = {
+                "title": old.title,
+                "content": old.content,
+                "tags": json.dumps(old.tags, ensure_ascii=False),
+                "type": old.type,
+            }
+            if versions[-1].current:
+                current = self._fetch(connection, doc_id, full=True)
+                return self._apply(connection, current, changes, author)
+            first = versions[0]
+            connection.execute(
+                "INSERT INTO documents (id, type, title, summary, tags, chars, run_id, step, "
+                "agent, call_id, created, updated, version, written_by, content) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    doc_id,
+                    old.type,
+                    old.title,
+                    summarize(old.content),
+                    changes["tags"],
+                    len(old.content),
+                    first.written_by.run_id,
+                    first.written_by.step,
+                    first.written_by.agent,
+                    first.written_by.call_id,
+                    _iso(first.written),
+                    _iso(_now()),
+                    versions[-1].version + 1,
+                    history.author_json(author),
+                    old.content,
+                ),
+            )
+            return self._fetch(connection, doc_id, full=True)
 
     def import_jsonl(self, path: Path) -> builtins.list[int]:
         """Create a document per line of a JSON-lines file (the format :meth:`export` writes;

@@ -69,6 +69,26 @@ class DocumentProvenance(BaseModel):
         return not (self.run_id or self.agent or self.call_id)
 
 
+class DocumentVersion(BaseModel):
+    """One version of a document's history (numbered from 1, the first text), or the tombstone
+    a deletion left (``deleted``: nothing to restore from it, but the versions before it)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    doc_id: int
+    version: int
+    type: DocumentType
+    title: str
+    tags: list[str]
+    content: str
+    written_by: DocumentProvenance
+    """Who wrote this version: a person (all empty) or a run's step and tool call."""
+    written: datetime
+    deleted: bool = False
+    current: bool = False
+    """The version the document has now (False for every version of a deleted document)."""
+
+
 class DocumentSummary(BaseModel):
     """A document without its content: what listings show."""
 

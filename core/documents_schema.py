@@ -11,7 +11,8 @@ commits on power loss; ``FULL`` syncs the WAL at every commit, so an acknowledge
 agent was told "saved #12") survives that too. Writes here are a few per agent step or a
 person's edit, where one fsync per commit costs nothing noticeable; bulk imports commit once.
 
-Every connection registers ``baton_segment`` (:func:`core.documents_search.segment`), which the
+Every connection registers ``baton_segment`` and ``baton_tag_tokens``
+(:func:`core.documents_search.segment`, :func:`~core.documents_search.tag_tokens`), which the
 FTS triggers call: a connection opened without it (the ``sqlite3`` shell) can read the store but
 its writes fail loudly instead of leaving the search index out of step.
 """
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from core.documents_models import DocumentError
-from core.documents_search import segment
+from core.documents_search import segment, tag_tokens
 
 BUSY_TIMEOUT_S = 10.0
 """How long a writer waits for another connection's transaction before giving up."""
@@ -82,6 +83,55 @@ _INSERT_TAGS = """
     INSERT OR IGNORE INTO document_tags(tag, doc_id) SELECT value, new.id FROM json_each(new.tags);
 """
 
+_VERSIONS = """
+CREATE TABLE document_versions (
+    doc_id     INTEGER NOT NULL,
+    version    INTEGER NOT NULL,
+    type       TEXT    NOT NULL,
+    title      TEXT    NOT NULL,
+    tags       TEXT    NOT NULL,
+    written_by TEXT    NOT NULL,
+    written    TEXT    NOT NULL,
+    deleted    INTEGER NOT NULL DEFAULT 0,
+    content    TEXT    NOT NULL,
+    PRIMARY KEY (doc_id, version)
+)
+"""
+"""Every version a document had before its current one, and a tombstone (``deleted = 1``) for
+each deletion. No foreign key: the history outlives the document, so a deleted document can be
+restored under its own id."""
+
+_SEGMENTED_V2 = (
+    "CREATE VIRTUAL TABLE documents_seg USING fts5("
+    "title, content, tags, kind, tagset, content='', "
+    "tokenize='unicode61 remove_diacritics 0', prefix='1 2')"
+)
+"""``kind`` (the type) and ``tagset`` (one opaque token per tag, :func:`tag_tokens`) let a type
+or tag filter be part of the MATCH, answered by the index instead of a row lookup per match;
+``prefix='1 2'`` stores one- and two-character prefixes, so ``a``/``qu`` are one lookup."""
+
+_INSERT_SEG = """
+    INSERT INTO documents_seg(rowid, title, content, tags, kind, tagset)
+        VALUES (new.id, baton_segment(new.title), baton_segment(new.content),
+                baton_segment(new.tags), new.type, baton_tag_tokens(new.tags));
+"""
+
+_DELETE_SEG = """
+    INSERT INTO documents_seg(documents_seg, rowid, title, content, tags, kind, tagset)
+        VALUES ('delete', old.id, baton_segment(old.title), baton_segment(old.content),
+                baton_segment(old.tags), old.type, baton_tag_tokens(old.tags));
+"""
+
+_INSERT_TRI = """
+    INSERT INTO documents_tri(rowid, title, content, tags)
+        VALUES (new.id, new.title, new.content, new.tags);
+"""
+
+_DELETE_TRI = """
+    INSERT INTO documents_tri(documents_tri, rowid, title, content, tags)
+        VALUES ('delete', old.id, old.title, old.content, old.tags);
+"""
+
 MIGRATIONS: list[list[str]] = [
     # 1: documents, tag lookup, the two search indexes and the triggers keeping them in step.
     [
@@ -102,6 +152,28 @@ MIGRATIONS: list[list[str]] = [
         f"CREATE TRIGGER documents_after_update AFTER UPDATE OF title, content, tags ON documents "
         f"BEGIN{_DELETE_INDEXES}{_INSERT_INDEXES}"
         f"    DELETE FROM document_tags WHERE doc_id = old.id;{_INSERT_TAGS}END",
+    ],
+    # 2: version history (issue 14) and a word index that answers short prefixes and filters.
+    [
+        _VERSIONS,
+        "ALTER TABLE documents ADD COLUMN written_by TEXT NOT NULL DEFAULT ''",
+        "DROP TRIGGER documents_after_insert",
+        "DROP TRIGGER documents_after_delete",
+        "DROP TRIGGER documents_after_update",
+        "DROP TABLE documents_seg",
+        _SEGMENTED_V2,
+        "INSERT INTO documents_seg(rowid, title, content, tags, kind, tagset) "
+        "SELECT id, baton_segment(title), baton_segment(content), baton_segment(tags), type, "
+        "baton_tag_tokens(tags) FROM documents",
+        f"CREATE TRIGGER documents_after_insert AFTER INSERT ON documents BEGIN"
+        f"{_INSERT_TRI}{_INSERT_SEG}{_INSERT_TAGS}END",
+        f"CREATE TRIGGER documents_after_delete AFTER DELETE ON documents BEGIN"
+        f"{_DELETE_TRI}{_DELETE_SEG}END",
+        f"CREATE TRIGGER documents_after_update_text AFTER UPDATE OF title, content, tags "
+        f"ON documents BEGIN{_DELETE_TRI}{_INSERT_TRI}"
+        f"    DELETE FROM document_tags WHERE doc_id = old.id;{_INSERT_TAGS}END",
+        f"CREATE TRIGGER documents_after_update_words AFTER UPDATE OF title, content, tags, type "
+        f"ON documents BEGIN{_DELETE_SEG}{_INSERT_SEG}END",
     ],
 ]
 
@@ -132,6 +204,7 @@ def connect(path: Path) -> sqlite3.Connection:
         connection.execute("PRAGMA foreign_keys = ON")
         connection.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         connection.create_function("baton_segment", 1, segment, deterministic=True)
+        connection.create_function("baton_tag_tokens", 1, tag_tokens, deterministic=True)
     except BaseException:
         connection.close()
         raise

@@ -35,8 +35,11 @@ little high for CJK, which keeps reads within budget.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
+import string
 import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
@@ -176,40 +179,101 @@ def query_terms(query: str) -> list[tuple[str, bool]]:
     return terms[:MAX_TERMS]
 
 
+def tag_tokens(tags_json: str) -> str:
+    """One opaque word per tag for the ``tagset`` column of the word index, so a tag filter is
+    a single-token MATCH. Case folded as the tag table folds it (ASCII, ``COLLATE NOCASE``);
+    hashed so every tag, whatever its script or punctuation, is exactly one unicode61 token.
+    Registered as ``baton_tag_tokens``: deterministic, like :func:`segment`."""
+    try:
+        tags = json.loads(tags_json)
+    except ValueError:
+        return ""
+    if not isinstance(tags, list):
+        return ""
+    return " ".join(tag_token(str(tag)) for tag in tags)
+
+
+def tag_token(tag: str) -> str:
+    folded = " ".join(tag.split()).translate(_ASCII_LOWER)
+    return "t" + hashlib.blake2b(folded.encode("utf-8"), digest_size=8).hexdigest()
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
 def plan_query(query: str) -> QueryPlan:
     """Send each term to the index that answers it exactly and fast (module docstring)."""
-    trigram: list[str] = []
-    segmented: list[str] = []
-    patterns: list[str] = []
+    plan = _Planner()
     for term, quoted in query_terms(query):
-        plain_word = _WORD.fullmatch(term) is not None and not _CJK_RUN.search(term)
-        if plain_word and not quoted:
-            segmented.append(_fts_string(term) + "*")
-            patterns.append(_WORD_START + re.escape(term))
-        elif len(term) >= TRIGRAM_MIN:
-            trigram.append(_fts_string(term))
-            patterns.append(re.escape(term))
+        if quoted:
+            plan.quoted(term)
         else:
-            # One or two characters: CJK pieces are exact unigram/bigram tokens, other pieces
-            # word prefixes; pieces without letters or digits are dropped.
-            pos = 0
-            for run in _CJK_RUN.finditer(term):
-                _short_words(term[pos : run.start()], segmented, patterns)
-                segmented.append(_fts_string(run.group()))
-                patterns.append(re.escape(run.group()))
-                pos = run.end()
-            _short_words(term[pos:], segmented, patterns)
+            plan.bare(term)
     return QueryPlan(
-        trigram=" AND ".join(trigram),
-        segmented=" AND ".join(segmented),
-        patterns=tuple(patterns),
+        trigram=" AND ".join(plan.trigram),
+        segmented=" AND ".join(plan.segmented),
+        patterns=tuple(plan.patterns),
     )
 
 
-def _short_words(text: str, segmented: list[str], patterns: list[str]) -> None:
-    for word in _WORD.findall(text):
-        segmented.append(_fts_string(word) + "*")
-        patterns.append(_WORD_START + re.escape(word))
+@dataclass
+class _Planner:
+    trigram: list[str] = field(default_factory=list)
+    segmented: list[str] = field(default_factory=list)
+    patterns: list[str] = field(default_factory=list)
+
+    def quoted(self, term: str) -> None:
+        """Exact text anywhere; too short for trigrams, its pieces become word lookups."""
+        if len(term) >= TRIGRAM_MIN:
+            self._exact(term)
+        else:
+            self._pieces(term)
+
+    def bare(self, term: str) -> None:
+        """Tokenised as the index tokenises text: punctuation separates words and never hides
+        one (``fox,`` ``(fox`` ``fox's`` are ``fox``; ``lazy-dog`` is the phrase ``lazy dog``);
+        a trailing ``*`` is the prefix mark every word already has."""
+        text = _CLITIC.sub("", term.rstrip("*"))
+        words = _WORD.findall(text)
+        plain = [word for word in words if not _CJK_RUN.search(word)]
+        if plain:
+            phrase = " + ".join(_fts_string(word) for word in plain)
+            self.segmented.append(phrase + "*")
+            self.patterns += [_WORD_START + re.escape(word) for word in plain]
+        for word in words:
+            if _CJK_RUN.search(word):
+                self.quoted(word)
+        # Symbols that are part of a name (C++, C#, a@b) narrow the words to the exact text.
+        core = text.strip(_PROSE_PUNCTUATION)
+        if plain and _NAME_SYMBOLS.search(core) and len(core) >= TRIGRAM_MIN:
+            self.trigram.append(_fts_string(core))
+
+    def _exact(self, text: str) -> None:
+        self.trigram.append(_fts_string(text))
+        self.patterns.append(re.escape(text))
+
+    def _pieces(self, term: str) -> None:
+        """One or two characters: CJK pieces are exact unigram/bigram tokens, other pieces
+        word prefixes; pieces without letters or digits are dropped."""
+        pos = 0
+        for run in _CJK_RUN.finditer(term):
+            self._short_words(term[pos : run.start()])
+            self.segmented.append(_fts_string(run.group()))
+            self.patterns.append(re.escape(run.group()))
+            pos = run.end()
+        self._short_words(term[pos:])
+
+    def _short_words(self, text: str) -> None:
+        for word in _WORD.findall(text):
+            self.segmented.append(_fts_string(word) + "*")
+            self.patterns.append(_WORD_START + re.escape(word))
+
+
+_CLITIC = re.compile(r"['\u2019][A-Za-z]{1,2}\b")
+"""English possessives and contractions (``'s`` ``'t`` ``'re`` ``'ll``): the word is the part
+before the apostrophe."""
+_PROSE_PUNCTUATION = ".,;:!?'\"()[]{}<>\u2018\u2019\u201c\u201d\u2026-"
+_NAME_SYMBOLS = re.compile(r"[+#@$&%=~|]")
 
 
 def find_matches(
@@ -224,26 +288,36 @@ def find_matches(
     """``([(id, bm25 score), ...] for one page, total matches)`` of a non-empty plan.
 
     Ranked with the word index when the query uses it (its bm25 is the cheaper one), the
-    trigram index only narrowing the rows. The newest :data:`RANK_CANDIDATES` matches come by
-    rank, older ones after them newest first, so every page of one query slices one order.
-    Counting is another pass over the index, made only when that window is full.
+    trigram index only narrowing the rows. Type and tag filters are words of that index
+    (``kind``, ``tagset``), so they narrow inside the MATCH instead of costing a lookup per
+    match. The newest :data:`RANK_CANDIDATES` matches come by rank, older ones after them
+    newest first, so every page of one query slices one order. Counting is another pass over
+    the index, made only when that window is full.
     """
-    index = "documents_seg" if plan.segmented else "documents_tri"
-    match = f"{index} WHERE {index} MATCH ?"
-    args: list[Any] = [plan.segmented or plan.trigram]
-    if plan.trigram and plan.segmented:
-        match += " AND rowid IN (SELECT rowid FROM documents_tri WHERE documents_tri MATCH ?)"
-        args.append(plan.trigram)
+    filters = []
     if doc_type is not None:
-        match += f" AND (SELECT type FROM documents WHERE id = {index}.rowid) = ?"
-        args.append(doc_type)
+        filters.append(f"kind : {_fts_string(doc_type)}")
     if tag is not None:
-        match += (
-            f" AND EXISTS (SELECT 1 FROM document_tags WHERE tag = ? AND doc_id = {index}.rowid)"
-        )
-        args.append(tag)
+        filters.append(f"tagset : {_fts_string(tag_token(tag))}")
+    if plan.segmented:
+        index = "documents_seg"
+        words = f"{{{_TEXT_COLUMNS}}} : ({plan.segmented})"
+        args: list[Any] = [" AND ".join([words, *filters])]
+        match = f"{index} WHERE {index} MATCH ?"
+        if plan.trigram:
+            match += " AND rowid IN (SELECT rowid FROM documents_tri WHERE documents_tri MATCH ?)"
+            args.append(plan.trigram)
+    else:
+        # Only exact text: the trigram index finds it; a filter checks each (few) match.
+        index = "documents_tri"
+        match = f"{index} WHERE {index} MATCH ?"
+        args = [plan.trigram]
+        if filters:
+            match += " AND rowid IN (SELECT rowid FROM documents_seg WHERE documents_seg MATCH ?)"
+            args.append(" AND ".join(filters))
+    weights = RANK_WEIGHTS if index == "documents_tri" else f"{RANK_WEIGHTS}, 0.0, 0.0"
     window = RANK_CANDIDATES
-    score = f"bm25({index}, {RANK_WEIGHTS})"
+    score = f"bm25({index}, {weights})"
     matches: list[tuple[int, float]] = []
     in_window: int | None = None
     if offset < window:
@@ -265,6 +339,10 @@ def find_matches(
             (*args, limit - len(matches), max(offset, window)),
         ).fetchall()
     return matches, total
+
+
+_TEXT_COLUMNS = "title content tags"
+"""What a person's words are looked for in: never the filter columns."""
 
 
 def make_snippet(

@@ -250,12 +250,32 @@ def test_query_terms_keep_quoted_phrases_and_drop_duplicates() -> None:
 
 
 def test_plan_sends_each_term_to_the_index_that_answers_it() -> None:
-    plan = plan_query('登录 error "x" 登录功能 C++ "auth" Vue组件')
-    assert plan.segmented == '"登录" AND "error"* AND "x"*'
+    plan = plan_query('登录 error "x" 登录功能 C++ "auth" Vue组件 lazy-dog')
+    assert plan.segmented == '"登录" AND "error"* AND "x"* AND "C"* AND "lazy" + "dog"*'
     assert plan.trigram == '"登录功能" AND "C++" AND "auth" AND "Vue组件"'
     assert plan_query("--").empty
-    assert plan_query('a"b').trigram == '"a""b"'
+    assert plan_query('x"y++').trigram == '"x""y++"'
     assert plan_query("-x").segmented == '"x"*'
+    assert plan_query("fox's").segmented == '"fox"*'
+    assert plan_query("qu*").segmented == '"qu"*'
+
+
+@pytest.mark.parametrize(
+    "query", ["fox", "fox,", "fox.", "fox's", "lazy-dog", "(fox", "fox:", "qu*"]
+)
+def test_punctuation_never_hides_a_word(store: DocumentStore, query: str) -> None:
+    fox = store.create("Pangram", "The quick brown fox jumps over the lazy dog.").id
+    store.create("Other", "A slow red panda sleeps.")
+    assert found(store, query) == {fox}
+
+
+def test_a_star_is_a_prefix_and_stars_alone_match_nothing(store: DocumentStore) -> None:
+    quick = store.create("Pangram", "The quick brown fox").id
+    quiet = store.create("Library", "a quiet room").id
+    assert found(store, "qu*") == found(store, "qu") == {quick, quiet}
+    assert found(store, "qui*") == {quick, quiet}
+    assert found(store, "quic*") == {quick}
+    assert store.search("**").total == 0
 
 
 def test_snippet_without_a_match_is_the_start() -> None:
