@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
+from core import documents_history as history
 from core import paths
 from core.documents_models import (
     Document,
@@ -51,7 +52,6 @@ from core.documents_models import (
     fields_from_row,
     summarize,
 )
-from core import documents_history as history
 from core.documents_schema import ConnectionPool
 from core.documents_search import (
     find_matches,

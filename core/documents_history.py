@@ -47,7 +47,7 @@ def creator(row: sqlite3.Row) -> DocumentProvenance:
 
 def archive(connection: sqlite3.Connection, doc_id: int) -> sqlite3.Row:
     """Copy the current version of ``doc_id`` into the history; returns the row copied."""
-    row = connection.execute(
+    row: sqlite3.Row | None = connection.execute(
         "SELECT id, type, title, tags, content, written_by, updated, version, run_id, step, "
         "agent, call_id FROM documents WHERE id = ?",
         (doc_id,),

@@ -39,8 +39,8 @@ import hashlib
 import json
 import math
 import re
-import string
 import sqlite3
+import string
 from dataclasses import dataclass, field
 from typing import Any
 
