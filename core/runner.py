@@ -325,6 +325,7 @@ class Runner:
             settings=self.settings,
             approvals=self.gate,
             clock=self._clock,
+            scrub=self._redactor().scrub,
         )
         self._emit(
             StepStarted(

@@ -35,6 +35,8 @@ DEFAULT_POLICY: dict[str, PolicyValue] = {
     "write": "ask",
     "document": "allow",
     "document.update": "allow",
+    "document.update_other": "ask",
+    "document.retype": "ask",
     "document.delete": "ask",
 }
 

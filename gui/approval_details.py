@@ -103,7 +103,7 @@ def lookup_document(doc_id: int) -> StoredDocument | None:
 
 def _document(request: ApprovalRequest, who: str) -> Presentation:
     args: dict[str, Any] = request.arguments
-    action = request.action or str(args.get("action", ""))
+    action = str(args.get("action") or request.action or "")  # the policy key may be finer
     doc_id = args.get("id")
     stored = lookup_document(doc_id) if isinstance(doc_id, int) else None
     label = f"document #{doc_id}" if doc_id is not None else "a document"

@@ -245,7 +245,9 @@ POLICY_LABELS = {
     "edit": "edit — change part of a file",
     "write": "write — create or overwrite a file",
     "document": "document — create, read and list documents",
-    "document.update": "document update — change a document",
+    "document.update": "document update — change a document this run created",
+    "document.update_other": "document update — change anyone else's document",
+    "document.retype": "document retype — turn a document into a memory or back",
     "document.delete": "document delete — remove a document",
 }
 CHOICES: tuple[PolicyValue, ...] = ("allow", "ask", "deny")

@@ -14,7 +14,7 @@ from core.agents import AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, approve_all
 from core.backends.base import RunClock, StepContext
 from core.backends.tool_calls import ToolOutcome, run_tool_call, validate_arguments
-from core.documents import DocumentNotFound, DocumentStore
+from core.documents import DocumentNotFound, DocumentProvenance, DocumentStore
 from core.events import ApprovalRequested, Event, ToolCallFinished
 from core.settings import DEFAULT_POLICY, Limits, Settings
 from core.tools.base import Provenance, ToolContext, ToolError
@@ -191,20 +191,27 @@ async def test_store_errors_become_tool_errors(
 # ---- approval ------------------------------------------------------------------------------
 
 
-def test_delete_asks_by_default_and_the_rest_runs(tool: DocumentTool) -> None:
+def test_delete_asks_by_default_and_the_rest_runs(tool: DocumentTool, store: DocumentStore) -> None:
     gate = ApprovalGate(DEFAULT_POLICY, approve_all, lambda event: None, lambda: 0.0)
-    for action, verdict in [
-        ("delete", "ask"),
-        ("update", "allow"),
-        ("create", "allow"),
-        ("read", "allow"),
-        ("list", "allow"),
+    store.create("mine", "c", provenance=DocumentProvenance(run_id="run-1"))
+    store.create("theirs", "c")
+    me = Provenance(run_id="run-1")
+    for arguments, action, verdict in [
+        ({"action": "delete", "id": 1}, "delete", "ask"),
+        ({"action": "update", "id": 1, "content": "x"}, "update", "allow"),
+        ({"action": "update", "id": 2, "content": "x"}, "update_other", "ask"),
+        ({"action": "update", "id": 9, "content": "x"}, "update_other", "ask"),  # unknown
+        ({"action": "update", "id": 1, "type": "memory"}, "retype", "ask"),
+        ({"action": "update", "id": 1, "type": "document"}, "update", "allow"),  # same type
+        ({"action": "create", "title": "t", "content": "c"}, "create", "allow"),
+        ({"action": "read", "id": 1}, "read", "allow"),
+        ({"action": "list"}, "list", "allow"),
     ]:
-        params = DocumentParams.model_validate(
-            {"action": action, "id": 1, "title": "t", "content": "c"}
-        )
-        assert tool.approval_action(params) == action
-        assert gate.policy_for("document", tool.approval_action(params)) == verdict
+        params = DocumentParams.model_validate(arguments)
+        assert tool.approval_action(params, me) == action
+        assert gate.policy_for("document", action) == verdict
+    other_run = DocumentParams.model_validate({"action": "update", "id": 1, "content": "x"})
+    assert tool.approval_action(other_run, Provenance(run_id="run-2")) == "update_other"
 
 
 async def _delete_through_the_loop(

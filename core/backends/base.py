@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
@@ -66,6 +66,8 @@ class StepContext:
     approvals: ApprovalGate
     clock: RunClock = field(default_factory=RunClock)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    scrub: Callable[[str], str] = lambda text: text
+    """The run's redactor, for what tools keep beyond the run (agent-written documents)."""
 
     def make(self, kind: type[E], **fields: Any) -> E:
         """Build an event of this step, with ``run_id``, ``step`` and ``ts`` filled in."""

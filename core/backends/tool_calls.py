@@ -70,7 +70,7 @@ async def run_tool_call(
         call_id=call_id,
         arguments=arguments,
         cwd=str(ctx.cwd),
-        action=tool.approval_action(params),
+        action=tool.approval_action(params, _caller(ctx, call_id)),
     )
     if not answer.approved:
         reason = (answer.reason or "").strip()
@@ -114,9 +114,8 @@ async def _execute(
         cwd=ctx.cwd,
         limits=ctx.settings.limits,
         emit_output=emit_output,
-        provenance=Provenance(
-            run_id=ctx.run_id, step=ctx.step, agent=ctx.agent.name, call_id=call_id
-        ),
+        provenance=_caller(ctx, call_id),
+        scrub=ctx.scrub,
     )
     task = asyncio.create_task(tool.run(params, tool_ctx))
     task.add_done_callback(lambda _: chunks.put_nowait(None))
@@ -141,6 +140,10 @@ async def _execute(
         outcome.status = "error"
         outcome.result = f"the {tool.name} tool failed unexpectedly ({detail})"
         yield ctx.make(Log, level="error", message=f"tool {tool.name} crashed: {detail}")
+
+
+def _caller(ctx: StepContext, call_id: str) -> Provenance:
+    return Provenance(run_id=ctx.run_id, step=ctx.step, agent=ctx.agent.name, call_id=call_id)
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:

@@ -43,6 +43,9 @@ class ToolContext:
     limits: Limits = field(default_factory=Limits)
     emit_output: Callable[[str], None] = lambda chunk: None
     provenance: Provenance = field(default_factory=Provenance)
+    scrub: Callable[[str], str] = lambda text: text
+    """The run's redactor (:meth:`core.runs.Redactor.scrub`): what a tool stores beyond the
+    run (documents) goes through it, so a secret the model saw is never kept."""
 
 
 class Tool(ABC):
@@ -55,8 +58,10 @@ class Tool(ABC):
         schema costs milliseconds and every step asks for it); callers must not mutate it."""
         return _schema(type(self))
 
-    def approval_action(self, params: BaseModel) -> str | None:
-        """The policy sub-key of this call (``document`` → ``delete``); None for most tools."""
+    def approval_action(self, params: BaseModel, caller: Provenance | None = None) -> str | None:
+        """The policy sub-key of this call (``document`` → ``delete``); None for most tools.
+        ``caller`` is who is calling, for tools whose risk depends on it (a document the
+        calling run did not create)."""
         return None
 
     @abstractmethod

@@ -1,9 +1,15 @@
 """``document``: the agents' memory and deliverables, kept in the document store (DESIGN §7).
 
 One tool with an ``action`` rather than five tools: the model sees one short declaration, and
-the approval policy keys on ``document.<action>`` (default: ``delete`` asks, the rest run). The
-tool does not ask for approval itself; the agent loop consults the gate with
-:meth:`DocumentTool.approval_action` before ``run``.
+the approval policy keys on ``document.<action>``. The tool does not ask for approval itself;
+the agent loop consults the gate with :meth:`DocumentTool.approval_action` before ``run``.
+Defaults (``core.settings.DEFAULT_POLICY``): create, read, list and updating a document this
+run created run freely; ``update_other`` (a document a person or another run wrote) asks,
+``retype`` (turning a document into a memory, which later runs recall as instructions, or
+back) asks, ``delete`` asks. Nothing is lost either way: the store keeps every version.
+
+What an agent writes is scrubbed of the run's known secrets before it is stored
+(``ToolContext.scrub``): a key the model saw in a tool output never lands in the database.
 
 Results are compact on purpose: ids and titles first, summaries rather than content in lists,
 reads within the run's token budget with a note saying how to read on.
@@ -12,6 +18,7 @@ reads within the run's token budget with a note saying how to read on.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -25,7 +32,7 @@ from core.documents import (
     SearchHit,
 )
 from core.documents_models import check_content
-from core.tools.base import Tool, ToolContext, ToolError
+from core.tools.base import Provenance, Tool, ToolContext, ToolError
 
 Action = Literal["create", "read", "update", "delete", "list"]
 
@@ -92,8 +99,23 @@ class DocumentTool(Tool):
         """``store`` for tests; by default the shared store in the data folder."""
         self._store = store
 
-    def approval_action(self, params: BaseModel) -> str | None:
-        return params.action if isinstance(params, DocumentParams) else None
+    def approval_action(self, params: BaseModel, caller: Provenance | None = None) -> str | None:
+        """``update`` splits by risk: ``retype`` when the type changes, ``update_other`` when
+        the document was not created by the calling run (or cannot be looked up: ask)."""
+        if not isinstance(params, DocumentParams):
+            return None
+        if params.action != "update" or params.id is None:
+            return params.action
+        try:
+            current = (self._store or DocumentStore.default()).get(params.id)
+        except DocumentError:
+            return "update_other"
+        if params.type is not None and params.type != current.type:
+            return "retype"
+        run_id = caller.run_id if caller is not None else ""
+        if run_id and current.provenance.run_id == run_id:
+            return "update"
+        return "update_other"
 
     async def run(self, params: DocumentParams, ctx: ToolContext) -> str:
         try:
@@ -106,17 +128,21 @@ class DocumentTool(Tool):
         store = self._store or DocumentStore.default()
         if params.content is not None:
             check_content(params.content, ctx.limits.document_max_chars)
+        params = _scrubbed(params, ctx.scrub)
+        who = DocumentProvenance(
+            run_id=ctx.provenance.run_id,
+            step=ctx.provenance.step,
+            agent=ctx.provenance.agent,
+            call_id=ctx.provenance.call_id,
+        )
         if params.action == "create":
             assert params.title is not None and params.content is not None
-            who = ctx.provenance
             doc = store.create(
                 params.title,
                 params.content,
                 type=params.type or "document",
                 tags=params.tags or [],
-                provenance=DocumentProvenance(
-                    run_id=who.run_id, step=who.step, agent=who.agent, call_id=who.call_id
-                ),
+                provenance=who,
             )
             return f"Created {_label(doc)} ({_facts(doc)})."
         if params.action == "list":
@@ -139,6 +165,7 @@ class DocumentTool(Tool):
                 content=params.content,
                 tags=params.tags,
                 type=params.type,
+                author=who,
             )
             if doc.version == before.version:
                 return f"No change: {_label(doc)} already had these values."
@@ -146,7 +173,7 @@ class DocumentTool(Tool):
                 f for f in ("title", "content", "tags", "type") if getattr(params, f) is not None
             ]
             return f"Updated {_label(doc)}: {', '.join(given)} (now version {doc.version})."
-        deleted = store.delete(params.id)
+        deleted = store.delete(params.id, author=who)
         return f"Deleted {_label(deleted)}."
 
     @staticmethod
@@ -182,6 +209,18 @@ class DocumentTool(Tool):
         if page.page < page.pages:
             lines.append(f"More: page={page.page + 1}.")
         return "\n".join(lines)
+
+
+def _scrubbed(params: DocumentParams, scrub: Callable[[str], str]) -> DocumentParams:
+    """The call with every text it would store passed through the run's redactor."""
+    changes: dict[str, object] = {}
+    for name in ("title", "content"):
+        value = getattr(params, name)
+        if value is not None:
+            changes[name] = scrub(value)
+    if params.tags is not None:
+        changes["tags"] = [scrub(tag) for tag in params.tags]
+    return params.model_copy(update=changes)
 
 
 def _count(n: int) -> str:
