@@ -12,6 +12,7 @@ brings it back under its own id (:func:`next_id` never hands out an id a history
 
 from __future__ import annotations
 
+import difflib
 import json
 import sqlite3
 from datetime import datetime
@@ -136,6 +137,33 @@ def versions(connection: sqlite3.Connection, doc_id: int) -> list[DocumentVersio
     if not history:
         raise DocumentNotFound(doc_id)
     return history
+
+
+def diff(old: DocumentVersion | None, new: DocumentVersion) -> str:
+    """What ``new`` changed since ``old`` (None: since nothing), as a unified diff of the text
+    with a header line per changed field — the history's and the approval dialog's view."""
+    label = f"#{new.doc_id}"
+    if new.deleted:
+        return f"deleted by {new.written_by.describe()}\n"
+    before = old if old is not None and not old.deleted else None
+    head: list[str] = []
+    for name in ("title", "type", "tags"):
+        was = getattr(before, name) if before is not None else None
+        now = getattr(new, name)
+        if before is not None and was != now:
+            head.append(f"{name}: {_shown(was)} → {_shown(now)}\n")
+    lines = difflib.unified_diff(
+        (before.content if before is not None else "").splitlines(keepends=True),
+        new.content.splitlines(keepends=True),
+        f"a/{label} v{before.version}" if before is not None else "/dev/null",
+        f"b/{label} v{new.version}",
+    )
+    body = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+    return "".join(head) + body
+
+
+def _shown(value: object) -> str:
+    return ", ".join(value) or "(none)" if isinstance(value, list) else str(value)
 
 
 def pick(history: list[DocumentVersion], version: int) -> DocumentVersion:

@@ -68,6 +68,17 @@ class DocumentProvenance(BaseModel):
     def by_person(self) -> bool:
         return not (self.run_id or self.agent or self.call_id)
 
+    def describe(self) -> str:
+        """ "a person", or the agent with its run, step and tool call: what a history shows."""
+        if self.by_person:
+            return "a person"
+        where = [f"run {self.run_id}"] if self.run_id else []
+        if self.step is not None:
+            where.append(f"step {self.step}")
+        if self.call_id:
+            where.append(f"call {self.call_id}")
+        return f"{self.agent or 'an agent'} ({', '.join(where)})" if where else self.agent
+
 
 class DocumentVersion(BaseModel):
     """One version of a document's history (numbered from 1, the first text), or the tombstone

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from core.atomic import atomic_write_text
+from core.commands.docs_history import Handler, register_history
 from core.documents import (
     Document,
     DocumentError,
@@ -30,8 +31,6 @@ from core.documents import (
     SearchHit,
 )
 from core.settings import SettingsError, load_settings
-
-Handler = Callable[[argparse.Namespace, DocumentStore], int]
 
 
 def register(commands: Any) -> None:
@@ -82,6 +81,8 @@ def register(commands: Any) -> None:
     delete.add_argument("id", type=int)
     delete.add_argument("--yes", action="store_true", help="do not ask (needed without a tty)")
     delete.set_defaults(handler=_with_store(_delete))
+
+    register_history(actions, _with_store)
 
     importing = actions.add_parser("import", help="add the documents of a JSON-lines file")
     importing.add_argument("file", type=Path)
@@ -192,12 +193,7 @@ def _show(args: argparse.Namespace, store: DocumentStore) -> int:
             data["content"] = None
         print(json.dumps(data, ensure_ascii=False, indent=2))
         return 0
-    who = doc.provenance
-    by = (
-        "a person"
-        if who.by_person
-        else f"{who.agent or 'an agent'} (run {who.run_id}, step {who.step}, call {who.call_id})"
-    )
+    by = doc.provenance.describe()
     print(f"#{doc.id} {doc.title}")
     print(f"type: {doc.type}   tags: {', '.join(doc.tags) or '-'}   version: {doc.version}")
     print(f"created: {doc.created:%Y-%m-%d %H:%M} UTC by {by}")
