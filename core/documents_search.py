@@ -312,9 +312,15 @@ def find_matches(
         index = "documents_tri"
         match = f"{index} WHERE {index} MATCH ?"
         args = [plan.trigram]
-        if filters:
-            match += " AND rowid IN (SELECT rowid FROM documents_seg WHERE documents_seg MATCH ?)"
-            args.append(" AND ".join(filters))
+        if doc_type is not None:
+            match += f" AND (SELECT type FROM documents WHERE id = {index}.rowid) = ?"
+            args.append(doc_type)
+        if tag is not None:
+            match += (
+                " AND EXISTS (SELECT 1 FROM document_tags "
+                f"WHERE tag = ? AND doc_id = {index}.rowid)"
+            )
+            args.append(tag)
     weights = RANK_WEIGHTS if index == "documents_tri" else f"{RANK_WEIGHTS}, 0.0, 0.0"
     window = RANK_CANDIDATES
     score = f"bm25({index}, {weights})"
