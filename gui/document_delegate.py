@@ -7,8 +7,10 @@ copying, accessibility and tests read ordinary strings; only the painting differ
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QStyle,
@@ -106,11 +108,7 @@ class DocumentDelegate(QStyledItemDelegate):
     def _paint_tags(
         self, painter: QPainter, rect: QRect, palette: QPalette, tags: list[str], selected: bool
     ) -> None:
-        font = QFont(QApplication.font())
-        if font.pointSizeF() > 0:
-            font.setPointSizeF(font.pointSizeF() * 0.85)
-        font.setWeight(QFont.Weight.DemiBold)
-        metrics = QFontMetrics(font)
+        font = tag_font()
         painter.setFont(font)
         base = palette.color(QPalette.ColorRole.Base)
         highlight = palette.color(QPalette.ColorRole.Highlight)
@@ -119,25 +117,57 @@ class DocumentDelegate(QStyledItemDelegate):
         text_color = highlight.lighter(150) if dark else highlight.darker(130)
         if selected:
             fill = mix(highlight, base, 0.75)
-        height = metrics.height() + 4
-        top = rect.top() + (rect.height() - height) // 2
-        x = rect.left()
-        for number, tag in enumerate(tags):
-            width = metrics.horizontalAdvance(tag) + 12
-            rest = len(tags) - number - 1
-            more = f"+{rest}" if rest else ""
-            more_width = metrics.horizontalAdvance(more) + 6 if more else 0
-            if x + width > rect.right() - more_width and number:
-                more = f"+{len(tags) - number}"
-                painter.setPen(secondary_text(palette) if not selected else text_color)
-                painter.drawText(QRect(x, top, rect.right() - x, height), _LEFT_CENTRE, more)
-                return
-            width = min(width, rect.right() - x)
-            pill = QRect(x, top, width, height)
+        pills, more = self.tag_layout(QFontMetricsF(font), rect, tags)
+        for pill, label in pills:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(fill)
-            painter.drawRoundedRect(pill, height / 2, height / 2)
+            painter.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2)
             painter.setPen(text_color)
-            label = metrics.elidedText(tag, Qt.TextElideMode.ElideRight, width - 12)
             painter.drawText(pill, int(Qt.AlignmentFlag.AlignCenter), label)
+        if more is not None:
+            painter.setPen(secondary_text(palette) if not selected else text_color)
+            painter.drawText(more[0], _LEFT_CENTRE, more[1])
+
+    def tag_layout(
+        self, metrics: QFontMetricsF, rect: QRect, tags: list[str]
+    ) -> tuple[list[tuple[QRect, str]], tuple[QRect, str] | None]:
+        """Where each tag pill goes and its label, and the "+N" for tags that do not fit.
+
+        Widths are measured in fractional pixels and rounded up: a pill exactly as wide as
+        its rounded-down text made ``elidedText`` cut tags that had room ("de…" for
+        "design"). A label is elided only when its pill really is cut by the cell's edge.
+        """
+        height = math.ceil(metrics.height()) + 4
+        top = rect.top() + (rect.height() - height) // 2
+        x = rect.left()
+        pills: list[tuple[QRect, str]] = []
+        for number, tag in enumerate(tags):
+            text_width = math.ceil(metrics.horizontalAdvance(tag)) + 1
+            width = text_width + 2 * _PILL_PADDING
+            rest = len(tags) - number - 1
+            more_width = math.ceil(metrics.horizontalAdvance(f"+{rest}")) + 6 if rest else 0
+            if x + width > rect.right() - more_width and number:
+                more = QRect(x, top, rect.right() - x, height)
+                return pills, (more, f"+{len(tags) - number}")
+            room = rect.right() - x
+            label = tag
+            if width > room:
+                width = room
+                label = metrics.elidedText(
+                    tag, Qt.TextElideMode.ElideRight, max(0, room - 2 * _PILL_PADDING)
+                )
+            pills.append((QRect(x, top, width, height), label))
             x += width + self.PILL_GAP
+        return pills, None
+
+
+_PILL_PADDING = 6
+
+
+def tag_font() -> QFont:
+    """The tag pills' font: the application font a little smaller, semi-bold."""
+    font = QFont(QApplication.font())
+    if font.pointSizeF() > 0:
+        font.setPointSizeF(font.pointSizeF() * 0.85)
+    font.setWeight(QFont.Weight.DemiBold)
+    return font

@@ -12,13 +12,20 @@ Saving rules (the "why"):
 * **Errors are one sentence** (empty title, content over the limit), shown in a banner; the
   edits stay in the editor to be fixed.
 
-The form itself is :mod:`gui.document_editor`. Store calls here run on the GUI thread: each
-is one indexed row read or write (well under a millisecond at 100,000 documents), and writes
-must be answered before the conflict prompt.
+* **Nothing is lost.** Every save, delete and restore keeps the version it replaces in the
+  store's history; History (:mod:`gui.document_history`) shows the versions with what each
+  changed, and restores any of them.
+
+The form itself is :mod:`gui.document_editor`. Reads here run on the GUI thread (one indexed
+row, well under a millisecond at 100,000 documents; WAL readers never wait for a writer).
+Writes can wait up to the store's busy timeout for another program, so they run on a worker
+thread through :class:`gui.document_writes.StoreWriter`, the pane disabled meanwhile and the
+window responsive; their answer still comes back in line for the conflict prompt.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Literal
 
 from PySide6.QtCore import Signal
@@ -37,13 +44,18 @@ from core.documents import (
 )
 from gui.document_editor import DocumentEditor
 from gui.document_header import DocumentHeader
+from gui.document_history import DocumentHistory
 from gui.document_prompts import DocumentPrompts, describe
+from gui.document_writes import StoreWriter
 from gui.markdown_view import MarkdownView
 from gui.prompts import ConflictChoice, UnsavedChoice
 from gui.theme import secondary_text
 from gui.widgets import Banner, EmptyState
 
-Mode = Literal["empty", "read", "edit", "new"]
+Mode = Literal["empty", "read", "edit", "new", "history"]
+
+
+_EMPTY_HINT = "Pick a row to read it here, or press New to write a document by hand."
 
 
 class DocumentDetail(QWidget):
@@ -84,9 +96,13 @@ class DocumentDetail(QWidget):
         self.title_field, self.tags_field = self.editor.title_field, self.editor.tags_field
         self.type_combo, self.content_edit = self.editor.type_combo, self.editor.content_edit
 
+        self.history = DocumentHistory()
+        self.writer = StoreWriter(self)
+
         self.pages = QStackedWidget()
         self.pages.addWidget(self.viewer)
         self.pages.addWidget(self.editor)
+        self.pages.addWidget(self.history)
         document_page = QWidget()
         document_layout = QVBoxLayout(document_page)
         document_layout.setContentsMargins(0, 0, 0, 0)
@@ -98,7 +114,7 @@ class DocumentDetail(QWidget):
         self.empty_state = EmptyState(
             "nav-documents",
             "No document open",
-            "Pick a row to read it here, or press New to write a memory by hand.",
+            _EMPTY_HINT,
         )
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty_state)
@@ -109,10 +125,16 @@ class DocumentDetail(QWidget):
 
         self.header.edit_button.clicked.connect(self.start_edit)
         self.header.delete_button.clicked.connect(self.delete_current)
+        self.header.history_button.clicked.connect(self.show_history)
+        self.history.restoreRequested.connect(self.restore_version)
+        self.history.closeRequested.connect(self._close_history)
+        self.writer.busyChanged.connect(self._on_busy)
         self.header.save_button.clicked.connect(self.save)
         self.header.cancel_button.clicked.connect(self.cancel_edit)
         self.header.openRunRequested.connect(self.openRunRequested)
         self.editor.edited.connect(self._on_edited)
+        self.title_field.textChanged.connect(self._follow_typing)
+        self.tags_field.textChanged.connect(self._follow_typing)
         self.editor.saveRequested.connect(self.save)
 
     # -- public API ----------------------------------------------------------------------
@@ -146,9 +168,7 @@ class DocumentDetail(QWidget):
         self._set_mode("empty")
         self.banner.hide()
         self.empty_state.title.setText(title)
-        self.empty_state.hint.setText(
-            hint or "Pick a row to read it here, or press New to write a memory by hand."
-        )
+        self.empty_state.hint.setText(hint or _EMPTY_HINT)
 
     def start_edit(self) -> None:
         document = self._document
@@ -159,11 +179,13 @@ class DocumentDetail(QWidget):
         self.content_edit.setFocus()
 
     def start_new(self) -> None:
-        """An empty editor for a document written by hand (a memory unless changed)."""
+        """An empty editor for a document written by hand: a document unless changed, as
+        ``baton docs add`` makes (a memory is what later runs recall as instructions, so
+        making one is a choice, not a default)."""
         self._document = None
         self.banner.hide()
         self.header.show_new()
-        self._fill_editor("", "memory", [], "")
+        self._fill_editor("", "document", [], "")
         self._set_mode("new")
         self.title_field.setFocus()
 
@@ -187,7 +209,10 @@ class DocumentDetail(QWidget):
         stored: Document | None
         try:
             if self._mode == "new" or base is None:
-                stored = self.store.create(title, content, type=doc_type, tags=tags)
+                store = self.store
+                stored = self.writer.run(
+                    lambda: store.create(title, content, type=doc_type, tags=tags)
+                )
             else:
                 stored = self._update(base, title, doc_type, tags, content)
         except DocumentError as error:
@@ -206,16 +231,58 @@ class DocumentDetail(QWidget):
             return False
         if not self.prompts.confirm_delete(document):
             return False
+        store = self.store
         try:
-            self.store.delete(document.id)
+            self.writer.run(lambda: store.delete(document.id))
         except DocumentNotFound:
             pass  # gone already: what was asked for
         except DocumentError as error:
             self.banner.show_message("error", str(error))
             return False
-        self.clear("Document deleted", f"The {describe(document)} was deleted.")
+        self.clear(
+            "Document deleted",
+            f"The {describe(document)} was deleted. Its history is kept: "
+            f"baton docs restore {document.id} {document.version} brings it back.",
+        )
         self.deleted.emit(document.id)
         return True
+
+    def show_history(self) -> None:
+        """Every version of the open document, newest first, with what each changed."""
+        document = self._document
+        if document is None or self.store is None or self._mode != "read":
+            return
+        try:
+            versions = self.store.history(document.id)
+        except DocumentError as error:
+            self.banner.show_message("error", str(error))
+            return
+        self.history.show_versions(versions)
+        self._set_mode("history")
+        self.history.versions_list.setFocus()
+
+    def restore_version(self, version: int) -> bool:
+        """Make ``version`` of the open document current again (a new version); True when
+        stored. The person asked for it with a click: no further question."""
+        document = self._document
+        if document is None or self.store is None or self._mode != "history":
+            return False
+        store = self.store
+        try:
+            restored = self.writer.run(lambda: store.restore(document.id, version))
+        except DocumentError as error:
+            self.banner.show_message("error", str(error))
+            return False
+        self.show_document(restored)
+        self.banner.show_message(
+            "info", f"Restored version {version} as version {restored.version}."
+        )
+        self.saved.emit(restored)
+        return True
+
+    def shutdown(self) -> None:
+        """End the write worker thread. Call before the window closes."""
+        self.writer.shutdown()
 
     def maybe_discard_changes(self) -> bool:
         """True when the pane may show something else: no unsaved edits, or they were saved
@@ -273,17 +340,21 @@ class DocumentDetail(QWidget):
         self, base: Document, title: str, doc_type: str, tags: list[str], content: str
     ) -> Document | None:
         """Update with the version check; ask on conflicts. None: nothing was stored."""
-        assert self.store is not None
+        store = self.store
+        assert store is not None
         expected = base.version
         while True:
             try:
-                return self.store.update(
-                    base.id,
-                    title=title,
-                    content=content,
-                    tags=tags,
-                    type=doc_type,
-                    expected_version=expected,
+                return self.writer.run(
+                    partial(
+                        store.update,
+                        base.id,
+                        title=title,
+                        content=content,
+                        tags=tags,
+                        type=doc_type,
+                        expected_version=expected,
+                    )
                 )
             except DocumentConflict as conflict:
                 choice = self.prompts.resolve_conflict(conflict.current)
@@ -298,7 +369,9 @@ class DocumentDetail(QWidget):
             except DocumentNotFound:
                 if not self.prompts.save_as_new(title):
                     return None
-                return self.store.create(title, content, type=doc_type, tags=tags)
+                return self.writer.run(
+                    lambda: store.create(title, content, type=doc_type, tags=tags)
+                )
 
     def _take_theirs(self, doc_id: int) -> None:
         fresh = self._fresh(doc_id)
@@ -338,10 +411,28 @@ class DocumentDetail(QWidget):
     def _set_mode(self, mode: Mode) -> None:
         self._mode = mode
         self.stack.setCurrentIndex(0 if mode == "empty" else 1)
-        self.pages.setCurrentIndex(1 if mode in ("edit", "new") else 0)
+        self.pages.setCurrentIndex({"edit": 1, "new": 1, "history": 2}.get(mode, 0))
         self.header.set_editing(mode in ("edit", "new"))
-        if mode in ("read", "empty"):
+        self.header.history_button.setEnabled(mode == "read")
+        if mode in ("read", "empty", "history"):
             self._set_dirty(False)
+
+    def _close_history(self) -> None:
+        if self._mode == "history" and self._document is not None:
+            self._set_mode("read")
+
+    def _follow_typing(self) -> None:
+        if self.is_editing():
+            edited = self.editor.values()
+            self.header.show_typed(edited.title, edited.tags)
+
+    def _on_busy(self, busy: bool) -> None:
+        """While a write runs, nothing here can start another (see StoreWriter)."""
+        focused = self.focusWidget()
+        self.setEnabled(not busy)
+        self.header.save_button.setText("Saving…" if busy else "Save")
+        if not busy and focused is not None:
+            focused.setFocus()
 
     def _on_edited(self) -> None:
         if self.is_editing():

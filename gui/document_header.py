@@ -47,6 +47,9 @@ class DocumentHeader(QWidget):
         self.dirty_mark.hide()
         self.edit_button = self._tool("edit", "Edit", "Edit the title, tags and text in place")
         self.delete_button = self._tool("delete", "Delete", "Delete this document")
+        self.history_button = self._tool(
+            "history", "History", "Every version of this document, who wrote it, and Restore"
+        )
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Discard your edits")
         self.save_button = QPushButton(icons.icon("save"), "Save")
@@ -58,6 +61,7 @@ class DocumentHeader(QWidget):
         title_row.addWidget(self.dirty_mark)
         title_row.addSpacing(8)
         title_row.addWidget(self.edit_button)
+        title_row.addWidget(self.history_button)
         title_row.addWidget(self.delete_button)
         title_row.addWidget(self.cancel_button)
         title_row.addWidget(self.save_button)
@@ -147,8 +151,14 @@ class DocumentHeader(QWidget):
         self._run_id = ""
         self.times.set_full_text("Give it a title and some text, then Save (Ctrl+S).")
 
+    def show_typed(self, title: str, tags: list[str]) -> None:
+        """Follow the editor while a person types: the title and tag chips as they will be."""
+        self.title.set_full_text(title or "New document")
+        self._set_tags(tags)
+
     def set_editing(self, editing: bool) -> None:
         self.edit_button.setVisible(not editing)
+        self.history_button.setVisible(not editing)
         self.delete_button.setVisible(not editing)
         self.cancel_button.setVisible(editing)
         self.save_button.setVisible(editing)

@@ -5,8 +5,12 @@ Above: the filter bar (:mod:`gui.document_filters`), one page of results
 (:mod:`gui.document_detail`).
 
 Where the work happens. Pages are fetched on a worker thread (:mod:`gui.documents_fetch`, which
-also says why); single-row reads and writes (open, save, delete) stay on the GUI thread: they
-are sub-millisecond and the conflict prompt needs their answer.
+also says why); single-row reads (open) stay on the GUI thread, being sub-millisecond; writes
+(save, delete, restore) run on a worker of the detail pane's (:mod:`gui.document_writes`),
+since another program's write lock can make them wait seconds.
+
+What the list shows, the pane shows: when a new search or filter leaves the open document out
+of the results, the pane lets it go (unless it holds unsaved edits).
 
 Live refresh. While the view is visible a timer polls :meth:`DocumentStore.change_token` (a
 pragma, no table read) every second; when anyone — an agent in this process, ``baton docs`` in
@@ -80,6 +84,7 @@ class DocumentsView(QWidget):
         self._page = 1
         self._selected_id: int | None = None
         self._restoring = False
+        self._filters_changed = False
         self.fetcher = PageFetcher(self)
         self._last_fetch_seconds = 0.0
         self.fetch_count = 0
@@ -262,6 +267,7 @@ class DocumentsView(QWidget):
         self._poll.stop()
         self._times.stop()
         self.fetcher.shutdown()
+        self.detail.shutdown()
 
     # -- Qt overrides --------------------------------------------------------------------
 
@@ -299,6 +305,9 @@ class DocumentsView(QWidget):
         if not page.items and page.total and query.page > 1:
             self.go_to_page(page.pages)  # the page emptied (deletes): show the last one
             return
+        if self._filters_changed and query == self.filters.query(self._page):
+            self._filters_changed = False
+            self._let_go_unless_shown([hit.id for hit in page.items])
         scroll = self.table.verticalScrollBar().value()
         self._restoring = True
         try:
@@ -379,7 +388,18 @@ class DocumentsView(QWidget):
 
     def _on_filters_changed(self) -> None:
         self._page = 1
+        self._filters_changed = True
         self.reload()
+
+    def _let_go_unless_shown(self, shown: list[int]) -> None:
+        """A search or filter left the open document out: stop showing it, unless a person
+        is editing it (their edits are never dropped by typing in the search box)."""
+        doc_id = self.detail.current_id()
+        if doc_id is None or doc_id in shown or self.detail.is_dirty():
+            return
+        if self.detail.mode() in ("read", "history"):
+            self._selected_id = None
+            self.detail.clear("Not in the results", "The open document does not match the search.")
 
     def _on_saved(self, document: Document) -> None:
         self._selected_id = document.id

@@ -243,21 +243,27 @@ def test_a_write_meanwhile_shows_a_banner_and_never_touches_the_edits(
     assert "HSM" in view.detail.viewer.toPlainText()
 
 
-def test_new_writes_a_memory_by_hand(
+def test_new_writes_a_document_by_hand_as_baton_docs_add_does(
     qtbot: QtBot, view: DocumentsView, store: DocumentStore
 ) -> None:
     click(qtbot, view.filters.new_button)
     detail = view.detail
     assert detail.mode() == "new" and detail.title_field.hasFocus()
+    assert detail.type_combo.currentData() == "document"  # the CLI's default too
+    assert detail.header.no_tags.isVisible()
     type_text(qtbot, detail.title_field, "部署注意事项")
-    replace_text(qtbot, detail.tags_field, "deploy")
+    assert detail.header.title.full_text() == "部署注意事项"
+    replace_text(qtbot, detail.tags_field, "deploy, 运维")
+    # The header follows the typing: chips for the tags, no "No tags".
+    assert detail.header.tag_texts() == ["deploy", "运维"]
+    assert not detail.header.no_tags.isVisible()
     detail.content_edit.setFocus()
     qtbot.keyClicks(detail.content_edit, "Never deploy on Fridays.")
     qtbot.keyClick(detail.content_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: titles(view)[:1] == ["部署注意事项"])
     created = store.get(view.model.hit(0).id, full=True)
-    assert created.type == "memory"
-    assert created.tags == ["deploy"]
+    assert created.type == "document"
+    assert created.tags == ["deploy", "运维"]
     assert created.content == "Never deploy on Fridays."
     assert created.provenance.by_person
     assert detail.mode() == "read"
