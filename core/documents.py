@@ -479,7 +479,7 @@ class DocumentStore:
         if plan.empty:
             return Page[SearchHit](items=[], page=page, page_size=size, total=0)
         with self._transaction(write=False) as connection:
-            matches, total = find_matches(
+            matches, total, exact = find_matches(
                 connection,
                 plan,
                 doc_type=None if type is None else check_type(type),
@@ -503,7 +503,7 @@ class DocumentStore:
             )
             for doc_id, rank in matches
         ]
-        return Page[SearchHit](items=hits, page=page, page_size=size, total=total)
+        return Page[SearchHit](items=hits, page=page, page_size=size, total=total, exact=exact)
 
     def export(self) -> Iterator[Document]:
         """Every document with content, oldest id first, read in batches (constant memory)."""

@@ -140,6 +140,18 @@ class Page(BaseModel, Generic[ItemT]):
     page: int
     page_size: int
     total: int
+    exact: bool = True
+    """False when a search stopped counting: there are at least ``total`` matches."""
+
+    @property
+    def total_text(self) -> str:
+        """``1,234`` or ``10,000+``: the total as a person should read it."""
+        return f"{self.total:,}" if self.exact else f"{self.total:,}+"
+
+    @property
+    def total_words(self) -> str:
+        """``1 document``, ``1,234 documents``, ``10,000+ documents``."""
+        return "1 document" if self.total == 1 and self.exact else f"{self.total_text} documents"
 
     @property
     def pages(self) -> int:

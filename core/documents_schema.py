@@ -157,6 +157,7 @@ MIGRATIONS: list[list[str]] = [
     [
         _VERSIONS,
         "ALTER TABLE documents ADD COLUMN written_by TEXT NOT NULL DEFAULT ''",
+        "CREATE INDEX documents_type_by_id ON documents(id, type)",
         "DROP TRIGGER documents_after_insert",
         "DROP TRIGGER documents_after_delete",
         "DROP TRIGGER documents_after_update",

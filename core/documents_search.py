@@ -82,13 +82,19 @@ MAX_TERMS = 16
 RANK_WEIGHTS = "10.0, 1.0, 5.0"
 """bm25 weights of title, content and tags: a hit in the title counts ten times one in text."""
 
-RANK_CANDIDATES = 2_000
+RANK_CANDIDATES = 500
 """A query matching more documents than this ranks the newest this many (by creation) and lists
-the older ones after them, newest first; the total still counts every match. bm25 costs 1-3 µs
-per ranked document, so this bounds a search for a word found nearly everywhere ("data", "数据")
-to a few milliseconds at any store size, where ranking all of them takes 40-120 ms at 100,000
-documents (``benchmarks/documents.py``). Recent and relevant first is what a person browsing
-a broad result wants anyway; a narrower query is ranked in full."""
+the older ones after them, newest first. bm25 costs 3-8 µs per ranked document on a cold cache
+(it reads each one's positions), so this bounds a search for a word found nearly everywhere
+("data", "数据", the prefix ``b``) to a few milliseconds at any store size, where ranking 2,000
+took 10-16 ms and all of them 40-120 ms at 100,000 documents (``benchmarks/documents.py``).
+Recent and relevant first is what a person browsing a broad result wants anyway; a narrower
+query is ranked in full."""
+
+COUNT_CAP = 10_000
+"""Counting stops here: past it a total is "10,000+" (``Page.exact`` False). Counting every
+match of a one-letter prefix reads its whole doclist (60,000 documents: ~10 ms); the newest
+10,000 cost a sixth of that, and nobody pages through more than 500 pages of results."""
 
 
 def segment(text: str) -> str:
@@ -284,8 +290,9 @@ def find_matches(
     tag: str | None,
     limit: int,
     offset: int,
-) -> tuple[list[tuple[int, float]], int]:
-    """``([(id, bm25 score), ...] for one page, total matches)`` of a non-empty plan.
+) -> tuple[list[tuple[int, float]], int, bool]:
+    """``([(id, bm25 score), ...] for one page, total matches, exact)`` of a non-empty plan;
+    past :data:`COUNT_CAP` matches the total is the cap and ``exact`` False.
 
     Ranked with the word index when the query uses it (its bm25 is the cheaper one), the
     trigram index only narrowing the rows. Type and tag filters are words of that index
@@ -313,7 +320,11 @@ def find_matches(
         match = f"{index} WHERE {index} MATCH ?"
         args = [plan.trigram]
         if doc_type is not None:
-            match += f" AND (SELECT type FROM documents WHERE id = {index}.rowid) = ?"
+            # The narrow (id, type) index, not the wide row: a page per lookup, not per match.
+            match += (
+                " AND EXISTS (SELECT 1 FROM documents INDEXED BY documents_type_by_id "
+                f"WHERE id = {index}.rowid AND type = ?)"
+            )
             args.append(doc_type)
         if tag is not None:
             match += (
@@ -326,6 +337,7 @@ def find_matches(
     score = f"bm25({index}, {weights})"
     matches: list[tuple[int, float]] = []
     in_window: int | None = None
+    cap = COUNT_CAP
     if offset < window:
         ranked = connection.execute(
             f"SELECT id, score, count(*) OVER () FROM (SELECT rowid AS id, {score} AS score "
@@ -338,13 +350,19 @@ def find_matches(
     if in_window is not None and in_window < window:
         total = int(in_window)
     else:
-        total = int(connection.execute(f"SELECT count(*) FROM {match}", args).fetchone()[0])
+        total = int(
+            connection.execute(
+                f"SELECT count(*) FROM (SELECT rowid FROM {match} "
+                f"ORDER BY rowid DESC LIMIT {cap + 1})",
+                args,
+            ).fetchone()[0]
+        )
     if offset + limit > window and total > window:
         matches += connection.execute(
             f"SELECT rowid, {score} FROM {match} ORDER BY rowid DESC LIMIT ? OFFSET ?",
             (*args, limit - len(matches), max(offset, window)),
         ).fetchall()
-    return matches, total
+    return matches, min(total, cap), total <= cap
 
 
 _TEXT_COLUMNS = "title content tags"

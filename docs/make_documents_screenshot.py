@@ -6,10 +6,13 @@ opens the real window on the Documents view, types a search, selects a result an
 screen::
 
     Xvfb :94 -screen 0 1400x900x24 &
-    DISPLAY=:94 .venv/bin/python docs/make_documents_screenshot.py [OUTPUT.png]
+    DISPLAY=:94 .venv/bin/python docs/make_documents_screenshot.py [OUTPUT.png] [--history]
 
 The capture is ``import -window root`` (ImageMagick) when available, else the window's own
-grab; the default output is ``docs/screenshots/documents.png``.
+grab; the default output is ``docs/screenshots/documents.png``. With ``--history`` the open
+document has been edited by a person and then by an agent, and the shot shows its History
+(versions, the selected one's diff, Restore); default output
+``docs/screenshots/documents-history.png``.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ from gui.qt_asyncio import run_event_loop  # noqa: E402
 
 SEARCH = "登录"
 OPEN = "登录与会话：实现笔记"
+HISTORY_SEARCH = "login"
+HISTORY_OPEN = "Session tokens rotate on every login"
 
 LOGIN_NOTES = """\
 登录流程由 `auth/session.py` 处理：表单提交到 `/api/session`，成功后写入 **HttpOnly** cookie。
@@ -132,10 +137,39 @@ def fill(store: DocumentStore) -> None:
     store.create_many(reversed(rows))
 
 
+def edit_twice(store: DocumentStore) -> None:
+    """A person's edit, then an agent's that weakens the note: the ``--history`` shot."""
+    (hit,) = [h for h in store.search(HISTORY_OPEN).items if h.title == HISTORY_OPEN]
+    text = store.get(hit.id, full=True).content or ""
+    text = (
+        store.update(
+            hit.id, content=text + "\n\nThe revocation is logged with the client's IP address."
+        ).content
+        or ""
+    )
+    agent = DocumentProvenance(
+        run_id="20250612-101544-d41f0a", step=2, agent="worker", call_id="call_7"
+    )
+    store.update(
+        hit.id,
+        content=text.replace(
+            "Reuse of a revoked token logs every session of that user out.",
+            "Reuse of a revoked token is ignored.",
+        ),
+        tags=["auth"],
+        author=agent,
+    )
+
+
 def main() -> int:
-    output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs/screenshots/documents.png"
+    history = "--history" in sys.argv
+    names = [arg for arg in sys.argv[1:] if arg != "--history"]
+    default = "documents-history.png" if history else "documents.png"
+    output = Path(names[0]) if names else ROOT / "docs/screenshots" / default
     with DocumentStore() as store:
         fill(store)
+        if history:
+            edit_twice(store)
     app = create_application([])
     settings = QSettings(str(SCRATCH / "gui.ini"), QSettings.Format.IniFormat)
     window = MainWindow(SCRATCH, settings)
@@ -147,12 +181,18 @@ def main() -> int:
     view.splitter.setSizes([390, 470])
 
     def search() -> None:
-        view.filters.search_field.setText(SEARCH)
+        view.filters.search_field.setText(HISTORY_SEARCH if history else SEARCH)
 
     def select() -> None:
         titles = [hit.title for hit in view.model.hits()]
-        view.table.selectRow(titles.index(OPEN))
+        view.table.selectRow(titles.index(HISTORY_OPEN if history else OPEN))
         view.table.setFocus()
+        if history:
+            QTimer.singleShot(300, show_history)
+
+    def show_history() -> None:
+        view.detail.header.history_button.click()
+        view.detail.history.versions_list.setCurrentRow(1)
 
     def capture() -> None:
         output.parent.mkdir(parents=True, exist_ok=True)

@@ -29,8 +29,9 @@ from gui.documents_table import relative_time
 
 
 def describe_version(version: DocumentVersion) -> str:
-    """One line of the versions list."""
-    who = version.written_by.describe()
+    """One short line of the versions list (who in full is the item's tooltip)."""
+    author = version.written_by
+    who = "a person" if author.by_person else author.agent or "an agent"
     what = "deleted" if version.deleted else "current" if version.current else version.type
     return f"v{version.version} · {what} · {who} · {relative_time(version.written)}"
 
@@ -52,6 +53,8 @@ class DocumentHistory(QWidget):
         self.versions_list.setAccessibleName("Versions")
         self.diff_view = DiffView()
         self.diff_view.setAccessibleName("What this version changed")
+        # Documents are prose: a paragraph is one line, which a code diff would leave unwrapped.
+        self.diff_view.setLineWrapMode(DiffView.LineWrapMode.WidgetWidth)
         self.summary = QLabel()
         self.summary.setObjectName("Secondary")
         self.restore_button = QPushButton("Restore this version")
@@ -69,7 +72,7 @@ class DocumentHistory(QWidget):
         splitter.addWidget(self.versions_list)
         splitter.addWidget(self.diff_view)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([320, 600])
+        splitter.setSizes([260, 700])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.addLayout(buttons)
@@ -87,7 +90,10 @@ class DocumentHistory(QWidget):
         self.versions_list.clear()
         for version in self._versions:
             item = QListWidgetItem(describe_version(version))
-            item.setToolTip(f"{version.title}\nwritten {version.written:%Y-%m-%d %H:%M} UTC")
+            item.setToolTip(
+                f"{version.title}\nwritten by {version.written_by.describe()}\n"
+                f"on {version.written:%Y-%m-%d %H:%M} UTC"
+            )
             self.versions_list.addItem(item)
         self.versions_list.setCurrentRow(0)
         self._on_row_changed(0)

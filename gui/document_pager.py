@@ -41,7 +41,7 @@ class DocumentPager(QWidget):
             first = (page.page - 1) * page.page_size + 1
             last = first + len(page.items) - 1
             plural = "s" if page.total != 1 else ""
-            self.label.setText(f"{first:,}–{last:,} of {page.total:,} {noun}{plural}")
+            self.label.setText(f"{first:,}–{last:,} of {page.total_text} {noun}{plural}")
         else:
             self.label.setText("")
         several = page.total > page.page_size or page.page > 1

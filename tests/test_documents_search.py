@@ -290,3 +290,21 @@ def test_token_estimate_and_cut() -> None:
     assert cut_to_tokens("登" * 20, 5) == "登" * 5
     cut = cut_to_tokens("word " * 100, 10)
     assert cut.endswith(" ") and estimate_tokens(cut) <= 10
+
+
+def test_counting_stops_at_the_cap_and_says_so(
+    store: DocumentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents_search, "COUNT_CAP", 6)
+    monkeypatch.setattr(documents_search, "RANK_CANDIDATES", 3)
+    store.create_many(NewDocument(title=f"n{i}", content="bulk words") for i in range(9))
+    page = store.search("bulk", page_size=4)
+    assert (page.total, page.exact, page.total_text, page.total_words) == (
+        6,
+        False,
+        "6+",
+        "6+ documents",
+    )
+    assert len(page.items) == 4
+    few = store.search("n1")
+    assert (few.total, few.exact, few.total_words) == (1, True, "1 document")

@@ -157,7 +157,7 @@ def _print_page(page: Page[DocumentSummary] | Page[SearchHit], as_json: bool) ->
         print("No documents.")
         return
     if not page.items:
-        print(f"Page {page.page} is past the end ({_count(page.total)}, {page.pages} pages).")
+        print(f"Page {page.page} is past the end ({page.total_words}, {page.pages} pages).")
         return
     rows = [("ID", "TYPE", "UPDATED", "TAGS", "TITLE")]
     rows += [
@@ -180,7 +180,7 @@ def _print_page(page: Page[DocumentSummary] | Page[SearchHit], as_json: bool) ->
             print(
                 " " * (widths[0] + 2) + item.snippet
             )  # one line already; cutting it could split a match
-    shown = f"page {page.page} of {page.pages}, {_count(page.total)}"
+    shown = f"page {page.page} of {page.pages}, {page.total_words}"
     more = f"; next: --page {page.page + 1}" if page.page < page.pages else ""
     print(f"({shown}{more})")
 

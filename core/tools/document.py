@@ -196,10 +196,9 @@ class DocumentTool(Tool):
             return f"No documents{where}."
         if not page.items:
             return (
-                f"Page {page.page} is past the end: {_count(page.total)}{where}, "
-                f"{page.pages} pages."
+                f"Page {page.page} is past the end: {page.total_words}{where}, {page.pages} pages."
             )
-        lines = [f"Page {page.page} of {page.pages} ({_count(page.total)}{where}):"]
+        lines = [f"Page {page.page} of {page.pages} ({page.total_words}{where}):"]
         for item in page.items:
             text = item.snippet if isinstance(item, SearchHit) else item.summary
             tags = f" [{', '.join(item.tags)}]" if item.tags else ""
