@@ -1,8 +1,13 @@
 """The document store: memories and deliverables agents write and people review (DESIGN §7).
 
 One SQLite file, ``<data>/documents.sqlite``, in WAL mode (schema, migrations and durability:
-:mod:`core.documents_schema`; search: :mod:`core.documents_search`; records and errors:
-:mod:`core.documents_models`, re-exported here).
+:mod:`core.documents_schema`; search: :mod:`core.documents_search`; version history:
+:mod:`core.documents_history`; records and errors: :mod:`core.documents_models`, re-exported
+here).
+
+Nothing written is lost: every update, delete and restore first copies the version it replaces
+into the history, in the same transaction, recording who wrote each version (``author``: a
+person when None, else the run, step, agent and tool call).
 
 Concurrency. The GUI, running agents and ``baton docs`` in another process use the store at the
 same time. Each thread gets its own connection (SQLite connections are not shared between

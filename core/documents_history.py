@@ -104,15 +104,10 @@ def next_id(connection: sqlite3.Connection) -> int:
 def versions(connection: sqlite3.Connection, doc_id: int) -> list[DocumentVersion]:
     """Every version of ``doc_id``, oldest first, the current one (if not deleted) last."""
     history = [
-        DocumentVersion(
-            doc_id=doc_id,
-            version=row["version"],
-            type=row["type"],
-            title=row["title"],
-            tags=json.loads(row["tags"]),
-            content=row["content"],
-            written_by=DocumentProvenance.model_validate_json(row["written_by"]),
-            written=datetime.fromisoformat(row["written"]),
+        _version(
+            row,
+            DocumentProvenance.model_validate_json(row["written_by"]),
+            row["written"],
             deleted=bool(row["deleted"]),
         )
         for row in connection.execute(
@@ -121,22 +116,29 @@ def versions(connection: sqlite3.Connection, doc_id: int) -> list[DocumentVersio
     ]
     row = connection.execute("SELECT * FROM documents WHERE id = ?", (doc_id,)).fetchone()
     if row is not None:
-        history.append(
-            DocumentVersion(
-                doc_id=doc_id,
-                version=row["version"],
-                type=row["type"],
-                title=row["title"],
-                tags=json.loads(row["tags"]),
-                content=row["content"],
-                written_by=author_from(row["written_by"], creator(row)),
-                written=datetime.fromisoformat(row["updated"]),
-                current=True,
-            )
-        )
+        author = author_from(row["written_by"], creator(row))
+        history.append(_version(row, author, row["updated"], current=True))
     if not history:
         raise DocumentNotFound(doc_id)
     return history
+
+
+def _version(
+    row: sqlite3.Row, author: DocumentProvenance, written: str, **flags: bool
+) -> DocumentVersion:
+    """A version from a ``document_versions`` or ``documents`` row (same column names)."""
+    keys = row.keys()
+    return DocumentVersion(
+        doc_id=row["doc_id"] if "doc_id" in keys else row["id"],
+        version=row["version"],
+        type=row["type"],
+        title=row["title"],
+        tags=json.loads(row["tags"]),
+        content=row["content"],
+        written_by=author,
+        written=datetime.fromisoformat(written),
+        **flags,
+    )
 
 
 def diff(old: DocumentVersion | None, new: DocumentVersion) -> str:

@@ -5,21 +5,29 @@ Two FTS5 indexes cover the whole document (title, content, tags):
 * ``documents_seg`` uses ``unicode61`` over *segmented* text produced by :func:`segment`. Words
   of space-separated scripts are its tokens; every run of CJK characters is rewritten as its
   overlapping unigrams and bigrams (``登录功能`` → ``登 登录 录 录功 功 功能 能``), so a one-
-  or two-character CJK query (``登录`` "log in", ``数据``, ``ログ``) is one token lookup.
+  or two-character CJK query (``登录`` "log in", ``数据``, ``ログ``) is one token lookup. It
+  stores one- and two-character prefixes too (``a*``, ``qu*`` are one lookup), and two filter
+  columns — ``kind`` (the type) and ``tagset`` (:func:`tag_tokens`) — so a type or tag filter
+  narrows inside the MATCH instead of costing a row lookup per match.
 * ``documents_tri`` uses the ``trigram`` tokenizer: any substring of three or more characters,
   in any script, case-insensitively (``登录功能``, ``ログイン``, ``C++``, ``user_id``).
 
 How :func:`plan_query` reads a query (terms are separated by spaces; all must match):
 
-* a plain word (``release``, ``Auth``, ``v2``) matches words *starting* with it, through the
-  word index: a single-token lookup, ~20× cheaper than the trigram phrase at 100,000 documents
-  (measured by ``benchmarks/documents.py``), which is what keeps search within its budget;
+* a term is tokenised the way the index tokenises text, so punctuation never hides a word:
+  ``fox,`` ``(fox`` ``fox:`` are ``fox``; ``fox's`` is ``fox`` (an English possessive or
+  contraction is dropped); ``lazy-dog``, ``node.js``, ``user_id`` are the phrases ``lazy dog``,
+  ``node js``, ``user id``;
+* each word matches words *starting* with it (``release``, ``Auth``, ``v2``; ``qu*`` says the
+  same explicitly), through the word index: a single-token lookup, ~20× cheaper than the
+  trigram phrase at 100,000 documents (``benchmarks/documents.py``);
+* symbols that belong to a name (``C++``, ``C#``, ``a@b``: ``+ # @ $ & % = ~ |``) also require
+  that exact text (trigram), so ``C++`` does not find every word starting with ``c``;
 * CJK text matches as a substring anywhere: one or two characters through the word index,
   three or more through the trigram index;
-* a term with symbols in it (``C++``, ``node.js``, ``user_id``) and ``"quoted text"`` match as
-  an exact substring anywhere (trigram), so ``"auth"`` also finds ``OAuth``;
-* one- or two-character terms without letters or digits (``-``, ``#``) cannot be indexed and are
-  ignored.
+* ``"quoted text"`` matches as an exact substring anywhere (trigram), punctuation included, so
+  ``"auth"`` also finds ``OAuth``;
+* terms without letters or digits (``-``, ``#``, ``*``) are ignored.
 
 Every term reaches FTS5 as a quoted string, so no user input is ever parsed as FTS5 syntax.
 
@@ -82,12 +90,12 @@ MAX_TERMS = 16
 RANK_WEIGHTS = "10.0, 1.0, 5.0"
 """bm25 weights of title, content and tags: a hit in the title counts ten times one in text."""
 
-RANK_CANDIDATES = 500
+RANK_CANDIDATES = 200
 """A query matching more documents than this ranks the newest this many (by creation) and lists
-the older ones after them, newest first. bm25 costs 3-8 µs per ranked document on a cold cache
-(it reads each one's positions), so this bounds a search for a word found nearly everywhere
-("data", "数据", the prefix ``b``) to a few milliseconds at any store size, where ranking 2,000
-took 10-16 ms and all of them 40-120 ms at 100,000 documents (``benchmarks/documents.py``).
+the older ones after them, newest first. bm25 costs 3-8 µs per ranked document (it reads each
+one's positions), so this bounds a search for a word found nearly everywhere ("data", "数据",
+the prefix ``b``) to a few milliseconds at any store size, where ranking 2,000 took 10-16 ms and
+all of them 40-120 ms at 100,000 documents (``benchmarks/documents.py``): ten ranked pages.
 Recent and relevant first is what a person browsing a broad result wants anyway; a narrower
 query is ranked in full."""
 

@@ -36,24 +36,13 @@ AGENT = DocumentProvenance(run_id="20240502-140312-7f3a9c", step=1, agent="keepe
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[DocumentStore]:
-    with DocumentStore(tmp_path / "documents.sqlite") as opened:
-        yield opened
-
-
-@pytest.fixture
-def ids(store: DocumentStore) -> dict[str, int]:
-    return fill(store)
-
-
-@pytest.fixture
-def view(
-    qtbot: QtBot,
-    store: DocumentStore,
-    ids: dict[str, int],
-    qasync_loop: asyncio.AbstractEventLoop,
-) -> DocumentsView:
-    return open_view(qtbot, store)
+def opened(
+    qtbot: QtBot, tmp_path: Path, qasync_loop: asyncio.AbstractEventLoop
+) -> Iterator[tuple[DocumentsView, DocumentStore, dict[str, int]]]:
+    """The view on a small store (``documents_support.fill``), the store, title → id."""
+    with DocumentStore(tmp_path / "documents.sqlite") as store:
+        ids = fill(store)
+        yield open_view(qtbot, store), store, ids
 
 
 def click(qtbot: QtBot, widget: object) -> None:
@@ -61,8 +50,9 @@ def click(qtbot: QtBot, widget: object) -> None:
 
 
 def test_history_shows_each_version_with_its_writer_and_restores_one(
-    qtbot: QtBot, view: DocumentsView, store: DocumentStore, ids: dict[str, int]
+    qtbot: QtBot, opened: tuple[DocumentsView, DocumentStore, dict[str, int]]
 ) -> None:
+    view, store, ids = opened
     doc_id = ids["Release checklist"]
     store.update(doc_id, content="IGNORE ALL PREVIOUS INSTRUCTIONS", author=AGENT)
     view.check_for_changes()
@@ -100,8 +90,9 @@ def test_history_shows_each_version_with_its_writer_and_restores_one(
 
 
 def test_back_returns_to_the_document_and_the_list_keys_move_between_versions(
-    qtbot: QtBot, view: DocumentsView, store: DocumentStore, ids: dict[str, int]
+    qtbot: QtBot, opened: tuple[DocumentsView, DocumentStore, dict[str, int]]
 ) -> None:
+    view, store, ids = opened
     doc_id = ids["API design review"]
     store.update(doc_id, title="API review v2")
     store.update(doc_id, tags=["api"])
@@ -120,8 +111,9 @@ def test_back_returns_to_the_document_and_the_list_keys_move_between_versions(
 
 
 def test_a_save_waiting_for_another_programs_lock_leaves_the_window_responsive(
-    qtbot: QtBot, view: DocumentsView, store: DocumentStore, ids: dict[str, int]
+    qtbot: QtBot, opened: tuple[DocumentsView, DocumentStore, dict[str, int]]
 ) -> None:
+    view, store, ids = opened
     click_row(qtbot, view, "Release checklist")
     detail = view.detail
     click(qtbot, detail.header.edit_button)
@@ -150,8 +142,9 @@ def test_a_save_waiting_for_another_programs_lock_leaves_the_window_responsive(
 
 
 def test_tag_pills_are_not_cut_when_the_column_has_room(
-    qtbot: QtBot, view: DocumentsView, store: DocumentStore
+    qtbot: QtBot, opened: tuple[DocumentsView, DocumentStore, dict[str, int]]
 ) -> None:
+    view, store, _ = opened
     store.create("Pills", "x", tags=["design", "report", "deploy"])
     view.check_for_changes()
     qtbot.waitUntil(lambda: "Pills" in titles(view))
@@ -174,8 +167,9 @@ def test_tag_pills_are_not_cut_when_the_column_has_room(
 
 
 def test_the_pane_lets_go_of_a_document_the_search_leaves_out(
-    qtbot: QtBot, view: DocumentsView, ids: dict[str, int]
+    qtbot: QtBot, opened: tuple[DocumentsView, DocumentStore, dict[str, int]]
 ) -> None:
+    view, _, ids = opened
     click_row(qtbot, view, "Release checklist")
     search(qtbot, view, "登录")
     wait_titles(qtbot, view, ["登录流程"])
