@@ -11,6 +11,7 @@ Restore is offered for every version that is not the current text and not a dele
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -55,6 +56,7 @@ class DocumentHistory(QWidget):
         self.diff_view.setAccessibleName("What this version changed")
         # Documents are prose: a paragraph is one line, which a code diff would leave unwrapped.
         self.diff_view.setLineWrapMode(DiffView.LineWrapMode.WidgetWidth)
+        self.diff_view.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.summary = QLabel()
         self.summary.setObjectName("Secondary")
         self.restore_button = QPushButton("Restore this version")
