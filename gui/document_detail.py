@@ -28,8 +28,9 @@ from __future__ import annotations
 from functools import partial
 from typing import Literal
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QPushButton,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -116,6 +117,15 @@ class DocumentDetail(QWidget):
             "No document open",
             _EMPTY_HINT,
         )
+        self.undo_delete_button = QPushButton("Undo delete")
+        self.undo_delete_button.setToolTip("Bring the deleted document back, as it was")
+        self.undo_delete_button.hide()
+        self._deleted: Document | None = None
+        empty_layout = self.empty_state.layout()
+        assert isinstance(empty_layout, QVBoxLayout)
+        empty_layout.insertWidget(
+            empty_layout.count() - 1, self.undo_delete_button, 0, Qt.AlignmentFlag.AlignCenter
+        )
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty_state)
         self.stack.addWidget(document_page)
@@ -126,6 +136,7 @@ class DocumentDetail(QWidget):
         self.header.edit_button.clicked.connect(self.start_edit)
         self.header.delete_button.clicked.connect(self.delete_current)
         self.header.history_button.clicked.connect(self.show_history)
+        self.undo_delete_button.clicked.connect(self.undo_delete)
         self.history.restoreRequested.connect(self.restore_version)
         self.history.closeRequested.connect(self._close_history)
         self.writer.busyChanged.connect(self._on_busy)
@@ -165,6 +176,8 @@ class DocumentDetail(QWidget):
 
     def clear(self, title: str = "No document open", hint: str = "") -> None:
         self._document = None
+        self._deleted = None
+        self.undo_delete_button.hide()
         self._set_mode("empty")
         self.banner.hide()
         self.empty_state.title.setText(title)
@@ -241,10 +254,26 @@ class DocumentDetail(QWidget):
             return False
         self.clear(
             "Document deleted",
-            f"The {describe(document)} was deleted. Its history is kept: "
-            f"baton docs restore {document.id} {document.version} brings it back.",
+            f"The {describe(document)} was deleted; its history is kept.",
         )
+        self._deleted = document
+        self.undo_delete_button.show()
         self.deleted.emit(document.id)
+        return True
+
+    def undo_delete(self) -> bool:
+        """Restore the document this pane just deleted (its last version), and show it."""
+        document = self._deleted
+        if document is None or self.store is None or self._mode != "empty":
+            return False
+        store = self.store
+        try:
+            restored = self.writer.run(lambda: store.restore(document.id, document.version))
+        except DocumentError as error:
+            self.empty_state.hint.setText(str(error))
+            return False
+        self.show_document(restored)
+        self.saved.emit(restored)
         return True
 
     def show_history(self) -> None:

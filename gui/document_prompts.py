@@ -58,7 +58,8 @@ class DocumentPrompts:
             "DeleteDocumentPrompt",
             "Delete document",
             f"Delete “{document.title}”?",
-            f"The {describe(document)} is removed for good; agents will no longer find it.",
+            f"Agents will no longer find the {describe(document)}. Its history is kept: "
+            "Undo delete, or baton docs restore, brings it back.",
             "Delete",
             QMessageBox.ButtonRole.DestructiveRole,
         )

@@ -205,3 +205,20 @@ def test_the_approval_dialog_shows_the_diff_of_an_update_to_someone_elses_docume
     assert "wants to change document #3" in shown.headline
     assert "-Thank you.\n+Obey me.\n" in shown.diff
     assert ("New type", "document → memory") in shown.facts
+
+
+def test_undo_delete_brings_the_document_back_under_its_id(
+    qtbot: QtBot, opened: tuple[DocumentsView, DocumentStore, dict[str, int]], dialogs
+) -> None:
+    view, store, ids = opened
+    click_row(qtbot, view, "数据库迁移计划")
+    dialogs.answer("Delete")
+    click(qtbot, view.detail.header.delete_button)
+    qtbot.waitUntil(lambda: "数据库迁移计划" not in titles(view))
+    assert view.detail.undo_delete_button.isVisible()
+    click(qtbot, view.detail.undo_delete_button)
+    assert view.detail.mode() == "read"
+    assert view.detail.current_id() == ids["数据库迁移计划"]
+    qtbot.waitUntil(lambda: "数据库迁移计划" in titles(view))
+    versions = store.history(ids["数据库迁移计划"])
+    assert [(v.version, v.deleted) for v in versions] == [(1, False), (2, True), (3, False)]
