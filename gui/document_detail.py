@@ -1,17 +1,12 @@
 """The detail pane: one document rendered as Markdown, edited in place, saved safely.
 
-Saving rules (the "why"):
+Saving (the version check, conflicts) is :mod:`gui.document_saving`. Here:
 
-* **Never a silent overwrite.** The editor remembers the version it started from and saves
-  with ``expected_version``. If an agent saved the document meanwhile, the store refuses
-  (:class:`~core.documents.DocumentConflict`) and the person chooses: keep mine (overwrite),
-  take theirs (reload, losing the edits) or cancel (keep editing).
 * **Never lose unsaved edits.** A change made elsewhere while editing only raises a banner
   (:meth:`DocumentDetail.document_changed_elsewhere`); the text being edited is left alone.
   While reading, the pane simply shows the new version, keeping the scroll position.
 * **Errors are one sentence** (empty title, content over the limit), shown in a banner; the
   edits stay in the editor to be fixed.
-
 * **Nothing is lost.** Every save, delete and restore keeps the version it replaces in the
   store's history; History (:mod:`gui.document_history`) shows the versions with what each
   changed, and restores any of them.
@@ -25,7 +20,6 @@ window responsive; their answer still comes back in line for the conflict prompt
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Literal
 
 from PySide6.QtCore import Qt, Signal
@@ -38,7 +32,6 @@ from PySide6.QtWidgets import (
 
 from core.documents import (
     Document,
-    DocumentConflict,
     DocumentError,
     DocumentNotFound,
     DocumentStore,
@@ -47,9 +40,10 @@ from gui.document_editor import DocumentEditor
 from gui.document_header import DocumentHeader
 from gui.document_history import DocumentHistory
 from gui.document_prompts import DocumentPrompts, describe
+from gui.document_saving import save_edits
 from gui.document_writes import StoreWriter
 from gui.markdown_view import MarkdownView
-from gui.prompts import ConflictChoice, UnsavedChoice
+from gui.prompts import UnsavedChoice
 from gui.theme import secondary_text
 from gui.widgets import Banner, EmptyState
 
@@ -216,27 +210,19 @@ class DocumentDetail(QWidget):
         """Save the edits (create for New); True when stored. See the module docstring."""
         if not self.is_editing() or self.store is None:
             return False
-        edited = self.editor.values()
-        title, doc_type, tags, content = edited.title, edited.type, edited.tags, edited.content
-        base = self._document
-        stored: Document | None
+        base = None if self._mode == "new" else self._document
         try:
-            if self._mode == "new" or base is None:
-                store = self.store
-                stored = self.writer.run(
-                    lambda: store.create(title, content, type=doc_type, tags=tags)
-                )
-            else:
-                stored = self._update(base, title, doc_type, tags, content)
+            outcome = save_edits(self.store, self.writer, self.prompts, base, self.editor.values())
         except DocumentError as error:
             self.banner.show_message("error", str(error))
             return False
-        if stored is None:
+        shown = outcome.stored or outcome.theirs
+        if shown is None:
             return False
         self._set_dirty(False)
-        self.show_document(stored)
-        self.saved.emit(stored)
-        return True
+        self.show_document(shown)
+        self.saved.emit(shown)  # the table shows their version too, on "take theirs"
+        return outcome.stored is not None
 
     def delete_current(self) -> bool:
         document = self._document
@@ -364,43 +350,6 @@ class DocumentDetail(QWidget):
         self.header.refresh_colors()
 
     # -- private -------------------------------------------------------------------------
-
-    def _update(
-        self, base: Document, title: str, doc_type: str, tags: list[str], content: str
-    ) -> Document | None:
-        """Update with the version check; ask on conflicts. None: nothing was stored."""
-        store = self.store
-        assert store is not None
-        expected = base.version
-        while True:
-            try:
-                return self.writer.run(
-                    partial(
-                        store.update,
-                        base.id,
-                        title=title,
-                        content=content,
-                        tags=tags,
-                        type=doc_type,
-                        expected_version=expected,
-                    )
-                )
-            except DocumentConflict as conflict:
-                choice = self.prompts.resolve_conflict(conflict.current)
-                if choice is ConflictChoice.OVERWRITE:
-                    expected = conflict.current.version  # and again, if it moved once more
-                    continue
-                if choice is ConflictChoice.RELOAD:
-                    self._set_dirty(False)
-                    self.show_document(conflict.current)
-                    self.saved.emit(conflict.current)  # the table shows their version too
-                return None
-            except DocumentNotFound:
-                if not self.prompts.save_as_new(title):
-                    return None
-                return self.writer.run(
-                    lambda: store.create(title, content, type=doc_type, tags=tags)
-                )
 
     def _take_theirs(self, doc_id: int) -> None:
         fresh = self._fresh(doc_id)
