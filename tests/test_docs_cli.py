@@ -198,7 +198,7 @@ def test_delete_asks_on_a_terminal(
     monkeypatch.setattr("sys.stdin", Terminal("y\n"))
     code, out, _ = run(capsys, "delete", "2")
     assert code == 0
-    assert out.endswith("deleted #2 'Drop me'\n")
+    assert out.endswith("deleted #2 'Drop me' (undo: baton docs restore 2 1)\n")
     assert [d.title for d in store.list().items] == ["Keep me"]
 
 
@@ -211,7 +211,11 @@ def test_delete_refuses_without_a_terminal_unless_yes(
     assert code == 2
     assert "pass --yes" in err
     assert store.list().total == 1
-    assert run(capsys, "delete", "1", "--yes") == (0, "deleted #1 't'\n", "")
+    assert run(capsys, "delete", "1", "--yes") == (
+        0,
+        "deleted #1 't' (undo: baton docs restore 1 1)\n",
+        "",
+    )
     assert store.list().total == 0
 
 

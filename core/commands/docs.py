@@ -4,7 +4,8 @@ import and export (issue 7).
 Listings never carry content. Every problem a person can fix (an empty title, content over the
 limit, an unknown id) exits 2 with one line on stderr; ``--json`` output is for scripts.
 ``delete`` asks on a terminal and refuses without one unless ``--yes``, so a script never
-deletes by accident.
+deletes by accident; a deleted document keeps its history and ``restore`` brings it back
+(:mod:`core.commands.docs_history`).
 """
 
 from __future__ import annotations
@@ -263,7 +264,7 @@ def _delete(args: argparse.Namespace, store: DocumentStore) -> int:
             print("Not deleted.")
             return 1
     store.delete(doc.id, expected_version=doc.version)
-    print(f"deleted #{doc.id} {doc.title!r}")
+    print(f"deleted #{doc.id} {doc.title!r} (undo: baton docs restore {doc.id} {doc.version})")
     return 0
 
 
