@@ -60,7 +60,8 @@ class DocumentParams(BaseModel):
         default=None,
         description=(
             "list: keywords in any language, best matches first; a word matches words starting "
-            'with it, "quoted text" matches exactly anywhere.'
+            "with it (word* says so too) and punctuation around it is ignored; "
+            '"quoted text" matches exactly anywhere.'
         ),
     )
     tag: str | None = Field(default=None, description="list: only documents with this tag.")
