@@ -19,6 +19,7 @@ from pathlib import Path
 
 from core.cli import main as cli_main
 from core.events import Event
+from gui.system_libraries import missing_libraries_problem
 
 EXIT_USAGE = 2
 
@@ -38,7 +39,9 @@ def display_problem() -> str | None:
 
 
 def _refuse(prefix: str) -> int | None:
-    problem = display_problem()
+    """Exit status 2 with one explanation when Qt could not show a window here (no display,
+    or system libraries missing), None when it can."""
+    problem = display_problem() or missing_libraries_problem()
     if problem is None:
         return None
     print(f"{prefix}: {problem}", file=sys.stderr)
