@@ -38,7 +38,8 @@ class UsageStats(BaseModel):
     """Token and cost figures of one model response, a step, or a whole run.
 
     ``context_tokens`` and ``model`` describe the latest response, so adding keeps the newer
-    value instead of summing.
+    value instead of summing. ``priced`` is False when some of the usage could not be priced
+    (a model in no price table, :mod:`core.pricing`): ``cost`` then covers only the rest.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -51,6 +52,7 @@ class UsageStats(BaseModel):
     cost: float = 0.0
     context_tokens: int = 0
     model: str | None = None
+    priced: bool = True
 
     def __add__(self, other: UsageStats) -> UsageStats:
         return UsageStats(
@@ -62,6 +64,7 @@ class UsageStats(BaseModel):
             cost=round(self.cost + other.cost, 10),
             context_tokens=other.context_tokens or self.context_tokens,
             model=other.model or self.model,
+            priced=self.priced and other.priced,
         )
 
     def line(self) -> str:
@@ -80,7 +83,9 @@ class UsageStats(BaseModel):
             parts.append(f"R{compact_number(self.cache_read)}")
         if self.cache_write:
             parts.append(f"W{compact_number(self.cache_write)}")
-        if self.cost:
+        if not self.priced:
+            parts.append(f"≥${self.cost:.4f}" if self.cost else "$—")
+        elif self.cost:
             parts.append(f"${self.cost:.4f}")
         if self.context_tokens:
             parts.append(f"ctx:{compact_number(self.context_tokens)}")

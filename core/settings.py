@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core import paths
 from core.atomic import atomic_write_text
+from core.pricing import ModelPrice
 from core.validation import format_validation_error
 
 PolicyValue = Literal["allow", "ask", "deny"]
@@ -84,6 +85,8 @@ class Settings(BaseModel):
     default_model: str | None = None
     default_backend: BackendChoice | None = None
     model_aliases: dict[str, str] = Field(default_factory=dict)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Per-model prices ($ per million tokens) that come before the maintained table."""
     policy: dict[str, PolicyValue] = Field(default_factory=dict)
     """Overrides of :data:`DEFAULT_POLICY`, per tool or ``document.<action>``."""
     pi_path: str | None = None

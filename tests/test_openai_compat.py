@@ -399,6 +399,25 @@ async def test_usage_is_reported_per_response_and_summed(h: Harness) -> None:
     assert total == first + second
 
 
+async def test_usage_of_a_known_model_is_priced_from_the_table(h: Harness) -> None:
+    h.server.queue(Reply.answer("ok", tokens=Tokens(prompt=1_000_000, completion=1_000_000)))
+    await h.run(h.context(model="gpt-4o-mini"))
+    # gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
+    assert h.finished.usage.cost == pytest.approx(0.75)
+    assert h.finished.usage.priced
+
+
+async def test_usage_of_an_unknown_model_is_unpriced_unless_configured(h: Harness) -> None:
+    h.server.queue(Reply.answer("a", tokens=Tokens(prompt=1000, completion=10)))
+    await h.run()
+    assert (h.finished.usage.cost, h.finished.usage.priced) == (0.0, False)
+    h.events.clear()
+    h.server.queue(Reply.answer("b", tokens=Tokens(prompt=2_000_000, completion=0)))
+    settings = h.server.settings(prices={"test-model": {"input": 0.5, "output": 1.0}})
+    await h.run(h.context(settings))
+    assert (h.finished.usage.cost, h.finished.usage.priced) == (1.0, True)
+
+
 # -- faults -------------------------------------------------------------------------------
 
 

@@ -64,6 +64,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.pricing import load_price_table, priced
 from core.secrets import api_key_for
 from core.tools.base import Tool
 
@@ -162,6 +163,7 @@ class OpenAICompatBackend:
             pool=limits.connect_timeout_s,
         )
         url = f"{provider.base_url}/chat/completions"
+        await load_price_table()
         total = UsageStats()
         output = ""
         async with httpx.AsyncClient(
@@ -178,7 +180,7 @@ class OpenAICompatBackend:
                         async for event in events:
                             yield event
                     response = turn.response
-                    usage = response.usage_stats(model)
+                    usage = priced(response.usage_stats(model), ctx.settings.prices)
                     total += usage
                     yield ctx.make(Usage, usage=usage)
                     if response.text:
