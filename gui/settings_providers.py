@@ -7,7 +7,7 @@ disabled and a sentence says why. A typed key stays in memory in :class:`Provide
 the dialog saves it to the keyring; :meth:`ProvidersPage.key_changes` lists what to store and
 what to forget.
 
-Test connection runs :func:`gui.model_probe.list_models` as an asyncio task on the GUI loop, so
+Test connection runs :func:`core.provider_http.list_models` as an asyncio task on the GUI loop, so
 the window stays responsive; the models it finds fill the default-model box.
 """
 
@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.provider_http import ProbeError, list_models
 from core.secrets import api_key_for, keyring_available
 from core.settings import Provider, Settings
 from gui import icons, theme
-from gui.model_probe import ProbeError, list_models
 from gui.settings_fields import ErrorList, FieldErrors, sentence
 
 KeyMode = Literal["none", "keyring", "env"]

@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.provider_http import ProbeError, list_models
 from core.settings import Provider, Settings, SettingsError, load_settings, save_settings
 from gui import icons, theme
-from gui.model_probe import ProbeError, list_models
 
 OLLAMA_URL = "http://localhost:11434/v1"
 OLLAMA_TIMEOUT_S = 2.0

@@ -562,10 +562,22 @@ async def test_no_provider_is_a_backend_error(h: Harness) -> None:
     assert h.server.requests == []
 
 
-async def test_no_model_is_a_backend_error(h: Harness) -> None:
+async def test_no_model_chosen_uses_the_servers_only_model(h: Harness) -> None:
+    h.server.models = ["only-one:7b"]
+    h.server.queue(Reply.answer("ok"))
+    await h.run(h.context(Settings(providers=[h.server.provider()]), model=None))
+    assert h.server.requests[0].body["model"] == "only-one:7b"
+    assert h.finished.status == "ok"
+
+
+async def test_no_model_and_several_served_is_an_error_naming_them(h: Harness) -> None:
+    h.server.models = ["alpha", "beta", "gamma"]
     settings = Settings(providers=[h.server.provider()])
-    with pytest.raises(BackendError, match="No model"):
+    with pytest.raises(BackendError, match="No model") as caught:
         await h.run(h.context(settings, model=None))
+    assert "serves 3 models (alpha, beta, gamma)" in str(caught.value)
+    assert "--model" in str(caught.value)
+    assert h.server.requests == []
 
 
 async def test_model_falls_back_to_default_and_aliases_apply(h: Harness) -> None:

@@ -30,10 +30,8 @@ scrubbed of it before they become events.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import random
-import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
@@ -41,10 +39,8 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar
 
-import certifi
 import httpx
 
-from core import __version__
 from core.backends.base import BackendError, StepContext
 from core.backends.sse import (
     MalformedStreamError,
@@ -65,6 +61,7 @@ from core.events import (
     UsageStats,
 )
 from core.pricing import load_price_table, priced
+from core.provider_http import ProbeError, only_model, provider_client, provider_headers
 from core.secrets import api_key_for
 from core.tools.base import Tool
 
@@ -90,16 +87,6 @@ class _Turn:
     """What one model request produced (the attempt that succeeded)."""
 
     response: ResponseAccumulator = field(default_factory=ResponseAccumulator)
-
-
-@functools.cache
-def shared_ssl_context() -> ssl.SSLContext:
-    """One TLS context for every step of the process.
-
-    Building one loads the whole CA bundle (about 50 ms, measured): it was most of a step's
-    start-up before the first request. Contexts are safe to share between clients.
-    """
-    return ssl.create_default_context(cafile=certifi.where())
 
 
 class OpenAICompatBackend:
@@ -132,16 +119,11 @@ class OpenAICompatBackend:
                 "No model provider is configured: add an OpenAI-compatible provider in "
                 "Settings, or set OPENAI_BASE_URL (and OPENAI_API_KEY if it needs a key)."
             )
+        key = api_key_for(provider)
         model = ctx.settings.resolve_model(ctx.model or ctx.settings.default_model)
         if not model:
-            raise BackendError(
-                "No model: set a default model in Settings or a 'model:' line in the "
-                f"agent file of {ctx.agent.name}."
-            )
-        key = api_key_for(provider)
-        headers = {"User-Agent": f"baton/{__version__}", "Accept": "text/event-stream"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+            model = await self._only_model(ctx, provider.base_url, key)
+        headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
         messages: list[dict[str, Any]] = []
         if ctx.agent.system_prompt.strip():
@@ -166,9 +148,7 @@ class OpenAICompatBackend:
         await load_price_table()
         total = UsageStats()
         output = ""
-        async with httpx.AsyncClient(
-            timeout=timeout, transport=self._transport, verify=shared_ssl_context()
-        ) as client:
+        async with provider_client(timeout, self._transport) as client:
             try:
                 for turn_number in range(1, limits.max_turns + 1):
                     if ctx.cancelled.is_set():
@@ -215,6 +195,22 @@ class OpenAICompatBackend:
                 yield ctx.make(
                     StepFinished, status="error", output=output, error=message, usage=total
                 )
+
+    async def _only_model(self, ctx: StepContext, base_url: str, key: str | None) -> str:
+        """No model was chosen anywhere: a server that serves exactly one model needs no
+        set-up (an Ollama with one model, a vLLM); otherwise say where to choose."""
+        try:
+            return await only_model(
+                base_url,
+                key,
+                timeout_s=ctx.settings.limits.connect_timeout_s,
+                transport=self._transport,
+            )
+        except ProbeError as error:
+            raise BackendError(
+                f"No model: {error} Choose one in Settings (Default model), with --model, or "
+                f"with a 'model:' line in the agent file of {ctx.agent.name}."
+            ) from None
 
     def _offered_tools(self, ctx: StepContext) -> dict[str, Tool]:
         """The step's allowed tools that Baton has, in the step's order."""
