@@ -119,18 +119,13 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.sidebar)
-        content = QVBoxLayout()  # the first-run welcome banner sits above the views
-        content.setSpacing(0)
+        self._content = QVBoxLayout()  # the first-run welcome banner sits above the views
+        self._content.setSpacing(0)
         self.welcome_panel: WelcomePanel | None = None
-        if needs_welcome():
-            self.welcome_panel = WelcomePanel(self)
-            self.welcome_panel.configured.connect(self._welcome_done)
-            self.welcome_panel.openSettingsRequested.connect(self.open_settings)
-            content.addWidget(self.welcome_panel)
-            # Ollama is probed on the asyncio loop, which runs only once Qt's loop does.
-            QTimer.singleShot(0, self.welcome_panel.start_detection)
-        content.addWidget(self.stack, 1)
-        layout.addLayout(content, 1)
+        if needs_welcome() and not self.settings.value("welcome/dismissed", False, bool):
+            self.show_welcome()
+        self._content.addWidget(self.stack, 1)
+        layout.addLayout(self._content, 1)
         self.setCentralWidget(central)
 
         self.agents_view: AgentsView = self.views["agents"]  # type: ignore[assignment]
@@ -245,6 +240,8 @@ class MainWindow(QMainWindow):
         run_menu.addAction(self.new_run_action)
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.welcome_action = self._action("&Welcome…", None, self.show_welcome)
+        help_menu.addAction(self.welcome_action)
         self.about_action = self._action("&About Baton", None, self._about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         help_menu.addAction(self.about_action)
@@ -389,6 +386,21 @@ class MainWindow(QMainWindow):
         self._update_status()
         if self.welcome_panel is not None and not needs_welcome():
             self._welcome_done()
+
+    def show_welcome(self) -> None:
+        """The welcome strip above the views (again, after "Not now", from Help ▸ Welcome)."""
+        self.settings.remove("welcome/dismissed")
+        if self.welcome_panel is None:
+            self.welcome_panel = WelcomePanel(self)
+            self.welcome_panel.configured.connect(self._welcome_done)
+            self.welcome_panel.openSettingsRequested.connect(self.open_settings)
+            self.welcome_panel.dismissed.connect(
+                lambda: self.settings.setValue("welcome/dismissed", True)
+            )
+            self._content.insertWidget(0, self.welcome_panel)
+        self.welcome_panel.show()
+        # Ollama is probed on the asyncio loop, which runs only once Qt's loop does.
+        QTimer.singleShot(0, self.welcome_panel.start_detection)
 
     def _welcome_done(self, _choice: str = "") -> None:
         if self.welcome_panel is not None:
