@@ -36,6 +36,7 @@ from pydantic import (
 
 from core import paths
 from core.resources import builtin_dir
+from core.structured import OutputSpec
 from core.validation import format_validation_error
 
 MAX_AGENT_FILE_BYTES = 1_000_000
@@ -121,6 +122,8 @@ class AgentDefinition(BaseModel):
     model: str | None = None
     backend: BackendName | None = None
     params: dict[str, ParamSpec] = Field(default_factory=dict)
+    output: OutputSpec | None = None
+    """A declared result shape (``output: review`` or a JSON Schema), validated per step."""
     system_prompt: str = ""
     source: Source = "user"
     path: str | None = None
@@ -138,6 +141,15 @@ class AgentDefinition(BaseModel):
         if self.tools is None:
             return BATON_TOOLS
         return tuple(t for t in self.tools if t in BATON_TOOLS)
+
+
+def _output_spec(value: Any) -> OutputSpec | None:
+    if value is None:
+        return None
+    try:
+        return OutputSpec.parse(value)
+    except ValueError as error:
+        raise AgentFileError(str(error)) from None
 
 
 class AgentFileError(ValueError):
@@ -264,6 +276,7 @@ def parse_agent_text(
             model=None if model_text in ("", "inherit") else model_text,
             backend=data.get("backend") or None,
             params=data.get("params") or {},
+            output=_output_spec(data.get("output")),
             system_prompt=body.strip("\n"),
             source=source,
             path=path,

@@ -216,6 +216,8 @@ class StepFinished(_Event):
     """The step's final output: the last text block of the last assistant message."""
     error: str | None = None
     usage: UsageStats = Field(default_factory=UsageStats)
+    structured: dict[str, Any] | None = None
+    """The validated JSON result of an agent that declares ``output:`` (:mod:`core.structured`)."""
 
 
 class RunFinished(_Event):

@@ -63,6 +63,7 @@ from core.run_state import RunState
 from core.runs import Redactor, RunIndex, RunWriter
 from core.secrets import api_key_for
 from core.settings import Settings, load_settings
+from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
 
 MAX_CONCURRENT_STEPS = 4
@@ -284,7 +285,7 @@ class Runner:
                 else:
                     message = finished.error or finished.status
                 return ("aborted" if finished.status == "aborted" else "error"), message
-            previous = finished.output
+            previous = as_handoff(finished.structured) if finished.structured else finished.output
         return "ok", None
 
     async def _run_parallel(
@@ -347,8 +348,10 @@ class Runner:
         stop = await self._supervise(task_handle, ctx, backend.cancel_grace_s)
         self._close_open_calls(index)
         if outcome and stop is None:
-            result = outcome[0]
-            return self._emit_step_finished(index, result.status, result.output, result.error)
+            result = with_structure(step.agent.output, outcome[0])
+            return self._emit_step_finished(
+                index, result.status, result.output, result.error, result.structured
+            )
         if outcome and outcome[0].status == "aborted" and stop == "cancelled":
             return self._emit_step_finished(index, "aborted", outcome[0].output, "cancelled")
         partial = self._state.steps[index].text_since_last_tool_call()
@@ -452,6 +455,7 @@ class Runner:
         status: Literal["ok", "error", "aborted"],
         output: str,
         error: str | None,
+        structured: dict[str, Any] | None = None,
     ) -> StepFinished:
         event = StepFinished(
             run_id=self.run_id,
@@ -461,6 +465,7 @@ class Runner:
             output=output,
             error=error,
             usage=self._state.steps[index].usage,
+            structured=structured,
         )
         self._emit(event)
         return event

@@ -51,6 +51,9 @@ class Provider(BaseModel):
     """Environment variable holding the key (e.g. ``OPENAI_API_KEY``)."""
     api_key_in_keyring: bool = False
     """The key is stored in the system keyring under service ``baton``, user = ``name``."""
+    json_schema_output: bool = False
+    """The server honours ``response_format: json_schema`` (OpenAI, vLLM): agents that declare
+    an ``output:`` shape send it. Others are asked in the prompt and checked afterwards."""
 
     @field_validator("base_url")
     @classmethod

@@ -63,6 +63,7 @@ from core.events import (
 from core.pricing import load_price_table, priced
 from core.provider_http import ProbeError, only_model, provider_client, provider_headers
 from core.secrets import api_key_for
+from core.structured import StructuredOutputError, repair_prompt
 from core.tools.base import Tool
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -126,8 +127,10 @@ class OpenAICompatBackend:
         headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
         messages: list[dict[str, Any]] = []
-        if ctx.agent.system_prompt.strip():
-            messages.append({"role": "system", "content": ctx.agent.system_prompt})
+        spec = ctx.agent.output
+        system_prompt = ctx.agent.system_prompt + (spec.instructions() if spec else "")
+        if system_prompt.strip():
+            messages.append({"role": "system", "content": system_prompt})
         messages.append({"role": "user", "content": ctx.task})
         request: dict[str, Any] = {
             "model": model,
@@ -137,7 +140,13 @@ class OpenAICompatBackend:
         }
         if offered:
             request["tools"] = [tool.schema() for tool in offered.values()]
+        if spec is not None and provider.json_schema_output:
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "output", "schema": spec.json_schema},
+            }
         limits = ctx.settings.limits
+        repaired = False
         timeout = httpx.Timeout(
             connect=limits.connect_timeout_s,
             read=limits.silence_timeout_s,
@@ -166,6 +175,27 @@ class OpenAICompatBackend:
                     if response.text:
                         output = response.text
                     calls = response.tool_calls()
+                    if not calls and spec is not None:
+                        try:
+                            structured = spec.validate_answer(output)
+                        except StructuredOutputError as error:
+                            if repaired:
+                                raise _StepFailure(
+                                    f"the answer is not the declared output, even after one "
+                                    f"correction: {error}"
+                                ) from None
+                            repaired = True  # one repair request, then the step fails
+                            messages.append({"role": "assistant", "content": response.text})
+                            messages.append({"role": "user", "content": repair_prompt(error)})
+                            continue
+                        yield ctx.make(
+                            StepFinished,
+                            status="ok",
+                            output=output,
+                            usage=total,
+                            structured=structured,
+                        )
+                        return
                     if not calls:
                         yield ctx.make(StepFinished, status="ok", output=output, usage=total)
                         return
