@@ -66,7 +66,9 @@ class OutputSpec(BaseModel):
             try:
                 jsonschema.validators.validator_for(schema).check_schema(schema)
             except jsonschema.SchemaError as error:
-                raise ValueError(f"output schema is not a valid JSON Schema: {error.message}")
+                raise ValueError(
+                    f"output schema is not a valid JSON Schema: {error.message}"
+                ) from None
             return cls(kind="schema", json_schema=schema)
         raise ValueError("output must be 'review' or {schema: <a JSON Schema object>}")
 
@@ -90,7 +92,9 @@ class OutputSpec(BaseModel):
                     f"{'.'.join(str(p) for p in e['loc']) or 'answer'}: {e['msg']}"
                     for e in error.errors()
                 )
-                raise StructuredOutputError(f"the JSON does not fit the review shape: {problems}")
+                raise StructuredOutputError(
+                    f"the JSON does not fit the review shape: {problems}"
+                ) from None
         validator = jsonschema.validators.validator_for(self.json_schema)(self.json_schema)
         errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))
         if errors:
