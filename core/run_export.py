@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from core.events import Event
+from core.run_names import run_name
 from core.run_state import Notice, RunState, TextBlock, ToolCall, fold
 
 PHASE_LABEL = {
@@ -34,9 +35,8 @@ def _longest_backtick_run(text: str) -> int:
 
 
 def _title(state: RunState) -> str:
-    if state.preset:
-        return f"{state.preset} {' '.join(state.args)}".strip()
-    return " → ".join(s.agent for s in state.steps) or state.run_id
+    agents = [s.agent for s in state.steps]
+    return run_name(state.mode, state.preset, state.args, agents) or state.run_id
 
 
 def _tool_call(call: ToolCall) -> str:

@@ -29,7 +29,8 @@ def test_list_shows_saved_runs(capsys: pytest.CaptureFixture[str]) -> None:
     save(sample_run())
     assert main(["runs", "list"]) == 0
     out = capsys.readouterr().out
-    assert "r1" in out and "error" in out and "implement x" in out
+    assert "r1" in out and "failed" in out and "implement x" in out
+    assert out.splitlines()[0].split() == ["RUN", "STATUS", "TIME", "NAME", "USAGE"]
     assert main(["runs", "list", "--json"]) == 0
     [record] = json.loads(capsys.readouterr().out)
     assert record["status"] == "error"

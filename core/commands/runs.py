@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from core.run_export import run_to_json, run_to_markdown
+from core.run_names import run_name, status_word
 from core.runs import RunIndex, RunRecord, load_run
 
 
@@ -33,9 +34,7 @@ def register(commands: Any) -> None:
 
 
 def _title(record: RunRecord) -> str:
-    if record.preset:
-        return f"{record.preset} {' '.join(record.args)}".strip()
-    return " → ".join(record.agents) if record.mode == "chain" else ", ".join(record.agents)
+    return run_name(record.mode, record.preset, record.args, record.agents) or record.id
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -48,10 +47,12 @@ def _list(args: argparse.Namespace) -> int:
     if not records:
         print("No saved runs yet.")
         return 0
+    print(f"{'RUN':<{len(records[0].id)}}  {'STATUS':<11} {'TIME':>6}  {'NAME':<50}  USAGE")
     for record in records:
         took = f"{record.duration_s:.0f}s" if record.duration_s is not None else "-"
         usage = record.usage.line() or "-"
-        print(f"{record.id}  {record.status:<11} {took:>6}  {_title(record)[:50]:<50}  {usage}")
+        status = status_word(record.status)
+        print(f"{record.id}  {status:<11} {took:>6}  {_title(record)[:50]:<50}  {usage}")
     return 0
 
 
@@ -79,7 +80,7 @@ def _import(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as error:
         print(f"baton runs import: {error}", file=sys.stderr)
         return 2
-    print(f"Imported {args.file} as run {record.id} ({record.status}).")
+    print(f"Imported {args.file} as run {record.id} ({status_word(record.status)}).")
     return 0
 
 
