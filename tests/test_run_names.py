@@ -43,10 +43,8 @@ def test_a_parallel_run_reads_the_same_in_the_list_and_the_export(
 ) -> None:
     save_settings(llm_server.settings())
     llm_server.queue(Reply.answer("one"), Reply.answer("two"))
-    code = main(
-        ["run", "--parallel", "scout=look here", "--parallel", "scout=look there"]
-        + ["--cwd", str(tmp_path)]
-    )
+    tasks = ["--parallel", "scout=look here", "--parallel", "scout=look there"]
+    code = main(["run", *tasks, "--cwd", str(tmp_path)])
     assert code == 0, capsys.readouterr().err
     capsys.readouterr()
     (record,) = RunIndex().list()
