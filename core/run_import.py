@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.events import Event, RunStarted
-from core.runs import Redactor, RunIndex, RunRecord, RunWriter, read_events
+from core.redaction import Redactor
+from core.runs import RunIndex, RunRecord, RunWriter, read_events
 from core.transcripts import import_transcript
 
 

@@ -39,6 +39,7 @@ RUN_STATUS_LABELS = {
     "error": "Failed",
     "aborted": "Cancelled",
     "incomplete": "Incomplete",
+    "interrupted": "Interrupted",
 }
 """Words for a run's status; ``incomplete`` is a saved run that never recorded its end."""
 
