@@ -10,10 +10,11 @@ Two layers:
   text deltas (or bash output chunks), and a consumer that joins them (the Markdown export, the
   terminal, the window) would put it back together. So each stream (a step's text, its
   thinking, one tool call's output) keeps back the shortest tail that could still grow into a
-  secret — a proper prefix of a known value, or a URL whose credentials are not complete yet —
-  and releases it with the next piece, or when the stream ends (a tool call starts, the step
-  finishes). Ordinary text has no such tail, so nothing is delayed; a tail is never longer
-  than the longest secret (URLs: :data:`MAX_URL_HOLD`).
+  secret — a proper prefix of a known value, a URL whose credentials are not complete yet, a
+  token running up to the end — and releases it, redacted, with the next piece or when the
+  stream ends (a tool call starts, the step finishes). Ordinary text has no such tail, so
+  nothing is delayed; a tail is never longer than the longest secret (URLs and bearer tokens:
+  :data:`MAX_URL_HOLD`).
 
 Every other string field of every event (tool arguments and results, tasks, errors, logs) is
 scrubbed whole. The result is a stream that is safe to write, print, export or show.
@@ -62,11 +63,13 @@ _SECRET_NAME = re.compile(
 _NOT_SECRET_NAMES = frozenset({"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"})
 """``AWS_*`` settings that name things rather than prove identity."""
 
-_URL_CREDENTIALS = r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)[^\s/?#@:]*:[^\s/?#@]+@"
+_URL_CREDENTIALS = r"(?P<scheme>://)[^\s/?#@:]*:[^\s/?#@]+@"
 _BEARER = r"(?P<bearer>\b[Bb]earer\s+)[A-Za-z0-9._~+/=\-]{8,}"
-_URL_TAIL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:(?://?)?[^\s/?#@]*$")
-"""The end of a text that may still become ``scheme://user:key@``."""
-_BEARER_TAIL = re.compile(r"\b[Bb]earer\s*[A-Za-z0-9._~+/=\-]*$")
+_URL_TAIL = re.compile(r":(?://?)?[^\s/?#@]*$")
+"""The end of a text that may still become ``://user:key@`` (the scheme is not needed: it
+may have been released with an earlier piece)."""
+_BEARER_TAIL = re.compile(r"\b[Bb](?:e(?:a(?:r(?:e(?:r\s*[A-Za-z0-9._~+/=\-]*)?)?)?)?)?$")
+"""The end of a text that may still become ``Bearer <token>`` (from its first letter on)."""
 
 
 def is_secret_name(name: str) -> bool:
@@ -125,9 +128,11 @@ class Redactor:
             return text
         return self._pattern.sub(_replacement, text)
 
-    def unsafe_tail(self, text: str) -> int:
-        """Where the part of ``text`` that might still grow into a secret begins
-        (``len(text)`` when there is none)."""
+    def safe_length(self, text: str) -> int:
+        """How much of ``text`` — the unredacted start of a stream — can be released now:
+        everything before the first part that might still grow into a secret (a proper
+        prefix of a known value, a URL whose credentials are not complete, a bearer token) or
+        a match that touches the end (a token may go on in the next piece)."""
         size = len(text)
         cut = size
         if self.longest:
@@ -143,8 +148,12 @@ class Redactor:
         if ":" in text[token_start:] and (url := _URL_TAIL.search(text, token_start)):
             cut = min(cut, url.start())
         recent = max(0, size - 256)
-        if "earer" in text[recent:] and (bearer := _BEARER_TAIL.search(text, recent)):
+        maybe_bearer = text[-1:] in ("b", "B", "e", "a", "r") or "earer" in text[recent:]
+        if maybe_bearer and (bearer := _BEARER_TAIL.search(text, recent)):
             cut = min(cut, bearer.start())
+        for match in self._pattern.finditer(text):
+            if match.end() > cut or match.end() == size:
+                cut = min(cut, match.start())
         return cut
 
 
@@ -219,20 +228,21 @@ class StreamRedactor:
         if stream is None or replace:
             stream = self._streams[key] = _Stream()
         stream.template = event
-        text = self.redactor.scrub(stream.held + piece)
-        cut = self.redactor.unsafe_tail(text)
+        text = stream.held + piece
+        cut = self.redactor.safe_length(text)
+        released = self.redactor.scrub(text[:cut])
         if replace:
             # A cumulative chunk is the whole output so far: show its safe part; the next
-            # chunk (or the final result) carries the rest.
+            # chunk (or the end of the call) carries the rest.
             if cut < len(text):
                 stream.held = text
             else:
                 del self._streams[key]
-            return [_with_text(event, text[:cut])]
+            return [_with_text(event, released)]
         stream.held = text[cut:]
         if not stream.held:
             del self._streams[key]
-        return [_with_text(event, text[:cut])] if cut else []
+        return [_with_text(event, released)] if cut else []
 
     def _release(self, keys: list[_StreamKey]) -> list[Event]:
         out: list[Event] = []
@@ -240,7 +250,7 @@ class StreamRedactor:
             stream = self._streams.pop(key, None)
             if stream is None or stream.template is None or not stream.held:
                 continue
-            out.append(_with_text(stream.template, stream.held))
+            out.append(_with_text(stream.template, self.redactor.scrub(stream.held)))
         return out
 
     def _scrub_fields(self, event: Event) -> Event:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from core import paths
 from core.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
-from core.liveness import owner_alive
+from core.liveness import lock_path, owner_alive
 from core.redaction import Redactor as Redactor  # also known as core.runs.Redactor
 
 INTERRUPTED_ERROR = "the process running it ended before the run did (killed or crashed)"
@@ -233,6 +233,7 @@ class RunIndex:
             fresh = db.execute("SELECT * FROM runs WHERE id = ?", (row["id"],)).fetchone()
         if claimed:
             _append_line(path, finished.model_dump_json())
+            lock_path(path).unlink(missing_ok=True)  # the dead owner's, no longer held
         return fresh if fresh is not None else row
 
     def get(self, run_id: str) -> RunRecord | None:

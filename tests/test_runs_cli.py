@@ -108,7 +108,8 @@ def test_a_run_reads_running_while_its_owner_holds_the_lock_then_interrupted(
     *kept, last = load_run(path)
     assert kept == events
     assert isinstance(last, RunFinished) and last.status == "interrupted"
-    assert last.ts == max(e.ts for e in events) and last.usage.input == 1200 and last.usage.turns == 2
+    assert last.ts == max(e.ts for e in events)
+    assert last.usage.input == 1200 and last.usage.turns == 2
     assert RunIndex().get("r1").finished_at is not None  # type: ignore[union-attr]
     assert len(load_run(path)) == len(events) + 1  # appended once, not at every look
 
