@@ -23,7 +23,9 @@ import queue
 import threading
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Final
+from typing import Final, TypeVar
+
+from pydantic import BaseModel
 
 from core.events import Event, Log
 from core.redaction import Redactor, StreamRedactor
@@ -35,6 +37,7 @@ EventListener = Callable[[Event], None]
 WriteErrorHandler = Callable[[OSError], None]
 """Told once when the run file cannot be written. Called on the sink's thread."""
 
+E = TypeVar("E", bound=BaseModel)
 _log = logging.getLogger(__name__)
 _STOP: Final = object()
 MAX_BATCH = 256
@@ -128,6 +131,11 @@ class EventPublisher:
     def publish(self, event: Event) -> None:
         for safe in self._redactor.feed(event):
             self._deliver(safe)
+
+    def redacted(self, event: E) -> E:
+        """What ``event`` looks like once published, without publishing it (for the index
+        and the caller's own copy of the ending)."""
+        return self._redactor.scrub_event(event)
 
     def close(self) -> OSError | None:
         """Release held stream tails, then drain and close the run file. Returns the error

@@ -29,7 +29,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
@@ -50,6 +50,8 @@ from core.events import (
 
 if TYPE_CHECKING:
     from core.settings import Settings
+
+_E = TypeVar("_E", bound=BaseModel)
 
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 8
@@ -200,7 +202,7 @@ class StreamRedactor:
         if isinstance(event, ToolCallOutput):
             return self._stream(("output", event.step, event.call_id), event, event.chunk)
         out = self._release(self._ended_by(event))
-        out.append(self._scrub_fields(event))
+        out.append(self.scrub_event(event))
         return out
 
     def flush(self) -> list[Event]:
@@ -253,7 +255,8 @@ class StreamRedactor:
             out.append(_with_text(stream.template, self.redactor.scrub(stream.held)))
         return out
 
-    def _scrub_fields(self, event: Event) -> Event:
+    def scrub_event(self, event: _E) -> _E:
+        """The event with every string field scrubbed whole (no stream state involved)."""
         changes = {
             name: cleaned
             for name, value in event.__dict__.items()
@@ -282,6 +285,13 @@ class StreamRedactor:
             }
             return value.model_copy(update=changes) if changes else value
         return value
+
+
+def redact_all(events: Iterable[Event], redactor: Redactor) -> list[Event]:
+    """A whole recorded stream, redacted (imports, exports of files from elsewhere)."""
+    streaming = StreamRedactor(redactor)
+    out = [safe for event in events for safe in streaming.feed(event)]
+    return out + streaming.flush()
 
 
 def _with_text(event: Event, text: str) -> Event:

@@ -260,7 +260,7 @@ class Runner:
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
         if index is not None and self._publisher.sink is not None:
-            index.started(start, self._publisher.sink.writer.path)
+            index.started(self._publisher.redacted(start), self._publisher.sink.writer.path)
         self._emit(start)
         try:
             status, error = await self._run_mode(self._steps)
@@ -516,10 +516,12 @@ class Runner:
             error=error,
         )
         self._emit(finished)
+        finished = self._publisher.redacted(finished)
         self.result = finished
         write_error = self._publisher.close()
         if write_error is not None and self._write_error is None:  # the very last lines
-            self._recording_failed(Path(getattr(write_error, "filename", "") or "?"), write_error)
+            assert self._publisher.sink is not None
+            self._recording_failed(self._publisher.sink.writer.path, write_error)
             finished = finished.model_copy(update={"status": "error", "error": self._write_error})
         if index is not None:
             try:
