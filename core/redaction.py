@@ -98,8 +98,12 @@ class Redactor:
         alternatives = [re.escape(s) for s in self._secrets]
         alternatives += [_URL_CREDENTIALS, _BEARER]
         self._pattern = re.compile("|".join(alternatives))
-        self._first_chars = frozenset(s[0] for s in self._secrets)
-        self.longest = max((len(s) for s in self._secrets), default=0)
+        self._by_first: dict[str, list[str]] = {}
+        for secret in self._secrets:
+            self._by_first.setdefault(secret[0], []).append(secret)
+        firsts = "".join(sorted(re.escape(first) for first in self._by_first))
+        self._first_chars = re.compile(f"[{firsts}]") if firsts else None
+        self._longest = max((len(s) for s in self._secrets), default=0)
 
     @classmethod
     def from_environment(
@@ -130,33 +134,37 @@ class Redactor:
             return text
         return self._pattern.sub(_replacement, text)
 
-    def safe_length(self, text: str) -> int:
-        """How much of ``text`` — the unredacted start of a stream — can be released now:
-        everything before the first part that might still grow into a secret (a proper
-        prefix of a known value, a URL whose credentials are not complete, a bearer token) or
-        a match that touches the end (a token may go on in the next piece)."""
+    def split(self, text: str) -> tuple[str, str]:
+        """``text`` — the unredacted start of a stream — as (what can be released now,
+        redacted; what must wait for the next piece). What waits is the first part that might
+        still grow into a secret: a proper prefix of a known value, a URL whose credentials
+        are not complete, a bearer token, or any match that touches the end (a token may go
+        on in the next piece)."""
         size = len(text)
-        cut = size
-        if self.longest:
-            for i in range(max(0, size - self.longest + 1), size):
-                if text[i] in self._first_chars:
-                    rest = text[i:]
-                    if any(s.startswith(rest) for s in self._secrets):
-                        cut = i
-                        break
-        window = max(0, size - MAX_URL_HOLD)
-        last_space = max(text.rfind(c, window) for c in " \n\t\r")
-        token_start = max(window, last_space + 1)
-        if ":" in text[token_start:] and (url := _URL_TAIL.search(text, token_start)):
+        cut = self._secret_prefix_start(text)
+        if ":" in text and (url := _URL_TAIL.search(text, max(0, size - MAX_URL_HOLD))):
             cut = min(cut, url.start())
         recent = max(0, size - 256)
         maybe_bearer = text[-1:] in ("b", "B", "e", "a", "r") or "earer" in text[recent:]
         if maybe_bearer and (bearer := _BEARER_TAIL.search(text, recent)):
             cut = min(cut, bearer.start())
+        if self._pattern.search(text) is None:  # the usual case: one scan, nothing to replace
+            return text[:cut], text[cut:]
         for match in self._pattern.finditer(text):
             if match.end() > cut or match.end() == size:
                 cut = min(cut, match.start())
-        return cut
+        return self.scrub(text[:cut]), text[cut:]
+
+    def _secret_prefix_start(self, text: str) -> int:
+        """Where the longest end of ``text`` that is a proper prefix of a known secret begins
+        (``len(text)`` when none is)."""
+        size = len(text)
+        if self._first_chars is not None:
+            for candidate in self._first_chars.finditer(text, max(0, size - self._longest + 1)):
+                rest = text[candidate.start() :]
+                if any(s.startswith(rest) for s in self._by_first[rest[0]] if len(s) > len(rest)):
+                    return candidate.start()
+        return size
 
 
 def _replacement(match: re.Match[str]) -> str:
@@ -231,20 +239,21 @@ class StreamRedactor:
             stream = self._streams[key] = _Stream()
         stream.template = event
         text = stream.held + piece
-        cut = self.redactor.safe_length(text)
-        released = self.redactor.scrub(text[:cut])
+        released, held = self.redactor.split(text)
         if replace:
             # A cumulative chunk is the whole output so far: show its safe part; the next
             # chunk (or the end of the call) carries the rest.
-            if cut < len(text):
+            if held:
                 stream.held = text
             else:
                 del self._streams[key]
-            return [_with_text(event, released)]
-        stream.held = text[cut:]
-        if not stream.held:
+            return [event if released == piece else _with_text(event, released)]
+        stream.held = held
+        if not held:
             del self._streams[key]
-        return [_with_text(event, released)] if cut else []
+        if not released:
+            return []
+        return [event if released == piece else _with_text(event, released)]
 
     def _release(self, keys: list[_StreamKey]) -> list[Event]:
         out: list[Event] = []

@@ -35,10 +35,9 @@ def import_run(path: Path, index: RunIndex | None = None) -> RunRecord:
     index = index or RunIndex()
     if index.get(start.run_id) is not None:
         raise ValueError(f"run {start.run_id} is already in the history")
-    redactor = Redactor.from_environment()
-    writer = RunWriter(start.run_id, redactor)
+    writer = RunWriter(start.run_id)
     try:
-        for event in redact_all(events, redactor):
+        for event in redact_all(events, Redactor.from_environment()):
             writer.append(event)
         writer.flush()
     finally:

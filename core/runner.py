@@ -443,7 +443,7 @@ class Runner:
         self._publisher = EventPublisher(Redactor.for_settings(self.settings), None, self.listeners)
         if not self._record:
             return None
-        writer = RunWriter(self.run_id, Redactor.for_settings(self.settings))
+        writer = RunWriter(self.run_id)  # the publisher redacts before the writer sees events
         self._lock = LivenessLock(writer.path)
         loop = asyncio.get_running_loop()
 

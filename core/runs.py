@@ -2,8 +2,7 @@
 
 Each event is written as one line and flushed as it happens (by the publisher's writer thread,
 see :mod:`core.publisher`), so a crash loses at most the line being written; :func:`load_run`
-skips a torn last line. Events arrive already redacted (:mod:`core.redaction`); the writer
-scrubs each line once more as a last net (an imported transcript comes this way too).
+skips a torn last line. Events arrive already redacted (:mod:`core.redaction`).
 
 The index (``runs.sqlite``) is a cache of what the files say: it can be rebuilt from them. A row
 still ``running`` whose owner process is gone (:mod:`core.liveness`: killed, crashed) is
@@ -43,9 +42,12 @@ def run_file(run_id: str) -> Path:
 
 class RunWriter:
     """Appends a run's events to its file. Not thread-safe: one thread writes (the
-    publisher's sink thread, or the caller when importing). Write errors propagate."""
+    publisher's sink thread, or the caller when importing). Write errors propagate.
 
-    def __init__(self, run_id: str, redactor: Redactor) -> None:
+    Events that went through the publisher (or :func:`core.redaction.redact_all`) are redacted
+    already; a ``redactor`` scrubs each line once more, for events from anywhere else."""
+
+    def __init__(self, run_id: str, redactor: Redactor | None = None) -> None:
         self.path = run_file(run_id)
         self._redactor = redactor
         self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
@@ -58,7 +60,10 @@ class RunWriter:
     def append(self, event: Event) -> None:
         """Append one line, buffered until :meth:`flush`."""
         if self._file is not None:
-            self._file.write(self._redactor.scrub(event.model_dump_json()) + "\n")
+            line = event.model_dump_json()
+            if self._redactor is not None:
+                line = self._redactor.scrub(line)
+            self._file.write(line + "\n")
 
     def flush(self) -> None:
         if self._file is not None:
