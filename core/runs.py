@@ -165,19 +165,24 @@ class RunIndex:
                 ),
             )
 
-    def finished(self, event: RunFinished, started_at: str) -> None:
+    def finished(self, event: RunFinished, started_at: str, *, if_running: bool = False) -> bool:
+        """Record the run's ending; ``if_running``: only over a row still ``running``.
+        Returns whether a row changed."""
+        condition = " AND status = 'running'" if if_running else ""
         with self._connect() as db:
-            db.execute(
-                "UPDATE runs SET finished_at = ?, status = ?, duration_s = ?, usage = ?,"
-                " error = ? WHERE id = ?",
-                (
-                    _finished_at(started_at, event.ts),
-                    event.status,
-                    event.ts,
-                    event.usage.model_dump_json(),
-                    event.error,
-                    event.run_id,
-                ),
+            return bool(
+                db.execute(
+                    "UPDATE runs SET finished_at = ?, status = ?, duration_s = ?, usage = ?,"
+                    f" error = ? WHERE id = ?{condition}",
+                    (
+                        _finished_at(started_at, event.ts),
+                        event.status,
+                        event.ts,
+                        event.usage.model_dump_json(),
+                        event.error,
+                        event.run_id,
+                    ),
+                ).rowcount
             )
 
     def add_file(self, path: Path) -> RunRecord:
@@ -221,20 +226,8 @@ class RunIndex:
         the row was read keeps its own ending, and only one reader appends to the file."""
         path = Path(row["path"])
         finished = _interruption(row["id"], path)
-        started_at = row["started_at"]
+        claimed = self.finished(finished, row["started_at"], if_running=True)
         with self._connect() as db:
-            claimed = db.execute(
-                "UPDATE runs SET finished_at = ?, status = ?, duration_s = ?, usage = ?,"
-                " error = ? WHERE id = ? AND status = 'running'",
-                (
-                    _finished_at(started_at, finished.ts),
-                    finished.status,
-                    finished.ts,
-                    finished.usage.model_dump_json(),
-                    finished.error,
-                    row["id"],
-                ),
-            ).rowcount
             fresh = db.execute("SELECT * FROM runs WHERE id = ?", (row["id"],)).fetchone()
         if claimed:
             _append_line(path, finished.model_dump_json())

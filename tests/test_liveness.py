@@ -38,20 +38,9 @@ def test_a_killed_baton_run_is_indexed_and_finished_as_interrupted(
 ) -> None:
     save_settings(llm_server.settings())
     llm_server.queue(Reply.answer("I will now think for a long time"), Reply.hang())
+    command = ["run", "--chain", "scout=look", "--chain", "planner=plan {previous}", "--json"]
     child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "core.cli",
-            "run",
-            "--chain",
-            "scout=look",
-            "--chain",
-            "planner=plan {previous}",
-            "--json",
-            "--cwd",
-            str(tmp_path),
-        ],
+        [sys.executable, "-m", "core.cli", *command, "--cwd", str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
