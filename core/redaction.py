@@ -29,7 +29,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
@@ -185,8 +185,14 @@ class _Stream:
     """The last event of the stream: what a released tail is sent as."""
 
 
-_StreamKey = tuple[str, int | None, str]
-"""(kind, step, call id): ``text``/``thinking`` per step, ``output`` per tool call."""
+class _StreamKey(NamedTuple):
+    """``text``/``thinking`` per step, ``output`` per tool call; per run, so one redactor
+    can serve the events of several runs (a batch's supervisor)."""
+
+    kind: str
+    run_id: str
+    step: int | None
+    call_id: str = ""
 
 
 class StreamRedactor:
@@ -205,10 +211,11 @@ class StreamRedactor:
         if isinstance(event, TextDelta | ThinkingDelta):
             kind = "text" if isinstance(event, TextDelta) else "thinking"
             other = "thinking" if kind == "text" else "text"
-            out = self._release([(other, event.step, "")])
-            return out + self._stream((kind, event.step, ""), event, event.text)
+            out = self._release([_StreamKey(other, event.run_id, event.step)])
+            return out + self._stream(_StreamKey(kind, event.run_id, event.step), event, event.text)
         if isinstance(event, ToolCallOutput):
-            return self._stream(("output", event.step, event.call_id), event, event.chunk)
+            key = _StreamKey("output", event.run_id, event.step, event.call_id)
+            return self._stream(key, event, event.chunk)
         out = self._release(self._ended_by(event))
         out.append(self.scrub_event(event))
         return out
@@ -220,16 +227,17 @@ class StreamRedactor:
 
     def _ended_by(self, event: Event) -> list[_StreamKey]:
         """The streams an event closes: a new block starts after it in every view."""
+        run = [k for k in self._streams if k.run_id == event.run_id]
         if isinstance(event, ToolCallFinished):
-            return [k for k in self._streams if k[0] == "output" and k[2] == event.call_id]
+            return [k for k in run if k.kind == "output" and k.call_id == event.call_id]
         if isinstance(event, RunFinished):
-            return list(self._streams)
+            return run
         if isinstance(event, StepFinished | StepStarted):
-            return [k for k in self._streams if k[1] == event.step]
+            return [k for k in run if k.step == event.step]
         if isinstance(event, ToolCallStarted | Retry) or (
             isinstance(event, Log) and event.level != "debug"
         ):
-            return [k for k in self._streams if k[1] == event.step and k[0] != "output"]
+            return [k for k in run if k.step == event.step and k.kind != "output"]
         return []
 
     def _stream(self, key: _StreamKey, event: Event, piece: str) -> list[Event]:
@@ -266,12 +274,7 @@ class StreamRedactor:
 
     def scrub_event(self, event: _E) -> _E:
         """The event with every string field scrubbed whole (no stream state involved)."""
-        changes = {
-            name: cleaned
-            for name, value in event.__dict__.items()
-            if (cleaned := self._scrub_value(value)) is not value
-        }
-        return event.model_copy(update=changes) if changes else event
+        return cast("_E", self._scrub_value(event))
 
     def _scrub_value(self, value: Any) -> Any:
         """The value with secrets replaced — the same object when nothing changed, so an

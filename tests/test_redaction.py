@@ -10,6 +10,7 @@ from core.events import (
     Event,
     Log,
     PlannedStep,
+    RunFinished,
     RunStarted,
     StepFinished,
     TextDelta,
@@ -93,6 +94,18 @@ def test_parallel_steps_keep_their_own_tails() -> None:
     out = streaming.feed(TextDelta(run_id="r", step=1, text="a8b7c6d5e4f3a2b1c!"))
     assert texts(out) == "[redacted]!"
     assert streaming.flush() == []
+
+
+def test_runs_fed_through_one_redactor_keep_their_own_tails() -> None:
+    streaming = StreamRedactor(Redactor([KEY]))
+    assert texts(streaming.feed(TextDelta(run_id="a", step=0, text="x sk-live-4f"))) == "x "
+    other_run_ends = RunFinished(run_id="b", status="ok")
+    assert streaming.feed(other_run_ends) == [other_run_ends]
+    rest = streaming.feed(TextDelta(run_id="a", step=0, text="9a8b7c6d5e4f3a2b1c"))
+    assert streaming.feed(RunFinished(run_id="a", status="ok"))[0] == TextDelta(
+        run_id="a", step=0, text="[redacted]"
+    )
+    assert rest == []
 
 
 def test_tool_output_chunks_appended_or_replaced_are_redacted() -> None:
