@@ -159,7 +159,8 @@ class EventPublisher:
         self._detach(listener)
         name = getattr(listener, "__qualname__", None) or type(listener).__qualname__
         message = f"a subscriber ({name}) failed on a {event.type} event: {error!r}; detached"
-        _log.error(message, exc_info=error)
+        _log.error(message)
+        _log.debug("the subscriber's traceback", exc_info=error)
         notice = Log(run_id=event.run_id, step=None, ts=event.ts, level="warning", message=message)
         self.publish(notice)
 

@@ -260,7 +260,12 @@ class Runner:
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
         if index is not None and self._publisher.sink is not None:
-            index.started(self._publisher.redacted(start), self._publisher.sink.writer.path)
+            try:
+                index.started(self._publisher.redacted(start), self._publisher.sink.writer.path)
+            except sqlite3.Error:
+                self._publisher.close()
+                self._release_lock()
+                raise
         self._emit(start)
         try:
             status, error = await self._run_mode(self._steps)
@@ -529,9 +534,13 @@ class Runner:
             except sqlite3.Error as failure:
                 # The lock goes below, so the row then reads "interrupted", not "running".
                 _log.error("could not record the end of run %s: %s", self.run_id, failure)
+        self._release_lock()
+        return finished
+
+    def _release_lock(self) -> None:
+        """The run's ending is recorded (or never will be): it no longer has a live owner."""
         if self._lock is not None:
             self._lock.release()
-        return finished
 
     # ---------------------------------------------------------------------------- helpers
 
