@@ -9,7 +9,9 @@ calls) with a redactor that knows a handful of secrets, and one listener that on
   writing and flushing on the writer thread. Timed twice: the caller's share (what the GUI
   thread pays) and end to end, including :meth:`EventPublisher.close` draining the file.
 
-Prints a table and, as its last line, a JSON object (events/s and µs per event for each).
+Each is run :data:`ROUNDS` times and the best round counts (the machine is shared; the best
+round is the one least disturbed). Prints a table and, as its last line, a JSON object
+(events/s and µs per event for each).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 EVENTS = 100_000
+ROUNDS = 3
 SECRETS = [
     "sk-proj-0123456789abcdefghijklmnop",
     "ghp_abcdefghijklmnopqrstuvwxyz0123",
@@ -107,30 +110,30 @@ def main() -> None:
 
         events = make_events()
         redactor = Redactor(SECRETS)
-        seen = [0]
 
         def listener(event: object) -> None:
-            seen[0] += 1
+            pass
 
-        writer = RunWriter("inline", redactor)
-        start = time.perf_counter()
-        for event in events:
-            writer.write(event)  # type: ignore[arg-type]
-            listener(event)
-        inline = time.perf_counter() - start
-        writer.close()
+        inline = caller = total = float("inf")
+        for round_number in range(ROUNDS):
+            writer = RunWriter(f"inline-{round_number}", redactor)
+            start = time.perf_counter()
+            for event in events:
+                writer.write(event)  # type: ignore[arg-type]
+                listener(event)
+            inline = min(inline, time.perf_counter() - start)
+            writer.close()
 
-        publisher = EventPublisher(
-            redactor, RunFileSink(RunWriter("published", redactor)), [listener]
-        )
-        start = time.perf_counter()
-        for event in events:
-            publisher.publish(event)  # type: ignore[arg-type]
-        caller = time.perf_counter() - start
-        assert publisher.close() is None
-        total = time.perf_counter() - start
-        lines = (Path(data) / "runs" / "published.jsonl").read_text(encoding="utf-8").count("\n")
-        assert lines == EVENTS, lines
+            sink = RunFileSink(RunWriter(f"published-{round_number}"))
+            publisher = EventPublisher(redactor, sink, [listener])
+            start = time.perf_counter()
+            for event in events:
+                publisher.publish(event)  # type: ignore[arg-type]
+            caller = min(caller, time.perf_counter() - start)
+            assert publisher.close() is None
+            total = min(total, time.perf_counter() - start)
+            lines = sink.writer.path.read_text(encoding="utf-8").count("\n")
+            assert lines == EVENTS, lines
 
     result = {
         "events": EVENTS,
