@@ -58,10 +58,7 @@ MIN_SECRET_LENGTH = 8
 MAX_URL_HOLD = 2_048
 """A URL still waiting for its ``@`` is released anyway after this many characters."""
 
-_SECRET_NAME = re.compile(
-    r"(_API_KEY|_TOKEN|_SECRET|^API_KEY|^TOKEN|^SECRET)$|PASSWORD|^AWS_|^GITHUB_TOKEN$",
-    re.IGNORECASE,
-)
+_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET)$|PASSWORD|^AWS_", re.IGNORECASE)
 _NOT_SECRET_NAMES = frozenset({"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"})
 """``AWS_*`` settings that name things rather than prove identity."""
 
@@ -76,7 +73,8 @@ _BEARER_TAIL = re.compile(r"\b[Bb](?:e(?:a(?:r(?:e(?:r\s*[A-Za-z0-9._~+/=\-]*)?)
 
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable's name says it holds a secret: ``*_API_KEY``,
-    ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``, ``AWS_*``, ``GITHUB_TOKEN``."""
+    ``*_TOKEN`` (``GITHUB_TOKEN``), ``*_SECRET`` (also without the underscore),
+    ``*PASSWORD*``, ``AWS_*`` (except the region and profile names)."""
     return bool(_SECRET_NAME.search(name)) and name.upper() not in _NOT_SECRET_NAMES
 
 
