@@ -21,7 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 RunMode = Literal["single", "parallel", "chain"]
 StepStatus = Literal["ok", "error", "aborted"]
-RunStatus = Literal["ok", "error", "aborted"]
+RunStatus = Literal["ok", "error", "aborted", "interrupted"]
+"""``interrupted``: the process running the run ended first (written when the run is next read,
+see :mod:`core.runs`)."""
 
 
 def compact_number(n: float) -> str:

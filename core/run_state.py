@@ -127,7 +127,7 @@ class RunState:
     args: list[str] = field(default_factory=list)
     cwd: str = ""
     started_at: str = ""
-    status: Literal["running", "ok", "error", "aborted"] = "running"
+    status: Literal["running", "ok", "error", "aborted", "interrupted"] = "running"
     error: str | None = None
     usage: UsageStats = field(default_factory=UsageStats)
     steps: list[StepState] = field(default_factory=list)

@@ -2,8 +2,9 @@
 
 A :class:`Runner` takes a :class:`RunRequest`, checks everything that can be checked before a
 single request is sent (agents exist, parallel limit, working folders, project trust), then
-drives one backend per step and publishes every event — to the run file first, then to the
-subscribers (CLI printer, GUI view model).
+drives one backend per step and publishes every event through a
+:class:`~core.publisher.EventPublisher` (redaction, the run file on its writer thread, the
+subscribers: CLI printer, GUI view model — each isolated from the others).
 
 * **single** — one step.
 * **parallel** — at most 8 tasks, at most 4 at once; a failing task does not stop the others.
@@ -16,13 +17,19 @@ An optional per-step time limit (``limits.step_timeout_s``) ends a step the same
 error that says so. Tool calls still open when a step ends are closed as aborted here, so no
 backend has to.
 
+A recorded run holds a liveness lock (:mod:`core.liveness`) until its ending is indexed, so a
+run whose process died reads ``interrupted``, never ``running`` forever. A run file that cannot
+be written (disk full) stops the run: it ends ``error`` with the reason, in the index too.
+
 Steps never get a tool to start other agents: sub-agents cannot launch sub-agents.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
+import sqlite3
 import traceback
 from collections.abc import Callable, Iterable
 from contextlib import suppress
@@ -47,6 +54,7 @@ from core.events import (
     StepStarted,
     ToolCallFinished,
 )
+from core.liveness import LivenessLock
 from core.presets import (
     MAX_PARALLEL_TASKS,
     Preset,
@@ -59,9 +67,10 @@ from core.presets import (
     substitute_params,
     substitute_previous,
 )
+from core.publisher import EventListener, EventPublisher, RunFileSink
+from core.redaction import Redactor
 from core.run_state import RunState
-from core.runs import Redactor, RunIndex, RunWriter
-from core.secrets import api_key_for
+from core.runs import RunIndex, RunWriter
 from core.settings import Settings, load_settings
 from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
@@ -71,7 +80,7 @@ PARALLEL_HANDOFF_LIMIT = 50_000
 """Characters of a parallel task's output kept in the run summary (the full text stays in the
 step's own events)."""
 
-EventListener = Callable[[Event], None]
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -162,7 +171,10 @@ class Runner:
         self._clock = RunClock()
         self._cancel = asyncio.Event()
         self._steps: list[_PreparedStep] | None = None
-        self._writer: RunWriter | None = None
+        self._publisher = EventPublisher(listeners=self.listeners)
+        self._lock: LivenessLock | None = None
+        self._write_error: str | None = None
+        """Why the run file could not be written, once that happened (the run stops)."""
         self._state = RunState()
         """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
         self.gate = ApprovalGate(
@@ -228,8 +240,7 @@ class Runner:
         """Run to the end and return the ``run_finished`` event (also published)."""
         self.prepare()
         assert self._steps is not None
-        if self._record:
-            self._writer = RunWriter(self.run_id, self._redactor())
+        index = self._start_publishing()
         start = RunStarted(
             run_id=self.run_id,
             ts=self._clock.now(),
@@ -249,15 +260,21 @@ class Runner:
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
-        index = RunIndex() if self._record else None
-        if index is not None and self._writer is not None:
-            index.started(start, self._writer.path)
+        if index is not None and self._publisher.sink is not None:
+            try:
+                index.started(self._publisher.redacted(start), self._publisher.sink.writer.path)
+            except sqlite3.Error:
+                self._publisher.close()
+                self._release_lock()
+                raise
         self._emit(start)
         try:
             status, error = await self._run_mode(self._steps)
         except asyncio.CancelledError:
-            status, error = "aborted", "the run was cancelled"
-            self._finish(status, error, index, start)
+            self._finish("aborted", "the run was cancelled", index, start)
+            raise
+        except Exception as bug:
+            self._finish("error", f"internal error: {bug!r}", index, start)
             raise
         return self._finish(status, error, index, start)
 
@@ -429,12 +446,34 @@ class Runner:
 
     # ---------------------------------------------------------------------------- events
 
+    def _start_publishing(self) -> RunIndex | None:
+        """Open the run file (with its writer thread and liveness lock) and the index."""
+        self._publisher = EventPublisher(Redactor.for_settings(self.settings), None, self.listeners)
+        if not self._record:
+            return None
+        writer = RunWriter(self.run_id)  # the publisher redacts before the writer sees events
+        self._lock = LivenessLock(writer.path)
+        loop = asyncio.get_running_loop()
+
+        def failed(error: OSError) -> None:  # on the writer thread
+            loop.call_soon_threadsafe(self._recording_failed, writer.path, error)
+
+        self._publisher.sink = RunFileSink(writer, failed)
+        return RunIndex()
+
+    def _recording_failed(self, path: Path, error: OSError) -> None:
+        if self._write_error is None:
+            self._write_error = (
+                f"the run file {path} could not be written ({error.strerror or error}); "
+                "the run was stopped"
+            )
+            self.cancel()
+
     def _emit(self, event: Event) -> None:
+        """Fold the event into the run's own state, then publish it (redacted) to the run
+        file and the subscribers; see :mod:`core.publisher`."""
         self._state.apply(event)
-        if self._writer is not None:
-            self._writer.write(event)
-        for listener in self.listeners:
-            listener(event)
+        self._publisher.publish(event)
 
     def _close_open_calls(self, step: int) -> None:
         for call in self._state.steps[step].open_calls():
@@ -477,6 +516,8 @@ class Runner:
         index: RunIndex | None,
         start: RunStarted,
     ) -> RunFinished:
+        if self._write_error is not None:
+            status, error = "error", self._write_error
         finished = RunFinished(
             run_id=self.run_id,
             ts=self._clock.now(),
@@ -485,12 +526,26 @@ class Runner:
             error=error,
         )
         self._emit(finished)
-        if index is not None:
-            index.finished(finished, start.started_at)
-        if self._writer is not None:
-            self._writer.close()
+        finished = self._publisher.redacted(finished)
         self.result = finished
+        write_error = self._publisher.close()
+        if write_error is not None and self._write_error is None:  # the very last lines
+            assert self._publisher.sink is not None
+            self._recording_failed(self._publisher.sink.writer.path, write_error)
+            finished = finished.model_copy(update={"status": "error", "error": self._write_error})
+        if index is not None:
+            try:
+                index.finished(finished, start.started_at)
+            except sqlite3.Error as failure:
+                # The lock goes below, so the row then reads "interrupted", not "running".
+                _log.error("could not record the end of run %s: %s", self.run_id, failure)
+        self._release_lock()
         return finished
+
+    def _release_lock(self) -> None:
+        """The run's ending is recorded (or never will be): it no longer has a live owner."""
+        if self._lock is not None:
+            self._lock.release()
 
     # ---------------------------------------------------------------------------- helpers
 
@@ -527,13 +582,6 @@ class Runner:
             return None
         presets = self._presets or discover_presets(self.request.cwd, self.request.scope)
         return presets.get(self.request.preset)
-
-    def _redactor(self) -> Redactor:
-        keys = [api_key_for(p) for p in self.settings.providers]
-        environment = self.settings.provider()
-        if environment is not None:
-            keys.append(api_key_for(environment))
-        return Redactor.from_environment(k for k in keys if k)
 
 
 def preset_request(

@@ -7,6 +7,7 @@ Every test drives :class:`OpenAICompatBackend` directly with a real :class:`Step
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import Iterator
 from contextlib import aclosing
@@ -612,9 +613,26 @@ async def test_api_key_is_sent_but_never_in_an_event(
     await h.run(h.context(settings))
     assert all(r.headers["authorization"] == f"Bearer {secret}" for r in h.server.requests)
     assert h.finished.error is not None
-    assert "key *** is not allowed" in h.finished.error
+    assert "key [redacted] is not allowed" in h.finished.error
     assert h.of(Retry)
     assert not any(secret in event_to_json(e) for e in h.events)
+
+
+async def test_secrets_in_tool_results_and_earlier_turns_never_reach_the_model(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "ghp_0123456789abcdefABCDEF"
+    monkeypatch.setenv("GITHUB_TOKEN", secret)
+    h.server.queue(
+        Reply.tool("echo", {"text": f"GITHUB_TOKEN={secret}"}),
+        Reply.answer("done"),
+    )
+    await h.run(h.context(h.server.settings(), task=f"the token is {secret}"))
+    assert h.finished.status == "ok"
+    second = h.server.requests[1]
+    assert secret not in json.dumps(second.body)
+    assert second.tool_messages[0]["content"] == "echo: GITHUB_TOKEN=[redacted]"
+    assert second.messages[1]["content"] == "the token is [redacted]"
 
 
 async def test_no_key_no_authorization_header(h: Harness) -> None:

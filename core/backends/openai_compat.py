@@ -24,7 +24,10 @@ Cancellation is the runner cancelling the task that iterates :meth:`run`
 (``cancel_grace_s = 0``): the ``async with`` blocks close the HTTP stream and a running tool is
 cancelled and awaited. Iterate with :func:`contextlib.aclosing` so an abandoned iteration also
 closes at once. The API key only ever goes into the ``Authorization`` header; error texts are
-scrubbed of it before they become events.
+scrubbed of it before they become events. Every secret Baton knows of
+(:class:`core.redaction.Redactor`) is scrubbed from what the model is sent — tool results above
+all (``printenv``, a ``.env`` read), and the task and earlier turns — so it never reaches the
+provider.
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ from core.events import (
 )
 from core.pricing import load_price_table, priced
 from core.provider_http import ProbeError, only_model, provider_client, provider_headers
+from core.redaction import Redactor
 from core.secrets import api_key_for
 from core.structured import StructuredOutputError, repair_prompt
 from core.tools.base import Tool
@@ -126,12 +130,13 @@ class OpenAICompatBackend:
             model = await self._only_model(ctx, provider.base_url, key)
         headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
+        scrub = Redactor.for_settings(ctx.settings).scrub
         messages: list[dict[str, Any]] = []
         spec = ctx.agent.output
         system_prompt = ctx.agent.system_prompt + (spec.instructions() if spec else "")
         if system_prompt.strip():
-            messages.append({"role": "system", "content": system_prompt})
-        messages.append({"role": "user", "content": ctx.task})
+            messages.append({"role": "system", "content": scrub(system_prompt)})
+        messages.append({"role": "user", "content": scrub(ctx.task)})
         request: dict[str, Any] = {
             "model": model,
             "messages": messages,
@@ -185,7 +190,7 @@ class OpenAICompatBackend:
                                     f"correction: {error}"
                                 ) from None
                             repaired = True  # one repair request, then the step fails
-                            messages.append({"role": "assistant", "content": response.text})
+                            messages.append({"role": "assistant", "content": scrub(response.text)})
                             messages.append({"role": "user", "content": repair_prompt(error)})
                             continue
                         yield ctx.make(
@@ -201,7 +206,7 @@ class OpenAICompatBackend:
                         return
                     for draft in calls:
                         draft.id = draft.id or f"call_{turn_number}_{draft.index}"
-                    messages.append(_assistant_message(response.text, calls))
+                    messages.append(_assistant_message(response.text, calls, scrub))
                     for draft in calls:
                         outcome = ToolOutcome()
                         calling = run_tool_call(
@@ -211,7 +216,11 @@ class OpenAICompatBackend:
                             async for event in events:
                                 yield event
                         messages.append(
-                            {"role": "tool", "tool_call_id": draft.id, "content": outcome.result}
+                            {
+                                "role": "tool",
+                                "tool_call_id": draft.id,
+                                "content": scrub(outcome.result),
+                            }
                         )
                 yield ctx.make(
                     StepFinished,
@@ -221,7 +230,7 @@ class OpenAICompatBackend:
                     usage=total,
                 )
             except _StepFailure as failure:
-                message = _scrub(str(failure), key)
+                message = scrub(str(failure))
                 yield ctx.make(
                     StepFinished, status="error", output=output, error=message, usage=total
                 )
@@ -369,15 +378,17 @@ def _piece_event(ctx: StepContext, piece: tuple[str, str]) -> Event:
     return ctx.make(TextDelta, text=text)
 
 
-def _assistant_message(text: str, calls: list[ToolCallDraft]) -> dict[str, Any]:
+def _assistant_message(
+    text: str, calls: list[ToolCallDraft], scrub: Callable[[str], str]
+) -> dict[str, Any]:
     return {
         "role": "assistant",
-        "content": text or None,
+        "content": scrub(text) or None,
         "tool_calls": [
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments or "{}"},
+                "function": {"name": call.name, "arguments": scrub(call.arguments or "{}")},
             }
             for call in calls
         ],
@@ -422,7 +433,3 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
-
-
-def _scrub(text: str, key: str | None) -> str:
-    return text.replace(key, "***") if key else text

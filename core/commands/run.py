@@ -20,6 +20,7 @@ from typing import Any
 from core.approvals import Responder, approve_all, deny_all
 from core.errors import RunError
 from core.events import Event, event_to_json
+from core.redaction import Redactor
 from core.runner import Runner, RunRequest, StepSpec, preset_request
 from core.settings import Settings, SettingsError, load_settings
 
@@ -141,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
         runner = build_runner(args, load_settings())
         runner.prepare()
     except (RunError, SettingsError) as error:
-        print(f"baton run: {error}", file=sys.stderr)
+        # A key can hide in a message (a base_url with credentials in it): redact it too.
+        print(f"baton run: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     return asyncio.run(_run_with_ctrl_c(runner))
 
