@@ -46,12 +46,13 @@ from PySide6.QtWidgets import (
 
 from core.agents import AgentCatalog, AgentDefinition, discover_agents
 from core.errors import RunError
+from core.params import ParamsError
 from core.presets import Preset, discover_presets, required_argument_count
 from core.runner import RunRequest, StepSpec, request_from_preset
 from core.settings import SettingsError, load_settings
 from gui.launch_preset_page import PresetPage
 from gui.launch_steps import StepInput, StepsEditor
-from gui.params_form import ParamsError, ParamsForm
+from gui.params_form import ParamsForm
 from gui.widgets import Banner
 
 ApprovalMode = Literal["ask", "all", "deny"]

@@ -28,13 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.agents import AgentCatalog
-from core.presets import (
-    Preset,
-    PresetCatalog,
-    expand_arguments,
-    required_argument_count,
-    substitute_params,
-)
+from core.presets import Preset, PresetCatalog, expand_template, required_argument_count
 from gui.agent_rows import ROLE_ENTRY, ROLE_KIND, AgentDelegate, AgentEntry
 from gui.preset_chain import ChainStep, PresetChain
 from gui.theme import secondary_text
@@ -156,10 +150,10 @@ class PresetPage(QWidget):
         muted = secondary_text(self.palette()).name()
         parts = []
         for number, step in enumerate(preset.steps, start=1):
-            task = escape(substitute_params(expand_arguments(step.task, args), params))
-            task = task.replace(
-                "{previous}", f"<span style='color:{muted}'><i>{{previous}}</i></span>"
-            )
+            # A stand-in no text can contain marks where the previous answer goes, so an
+            # argument that happens to say "{previous}" is not dressed up as one.
+            task = escape(expand_template(step.task, args=args, params=params, previous="\0"))
+            task = task.replace("\0", f"<span style='color:{muted}'><i>{{previous}}</i></span>")
             parts.append(
                 f"<p style='margin:0 0 2px 0'><b>{number} · {escape(step.agent)}</b></p>"
                 f"<p style='margin:0 0 10px 0; white-space:pre-wrap'>{task}</p>"
