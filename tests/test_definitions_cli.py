@@ -3,6 +3,7 @@ item 11): ``baton agents``, ``baton presets`` and ``baton run`` against the scri
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -38,7 +39,7 @@ def write_agent(folder: Path, name: str, front: str = "", body: str = "Do it.") 
 def alias_bomb() -> str:
     letters = "abcdefghi"
     lines = ["a: &a [" + ", ".join(["x"] * 9) + "]"]
-    for before, name in zip(letters, letters[1:], strict=False):
+    for before, name in itertools.pairwise(letters):
         lines.append(f"{name}: &{name} [" + ", ".join([f"*{before}"] * 9) + "]")
     return "\n".join(lines) + "\ntools: *i\n"
 
