@@ -79,6 +79,11 @@ class Diagnostic(BaseModel):
     message: str
     severity: Severity = "error"
 
+    @property
+    def location(self) -> str:
+        """``path:line`` (or the path alone), the way editors and terminals link it."""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
 
 class ParamSpec(BaseModel):
     """One typed input of an agent (``params:``, a Baton extension), shown as a form field and

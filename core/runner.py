@@ -539,8 +539,9 @@ class Runner:
             )
         problem = agent.error
         if problem is not None:
-            at = f"{problem.path}:{problem.line}" if problem.line else problem.path
-            raise RunError(f"{where}: agent '{agent.name}' cannot run: {at}: {problem.message}")
+            raise RunError(
+                f"{where}: agent '{agent.name}' cannot run: {problem.location}: {problem.message}"
+            )
         return agent
 
     def _step_folder(self, where: str, spec: StepSpec) -> Path:
@@ -601,8 +602,7 @@ def preset_request(
     preset = presets.get(name)
     problem = presets.problem_for(name) if preset is None else None
     if problem is not None:
-        at = f"{problem.path}:{problem.line}" if problem.line else problem.path
-        raise RunError(f"preset '{name}' cannot run: {at}: {problem.message}")
+        raise RunError(f"preset '{name}' cannot run: {problem.location}: {problem.message}")
     if preset is None:
         available = ", ".join(p.name for p in presets.presets) or "none"
         raise RunError(f"unknown preset '{name}' (available: {available})")

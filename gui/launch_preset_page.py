@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -44,6 +45,8 @@ class PresetPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._presets = PresetCatalog()
+        self._problems: dict[str, str] = {}
+        """Why a listed preset cannot run, by its item key."""
         self.preset_list = QListWidget()
         self.preset_list.setObjectName("PresetPicker")
         self.preset_list.setItemDelegate(AgentDelegate(self.preset_list))
@@ -82,24 +85,38 @@ class PresetPage(QWidget):
 
     # -- public API ----------------------------------------------------------------------
 
-    def set_presets(self, presets: PresetCatalog) -> None:
-        """Show ``presets``, keeping the chosen one when it still exists."""
-        chosen = self.current()
+    def set_presets(self, presets: PresetCatalog, agents: AgentCatalog) -> None:
+        """Show ``presets``, keeping the chosen one when it still exists. Presets that cannot
+        run (a file that does not load, a step naming an unknown or broken agent) are listed
+        with the error mark; :meth:`current_problem` says why."""
+        chosen = self.preset_list.currentItem()
+        chosen_key = None if chosen is None else chosen.data(Qt.ItemDataRole.UserRole)
         self._presets = presets
+        self._problems = {}
         self.preset_list.blockSignals(True)
         self.preset_list.clear()
         for preset in presets.presets:
-            item = QListWidgetItem(preset.name)
-            item.setData(Qt.ItemDataRole.UserRole, preset.key)
-            item.setData(ROLE_KIND, "agent")
-            item.setData(
-                ROLE_ENTRY,
-                AgentEntry(preset.name, preset.description, preset.source, preset.path or ""),
+            problem = _preset_problem(preset, agents)
+            entry = AgentEntry(
+                preset.name,
+                f"Cannot run: {problem}" if problem else preset.description,
+                preset.source,
+                preset.path or "",
+                mark="error" if problem else "",
             )
-            item.setToolTip(preset.description)
-            self.preset_list.addItem(item)
+            self._add(preset.key, preset.name, entry, problem)
+        loaded = {p.path for p in presets.presets}
+        for diagnostic in presets.diagnostics:
+            if diagnostic.path in loaded or not diagnostic.path.endswith((".yaml", ".yml")):
+                continue
+            name = Path(diagnostic.path).stem
+            problem = f"{diagnostic.location}: {diagnostic.message}"
+            entry = AgentEntry(
+                name, f"Cannot run: {problem}", "user", diagnostic.path, mark="error"
+            )
+            self._add(f"file:{diagnostic.path}", name, entry, problem)
         self.preset_list.blockSignals(False)
-        if not (chosen and self.select(chosen.name)) and self.preset_list.count():
+        if not (chosen_key and self._select_key(str(chosen_key))) and self.preset_list.count():
             self.preset_list.setCurrentRow(0)
         self.presetChanged.emit()
 
@@ -107,13 +124,17 @@ class PresetPage(QWidget):
         item = self.preset_list.currentItem()
         return None if item is None else self._presets.get(str(item.data(Qt.ItemDataRole.UserRole)))
 
+    def current_problem(self) -> str | None:
+        """Why the chosen preset cannot run, or None."""
+        item = self.preset_list.currentItem()
+        if item is None:
+            return None
+        key = str(item.data(Qt.ItemDataRole.UserRole))
+        problem = self._problems.get(key)
+        return None if problem is None else f"preset “{item.text()}” cannot run: {problem}"
+
     def select(self, name: str) -> bool:
-        for row in range(self.preset_list.count()):
-            item = self.preset_list.item(row)
-            if item is not None and str(item.data(Qt.ItemDataRole.UserRole)) == name.casefold():
-                self.preset_list.setCurrentItem(item)
-                return True
-        return False
+        return self._select_key(name.casefold())
 
     def arguments(self) -> list[str]:
         """The arguments as the run gets them; ``ValueError`` for an unclosed quote."""
@@ -159,3 +180,34 @@ class PresetPage(QWidget):
                 f"<p style='margin:0 0 10px 0; white-space:pre-wrap'>{task}</p>"
             )
         self.preview.setHtml("".join(parts))
+
+    # -- private -------------------------------------------------------------------------
+
+    def _add(self, key: str, name: str, entry: AgentEntry, problem: str | None) -> None:
+        item = QListWidgetItem(name)
+        item.setData(Qt.ItemDataRole.UserRole, key)
+        item.setData(ROLE_KIND, "agent")
+        item.setData(ROLE_ENTRY, entry)
+        item.setToolTip(entry.description)
+        if problem:
+            self._problems[key] = problem
+        self.preset_list.addItem(item)
+
+    def _select_key(self, key: str) -> bool:
+        for row in range(self.preset_list.count()):
+            item = self.preset_list.item(row)
+            if item is not None and str(item.data(Qt.ItemDataRole.UserRole)) == key:
+                self.preset_list.setCurrentItem(item)
+                return True
+        return False
+
+
+def _preset_problem(preset: Preset, agents: AgentCatalog) -> str | None:
+    """Why a preset that loads cannot run with these agents, or None."""
+    for number, step in enumerate(preset.steps, start=1):
+        agent = agents.get(step.agent)
+        if agent is None:
+            return f"step {number}: unknown agent '{step.agent}'"
+        if agent.error is not None:
+            return f"step {number}: agent '{agent.name}' cannot run ({agent.error.message})"
+    return None

@@ -61,8 +61,7 @@ def _table(catalog: AgentCatalog) -> str:
     if catalog.diagnostics:
         lines.append("\nDiagnostics:")
         for d in catalog.diagnostics:
-            where = f"{d.path}:{d.line}" if d.line else d.path
-            lines.append(f"  {d.severity}: {where}: {d.message}")
+            lines.append(f"  {d.severity}: {d.location}: {d.message}")
     return "\n".join(lines)
 
 

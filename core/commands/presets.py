@@ -69,8 +69,7 @@ def _table(catalog: PresetCatalog, diagnostics: list[Diagnostic]) -> str:
     if diagnostics:
         lines.append("\nDiagnostics:")
         for d in diagnostics:
-            where = f"{d.path}:{d.line}" if d.line else d.path
-            lines.append(f"  {d.severity}: {where}: {d.message}")
+            lines.append(f"  {d.severity}: {d.location}: {d.message}")
     return "\n".join(lines)
 
 
