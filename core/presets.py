@@ -208,31 +208,45 @@ def agent_line(text: str, agent: str, occurrence: int = 1) -> int | None:
     return None
 
 
-def unknown_agent_diagnostics(catalog: PresetCatalog, agents: AgentCatalog) -> list[Diagnostic]:
-    """An error per step of an effective preset that names an agent ``agents`` lacks: such a
-    preset loads but cannot run."""
-    problems: list[Diagnostic] = []
+def step_agent_problems(preset: Preset, agents: AgentCatalog) -> list[tuple[int, str, str]]:
+    """``(step number, agent name, reason)`` for each step whose agent cannot run: unknown,
+    or its file has an error. Such a preset loads but is refused by the runner."""
+    problems = []
+    for number, step in enumerate(preset.steps, start=1):
+        agent = agents.get(step.agent)
+        if agent is None:
+            available = ", ".join(agents.names()) or "none"
+            reason = f"step {number}: unknown agent '{step.agent}' (available: {available})"
+        elif agent.error is not None:
+            reason = f"step {number}: agent '{agent.name}' cannot run ({agent.error.message})"
+        else:
+            continue
+        problems.append((number, step.agent, reason))
+    return problems
+
+
+def agent_diagnostics(catalog: PresetCatalog, agents: AgentCatalog) -> list[Diagnostic]:
+    """An error per step of an effective preset whose agent cannot run (see
+    :func:`step_agent_problems`), at the line naming the agent."""
+    diagnostics: list[Diagnostic] = []
     for preset in catalog.presets:
-        text = ""
-        if preset.path:
-            try:
-                text = Path(preset.path).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                text = ""
-        seen: dict[str, int] = {}
-        for number, step in enumerate(preset.steps, start=1):
-            seen[step.agent] = seen.get(step.agent, 0) + 1
-            if agents.get(step.agent) is not None:
-                continue
-            problems.append(
+        problems = step_agent_problems(preset, agents)
+        if not problems:
+            continue
+        try:
+            text = Path(preset.path).read_text(encoding="utf-8") if preset.path else ""
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        for number, agent, reason in problems:
+            occurrence = [s.agent for s in preset.steps[:number]].count(agent)
+            diagnostics.append(
                 Diagnostic(
                     path=preset.path or preset.name,
-                    line=agent_line(text, step.agent, seen[step.agent]),
-                    message=f"preset '{preset.name}', step {number}: unknown agent "
-                    f"'{step.agent}' (available: {', '.join(agents.names()) or 'none'})",
+                    line=agent_line(text, agent, occurrence),
+                    message=reason,
                 )
             )
-    return problems
+    return diagnostics
 
 
 # --------------------------------------------------------------------------------------------

@@ -29,7 +29,13 @@ from PySide6.QtWidgets import (
 )
 
 from core.agents import AgentCatalog
-from core.presets import Preset, PresetCatalog, expand_template, required_argument_count
+from core.presets import (
+    Preset,
+    PresetCatalog,
+    expand_template,
+    required_argument_count,
+    step_agent_problems,
+)
 from gui.agent_rows import ROLE_ENTRY, ROLE_KIND, AgentDelegate, AgentEntry
 from gui.preset_chain import ChainStep, PresetChain
 from gui.theme import secondary_text
@@ -96,7 +102,8 @@ class PresetPage(QWidget):
         self.preset_list.blockSignals(True)
         self.preset_list.clear()
         for preset in presets.presets:
-            problem = _preset_problem(preset, agents)
+            problems = step_agent_problems(preset, agents)
+            problem = problems[0][2] if problems else None
             entry = AgentEntry(
                 preset.name,
                 f"Cannot run: {problem}" if problem else preset.description,
@@ -200,14 +207,3 @@ class PresetPage(QWidget):
                 self.preset_list.setCurrentItem(item)
                 return True
         return False
-
-
-def _preset_problem(preset: Preset, agents: AgentCatalog) -> str | None:
-    """Why a preset that loads cannot run with these agents, or None."""
-    for number, step in enumerate(preset.steps, start=1):
-        agent = agents.get(step.agent)
-        if agent is None:
-            return f"step {number}: unknown agent '{step.agent}'"
-        if agent.error is not None:
-            return f"step {number}: agent '{agent.name}' cannot run ({agent.error.message})"
-    return None

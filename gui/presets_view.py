@@ -25,8 +25,8 @@ from core.agents import AgentCatalog, discover_agents, find_project_root
 from core.presets import (
     PROJECT_PRESET_DIR,
     PresetCatalog,
+    agent_diagnostics,
     discover_presets,
-    unknown_agent_diagnostics,
 )
 from gui import preset_files
 from gui.definitions_view import DefinitionsView
@@ -83,9 +83,7 @@ class PresetsView(DefinitionsView):
         self._catalog = discover_presets(self._working_folder, "both")
         files = read_preset_files(self._working_folder)
         self._files = {str(f.path): f for f in files}
-        problems = self._catalog.diagnostics + unknown_agent_diagnostics(
-            self._catalog, self._agents
-        )
+        problems = self._catalog.diagnostics + agent_diagnostics(self._catalog, self._agents)
         self.preset_list.set_presets(files, self._catalog, problems)
         self.diagnostics.set_diagnostics(problems)
         self._rewatch(files)

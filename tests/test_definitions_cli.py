@@ -160,7 +160,7 @@ def test_preset_naming_an_unknown_agent_is_diagnosed(
     assert main(["presets", "--cwd", str(tmp_path)]) == 0
     table = capsys.readouterr().out
     assert "review !" in table
-    assert f"error: {path}:4: preset 'review', step 2: unknown agent 'critic'" in table
+    assert f"error: {path}:4: step 2: unknown agent 'critic'" in table
 
 
 def test_user_text_is_never_expanded_again(

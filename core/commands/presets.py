@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core.agents import Diagnostic, discover_agents
-from core.presets import PresetCatalog, discover_presets, unknown_agent_diagnostics
+from core.presets import PresetCatalog, agent_diagnostics, discover_presets
 
 
 def register(commands: Any) -> None:
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     catalog = discover_presets(args.cwd, args.scope)
     agents = discover_agents(args.cwd, args.scope)
-    diagnostics = catalog.diagnostics + unknown_agent_diagnostics(catalog, agents)
+    diagnostics = catalog.diagnostics + agent_diagnostics(catalog, agents)
     if args.json:
         print(json.dumps(as_json(catalog, diagnostics), ensure_ascii=False, indent=2))
     else:
