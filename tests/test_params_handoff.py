@@ -176,3 +176,23 @@ def test_hand_off_refuses_to_write_through_a_planted_symlink(tmp_path: Path) -> 
     assert len(handed) <= 1_000
     assert "read tool" not in handed and "run file /r.jsonl (step 1)" in handed
     assert handed.startswith("y" * 100)  # one long line is cut inside it
+
+
+def test_params_reach_a_preset_by_agent_name(
+    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    presets = paths.config_dir() / "presets"
+    presets.mkdir(parents=True)
+    (presets / "brief.yaml").write_text(
+        "name: brief\nsteps:\n  - {agent: scout, task: 'look at $1'}\n"
+        "  - {agent: writer, task: 'write {tone} about $1: {previous}'}\n",
+        encoding="utf-8",
+    )
+    configured.queue(Reply.answer("seen"), Reply.answer("written"))
+    args = ["run", "brief", "the API", "--param", "writer.tone=formal", "--cwd", str(tmp_path)]
+    assert main(args) == 0
+    assert [r.user_text for r in configured.requests] == [
+        "look at the API",
+        "write formal about the API: seen",
+    ]
+    assert "params: tone=formal, count=2" in capsys.readouterr().out
