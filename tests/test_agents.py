@@ -304,6 +304,7 @@ def test_agents_json_lists_agents_and_diagnostics(
         "source": "user",
         "path": str(user_dir / "worker.md"),
         "overrides": str(Path(worker["overrides"])),
+        "runnable": True,
     }
     assert worker["overrides"].endswith(os.path.join("agents", "worker.md"))
     assert [Path(d["path"]).name for d in data["diagnostics"]] == ["broken.md"]

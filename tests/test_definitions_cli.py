@@ -122,15 +122,14 @@ NINE_PARALLEL = "name: wide\nmode: parallel\nsteps:\n" + "".join(
 def test_broken_presets_are_diagnosed_and_run_says_why(
     configured: LLMServer,
     tmp_path: Path,
+    user_presets: Path,
     capsys: pytest.CaptureFixture[str],
     name: str,
     content: bytes,
     line: int,
     reason: str,
 ) -> None:
-    folder = paths.config_dir() / "presets"
-    folder.mkdir(parents=True)
-    path = folder / f"{name}.yaml"
+    path = user_presets / f"{name}.yaml"
     path.write_bytes(content)
 
     assert main(["presets", "--json", "--cwd", str(tmp_path)]) == 0
@@ -148,11 +147,9 @@ def test_broken_presets_are_diagnosed_and_run_says_why(
 
 
 def test_preset_naming_an_unknown_agent_is_diagnosed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, user_presets: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = paths.config_dir() / "presets"
-    folder.mkdir(parents=True)
-    path = folder / "review.yaml"
+    path = user_presets / "review.yaml"
     path.write_text(
         "name: review\nsteps:\n  - {agent: scout, task: a}\n  - {agent: critic, task: b}\n",
         encoding="utf-8",
@@ -164,11 +161,9 @@ def test_preset_naming_an_unknown_agent_is_diagnosed(
 
 
 def test_user_text_is_never_expanded_again(
-    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    configured: LLMServer, tmp_path: Path, user_presets: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = paths.config_dir() / "presets"
-    folder.mkdir(parents=True)
-    (folder / "recur.yaml").write_text(
+    (user_presets / "recur.yaml").write_text(
         "name: recur\nmode: chain\nsteps:\n  - {agent: scout, task: 'start $1'}\n"
         "  - {agent: planner, task: 'then {previous}'}\n",
         encoding="utf-8",

@@ -125,14 +125,12 @@ def test_short_answers_are_handed_on_untouched(configured: LLMServer, tmp_path: 
 
 
 def test_a_step_folder_outside_the_run_folder_needs_the_flag(
-    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    configured: LLMServer, tmp_path: Path, user_presets: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_folder = tmp_path / "project"
     (tmp_path / "outside").mkdir()
     (run_folder / "inside").mkdir(parents=True)
-    presets = paths.config_dir() / "presets"
-    presets.mkdir(parents=True)
-    (presets / "spread.yaml").write_text(
+    (user_presets / "spread.yaml").write_text(
         "name: spread\nmode: parallel\nsteps:\n  - {agent: scout, task: a, cwd: inside}\n"
         "  - {agent: scout, task: b, cwd: ../outside}\n",
         encoding="utf-8",
@@ -179,11 +177,9 @@ def test_hand_off_refuses_to_write_through_a_planted_symlink(tmp_path: Path) -> 
 
 
 def test_params_reach_a_preset_by_agent_name(
-    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    configured: LLMServer, tmp_path: Path, user_presets: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    presets = paths.config_dir() / "presets"
-    presets.mkdir(parents=True)
-    (presets / "brief.yaml").write_text(
+    (user_presets / "brief.yaml").write_text(
         "name: brief\nsteps:\n  - {agent: scout, task: 'look at $1'}\n"
         "  - {agent: writer, task: 'write {tone} about $1: {previous}'}\n",
         encoding="utf-8",

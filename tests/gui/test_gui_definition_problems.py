@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from launching import (
     click,
+    click_preset_row,
     current_run_page,
     open_launch_dialog,
     pick_preset,
@@ -24,6 +25,7 @@ from pytestqt.qtbot import QtBot
 
 from core.settings import save_settings
 from gui.launch_dialog import LaunchDialog
+from gui.launch_steps import StepRow
 from gui.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
@@ -36,13 +38,6 @@ LISTER = "---\nname: lister\ndescription: lists\nmodel: m\ntools: [read, ls\n---
 def server(llm_server: LLMServer) -> LLMServer:
     save_settings(llm_server.settings())
     return llm_server
-
-
-@pytest.fixture
-def user_presets(isolated_home: Path) -> Path:
-    folder = isolated_home / "config" / "presets"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def write_broken_presets(folder: Path) -> tuple[Path, Path]:
@@ -91,7 +86,7 @@ def test_launch_dialog_says_why_a_preset_cannot_run_and_disables_run(
     )
     assert not dialog.run_button.isEnabled()
 
-    _click_item(qtbot, dialog, "five")
+    click_preset_row(qtbot, dialog, "five")
     assert dialog.error_text() == (
         f"Preset “five” cannot run: {five}:2: steps: Input should be a valid list."
     )
@@ -114,11 +109,7 @@ def test_an_agent_with_an_error_is_listed_marked_and_refused_in_the_dialog(
     entries = {e.name: e for e in window.agents_view.agent_list.visible_entries()}
     assert entries["lister"].mark == "error"
 
-    dialog = open_launch_dialog(qtbot, window)
-    dialog.tabs.setCurrentIndex(1)
-    row = dialog.steps_editor.rows()[0]
-    row.agent.setCurrentIndex(row.agent.findText("lister"))  # picked from the drop-down
-    type_into(qtbot, row.task, "list it")
+    dialog, row = build_one_step(qtbot, window, "lister", "list it")
     assert dialog.error_text().startswith(f"Step 1: agent 'lister' cannot run: {path}:5: ")
     assert "'tools' cannot be read" in dialog.error_text()
     assert not dialog.run_button.isEnabled()
@@ -134,11 +125,7 @@ def test_a_step_folder_outside_needs_a_tick_and_the_pane_shows_it(
     outside.mkdir()
     server.queue(Reply.answer("looked"))
     window = make_window()
-    dialog = open_launch_dialog(qtbot, window)
-    dialog.tabs.setCurrentIndex(1)
-    row = dialog.steps_editor.rows()[0]
-    row.agent.setCurrentIndex(row.agent.findText("scout"))
-    type_into(qtbot, row.task, "look around")
+    dialog, row = build_one_step(qtbot, window, "scout", "look around")
     type_into(qtbot, row.cwd, "../elsewhere")
     assert dialog.outside_check.isVisible()
     assert str(outside) in dialog.outside_check.text()
@@ -167,11 +154,7 @@ def test_params_show_in_the_run_header(
     )
     server.queue(Reply.answer("written"))
     window = make_window()
-    dialog = open_launch_dialog(qtbot, window)
-    dialog.tabs.setCurrentIndex(1)
-    row = dialog.steps_editor.rows()[0]
-    row.agent.setCurrentIndex(row.agent.findText("writer"))
-    type_into(qtbot, row.task, "notes, {tone}")
+    dialog, _row = build_one_step(qtbot, window, "writer", "notes, {tone}")
     click(qtbot, dialog.run_button)
     session = wait_for_session(qtbot, window)
     assert wait_until_finished(qtbot, session) == "ok"
@@ -182,13 +165,13 @@ def test_params_show_in_the_run_header(
     assert "Write casual." in str(request.messages[0]["content"])
 
 
-def _click_item(qtbot: QtBot, dialog: LaunchDialog, name: str) -> None:
-    picker = dialog.preset_list
-    for index in range(picker.count()):
-        item = picker.item(index)
-        if item is not None and item.text() == name:
-            picker.scrollToItem(item)
-            rect = picker.visualItemRect(item)
-            qtbot.mouseClick(picker.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-            return
-    raise AssertionError(f"no preset {name!r} in the dialog")
+def build_one_step(
+    qtbot: QtBot, window: MainWindow, agent: str, task: str
+) -> tuple[LaunchDialog, StepRow]:
+    """Open the dialog on "Build a run", pick ``agent`` from the drop-down, type ``task``."""
+    dialog = open_launch_dialog(qtbot, window)
+    dialog.tabs.setCurrentIndex(1)
+    row = dialog.steps_editor.rows()[0]
+    row.agent.setCurrentIndex(row.agent.findText(agent))
+    type_into(qtbot, row.task, task)
+    return dialog, row
