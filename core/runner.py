@@ -304,6 +304,8 @@ class Runner:
                 else:
                     message = finished.error or finished.status
                 return ("aborted" if finished.status == "aborted" else "error"), message
+            if self.request.mode != "chain" or index + 1 == len(steps):
+                continue
             previous = hand_off(
                 finished.output,
                 limit=self.settings.limits.handoff_chars,
@@ -526,11 +528,8 @@ class Runner:
 
     def _runnable_agent(self, agents: AgentCatalog, number: int, spec: StepSpec) -> AgentDefinition:
         """The step's agent; refuses an unknown one, or one whose file has an error."""
-        where = (
-            f"preset '{self.request.preset}', step {number}"
-            if self.request.preset
-            else (f"step {number}")
-        )
+        preset = self.request.preset
+        where = f"preset '{preset}', step {number}" if preset else f"step {number}"
         agent = agents.get(spec.agent)
         if agent is None:
             raise RunError(

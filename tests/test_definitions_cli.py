@@ -117,6 +117,7 @@ NINE_PARALLEL = "name: wide\nmode: parallel\nsteps:\n" + "".join(
         ("empty", b"name: empty\nsteps: []\n", 2, "at least 1 item"),
         ("binary", b"name: binary\n\x00\x01\x02\xff", 2, "a binary file"),
         ("wide", NINE_PARALLEL.encode(), 3, "at most 8"),
+        ("bomb", f"name: bomb\n{alias_bomb()}".replace("tools", "steps").encode(), 6, "aliases"),
     ],
 )
 def test_broken_presets_are_diagnosed_and_run_says_why(
