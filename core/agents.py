@@ -115,6 +115,13 @@ class ParamSpec(BaseModel):
             and str(self.default) not in (self.values or [])
         ):
             raise ValueError(f"default {self.default!r} is not one of {self.values}")
+        if (self.min is not None or self.max is not None) and self.type not in (
+            "number",
+            "integer",
+        ):
+            raise ValueError("'min' and 'max' apply to number and integer parameters only")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"'min' ({self.min:g}) is greater than 'max' ({self.max:g})")
         return self
 
 

@@ -131,6 +131,22 @@ def step_params(
     return validate_params(agent.params, {**given, **own})
 
 
+def split_shown(
+    shown: Mapping[str, Any], step_count: int
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The inverse of :func:`params_shown`: (run-wide values, each step's own values), so a
+    re-run gets the values a run used."""
+    run_wide: dict[str, Any] = {}
+    per_step: list[dict[str, Any]] = [{} for _ in range(step_count)]
+    for key, value in shown.items():
+        number, dot, name = key.partition(".")
+        if dot and number.isdigit() and 1 <= int(number) <= step_count:
+            per_step[int(number) - 1][name] = value
+        else:
+            run_wide[key] = value
+    return run_wide, per_step
+
+
 def params_shown(steps: Sequence[tuple[AgentDefinition, Mapping[str, Any]]]) -> dict[str, Any]:
     """The values a run used, for its header and run file: ``name`` when every step that
     declares it used the same value, else ``N.name`` (1-based step) per step."""

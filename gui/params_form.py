@@ -12,6 +12,7 @@ tooltip says which agents use it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -115,7 +116,10 @@ class ParamsForm(QWidget):
             widget = combo
         elif spec.type == "number":
             spin = QDoubleSpinBox()
-            spin.setRange(-_FLOAT_LIMIT, _FLOAT_LIMIT)
+            spin.setRange(
+                -_FLOAT_LIMIT if spec.min is None else spec.min,
+                _FLOAT_LIMIT if spec.max is None else spec.max,
+            )
             spin.setDecimals(_decimals(spec.default))
             value = remembered if isinstance(remembered, int | float) else spec.default
             spin.setValue(float(value) if isinstance(value, int | float) else 0.0)
@@ -123,7 +127,10 @@ class ParamsForm(QWidget):
             widget = spin
         elif spec.type == "integer":
             box = QSpinBox()
-            box.setRange(-_INT_LIMIT, _INT_LIMIT)
+            box.setRange(
+                -_INT_LIMIT if spec.min is None else math.ceil(spec.min),
+                _INT_LIMIT if spec.max is None else math.floor(spec.max),
+            )
             value = remembered if isinstance(remembered, int) else spec.default
             box.setValue(int(value) if isinstance(value, int | float) else 0)
             box.valueChanged.connect(self.changed)

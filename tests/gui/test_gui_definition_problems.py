@@ -23,10 +23,12 @@ from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from core.events import PlannedStep, RunStarted
 from core.settings import save_settings
 from gui.launch_dialog import LaunchDialog
 from gui.launch_steps import StepRow
 from gui.main_window import MainWindow
+from gui.runs_view import rerun_request
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
@@ -175,3 +177,21 @@ def build_one_step(
     row.agent.setCurrentIndex(row.agent.findText(agent))
     type_into(qtbot, row.task, task)
     return dialog, row
+
+
+def test_rerun_request_carries_the_values_a_run_used() -> None:
+    started = RunStarted(
+        run_id="r",
+        ts=0.0,
+        mode="chain",
+        steps=[
+            PlannedStep(agent="writer", task="a", cwd="/w"),
+            PlannedStep(agent="writer", task="b", cwd="/w"),
+        ],
+        params={"1.tone": "casual", "2.tone": "formal", "count": 3},
+        cwd="/w",
+        started_at="2026-01-01T00:00:00+00:00",
+    )
+    request = rerun_request(started)
+    assert request.params == {"count": 3}
+    assert [s.params for s in request.steps] == [{"tone": "casual"}, {"tone": "formal"}]
