@@ -118,9 +118,8 @@ class PresetPage(QWidget):
                 continue
             name = Path(diagnostic.path).stem
             problem = f"{diagnostic.location}: {diagnostic.message}"
-            entry = AgentEntry(
-                name, f"Cannot run: {problem}", "user", diagnostic.path, mark="error"
-            )
+            row = f"Cannot run: {diagnostic.message}"
+            entry = AgentEntry(name, row, "user", diagnostic.path, mark="error")
             self._add(f"file:{diagnostic.path}", name, entry, problem)
         self.preset_list.blockSignals(False)
         if not (chosen_key and self._select_key(str(chosen_key))) and self.preset_list.count():
