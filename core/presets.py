@@ -188,7 +188,10 @@ def discover_presets(cwd: Path | None = None, scope: str = "both") -> PresetCata
                 problem = Diagnostic(path=str(file), line=error.line, message=str(error))
                 catalog.diagnostics.append(problem)
                 for name in _names_of_broken(file):
+                    # A broken override hides what it overrides: running the lower preset
+                    # instead would silently not be what the person wrote.
                     catalog.broken[name] = problem
+                    found.pop(name, None)
                 continue
             found[preset.key] = preset
             catalog.broken.pop(preset.key, None)

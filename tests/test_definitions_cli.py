@@ -202,3 +202,13 @@ def test_json_prints_run_started_first(
     assert main(["run", "--agent", "scout", "--task", "t", "--json", "--cwd", str(tmp_path)]) == 0
     first = event_from_json(capsys.readouterr().out.splitlines()[0])
     assert isinstance(first, RunStarted) and first.params == {}
+
+
+def test_a_broken_override_is_not_replaced_by_the_preset_it_overrides(
+    configured: LLMServer, tmp_path: Path, user_presets: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = user_presets / "implement.yaml"
+    path.write_text("name: implement\nmode: loop\nsteps: [{agent: worker, task: $@}]\n")
+    assert main(["run", "implement", "x", "--cwd", str(tmp_path)]) == 2
+    assert f"preset 'implement' cannot run: {path}:2: mode:" in capsys.readouterr().err
+    assert configured.requests == []
