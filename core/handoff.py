@@ -67,7 +67,7 @@ def hand_off(
 
     def marker(left: str) -> str:
         return (
-            f"\n[… {len(left):,} more characters ({left.count(chr(10)) + 1:,} lines) of step "
+            f"\n[… {len(left):,} more characters ({len(left.splitlines()):,} lines) of step "
             f"{step_number}'s answer left out here. The full text is {places}.]\n"
         )
 
