@@ -23,11 +23,19 @@ from core import __version__
 from core.commands import agents as agents_command
 from core.commands import docs as docs_command
 from core.commands import open as open_command
+from core.commands import presets as presets_command
 from core.commands import run as run_command
 from core.commands import runs as runs_command
 from core.events import Event
 
-COMMAND_MODULES = [agents_command, run_command, runs_command, docs_command, open_command]
+COMMAND_MODULES = [
+    agents_command,
+    presets_command,
+    run_command,
+    runs_command,
+    docs_command,
+    open_command,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -123,6 +123,8 @@ class RunStarted(_Event):
     preset: str | None = None
     args: list[str] = Field(default_factory=list)
     steps: list[PlannedStep]
+    params: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """The typed parameter values the run used (``N.name`` where steps differ)."""
     cwd: str
     started_at: str
     """Wall-clock start, ISO 8601 with timezone."""

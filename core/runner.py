@@ -8,8 +8,15 @@ subscribers: CLI printer, GUI view model — each isolated from the others).
 
 * **single** — one step.
 * **parallel** — at most 8 tasks, at most 4 at once; a failing task does not stop the others.
-* **chain** — steps in order, ``{previous}`` = the previous step's final output; the first step
-  that fails or is aborted stops the chain with ``Chain stopped at step N (agent): <error>``.
+* **chain** — steps in order, ``{previous}`` = the previous step's final output, capped by
+  :func:`core.handoff.hand_off`; the first step that fails or is aborted stops the chain with
+  ``Chain stopped at step N (agent): <error>``.
+
+Tasks are templates filled in one pass (:func:`core.presets.expand_template`): arguments, the
+agents' typed parameters (checked against their ``params:`` before anything is sent, defaults
+applied; also substituted into the agent's system prompt) and ``{previous}``. A step's folder
+outside the run's folder needs :attr:`RunRequest.allow_outside_folder`; an agent whose file
+has an error-level diagnostic is refused with that diagnostic.
 
 Cancel (:meth:`Runner.cancel`) reaches every running step (see :mod:`core.backends.base` for
 the two stages); the run then ends ``aborted`` and whatever was received stays in the run file.
@@ -54,7 +61,9 @@ from core.events import (
     StepStarted,
     ToolCallFinished,
 )
+from core.handoff import hand_off
 from core.liveness import LivenessLock
+from core.params import ParamsError, params_shown, run_params, step_params
 from core.presets import (
     MAX_PARALLEL_TASKS,
     Preset,
@@ -62,23 +71,18 @@ from core.presets import (
     PresetError,
     check_agents,
     discover_presets,
-    expand_arguments,
+    expand_template,
     required_argument_count,
-    substitute_params,
-    substitute_previous,
 )
 from core.publisher import EventListener, EventPublisher, RunFileSink
 from core.redaction import Redactor
 from core.run_state import RunState
-from core.runs import RunIndex, RunWriter
+from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
 from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
 
 MAX_CONCURRENT_STEPS = 4
-PARALLEL_HANDOFF_LIMIT = 50_000
-"""Characters of a parallel task's output kept in the run summary (the full text stays in the
-step's own events)."""
 
 _log = logging.getLogger(__name__)
 
@@ -87,9 +91,15 @@ _log = logging.getLogger(__name__)
 class StepSpec:
     agent: str
     task: str
+    """The task template (see :func:`core.presets.expand_template`)."""
     cwd: str | None = None
     """Relative to the run's folder (or absolute)."""
     model: str | None = None
+    args: tuple[str, ...] | None = None
+    """Positional arguments for ``$1``… in ``task``; None takes ``$…`` literally (ad-hoc tasks,
+    re-runs of already expanded tasks)."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Values for this step's agent only (``--param STEP.NAME=VALUE``), over the run's."""
 
 
 @dataclass
@@ -107,6 +117,8 @@ class RunRequest:
     trust_project: bool = False
     params: dict[str, Any] = field(default_factory=dict)
     """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
+    allow_outside_folder: bool = False
+    """Let a step work in a folder outside :attr:`cwd` (the person confirmed it)."""
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
@@ -119,7 +131,7 @@ def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: A
             f" (usage: baton run {preset.name}{hint})"
         )
     steps = [
-        StepSpec(agent=s.agent, task=expand_arguments(s.task, args), cwd=s.cwd, model=s.model)
+        StepSpec(agent=s.agent, task=s.task, cwd=s.cwd, model=s.model, args=tuple(args))
         for s in preset.steps
     ]
     return RunRequest(
@@ -131,10 +143,20 @@ def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: A
 class _PreparedStep:
     spec: StepSpec
     agent: AgentDefinition
+    """With its parameters substituted into the system prompt."""
     backend: str
     model: str | None
     cwd: Path
+    params: dict[str, Any]
+    """The values the task template is filled with (this step's over the run's)."""
     task: str
+    """The task as planned: filled in, except ``{previous}``."""
+
+    def task_with(self, previous: str | None) -> str:
+        """The task sent, filled in one pass from the template (never the planned text)."""
+        return expand_template(
+            self.spec.task, args=self.spec.args, params=self.params, previous=previous
+        )
 
 
 def new_run_id() -> str:
@@ -203,29 +225,30 @@ class Runner:
         agents = self._agents or discover_agents(request.cwd, request.scope)
         self._agents = agents
         self._check_trust(agents)
+        chosen = [
+            self._runnable_agent(agents, number, spec)
+            for number, spec in enumerate(request.steps, 1)
+        ]
+        try:
+            run_values = run_params(chosen, request.params)
+        except ParamsError as error:
+            raise RunError(str(error)) from None
         steps = []
-        for number, spec in enumerate(request.steps, start=1):
-            agent = agents.get(spec.agent)
-            if agent is None:
-                where = (
-                    f"preset '{request.preset}', step {number}"
-                    if request.preset
-                    else (f"step {number}")
-                )
-                raise RunError(
-                    f"{where}: unknown agent '{spec.agent}' "
-                    f"(available: {', '.join(agents.names()) or 'none'})"
-                )
-            cwd = (request.cwd / spec.cwd).resolve() if spec.cwd else request.cwd.resolve()
-            if not cwd.is_dir():
-                raise RunError(f"step {number} ({agent.name}): folder {cwd} does not exist")
+        for number, (spec, agent) in enumerate(zip(request.steps, chosen, strict=True), 1):
+            where = f"step {number} ({agent.name})"
+            cwd = self._step_folder(where, spec)
             backend = backend_for(agent, request.backend, self.settings)
-            task = substitute_params(spec.task, request.params)
-            steps.append(
-                _PreparedStep(
-                    spec, agent, backend, self._model_for(spec, agent, backend), cwd, task
-                )
-            )
+            try:
+                own = step_params(agent, spec.params, run_values)
+            except ParamsError as error:
+                raise RunError(f"{where}: {error}") from None
+            values = {**run_values, **own}
+            body = expand_template(agent.system_prompt, params=own)
+            agent = agent.model_copy(update={"system_prompt": body})
+            model = self._model_for(spec, agent, backend)
+            prepared = _PreparedStep(spec, agent, backend, model, cwd, values, "")
+            prepared.task = prepared.task_with(None)
+            steps.append(prepared)
         self._steps = steps
 
     def cancel(self) -> None:
@@ -257,6 +280,7 @@ class Runner:
                 )
                 for s in self._steps
             ],
+            params=params_shown([(s.agent, s.params) for s in self._steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
@@ -287,11 +311,7 @@ class Runner:
             return await self._run_parallel(steps)
         previous = ""
         for index, step in enumerate(steps):
-            task = (
-                substitute_previous(step.task, previous)
-                if self.request.mode == "chain"
-                else (step.task)
-            )
+            task = step.task_with(previous) if self.request.mode == "chain" else step.task
             finished = await self._run_step(index, step, task)
             if finished.status != "ok":
                 if self.request.mode == "chain":
@@ -302,7 +322,17 @@ class Runner:
                 else:
                     message = finished.error or finished.status
                 return ("aborted" if finished.status == "aborted" else "error"), message
-            previous = as_handoff(finished.structured) if finished.structured else finished.output
+            if self.request.mode != "chain" or index + 1 == len(steps):
+                continue
+            text = as_handoff(finished.structured) if finished.structured else finished.output
+            previous = hand_off(
+                text,
+                limit=self.settings.limits.handoff_chars,
+                folder=self.request.cwd.resolve(),
+                run_id=self.run_id,
+                step_number=index + 1,
+                run_file=run_file(self.run_id) if self._record else None,
+            )
         return "ok", None
 
     async def _run_parallel(
@@ -557,6 +587,36 @@ class Runner:
             model = self.settings.default_model
         return model
 
+    def _runnable_agent(self, agents: AgentCatalog, number: int, spec: StepSpec) -> AgentDefinition:
+        """The step's agent; refuses an unknown one, or one whose file has an error."""
+        preset = self.request.preset
+        where = f"preset '{preset}', step {number}" if preset else f"step {number}"
+        agent = agents.get(spec.agent)
+        if agent is None:
+            raise RunError(
+                f"{where}: unknown agent '{spec.agent}' "
+                f"(available: {', '.join(agents.names()) or 'none'})"
+            )
+        problem = agent.error
+        if problem is not None:
+            raise RunError(
+                f"{where}: agent '{agent.name}' cannot run: {problem.location}: {problem.message}"
+            )
+        return agent
+
+    def _step_folder(self, where: str, spec: StepSpec) -> Path:
+        """The step's working folder; one outside the run's needs the person's consent."""
+        root = self.request.cwd.resolve()
+        cwd = (root / spec.cwd).resolve() if spec.cwd else root
+        if not cwd.is_dir():
+            raise RunError(f"{where}: folder {cwd} does not exist")
+        if not cwd.is_relative_to(root) and not self.request.allow_outside_folder:
+            raise RunError(
+                f"{where}: folder {cwd} is outside the run's folder {root}; "
+                "allow it on purpose with --allow-outside-folder"
+            )
+        return cwd
+
     def _check_trust(self, agents: AgentCatalog) -> None:
         if self.request.trust_project or self.request.scope == "user":
             return
@@ -593,6 +653,9 @@ def preset_request(
     read every definition file again."""
     presets = discover_presets(cwd, scope)
     preset = presets.get(name)
+    problem = presets.problem_for(name) if preset is None else None
+    if problem is not None:
+        raise RunError(f"preset '{name}' cannot run: {problem.location}: {problem.message}")
     if preset is None:
         available = ", ".join(p.name for p in presets.presets) or "none"
         raise RunError(f"unknown preset '{name}' (available: {available})")

@@ -78,6 +78,8 @@ class Limits(BaseModel):
     connect_timeout_s: float = Field(default=15.0, gt=0)
     silence_timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=20)
+    handoff_chars: int = Field(default=50_000, ge=1_000)
+    """Most characters of a step's answer handed to the next step (``{previous}``)."""
 
 
 class Settings(BaseModel):

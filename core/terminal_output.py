@@ -55,6 +55,9 @@ class TranscriptPrinter:
             self._total_steps = len(event.steps)
             title = event.preset or event.mode
             self._line(self._style(f"▶ {title} · {len(event.steps)} step(s) in {event.cwd}", "1"))
+            if event.params:
+                values = ", ".join(f"{name}={value}" for name, value in event.params.items())
+                self._line(self._style(f"  params: {values}", "2"))
         elif isinstance(event, StepStarted) and event.step is not None:
             self._agents[event.step] = event.agent
             model = f" · {event.model}" if event.model else ""

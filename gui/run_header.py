@@ -107,11 +107,23 @@ class RunHeader(QWidget):
         self.progress = QLabel("")
         self.usage = QLabel("")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.params = QLabel("")
+        self.params.setObjectName("RunParams")
+        self.params.setToolTip("The agents' parameter values this run used")
+        self.params.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.params.hide()
         self.folder = ElidedLabel("")
         self.folder.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.started = QLabel("")
         muted = secondary_text(self.palette()).name()
-        for label in (self.elapsed, self.progress, self.usage, self.folder, self.started):
+        for label in (
+            self.elapsed,
+            self.progress,
+            self.usage,
+            self.params,
+            self.folder,
+            self.started,
+        ):
             label.setStyleSheet(f"color: {muted};")
         self._separators = [QLabel("·") for _ in range(3)]
         details = QHBoxLayout()
@@ -124,6 +136,7 @@ class RunHeader(QWidget):
             separator.setStyleSheet(f"color: {muted};")
             details.addWidget(separator)
             details.addWidget(label)
+        details.addWidget(self.params)
         details.addSpacing(8)
         details.addWidget(self.folder, 1)  # the path gives way first; "started …" stays whole
         details.addWidget(self.started)
@@ -151,6 +164,10 @@ class RunHeader(QWidget):
         self.set_elapsed(elapsed)
         self._set_part(1, self.progress, progress_text(state))
         self._set_part(2, self.usage, state.usage.line())
+        params = ", ".join(f"{name}={value}" for name, value in state.params.items())
+        if params != self.params.text().removeprefix("·  "):
+            self.params.setText(f"·  {params}" if params else "")
+            self.params.setVisible(bool(params))
         self.folder.set_full_text(home_relative(state.cwd))
         started = state.started_at[:19].replace("T", " ")
         self.started.setText(f"·  started {started}" if started else "")

@@ -76,6 +76,14 @@ def no_leftover_threads_or_processes() -> Iterator[None]:
 
 
 @pytest.fixture
+def user_presets(isolated_home: Path) -> Path:
+    """Baton's user preset folder (``<config>/presets``), created."""
+    folder = isolated_home / "config" / "presets"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
 def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared (reference transcripts) is not present on this machine")

@@ -16,6 +16,7 @@ from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from core import paths
@@ -285,6 +286,17 @@ def test_policy_limits_and_aliases_round_trip(qtbot: QtBot, make_dialog) -> None
     assert again.save()
     settings = load_settings()
     assert settings.policy == {} and settings.limits.step_timeout_s is None
+
+
+def test_the_hand_off_cap_is_a_labelled_limit(qtbot: QtBot, make_dialog) -> None:
+    dialog = make_dialog()
+    spin = dialog.limits.spins["handoff_chars"]
+    labels = [label.text() for label in dialog.limits.findChildren(QLabel)]
+    assert any(text.startswith("Answer handed to the next step") for text in labels)
+    assert spin.value() == 50_000 and spin.suffix() == " chars"
+    spin.setValue(20_000)
+    assert dialog.save()
+    assert load_settings().limits.handoff_chars == 20_000
 
 
 def test_invalid_limits_and_aliases_are_marked_and_nothing_is_saved(
