@@ -87,6 +87,8 @@ class StepState:
     task: str = ""
     model: str | None = None
     backend: str = ""
+    folder: str = ""
+    """The step's working folder when it is not the run's ("" when it is)."""
     phase: StepPhase = "pending"
     items: list[Item] = field(default_factory=list)
     usage: UsageStats = field(default_factory=UsageStats)
@@ -125,9 +127,10 @@ class RunState:
     mode: str = "single"
     preset: str | None = None
     args: list[str] = field(default_factory=list)
+    params: dict[str, str | int | float | bool] = field(default_factory=dict)
     cwd: str = ""
     started_at: str = ""
-    status: Literal["running", "ok", "error", "aborted"] = "running"
+    status: Literal["running", "ok", "error", "aborted", "interrupted"] = "running"
     error: str | None = None
     usage: UsageStats = field(default_factory=UsageStats)
     steps: list[StepState] = field(default_factory=list)
@@ -174,10 +177,18 @@ class RunState:
         self.mode = event.mode
         self.preset = event.preset
         self.args = list(event.args)
+        self.params = dict(event.params)
         self.cwd = event.cwd
         self.started_at = event.started_at
         self.steps = [
-            StepState(index=i, agent=s.agent, task=s.task, model=s.model, backend=s.backend)
+            StepState(
+                index=i,
+                agent=s.agent,
+                task=s.task,
+                model=s.model,
+                backend=s.backend,
+                folder="" if s.cwd == event.cwd else s.cwd,
+            )
             for i, s in enumerate(event.steps)
         ]
 

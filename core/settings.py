@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core import paths
 from core.atomic import atomic_write_text
+from core.pricing import ModelPrice
 from core.validation import format_validation_error
 
 PolicyValue = Literal["allow", "ask", "deny"]
@@ -52,6 +53,9 @@ class Provider(BaseModel):
     """Environment variable holding the key (e.g. ``OPENAI_API_KEY``)."""
     api_key_in_keyring: bool = False
     """The key is stored in the system keyring under service ``baton``, user = ``name``."""
+    json_schema_output: bool = False
+    """The server honours ``response_format: json_schema`` (OpenAI, vLLM): agents that declare
+    an ``output:`` shape send it. Others are asked in the prompt and checked afterwards."""
 
     @field_validator("base_url")
     @classmethod
@@ -76,6 +80,8 @@ class Limits(BaseModel):
     connect_timeout_s: float = Field(default=15.0, gt=0)
     silence_timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=20)
+    handoff_chars: int = Field(default=50_000, ge=1_000)
+    """Most characters of a step's answer handed to the next step (``{previous}``)."""
 
 
 class Settings(BaseModel):
@@ -86,6 +92,8 @@ class Settings(BaseModel):
     default_model: str | None = None
     default_backend: BackendChoice | None = None
     model_aliases: dict[str, str] = Field(default_factory=dict)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Per-model prices ($ per million tokens) that come before the maintained table."""
     policy: dict[str, PolicyValue] = Field(default_factory=dict)
     """Overrides of :data:`DEFAULT_POLICY`, per tool or ``document.<action>``."""
     pi_path: str | None = None

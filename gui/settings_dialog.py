@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QSize, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon
 from PySide6.QtWidgets import (
     QDialog,
@@ -88,12 +88,18 @@ class SettingsDialog(QDialog):
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
         ]
+        # Error marks no taller than the tab text: a tab gaining or losing its mark never
+        # changes the tab bar's height, so the page under it never moves.
+        line = self.tabs.fontMetrics().height()
+        self.tabs.setIconSize(QSize(line - 2, line - 2))
         for page, title in self._pages:
             self.tabs.addTab(page, title)
 
         self.summary = QLabel()
         self.summary.setObjectName("SettingsSummary")
         self.summary.setWordWrap(True)
+        # Room for two lines whether or not there is a message: the tabs above never move.
+        self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 2)
         self.save_button = QPushButton("Save")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
@@ -116,6 +122,9 @@ class SettingsDialog(QDialog):
 
         self.providers.changed.connect(self._providers_changed)
         self.providers.modelsFound.connect(self.models.add_models)
+        self.providers.modelsListed.connect(
+            lambda models: self.models.add_models(models, choose_first=False)
+        )
         for page in (self.models, self.permissions, self.tools, self.limits, self.trust):
             page.changed.connect(self.validate)
         self.resize(820, 560)
@@ -169,11 +178,9 @@ class SettingsDialog(QDialog):
         self.last_errors = errors
         self.save_button.setEnabled(not errors)
         if errors:
-            count = len(errors)
-            text = f"Fix the marked field{'s' if count != 1 else ''} to save."
-            if unplaced:
-                text += " " + " ".join(unplaced)
-            self._set_summary(text, error=True)
+            marked = sum(page.errors.count() for page, _title in self._pages)  # type: ignore[attr-defined]
+            parts = [f"Fix the marked field{'s' if marked != 1 else ''} to save."] if marked else []
+            self._set_summary(" ".join(parts + unplaced), error=bool(marked))
         else:
             self._set_summary("", error=False)
         return None if errors else settings

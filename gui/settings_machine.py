@@ -169,6 +169,7 @@ LIMIT_LABELS: dict[str, tuple[str, str]] = {
     "connect_timeout_s": ("Connect timeout", " s"),
     "silence_timeout_s": ("Silence timeout (no data)", " s"),
     "max_retries": ("Retries after 429 / 5xx", ""),
+    "handoff_chars": ("Answer handed to the next step", " chars"),
 }
 
 

@@ -60,6 +60,22 @@ def test_preset_run_prints_the_full_event_stream_and_saves_the_run(
     assert load_run(Path(record.path)) == events
 
 
+def test_only_the_standard_environment_and_a_one_model_server_is_enough(
+    llm_server: LLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The README's quickest set-up: two environment variables, no config, no --model."""
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-only-in-the-environment")
+    llm_server.models = ["qwen2.5-coder:7b"]
+    llm_server.queue(Reply.answer("## Files Retrieved\n- none"), Reply.answer("## Plan\n1. go"))
+    code = main(["run", "scout-and-plan", "anything", "--cwd", str(tmp_path)])
+    assert code == 0, capsys.readouterr().err
+    assert [r.body["model"] for r in llm_server.requests] == ["qwen2.5-coder:7b"] * 2
+
+
 def test_unknown_agent_fails_before_any_request(
     configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.events import ApprovalRequested, Event, RunFinished
 from core.runner import Runner, RunRequest, StepSpec
-from core.runs import load_run
+from core.runs import load_run, run_file
 from gui.approval_dialog import ApprovalDialog
 from gui.approval_queue import ApprovalQueue
 
@@ -216,7 +216,7 @@ def test_cancelling_the_run_closes_the_pending_request(
     assert not queue.dialog.isVisible()
     assert queue.pending() == [] and resolved == ["cancelled"]
     assert not (tmp_path / "out.txt").exists()
-    saved = load_run(Path(runner._writer.path if runner._writer else ""))
+    saved = load_run(run_file(runner.run_id))
     decisions = [getattr(e, "decision", None) for e in saved if e.type == "approval_resolved"]
     assert decisions == ["deny"]
 
