@@ -194,6 +194,8 @@ class Runner:
         self._cancel = asyncio.Event()
         self._steps: list[_PreparedStep] | None = None
         self._publisher = EventPublisher(listeners=self.listeners)
+        self._redactor: Redactor | None = None
+        """The run's secrets (set when publishing starts); tools scrub what they store."""
         self._lock: LivenessLock | None = None
         self._write_error: str | None = None
         """Why the run file could not be written, once that happened (the run stops)."""
@@ -373,7 +375,7 @@ class Runner:
             settings=self.settings,
             approvals=self.gate,
             clock=self._clock,
-            scrub=self._redactor().scrub,
+            scrub=self._redactor.scrub if self._redactor is not None else (lambda text: text),
         )
         self._emit(
             StepStarted(
@@ -479,7 +481,8 @@ class Runner:
 
     def _start_publishing(self) -> RunIndex | None:
         """Open the run file (with its writer thread and liveness lock) and the index."""
-        self._publisher = EventPublisher(Redactor.for_settings(self.settings), None, self.listeners)
+        self._redactor = Redactor.for_settings(self.settings)
+        self._publisher = EventPublisher(self._redactor, None, self.listeners)
         if not self._record:
             return None
         writer = RunWriter(self.run_id)  # the publisher redacts before the writer sees events
