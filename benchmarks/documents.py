@@ -18,8 +18,9 @@ substring: ``port`` in ``report``); those differences are summed up per class.
 
 Run: ``python benchmarks/documents.py [--docs N] [--keep DIR]``. The last line is JSON:
 ``{"docs", "queries", "search_p95_ms", "worst_class_p95_ms", "worst_class", "like_p95_ms",
-"speedup_vs_like", "count_mismatches"}`` with ``speedup_vs_like`` = LIKE p95 / search p95 over
-all queries. Goals: p95 ≤ 20 ms in every class, ≥ 50× LIKE.
+"speedup_vs_like", "p95_speedup_vs_like", "count_mismatches", "capped_counts"}``:
+``speedup_vs_like`` is the overall ratio (all LIKE time / all search time, the same queries),
+``p95_speedup_vs_like`` LIKE p95 / search p95. Goals: p95 ≤ 20 ms in every class, ≥ 50× LIKE.
 """
 
 from __future__ import annotations
@@ -236,6 +237,7 @@ def main() -> int:
     like_p95 = percentile(every_like, 0.95)
     worst = max(search_ms, key=lambda kind: percentile(search_ms[kind], 0.95))
     print(f"{'all':<9}{len(every_search):>8}{search_p95:>12.2f}{like_p95:>10.1f}")
+    print(f"total: search {sum(every_search):.0f} ms, LIKE {sum(every_like):.0f} ms")
     print("\nTotals that differ by design (word prefix vs LIKE substring):")
     for kind, (count, ours, theirs) in differing.items():
         print(f"  {kind}: {count} queries; store found {ours:,} documents, LIKE {theirs:,}")
@@ -250,7 +252,8 @@ def main() -> int:
         "worst_class_p95_ms": round(percentile(search_ms[worst], 0.95), 2),
         "worst_class": worst,
         "like_p95_ms": round(like_p95, 1),
-        "speedup_vs_like": round(like_p95 / search_p95, 1),
+        "speedup_vs_like": round(sum(every_like) / sum(every_search), 1),
+        "p95_speedup_vs_like": round(like_p95 / search_p95, 1),
         "count_mismatches": len(mismatches),
         "capped_counts": capped,
     }
