@@ -99,6 +99,13 @@ all of them 40-120 ms at 100,000 documents (``benchmarks/documents.py``): ten ra
 Recent and relevant first is what a person browsing a broad result wants anyway; a narrower
 query is ranked in full."""
 
+RANK_MAX_MATCHES = 2_000
+"""A query matching more documents than this is not ranked by bm25: its newest
+:data:`RANK_CANDIDATES` matches come title matches first, then the rest, newest first. bm25
+first reads every match's entry to weigh each term (its IDF): for a term in 25,000 documents
+("配", the prefix ``t``) that alone cost 5-20 ms per search, and in a flood of matches recency
+with title hits first is what a person browsing wants anyway."""
+
 COUNT_CAP = 10_000
 """Counting stops here: past it a total is "10,000+" (``Page.exact`` False). Counting every
 match of a one-letter prefix reads its whole doclist (60,000 documents: ~10 ms); the newest
@@ -314,63 +321,104 @@ def find_matches(
         filters.append(f"kind : {_fts_string(doc_type)}")
     if tag is not None:
         filters.append(f"tagset : {_fts_string(tag_token(tag))}")
+
+    def expression(columns: str) -> str:
+        if plan.segmented:
+            return " AND ".join([f"{{{columns}}} : ({plan.segmented})", *filters])
+        return f"{{{columns}}} : ({plan.trigram})"
+
     if plan.segmented:
         index = "documents_seg"
-        words = f"{{{_TEXT_COLUMNS}}} : ({plan.segmented})"
-        args: list[Any] = [" AND ".join([words, *filters])]
         match = f"{index} WHERE {index} MATCH ?"
+        extra: list[Any] = []
         if plan.trigram:
             match += " AND rowid IN (SELECT rowid FROM documents_tri WHERE documents_tri MATCH ?)"
-            args.append(plan.trigram)
+            extra.append(plan.trigram)
     else:
         # Only exact text: the trigram index finds it; a filter checks each (few) match.
         index = "documents_tri"
         match = f"{index} WHERE {index} MATCH ?"
-        args = [plan.trigram]
+        extra = []
         if doc_type is not None:
             # The narrow (id, type) index, not the wide row: a page per lookup, not per match.
             match += (
                 " AND EXISTS (SELECT 1 FROM documents INDEXED BY documents_type_by_id "
                 f"WHERE id = {index}.rowid AND type = ?)"
             )
-            args.append(doc_type)
+            extra.append(doc_type)
         if tag is not None:
             match += (
                 " AND EXISTS (SELECT 1 FROM document_tags "
                 f"WHERE tag = ? AND doc_id = {index}.rowid)"
             )
-            args.append(tag)
-    weights = RANK_WEIGHTS if index == "documents_tri" else f"{RANK_WEIGHTS}, 0.0, 0.0"
+            extra.append(tag)
+    args = [expression(_TEXT_COLUMNS), *extra]
+    cap = COUNT_CAP
+    total = int(
+        connection.execute(
+            f"SELECT count(*) FROM (SELECT rowid FROM {match} ORDER BY rowid DESC LIMIT {cap + 1})",
+            args,
+        ).fetchone()[0]
+    )
     window = RANK_CANDIDATES
+    if total > RANK_MAX_MATCHES:
+        title_args = [expression("title"), *extra]
+        broad = _titles_first(connection, match, args, title_args, window, limit, offset)
+        return broad, min(total, cap), total <= cap
+    weights = RANK_WEIGHTS if index == "documents_tri" else f"{RANK_WEIGHTS}, 0.0, 0.0"
     score = f"bm25({index}, {weights})"
     matches: list[tuple[int, float]] = []
-    in_window: int | None = None
-    cap = COUNT_CAP
     if offset < window:
-        ranked = connection.execute(
-            f"SELECT id, score, count(*) OVER () FROM (SELECT rowid AS id, {score} AS score "
+        matches = connection.execute(
+            f"SELECT id, score FROM (SELECT rowid AS id, {score} AS score "
             f"FROM {match} ORDER BY rowid DESC LIMIT {window}) "
             "ORDER BY score, id DESC LIMIT ? OFFSET ?",
             (*args, limit, offset),
         ).fetchall()
-        matches = [(doc_id, rank) for doc_id, rank, _ in ranked]
-        in_window = ranked[0][2] if ranked else None
-    if in_window is not None and in_window < window:
-        total = int(in_window)
-    else:
-        total = int(
-            connection.execute(
-                f"SELECT count(*) FROM (SELECT rowid FROM {match} "
-                f"ORDER BY rowid DESC LIMIT {cap + 1})",
-                args,
-            ).fetchone()[0]
-        )
     if offset + limit > window and total > window:
         matches += connection.execute(
             f"SELECT rowid, {score} FROM {match} ORDER BY rowid DESC LIMIT ? OFFSET ?",
             (*args, limit - len(matches), max(offset, window)),
         ).fetchall()
-    return matches, min(total, cap), total <= cap
+    return [(int(doc_id), float(rank)) for doc_id, rank in matches], min(total, cap), total <= cap
+
+
+def _titles_first(
+    connection: sqlite3.Connection,
+    match: str,
+    args: list[Any],
+    title_args: list[Any],
+    window: int,
+    limit: int,
+    offset: int,
+) -> list[tuple[int, float]]:
+    """The order of a broad query (:data:`RANK_MAX_MATCHES`): of the newest ``window``
+    matches, those matching in the title first, each group newest first; older matches after
+    them, newest first. Scores: -1.0 for a title match, 0.0 otherwise."""
+    newest = [
+        row[0]
+        for row in connection.execute(
+            f"SELECT rowid FROM {match} ORDER BY rowid DESC LIMIT {window}", args
+        )
+    ]
+    titled = {
+        row[0]
+        for row in connection.execute(
+            f"SELECT rowid FROM {match} ORDER BY rowid DESC LIMIT {window}", title_args
+        )
+    }
+    ordered = [(doc_id, -1.0) for doc_id in newest if doc_id in titled]
+    ordered += [(doc_id, 0.0) for doc_id in newest if doc_id not in titled]
+    matches = ordered[offset : offset + limit]
+    if offset + limit > window:
+        matches += [
+            (int(row[0]), 0.0)
+            for row in connection.execute(
+                f"SELECT rowid FROM {match} ORDER BY rowid DESC LIMIT ? OFFSET ?",
+                (*args, limit - len(matches), max(offset, window)),
+            )
+        ]
+    return matches
 
 
 _TEXT_COLUMNS = "title content tags"

@@ -308,3 +308,21 @@ def test_counting_stops_at_the_cap_and_says_so(
     assert len(page.items) == 4
     few = store.search("n1")
     assert (few.total, few.exact, few.total_words) == (1, True, "1 document")
+
+
+def test_a_broad_query_lists_title_matches_first_then_newest_first(
+    store: DocumentStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(documents_search, "RANK_MAX_MATCHES", 4)
+    monkeypatch.setattr(documents_search, "RANK_CANDIDATES", 6)
+    ids = store.create_many(
+        NewDocument(title="Lamp" if i in (2, 5) else f"n{i}", content=f"lamp {i}")
+        for i in range(8)
+    )
+    pages = [store.search("lamp", page=n, page_size=3) for n in (1, 2, 3)]
+    order = [hit.id for page in pages for hit in page.items]
+    # The newest six (ids 3-8): their title matches (6, 3) first, then newest first; then older.
+    assert order == [ids[5], ids[2], ids[7], ids[6], ids[4], ids[3], ids[1], ids[0]]
+    assert [hit.score for hit in pages[0].items] == [-1.0, -1.0, 0.0]
+    assert {p.total for p in pages} == {8}
+    assert store.search("lamp", type="memory").total == 0
