@@ -312,9 +312,10 @@ def find_matches(
     Ranked with the word index when the query uses it (its bm25 is the cheaper one), the
     trigram index only narrowing the rows. Type and tag filters are words of that index
     (``kind``, ``tagset``), so they narrow inside the MATCH instead of costing a lookup per
-    match. The newest :data:`RANK_CANDIDATES` matches come by rank, older ones after them
-    newest first, so every page of one query slices one order. Counting is another pass over
-    the index, made only when that window is full.
+    match. Counting comes first (bounded by :data:`COUNT_CAP`, about a millisecond); a query
+    with more than :data:`RANK_MAX_MATCHES` matches is ordered without bm25 (titles first,
+    then newest); otherwise the newest :data:`RANK_CANDIDATES` matches come by rank, older ones
+    after them newest first. Either way every page of one query slices one order.
     """
     filters = []
     if doc_type is not None:
