@@ -316,8 +316,7 @@ def test_a_broad_query_lists_title_matches_first_then_newest_first(
     monkeypatch.setattr(documents_search, "RANK_MAX_MATCHES", 4)
     monkeypatch.setattr(documents_search, "RANK_CANDIDATES", 6)
     ids = store.create_many(
-        NewDocument(title="Lamp" if i in (2, 5) else f"n{i}", content=f"lamp {i}")
-        for i in range(8)
+        NewDocument(title="Lamp" if i in (2, 5) else f"n{i}", content=f"lamp {i}") for i in range(8)
     )
     pages = [store.search("lamp", page=n, page_size=3) for n in (1, 2, 3)]
     order = [hit.id for page in pages for hit in page.items]
