@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from core.agents import AgentCatalog, AgentDefinition, Scope, discover_agents
 from core.approvals import ApprovalGate, Responder, deny_all
+from core.rule_store import RuleStore
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, backend_for, create_backend
 from core.errors import RunError
@@ -165,7 +166,11 @@ class Runner:
         self._state = RunState()
         """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
         self.gate = ApprovalGate(
-            self.settings.effective_policy(), responder, self._emit, self._clock.now
+            self.settings.effective_policy(),
+            responder,
+            self._emit,
+            self._clock.now,
+            rules=RuleStore(),
         )
         self.result: RunFinished | None = None
 
