@@ -33,7 +33,6 @@ from typing import Any, Literal
 
 from core.agents import AgentCatalog, AgentDefinition, Scope, discover_agents
 from core.approvals import ApprovalGate, Responder, deny_all
-from core.rule_store import RuleStore
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, backend_for, create_backend
 from core.errors import RunError
@@ -60,6 +59,7 @@ from core.presets import (
     substitute_params,
     substitute_previous,
 )
+from core.rule_store import RuleStore
 from core.run_state import RunState
 from core.runs import Redactor, RunIndex, RunWriter
 from core.secrets import api_key_for

@@ -203,6 +203,6 @@ def test_import_refuses_a_bad_rule_and_adds_nothing(tmp_path: Path) -> None:
     bad = {"permissions": {"allow": ["Bash(ls:*)", "Bash("]}}
     (tmp_path / ".claude" / "settings.json").write_text(json.dumps(bad))
     store = RuleStore(tmp_path / "rules.json")
-    with pytest.raises(RuleError, match="settings.json"):
+    with pytest.raises(RuleError, match=r"settings\.json"):
         store.import_claude(tmp_path)
     assert store.projects() == {}
