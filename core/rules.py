@@ -251,60 +251,15 @@ class RuleSet:
 # -- suggestions ------------------------------------------------------------------------------
 
 #: Programs whose arguments can run other programs or destroy data: suggest the exact line.
-_EXACT_ONLY = frozenset(
-    [
-        "sh",
-        "bash",
-        "zsh",
-        "dash",
-        "fish",
-        "env",
-        "xargs",
-        "find",
-        "sudo",
-        "su",
-        "doas",
-        "eval",
-        "exec",
-        "nohup",
-        "setsid",
-        "timeout",
-        "nice",
-        "time",
-        "watch",
-        "ssh",
-        "scp",
-        "rsync",
-        "python",
-        "python3",
-        "node",
-        "perl",
-        "ruby",
-        "php",
-        "npx",
-        "uvx",
-        "rm",
-        "mv",
-        "cp",
-        "dd",
-        "chmod",
-        "chown",
-        "chgrp",
-        "ln",
-        "curl",
-        "wget",
-        "kill",
-        "pkill",
-        "killall",
-        "tee",
-        "truncate",
-        "shred",
-        "install",
-        "make",
-        "awk",
-        "sed",
-    ]
-)
+# fmt: off
+_EXACT_ONLY = frozenset({
+    "sh", "bash", "zsh", "dash", "fish", "env", "xargs", "find", "sudo", "su", "doas", "eval",
+    "exec", "nohup", "setsid", "timeout", "nice", "time", "watch", "ssh", "scp", "rsync",
+    "python", "python3", "node", "perl", "ruby", "php", "npx", "uvx", "rm", "mv", "cp", "dd",
+    "chmod", "chown", "chgrp", "ln", "curl", "wget", "kill", "pkill", "killall", "tee",
+    "truncate", "shred", "install", "make", "awk", "sed",
+})
+# fmt: on
 _SUBCOMMAND = re.compile(r"^[A-Za-z][\w.-]*$")
 
 
