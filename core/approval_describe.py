@@ -257,9 +257,9 @@ def resolution_text(event: ApprovalResolved) -> str:
     if event.decision == "deny":
         if by == "person":
             return f"Denied by you: {reason}" if reason else "Denied by you"
-        if by is None:  # a run saved before decisions named who made them
-            return f"Denied: {reason}" if reason else "Denied"
-        return reason or "Denied"
+        if not reason or reason.startswith("Denied"):
+            return reason or "Denied"
+        return f"Denied: {reason}"  # a short reason, or a run saved before deciders were named
     if by == "rule":
         return f"Allowed by the project rule {(event.rule or '').removeprefix('allow ')}"
     if by == "run":

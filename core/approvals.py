@@ -233,9 +233,7 @@ class ApprovalGate:
         try:
             answer = await self._responder(request)
         except asyncio.CancelledError:
-            cancelled = ApprovalAnswer(
-                decision="deny", reason="Denied: the run was cancelled", decided_by="cancel"
-            )
+            cancelled = ApprovalAnswer(decision="deny", reason="run cancelled", decided_by="cancel")
             self._resolve(request, cancelled)
             raise
         finally:

@@ -269,9 +269,12 @@ def test_a_hostile_model_gets_zero_effects_and_honest_denials(
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="reads /proc")
 def test_the_process_probe_sees_a_live_process() -> None:
     """The zero-effects test's process check is not vacuous."""
-    child = subprocess.Popen(["sh", "-c", f"sleep 30; : {MARKER}"])
+    child = subprocess.Popen(
+        ["sh", "-c", f"echo ready; sleep 30; : {MARKER}"], stdout=subprocess.PIPE, text=True
+    )
     try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"  # exec'd
         assert child.pid in _processes_with(MARKER)
     finally:
         child.kill()
-        child.wait()
+        child.communicate()
