@@ -9,6 +9,8 @@ reaches it worded honestly."""
 from __future__ import annotations
 
 import io
+import os
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -270,11 +272,14 @@ def test_a_hostile_model_gets_zero_effects_and_honest_denials(
 def test_the_process_probe_sees_a_live_process() -> None:
     """The zero-effects test's process check is not vacuous."""
     child = subprocess.Popen(
-        ["sh", "-c", f"echo ready; sleep 30; : {MARKER}"], stdout=subprocess.PIPE, text=True
+        ["sh", "-c", f"echo ready; sleep 30; : {MARKER}"],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     try:
         assert child.stdout is not None and child.stdout.readline() == "ready\n"  # exec'd
         assert child.pid in _processes_with(MARKER)
     finally:
-        child.kill()
+        os.killpg(child.pid, signal.SIGKILL)  # sh and its sleep
         child.communicate()
