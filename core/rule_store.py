@@ -16,6 +16,7 @@ Writes are atomic (temp + fsync + rename); a file that cannot be read counts as 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from core import paths
@@ -76,46 +77,20 @@ class RuleStore:
         self._save(data)
         return rule
 
-    def replace(self, root: Path, kind: RuleKind, old: str, new: str) -> Rule:
-        """Edit one rule in place (same position); raises :class:`RuleError`."""
-        rule = Rule.parse(new)
+    def set_project(self, root: Path, texts: Mapping[str, Iterable[str]]) -> None:
+        """Replace the rules of one project (Settings ▸ Rules saves this way); every rule is
+        parsed first, so a bad one raises :class:`RuleError` and nothing is written."""
+        lists: dict[str, list[str]] = {
+            kind: [str(Rule.parse(t)) for t in texts.get(kind, ())] for kind in RULE_KINDS
+        }
         data = self._load()
-        lists = data.setdefault(str(root), {k: [] for k in RULE_KINDS})
-        if old not in lists[kind]:
-            raise RuleError(f"no {kind} rule {old!r} in {root}")
-        lists[kind][lists[kind].index(old)] = str(rule)
+        data[str(root)] = lists
         self._save(data)
-        return rule
-
-    def remove(self, root: Path, kind: RuleKind, text: str) -> None:
-        data = self._load()
-        lists = data.get(str(root))
-        if lists is not None and text in lists[kind]:
-            lists[kind].remove(text)
-            self._save(data)
 
     def import_claude(self, root: Path) -> dict[str, list[str]]:
-        """Copy the ``permissions`` of the project's ``.claude/settings*.json`` into Baton's
-        rules; returns what was added per kind. Raises :class:`RuleError` naming the file
-        and the rule when a file or a rule cannot be read, adding nothing then."""
-        found: dict[str, list[str]] = {k: [] for k in RULE_KINDS}
-        for relative in CLAUDE_SETTINGS:
-            file = root / relative
-            if not file.is_file():
-                continue
-            try:
-                settings = json.loads(file.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as error:
-                raise RuleError(f"{file}: {error}") from None
-            permissions = settings.get("permissions") if isinstance(settings, dict) else None
-            if not isinstance(permissions, dict):
-                continue
-            for kind in RULE_KINDS:
-                for text in permissions.get(kind) or []:
-                    try:
-                        found[kind].append(str(Rule.parse(str(text))))
-                    except RuleError as error:
-                        raise RuleError(f"{file}: {error}") from None
+        """Copy the project's Claude Code permissions into Baton's rules; returns what was
+        added per kind (see :func:`read_claude_permissions`)."""
+        found = read_claude_permissions(root)
         data = self._load()
         lists = data.setdefault(str(root), {k: [] for k in RULE_KINDS})
         added: dict[str, list[str]] = {k: [] for k in RULE_KINDS}
@@ -127,6 +102,33 @@ class RuleStore:
         if any(added.values()):
             self._save(data)
         return added
+
+
+def read_claude_permissions(root: Path) -> dict[str, list[str]]:
+    """The ``permissions`` (allow / ask / deny) of ``root/.claude/settings.json`` and
+    ``settings.local.json``, parsed. Raises :class:`RuleError` naming the file and the rule
+    when a file or a rule cannot be read, so an import is all or nothing."""
+    found: dict[str, list[str]] = {k: [] for k in RULE_KINDS}
+    for relative in CLAUDE_SETTINGS:
+        file = root / relative
+        if not file.is_file():
+            continue
+        try:
+            settings = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise RuleError(f"{file}: {error}") from None
+        permissions = settings.get("permissions") if isinstance(settings, dict) else None
+        if not isinstance(permissions, dict):
+            continue
+        for kind in RULE_KINDS:
+            for text in permissions.get(kind) or []:
+                try:
+                    rule = str(Rule.parse(str(text)))
+                except RuleError as error:
+                    raise RuleError(f"{file}: {error}") from None
+                if rule not in found[kind]:
+                    found[kind].append(rule)
+    return found
 
 
 def _parse(root: Path, lists: dict[str, list[str]]) -> RuleSet:

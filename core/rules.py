@@ -259,6 +259,12 @@ _EXACT_ONLY = frozenset({
     "chmod", "chown", "chgrp", "ln", "curl", "wget", "kill", "pkill", "killall", "tee",
     "truncate", "shred", "install", "make", "awk", "sed",
 })
+#: Programs whose second word is a subcommand: ``git diff`` → ``Bash(git diff:*)``, not ``git:*``.
+_WITH_SUBCOMMANDS = frozenset({
+    "git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker",
+    "podman", "kubectl", "gh", "dotnet", "mvn", "gradle", "brew", "apt", "systemctl", "bun",
+    "deno", "conda", "hatch", "tox", "nox", "rustup", "helm", "terraform",
+})
 # fmt: on
 _SUBCOMMAND = re.compile(r"^[A-Za-z][\w.-]*$")
 
@@ -281,7 +287,9 @@ def suggest_rule(
         words = analysis.commands[0]
         if Path(words[0]).name in _EXACT_ONLY:
             return f"Bash({shlex.join(words)})"
-        prefix = words[:2] if len(words) > 1 and _SUBCOMMAND.match(words[1]) else words[:1]
+        program = Path(words[0]).name
+        subcommand = len(words) > 1 and program in _WITH_SUBCOMMANDS and _SUBCOMMAND.match(words[1])
+        prefix = words[:2] if subcommand else words[:1]
         return f"Bash({shlex.join(prefix)}:*)"
     if name in ("Edit", "Read"):
         path = _call_path(arguments, cwd)

@@ -168,9 +168,12 @@ def test_store_adds_edits_removes_and_keeps_projects_apart(tmp_path: Path) -> No
     store.add(two, "deny", "Bash(curl:*)")
     assert store.for_project(one).texts()["allow"] == ["Bash(git diff:*)"]
     assert store.for_project(two).texts() == {"deny": ["Bash(curl:*)"], "ask": [], "allow": []}
-    store.replace(one, "allow", "Bash(git diff:*)", "Bash(git log:*)")
+    store.set_project(one, {"allow": ["Bash(git log:*)"], "ask": ["Edit"]})
     assert store.for_project(one).texts()["allow"] == ["Bash(git log:*)"]
-    store.remove(one, "allow", "Bash(git log:*)")
+    with pytest.raises(RuleError):
+        store.set_project(one, {"allow": ["Bash("]})
+    assert store.for_project(one).texts()["ask"] == ["Edit"]
+    store.set_project(one, {})
     assert set(store.projects()) == {two}
 
 
