@@ -1,8 +1,8 @@
 """The settings dialog: ``config.yaml`` as a form (DESIGN §2), validated as you type.
 
 Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects. On every
-edit the pages' values are put together and validated as one :class:`core.settings.Settings` (plus the
-few checks pydantic cannot make); each error is shown on its field — a red border and a
+edit the pages' values are put together and validated as one :class:`core.settings.Settings`
+(plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
 
 Saving is all-or-nothing: new API keys go to the system keyring first (a keyring failure stops
