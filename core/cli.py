@@ -19,11 +19,19 @@ from core import __version__
 from core.commands import agents as agents_command
 from core.commands import docs as docs_command
 from core.commands import open as open_command
+from core.commands import rules as rules_command
 from core.commands import run as run_command
 from core.commands import runs as runs_command
 from core.display import display_problem
 
-COMMAND_MODULES = [agents_command, run_command, runs_command, docs_command, open_command]
+COMMAND_MODULES = [
+    agents_command,
+    run_command,
+    runs_command,
+    docs_command,
+    open_command,
+    rules_command,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

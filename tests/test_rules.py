@@ -209,3 +209,25 @@ def test_import_refuses_a_bad_rule_and_adds_nothing(tmp_path: Path) -> None:
     with pytest.raises(RuleError, match=r"settings\.json"):
         store.import_claude(tmp_path)
     assert store.projects() == {}
+
+
+def test_the_rules_command_adds_lists_checks_and_removes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core.cli import main
+
+    where = ["--cwd", str(tmp_path)]
+    assert main(["rules", *where, "add", "allow", "Bash(git diff:*)"]) == 0
+    assert main(["rules", *where, "add", "allow", "Bash("]) == 2
+    assert main(["rules", *where, "check", "git diff HEAD; rm -rf ."]) == 0
+    assert main(["rules", *where, "check", "git diff HEAD"]) == 0
+    assert main(["rules", *where, "list", "--json"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == [
+        "added: allow Bash(git diff:*)",
+        "no rule: the bash policy decides (ask by default)",
+        "allow Bash(git diff:*)",
+    ]
+    assert json.loads(out[3])["allow"] == ["Bash(git diff:*)"]
+    assert main(["rules", *where, "remove", "allow", "Bash(git diff:*)"]) == 0
+    assert RuleStore().for_folder(tmp_path).texts()["allow"] == []
