@@ -208,7 +208,10 @@ class ApprovalGate:
             arguments=arguments,
             cwd=cwd,
             rule=asked_by,
-            suggested_rule=suggest_rule(tool, action, arguments, Path(cwd), rules.root),
+            # An ask rule outranks any allow rule: offering one would be a promise not kept.
+            suggested_rule=None
+            if asked_by
+            else suggest_rule(tool, action, arguments, Path(cwd), rules.root),
             project=str(rules.root),
         )
         self._emit(

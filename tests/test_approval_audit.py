@@ -137,6 +137,7 @@ async def test_rules_decide_without_asking_and_the_run_file_names_them(
     assert not (tmp_path / "b.txt").exists() and not (tmp_path / "c.txt").exists()
     assert [(r.tool, r.rule) for r in asked] == [("bash", None), ("read", "ask Read(secrets/**)")]
     assert asked[0].suggested_rule is None  # two commands: no single narrow rule covers them
+    assert asked[1].suggested_rule is None  # an ask rule asked: an allow rule would not help
     saved = _saved(runner.run_id)
     decisions = [
         (r.call_id, r.decision, r.decided_by, r.rule) for r in _of(saved, ApprovalResolved)
