@@ -273,21 +273,7 @@ class ApprovalGate:
     ) -> ApprovalAnswer:
         """A decision nobody was asked about (a rule, a policy entry), still on record."""
         answer = ApprovalAnswer(decision=decision, reason=reason, decided_by=by, rule=rule)
-        self._emit(
-            ApprovalResolved(
-                run_id=call.run_id,
-                step=call.step,
-                ts=self._now(),
-                request_id=f"{call.run_id}-a{next(self._ids)}",
-                decision=decision,
-                reason=reason,
-                automatic=True,
-                decided_by=by,
-                rule=rule,
-                tool=call.tool,
-                call_id=call.call_id,
-            )
-        )
+        self._record(call, f"{call.run_id}-a{next(self._ids)}", answer, automatic=True)
         return answer
 
     def _resolve(
@@ -298,12 +284,25 @@ class ApprovalGate:
         automatic: bool = False,
         added_rule: str | None = None,
     ) -> None:
+        call = _Call(request.run_id, request.step, request.tool, request.call_id)
+        self._record(call, request.request_id, answer, automatic=automatic, added_rule=added_rule)
+
+    def _record(
+        self,
+        call: _Call,
+        request_id: str,
+        answer: ApprovalAnswer,
+        *,
+        automatic: bool,
+        added_rule: str | None = None,
+    ) -> None:
+        """Emit the ``approval_resolved`` event: the audit trail's one writer."""
         self._emit(
             ApprovalResolved(
-                run_id=request.run_id,
-                step=request.step,
+                run_id=call.run_id,
+                step=call.step,
                 ts=self._now(),
-                request_id=request.request_id,
+                request_id=request_id,
                 decision=answer.decision,
                 reason=answer.reason,
                 automatic=automatic or answer.decided_by != "person",
@@ -311,8 +310,8 @@ class ApprovalGate:
                 rule=answer.rule,
                 updated_arguments=answer.updated_arguments if answer.approved else None,
                 added_rule=added_rule,
-                tool=request.tool,
-                call_id=request.call_id,
+                tool=call.tool,
+                call_id=call.call_id,
             )
         )
 
