@@ -16,6 +16,7 @@ Words come back as bash would pass them (quotes removed), so ``'git' "show"`` is
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,9 @@ import bashlex
 import bashlex.ast
 import bashlex.errors
 
+#: ``$X``, ``${X}``, ``$1``, ``$@``: a plain parameter. ``${X:-$(rm x)}`` is not — bashlex does
+#: not look inside an expansion's operators, so anything past a name counts as a problem.
+_PLAIN_PARAMETER = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])$")
 #: Redirection targets that change nothing outside the command.
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _LIST_OPERATORS = frozenset({";", "&&", "||", "&", "\n"})
@@ -50,7 +54,7 @@ def analyse(command: str) -> ShellAnalysis:
     result = ShellAnalysis()
     try:
         trees = bashlex.parse(command)
-    except (bashlex.errors.ParsingError, NotImplementedError, IndexError, TypeError, ValueError):
+    except Exception:  # bashlex fails in many ways (ParsingError, AttributeError on "", …)
         result.parsed = False
         return result
     for tree in trees:
@@ -100,16 +104,16 @@ def _command(node: Any, out: ShellAnalysis) -> None:
 
 
 def _word(node: Any, out: ShellAnalysis) -> None:
-    """Parameters and ``~`` only shape arguments; substitutions run programs."""
+    """Plain parameters and ``~`` only shape arguments; substitutions run programs."""
     for part in getattr(node, "parts", []) or []:
         kind = getattr(part, "kind", "")
-        if kind in ("parameter", "tilde"):
+        if kind == "tilde":
             continue
-        if kind == "commandsubstitution":
-            out.problems.append("command substitution")
-            _walk(part.command, out)
-        elif kind == "processsubstitution":
-            out.problems.append("process substitution")
+        if kind == "parameter":
+            if not _PLAIN_PARAMETER.match(part.value):
+                out.problems.append(f"parameter expansion ${{{part.value}}}")
+        elif kind in ("commandsubstitution", "processsubstitution"):
+            out.problems.append(kind.replace("substitution", " substitution"))
             _walk(part.command, out)
         else:
             out.problems.append(f"{kind or 'unknown'} in a word")
