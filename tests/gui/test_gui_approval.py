@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
-from core.approval_describe import MAX_DIFF_LINES
+from core.approval_describe import MAX_DIFF_LINES, Description
+from core.approval_describe import describe as real_describe
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
 from core.rule_store import RuleStore
@@ -418,5 +420,27 @@ def test_a_huge_write_shows_diff_too_large(
     assert (
         dialog.diff_view.toPlainText().strip() == f"(diff too large — {MAX_DIFF_LINES + 503} lines)"
     )
+    _click(qtbot, dialog, dialog.deny_button)
+    qtbot.waitUntil(answer.done)
+
+
+def test_requests_are_described_off_the_gui_thread(
+    qtbot: QtBot,
+    qasync_loop: asyncio.AbstractEventLoop,
+    queue: ApprovalQueue,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    threads: list[threading.Thread] = []
+
+    def describe(request: ApprovalRequest) -> Description:
+        threads.append(threading.current_thread())
+        return real_describe(request)
+
+    monkeypatch.setattr("gui.approval_queue.describe", describe)
+    answer = _ask(queue, _request())
+    dialog = queue.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.command_edit.toPlainText() == "make deploy"
+    assert threads and threads[0] is not threading.main_thread()
     _click(qtbot, dialog, dialog.deny_button)
     qtbot.waitUntil(answer.done)
