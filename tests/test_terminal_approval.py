@@ -111,3 +111,10 @@ async def test_documents_show_the_same_facts_as_the_dialog(tmp_path: Path) -> No
     text = describe_request(_request("document", tmp_path, action="delete", id=7))
     assert "wants to delete document #7" in text
     assert "Document: #7" in text and "Change: the document and its content are removed" in text
+
+
+async def test_a_huge_diff_is_capped_on_the_terminal_too(tmp_path: Path) -> None:
+    content = "x\n" * 3000
+    text = describe_request(_request("write", tmp_path, path="big.txt", content=content))
+    assert "(diff too large — 3003 lines)" in text
+    assert text.count("\n") < 10
