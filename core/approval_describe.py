@@ -55,8 +55,13 @@ class Description:
     """(label, value) rows: the document's id, title, type, tags…"""
     json: str = ""
     rule: str | None = None
-    """The rule that asked, when a rule (not the tool's policy) asked."""
+    """The rule that asked (``ask Bash(git push:*)``), when a rule, not the policy, asked."""
     suggested_rule: str | None = None
+
+    @property
+    def rule_note(self) -> str:
+        """``Asked by the project rule Bash(git push:*)``, or "" when the policy asked."""
+        return f"Asked by the project rule {self.rule.removeprefix('ask ')}" if self.rule else ""
 
 
 def describe(request: ApprovalRequest) -> Description:
@@ -100,8 +105,8 @@ def describe(request: ApprovalRequest) -> Description:
 def as_text(shown: Description) -> str:
     """The description as plain text: the terminal prompt, and the dialog's copy action."""
     lines = [f"{shown.headline} (step {shown.step + 1}, tool {shown.tool})"]
-    if shown.rule:
-        lines.append(f"  asked by the rule: {shown.rule}")
+    if shown.rule_note:
+        lines.append(f"  {shown.rule_note}")
     lines += [f"  {label}: {value}" for label, value in shown.facts]
     if shown.kind == "command":
         lines += [f"  folder:  {shown.folder}", f"  command: {shown.command}"]

@@ -245,8 +245,8 @@ class ApprovalDialog(QDialog):
         self.setWindowTitle(f"Approval needed: {tool} — {request.agent} (step {request.step + 1})")
         self.headline.setText(shown.headline)
         self.subline.setText(f"Step {request.step + 1} · agent {request.agent} · tool {tool}")
-        self.rule_label.setText(f"Asked by the project rule {shown.rule}" if shown.rule else "")
-        self.rule_label.setVisible(bool(shown.rule))
+        self.rule_label.setText(shown.rule_note)
+        self.rule_label.setVisible(bool(shown.rule_note))
         self.always_check.setChecked(False)
         self.always_check.setVisible(bool(shown.suggested_rule))
         if shown.suggested_rule:

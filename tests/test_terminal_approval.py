@@ -118,3 +118,10 @@ async def test_a_huge_diff_is_capped_on_the_terminal_too(tmp_path: Path) -> None
     text = describe_request(_request("write", tmp_path, path="big.txt", content=content))
     assert "(diff too large — 3003 lines)" in text
     assert text.count("\n") < 10
+
+
+async def test_the_rule_that_asked_is_named(tmp_path: Path) -> None:
+    request = _request("bash", tmp_path, command="git push").model_copy(
+        update={"rule": "ask Bash(git push:*)"}
+    )
+    assert "  Asked by the project rule Bash(git push:*)" in describe_request(request)

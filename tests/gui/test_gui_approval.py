@@ -402,7 +402,7 @@ def test_a_rule_that_asked_is_named_in_the_dialog(
     dialog = queue.dialog
     qtbot.waitUntil(dialog.isVisible)
     assert dialog.rule_label.isVisible()
-    assert dialog.rule_label.text() == "Asked by the project rule ask Read(secrets/**)"
+    assert dialog.rule_label.text() == "Asked by the project rule Read(secrets/**)"
     _click(qtbot, dialog, dialog.deny_button)
     qtbot.waitUntil(answer.done)
 
