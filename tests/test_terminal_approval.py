@@ -125,3 +125,11 @@ async def test_the_rule_that_asked_is_named(tmp_path: Path) -> None:
         update={"rule": "ask Bash(git push:*)"}
     )
     assert "  Asked by the project rule Bash(git push:*)" in describe_request(request)
+
+
+async def test_rewriting_a_big_file_is_not_diffed(tmp_path: Path) -> None:
+    """difflib is quadratic in changed lines: a 40,000-line rewrite took 100 s uncapped."""
+    (tmp_path / "big.txt").write_text("".join(f"line {i}\n" for i in range(40_000)))
+    content = "".join(f"line {i * 7}\n" for i in range(40_000))
+    text = describe_request(_request("write", tmp_path, path="big.txt", content=content))
+    assert "(diff too large — 80000 lines)" in text
