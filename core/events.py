@@ -176,6 +176,12 @@ class ToolCallFinished(_Event):
     duration_ms: float | None = None
 
 
+Decider = Literal["person", "rule", "policy", "run", "setting", "no_one", "cancel"]
+"""Who decided an approval: a person; a named rule; a policy entry; an earlier "approve for
+this run"; the run's approval setting (``--approve all|deny``); the no-terminal default (no
+one to ask); the run being cancelled."""
+
+
 class ApprovalRequested(_Event):
     type: Literal["approval_requested"] = "approval_requested"
     request_id: str
@@ -184,15 +190,31 @@ class ApprovalRequested(_Event):
     arguments: dict[str, Any] = Field(default_factory=dict)
     agent: str
     cwd: str
+    rule: str | None = None
+    """The rule that asked (``ask Bash(git push:*)``); None when the tool's policy asked."""
 
 
 class ApprovalResolved(_Event):
+    """How a call that needed a decision was decided, and by whom (the audit trail).
+
+    A rule's or a policy entry's decision is recorded even though nobody was asked (then no
+    ``approval_requested`` precedes it, and ``tool`` / ``call_id`` say which call it was)."""
+
     type: Literal["approval_resolved"] = "approval_resolved"
     request_id: str
     decision: Literal["approve", "approve_run", "deny"]
     reason: str | None = None
     automatic: bool = False
     """True when the policy or an earlier "approve for this run" answered, not a person."""
+    decided_by: Decider | None = None
+    rule: str | None = None
+    """The rule or policy entry that decided (``allow Bash(git diff:*)``, ``policy bash``)."""
+    updated_arguments: dict[str, Any] | None = None
+    """The arguments as the person edited them: what actually ran."""
+    added_rule: str | None = None
+    """An "always allow in this project" rule the person added with this answer."""
+    tool: str | None = None
+    call_id: str | None = None
 
 
 class Retry(_Event):

@@ -76,6 +76,7 @@ from core.presets import (
 )
 from core.publisher import EventListener, EventPublisher, RunFileSink
 from core.redaction import Redactor
+from core.rule_store import RuleStore
 from core.run_state import RunState
 from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
@@ -200,7 +201,11 @@ class Runner:
         self._state = RunState()
         """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
         self.gate = ApprovalGate(
-            self.settings.effective_policy(), responder, self._emit, self._clock.now
+            self.settings.effective_policy(),
+            responder,
+            self._emit,
+            self._clock.now,
+            rules=RuleStore(),
         )
         self.result: RunFinished | None = None
 

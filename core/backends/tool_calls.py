@@ -73,8 +73,7 @@ async def run_tool_call(
         action=tool.approval_action(params),
     )
     if not answer.approved:
-        reason = (answer.reason or "").strip()
-        outcome.result = f"Denied by the user: {reason}" if reason else "Denied by the user."
+        outcome.result = answer.denial_message()
         yield ctx.make(ToolCallFinished, call_id=call_id, status="error", result=outcome.result)
         return
     if answer.updated_arguments is not None:  # a person edited the call before approving

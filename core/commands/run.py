@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.approvals import Responder, approve_all, deny_all
+from core.approvals import Responder, approve_all, deny_all, deny_by_setting
 from core.errors import RunError
 from core.events import Event, event_to_json
 from core.redaction import Redactor
@@ -181,11 +181,13 @@ def build_request(args: argparse.Namespace) -> RunRequest:
 
 def _responder(choice: str | None) -> Responder:
     if choice is None:
-        choice = "prompt" if sys.stdin.isatty() else "deny"
+        if not sys.stdin.isatty():
+            return deny_all  # no one to ask: every call that needs approval is denied
+        choice = "prompt"
     if choice == "all":
         return approve_all
     if choice == "deny":
-        return deny_all
+        return deny_by_setting("--approve deny")
     from core.terminal_approval import TerminalApprover
 
     return TerminalApprover()
