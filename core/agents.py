@@ -127,6 +127,10 @@ class AgentDefinition(BaseModel):
     overrides: str | None = None
     """Path of the definition this one shadows, if any."""
     warnings: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    """Secret-looking environment variables its tools may still see (``env: [GITHUB_TOKEN]``)."""
+    network: bool = True
+    """False for ``sandbox: {network: false}``: sandboxed bash gets no network."""
 
     @property
     def key(self) -> str:
@@ -191,6 +195,19 @@ def _tool_list(raw: Any) -> list[str]:
     if isinstance(raw, list):
         return [str(part).strip() for part in raw if str(part).strip()]
     raise AgentFileError(f"'tools' must be a list or a comma-separated string, not {raw!r}", 1)
+
+
+def _confinement(data: dict[str, Any]) -> dict[str, Any]:
+    """``env:`` and ``sandbox: {network: false}``: what the agent's tool processes may reach."""
+    env = data.get("env") or []
+    env = [env] if isinstance(env, str) else env
+    if not isinstance(env, list) or not all(isinstance(name, str) for name in env):
+        raise AgentFileError("'env' must be a list of variable names, like [GITHUB_TOKEN]", 1)
+    sandbox = data.get("sandbox") or {}
+    network = sandbox.get("network", True) if isinstance(sandbox, dict) else None
+    if not isinstance(network, bool):
+        raise AgentFileError("'sandbox' must look like {network: false}", 1)
+    return {"env": tuple(name.strip() for name in env if name.strip()), "network": network}
 
 
 def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
@@ -268,6 +285,7 @@ def parse_agent_text(
             source=source,
             path=path,
             warnings=tuple(warnings),
+            **_confinement(data),
         )
     except ValidationError as error:
         raise AgentFileError(format_validation_error(error), 1) from None

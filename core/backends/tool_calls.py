@@ -117,6 +117,7 @@ async def _execute(
         provenance=Provenance(
             run_id=ctx.run_id, step=ctx.step, agent=ctx.agent.name, call_id=call_id
         ),
+        **confinement(ctx),
     )
     task = asyncio.create_task(tool.run(params, tool_ctx))
     task.add_done_callback(lambda _: chunks.put_nowait(None))
@@ -141,6 +142,18 @@ async def _execute(
         outcome.status = "error"
         outcome.result = f"the {tool.name} tool failed unexpectedly ({detail})"
         yield ctx.make(Log, level="error", message=f"tool {tool.name} crashed: {detail}")
+
+
+def confinement(ctx: StepContext) -> dict[str, Any]:
+    """The sandbox and environment fields of a :class:`ToolContext`: the run's settings,
+    narrowed by the agent's frontmatter (``sandbox: {network: false}``, ``env: [...]``)."""
+    sandbox = ctx.settings.sandbox
+    network = sandbox.network and ctx.agent.network
+    return {
+        "sandbox": sandbox.model_copy(update={"network": network}),
+        "env_allow": ctx.agent.env,
+        "secret_env": tuple(p.api_key_env for p in ctx.settings.providers if p.api_key_env),
+    }
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:

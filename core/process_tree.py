@@ -1,0 +1,204 @@
+"""Ending a child process together with everything it started — on every platform.
+
+One module stops every child Baton starts (``bash`` calls, the pi and Claude Code CLIs):
+
+* :func:`stop_tree` — ``await stop_tree(proc)`` for an ``asyncio`` subprocess: SIGTERM to the
+  child and all its descendants, SIGKILL to whatever is left after the grace period
+  (:data:`KILL_GRACE_S`), then the child is reaped. Windows: ``TerminateProcess`` via psutil.
+* :class:`ProcessTree` — the same, for a child whose tree is *tracked while it runs*
+  (:meth:`ProcessTree.refresh`) and tagged through its environment (:data:`TAG_VARIABLE`), so
+  a process that left the tree (``setsid``, ``nohup``, a double fork re-parented to init or to
+  Baton as child subreaper) is still found and ended.
+
+Process groups are not enough on their own: ``setsid`` leaves the group, and Windows has none.
+psutil walks parent links (``/proc`` on Linux) instead. Zombies count as gone: an orphan that
+exited stays a zombie until its new parent reaps it, and some container inits never do.
+Zombies that are Baton's own children (re-parented to it as subreaper) are reaped here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import secrets
+import sys
+from collections.abc import Iterable
+
+import psutil
+
+KILL_GRACE_S = 5.0
+"""Between SIGTERM and SIGKILL: time for a test runner or server to shut down cleanly."""
+POLL_S = 0.05
+TAG_VARIABLE = "BATON_PROCESS_TAG"
+"""Set in a tracked child's environment; every process it starts inherits it."""
+_PR_SET_CHILD_SUBREAPER = 36
+_subreaper = False
+
+_GONE = (psutil.NoSuchProcess, psutil.ZombieProcess)
+
+
+def new_tag() -> str:
+    """A fresh value for :data:`TAG_VARIABLE`: unguessable, so no other process shares it."""
+    return secrets.token_hex(12)
+
+
+def become_subreaper() -> bool:
+    """Make Baton the child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``); True if it is.
+
+    Orphans of its children are then re-parented to Baton instead of init, so they stay in
+    Baton's process tree and are reaped here. Idempotent; False where unsupported.
+    """
+    global _subreaper
+    if _subreaper:
+        return True
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        _subreaper = False
+    return _subreaper
+
+
+class ProcessTree:
+    """The processes one child started, remembered as they appear.
+
+    Call :meth:`refresh` while the child runs (cheap: one walk of its descendants) and
+    :meth:`stop` when it is done. ``tag`` is the :data:`TAG_VARIABLE` value put in the child's
+    environment, or None when the child was started without one.
+    """
+
+    def __init__(self, pid: int, tag: str | None = None) -> None:
+        self.pid = pid
+        self.tag = tag
+        self._known: dict[int, psutil.Process] = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Remember the child's current descendants (they may leave the tree later)."""
+        try:
+            root = psutil.Process(self.pid)
+            found = root.children(recursive=True)
+        except _GONE:
+            return
+        for process in found:
+            self._known.setdefault(process.pid, process)
+
+    def members(self) -> list[psutil.Process]:
+        """Every known or tagged process still running (the root excluded; Baton never)."""
+        self.refresh()
+        found = dict(self._known)
+        if self.tag is not None:
+            for process in _tagged(self.tag):
+                found.setdefault(process.pid, process)
+        found.pop(self.pid, None)
+        found.pop(os.getpid(), None)
+        return [p for p in found.values() if _running(p)]
+
+    async def stop(self, proc: asyncio.subprocess.Process | None, grace: float | None) -> None:
+        """SIGTERM the child (``proc``, reaped by asyncio) and its tree; SIGKILL after ``grace``."""
+        grace = KILL_GRACE_S if grace is None else grace
+        targets = self.members()
+        root = _process(self.pid) if proc is None or proc.returncode is None else None
+        everyone = [*targets, root] if root is not None else targets
+        _signal_all(everyone, kill=False)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while loop.time() < deadline:
+            if _root_done(proc, root) and not any(_running(p) for p in self.members()):
+                _reap(targets)
+                return
+            await asyncio.sleep(POLL_S)
+        _signal_all([*self.members(), *everyone], kill=True)
+        if proc is not None:
+            await wait_exit(proc)
+        for _ in range(int(1 / POLL_S)):  # SIGKILL cannot be ignored: this ends at once
+            if not any(_running(p) for p in targets):
+                break
+            await asyncio.sleep(POLL_S)
+        _reap(targets)
+
+
+async def stop_tree(proc: asyncio.subprocess.Process, grace: float | None = None) -> None:
+    """SIGTERM ``proc`` and all its descendants, SIGKILL what is left after ``grace`` s.
+
+    The one call a backend needs to end a CLI child cleanly; ``proc`` is reaped on return.
+    ``grace`` defaults to :data:`KILL_GRACE_S`, read at call time (tests shorten it).
+    """
+    await ProcessTree(proc.pid).stop(proc, grace)
+
+
+async def wait_exit(proc: asyncio.subprocess.Process) -> int:
+    """Wait until ``proc`` itself has exited; return its exit status.
+
+    ``proc.wait()`` would also wait for the output pipes to close, which a grandchild that
+    left the tree can hold open indefinitely. asyncio offers no exit event short of a custom
+    subprocess protocol, so ``returncode`` is polled.
+    """
+    while proc.returncode is None:  # noqa: ASYNC110 (no event to wait on; see above)
+        await asyncio.sleep(POLL_S)
+    return proc.returncode
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running (non-zombie) process."""
+    process = _process(pid)
+    return process is not None and _running(process)
+
+
+def _process(pid: int) -> psutil.Process | None:
+    try:
+        return psutil.Process(pid)
+    except _GONE:
+        return None
+
+
+def _running(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except _GONE:
+        return False
+    except psutil.AccessDenied:
+        return True
+
+
+def _root_done(proc: asyncio.subprocess.Process | None, root: psutil.Process | None) -> bool:
+    if proc is not None:
+        return proc.returncode is not None
+    return root is None or not _running(root)
+
+
+def _signal_all(processes: Iterable[psutil.Process], *, kill: bool) -> None:
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            if kill:
+                process.kill()
+            else:
+                process.terminate()
+
+
+def _reap(processes: Iterable[psutil.Process]) -> None:
+    """Collect the exit status of those that are Baton's own zombie children (subreaper)."""
+    if os.name != "posix":
+        return
+    me = os.getpid()
+    for process in processes:
+        with contextlib.suppress(psutil.Error, ChildProcessError, OSError):
+            if process.ppid() == me and process.status() == psutil.STATUS_ZOMBIE:
+                os.waitpid(process.pid, os.WNOHANG)
+
+
+def _tagged(tag: str) -> list[psutil.Process]:
+    """Processes whose environment carries ``tag``: those that left the tree but not the tag."""
+    found = []
+    me = os.getpid()
+    for process in psutil.process_iter():
+        if process.pid == me:
+            continue
+        with contextlib.suppress(psutil.Error, OSError):
+            if process.environ().get(TAG_VARIABLE) == tag:
+                found.append(process)
+    return found
