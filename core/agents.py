@@ -203,7 +203,8 @@ def _confinement(data: dict[str, Any]) -> dict[str, Any]:
     env = [env] if isinstance(env, str) else env
     if not isinstance(env, list) or not all(isinstance(name, str) for name in env):
         raise AgentFileError("'env' must be a list of variable names, like [GITHUB_TOKEN]", 1)
-    sandbox = data.get("sandbox") or {}
+    sandbox = data.get("sandbox")
+    sandbox = {} if sandbox is None else sandbox  # `sandbox: off` is an error, not a default
     network = sandbox.get("network", True) if isinstance(sandbox, dict) else None
     if not isinstance(network, bool):
         raise AgentFileError("'sandbox' must look like {network: false}", 1)

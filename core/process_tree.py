@@ -75,13 +75,16 @@ class ProcessTree:
         self.pid = pid
         self.tag = tag
         self._known: dict[int, psutil.Process] = {}
+        self._root = _process(pid)
+        """Kept from the start: psutil compares its start time, so a reused pid is not it."""
         self.refresh()
 
     def refresh(self) -> None:
         """Remember the child's current descendants (they may leave the tree later)."""
+        if self._root is None or not _running(self._root):
+            return  # gone (or its pid reused by a stranger, whose children are not ours)
         try:
-            root = psutil.Process(self.pid)
-            found = root.children(recursive=True)
+            found = self._root.children(recursive=True)
         except _GONE:
             return
         for process in found:

@@ -60,6 +60,7 @@ def open_regular(path: Path, shown: str) -> BinaryIO:
     except FileNotFoundError:
         raise ToolError(f"File not found: {shown}.") from None
     except OSError as exc:
+        refuse_special(path, shown)  # a socket cannot be opened at all: say what it is
         raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
     try:
         mode = os.fstat(fd).st_mode
