@@ -20,10 +20,11 @@ from llm_server import LLMServer, Reply
 
 from core import paths
 from core.approvals import approve_all
+from core.cli import main
 from core.events import RunFinished, ToolCallFinished
 from core.runner import Runner, RunRequest, StepSpec
 from core.runs import RunIndex, load_run
-from core.settings import load_settings, save_settings
+from core.settings import SandboxSettings, load_settings, save_settings
 from core.tools.sandbox import sandbox_status
 
 REPO = Path(__file__).resolve().parents[1]
@@ -185,3 +186,36 @@ def test_reading_a_fifo_then_cancelling_ends_the_process_and_the_run_is_aborted(
     last = json.loads(out.splitlines()[-1])
     saved = load_run(paths.data_dir() / "runs" / f"{last['run_id']}.jsonl")
     assert isinstance(saved[-1], RunFinished) and saved[-1].status == "aborted"
+
+
+@pytest.mark.skipif(sandbox_status().kind != "bubblewrap", reason="bubblewrap does not run here")
+def test_no_network_cuts_sandboxed_bash_for_one_run(
+    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        connect = {"command": f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"}
+        configured.queue(Reply.tool("bash", connect), Reply.answer("a"))
+        configured.queue(Reply.tool("bash", connect), Reply.answer("b"))
+        base = ["run", "--agent", "worker", "--task", "t", "--approve", "all", "--json"]
+        assert main([*base, "--cwd", str(tmp_path)]) == 0
+        assert main([*base, "--no-network", "--cwd", str(tmp_path)]) == 0
+    with_network, without = (r.tool_messages[0]["content"] for r in configured.requests[1::2])
+    assert "connected" in with_network
+    assert "connected" not in without and "failed with exit code" in without
+    assert "not sandboxed" not in capsys.readouterr().err
+
+
+def test_baton_run_says_not_sandboxed_before_anything_runs(
+    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = load_settings()
+    save_settings(settings.model_copy(update={"sandbox": SandboxSettings(enabled=False)}))
+    configured.queue(Reply.answer("hello"))
+    assert main(["run", "--agent", "worker", "--task", "t", "--cwd", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "baton run: bash is not sandboxed: the sandbox is turned off in Settings" in err
