@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from cli_child import interrupt_baton_run
 from llm_server import LLMServer, Reply
 
 from core import paths
@@ -162,25 +160,9 @@ def test_reading_a_fifo_then_cancelling_ends_the_process_and_the_run_is_aborted(
 ) -> None:
     os.mkfifo(tmp_path / "pipe")
     configured.queue(Reply.tool("read", {"path": "pipe"}), Reply.hang())
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    argv = [sys.executable, "-m", "core.cli", "run", "--agent", "scout", "--task", "look"]
-    child = subprocess.Popen(
-        [*argv, "--json", "--cwd", str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=REPO,
-    )
-    try:
-        configured.wait_requests(2, timeout=30)
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=15)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == 130, err
+    arguments = ["run", "--agent", "scout", "--task", "look", "--json", "--cwd", str(tmp_path)]
+    code, out, err = interrupt_baton_run(configured, arguments, after_requests=2)
+    assert code == 130, err
     refused = configured.requests[1].tool_messages[0]["content"]
     assert "named pipe (FIFO)" in refused
     last = json.loads(out.splitlines()[-1])

@@ -4,7 +4,10 @@ timeout or a cancel leaves no process of the command's tree behind."""
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
+import subprocess
+import sys
 from pathlib import Path
 
 import psutil
@@ -132,6 +135,18 @@ def survivors(mark: str) -> list[str]:
     return found
 
 
+async def cancel_once_printed(work: Path, command: str, printed: str, *, sandboxed: bool) -> None:
+    """Start ``command``, cancel the call once ``printed`` was output; the cancel propagates."""
+    collector = Collector()
+    task = asyncio.create_task(
+        BashTool().run(BashParams(command=command), context(work, collector, sandboxed=sandboxed))
+    )
+    await collector.wait_for(printed)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 async def test_timeout_stops_the_whole_process_tree(work: Path, sandboxed: bool) -> None:
     mark = marker()
     command = f"sleep {mark} & wait"
@@ -148,30 +163,17 @@ async def test_sigterm_ignoring_children_get_sigkilled(
     monkeypatch.setattr(process_tree, "KILL_GRACE_S", 0.3)
     mark = marker()
     command = f"trap '' TERM; (trap '' TERM; sleep {mark}) & echo ready; wait"
-    collector = Collector()
-    task = asyncio.create_task(
-        BashTool().run(BashParams(command=command), context(work, collector, sandboxed=sandboxed))
-    )
-    await collector.wait_for("ready")
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_once_printed(work, command, "ready", sandboxed=sandboxed)
     assert survivors(mark) == []
 
 
 async def test_cancel_stops_the_whole_process_tree_and_propagates(
     work: Path, sandboxed: bool
 ) -> None:
-    collector = Collector()
     mark = marker()
-    command = f"sleep {mark} & echo ready; wait"
-    task = asyncio.create_task(
-        BashTool().run(BashParams(command=command), context(work, collector, sandboxed=sandboxed))
+    await cancel_once_printed(
+        work, f"sleep {mark} & echo ready; wait", "ready", sandboxed=sandboxed
     )
-    await collector.wait_for("ready")
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
     assert survivors(mark) == []
 
 
@@ -218,14 +220,7 @@ async def test_detached_children_do_not_outlive_a_cancelled_command(
 ) -> None:
     mark = marker()
     command = DETACHING[how].format(mark=mark) + "\necho launched; sleep 60"
-    collector = Collector()
-    task = asyncio.create_task(
-        BashTool().run(BashParams(command=command), context(work, collector, sandboxed=sandboxed))
-    )
-    await collector.wait_for("launched")
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_once_printed(work, command, "launched", sandboxed=sandboxed)
     assert survivors(mark) == []
 
 
@@ -233,3 +228,37 @@ async def test_unsandboxed_leftovers_are_reported_to_the_model(work: Path) -> No
     command = f"sleep {marker()} > /dev/null 2>&1 & echo started"
     result = await BashTool().run(BashParams(command=command), context(work, sandboxed=False))
     assert "were stopped when it ended" in result
+
+
+@pytest.mark.parametrize("sandboxed_run", [True, False], ids=["sandboxed", "unsandboxed"])
+def test_a_setsid_child_leaves_no_traceback_at_exit(work: Path, sandboxed_run: bool) -> None:
+    """The old failure: the escaped child kept the output pipe open, and closing it after the
+    event loop printed an "Event loop is closed" traceback when Baton exited."""
+    if sandboxed_run and not sandbox_status().active:
+        pytest.skip("no sandbox here")
+    mark = marker()
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from core.settings import SandboxSettings\n"
+        "from core.tools.base import ToolContext\n"
+        "from core.tools.bash import BashParams, BashTool\n"
+        f"params = BashParams(command='setsid sleep {mark} & echo hi', timeout=30)\n"
+        f"sandbox = SandboxSettings(enabled={sandboxed_run})\n"
+        "ctx = ToolContext(cwd=Path(sys.argv[1]), sandbox=sandbox)\n"
+        "print(asyncio.run(BashTool().run(params, ctx)))\n"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(work)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("hi\n")
+    assert done.stderr == ""
+    assert survivors(mark) == []
