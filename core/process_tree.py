@@ -77,6 +77,8 @@ class ProcessTree:
         self._known: dict[int, psutil.Process] = {}
         self._root = _process(pid)
         """Kept from the start: psutil compares its start time, so a reused pid is not it."""
+        self._since = _created(self._root) if self._root is not None else 0.0
+        """Tagged processes are younger than the child: older ones are not even looked at."""
         self.refresh()
 
     def refresh(self) -> None:
@@ -95,7 +97,7 @@ class ProcessTree:
         self.refresh()
         found = dict(self._known)
         if self.tag is not None:
-            for process in _tagged(self.tag):
+            for process in _tagged(self.tag, self._since):
                 found.setdefault(process.pid, process)
         found.pop(self.pid, None)
         found.pop(os.getpid(), None)
@@ -194,14 +196,23 @@ def _reap(processes: Iterable[psutil.Process]) -> None:
                 os.waitpid(process.pid, os.WNOHANG)
 
 
-def _tagged(tag: str) -> list[psutil.Process]:
-    """Processes whose environment carries ``tag``: those that left the tree but not the tag."""
+def _tagged(tag: str, since: float) -> list[psutil.Process]:
+    """Processes started at ``since`` or later whose environment carries ``tag``: those that
+    left the tree but not the tag. Reading an environment costs far more than a start time."""
     found = []
     me = os.getpid()
-    for process in psutil.process_iter():
-        if process.pid == me:
+    for process in psutil.process_iter(["create_time"]):
+        if process.pid == me or (process.info["create_time"] or 0.0) < since:
             continue
         with contextlib.suppress(psutil.Error, OSError):
             if process.environ().get(TAG_VARIABLE) == tag:
                 found.append(process)
     return found
+
+
+def _created(process: psutil.Process) -> float:
+    """Start time, less a little: the clock psutil reads has a coarse resolution."""
+    try:
+        return process.create_time() - 0.1
+    except psutil.Error:
+        return 0.0

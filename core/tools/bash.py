@@ -102,7 +102,8 @@ class BashTool(Tool):
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
-        tree = ProcessTree(proc.pid, tag)
+        # In bubblewrap's PID namespace nothing escapes the tree: no need to search by tag.
+        tree = ProcessTree(proc.pid, None if status.kind == "bubblewrap" else tag)
         tail = _Tail(ctx.limits.tool_output_chars, ctx.emit_output)
         assert proc.stdout is not None
         reader = asyncio.create_task(_pump(proc.stdout, tail))
