@@ -7,7 +7,11 @@ named like a credential (:func:`is_secret_name`), except the names an agent's fr
 asks for (``env: [GITHUB_TOKEN]``, shown in the trust dialog).
 
 The pi and Claude Code backends call it for their CLI's environment too, passing their own
-provider key in ``allow`` so the CLI can still authenticate.
+provider key in ``allow`` so the CLI can still authenticate::
+
+    env = scrubbed_env(
+        allow=(*ctx.agent.env, "ANTHROPIC_API_KEY"), known=known_key_names(ctx.settings)
+    )
 """
 
 from __future__ import annotations
@@ -15,16 +19,20 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 SECRET_NAME = re.compile(
     r"""^(?:
-        .*_API_KEY | .*APIKEY.* | .*_API_KEY_.* | .*_TOKEN | .*_TOKEN_.* | GITHUB_TOKEN
+        .*_API_KEY | .*APIKEY.* | .*_API_KEY_.* | .*_KEY | .*_TOKEN | .*_TOKEN_.* | GITHUB_TOKEN
         | .*_SECRET | .*_SECRET_.* | .*SECRET_KEY.* | .*PASSWORD.* | .*PASSWD.*
         | .*_ACCESS_KEY.* | .*_PRIVATE_KEY | .*CREDENTIALS? | AWS_.*
     )$""",
     re.IGNORECASE | re.VERBOSE,
 )
-"""Names that hold credentials by convention (``*_API_KEY``, ``*_TOKEN``, ``AWS_*``...)."""
+"""Names that hold credentials by convention (``*_KEY``, ``*_TOKEN``, ``AWS_*``...)."""
 
 
 def is_secret_name(name: str) -> bool:
@@ -51,3 +59,8 @@ def scrubbed_env(
         for name, value in source.items()
         if name.upper() in allowed or (name.upper() not in removed and not is_secret_name(name))
     }
+
+
+def known_key_names(settings: Settings) -> tuple[str, ...]:
+    """The variables the configured providers read their keys from (``api_key_env``)."""
+    return tuple(p.api_key_env for p in settings.providers if p.api_key_env)

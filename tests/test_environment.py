@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.environment import is_secret_name, scrubbed_env
+from core.environment import is_secret_name, known_key_names, scrubbed_env
+from core.settings import Provider, Settings
 
 
 @pytest.mark.parametrize(
@@ -25,6 +26,7 @@ from core.environment import is_secret_name, scrubbed_env
         "AWS_SESSION_TOKEN",
         "GOOGLE_APPLICATION_CREDENTIALS",
         "STRIPE_APIKEY",
+        "OPENAI_KEY",
     ],
 )
 def test_credential_names_are_secret(name: str) -> None:
@@ -36,6 +38,16 @@ def test_credential_names_are_secret(name: str) -> None:
 )
 def test_ordinary_names_are_kept(name: str) -> None:
     assert not is_secret_name(name)
+
+
+def test_known_key_names_are_the_providers_variables() -> None:
+    settings = Settings(
+        providers=[
+            Provider(name="a", base_url="http://a", api_key_env="MY_PROVIDER"),
+            Provider(name="b", base_url="http://b", api_key_in_keyring=True),
+        ]
+    )
+    assert known_key_names(settings) == ("MY_PROVIDER",)
 
 
 def test_scrub_removes_secrets_and_known_key_names_but_keeps_what_the_agent_lists() -> None:

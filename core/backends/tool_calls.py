@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from core.backends.base import StepContext
+from core.environment import known_key_names
 from core.events import Event, Log, ToolCallFinished, ToolCallOutput, ToolCallStarted
 from core.tools.base import Provenance, Tool, ToolContext, ToolError
 from core.validation import format_validation_error
@@ -152,7 +153,7 @@ def confinement(ctx: StepContext) -> dict[str, Any]:
     return {
         "sandbox": sandbox.model_copy(update={"network": network}),
         "env_allow": ctx.agent.env,
-        "secret_env": tuple(p.api_key_env for p in ctx.settings.providers if p.api_key_env),
+        "secret_env": known_key_names(ctx.settings),
     }
 
 
