@@ -142,3 +142,18 @@ async def test_a_projects_own_baton_folder_stays_usable(call: CallTool, work: Pa
     await call(WriteTool(), path=".baton/handoff.md", content="next: review\n")
     assert await call(ReadTool(), path=".baton/handoff.md") == "1\tnext: review\n"
     assert "handoff.md" in await call(FindTool(), pattern="**/*.md")
+
+
+@pytest.mark.parametrize("tool", ["write", "edit"])
+def test_the_approval_preview_of_a_fifo_says_so_instead_of_hanging(fifo: Path, tool: str) -> None:
+    from core.tools.diffs import preview_diff
+
+    arguments = {"path": "pipe", "content": "x", "old_string": "a", "new_string": "b"}
+    if tool == "write":
+        del arguments["old_string"], arguments["new_string"]
+    else:
+        del arguments["content"]
+    preview = preview_diff(tool, arguments, fifo.parent)
+    assert preview == (
+        "(no preview: pipe is a named pipe (FIFO); file tools only work on regular files.)"
+    )
