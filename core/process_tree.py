@@ -25,12 +25,14 @@ import os
 import secrets
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
 import psutil
 
 KILL_GRACE_S = 5.0
 """Between SIGTERM and SIGKILL: time for a test runner or server to shut down cleanly."""
 POLL_S = 0.05
+SETTLE_POLLS = 4
 TAG_VARIABLE = "BATON_PROCESS_TAG"
 """Set in a tracked child's environment; every process it starts inherits it."""
 _PR_SET_CHILD_SUBREAPER = 36
@@ -95,18 +97,20 @@ class ProcessTree:
     def members(self) -> list[psutil.Process]:
         """Every known or tagged process still running (the root excluded; Baton never)."""
         self.refresh()
-        found = dict(self._known)
         if self.tag is not None:
             for process in _tagged(self.tag, self._since):
-                found.setdefault(process.pid, process)
-        found.pop(self.pid, None)
-        found.pop(os.getpid(), None)
-        return [p for p in found.values() if _running(p)]
+                if process.pid not in (self.pid, os.getpid()):
+                    self._known.setdefault(process.pid, process)
+        return [p for p in self._known.values() if _running(p)]
 
-    async def stop(self, proc: asyncio.subprocess.Process | None, grace: float | None) -> None:
-        """SIGTERM the child (``proc``, reaped by asyncio) and its tree; SIGKILL after ``grace``."""
+    async def stop(self, proc: asyncio.subprocess.Process | None, grace: float | None) -> bool:
+        """SIGTERM the child (``proc``, reaped by asyncio) and its tree; SIGKILL after ``grace``.
+
+        Returns whether anything besides the child itself was still running. Cheap when
+        nothing is left, so call it after every child: it also reaps re-parented zombies.
+        """
         grace = KILL_GRACE_S if grace is None else grace
-        targets = self.members()
+        targets = await self._settled(proc)
         root = _process(self.pid) if proc is None or proc.returncode is None else None
         everyone = [*targets, root] if root is not None else targets
         _signal_all(everyone, kill=False)
@@ -114,8 +118,8 @@ class ProcessTree:
         deadline = loop.time() + grace
         while loop.time() < deadline:
             if _root_done(proc, root) and not any(_running(p) for p in self.members()):
-                _reap(targets)
-                return
+                self._reap()
+                return bool(targets)
             await asyncio.sleep(POLL_S)
         _signal_all([*self.members(), *everyone], kill=True)
         if proc is not None:
@@ -124,7 +128,26 @@ class ProcessTree:
             if not any(_running(p) for p in targets):
                 break
             await asyncio.sleep(POLL_S)
-        _reap(targets)
+        self._reap()
+        return bool(targets)
+
+    async def _settled(self, proc: asyncio.subprocess.Process | None) -> list[psutil.Process]:
+        """The members still running once those already on their way out are gone: when the
+        child has exited, a pipeline's last processes (or a PID namespace being torn down) may
+        need a moment, and are not leftovers."""
+        targets = self.members()
+        for _ in range(SETTLE_POLLS):
+            if not targets or proc is None or proc.returncode is None:
+                break
+            await asyncio.sleep(POLL_S / 2)
+            targets = [p for p in targets if _running(p)]
+        return targets
+
+    def _reap(self) -> None:
+        """Reap Baton's zombie children that belonged to this tree — known members, and any
+        in the child's session (an orphan that ended before it was ever seen): as subreaper,
+        nobody else will. Other children (asyncio's own) are never touched."""
+        _reap([*self._known.values(), *_zombie_children(session=self.pid)])
 
 
 async def stop_tree(proc: asyncio.subprocess.Process, grace: float | None = None) -> None:
@@ -194,6 +217,21 @@ def _reap(processes: Iterable[psutil.Process]) -> None:
         with contextlib.suppress(psutil.Error, ChildProcessError, OSError):
             if process.ppid() == me and process.status() == psutil.STATUS_ZOMBIE:
                 os.waitpid(process.pid, os.WNOHANG)
+
+
+def _zombie_children(session: int) -> list[psutil.Process]:
+    """Baton's zombie children whose session is ``session`` (Linux ``/proc``; else none)."""
+    found = []
+    with contextlib.suppress(psutil.Error):
+        for child in psutil.Process().children():
+            with contextlib.suppress(psutil.Error, OSError, ValueError, IndexError):
+                if child.status() != psutil.STATUS_ZOMBIE or child.pid == session:
+                    continue
+                stat = Path(f"/proc/{child.pid}/stat").read_text()
+                fields = stat[stat.rfind(")") + 2 :].split()  # the name may hold spaces
+                if int(fields[3]) == session:
+                    found.append(child)
+    return found
 
 
 def _tagged(tag: str, since: float) -> list[psutil.Process]:

@@ -124,9 +124,7 @@ class BashTool(Tool):
         except TimeoutError:
             pass  # the deadline expired: reported below, after the processes are gone
         finally:
-            leftovers = bool(tree.members())
-            if leftovers or proc.returncode is None:
-                await asyncio.shield(tree.stop(proc, process_tree.KILL_GRACE_S))
+            leftovers = await asyncio.shield(tree.stop(proc, process_tree.KILL_GRACE_S))
             await _close_output(proc, reader)
         if not reader.cancelled():
             reader.result()  # a failing emit_output is a bug: let it show

@@ -262,3 +262,17 @@ def test_a_setsid_child_leaves_no_traceback_at_exit(work: Path, sandboxed_run: b
     assert done.stdout.startswith("hi\n")
     assert done.stderr == ""
     assert survivors(mark) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreaper is Linux-only")
+async def test_orphans_that_ended_by_themselves_are_reaped_not_left_as_zombies(
+    work: Path,
+) -> None:
+    def zombie_children() -> set[int]:
+        return {p.pid for p in psutil.Process().children() if p.status() == psutil.STATUS_ZOMBIE}
+
+    before = zombie_children()
+    command = "( sleep 0.05 & ) ; ( sleep 0.05 > /dev/null & ) ; sleep 0.5; echo done"
+    result = await BashTool().run(BashParams(command=command), context(work, sandboxed=False))
+    assert result.startswith("done")
+    assert zombie_children() - before == set()
