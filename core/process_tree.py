@@ -112,6 +112,9 @@ class ProcessTree:
         grace = KILL_GRACE_S if grace is None else grace
         targets = await self._settled(proc)
         root = _process(self.pid) if proc is None or proc.returncode is None else None
+        if not targets and _root_done(proc, root):  # the common case: nothing was left
+            self._reap()
+            return False
         everyone = [*targets, root] if root is not None else targets
         _signal_all(everyone, kill=False)
         loop = asyncio.get_running_loop()
@@ -147,7 +150,8 @@ class ProcessTree:
         """Reap Baton's zombie children that belonged to this tree — known members, and any
         in the child's session (an orphan that ended before it was ever seen): as subreaper,
         nobody else will. Other children (asyncio's own) are never touched."""
-        _reap([*self._known.values(), *_zombie_children(session=self.pid)])
+        orphans = _zombie_children(session=self.pid) if _subreaper else []
+        _reap([*self._known.values(), *orphans])
 
 
 async def stop_tree(proc: asyncio.subprocess.Process, grace: float | None = None) -> None:
