@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CallTool
 
 from core import paths
 from core.tools.base import ToolError
@@ -42,17 +41,17 @@ def unix_socket(work: Path) -> Iterator[Path]:
         yield path
 
 
-async def test_read_refuses_a_fifo_at_once(call: CallTool, fifo: Path) -> None:
+async def test_read_refuses_a_fifo_at_once(call, fifo: Path) -> None:
     with pytest.raises(ToolError, match=r"pipe is a named pipe \(FIFO\); file tools only"):
         await asyncio.wait_for(call(ReadTool(), path="pipe"), 10)
 
 
-async def test_read_refuses_a_socket(call: CallTool, unix_socket: Path) -> None:
+async def test_read_refuses_a_socket(call, unix_socket: Path) -> None:
     with pytest.raises(ToolError, match="sock is a socket"):
         await call(ReadTool(), path="sock")
 
 
-async def test_edit_and_write_refuse_a_fifo(call: CallTool, fifo: Path) -> None:
+async def test_edit_and_write_refuse_a_fifo(call, fifo: Path) -> None:
     with pytest.raises(ToolError, match="named pipe"):
         await asyncio.wait_for(call(EditTool(), path="pipe", old_string="a", new_string="b"), 10)
     with pytest.raises(ToolError, match="named pipe"):
@@ -62,7 +61,7 @@ async def test_edit_and_write_refuse_a_fifo(call: CallTool, fifo: Path) -> None:
 
 @pytest.mark.parametrize("ripgrep", [True, False], ids=["ripgrep", "python"])
 async def test_grep_skips_fifos_in_a_folder_and_refuses_one_named(
-    call: CallTool, fifo: Path, work: Path, ripgrep: bool
+    call, fifo: Path, work: Path, ripgrep: bool
 ) -> None:
     (work / "a.txt").write_text("needle\n")
     result = await asyncio.wait_for(call(GrepTool(use_ripgrep=ripgrep), pattern="needle"), 10)
@@ -110,9 +109,7 @@ def home(isolated_home: Path) -> Path:
     "path",
     ["config/config.yaml", "./notes/../config/config.yaml", "config", "data/runs/x.jsonl"],
 )
-async def test_every_file_tool_refuses_batons_folders(
-    call: CallTool, home: Path, path: str
-) -> None:
+async def test_every_file_tool_refuses_batons_folders(call, home: Path, path: str) -> None:
     message = "in Baton's own settings or data folder"
     for tool, arguments in (
         (ReadTool(), {"path": path}),
@@ -127,7 +124,7 @@ async def test_every_file_tool_refuses_batons_folders(
     assert (paths.config_dir() / "config.yaml").read_text() == "policy: {}\n"
 
 
-async def test_a_symlink_into_batons_folders_is_refused(call: CallTool, home: Path) -> None:
+async def test_a_symlink_into_batons_folders_is_refused(call, home: Path) -> None:
     (home / "innocent").symlink_to(paths.config_dir() / "config.yaml")
     (home / "folder").symlink_to(paths.data_dir())
     with pytest.raises(ToolError, match="Baton's own"):
@@ -137,7 +134,7 @@ async def test_a_symlink_into_batons_folders_is_refused(call: CallTool, home: Pa
     assert not (paths.data_dir() / "runs" / "forged.jsonl").exists()
 
 
-async def test_a_projects_own_baton_folder_stays_usable(call: CallTool, work: Path) -> None:
+async def test_a_projects_own_baton_folder_stays_usable(call, work: Path) -> None:
     """``.baton/`` inside the working folder holds hand-off files; it is not Baton-private."""
     await call(WriteTool(), path=".baton/handoff.md", content="next: review\n")
     assert await call(ReadTool(), path=".baton/handoff.md") == "1\tnext: review\n"
