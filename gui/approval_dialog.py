@@ -45,6 +45,7 @@ from core.approval_describe import Description, describe
 from core.approvals import ApprovalAnswer, ApprovalRequest, Decision
 from gui import icons, theme
 from gui.diff_view import DiffView
+from gui.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.widgets import Badge, ElidedLabel
 
 
@@ -175,6 +176,9 @@ class ApprovalDialog(QDialog):
         self.command_edit.textChanged.connect(self._command_changed)
         self.edited_note = QLabel("Edited: the changed command will run if you approve.")
         self.edited_note.setObjectName("Secondary")
+        self.sandbox_note = QLabel()
+        self.sandbox_note.setObjectName("Secondary")
+        self.sandbox_note.setWordWrap(True)
         self.folder_label = ElidedLabel()
         self.folder_label.setObjectName("Secondary")
         self.facts = QFormLayout()
@@ -218,6 +222,7 @@ class ApprovalDialog(QDialog):
         layout.addWidget(self.content_label)
         layout.addWidget(self.command_edit)
         layout.addWidget(self.edited_note)
+        layout.addWidget(self.sandbox_note)
         layout.addWidget(self.facts_box)
         layout.addWidget(self.diff_view, 10)
         layout.addWidget(self.json_view, 10)
@@ -258,7 +263,13 @@ class ApprovalDialog(QDialog):
                 "edit or delete it in Settings ▸ Rules."
             )
         self.reason_edit.clear()
-        for widget in (self.command_edit, self.edited_note, self.facts_box, self.diff_view):
+        for widget in (
+            self.command_edit,
+            self.edited_note,
+            self.sandbox_note,
+            self.facts_box,
+            self.diff_view,
+        ):
             widget.hide()
         self.json_view.hide()
         self.folder_label.setVisible(bool(shown.folder))
@@ -271,6 +282,8 @@ class ApprovalDialog(QDialog):
             height = self.command_edit.fontMetrics().lineSpacing() * lines + 14
             self.command_edit.setMaximumHeight(height)
             self.command_edit.show()
+            self.sandbox_note.setText(bash_sandbox_text(bash_sandbox()))
+            self.sandbox_note.show()
         elif shown.kind == "diff":
             self.content_label.setText("Changes to the file")
             self.diff_view.set_diff(shown.diff)

@@ -24,6 +24,7 @@ from core.events import Event, event_to_json
 from core.redaction import Redactor
 from core.runner import Runner, RunRequest, StepSpec, preset_request
 from core.settings import Settings, SettingsError, load_settings
+from core.tools.sandbox import sandbox_status
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -90,6 +91,9 @@ def register(commands: Any) -> None:
         "(default: prompt on a terminal, deny without one)",
     )
     parser.add_argument("--json", action="store_true", help="print NDJSON events")
+    parser.add_argument(
+        "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -198,12 +202,19 @@ def run(args: argparse.Namespace) -> int:
         chosen = [bool(args.preset), bool(args.agent), bool(args.parallel), bool(args.chain)]
         if sum(chosen) != 1:
             raise RunError("give exactly one of: a preset, --agent, --parallel or --chain")
-        runner = build_runner(args, load_settings())
+        settings = load_settings()
+        if args.no_network:
+            sandbox = settings.sandbox.model_copy(update={"network": False})
+            settings = settings.model_copy(update={"sandbox": sandbox})
+        runner = build_runner(args, settings)
         runner.prepare()
     except (RunError, SettingsError) as error:
         # A key can hide in a message (a base_url with credentials in it): redact it too.
         print(f"baton run: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
         return EXIT_USAGE
+    status = sandbox_status(settings.sandbox.enabled)
+    if not status.active:  # said before anything runs, not discovered afterwards
+        print(f"baton run: bash is {status.describe()}", file=sys.stderr)
     return asyncio.run(_run_with_ctrl_c(runner))
 
 
