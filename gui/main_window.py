@@ -102,6 +102,8 @@ EDIT_ACTIONS: tuple[tuple[str, QKeySequence.StandardKey, str], ...] = (
 
 
 class MainWindow(QMainWindow):
+    prompts: Prompts
+
     def __init__(
         self,
         working_folder: Path | None = None,
