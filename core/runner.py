@@ -63,6 +63,7 @@ from core.events import (
 )
 from core.handoff import hand_off
 from core.liveness import LivenessLock
+from core.model_choice import configured_model
 from core.params import ParamsError, params_shown, run_params, step_params
 from core.presets import (
     MAX_PARALLEL_TASKS,
@@ -585,12 +586,15 @@ class Runner:
     # ---------------------------------------------------------------------------- helpers
 
     def _model_for(self, spec: StepSpec, agent: AgentDefinition, backend: str) -> str | None:
-        """Override, else the step's or agent's model, else (Baton's own loop only) the
-        configured default. CLI backends fall back to their own defaults instead."""
-        model = self.request.model or spec.model or agent.model
-        if model is None and backend == "openai":
-            model = self.settings.default_model
-        return model
+        """The configured model (:mod:`core.model_choice`, the launch dialog's rule too); None
+        lets a CLI use its default, or Baton's loop ask the provider for its only model."""
+        return configured_model(
+            backend,
+            self.settings,
+            run_model=self.request.model,
+            step_model=spec.model,
+            agent_model=agent.model,
+        ).model
 
     def _runnable_agent(self, agents: AgentCatalog, number: int, spec: StepSpec) -> AgentDefinition:
         """The step's agent; refuses an unknown one, or one whose file has an error."""

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QHideEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -52,11 +52,15 @@ from PySide6.QtWidgets import (
 )
 
 from core.agents import AgentCatalog, AgentDefinition, discover_agents
+from core.backends.registry import backend_for
 from core.errors import RunError
+from core.model_choice import choose_model, configured_model, missing_model_problem
 from core.params import ParamsError
 from core.presets import Preset, discover_presets, required_argument_count
+from core.provider_http import ProbeError, list_models
 from core.runner import RunRequest, StepSpec, request_from_preset
-from core.settings import SettingsError, load_settings
+from core.secrets import api_key_for
+from core.settings import Settings, SettingsError, load_settings
 from gui import launch_checks
 from gui.launch_preset_page import PresetPage
 from gui.launch_steps import StepInput, StepsEditor
@@ -119,11 +123,18 @@ class LaunchDialog(QDialog):
         self._task: asyncio.Future[None] | None = None
         self._blocked: str | None = None
         """Why Run is disabled right now (shown in the error banner), or None."""
+        self._settings = _settings_or_default()
+        self._served: list[str] | None = None
+        """The provider's models once asked (None: not known), for steps with no model."""
+        self._listing: asyncio.Task[None] | None = None
         self._build(working_folder)
         self._reload_catalogs()
         if preset is not None:
             self.select_preset(preset)
         self.resize(860, 680)
+        # Typing goes somewhere visible at once: the preset list (type-ahead picks a preset),
+        # or the arguments when a preset was chosen already.
+        (self.args_edit if preset is not None else self.preset_list).setFocus()
 
     # -- building ------------------------------------------------------------------------
 
@@ -189,7 +200,15 @@ class LaunchDialog(QDialog):
         grid.setColumnStretch(1, 3)
         grid.setColumnStretch(3, 1)
         grid.setColumnStretch(5, 1)
+        self.step_models = QLabel()
+        self.step_models.setObjectName("StepModels")
+        self.step_models.setWordWrap(True)
+        self.step_models.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        grid.addWidget(QLabel("Steps use"), 2, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.step_models, 2, 1, 1, 5)
         self._fill_models()
+        self.model_combo.currentTextChanged.connect(lambda _t: self._refresh_blocking())
+        self.backend_combo.currentIndexChanged.connect(lambda _i: self._refresh_blocking())
 
         self.outside_check = QCheckBox()
         self.outside_check.setObjectName("AllowOutsideFolder")
@@ -349,20 +368,90 @@ class LaunchDialog(QDialog):
 
     def _fill_models(self) -> None:
         self.model_combo.addItem("")
-        try:
-            settings = load_settings()
-        except SettingsError:
-            settings = None
-        default = settings.default_model if settings else None
+        settings = self._settings
+        default = settings.default_model
         line_edit = self.model_combo.lineEdit()
         if line_edit is not None:
             line_edit.setPlaceholderText(
                 f"each agent's own model, else {default}" if default else "each agent's own model"
             )
-        if settings is not None:
-            names = [settings.default_model, *settings.model_aliases]
-            for name in dict.fromkeys(n for n in names if n):
-                self.model_combo.addItem(name)
+        names = [settings.default_model, *settings.model_aliases]
+        for name in dict.fromkeys(n for n in names if n):
+            self.model_combo.addItem(name)
+
+    def _ask_provider_for_models(self) -> None:
+        """The provider's model list, asked once in the background: a step with no model
+        configured uses the provider's only model, and the dialog says which."""
+        provider = self._settings.provider()
+        if provider is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no asyncio loop drives this window (a bare test)
+
+        async def ask() -> None:
+            try:
+                served = await list_models(provider.base_url, api_key_for(provider))
+            except ProbeError:
+                served = []
+            self._served = served
+            self.model_combo.addItems([m for m in served if self.model_combo.findText(m) < 0])
+            self._refresh_blocking()
+
+        self._listing = loop.create_task(ask())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._served is None and (self._listing is None or self._listing.done()):
+            self._ask_provider_for_models()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        if self._listing is not None:
+            self._listing.cancel()  # asked again when shown, if it never answered
+        super().hideEvent(event)
+
+    def _step_models(self, steps: list[tuple[str, str]]) -> str | None:
+        """Show each step's model; returns why a step cannot have one (Run stays off)."""
+        override = self.model_combo.currentText().strip() or None
+        run_backend = self.backend_combo.currentData()
+        preset = self.current_preset() if self.tabs.currentIndex() == 0 else None
+        step_models = [s.model for s in preset.steps] if preset else [None] * len(steps)
+        lines: list[str] = []
+        problem: str | None = None
+        for number, ((name, _folder), step_model) in enumerate(
+            zip(steps, step_models, strict=False), start=1
+        ):
+            agent = self._agents.get(name) if name else None
+            if agent is None:
+                continue
+            backend = backend_for(agent, run_backend, self._settings)
+            configured = configured_model(
+                backend,
+                self._settings,
+                run_model=override,
+                step_model=step_model,
+                agent_model=agent.model,
+            )
+            choice = choose_model(configured, self._served)
+            text = choice.describe()
+            if choice.source == "cli":
+                text = f"{backend}'s own default model"
+            elif choice.source == "none":
+                if self._settings.provider() is None:
+                    text = "no model provider is configured"
+                    problem = problem or (
+                        "no model provider is configured: add one in Settings, or set "
+                        "OPENAI_BASE_URL, or choose the pi or Claude Code backend"
+                    )
+                elif self._served is None:
+                    text = "the provider's model (asking the provider…)"
+                else:
+                    text = "no model"
+                    problem = problem or missing_model_problem(number, agent.name, self._served)
+            lines.append(f"{number}. {agent.name} — {text}")
+        self.step_models.setText("\n".join(lines) or "—")
+        return problem
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Working folder", self.folder_edit.text())
@@ -409,6 +498,8 @@ class LaunchDialog(QDialog):
         if self.tabs.currentIndex() == 0:
             blocked = self.preset_page.current_problem()
         blocked = blocked or launch_checks.agent_problem(steps, self._agents)
+        models_problem = self._step_models(steps)  # shown whatever else blocks the run
+        blocked = blocked or models_problem
         if blocked is None and outside and not self.outside_check.isChecked():
             blocked = (
                 "a step works outside the working folder; tick the box above if that is intended"
@@ -422,3 +513,11 @@ class LaunchDialog(QDialog):
 
     def _update_preview(self) -> None:
         self.preset_page.update_preview(self.params_form.values())
+
+
+def _settings_or_default() -> Settings:
+    """The user's settings; defaults when config.yaml cannot be read (Settings says why)."""
+    try:
+        return load_settings()
+    except SettingsError:
+        return Settings()

@@ -83,6 +83,8 @@ def make_window(
     yield make
     for window in windows:
         window.agents_view.shutdown()
+        if window._launch_dialog is not None:
+            window._launch_dialog.close()  # its background model listing ends with it
 
 
 def _forget_edits(window: QWidget) -> None:
@@ -165,7 +167,9 @@ def qasync_loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
             for task in asyncio.all_tasks(loop)
             # The loop's own clean-up of async generators left suspended (httpx's byte
             # streams) is not the test's doing; attached_event_loop drives them to the end.
-            if not task.done() and type(task.get_coro()).__name__ != "async_generator_athrow"
+            if not task.done()
+            and not task.cancelling()  # its owner stopped it; the loop's teardown finishes it
+            and type(task.get_coro()).__name__ != "async_generator_athrow"
         )
     if pending:
         pytest.fail(f"asyncio tasks still pending after the test: {pending}")
