@@ -41,11 +41,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agents import BATON_TOOLS, AgentFileError, load_agent_file
+from core.agents import BATON_TOOLS, AgentFileError, discover_agents, load_agent_file
+from core.errors import RunError
 from core.presets import PresetError, parse_preset_text
 from core.runner import Runner, RunRequest
 from core.trust import TrustStore, UntrustedProjectError
 from gui import icons
+from gui.diff_view import DiffView
 from gui.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import secondary_text
 from gui.widgets import ElidedLabel
@@ -100,7 +102,7 @@ class TrustDialog(QDialog):
         self.choice: TrustChoice = "cancel"
         self._store = store or TrustStore()
         self._build()
-        self.resize(720, 440)
+        self.resize(760, 620) if self.changes else self.resize(720, 440)
 
     # -- building ------------------------------------------------------------------------
 
@@ -108,7 +110,13 @@ class TrustDialog(QDialog):
         icon = QLabel()
         icon.setPixmap(icons.pixmap("lock", 30))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        title = QLabel("This project brings its own agents")
+        self.changes = self._store.changes(self.root)
+        record = self._store.record(self.root)
+        title = QLabel(
+            "This project's agents changed since you trusted them"
+            if self.changes
+            else "This project brings its own agents"
+        )
         title.setObjectName("EditorTitle")
         folder = ElidedLabel(str(self.root))
         folder.setObjectName("Secondary")
@@ -151,6 +159,8 @@ class TrustDialog(QDialog):
         if not self.files:
             self.file_list.addTopLevelItem(QTreeWidgetItem(["(no files)", "", ""]))
 
+        self.changes_box = self._changes_box(record.trusted_at[:10] if record else "")
+
         self.trust_button = QPushButton("Trust this project")
         self.without_button = QPushButton("Run without project agents")
         self.cancel_button = QPushButton("Cancel")
@@ -172,6 +182,7 @@ class TrustDialog(QDialog):
         layout.setSpacing(10)
         layout.addLayout(header)
         layout.addWidget(self.warning)
+        layout.addWidget(self.changes_box, 2)
         layout.addWidget(self.file_list, 1)
         self.sandbox_note = QLabel(bash_sandbox_text(bash_sandbox()))
         self.sandbox_note.setWordWrap(True)
@@ -180,6 +191,23 @@ class TrustDialog(QDialog):
         note.setObjectName("Secondary")
         layout.addWidget(note)
         layout.addLayout(buttons)
+
+    def _changes_box(self, trusted_on: str) -> QWidget:
+        """What changed since the project was trusted: the files, and one diff of them all."""
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        words = {"added": "new file", "changed": "changed", "removed": "removed"}
+        listed = ", ".join(f"{c.path} ({words[c.kind]})" for c in self.changes)
+        self.changes_label = QLabel(f"Changed since you trusted it on {trusted_on}: {listed}")
+        self.changes_label.setWordWrap(True)
+        self.diff_view = DiffView()
+        self.diff_view.setObjectName("TrustDiff")
+        self.diff_view.set_diff("".join(change.diff for change in self.changes))
+        column.addWidget(self.changes_label)
+        column.addWidget(self.diff_view, 1)
+        box.setVisible(bool(self.changes))
+        return box
 
     # -- answers -------------------------------------------------------------------------
 
@@ -227,6 +255,19 @@ def ask_trust_blocking(parent: QWidget | None, root: Path, files: list[Path]) ->
         dialog.deleteLater()
 
 
+def _project_agents_in(request: RunRequest) -> list[str]:
+    """The agents a request names that only the project defines (no user or built-in one of
+    that name to fall back on), in step order."""
+    everywhere = discover_agents(request.cwd, "both")
+    elsewhere = discover_agents(request.cwd, "user")
+    names: list[str] = []
+    for step in request.steps:
+        agent = everywhere.get(step.agent)
+        if agent is not None and agent.source == "project" and elsewhere.get(step.agent) is None:
+            names.append(agent.name)
+    return list(dict.fromkeys(names))
+
+
 async def prepare_runner(
     parent: QWidget | None,
     request: RunRequest,
@@ -243,10 +284,20 @@ async def prepare_runner(
         runner.prepare()
         return runner
     except UntrustedProjectError as untrusted:
-        choice = await ask_trust(parent, untrusted.root, untrusted.files)
+        root = untrusted.root
+        choice = await ask_trust(parent, root, untrusted.files)
     if choice == "cancel":
         return None
     if choice == "without":
+        project_agents = _project_agents_in(request)
+        if project_agents:
+            names = ", ".join(f"'{name}'" for name in project_agents)
+            raise RunError(
+                f"without project agents this run cannot start: {names} "
+                f"{'comes' if len(project_agents) == 1 else 'come'} from this project "
+                f"({root}); trust the project to run "
+                f"{'it' if len(project_agents) == 1 else 'them'}, or choose other agents"
+            )
         request = replace(request, scope="user")
     runner = make_runner(request)
     runner.prepare()
