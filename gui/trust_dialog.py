@@ -102,7 +102,7 @@ class TrustDialog(QDialog):
         self.choice: TrustChoice = "cancel"
         self._store = store or TrustStore()
         self._build()
-        self.resize(760, 620) if self.changes else self.resize(720, 440)
+        self.resize(760, 620 if self.changes else 440)
 
     # -- building ------------------------------------------------------------------------
 
