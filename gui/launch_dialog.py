@@ -30,6 +30,7 @@ The dialog is not modal: a person may look something up in the Agents view while
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -99,6 +100,19 @@ def sentence(message: str) -> str:
     return message if message.endswith((".", "!", "?", ")")) else message + "."
 
 
+@dataclass(frozen=True)
+class LaunchInputs:
+    """The dialog's fields, kept by the window between runs (a person re-running with a small
+    change should not type everything again)."""
+
+    tab: int
+    preset: str | None
+    args: str
+    mode: str
+    steps: tuple[StepInput, ...]
+    model: str
+
+
 class LaunchDialog(QDialog):
     """See the module docstring. GUI thread only."""
 
@@ -127,6 +141,7 @@ class LaunchDialog(QDialog):
         self._served: list[str] | None = None
         """The provider's models once asked (None: not known), for steps with no model."""
         self._listing: asyncio.Task[None] | None = None
+        self._launch_error = False
         self._build(working_folder)
         self._reload_catalogs()
         if preset is not None:
@@ -143,6 +158,7 @@ class LaunchDialog(QDialog):
         self.preset_page = PresetPage()
         self.preset_page.presetChanged.connect(self._preset_changed)
         self.preset_page.argumentsChanged.connect(self._update_preview)
+        self.preset_page.argumentsChanged.connect(self._edited)
         # Short names for what people (and tests) reach for most.
         self.preset_list = self.preset_page.preset_list
         self.preset_chain = self.preset_page.chain
@@ -265,12 +281,41 @@ class LaunchDialog(QDialog):
     def current_preset(self) -> Preset | None:
         return self.preset_page.current()
 
+    def inputs(self) -> LaunchInputs:
+        """What the person filled in, to offer again next time the dialog opens."""
+        preset = self.current_preset()
+        return LaunchInputs(
+            tab=self.tabs.currentIndex(),
+            preset=preset.name if preset else None,
+            args=self.args_edit.text(),
+            mode=self.steps_editor.mode(),
+            steps=tuple(self.steps_editor.steps()),
+            model=self.model_combo.currentText(),
+        )
+
+    def restore(self, inputs: LaunchInputs) -> None:
+        self.set_ad_hoc(inputs.mode, list(inputs.steps))
+        if inputs.preset is not None:
+            self.select_preset(inputs.preset)
+            self.args_edit.setText(inputs.args)
+        self.tabs.setCurrentIndex(inputs.tab)
+        self.model_combo.setEditText(inputs.model)
+        self._launch_error = False
+
     def approval_mode(self) -> ApprovalMode:
         mode: ApprovalMode = self.approval_combo.currentData()
         return mode
 
     def show_error(self, message: str) -> None:
+        """A problem found when Run was pressed; it goes away at the next edit (Run checks
+        again), unlike what blocks Run, which stays until it is fixed."""
         self.error_banner.show_message("error", sentence(message))
+        self._launch_error = True
+
+    def _edited(self) -> None:
+        if self._launch_error and self._blocked is None:
+            self.error_banner.hide()
+        self._launch_error = False
 
     def error_text(self) -> str:
         return self.error_banner.message() if self.error_banner.isVisible() else ""
@@ -472,6 +517,7 @@ class LaunchDialog(QDialog):
         return [agent for agent in found if agent is not None]
 
     def _inputs_changed(self) -> None:
+        self._edited()
         self.params_form.set_agents(self._used_agents())
         self.params_box.setVisible(not self.params_form.is_empty())
         self._update_preview()

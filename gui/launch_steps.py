@@ -130,6 +130,9 @@ class StepRow(QFrame):
         self.agent.blockSignals(False)
         completer = QCompleter(agents, self.agent)
         completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        # Inline, not a popup: a popup eats the next click (meant for the task field) to
+        # close itself, and the task then lands in the agent field. The list is one arrow away.
+        completer.setCompletionMode(QCompleter.CompletionMode.InlineCompletion)
         self.agent.setCompleter(completer)
 
     def value(self) -> StepInput:
@@ -269,11 +272,14 @@ class StepsEditor(QWidget):
 
     def _renumber(self) -> None:
         mode = self.mode()
+        alone = len(self._rows) == 1
         for number, row in enumerate(self._rows, start=1):
             row.number.setText(str(number))
             row.up.setEnabled(number > 1)
             row.down.setEnabled(number < len(self._rows))
-            row.remove.setEnabled(len(self._rows) > 1)
+            # One step has nothing to reorder or be removed from: no buttons that do nothing.
+            for button in (row.up, row.down, row.remove):
+                button.setVisible(not alone)
         limit = 1 if mode == "single" else MAX_PARALLEL_TASKS if mode == "parallel" else 50
         self.add_button.setEnabled(len(self._rows) < limit)
         self.add_button.setToolTip(

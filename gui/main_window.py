@@ -31,7 +31,7 @@ from core.settings import SettingsError, load_settings
 from gui import icons, theme
 from gui.agents_view import AgentsView
 from gui.documents_view import DocumentsView
-from gui.launch_dialog import LaunchDialog
+from gui.launch_dialog import LaunchDialog, LaunchInputs
 from gui.presets_view import PresetsView
 from gui.prompts import Prompts
 from gui.run_controller import RunController
@@ -121,6 +121,7 @@ class MainWindow(QMainWindow):
         self._apply_style()
         self.run_controller = RunController(self)
         self._launch_dialog: LaunchDialog | None = None
+        self._last_launch: LaunchInputs | None = None
 
         self.sidebar = Sidebar()
         self.stack = QStackedWidget()
@@ -191,8 +192,15 @@ class MainWindow(QMainWindow):
         dialog = self._launch_dialog
         if dialog is None or not dialog.isVisible():
             dialog = LaunchDialog(self.run_controller, self.working_folder, self, preset=preset)
+            if self._last_launch is not None:
+                dialog.restore(self._last_launch)  # what was run last, ready to tweak
+                if preset is not None:
+                    dialog.select_preset(preset)
             dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dialog.destroyed.connect(lambda _obj=None: setattr(self, "_launch_dialog", None))
+            dialog.launched.connect(
+                lambda _session, d=dialog: setattr(self, "_last_launch", d.inputs())
+            )
             self._launch_dialog = dialog
         elif preset is not None:
             dialog.select_preset(preset)
