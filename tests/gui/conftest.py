@@ -22,8 +22,8 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
 from gui.qt_asyncio import attached_event_loop
+from gui.window.main_window import MainWindow
 
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
 
@@ -218,4 +218,4 @@ def no_ollama_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     mid-connect at teardown can leave anyio's half-made connection for a later test's
     warnings; an address httpx refuses before any I/O keeps the panel's "not running" path.
     The welcome tests pass their own ``ollama_url``."""
-    monkeypatch.setattr("gui.welcome_panel.OLLAMA_URL", "unset://ollama")
+    monkeypatch.setattr("gui.window.welcome_panel.OLLAMA_URL", "unset://ollama")

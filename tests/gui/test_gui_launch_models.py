@@ -11,7 +11,7 @@ from llm_server import LLMServer
 from pytestqt.qtbot import QtBot
 
 from core.settings import Settings, save_settings
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]

@@ -14,7 +14,7 @@ from core.errors import RunError
 from core.runner import Runner, RunRequest, StepSpec
 from core.settings import Settings
 from core.trust import TrustStore, project_files
-from gui.trust_dialog import TrustDialog, ask_trust_blocking, prepare_runner
+from gui.approvals.trust_dialog import TrustDialog, ask_trust_blocking, prepare_runner
 
 
 @pytest.fixture
