@@ -64,6 +64,7 @@ from core.events import (
 from core.handoff import hand_off
 from core.liveness import LivenessLock
 from core.model_choice import configured_model
+from core.nesting import check_depth, current_parent
 from core.params import ParamsError, params_shown, run_params, step_params
 from core.presets import (
     MAX_PARALLEL_TASKS,
@@ -187,6 +188,8 @@ class Runner:
         self.request = request
         self.settings = settings if settings is not None else load_settings()
         self.run_id = run_id or new_run_id()
+        self._parent = current_parent()
+        """The step of another run that started this process (an agent ran `baton run`)."""
         self.listeners = list(listeners)
         self._record = record
         self._agents = agents
@@ -218,6 +221,7 @@ class Runner:
         if self._steps is not None:
             return
         request = self.request
+        check_depth(self._parent)
         if not request.cwd.is_dir():
             raise RunError(f"working folder {request.cwd} does not exist")
         if not request.steps:
@@ -289,6 +293,8 @@ class Runner:
             params=params_shown([(s.agent, s.params) for s in self._steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            parent_run=self._parent.run_id if self._parent else None,
+            parent_step=self._parent.step if self._parent else None,
         )
         if index is not None and self._publisher.sink is not None:
             try:
