@@ -109,6 +109,17 @@ class PlannedStep(BaseModel):
     cwd: str
 
 
+class Lineage(BaseModel):
+    """Where a resumed or re-run run comes from: the parent run and the first step this run
+    requested again (0-based); the steps before it were reused from the parent, not requested."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    step: int
+    kind: Literal["resume", "rerun"]
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -131,6 +142,8 @@ class RunStarted(_Event):
     parent_run: str | None = None
     """The run whose step started this one (an agent typed ``baton run``), if any."""
     parent_step: int | None = None
+    lineage: Lineage | None = None
+    """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
 
 
 class StepStarted(_Event):
@@ -140,6 +153,8 @@ class StepStarted(_Event):
     model: str | None = None
     backend: str = "openai"
     cwd: str
+    reused_from: str | None = None
+    """The run this step's result was copied from (no request was sent), if any."""
 
 
 class TextDelta(_Event):
@@ -247,6 +262,8 @@ class StepFinished(_Event):
     usage: UsageStats = Field(default_factory=UsageStats)
     structured: dict[str, Any] | None = None
     """The validated JSON result of an agent that declares ``output:`` (:mod:`core.structured`)."""
+    reused_from: str | None = None
+    """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
 
 
 class RunFinished(_Event):

@@ -52,6 +52,7 @@ from core.backends.registry import UnknownBackendError, backend_for, create_back
 from core.errors import RunError
 from core.events import (
     Event,
+    Lineage,
     Log,
     PlannedStep,
     RunFinished,
@@ -59,6 +60,7 @@ from core.events import (
     RunStarted,
     StepFinished,
     StepStarted,
+    TextDelta,
     ToolCallFinished,
 )
 from core.handoff import hand_off
@@ -122,6 +124,10 @@ class RunRequest:
     """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
     allow_outside_folder: bool = False
     """Let a step work in a folder outside :attr:`cwd` (the person confirmed it)."""
+    reused: dict[int, StepFinished] = field(default_factory=dict)
+    """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
+    them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
+    lineage: Lineage | None = None
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
@@ -295,6 +301,7 @@ class Runner:
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             parent_run=self._parent.run_id if self._parent else None,
             parent_step=self._parent.step if self._parent else None,
+            lineage=self.request.lineage,
         )
         if index is not None and self._publisher.sink is not None:
             try:
@@ -374,6 +381,9 @@ class Runner:
     async def _run_step(self, index: int, step: _PreparedStep, task: str) -> StepFinished:
         if self._cancel.is_set():
             return self._emit_step_finished(index, "aborted", "", "cancelled before it started")
+        reused = self.request.reused.get(index)
+        if reused is not None:
+            return self._replay(index, step, task, reused)
         ctx = StepContext(
             run_id=self.run_id,
             step=index,
@@ -529,6 +539,41 @@ class Runner:
                     result="(aborted: the step ended before this call did)",
                 )
             )
+
+    def _replay(
+        self, index: int, step: _PreparedStep, task: str, saved: StepFinished
+    ) -> StepFinished:
+        """A step reused from the parent run: its answer shown and handed on as saved, with
+        no request and no cost in this run; marked so the pane and the run file say so."""
+        source = self.request.lineage.run_id if self.request.lineage else None
+        self._emit(
+            StepStarted(
+                run_id=self.run_id,
+                step=index,
+                ts=self._clock.now(),
+                agent=step.agent.name,
+                task=task,
+                model=step.model,
+                backend=step.backend,
+                cwd=str(step.cwd),
+                reused_from=source,
+            )
+        )
+        if saved.output:
+            self._emit(
+                TextDelta(run_id=self.run_id, step=index, ts=self._clock.now(), text=saved.output)
+            )
+        event = StepFinished(
+            run_id=self.run_id,
+            step=index,
+            ts=self._clock.now(),
+            status="ok",
+            output=saved.output,
+            structured=saved.structured,
+            reused_from=source,
+        )
+        self._emit(event)
+        return event
 
     def _emit_step_finished(
         self,

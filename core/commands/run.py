@@ -143,11 +143,7 @@ def _with_params(request: RunRequest, values: list[str]) -> RunRequest:
 
 def build_runner(args: argparse.Namespace, settings: Settings) -> Runner:
     """The runner for the command line's request (definitions read once, not twice)."""
-    options: dict[str, Any] = {
-        "settings": settings,
-        "responder": _responder(args.approve),
-        "listeners": [_json_printer if args.json else _transcript_printer()],
-    }
+    options = runner_options(args, settings)
     if args.preset:
         request, agents, presets = preset_request(
             args.preset, list(args.args), args.cwd.resolve(), args.scope, **_request_options(args)
@@ -207,14 +203,35 @@ def run(args: argparse.Namespace) -> int:
             sandbox = settings.sandbox.model_copy(update={"network": False})
             settings = settings.model_copy(update={"sandbox": sandbox})
         runner = build_runner(args, settings)
-        runner.prepare()
     except (RunError, SettingsError) as error:
-        # A key can hide in a message (a base_url with credentials in it): redact it too.
-        print(f"baton run: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error("baton run", error)
+    return execute(runner, settings, "baton run")
+
+
+def runner_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """Runner keywords for ``--approve`` and ``--json`` (shared with ``baton runs resume``)."""
+    return {
+        "settings": settings,
+        "responder": _responder(args.approve),
+        "listeners": [_json_printer if args.json else _transcript_printer()],
+    }
+
+
+def usage_error(command: str, error: Exception) -> int:
+    # A key can hide in a message (a base_url with credentials in it): redact it too.
+    print(f"{command}: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def execute(runner: Runner, settings: Settings, command: str) -> int:
+    """Check, say what is not sandboxed, run with Ctrl+C handling; the exit code."""
+    try:
+        runner.prepare()
+    except RunError as error:
+        return usage_error(command, error)
     status = sandbox_status(settings.sandbox.enabled)
     if not status.active:  # said before anything runs, not discovered afterwards
-        print(f"baton run: bash is {status.describe()}", file=sys.stderr)
+        print(f"{command}: bash is {status.describe()}", file=sys.stderr)
     return asyncio.run(_run_with_ctrl_c(runner))
 
 
