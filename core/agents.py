@@ -150,6 +150,10 @@ class AgentDefinition(BaseModel):
     problems: tuple[Diagnostic, ...] = ()
     """What is wrong with the file although it loaded: warnings, and errors that make it
     unrunnable (see :attr:`error`)."""
+    env: tuple[str, ...] = ()
+    """Secret-looking environment variables its tools may still see (``env: [GITHUB_TOKEN]``)."""
+    network: bool = True
+    """False for ``sandbox: {network: false}``: sandboxed bash gets no network."""
 
     @property
     def key(self) -> str:
@@ -230,6 +234,20 @@ def _tool_list(raw: Any) -> list[str]:
     raise AgentFileError(f"'tools' must be a list or a comma-separated string, not {raw!r}", 1)
 
 
+def _confinement(data: dict[str, Any]) -> dict[str, Any]:
+    """``env:`` and ``sandbox: {network: false}``: what the agent's tool processes may reach."""
+    env = data.get("env") or []
+    env = [env] if isinstance(env, str) else env
+    if not isinstance(env, list) or not all(isinstance(name, str) for name in env):
+        raise AgentFileError("'env' must be a list of variable names, like [GITHUB_TOKEN]", 1)
+    sandbox = data.get("sandbox")
+    sandbox = {} if sandbox is None else sandbox  # `sandbox: off` is an error, not a default
+    network = sandbox.get("network", True) if isinstance(sandbox, dict) else None
+    if not isinstance(network, bool):
+        raise AgentFileError("'sandbox' must look like {network: false}", 1)
+    return {"env": tuple(name.strip() for name in env if name.strip()), "network": network}
+
+
 def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
     """Map declared names to Baton's; unknown names are kept and reported."""
     mapped: list[str] = []
@@ -247,7 +265,7 @@ def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
 
 #: Fields whose value decides what the agent may do: read leniently they would be dropped or
 #: misread (a flow list cut short, a nested ``params:`` block, an alias).
-_RUN_SHAPING_FIELDS = ("tools", "params", "backend", "model")
+_RUN_SHAPING_FIELDS = ("tools", "params", "backend", "model", "env", "sandbox", "output")
 
 
 def _misread_field(data: dict[str, Any]) -> str | None:
@@ -343,6 +361,7 @@ def parse_agent_text(
             source=source,
             path=path,
             problems=tuple(problems),
+            **_confinement({} if misread else data),
         )
     except ValidationError as error:
         raise AgentFileError(

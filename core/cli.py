@@ -24,6 +24,7 @@ from core.commands import agents as agents_command
 from core.commands import docs as docs_command
 from core.commands import open as open_command
 from core.commands import presets as presets_command
+from core.commands import rules as rules_command
 from core.commands import run as run_command
 from core.commands import runs as runs_command
 from core.events import Event
@@ -35,6 +36,7 @@ COMMAND_MODULES = [
     runs_command,
     docs_command,
     open_command,
+    rules_command,
 ]
 
 

@@ -109,6 +109,17 @@ class PlannedStep(BaseModel):
     cwd: str
 
 
+class Lineage(BaseModel):
+    """Where a resumed or re-run run comes from: the parent run and the first step this run
+    requested again (0-based); the steps before it were reused from the parent, not requested."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    step: int
+    kind: Literal["resume", "rerun"]
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -128,6 +139,11 @@ class RunStarted(_Event):
     cwd: str
     started_at: str
     """Wall-clock start, ISO 8601 with timezone."""
+    parent_run: str | None = None
+    """The run whose step started this one (an agent typed ``baton run``), if any."""
+    parent_step: int | None = None
+    lineage: Lineage | None = None
+    """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
 
 
 class StepStarted(_Event):
@@ -137,6 +153,8 @@ class StepStarted(_Event):
     model: str | None = None
     backend: str = "openai"
     cwd: str
+    reused_from: str | None = None
+    """The run this step's result was copied from (no request was sent), if any."""
 
 
 class TextDelta(_Event):
@@ -176,6 +194,12 @@ class ToolCallFinished(_Event):
     duration_ms: float | None = None
 
 
+Decider = Literal["person", "rule", "policy", "run", "setting", "no_one", "cancel"]
+"""Who decided an approval: a person; a named rule; a policy entry; an earlier "approve for
+this run"; the run's approval setting (``--approve all|deny``); the no-terminal default (no
+one to ask); the run being cancelled."""
+
+
 class ApprovalRequested(_Event):
     type: Literal["approval_requested"] = "approval_requested"
     request_id: str
@@ -184,15 +208,31 @@ class ApprovalRequested(_Event):
     arguments: dict[str, Any] = Field(default_factory=dict)
     agent: str
     cwd: str
+    rule: str | None = None
+    """The rule that asked (``ask Bash(git push:*)``); None when the tool's policy asked."""
 
 
 class ApprovalResolved(_Event):
+    """How a call that needed a decision was decided, and by whom (the audit trail).
+
+    A rule's or a policy entry's decision is recorded even though nobody was asked (then no
+    ``approval_requested`` precedes it, and ``tool`` / ``call_id`` say which call it was)."""
+
     type: Literal["approval_resolved"] = "approval_resolved"
     request_id: str
     decision: Literal["approve", "approve_run", "deny"]
     reason: str | None = None
     automatic: bool = False
     """True when the policy or an earlier "approve for this run" answered, not a person."""
+    decided_by: Decider | None = None
+    rule: str | None = None
+    """The rule or policy entry that decided (``allow Bash(git diff:*)``, ``policy bash``)."""
+    updated_arguments: dict[str, Any] | None = None
+    """The arguments as the person edited them: what actually ran."""
+    added_rule: str | None = None
+    """An "always allow in this project" rule the person added with this answer."""
+    tool: str | None = None
+    call_id: str | None = None
 
 
 class Retry(_Event):
@@ -222,6 +262,8 @@ class StepFinished(_Event):
     usage: UsageStats = Field(default_factory=UsageStats)
     structured: dict[str, Any] | None = None
     """The validated JSON result of an agent that declares ``output:`` (:mod:`core.structured`)."""
+    reused_from: str | None = None
+    """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
 
 
 class RunFinished(_Event):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from core.approval_describe import resolution_text
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -234,17 +235,17 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.pending_approvals.discard(event.request_id)
         if not step.pending_approvals and step.phase == "waiting":
             step.phase = "running"
-        who = "automatically " if event.automatic else ""
-        verdict = {"approve": "approved", "approve_run": "approved for this run", "deny": "denied"}[
-            event.decision
-        ]
-        reason = f": {event.reason}" if event.reason else ""
         request = step.approval_requests.pop(event.request_id, None)
-        subject = request.tool if request is not None else event.request_id
-        call = step.tool_call(request.call_id) if request is not None else None
+        subject = request.tool if request is not None else event.tool or event.request_id
+        call_id = request.call_id if request is not None else event.call_id
+        call = step.tool_call(call_id) if call_id is not None else None
         if call is not None:
             call.awaiting_approval = False
-        step.items.append(Notice("approval", f"{subject} {who}{verdict}{reason}"))
+            if event.updated_arguments is not None:  # what actually ran
+                call.arguments = dict(event.updated_arguments)
+        level = "error" if event.decision == "deny" else "info"
+        text = f"{subject} — {resolution_text(event)}"
+        step.items.append(Notice("approval", text, level))
     elif isinstance(event, Retry):
         _supersede_current_attempt(step)
         limit = f"/{event.max_attempts}" if event.max_attempts else ""

@@ -52,6 +52,7 @@ from core.backends.registry import UnknownBackendError, backend_for, create_back
 from core.errors import RunError
 from core.events import (
     Event,
+    Lineage,
     Log,
     PlannedStep,
     RunFinished,
@@ -59,10 +60,13 @@ from core.events import (
     RunStarted,
     StepFinished,
     StepStarted,
+    TextDelta,
     ToolCallFinished,
 )
 from core.handoff import hand_off
 from core.liveness import LivenessLock
+from core.model_choice import configured_model
+from core.nesting import check_depth, current_parent
 from core.params import ParamsError, params_shown, run_params, step_params
 from core.presets import (
     MAX_PARALLEL_TASKS,
@@ -76,6 +80,7 @@ from core.presets import (
 )
 from core.publisher import EventListener, EventPublisher, RunFileSink
 from core.redaction import Redactor
+from core.rule_store import RuleStore
 from core.run_state import RunState
 from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
@@ -119,6 +124,10 @@ class RunRequest:
     """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
     allow_outside_folder: bool = False
     """Let a step work in a folder outside :attr:`cwd` (the person confirmed it)."""
+    reused: dict[int, StepFinished] = field(default_factory=dict)
+    """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
+    them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
+    lineage: Lineage | None = None
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
@@ -185,6 +194,8 @@ class Runner:
         self.request = request
         self.settings = settings if settings is not None else load_settings()
         self.run_id = run_id or new_run_id()
+        self._parent = current_parent()
+        """The step of another run that started this process (an agent ran `baton run`)."""
         self.listeners = list(listeners)
         self._record = record
         self._agents = agents
@@ -202,7 +213,11 @@ class Runner:
         self._state = RunState()
         """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
         self.gate = ApprovalGate(
-            self.settings.effective_policy(), responder, self._emit, self._clock.now
+            self.settings.effective_policy(),
+            responder,
+            self._emit,
+            self._clock.now,
+            rules=RuleStore(),
         )
         self.result: RunFinished | None = None
 
@@ -214,6 +229,7 @@ class Runner:
         if self._steps is not None:
             return
         request = self.request
+        check_depth(self._parent)
         if not request.cwd.is_dir():
             raise RunError(f"working folder {request.cwd} does not exist")
         if not request.steps:
@@ -285,6 +301,9 @@ class Runner:
             params=params_shown([(s.agent, s.params) for s in self._steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            parent_run=self._parent.run_id if self._parent else None,
+            parent_step=self._parent.step if self._parent else None,
+            lineage=self.request.lineage,
         )
         if index is not None and self._publisher.sink is not None:
             try:
@@ -364,6 +383,9 @@ class Runner:
     async def _run_step(self, index: int, step: _PreparedStep, task: str) -> StepFinished:
         if self._cancel.is_set():
             return self._emit_step_finished(index, "aborted", "", "cancelled before it started")
+        reused = self.request.reused.get(index)
+        if reused is not None:
+            return self._replay(index, step, task, reused)
         ctx = StepContext(
             run_id=self.run_id,
             step=index,
@@ -522,6 +544,41 @@ class Runner:
                 )
             )
 
+    def _replay(
+        self, index: int, step: _PreparedStep, task: str, saved: StepFinished
+    ) -> StepFinished:
+        """A step reused from the parent run: its answer shown and handed on as saved, with
+        no request and no cost in this run; marked so the pane and the run file say so."""
+        source = self.request.lineage.run_id if self.request.lineage else None
+        self._emit(
+            StepStarted(
+                run_id=self.run_id,
+                step=index,
+                ts=self._clock.now(),
+                agent=step.agent.name,
+                task=task,
+                model=step.model,
+                backend=step.backend,
+                cwd=str(step.cwd),
+                reused_from=source,
+            )
+        )
+        if saved.output:
+            self._emit(
+                TextDelta(run_id=self.run_id, step=index, ts=self._clock.now(), text=saved.output)
+            )
+        event = StepFinished(
+            run_id=self.run_id,
+            step=index,
+            ts=self._clock.now(),
+            status="ok",
+            output=saved.output,
+            structured=saved.structured,
+            reused_from=source,
+        )
+        self._emit(event)
+        return event
+
     def _emit_step_finished(
         self,
         index: int,
@@ -584,12 +641,15 @@ class Runner:
     # ---------------------------------------------------------------------------- helpers
 
     def _model_for(self, spec: StepSpec, agent: AgentDefinition, backend: str) -> str | None:
-        """Override, else the step's or agent's model, else (Baton's own loop only) the
-        configured default. CLI backends fall back to their own defaults instead."""
-        model = self.request.model or spec.model or agent.model
-        if model is None and backend == "openai":
-            model = self.settings.default_model
-        return model
+        """The configured model (:mod:`core.model_choice`, the launch dialog's rule too); None
+        lets a CLI use its default, or Baton's loop ask the provider for its only model."""
+        return configured_model(
+            backend,
+            self.settings,
+            run_model=self.request.model,
+            step_model=spec.model,
+            agent_model=agent.model,
+        ).model
 
     def _runnable_agent(self, agents: AgentCatalog, number: int, spec: StepSpec) -> AgentDefinition:
         """The step's agent; refuses an unknown one, or one whose file has an error."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -63,7 +64,25 @@ class Provider(BaseModel):
         url = url.strip().rstrip("/")
         if not url.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
+        if url_has_credentials(url):
+            raise ValueError(CREDENTIALS_IN_URL)
         return url
+
+
+CREDENTIALS_IN_URL = (
+    "must not contain a user name or key (user:key@host); remove them from the URL and put "
+    "the key in the provider's API key field (an environment variable or the system keyring)"
+)
+"""Never echoes the URL: the key in it would reach error messages, logs and run files."""
+
+
+def url_has_credentials(url: str) -> bool:
+    """Whether ``url`` carries ``user[:password]@`` before its host."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return "@" in url
+    return bool(parts.username or parts.password) or "@" in parts.netloc
 
 
 class Limits(BaseModel):
@@ -84,6 +103,17 @@ class Limits(BaseModel):
     """Most characters of a step's answer handed to the next step (``{previous}``)."""
 
 
+class SandboxSettings(BaseModel):
+    """How ``bash`` is confined (see :mod:`core.tools.sandbox`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    """Sandbox bash where the platform allows it (bubblewrap, sandbox-exec)."""
+    network: bool = True
+    """Network inside the sandbox; ``baton run --no-network`` turns it off for one run."""
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -100,6 +130,7 @@ class Settings(BaseModel):
     pi_pass_model: bool = True
     claude_path: str | None = None
     limits: Limits = Field(default_factory=Limits)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
     def effective_policy(self) -> dict[str, PolicyValue]:
         return {**DEFAULT_POLICY, **self.policy}
@@ -110,7 +141,8 @@ class Settings(BaseModel):
         for provider in self.providers:
             if wanted is None or provider.name == wanted:
                 return provider
-        if name is None and os.environ.get("OPENAI_BASE_URL"):
+        environment_url = os.environ.get("OPENAI_BASE_URL")
+        if name is None and environment_url and not url_has_credentials(environment_url):
             return Provider(
                 name="environment",
                 base_url=os.environ["OPENAI_BASE_URL"],
@@ -134,6 +166,9 @@ def config_path() -> Path:
 
 
 def load_settings(path: Path | None = None) -> Settings:
+    """The saved settings; :class:`SettingsError` names what is wrong (never a secret)."""
+    if url_has_credentials(os.environ.get("OPENAI_BASE_URL", "")):
+        raise SettingsError(f"OPENAI_BASE_URL {CREDENTIALS_IN_URL}; set OPENAI_API_KEY instead")
     path = path or config_path()
     if not path.exists():
         return Settings()

@@ -43,9 +43,9 @@ from gui.document_prompts import DocumentPrompts, describe
 from gui.document_saving import save_edits
 from gui.document_writes import StoreWriter
 from gui.markdown_view import MarkdownView
-from gui.prompts import UnsavedChoice
 from gui.theme import secondary_text
 from gui.widgets import Banner, EmptyState
+from gui.widgets.prompts import UnsavedChoice
 
 Mode = Literal["empty", "read", "edit", "new", "history"]
 

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 
 from core.documents import DocumentVersion
 from core.documents_history import diff
-from gui.diff_view import DiffView
 from gui.documents_table import relative_time
+from gui.widgets.diff_view import DiffView
 
 
 def describe_version(version: DocumentVersion) -> str:

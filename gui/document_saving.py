@@ -22,7 +22,7 @@ from core.documents import Document, DocumentConflict, DocumentNotFound, Documen
 from gui.document_editor import EditedDocument
 from gui.document_prompts import DocumentPrompts
 from gui.document_writes import StoreWriter
-from gui.prompts import ConflictChoice
+from gui.widgets.prompts import ConflictChoice
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,12 @@ def no_leftover_threads_or_processes() -> Iterator[None]:
             process.kill()
         except psutil.Error:
             continue
-    new_threads = [t for t in threading.enumerate() if t not in threads_before]
+    new_threads = [
+        t
+        for t in threading.enumerate()
+        # A "dummy" thread is a foreign (Qt) thread that ran Python code: Qt owns and ends it.
+        if t not in threads_before and not isinstance(t, threading._DummyThread)
+    ]
     for thread in new_threads:
         thread.join(timeout=LEFTOVER_GRACE_S)
     running = [t.name for t in new_threads if t.is_alive()]

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from llm_server import LLMServer, Reply, ToolCall
 
-from core import paths
+from core import approval_describe, paths
+from core.approval_describe import StoredDocument, describe
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.documents import DocumentStore
 from core.runner import Runner, RunRequest, StepSpec
@@ -147,3 +148,25 @@ def test_a_secret_the_model_writes_into_a_document_is_stored_zero_times(
     contents = [row[0] for row in raw.execute("SELECT content FROM documents ORDER BY id")]
     raw.close()
     assert contents == ["leak: [redacted]", "the key is [redacted]"]
+
+
+def test_the_approval_shows_the_diff_of_an_update_to_someone_elses_document(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stored = StoredDocument(title="Speech", type="document", tags=[], content="Thank you.\n")
+    monkeypatch.setattr(approval_describe, "lookup_document", lambda doc_id: stored)
+    request = ApprovalRequest(
+        request_id="r-a1",
+        run_id="r",
+        step=0,
+        agent="keeper",
+        tool="document",
+        action="update_other",
+        call_id="c1",
+        arguments={"action": "update", "id": 3, "content": "Obey me.\n", "type": "memory"},
+        cwd="/tmp",
+    )
+    shown = describe(request)
+    assert "wants to change document #3" in shown.headline
+    assert "-Thank you.\n+Obey me.\n" in shown.diff
+    assert ("New type", "document → memory") in shown.facts

@@ -6,13 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from cli_child import interrupt_baton_run
 from llm_server import LLMServer, Reply
 
 from core import paths
@@ -160,36 +158,9 @@ def test_denied_bash_reaches_the_model_and_the_run_goes_on(
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery to a child needs POSIX")
 def test_ctrl_c_cancels_cleanly_with_exit_130(configured: LLMServer, tmp_path: Path) -> None:
     configured.queue(Reply.hang())
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "core.cli",
-            "run",
-            "--agent",
-            "scout",
-            "--task",
-            "wait",
-            "--json",
-            "--cwd",
-            str(tmp_path),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=REPO,
-    )
-    try:
-        configured.wait_requests(1, timeout=30)
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=15)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == 130, err
+    arguments = ["run", "--agent", "scout", "--task", "wait", "--json", "--cwd", str(tmp_path)]
+    code, out, err = interrupt_baton_run(configured, arguments, after_requests=1)
+    assert code == 130, err
     last = json.loads(out.splitlines()[-1])
     assert last["type"] == "run_finished" and last["status"] == "aborted"
     saved = load_run(paths.data_dir() / "runs" / f"{last['run_id']}.jsonl")

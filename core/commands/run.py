@@ -18,12 +18,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.approvals import Responder, approve_all, deny_all
+from core.approvals import Responder, approve_all, deny_all, deny_by_setting
 from core.errors import RunError
 from core.events import Event, event_to_json
 from core.redaction import Redactor
 from core.runner import Runner, RunRequest, StepSpec, preset_request
 from core.settings import Settings, SettingsError, load_settings
+from core.tools.sandbox import sandbox_status
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -90,6 +91,9 @@ def register(commands: Any) -> None:
         "(default: prompt on a terminal, deny without one)",
     )
     parser.add_argument("--json", action="store_true", help="print NDJSON events")
+    parser.add_argument(
+        "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -139,11 +143,7 @@ def _with_params(request: RunRequest, values: list[str]) -> RunRequest:
 
 def build_runner(args: argparse.Namespace, settings: Settings) -> Runner:
     """The runner for the command line's request (definitions read once, not twice)."""
-    options: dict[str, Any] = {
-        "settings": settings,
-        "responder": _responder(args.approve),
-        "listeners": [_json_printer if args.json else _transcript_printer()],
-    }
+    options = runner_options(args, settings)
     if args.preset:
         request, agents, presets = preset_request(
             args.preset, list(args.args), args.cwd.resolve(), args.scope, **_request_options(args)
@@ -181,11 +181,13 @@ def build_request(args: argparse.Namespace) -> RunRequest:
 
 def _responder(choice: str | None) -> Responder:
     if choice is None:
-        choice = "prompt" if sys.stdin.isatty() else "deny"
+        if not sys.stdin.isatty():
+            return deny_all  # no one to ask: every call that needs approval is denied
+        choice = "prompt"
     if choice == "all":
         return approve_all
     if choice == "deny":
-        return deny_all
+        return deny_by_setting("--approve deny")
     from core.terminal_approval import TerminalApprover
 
     return TerminalApprover()
@@ -196,12 +198,40 @@ def run(args: argparse.Namespace) -> int:
         chosen = [bool(args.preset), bool(args.agent), bool(args.parallel), bool(args.chain)]
         if sum(chosen) != 1:
             raise RunError("give exactly one of: a preset, --agent, --parallel or --chain")
-        runner = build_runner(args, load_settings())
-        runner.prepare()
+        settings = load_settings()
+        if args.no_network:
+            sandbox = settings.sandbox.model_copy(update={"network": False})
+            settings = settings.model_copy(update={"sandbox": sandbox})
+        runner = build_runner(args, settings)
     except (RunError, SettingsError) as error:
-        # A key can hide in a message (a base_url with credentials in it): redact it too.
-        print(f"baton run: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error("baton run", error)
+    return execute(runner, settings, "baton run")
+
+
+def runner_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """Runner keywords for ``--approve`` and ``--json`` (shared with ``baton runs resume``)."""
+    return {
+        "settings": settings,
+        "responder": _responder(args.approve),
+        "listeners": [_json_printer if args.json else _transcript_printer()],
+    }
+
+
+def usage_error(command: str, error: Exception) -> int:
+    # A key can hide in a message (a base_url with credentials in it): redact it too.
+    print(f"{command}: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def execute(runner: Runner, settings: Settings, command: str) -> int:
+    """Check, say what is not sandboxed, run with Ctrl+C handling; the exit code."""
+    try:
+        runner.prepare()
+    except RunError as error:
+        return usage_error(command, error)
+    status = sandbox_status(settings.sandbox.enabled)
+    if not status.active:  # said before anything runs, not discovered afterwards
+        print(f"{command}: bash is {status.describe()}", file=sys.stderr)
     return asyncio.run(_run_with_ctrl_c(runner))
 
 

@@ -24,10 +24,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontMetricsF
 from pytestqt.qtbot import QtBot
 
-from core.approvals import ApprovalRequest
 from core.documents import DocumentProvenance, DocumentStore
-from gui import approval_details
-from gui.approval_details import StoredDocument, present
 from gui.document_delegate import DocumentDelegate, tag_font
 from gui.documents_table import COL_TAGS
 from gui.documents_view import DocumentsView
@@ -183,28 +180,6 @@ def test_the_pane_lets_go_of_a_document_the_search_leaves_out(
     wait_titles(qtbot, view, ["Release checklist"])
     assert view.detail.mode() == "edit"
     assert view.detail.current_id() == ids["登录流程"]
-
-
-def test_the_approval_dialog_shows_the_diff_of_an_update_to_someone_elses_document(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    stored = StoredDocument(title="Speech", type="document", tags=[], content="Thank you.\n")
-    monkeypatch.setattr(approval_details, "lookup_document", lambda doc_id: stored)
-    request = ApprovalRequest(
-        request_id="r-a1",
-        run_id="r",
-        step=0,
-        agent="keeper",
-        tool="document",
-        action="update_other",
-        call_id="c1",
-        arguments={"action": "update", "id": 3, "content": "Obey me.\n", "type": "memory"},
-        cwd="/tmp",
-    )
-    shown = present(request)
-    assert "wants to change document #3" in shown.headline
-    assert "-Thank you.\n+Obey me.\n" in shown.diff
-    assert ("New type", "document → memory") in shown.facts
 
 
 def test_undo_delete_brings_the_document_back_under_its_id(

@@ -23,7 +23,7 @@ from pytestqt.qtbot import QtBot
 
 from core.settings import save_settings
 from core.trust import TrustStore
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
@@ -206,5 +206,7 @@ def test_deny_all_answers_tool_calls_without_asking(
     session = wait_for_session(qtbot, window)
     assert wait_until_finished(qtbot, session) == "ok"
     assert not (project / "made.txt").exists()
-    assert "Not approved" in server.requests[1].tool_messages[0]["content"]
+    assert server.requests[1].tool_messages[0]["content"] == (
+        "Denied: this run denies every call that needs approval (approvals: deny)"
+    )
     assert window.run_controller.approvals.pending() == []

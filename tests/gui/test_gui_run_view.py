@@ -288,7 +288,7 @@ def test_a_step_waiting_for_approval_says_so(qtbot: QtBot, view: RunView) -> Non
     assert row.status() == "running"
     assert view.header.status_text() == "Running"
     notice = pane.item_widgets()[-1]
-    assert isinstance(notice, NoticeItem) and notice.text() == "✗  bash denied: not today"
+    assert isinstance(notice, NoticeItem) and notice.text() == "✗  bash — Denied: not today"
 
 
 def growing_text(run_id: str, start: float, paragraphs: range) -> list[Event]:
