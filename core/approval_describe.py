@@ -206,9 +206,7 @@ def _document(request: ApprovalRequest, who: str, common: dict[str, Any]) -> Des
     diff = ""
     if action == "delete":
         headline = f"{who} wants to delete {label}"
-        facts.append(
-            ("Change", "the document is removed (its history is kept: it can be restored)")
-        )
+        facts.append(("Change", "the document and its content are removed"))
         if stored is not None and stored.content:
             diff = _text_diff(stored.content, "", f"a/{label}", "/dev/null")
     elif action == "update":
