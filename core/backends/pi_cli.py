@@ -1,13 +1,16 @@
-"""The ``pi`` backend: one step = one ``pi --mode json -p --no-session`` process (DESIGN §5).
+"""The ``pi`` backend: one step = one ``pi --mode rpc`` process with Baton's gate (DESIGN §5).
 
 Users who already have pi installed and logged in to their providers get Baton's view of
 their runs with no set-up: pi chooses the provider and, without a model, its own default.
-This module owns the process; what pi's lines mean is :mod:`core.backends.pi_events`.
+This module owns the process; the RPC conversation (task, approval questions, the end) is
+:mod:`core.backends.pi_rpc`, and what pi's event lines mean is :mod:`core.backends.pi_events`.
 
 The process, per step::
 
-    pi --mode json -p --no-session [--model M] [--tools a,b | --no-tools]
-       [--append-system-prompt <0600 file in a 0700 temp folder>] "Task: <task>"
+    pi --mode rpc --no-session --no-extensions -e <baton-gate.js> [--model M]
+       [--tools a,b | --no-tools] [--append-system-prompt <0600 file in a 0700 temp folder>]
+
+and the task (``Task: <task>``) goes in as an RPC ``prompt`` once the gate is seen loaded.
 
 * stdout is read as it arrives, line by line, never buffered whole (0.73.1's output grows
   quadratically with the answer). Lines longer than :attr:`PiBackend.max_line_bytes` are
@@ -19,17 +22,20 @@ The process, per step::
   the group and every descendant after :attr:`PiBackend.kill_grace_s` if pi is still alive.
   The process is always reaped and the prompt folder always removed before ``run`` ends, even
   when the consumer stops iterating early.
-* pi runs its own tools and asks nobody: tools the policy denies are not offered to it, and
-  a step that offers tools the policy would ask about says so in a ``log`` warning.
+* Tools: only pi's built-in tools are offered (:data:`PI_TOOLS`; no extension tools such as
+  pi's sub-agent, so a step cannot start agents of its own), minus those the policy denies.
+  Every call of the others goes through Baton's approval gate before it runs.
 
-The minimum pi is 0.73 (``MIN_VERSION``): the first release whose ``--mode json`` events are
-the ones ``reference/pi/PROTOCOL.md`` describes; 1.x (the ``@earendil-works`` package) works too.
+The minimum pi is 0.73 (``MIN_VERSION``): the first release whose events are the ones
+``reference/pi/PROTOCOL.md`` describes. Its RPC mode and extension-UI protocol (pi 0.51+) carry
+the gate, so every pi Baton runs is gated; 1.x (the ``@earendil-works`` package) works too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -39,12 +45,12 @@ from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
-from core.agents import BATON_TOOLS
 from core.backends.base import BackendError, StepContext
 from core.backends.pi_events import PiEventParser
-from core.events import Event, Log
+from core.backends.pi_rpc import PiRpcSession, gate_extension
+from core.events import Event, Log, StepFinished
 from core.settings import Settings
 
 MIN_VERSION = (0, 73, 0)
@@ -59,7 +65,8 @@ PI_TOOLS: dict[str, str] = {
     "find": "find",
     "ls": "ls",
 }
-"""Baton tool → pi tool. ``document`` has no pi equivalent."""
+"""Baton tool → pi built-in tool: the only tools a pi step is ever given (no extension tools,
+so no sub-agents). ``document`` has no pi equivalent."""
 
 STDERR_TAIL_LINES = 50
 STDERR_TAIL_BYTES = 8_192
@@ -175,7 +182,10 @@ async def pi_version(executable: str) -> tuple[int, int, int] | None:
     if process.returncode != 0:
         reason = err.decode("utf-8", "replace").strip()[-500:] or f"status {process.returncode}"
         raise BackendError(f"pi ({executable}) failed to report its version: {reason}")
-    version = parse_version(out.decode("utf-8", "replace"))
+    # pi 0.73.1 prints its version on stderr, 1.x on stdout: read both.
+    version = parse_version(out.decode("utf-8", "replace")) or parse_version(
+        err.decode("utf-8", "replace")
+    )
     _versions[executable] = version
     return version
 
@@ -188,7 +198,11 @@ def _version_text(version: tuple[int, ...]) -> str:
 
 
 def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
-    """pi tool names for ``--tools`` and the notes the user should see about them."""
+    """pi tool names for ``--tools`` and the notes the user should see about them.
+
+    Only pi's built-in tools are ever passed: a name the agent lists that is not one of them
+    (``subagent`` and other extension tools) is left out with a warning, never handed to pi.
+    """
     notes: list[Log] = []
     names: list[str] = []
     for tool in ctx.tools:
@@ -214,20 +228,15 @@ def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
             )
             continue
         names.append(PI_TOOLS[tool])
-    # Names Baton does not know (pi extension tools) go to pi as written; pi ignores those
-    # it does not have either.
-    for tool in ctx.agent.tools or ():
-        if tool not in BATON_TOOLS and tool not in names:
-            names.append(tool)
-    unasked = [name for name in names if ctx.approvals.policy_for(name) == "ask"]
-    if unasked:
+    unknown = [t for t in ctx.agent.tools or () if t not in PI_TOOLS and t != "document"]
+    if unknown:
         notes.append(
             ctx.make(
                 Log,
                 level="warning",
                 message=(
-                    "pi runs its tools without asking: "
-                    f"{', '.join(unasked)} will run without Baton's approval"
+                    f"not given to pi: {', '.join(unknown)} (pi steps get only pi's built-in "
+                    f"tools: {', '.join(PI_TOOLS)})"
                 ),
             )
         )
@@ -237,13 +246,15 @@ def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
 def build_argv(
     executable: str, ctx: StepContext, tools: list[str], prompt_file: Path | None
 ) -> list[str]:
-    argv = [executable, "--mode", "json", "-p", "--no-session"]
+    # --no-extensions: neither the user's nor pi's built-in extensions (tools such as pi's
+    # sub-agent); the explicitly loaded gate still is.
+    argv = [executable, "--mode", "rpc", "--no-session", "--no-extensions"]
+    argv += ["-e", str(gate_extension())]
     if ctx.model and ctx.settings.pi_pass_model:
         argv += ["--model", ctx.model]
     argv += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
     if prompt_file is not None:
         argv += ["--append-system-prompt", str(prompt_file)]
-    argv.append(f"Task: {ctx.task}")
     return argv
 
 
@@ -347,6 +358,7 @@ class PiBackend:
         stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         folder = Path(tempfile.mkdtemp(prefix="baton-pi-"))
         process: asyncio.subprocess.Process | None = None
+        session: PiRpcSession | None = None
         try:
             prompt = ctx.agent.system_prompt.strip()
             prompt_file = write_private_prompt(folder, prompt + "\n") if prompt else None
@@ -355,7 +367,7 @@ class PiBackend:
                 process = await asyncio.create_subprocess_exec(
                     *argv,
                     cwd=ctx.cwd,
-                    stdin=asyncio.subprocess.DEVNULL,
+                    stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
                     stderr=asyncio.subprocess.PIPE,
                     start_new_session=True,
@@ -364,15 +376,27 @@ class PiBackend:
                 raise BackendError(
                     f"cannot start pi ({executable}): {error.strerror or error}"
                 ) from None
+            assert process.stdin is not None
+            stdin = StdinWriter(process.stdin)
+            session = PiRpcSession(ctx, stdin.send, stdin.close)
             for note in notes:
                 yield note
-            async for event in self._stream(ctx, process, parser, stderr_tail):
+            await session.start(f"Task: {ctx.task}")
+            async for event in self._stream(ctx, process, parser, stderr_tail, session):
                 yield event
             exit_code = await process.wait()
+            await stdin.close()
         finally:
+            if session is not None:
+                await session.close()
             await self._stop(process)
             shutil.rmtree(folder, ignore_errors=True)
-        for event in parser.finish(exit_code, _tail_text(stderr_tail)):
+        finished = parser.finish(exit_code, _tail_text(stderr_tail))
+        if session is not None and session.failure and isinstance(finished[-1], StepFinished):
+            finished[-1] = finished[-1].model_copy(
+                update={"status": "error", "error": session.failure}
+            )
+        for event in finished:
             yield event
 
     async def _stream(
@@ -381,6 +405,7 @@ class PiBackend:
         process: asyncio.subprocess.Process,
         parser: PiEventParser,
         stderr_tail: deque[str],
+        session: PiRpcSession,
     ) -> AsyncIterator[Event]:
         """stdout and stderr, interleaved as they arrive, until both are closed."""
         assert process.stdout is not None and process.stderr is not None
@@ -405,7 +430,7 @@ class PiBackend:
                 if line is None:
                     open_streams -= 1
                 elif source == "out":
-                    for event in self._stdout_events(ctx, parser, line):
+                    for event in self._stdout_events(ctx, parser, session, line):
                         yield event
                 else:
                     text = line.data.decode("utf-8", "replace").rstrip("\r\n")
@@ -420,7 +445,9 @@ class PiBackend:
                 task.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
 
-    def _stdout_events(self, ctx: StepContext, parser: PiEventParser, line: Line) -> list[Event]:
+    def _stdout_events(
+        self, ctx: StepContext, parser: PiEventParser, session: PiRpcSession, line: Line
+    ) -> list[Event]:
         if line.kind == "overflow":
             return [
                 ctx.make(
@@ -432,6 +459,11 @@ class PiBackend:
                     ),
                 )
             ]
+        if line.kind == "line" and not line.data.startswith(_UPDATE_HEAD):
+            data = _json_object(line.data)
+            if data is not None:
+                handled = session.handle(data)
+                return parser.feed_object(data) if handled is None else handled
         return parser.feed(line.data, complete=line.kind == "line")
 
     async def _stop(self, process: asyncio.subprocess.Process | None) -> None:
@@ -470,6 +502,48 @@ class PiBackend:
             if process.returncode is None:
                 _kill_tree(process.pid)
         await waiter
+
+
+_UPDATE_HEAD = b'{"type":"message_update"'
+"""The huge streaming lines: never decoded here (the parser scans their head)."""
+
+
+def _json_object(line: bytes) -> dict[str, Any] | None:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class StdinWriter:
+    """pi's stdin: one JSON command a line, writes serialised; a gone pi is not an error
+    (reading stdout tells the rest)."""
+
+    def __init__(self, stream: asyncio.StreamWriter) -> None:
+        self._stream = stream
+        self._lock = asyncio.Lock()
+        self._open = True
+
+    async def send(self, message: dict[str, Any]) -> None:
+        async with self._lock:
+            if not self._open:
+                return
+            try:
+                self._stream.write((json.dumps(message, ensure_ascii=False) + "\n").encode())
+                await self._stream.drain()
+            except (BrokenPipeError, ConnectionResetError):
+                self._open = False
+
+    async def close(self) -> None:
+        """End of input: pi finishes and exits. Idempotent."""
+        async with self._lock:
+            self._open = False
+            if self._stream.is_closing():
+                return
+            self._stream.close()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                await self._stream.wait_closed()
 
 
 async def _discard(stream: asyncio.StreamReader) -> None:
