@@ -16,7 +16,8 @@ Usage: ``fake_pi.py SCRIPT.json [pi arguments...]``. The script (JSON)::
             # RPC mode: what Baton's gate extension does in pi's tool_call hook — ask over
             # the extension-UI protocol, wait for the answer, then print the call's
             # tool_execution_end as pi would (blocked: an error with the reason)
-        {"out": "<one line of text>"},          # written to stdout with a newline
+        {"out": "<one line of text>"},          # written to stdout with a newline (a list:
+                                                # several lines in one write)
         {"out_bytes": "<hex>"},                 # raw bytes, no newline added
         {"out_big": 100000},                    # a text_delta event this many bytes long
         {"replay": "/path/transcript.jsonl"},   # a whole file to stdout
@@ -97,8 +98,9 @@ def _big_line(size: int) -> str:
 
 def _play(step: dict[str, Any], out: Any) -> bool:
     """Write a stdout step; ``False``: not one."""
-    if "out" in step:
-        out.write(step["out"].encode("utf-8") + b"\n")
+    if "out" in step:  # a list: several lines in one write (as pi writes in one tick)
+        lines = step["out"] if isinstance(step["out"], list) else [step["out"]]
+        out.write(b"".join(line.encode("utf-8") + b"\n" for line in lines))
     elif "out_bytes" in step:
         out.write(bytes.fromhex(step["out_bytes"]))
     elif "out_big" in step:
