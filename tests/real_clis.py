@@ -9,12 +9,14 @@ under ``CI=true``, where a missing CLI is a failure: CI must never pass by skipp
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from llm_server import MODEL, LLMServer
 
 TOOLS = Path(__file__).resolve().parents[1] / ".tools"
 
@@ -62,3 +64,22 @@ def find(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Path:
     elif shutil.which("node") is None:
         _missing(f"Node.js is not on PATH: {cli.name} cannot run")
     return path
+
+
+def configure_pi(tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """pi's config folder pointing at ``server``; returns a working folder with notes.txt."""
+    agent_dir = tmp_path / "pi-agent"
+    agent_dir.mkdir()
+    cost = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
+    model = {"id": MODEL, "contextWindow": 128000, "maxTokens": 4096, "cost": cost}
+    provider = {"baseUrl": server.base_url, "api": "openai-completions", "apiKey": "any"}
+    models = {"providers": {"local": {**provider, "models": [model]}}}
+    (agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
+    settings = {"defaultProvider": "local", "defaultModel": MODEL, "retry": {"enabled": False}}
+    (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir))
+    monkeypatch.setenv("PI_OFFLINE", "1")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("The launch code word is: marigold.\n", encoding="utf-8")
+    return work

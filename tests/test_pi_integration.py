@@ -9,7 +9,6 @@ Where pi is looked for: ``tests/real_clis.py`` (skips without it, fails under ``
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -41,25 +40,6 @@ from core.settings import Settings
 pytestmark = pytest.mark.integration
 
 
-def configure_pi(tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """pi's config folder pointing at ``server``; returns a working folder with notes.txt."""
-    agent_dir = tmp_path / "pi-agent"
-    agent_dir.mkdir()
-    cost = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
-    model = {"id": MODEL, "contextWindow": 128000, "maxTokens": 4096, "cost": cost}
-    provider = {"baseUrl": server.base_url, "api": "openai-completions", "apiKey": "any"}
-    models = {"providers": {"local": {**provider, "models": [model]}}}
-    (agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
-    settings = {"defaultProvider": "local", "defaultModel": MODEL, "retry": {"enabled": False}}
-    (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "notes.txt").write_text("The launch code word is: marigold.\n", encoding="utf-8")
-    return work
-
-
 @pytest.fixture(params=real_clis.PI_CLIS, ids=lambda cli: cli.name)
 def real_pi(
     request: pytest.FixtureRequest,
@@ -69,7 +49,7 @@ def real_pi(
 ) -> tuple[Path, Path]:
     """The pi executable and a working folder; pi's config points at ``llm_server``."""
     executable = real_clis.find(request.param, monkeypatch)
-    return executable, configure_pi(tmp_path, llm_server, monkeypatch)
+    return executable, real_clis.configure_pi(tmp_path, llm_server, monkeypatch)
 
 
 def agent(name: str, tools: tuple[str, ...], prompt: str) -> AgentDefinition:
