@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +37,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
-from core.settings import Limits, Settings
+from core.settings import Limits, PolicyValue, Settings
 
 
 class Harness:
@@ -51,6 +52,7 @@ class Harness:
         agent: AgentDefinition | None = None,
         model: str | None = None,
         claude_path: str | None = None,
+        policy: dict[str, PolicyValue] | None = None,
     ) -> None:
         self.folder = tmp_path
         self.log_path = tmp_path / "fake-log.jsonl"
@@ -60,7 +62,9 @@ class Harness:
             scenario = {"log": str(self.log_path), **scenario}
             claude_path = str(install(tmp_path, scenario))
         self.events: list[Event] = []
-        self.settings = Settings(claude_path=claude_path, limits=Limits(max_turns=7))
+        self.settings = Settings(
+            claude_path=claude_path, limits=Limits(max_turns=7), policy=policy or {}
+        )
         clock = RunClock()
         self.gate = ApprovalGate(
             self.settings.effective_policy(), responder, self.events.append, clock.now
@@ -179,6 +183,10 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
         "stdio",
     ]
     assert argv[10:] == [
+        "--permission-mode",
+        "default",
+        '--settings={"permissions":{"ask":["Bash","Edit","MultiEdit","NotebookEdit","Write"],'
+        '"deny":[]}}',
         "--model",
         "sonnet",
         "--tools=Read,Grep",
@@ -186,6 +194,20 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
         "7",
         "--append-system-prompt=--- starts with dashes",
     ]
+
+
+def test_the_policy_becomes_claude_s_permission_flags(tmp_path: Path) -> None:
+    """ask → an ask rule (reads in Claude's safe set too); deny → disallowed, not offered."""
+    agent = AgentDefinition(name="scout", description="d", declared_tools=("read", "Bash", "Grep"))
+    policy = {"read": "ask", "bash": "deny", "grep": "allow", "WebFetch": "deny"}
+    harness = Harness(tmp_path, agent=agent, claude_path="claude", policy=policy)
+    argv = build_command("claude", harness.ctx)
+    settings = json.loads(next(a for a in argv if a.startswith("--settings="))[11:])
+    assert settings["permissions"]["ask"] == ["Read", "Edit", "MultiEdit", "NotebookEdit", "Write"]
+    assert settings["permissions"]["deny"] == ["Bash", "WebFetch"]
+    assert "--disallowedTools=Bash,WebFetch" in argv
+    assert "--tools=Read,Grep" in argv  # Bash is never offered
+    assert argv[argv.index("--permission-mode") + 1] == "default"
 
 
 def test_no_model_and_no_tools_line_means_no_flags(tmp_path: Path) -> None:

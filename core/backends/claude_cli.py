@@ -9,7 +9,10 @@ The process (``reference/claude/PROTOCOL.md``)::
 
     claude -p --output-format stream-json --verbose --include-partial-messages
            --input-format stream-json --permission-prompt-tool stdio
+           --permission-mode default [--disallowedTools=…] --settings=<ask/deny rules>
            [--model M] [--tools a,b] [--max-turns N] --append-system-prompt=<agent body>
+
+(the policy's part: :mod:`core.backends.claude_permissions`)
 
 runs in the step's folder (there is no ``--cwd``). Baton writes the ``initialize`` control
 request and the task as a stream-json user message, then keeps stdin open: the CLI asks about
@@ -47,6 +50,7 @@ from typing import Any, ClassVar
 
 from core.backends.base import BackendError, StepContext
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name
+from core.backends.claude_permissions import denied_tools, permission_args
 from core.events import Event, Log
 from core.tools.process_group import stop_group
 
@@ -112,11 +116,15 @@ def build_command(executable: str, ctx: StepContext) -> list[str]:
         "--permission-prompt-tool",
         "stdio",
     ]
+    policy = ctx.settings.effective_policy()
+    argv += permission_args(ctx.approvals, policy)
     if ctx.model:
         argv += ["--model", ctx.model]
     if ctx.agent.declared_tools is not None:
+        denied = denied_tools(ctx.approvals, policy)
+        offered = [t for t in claude_tools(ctx.agent.declared_tools) if t not in denied]
         # "=" form: a list-valued flag would swallow the arguments after it.
-        argv.append("--tools=" + ",".join(claude_tools(ctx.agent.declared_tools)))
+        argv.append("--tools=" + ",".join(offered))
     argv += ["--max-turns", str(ctx.settings.limits.max_turns)]
     if ctx.agent.system_prompt.strip():
         # "=" form: an agent body may start with "-".
