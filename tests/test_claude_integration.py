@@ -26,7 +26,7 @@ from anthropic_server import (
     tool_result_text,
 )
 
-from core.agents import AgentDefinition
+from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
 from core.backends.base import RunClock, StepContext
 from core.backends.claude_cli import ClaudeBackend
@@ -45,7 +45,7 @@ from core.events import (
     UsageStats,
 )
 from core.runner import Runner, RunRequest, StepSpec
-from core.settings import Settings
+from core.settings import Limits, Settings
 
 DENIAL = "Not in this test: shell commands are off."
 
@@ -406,3 +406,33 @@ async def test_real_cli_a_denied_tool_is_never_offered(
     assert isinstance(finished, StepFinished) and finished.status == "ok"
     offered = _tool_names(server.main_requests[0].body)
     assert "Read" in offered and "Bash" not in offered
+
+
+@pytest.mark.integration
+async def test_real_cli_turn_limit_is_an_error_never_an_answer(
+    offline_claude: Path, server: AnthropicServer, tmp_path: Path
+) -> None:
+    """2.0.76 reports ``error_max_turns`` with ``is_error: false``; 2.1.x with true."""
+    (tmp_path / "hello.txt").write_text("hello\n")
+    read_call = ToolUse("Read", {"file_path": str(tmp_path / "hello.txt")})
+    server.script = [reply("Half an answer.", read_call), reply("never reached")]
+    request = RunRequest(
+        mode="chain",
+        steps=[StepSpec("scout", "Look"), StepSpec("scout", "Go on with {previous}")],
+        cwd=tmp_path,
+        backend="claude",
+    )
+    events: list[Event] = []
+    scout = AgentDefinition(name="scout", description="d", declared_tools=("Read",))
+    runner = Runner(
+        request,
+        settings=Settings(claude_path=str(offline_claude), limits=Limits(max_turns=1)),
+        listeners=[events.append],
+        record=False,
+        agents=AgentCatalog(agents=[scout]),
+    )
+    result = await asyncio.wait_for(runner.run(), 120)
+    assert result.status == "error"
+    steps = [e for e in events if isinstance(e, StepFinished)]
+    assert len(steps) == 1  # the half answer is not handed on
+    assert steps[0].status == "error" and "turn" in (steps[0].error or "")

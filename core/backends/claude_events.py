@@ -22,7 +22,10 @@ transcripts of ``reference/claude/``. Rules (see ``PROTOCOL.md`` there):
   model), cache tokens, ``num_turns`` — so :meth:`~ClaudeEventParser.finish` adds one correcting
   ``usage`` event that makes the step's sum equal the last ``result``'s totals.
 * Failure is ``is_error`` on the last ``result`` (API failures arrive as ``subtype:
-  "success"``); background subagents can print more than one ``result``: the last one wins.
+  "success"``) or an ``error_*`` subtype (2.0.76 and 1.0.128 end a turn-limited run with
+  ``error_max_turns`` and ``is_error: false``); an interrupted run (``terminal_reason:
+  aborted_*``) is aborted, not failed. Background subagents can print more than one
+  ``result``: the last one wins.
 * Subagent messages (``parent_tool_use_id`` set) show their tool calls; their text is logged,
   not mixed into the step's answer.
 * Unknown line types and ``system`` subtypes are logged once (``debug``), never fatal; lines
@@ -432,7 +435,14 @@ class ClaudeEventParser:
             return "aborted", "cancelled"
         result = self.result
         if result is not None:
-            if result.get("is_error") is not True:
+            reason = result.get("terminal_reason")
+            if isinstance(reason, str) and reason.startswith("aborted"):
+                # A person interrupted the CLI (Esc, SIGINT): cancelled, not a failure.
+                what = "tools were running" if reason == "aborted_tools" else "it was answering"
+                return "aborted", f"interrupted: Claude Code was stopped while {what}"
+            subtype = str(result.get("subtype") or "")
+            # 2.0.76 and 1.0.128 end a turn-limited run with error_max_turns and is_error false
+            if result.get("is_error") is not True and not subtype.startswith("error"):
                 return "ok", None
             return "error", _result_error(result)
         if exit_code is not None and (exit_code < 0 or exit_code in (129, 130, 137, 143)):
@@ -477,8 +487,11 @@ def _result_error(result: dict[str, Any]) -> str:
     errors = result.get("errors")
     if isinstance(errors, list) and errors:
         return "; ".join(str(e) for e in errors)
+    if result.get("subtype") == "error_max_turns":
+        turns = result.get("num_turns")
+        return "Claude Code stopped at the turn limit" + (f" ({turns} turns)" if turns else "")
     text = result.get("result")
-    if isinstance(text, str) and text.strip():
+    if isinstance(text, str) and text.strip() and result.get("is_error") is True:
         return text.strip()
     return f"Claude Code failed ({result.get('subtype') or 'no reason given'})"
 
