@@ -511,3 +511,17 @@ def test_md_export_names_what_a_pi_subagent_call_delegates(
     )
     markdown = run_to_markdown(one_step([start]))
     assert f"**subagent** `{shown}`" in markdown
+
+
+@pytest.mark.parametrize(
+    ("name", "run_s", "tool_ms"),
+    [("claude-1.0.128/read.jsonl", 0.629, [None]), ("claude-2.1.332/read.jsonl", 0.678, [75.0])],
+)
+def test_imported_durations_come_from_the_transcript(
+    shared_dir: Path, name: str, run_s: float, tool_ms: list[float | None]
+) -> None:
+    """The result's ``duration_ms`` times the run; 1.0.128 has no timestamps for tools."""
+    path = shared_dir / "reference" / "claude" / name
+    events = import_transcript(path)
+    assert events[-1].ts == pytest.approx(run_s)  # was 0.0 and 0.443 (last timestamp)
+    assert [e.duration_ms for e in _of(events, ToolCallFinished)] == tool_ms
