@@ -455,16 +455,22 @@ def test_claude_tool_names_map_to_baton_names() -> None:
     ]
 
 
+def _with_result(shared: Path, name: str, **changes: Any) -> StepFinished:
+    """A 2.1.332 transcript imported with its final ``result`` changed (``None``: removed)."""
+    lines = _lines(shared / "reference" / "claude" / "claude-2.1.332" / name)
+    last = json.loads(lines[-1])
+    assert last["type"] == "result"
+    last.update(changes)
+    last = {key: value for key, value in last.items() if value is not None}
+    finished = transcript_to_events([*lines[:-1], json.dumps(last)])[-1]
+    assert isinstance(finished, StepFinished)
+    return finished
+
+
 def test_max_turns_with_is_error_false_is_still_an_error(shared_dir: Path) -> None:
     """2.0.76 and 1.0.128 write the 2.1.332 result below with ``is_error: false`` and no
     ``errors``: a turn-limited run must never pass as an answer."""
-    lines = _lines(shared_dir / "reference" / "claude" / "claude-2.1.332" / "max-turns-1.jsonl")
-    old = json.loads(lines[-1])
-    old.update(is_error=False)
-    old.pop("errors")
-    events = transcript_to_events([*lines[:-1], json.dumps(old)])
-    finished = events[-1]
-    assert isinstance(finished, StepFinished)
+    finished = _with_result(shared_dir, "max-turns-1.jsonl", is_error=False, errors=None)
     assert (finished.status, finished.error) == (
         "error",
         "Claude Code stopped at the turn limit (2 turns)",
@@ -474,15 +480,14 @@ def test_max_turns_with_is_error_false_is_still_an_error(shared_dir: Path) -> No
 @pytest.mark.parametrize("is_error", [False, True])
 def test_an_interrupted_transcript_imports_as_aborted(shared_dir: Path, is_error: bool) -> None:
     """SIGINT / Esc: ``error_during_execution`` with ``terminal_reason: aborted_tools``."""
-    lines = _lines(shared_dir / "reference" / "claude" / "claude-2.1.332" / "bash-default.jsonl")
-    last = json.loads(lines[-1])
-    assert last["type"] == "result"
-    last.update(subtype="error_during_execution", is_error=is_error)
-    last["terminal_reason"] = "aborted_tools"
-    last.pop("result", None)
-    events = transcript_to_events([*lines[:-1], json.dumps(last)])
-    finished = events[-1]
-    assert isinstance(finished, StepFinished)
+    finished = _with_result(
+        shared_dir,
+        "bash-default.jsonl",
+        subtype="error_during_execution",
+        is_error=is_error,
+        terminal_reason="aborted_tools",
+        result=None,
+    )
     assert (finished.status, finished.error) == (
         "aborted",
         "interrupted: Claude Code was stopped while tools were running",

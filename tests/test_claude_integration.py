@@ -139,6 +139,38 @@ def _system(body: dict[str, Any]) -> str:
     return str(system or "")
 
 
+async def _run_step(
+    claude: Path,
+    work: Path,
+    policy: dict[str, Any],
+    agent: AgentDefinition | tuple[str, ...] | None,
+    responder: Any,
+    task: str = "Look at hello.txt",
+) -> list[Event]:
+    """One step through the real CLI; ``agent``: a definition, or a scout's declared tools."""
+    if not isinstance(agent, AgentDefinition):
+        agent = AgentDefinition(name="scout", description="d", declared_tools=agent)
+    events: list[Event] = []
+    settings = Settings(claude_path=str(claude), policy=policy)
+    clock = RunClock()
+    ctx = StepContext(
+        run_id="r1",
+        step=0,
+        agent=agent,
+        task=task,
+        cwd=work,
+        model="claude-sonnet-4-5",
+        tools=("read", "bash"),
+        settings=settings,
+        approvals=ApprovalGate(settings.effective_policy(), responder, events.append, clock.now),
+        clock=clock,
+    )
+    async with contextlib.aclosing(ClaudeBackend().run(ctx)) as stream:
+        async for event in stream:
+            events.append(event)
+    return events
+
+
 BASH_CALL = ToolUse("Bash", {"command": "cp hello.txt copy.txt", "description": "Copy the file"})
 
 
@@ -156,29 +188,15 @@ async def test_real_cli_denied_bash_reaches_the_model_with_the_reason(
         asked.append(request)
         return ApprovalAnswer(decision="deny", reason=DENIAL)
 
-    events: list[Event] = []
-    settings = Settings(claude_path=str(offline_claude))
-    clock = RunClock()
-    ctx = StepContext(
-        run_id="r1",
-        step=0,
-        agent=AgentDefinition(
-            name="scout",
-            description="d",
-            declared_tools=("Bash", "read"),
-            system_prompt="You are the scout agent.",
-        ),
-        task="Copy hello.txt to copy.txt",
-        cwd=work,
-        model="claude-sonnet-4-5",
-        tools=("bash", "read"),
-        settings=settings,
-        approvals=ApprovalGate(settings.effective_policy(), responder, events.append, clock.now),
-        clock=clock,
+    scout = AgentDefinition(
+        name="scout",
+        description="d",
+        declared_tools=("Bash", "read"),
+        system_prompt="You are the scout agent.",
     )
-    async with contextlib.aclosing(ClaudeBackend().run(ctx)) as stream:
-        async for event in stream:
-            events.append(event)
+    events = await _run_step(
+        offline_claude, work, {}, scout, responder, task="Copy hello.txt to copy.txt"
+    )
 
     finished = events[-1]
     assert isinstance(finished, StepFinished)
@@ -337,40 +355,17 @@ async def test_real_cli_cancel_during_an_approval_interrupts_it(
     assert len(server.main_requests) == 1
 
 
-async def _run_step(
-    claude: Path,
-    work: Path,
-    policy: dict[str, Any],
-    declared: tuple[str, ...] | None,
-    responder: Any,
-) -> list[Event]:
-    events: list[Event] = []
-    settings = Settings(claude_path=str(claude), policy=policy)
-    clock = RunClock()
-    ctx = StepContext(
-        run_id="r1",
-        step=0,
-        agent=AgentDefinition(name="scout", description="d", declared_tools=declared),
-        task="Look at hello.txt",
-        cwd=work,
-        model="claude-sonnet-4-5",
-        tools=("read", "bash"),
-        settings=settings,
-        approvals=ApprovalGate(settings.effective_policy(), responder, events.append, clock.now),
-        clock=clock,
-    )
-    async with contextlib.aclosing(ClaudeBackend().run(ctx)) as stream:
-        async for event in stream:
-            events.append(event)
-    return events
+def _read_of_hello(folder: Path) -> ToolUse:
+    """A ``Read`` of ``hello.txt`` inside ``folder`` (written now): in Claude's safe set."""
+    (folder / "hello.txt").write_text("hello\n")
+    return ToolUse("Read", {"file_path": str(folder / "hello.txt")})
 
 
 @pytest.mark.integration
 async def test_real_cli_a_read_in_claude_s_safe_set_reaches_the_gate_when_the_policy_asks(
     offline_claude: Path, server: AnthropicServer, tmp_path: Path
 ) -> None:
-    (tmp_path / "hello.txt").write_text("hello\n")
-    read_call = ToolUse("Read", {"file_path": str(tmp_path / "hello.txt")})
+    read_call = _read_of_hello(tmp_path)
     server.script = [reply("Reading.", read_call), reply("Not allowed to read.")]
     asked: list[ApprovalRequest] = []
 
@@ -413,8 +408,7 @@ async def test_real_cli_turn_limit_is_an_error_never_an_answer(
     offline_claude: Path, server: AnthropicServer, tmp_path: Path
 ) -> None:
     """2.0.76 reports ``error_max_turns`` with ``is_error: false``; 2.1.x with true."""
-    (tmp_path / "hello.txt").write_text("hello\n")
-    read_call = ToolUse("Read", {"file_path": str(tmp_path / "hello.txt")})
+    read_call = _read_of_hello(tmp_path)
     server.script = [reply("Half an answer.", read_call), reply("never reached")]
     request = RunRequest(
         mode="chain",

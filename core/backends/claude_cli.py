@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 from core.backends.base import BackendError, StepContext
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name
 from core.backends.claude_permissions import denied_tools, permission_args
+from core.backends.cli_output import json_object
 from core.events import Event, Log
 from core.tools.process_group import stop_group
 
@@ -202,7 +203,7 @@ class _Session:
                 continue
             if not line:
                 break
-            data = _json_object(line)
+            data = json_object(line)
             kind = data.get("type") if data else None
             if data is None:
                 for event in self.parser.feed(line):
@@ -373,11 +374,3 @@ class _Session:
             self._stderr_task.cancel()
             helpers.append(self._stderr_task)
         await asyncio.gather(*helpers, return_exceptions=True)
-
-
-def _json_object(line: bytes) -> dict[str, Any] | None:
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None

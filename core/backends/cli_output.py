@@ -7,6 +7,7 @@ event without flooding it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 PREVIEW_CHARS = 200
@@ -42,3 +43,12 @@ def preview(text: str) -> str:
     """One line, cut at :data:`PREVIEW_CHARS`, for quoting unreadable output in a log event."""
     text = text.rstrip("\r\n")
     return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
+
+
+def json_object(line: bytes | str) -> dict[str, Any] | None:
+    """One line as a JSON object; ``None`` when it is not JSON or not an object."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None

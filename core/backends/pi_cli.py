@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from core.backends.base import BackendError, StepContext
+from core.backends.cli_output import json_object
 from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, gate_extension
 from core.events import Event, Log, StepFinished
@@ -460,7 +461,7 @@ class PiBackend:
                 )
             ]
         if line.kind == "line" and not line.data.startswith(_UPDATE_HEAD):
-            data = _json_object(line.data)
+            data = json_object(line.data)
             if data is not None:
                 handled = session.handle(data)
                 return parser.feed_object(data) if handled is None else handled
@@ -506,14 +507,6 @@ class PiBackend:
 
 _UPDATE_HEAD = b'{"type":"message_update"'
 """The huge streaming lines: never decoded here (the parser scans their head)."""
-
-
-def _json_object(line: bytes) -> dict[str, Any] | None:
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 class StdinWriter:

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core.agents import AgentCatalog, AgentDefinition
+from core.events import RunFinished
 from core.runner import Runner, RunRequest, StepSpec
 from core.settings import Settings
 from gui.approval_dialog import ApprovalDialog
@@ -55,6 +56,17 @@ def pi_run(
     return runner, work
 
 
+def _ask(
+    qtbot: QtBot, server: LLMServer, queue: ApprovalQueue, runner: Runner, command: str, answer: str
+) -> tuple[asyncio.Future[RunFinished], ApprovalDialog]:
+    """Start the run with the model calling bash with ``command``; return once the dialog is
+    up."""
+    server.queue(Reply.tool("bash", {"command": command}), Reply.answer(answer))
+    task = asyncio.ensure_future(runner.run())
+    qtbot.waitUntil(queue.dialog.isVisible, timeout=60_000)
+    return task, queue.dialog
+
+
 def _click_when_ready(qtbot: QtBot, dialog: ApprovalDialog, button: object) -> None:
     qtbot.waitUntil(dialog.buttons_enabled)
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
@@ -65,10 +77,7 @@ def test_an_edited_command_approved_in_the_dialog_is_what_pi_runs(
     qtbot: QtBot, llm_server: LLMServer, queue: ApprovalQueue, pi_run: tuple[Runner, Path]
 ) -> None:
     runner, work = pi_run
-    llm_server.queue(Reply.tool("bash", {"command": "echo wrong > out.txt"}), Reply.answer("ok"))
-    task = asyncio.ensure_future(runner.run())
-    dialog = queue.dialog
-    qtbot.waitUntil(dialog.isVisible, timeout=60_000)
+    task, dialog = _ask(qtbot, llm_server, queue, runner, "echo wrong > out.txt", "ok")
     assert dialog.headline.text() == "worker wants to run a command"
     assert dialog.command_edit.toPlainText() == "echo wrong > out.txt"
     assert not (work / "out.txt").exists()
@@ -86,10 +95,7 @@ def test_a_deny_reason_typed_in_the_dialog_reaches_the_model(
     qtbot: QtBot, llm_server: LLMServer, queue: ApprovalQueue, pi_run: tuple[Runner, Path]
 ) -> None:
     runner, work = pi_run
-    llm_server.queue(Reply.tool("bash", {"command": "rm -rf ."}), Reply.answer("Understood."))
-    task = asyncio.ensure_future(runner.run())
-    dialog = queue.dialog
-    qtbot.waitUntil(dialog.isVisible, timeout=60_000)
+    task, dialog = _ask(qtbot, llm_server, queue, runner, "rm -rf .", "Understood.")
 
     qtbot.keyClicks(dialog.reason_edit, "keep my files")
     _click_when_ready(qtbot, dialog, dialog.deny_button)
