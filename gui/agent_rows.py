@@ -8,6 +8,7 @@ with colours taken from the view's palette.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
 
@@ -15,7 +16,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from core.agents import AgentCatalog, AgentDefinition
+from core.agents import AgentCatalog, AgentDefinition, Diagnostic
 from gui import icons
 from gui.theme import OVERRIDE_ACCENT, is_dark, mix, secondary_text
 
@@ -37,7 +38,14 @@ class AgentEntry:
     path: str
     badge: str = ""
     shadowed: bool = False
-    has_warnings: bool = False
+    mark: str = ""
+    """"warning" (loads despite a problem) or "error" (listed, but cannot run): an icon."""
+
+
+def severity_mark(problems: Iterable[Diagnostic]) -> str:
+    """The icon a row shows for these problems: the worst of error and warning, or none."""
+    severities = {p.severity for p in problems}
+    return next((s for s in ("error", "warning") if s in severities), "")
 
 
 def _tooltip(agent: AgentDefinition, badge: str) -> str:
@@ -50,6 +58,8 @@ def _tooltip(agent: AgentDefinition, badge: str) -> str:
     ]
     if badge:
         lines.append(f"<i>{escape(badge[:1].upper() + badge[1:])}</i>")
+    if agent.error is not None:
+        lines.append(f"<b>Cannot run:</b> {escape(agent.error.message)}")
     lines.append(f"<span style='color:gray'>{escape(agent.path or '')}</span>")
     return "<br>".join(lines)
 
@@ -70,7 +80,7 @@ def entries_by_source(catalog: AgentCatalog) -> dict[str, list[tuple[AgentEntry,
             agent.source,
             agent.path or "",
             badge,
-            has_warnings=bool(agent.warnings),
+            mark=severity_mark(agent.problems),
         )
         groups[agent.source].append((entry, _tooltip(agent, badge)))
     for agent in sorted(catalog.shadowed, key=lambda a: a.key):
@@ -215,8 +225,8 @@ class AgentDelegate(QStyledItemDelegate):
             painter.setFont(badge_font)
             painter.setPen(accent.lighter(150) if dark else accent.darker(150))
             painter.drawText(badge_rect, Qt.AlignmentFlag.AlignCenter, entry.badge)
-        if entry.has_warnings:
-            warn = icons.pixmap("warning", 14)
+        if entry.mark:
+            warn = icons.pixmap(entry.mark, 14)
             badge_width += 18
             painter.drawPixmap(right - badge_width + 2, top + (line_height - 14) // 2, warn)
 

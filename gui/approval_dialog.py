@@ -1,9 +1,11 @@
 """The approval dialog: one tool call a person must allow or refuse (DESIGN §6).
 
 It shows one :class:`core.approvals.ApprovalRequest` at a time — agent, step, tool, and the
-call presented for a human (:mod:`gui.approval_details`) — and says how many more wait. It
-never decides anything by itself: :class:`gui.approval_queue.ApprovalQueue` feeds it and
-receives :attr:`ApprovalDialog.answered`.
+call described for a human (:func:`core.approval_describe.describe`, the same description the
+terminal prompt prints), the rule that asked, and an "always allow ``<rule>`` here" choice —
+and says how many more wait. It never decides anything by itself:
+:class:`gui.approval_queue.ApprovalQueue` feeds it (describing requests off the GUI thread)
+and receives :attr:`ApprovalDialog.answered`.
 
 Guarding against an accidental approval, because the dialog pops up while a person may be
 typing somewhere else:
@@ -26,6 +28,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
+    QCheckBox,
     QDialog,
     QFormLayout,
     QHBoxLayout,
@@ -38,10 +41,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.approval_describe import Description, describe
 from core.approvals import ApprovalAnswer, ApprovalRequest, Decision
 from gui import icons, theme
-from gui.approval_details import Presentation, present
 from gui.diff_view import DiffView
+from gui.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.widgets import Badge, ElidedLabel
 
 
@@ -63,7 +67,7 @@ class ApprovalDialog(QDialog):
         self.setWindowModality(Qt.WindowModality.NonModal)
         self.setSizeGripEnabled(True)
         self.request: ApprovalRequest | None = None
-        self.presentation: Presentation | None = None
+        self.presentation: Description | None = None
         self._original_command = ""
         self._shown_kind = ""
         self._guard = QTimer(self)
@@ -74,14 +78,19 @@ class ApprovalDialog(QDialog):
 
     # -- public API ----------------------------------------------------------------------
 
-    def show_request(self, request: ApprovalRequest, waiting: int = 1) -> None:
-        """Show ``request`` (``waiting`` = requests in the queue, this one included)."""
+    def show_request(
+        self, request: ApprovalRequest, waiting: int = 1, description: Description | None = None
+    ) -> None:
+        """Show ``request`` (``waiting`` = requests in the queue, this one included).
+
+        ``description``: :func:`core.approval_describe.describe` of the request, computed off
+        the GUI thread by the queue; without it the dialog describes the request itself."""
         changed = self.request is None or self.request.request_id != request.request_id
         self.set_waiting(waiting)
         if not changed and self.isVisible():
             return
         self.request = request
-        self.presentation = present(request)
+        self.presentation = description if description is not None else describe(request)
         self._fill(request, self.presentation)
         self._arm_guard()
         self.show()
@@ -141,12 +150,16 @@ class ApprovalDialog(QDialog):
         self.headline.setFont(headline_font)
         self.subline = QLabel()
         self.subline.setObjectName("Secondary")
+        self.rule_label = QLabel()
+        self.rule_label.setObjectName("ApprovalRule")
+        self.rule_label.setWordWrap(True)
         self.counter = Badge()
         self.counter.setObjectName("Badge")
         titles = QVBoxLayout()
         titles.setSpacing(2)
         titles.addWidget(self.headline)
         titles.addWidget(self.subline)
+        titles.addWidget(self.rule_label)
         header = QHBoxLayout()
         header.setSpacing(12)
         header.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
@@ -163,6 +176,9 @@ class ApprovalDialog(QDialog):
         self.command_edit.textChanged.connect(self._command_changed)
         self.edited_note = QLabel("Edited: the changed command will run if you approve.")
         self.edited_note.setObjectName("Secondary")
+        self.sandbox_note = QLabel()
+        self.sandbox_note.setObjectName("Secondary")
+        self.sandbox_note.setWordWrap(True)
         self.folder_label = ElidedLabel()
         self.folder_label.setObjectName("Secondary")
         self.facts = QFormLayout()
@@ -183,6 +199,8 @@ class ApprovalDialog(QDialog):
             "Optional reason, sent to the agent if you deny (e.g. “use the test database”)"
         )
         self.reason_edit.setClearButtonEnabled(True)
+        self.always_check = QCheckBox()
+        self.always_check.setObjectName("ApprovalAlwaysAllow")
 
         self.deny_button = self._button("Deny", "deny")
         self.approve_run_button = self._button("Approve this tool for this run", "approve_run")
@@ -204,10 +222,12 @@ class ApprovalDialog(QDialog):
         layout.addWidget(self.content_label)
         layout.addWidget(self.command_edit)
         layout.addWidget(self.edited_note)
+        layout.addWidget(self.sandbox_note)
         layout.addWidget(self.facts_box)
         layout.addWidget(self.diff_view, 10)
         layout.addWidget(self.json_view, 10)
         layout.addWidget(self.folder_label)
+        layout.addWidget(self.always_check)
         layout.addSpacing(4)
         reason_label = QLabel("&Reason for the agent")
         reason_label.setBuddy(self.reason_edit)
@@ -225,13 +245,31 @@ class ApprovalDialog(QDialog):
 
     # -- filling -------------------------------------------------------------------------
 
-    def _fill(self, request: ApprovalRequest, shown: Presentation) -> None:
-        tool = f"{request.tool}.{request.action}" if request.action else request.tool
+    def _fill(self, request: ApprovalRequest, shown: Description) -> None:
+        tool = shown.tool
         self.setWindowTitle(f"Approval needed: {tool} — {request.agent} (step {request.step + 1})")
         self.headline.setText(shown.headline)
         self.subline.setText(f"Step {request.step + 1} · agent {request.agent} · tool {tool}")
+        self.rule_label.setText(shown.rule_note)
+        self.rule_label.setVisible(bool(shown.rule_note))
+        self.always_check.setChecked(False)
+        self.always_check.setVisible(bool(shown.suggested_rule))
+        if shown.suggested_rule:
+            self.always_check.setText(
+                f"Always allow {shown.suggested_rule} in this project (when you approve)"
+            )
+            self.always_check.setToolTip(
+                f"Adds the rule to {request.project or 'this project'}; "
+                "edit or delete it in Settings ▸ Rules."
+            )
         self.reason_edit.clear()
-        for widget in (self.command_edit, self.edited_note, self.facts_box, self.diff_view):
+        for widget in (
+            self.command_edit,
+            self.edited_note,
+            self.sandbox_note,
+            self.facts_box,
+            self.diff_view,
+        ):
             widget.hide()
         self.json_view.hide()
         self.folder_label.setVisible(bool(shown.folder))
@@ -244,6 +282,8 @@ class ApprovalDialog(QDialog):
             height = self.command_edit.fontMetrics().lineSpacing() * lines + 14
             self.command_edit.setMaximumHeight(height)
             self.command_edit.show()
+            self.sandbox_note.setText(bash_sandbox_text(bash_sandbox()))
+            self.sandbox_note.show()
         elif shown.kind == "diff":
             self.content_label.setText("Changes to the file")
             self.diff_view.set_diff(shown.diff)
@@ -293,7 +333,9 @@ class ApprovalDialog(QDialog):
         return (self.deny_button, self.approve_run_button, self.approve_once_button)
 
     def _command_changed(self) -> None:
-        self.edited_note.setVisible(self.edited_command() is not None)
+        edited = self.edited_command() is not None
+        self.edited_note.setVisible(edited)
+        self.always_check.setEnabled(not edited)  # the suggestion was made for the original
 
     def _answer(self, decision: Decision) -> None:
         request = self.request
@@ -304,9 +346,13 @@ class ApprovalDialog(QDialog):
         command = self.edited_command()
         if decision != "deny" and command is not None:
             updated = {**request.arguments, "command": command}
+        remember = None
+        if decision != "deny" and self.always_check.isChecked() and command is None:
+            remember = self.presentation.suggested_rule if self.presentation else None
         answer = ApprovalAnswer(
             decision=decision,
             reason=reason if decision == "deny" else None,
             updated_arguments=updated,
+            remember_rule=remember,
         )
         self.answered.emit(request.request_id, answer)

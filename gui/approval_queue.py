@@ -7,6 +7,10 @@ and returns the person's answer. Nothing here blocks: each request is an asyncio
 the dialog's signal resolves, so parallel steps, other runs and the rest of the window keep
 going while a person thinks.
 
+Each request is described (:func:`core.approval_describe.describe`: files read, diffs computed,
+the document store looked up) in a worker thread before it joins the queue, so a huge diff
+never stalls the window.
+
 If the awaiting task is cancelled (the run was cancelled), the request leaves the queue and
 the dialog moves on to the next one or closes; the gate itself records the request as denied.
 
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from core.approval_describe import Description, describe
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from gui.approval_dialog import ApprovalDialog
 
@@ -29,6 +34,7 @@ from gui.approval_dialog import ApprovalDialog
 @dataclass
 class _Pending:
     request: ApprovalRequest
+    description: Description
     future: asyncio.Future[ApprovalAnswer]
 
 
@@ -61,8 +67,9 @@ class ApprovalQueue(QObject):
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalAnswer:
         """Queue ``request`` and wait for the person's answer (the responder protocol)."""
+        description = await asyncio.to_thread(describe, request)
         future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-        entry = _Pending(request, future)
+        entry = _Pending(request, description, future)
         self._pending.append(entry)
         self.requestQueued.emit(request.run_id, request.step, request.request_id)
         self._refresh()
@@ -92,12 +99,15 @@ class ApprovalQueue(QObject):
     def show_dialog(self) -> None:
         """Bring the dialog back to the front (e.g. from a "waiting for approval" pane)."""
         if self._pending:
-            self.dialog.show_request(self._pending[0].request, len(self._pending))
+            first = self._pending[0]
+            self.dialog.show_request(first.request, len(self._pending), first.description)
 
-    def deny_all(self, reason: str = "The window was closed.") -> None:
-        """Answer every waiting request with a denial (the window is closing)."""
+    def deny_all(self, reason: str = "Denied: the window was closed") -> None:
+        """Answer every waiting request with a denial (the window is closing, or the run was
+        cancelled): nobody decided, so the answer says so."""
         for entry in list(self._pending):
-            self._resolve(entry, ApprovalAnswer(decision="deny", reason=reason))
+            answer = ApprovalAnswer(decision="deny", reason=reason, decided_by="cancel")
+            self._resolve(entry, answer)
 
     # -- private -------------------------------------------------------------------------
 
@@ -123,6 +133,6 @@ class ApprovalQueue(QObject):
             return
         first = self._pending[0].request
         shown = self.dialog.request
-        self.dialog.show_request(first, len(self._pending))
+        self.dialog.show_request(first, len(self._pending), self._pending[0].description)
         if shown is None or shown.request_id != first.request_id:
             self.requestShown.emit(first.run_id, first.step, first.request_id)

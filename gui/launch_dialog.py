@@ -18,6 +18,12 @@ a *launcher* (the window's :class:`gui.run_controller.RunController`), which pre
 the project is trusted (asking with the trust dialog). Whatever goes wrong comes back as one
 sentence shown in the dialog, which stays open so the person can fix it. Ctrl+Enter runs.
 
+What can be known before pressing Run is shown at once, with Run disabled until it is fixed:
+a preset or agent whose file has an error (the reason and ``file:line``), a preset naming an
+agent that does not exist, and a step folder outside the working folder — that one needs the
+person's explicit consent (a check box naming the folder), as ``--allow-outside-folder`` does
+on the command line.
+
 The dialog is not modal: a person may look something up in the Agents view while writing.
 """
 
@@ -30,6 +36,7 @@ from typing import Any, Literal, Protocol
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QFileDialog,
@@ -46,12 +53,14 @@ from PySide6.QtWidgets import (
 
 from core.agents import AgentCatalog, AgentDefinition, discover_agents
 from core.errors import RunError
+from core.params import ParamsError
 from core.presets import Preset, discover_presets, required_argument_count
 from core.runner import RunRequest, StepSpec, request_from_preset
 from core.settings import SettingsError, load_settings
+from gui import launch_checks
 from gui.launch_preset_page import PresetPage
 from gui.launch_steps import StepInput, StepsEditor
-from gui.params_form import ParamsError, ParamsForm
+from gui.params_form import ParamsForm
 from gui.widgets import Banner
 
 ApprovalMode = Literal["ask", "all", "deny"]
@@ -108,6 +117,8 @@ class LaunchDialog(QDialog):
         self._launcher = launcher
         self._agents = AgentCatalog()
         self._task: asyncio.Future[None] | None = None
+        self._blocked: str | None = None
+        """Why Run is disabled right now (shown in the error banner), or None."""
         self._build(working_folder)
         self._reload_catalogs()
         if preset is not None:
@@ -180,6 +191,10 @@ class LaunchDialog(QDialog):
         grid.setColumnStretch(5, 1)
         self._fill_models()
 
+        self.outside_check = QCheckBox()
+        self.outside_check.setObjectName("AllowOutsideFolder")
+        self.outside_check.toggled.connect(lambda _on: self._refresh_blocking())
+        self.outside_check.hide()
         self.error_banner = Banner()
         self.error_banner.setObjectName("LaunchError")
         hint = QLabel("Ctrl+Enter runs")
@@ -200,6 +215,7 @@ class LaunchDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.params_box)
         layout.addWidget(options)
+        layout.addWidget(self.outside_check)
         layout.addWidget(self.error_banner)
         layout.addLayout(buttons)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
@@ -246,12 +262,15 @@ class LaunchDialog(QDialog):
         folder = self.working_folder()
         if not self.folder_edit.text().strip() or not folder.is_dir():
             raise LaunchProblem(f"the working folder {folder} does not exist")
+        if self._blocked is not None:
+            raise LaunchProblem(self._blocked)
         params = self.params_form.validated()
         model = self.model_combo.currentText().strip() or None
         options: dict[str, Any] = {
             "model": model,
             "backend": self.backend_combo.currentData() or None,
             "params": params,
+            "allow_outside_folder": self.outside_check.isChecked(),
         }
         if self.tabs.currentIndex() == 0:
             preset = self.current_preset()
@@ -306,7 +325,7 @@ class LaunchDialog(QDialog):
             self.show_error(str(error))
             return
         finally:
-            self.run_button.setEnabled(True)
+            self.run_button.setEnabled(self._blocked is None)
             self.run_button.setText("Run")
         if session is None:
             self.error_banner.show_message("info", "Nothing was run.")
@@ -326,7 +345,7 @@ class LaunchDialog(QDialog):
             return
         self._agents = discover_agents(folder, "both")
         self.steps_editor.set_agents(self._agents.names())
-        self.preset_page.set_presets(discover_presets(folder, "both"))
+        self.preset_page.set_presets(discover_presets(folder, "both"), self._agents)
 
     def _fill_models(self) -> None:
         self.model_combo.addItem("")
@@ -367,6 +386,39 @@ class LaunchDialog(QDialog):
         self.params_form.set_agents(self._used_agents())
         self.params_box.setVisible(not self.params_form.is_empty())
         self._update_preview()
+        self._refresh_blocking()
+
+    def _step_inputs(self) -> list[tuple[str, str]]:
+        """(agent, folder) of each step the current tab describes."""
+        if self.tabs.currentIndex() == 0:
+            preset = self.current_preset()
+            return [(s.agent, s.cwd or "") for s in preset.steps] if preset else []
+        return [(s.agent, s.cwd) for s in self.steps_editor.steps()]
+
+    def _refresh_blocking(self) -> None:
+        """Show what stops the fields from running (disabling Run), or clear it."""
+        steps = self._step_inputs()
+        outside = launch_checks.outside_folders(self.working_folder(), steps)
+        if outside:
+            where = ", ".join(f"step {n} in {folder}" for n, folder in outside)
+            self.outside_check.setText(f"Let a step work outside the working folder: {where}")
+        else:
+            self.outside_check.setChecked(False)
+        self.outside_check.setVisible(bool(outside))
+        blocked = None
+        if self.tabs.currentIndex() == 0:
+            blocked = self.preset_page.current_problem()
+        blocked = blocked or launch_checks.agent_problem(steps, self._agents)
+        if blocked is None and outside and not self.outside_check.isChecked():
+            blocked = (
+                "a step works outside the working folder; tick the box above if that is intended"
+            )
+        was_blocked, self._blocked = self._blocked, blocked
+        if blocked is not None:
+            self.error_banner.show_message("error", sentence(blocked))
+        elif was_blocked is not None:
+            self.error_banner.hide()
+        self.run_button.setEnabled(blocked is None and not self.is_launching())
 
     def _update_preview(self) -> None:
         self.preset_page.update_preview(self.params_form.values())

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -31,9 +32,9 @@ from core.agents import AgentCatalog
 from core.presets import (
     Preset,
     PresetCatalog,
-    expand_arguments,
+    expand_template,
     required_argument_count,
-    substitute_params,
+    step_agent_problems,
 )
 from gui.agent_rows import ROLE_ENTRY, ROLE_KIND, AgentDelegate, AgentEntry
 from gui.preset_chain import ChainStep, PresetChain
@@ -50,6 +51,8 @@ class PresetPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._presets = PresetCatalog()
+        self._problems: dict[str, str] = {}
+        """Why a listed preset cannot run, by its item key."""
         self.preset_list = QListWidget()
         self.preset_list.setObjectName("PresetPicker")
         self.preset_list.setItemDelegate(AgentDelegate(self.preset_list))
@@ -88,24 +91,38 @@ class PresetPage(QWidget):
 
     # -- public API ----------------------------------------------------------------------
 
-    def set_presets(self, presets: PresetCatalog) -> None:
-        """Show ``presets``, keeping the chosen one when it still exists."""
-        chosen = self.current()
+    def set_presets(self, presets: PresetCatalog, agents: AgentCatalog) -> None:
+        """Show ``presets``, keeping the chosen one when it still exists. Presets that cannot
+        run (a file that does not load, a step naming an unknown or broken agent) are listed
+        with the error mark; :meth:`current_problem` says why."""
+        chosen = self.preset_list.currentItem()
+        chosen_key = None if chosen is None else chosen.data(Qt.ItemDataRole.UserRole)
         self._presets = presets
+        self._problems = {}
         self.preset_list.blockSignals(True)
         self.preset_list.clear()
         for preset in presets.presets:
-            item = QListWidgetItem(preset.name)
-            item.setData(Qt.ItemDataRole.UserRole, preset.key)
-            item.setData(ROLE_KIND, "agent")
-            item.setData(
-                ROLE_ENTRY,
-                AgentEntry(preset.name, preset.description, preset.source, preset.path or ""),
+            problems = step_agent_problems(preset, agents)
+            problem = problems[0][2] if problems else None
+            entry = AgentEntry(
+                preset.name,
+                f"Cannot run: {problem}" if problem else preset.description,
+                preset.source,
+                preset.path or "",
+                mark="error" if problem else "",
             )
-            item.setToolTip(preset.description)
-            self.preset_list.addItem(item)
+            self._add(preset.key, preset.name, entry, problem)
+        loaded = {p.path for p in presets.presets}
+        for diagnostic in presets.diagnostics:
+            if diagnostic.path in loaded or not diagnostic.path.endswith((".yaml", ".yml")):
+                continue
+            name = Path(diagnostic.path).stem
+            problem = f"{diagnostic.location}: {diagnostic.message}"
+            row = f"Cannot run: {diagnostic.message}"
+            entry = AgentEntry(name, row, "user", diagnostic.path, mark="error")
+            self._add(f"file:{diagnostic.path}", name, entry, problem)
         self.preset_list.blockSignals(False)
-        if not (chosen and self.select(chosen.name)) and self.preset_list.count():
+        if not (chosen_key and self._select_key(str(chosen_key))) and self.preset_list.count():
             self.preset_list.setCurrentRow(0)
         self.presetChanged.emit()
 
@@ -113,13 +130,17 @@ class PresetPage(QWidget):
         item = self.preset_list.currentItem()
         return None if item is None else self._presets.get(str(item.data(Qt.ItemDataRole.UserRole)))
 
+    def current_problem(self) -> str | None:
+        """Why the chosen preset cannot run, or None."""
+        item = self.preset_list.currentItem()
+        if item is None:
+            return None
+        key = str(item.data(Qt.ItemDataRole.UserRole))
+        problem = self._problems.get(key)
+        return None if problem is None else f"preset “{item.text()}” cannot run: {problem}"
+
     def select(self, name: str) -> bool:
-        for row in range(self.preset_list.count()):
-            item = self.preset_list.item(row)
-            if item is not None and str(item.data(Qt.ItemDataRole.UserRole)) == name.casefold():
-                self.preset_list.setCurrentItem(item)
-                return True
-        return False
+        return self._select_key(name.casefold())
 
     def arguments(self) -> list[str]:
         """The arguments as the run gets them; ``ValueError`` for an unclosed quote."""
@@ -156,12 +177,32 @@ class PresetPage(QWidget):
         muted = secondary_text(self.palette()).name()
         parts = []
         for number, step in enumerate(preset.steps, start=1):
-            task = escape(substitute_params(expand_arguments(step.task, args), params))
-            task = task.replace(
-                "{previous}", f"<span style='color:{muted}'><i>{{previous}}</i></span>"
-            )
+            # A stand-in no text can contain marks where the previous answer goes, so an
+            # argument that happens to say "{previous}" is not dressed up as one.
+            task = escape(expand_template(step.task, args=args, params=params, previous="\0"))
+            task = task.replace("\0", f"<span style='color:{muted}'><i>{{previous}}</i></span>")
             parts.append(
                 f"<p style='margin:0 0 2px 0'><b>{number} · {escape(step.agent)}</b></p>"
                 f"<p style='margin:0 0 10px 0; white-space:pre-wrap'>{task}</p>"
             )
         self.preview.setHtml("".join(parts))
+
+    # -- private -------------------------------------------------------------------------
+
+    def _add(self, key: str, name: str, entry: AgentEntry, problem: str | None) -> None:
+        item = QListWidgetItem(name)
+        item.setData(Qt.ItemDataRole.UserRole, key)
+        item.setData(ROLE_KIND, "agent")
+        item.setData(ROLE_ENTRY, entry)
+        item.setToolTip(entry.description)
+        if problem:
+            self._problems[key] = problem
+        self.preset_list.addItem(item)
+
+    def _select_key(self, key: str) -> bool:
+        for row in range(self.preset_list.count()):
+            item = self.preset_list.item(row)
+            if item is not None and str(item.data(Qt.ItemDataRole.UserRole)) == key:
+                self.preset_list.setCurrentItem(item)
+                return True
+        return False

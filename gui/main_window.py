@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -36,6 +37,7 @@ from gui.prompts import Prompts
 from gui.run_controller import RunController
 from gui.runs_view import RunsView
 from gui.settings_dialog import SettingsDialog
+from gui.shortcuts_dialog import ShortcutsDialog
 from gui.sidebar import Sidebar
 from gui.welcome_panel import WelcomePanel, needs_welcome
 
@@ -86,6 +88,19 @@ def model_status() -> tuple[str, str]:
     return f"{where} · {model or 'no default model'}", "Active provider and default model"
 
 
+EDIT_ACTIONS: tuple[tuple[str, QKeySequence.StandardKey, str], ...] = (
+    ("&Undo", QKeySequence.StandardKey.Undo, "undo"),
+    ("&Redo", QKeySequence.StandardKey.Redo, "redo"),
+    ("", QKeySequence.StandardKey.UnknownKey, ""),
+    ("Cu&t", QKeySequence.StandardKey.Cut, "cut"),
+    ("&Copy", QKeySequence.StandardKey.Copy, "copy"),
+    ("&Paste", QKeySequence.StandardKey.Paste, "paste"),
+    ("", QKeySequence.StandardKey.UnknownKey, ""),
+    ("Select &All", QKeySequence.StandardKey.SelectAll, "selectAll"),
+)
+"""(text, keys, method of the focused widget) — a blank text is a separator."""
+
+
 class MainWindow(QMainWindow):
     def __init__(
         self,
@@ -119,18 +134,13 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.sidebar)
-        content = QVBoxLayout()  # the first-run welcome banner sits above the views
-        content.setSpacing(0)
+        self._content = QVBoxLayout()  # the first-run welcome banner sits above the views
+        self._content.setSpacing(0)
         self.welcome_panel: WelcomePanel | None = None
-        if needs_welcome():
-            self.welcome_panel = WelcomePanel(self)
-            self.welcome_panel.configured.connect(self._welcome_done)
-            self.welcome_panel.openSettingsRequested.connect(self.open_settings)
-            content.addWidget(self.welcome_panel)
-            # Ollama is probed on the asyncio loop, which runs only once Qt's loop does.
-            QTimer.singleShot(0, self.welcome_panel.start_detection)
-        content.addWidget(self.stack, 1)
-        layout.addLayout(content, 1)
+        if needs_welcome() and not self.settings.value("welcome/dismissed", False, bool):
+            self.show_welcome()
+        self._content.addWidget(self.stack, 1)
+        layout.addLayout(self._content, 1)
         self.setCentralWidget(central)
 
         self.agents_view: AgentsView = self.views["agents"]  # type: ignore[assignment]
@@ -228,6 +238,14 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(self.quit_action)
 
+        edit_menu = self.menuBar().addMenu("&Edit")
+        for text, key, method in EDIT_ACTIONS:
+            if not text:
+                edit_menu.addSeparator()
+                continue
+            action = self._action(text, QKeySequence(key), lambda m=method: self._edit(m))
+            edit_menu.addAction(action)
+
         view_menu = self.menuBar().addMenu("&View")
         for number, spec in enumerate(VIEWS, start=1):
             action = self._action(
@@ -243,8 +261,18 @@ class MainWindow(QMainWindow):
             "&New run…", QKeySequence("Ctrl+R"), self.open_launch_dialog, "nav-runs"
         )
         run_menu.addAction(self.new_run_action)
+        self.cancel_run_action = self._action(
+            "&Cancel run", QKeySequence("Ctrl+."), self.cancel_current_run
+        )
+        run_menu.addAction(self.cancel_run_action)
 
         help_menu = self.menuBar().addMenu("&Help")
+        self.shortcuts_action = self._action(
+            "&Keyboard shortcuts…", QKeySequence("Ctrl+/"), self.show_shortcuts
+        )
+        help_menu.addAction(self.shortcuts_action)
+        self.welcome_action = self._action("&Welcome…", None, self.show_welcome)
+        help_menu.addAction(self.welcome_action)
         self.about_action = self._action("&About Baton", None, self._about)
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         help_menu.addAction(self.about_action)
@@ -389,6 +417,54 @@ class MainWindow(QMainWindow):
         self._update_status()
         if self.welcome_panel is not None and not needs_welcome():
             self._welcome_done()
+
+    def cancel_current_run(self) -> None:
+        """Run ▸ Cancel run: the run in the current Runs tab, else the only one running. It
+        goes through the run's own Cancel button, so the two can never behave differently."""
+        page = self.runs_view.current_page()
+        active = self.run_controller.active()
+        session = page.session if page is not None and page.session in active else None
+        if session is None and len(active) == 1:
+            session = active[0]
+        if session is None:
+            message = (
+                "No run is running."
+                if not active
+                else "Several runs are running: open the one to cancel in Runs, then cancel it."
+            )
+            self.statusBar().showMessage(message, 5000)
+            return
+        button = session.view.header.cancel_button
+        if button.isEnabled():
+            button.click()
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        dialog = ShortcutsDialog(self.menuBar(), self)
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def _edit(self, method: str) -> None:
+        """Edit menu items act on whatever widget has keyboard focus, if it can do them."""
+        widget = QApplication.focusWidget()
+        action = getattr(widget, method, None)
+        if callable(action):
+            action()
+
+    def show_welcome(self) -> None:
+        """The welcome strip above the views (again, after "Not now", from Help ▸ Welcome)."""
+        self.settings.remove("welcome/dismissed")
+        if self.welcome_panel is None:
+            self.welcome_panel = WelcomePanel(self)
+            self.welcome_panel.configured.connect(self._welcome_done)
+            self.welcome_panel.openSettingsRequested.connect(self.open_settings)
+            self.welcome_panel.dismissed.connect(
+                lambda: self.settings.setValue("welcome/dismissed", True)
+            )
+            self._content.insertWidget(0, self.welcome_panel)
+        self.welcome_panel.show()
+        # Ollama is probed on the asyncio loop, which runs only once Qt's loop does.
+        QTimer.singleShot(0, self.welcome_panel.start_detection)
 
     def _welcome_done(self, _choice: str = "") -> None:
         if self.welcome_panel is not None:

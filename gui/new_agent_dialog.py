@@ -73,8 +73,10 @@ class NewAgentDialog(QDialog):
         scopes.addButton(self.project_scope)
         self.problem = QLabel()
         self.problem.setObjectName("FieldProblem")
-        # Always present (empty when fine), so the dialog does not jump while typing.
-        self.problem.setMinimumHeight(self.problem.fontMetrics().height())
+        self.problem.setWordWrap(True)
+        # Always two lines tall (empty when fine): the longest message fits without clipping
+        # and the dialog does not jump while typing.
+        self.problem.setMinimumHeight(2 * self.problem.fontMetrics().lineSpacing())
         self.target = ElidedLabel()
         self.target.setObjectName("Secondary")
 

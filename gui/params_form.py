@@ -5,21 +5,17 @@ its tasks as ``{name}`` (:attr:`core.runner.RunRequest.params`). This form shows
 parameter of the agents a run uses — enum → combo box, number → double spin box, integer →
 spin box, boolean → check box, string → line edit — with the defaults filled in.
 
-Values are checked by a pydantic model built from the specs (:func:`params_model`), so the
-rules live in one place and the error reads like every other validation message in Baton. A
-string parameter without a default must be filled in: substituting an empty string into a
-task would silently change what the agent is asked.
-
-Two agents may declare the same name; the first declaration wins and the field's tooltip says
-which agents use it.
+Values are checked by :func:`core.params.validate_params`, the same rules ``baton run --param``
+follows. Two agents may declare the same name; the first declaration wins and the field's
+tooltip says which agents use it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -33,76 +29,10 @@ from PySide6.QtWidgets import (
 )
 
 from core.agents import AgentDefinition, ParamSpec
+from core.params import collect_params, validate_params
 
 _INT_LIMIT = 2_147_483_647
 _FLOAT_LIMIT = 1e12
-
-
-class ParamsError(ValueError):
-    """Values that do not fit their specs; the message names each field."""
-
-
-def collect_params(agents: Iterable[AgentDefinition]) -> dict[str, tuple[ParamSpec, list[str]]]:
-    """Every parameter of ``agents``, in declaration order: name → (spec, agent names)."""
-    found: dict[str, tuple[ParamSpec, list[str]]] = {}
-    for agent in agents:
-        for name, spec in agent.params.items():
-            if name in found:
-                users = found[name][1]
-                if agent.name not in users:
-                    users.append(agent.name)
-            else:
-                found[name] = (spec, [agent.name])
-    return found
-
-
-def _field(spec: ParamSpec) -> tuple[Any, Any, dict[str, Any]]:
-    """(annotation, default, extra Field arguments) for one parameter; a default of ``...``
-    makes the field required."""
-    if spec.type == "enum":
-        values = tuple(spec.values or ())
-        annotation: Any = Literal[values]
-        return annotation, str(spec.default) if spec.default is not None else values[0], {}
-    if spec.type == "number":
-        number = float(spec.default) if isinstance(spec.default, int | float) else 0.0
-        return float, number, {}
-    if spec.type == "integer":
-        return int, int(spec.default) if isinstance(spec.default, int | float) else 0, {}
-    if spec.type == "boolean":
-        return bool, bool(spec.default) if spec.default is not None else False, {}
-    if spec.default is None:
-        return str, ..., {"min_length": 1}
-    return str, str(spec.default), {}
-
-
-def params_model(specs: dict[str, ParamSpec]) -> type[BaseModel]:
-    """A pydantic model with one field per parameter. Parameter names may contain ``-``, so
-    fields are named ``p0``, ``p1``… and carry the real name as their alias (errors then
-    name the parameter as the user knows it)."""
-    fields: dict[str, Any] = {}
-    for position, (name, spec) in enumerate(specs.items()):
-        annotation, default, extra = _field(spec)
-        fields[f"p{position}"] = (annotation, Field(default, alias=name, **extra))
-    return create_model("AgentParams", __config__=ConfigDict(extra="forbid"), **fields)
-
-
-def validate_params(specs: dict[str, ParamSpec], values: dict[str, Any]) -> dict[str, Any]:
-    """``values`` checked and converted; raises :class:`ParamsError` with a readable reason."""
-    try:
-        model = params_model(specs).model_validate(values)
-    except ValidationError as error:
-        raise ParamsError(_describe(error)) from None
-    return model.model_dump(by_alias=True)
-
-
-def _describe(error: ValidationError) -> str:
-    """``parameter topic: enter a value; parameter words: …`` (one clause per problem)."""
-    clauses = []
-    for problem in error.errors():
-        name = ".".join(str(part) for part in problem["loc"]) or "value"
-        message = "enter a value" if problem["type"] == "string_too_short" else problem["msg"]
-        clauses.append(f"parameter {name}: {message}")
-    return "; ".join(clauses)
 
 
 class ParamsForm(QWidget):
@@ -186,7 +116,10 @@ class ParamsForm(QWidget):
             widget = combo
         elif spec.type == "number":
             spin = QDoubleSpinBox()
-            spin.setRange(-_FLOAT_LIMIT, _FLOAT_LIMIT)
+            spin.setRange(
+                -_FLOAT_LIMIT if spec.min is None else spec.min,
+                _FLOAT_LIMIT if spec.max is None else spec.max,
+            )
             spin.setDecimals(_decimals(spec.default))
             value = remembered if isinstance(remembered, int | float) else spec.default
             spin.setValue(float(value) if isinstance(value, int | float) else 0.0)
@@ -194,7 +127,10 @@ class ParamsForm(QWidget):
             widget = spin
         elif spec.type == "integer":
             box = QSpinBox()
-            box.setRange(-_INT_LIMIT, _INT_LIMIT)
+            box.setRange(
+                -_INT_LIMIT if spec.min is None else math.ceil(spec.min),
+                _INT_LIMIT if spec.max is None else math.floor(spec.max),
+            )
             value = remembered if isinstance(remembered, int) else spec.default
             box.setValue(int(value) if isinstance(value, int | float) else 0)
             box.valueChanged.connect(self.changed)

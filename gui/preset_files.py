@@ -17,11 +17,10 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-import yaml
-
 from core import paths
-from core.agents import FAST_SAFE_LOADER, AgentCatalog
-from core.presets import PresetError, parse_preset_text
+from core.agents import AgentCatalog
+from core.definition_yaml import DefinitionYAMLError, load_definition_yaml
+from core.presets import PresetError, agent_line, parse_preset_text
 from gui.validators import Problem
 
 TEMPLATE = """name: {name}
@@ -97,38 +96,23 @@ def _yaml_scalar(value: str) -> str:
     return value if plain else json.dumps(value, ensure_ascii=False)
 
 
-def _agent_line(text: str, agent: str, occurrence: int) -> int | None:
-    """The 1-based line of the ``occurrence``-th ``agent: <agent>`` in ``text``."""
-    pattern = re.compile(rf"agent\s*:\s*['\"]?{re.escape(agent)}['\"]?\s*[,}}\n#]?", re.I)
-    seen = 0
-    for number, line in enumerate(text.split("\n"), start=1):
-        if pattern.search(line):
-            seen += 1
-            if seen == occurrence:
-                return number
-    return None
-
-
 def validate_preset_text(text: str, agents: AgentCatalog) -> list[Problem]:
     """Errors that stop ``text`` loading as a preset, and warnings about a preset that loads
     but will not run as written."""
     try:
-        yaml.load(text.removeprefix("\ufeff"), Loader=FAST_SAFE_LOADER)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-        reason = getattr(error, "problem", None) or str(error).split("\n")[0]
-        line = mark.line + 1 if mark is not None else None
-        return [Problem(f"Not valid YAML: {reason}", line)]
+        load_definition_yaml(text.removeprefix("\ufeff"))
+    except DefinitionYAMLError as error:
+        return [Problem(f"Not valid YAML: {error.reason}", error.line)]
     try:
         preset = parse_preset_text(text)
     except PresetError as error:
         message = str(error)
-        return [Problem(message[:1].upper() + message[1:])]
+        return [Problem(message[:1].upper() + message[1:], error.line)]
     problems: list[Problem] = []
     seen: dict[str, int] = {}
     for number, step in enumerate(preset.steps, start=1):
         seen[step.agent] = seen.get(step.agent, 0) + 1
-        line = _agent_line(text, step.agent, seen[step.agent])
+        line = agent_line(text, step.agent, seen[step.agent])
         if agents.get(step.agent) is None:
             available = ", ".join(agents.names()) or "none"
             problems.append(

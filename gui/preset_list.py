@@ -3,7 +3,9 @@
 :class:`PresetList` is an :class:`gui.agent_list.AgentList` fed with preset rows instead of
 agent rows, so selection by path, filtering, keyboard moves over group headers and the
 two-line painting are shared. Presets that another one of the same name replaces (a user
-preset overriding a built-in) are listed greyed at the end of their group, as agents are.
+preset overriding a built-in) are listed greyed at the end of their group, as agents are. A
+preset with an error (a file that does not load, a step naming an unknown agent) carries the
+error mark and says why in its second line and tooltip: it is listed but cannot run.
 
 :func:`read_preset_files` reads every preset file of every folder (the catalog of
 :func:`core.presets.discover_presets` keeps only the winners), so replaced and broken files
@@ -15,10 +17,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.agents import Diagnostic, Source, list_definition_files
-from core.presets import Preset, PresetCatalog, PresetError, parse_preset_text, preset_folders
+from core.agents import Diagnostic, Source
+from core.presets import (
+    Preset,
+    PresetCatalog,
+    PresetError,
+    preset_files,
+    preset_folders,
+    read_preset_file,
+)
 from gui.agent_list import AgentList
-from gui.agent_rows import GROUP_ORDER, SOURCE_LABELS, AgentEntry
+from gui.agent_rows import GROUP_ORDER, SOURCE_LABELS, AgentEntry, severity_mark
 
 
 @dataclass(frozen=True)
@@ -34,13 +43,10 @@ def read_preset_files(cwd: Path) -> list[PresetFile]:
     found: list[PresetFile] = []
     ignored: list[Diagnostic] = []
     for folder, source in preset_folders(cwd, "both"):
-        files = list_definition_files(folder, "*.yaml", ignored)
-        files += list_definition_files(folder, "*.yml", ignored)
-        for file in sorted(files):
+        for file in preset_files(folder, ignored):
             try:
-                text = file.read_text(encoding="utf-8")
-                preset: Preset | None = parse_preset_text(text, path=str(file), source=source)
-            except (PresetError, OSError, UnicodeDecodeError):
+                preset: Preset | None = read_preset_file(file, source)
+            except PresetError:
                 preset = None
             found.append(PresetFile(file, source, preset))
     return found
@@ -66,23 +72,32 @@ class PresetList(AgentList):
         super().__init__()
         self.setObjectName("PresetList")
 
-    def set_presets(self, files: list[PresetFile], catalog: PresetCatalog) -> None:
-        """Show ``files``, marking the ones ``catalog`` (the effective presets) replaces."""
+    def set_presets(
+        self, files: list[PresetFile], catalog: PresetCatalog, problems: list[Diagnostic]
+    ) -> None:
+        """Show ``files``, marking the ones ``catalog`` (the effective presets) replaces and
+        the ones ``problems`` (diagnostics by path) finds fault with."""
+        by_path: dict[str, list[Diagnostic]] = {}
+        for problem in problems:
+            by_path.setdefault(problem.path, []).append(problem)
         effective = {p.path for p in catalog.presets}
         winners = {p.key: p for p in catalog.presets}
         rows: dict[str, list[tuple[AgentEntry, str]]] = {source: [] for source in GROUP_ORDER}
         shadowed_rows: dict[str, list[tuple[AgentEntry, str]]] = {s: [] for s in GROUP_ORDER}
         for file in files:
             preset = file.preset
+            own = by_path.get(str(file.path), [])
+            error = next((p for p in own if p.severity == "error"), None)
             if preset is None:
+                reason = error.message if error else "see Problems"
                 entry = AgentEntry(
                     file.path.stem,
-                    "Cannot be read: see Problems",
+                    f"Cannot run: {reason}",
                     file.source,
                     str(file.path),
-                    has_warnings=True,
+                    mark="error",
                 )
-                rows[file.source].append((entry, str(file.path)))
+                rows[file.source].append((entry, f"Cannot run: {reason}\n{file.path}"))
                 continue
             if str(file.path) in effective:
                 badge = (
@@ -98,12 +113,18 @@ class PresetList(AgentList):
                 )
                 entry = AgentEntry(
                     preset.name,
-                    preset.description or _summary(preset),
+                    f"Cannot run: {error.message}"
+                    if error
+                    else preset.description or _summary(preset),
                     file.source,
                     str(file.path),
                     badge,
+                    mark=severity_mark(own),
                 )
-                rows[file.source].append((entry, _tooltip(preset)))
+                tooltip = _tooltip(preset)
+                if error:
+                    tooltip = f"Cannot run: {error.message}\n{tooltip}"
+                rows[file.source].append((entry, tooltip))
             else:
                 winner = winners.get(preset.key)
                 where = SOURCE_LABELS[winner.source].lower() if winner else "another"

@@ -22,7 +22,12 @@ from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from core.agents import AgentCatalog, discover_agents, find_project_root
-from core.presets import PROJECT_PRESET_DIR, PresetCatalog, discover_presets
+from core.presets import (
+    PROJECT_PRESET_DIR,
+    PresetCatalog,
+    agent_diagnostics,
+    discover_presets,
+)
 from gui import preset_files
 from gui.definitions_view import DefinitionsView
 from gui.preset_header import PresetHeader
@@ -78,8 +83,9 @@ class PresetsView(DefinitionsView):
         self._catalog = discover_presets(self._working_folder, "both")
         files = read_preset_files(self._working_folder)
         self._files = {str(f.path): f for f in files}
-        self.preset_list.set_presets(files, self._catalog)
-        self.diagnostics.set_diagnostics(self._catalog.diagnostics)
+        problems = self._catalog.diagnostics + agent_diagnostics(self._catalog, self._agents)
+        self.preset_list.set_presets(files, self._catalog, problems)
+        self.diagnostics.set_diagnostics(problems)
         self._rewatch(files)
         self._sync_open_file(revalidate=True)  # agents may have changed
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.approvals import Responder, approve_all, deny_all
+from core.approvals import Responder, approve_all, deny_by_setting
 from core.errors import RunError
 from core.events import RunFinished
 from core.runner import Runner, RunRequest
@@ -148,7 +148,7 @@ class RunController(QObject):
     def cancel_all(self) -> None:
         for session in self.active():
             session.runner.cancel()
-        self.approvals.deny_all("The run was cancelled.")
+        self.approvals.deny_all("Denied: the run was cancelled")
 
     def confirm_close(self) -> bool:
         """True when the window may close now. With active runs, asks; on "Cancel runs and
@@ -190,7 +190,7 @@ class RunController(QObject):
         if approvals == "all":
             return approve_all
         if approvals == "deny":
-            return deny_all
+            return deny_by_setting("approvals: deny")
         return self.approvals
 
     def _finished(self, session: RunSession, task: asyncio.Future[RunFinished]) -> None:

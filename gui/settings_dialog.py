@@ -1,8 +1,8 @@
 """The settings dialog: ``config.yaml`` as a form (DESIGN §2), validated as you type.
 
-Pages (tabs): Providers, Models, Permissions, Tools, Limits, Trusted projects. On every edit the
-pages' values are put together and validated as one :class:`core.settings.Settings` (plus the
-few checks pydantic cannot make); each error is shown on its field — a red border and a
+Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects. On every
+edit the pages' values are put together and validated as one :class:`core.settings.Settings`
+(plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
 
 Saving is all-or-nothing: new API keys go to the system keyring first (a keyring failure stops
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import QSize, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon
 from PySide6.QtWidgets import (
     QDialog,
@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.rule_store import RuleStore
 from core.secrets import SecretsError, delete_api_key, store_api_key
 from core.settings import Settings, SettingsError, config_path, load_settings, save_settings
 from core.trust import TrustStore
@@ -45,6 +46,7 @@ from gui.settings_fields import ErrorList
 from gui.settings_machine import LimitsPage, ToolsPage, TrustPage
 from gui.settings_pages import ModelsPage, PermissionsPage, Which
 from gui.settings_providers import ProvidersPage
+from gui.settings_rules import RulesPage
 from gui.widgets import Banner
 
 
@@ -63,6 +65,7 @@ class SettingsDialog(QDialog):
         path: Path | None = None,
         which: Which = shutil.which,
         trust_store: TrustStore | None = None,
+        rule_store: RuleStore | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
@@ -75,6 +78,7 @@ class SettingsDialog(QDialog):
         self.providers = ProvidersPage()
         self.models = ModelsPage()
         self.permissions = PermissionsPage()
+        self.rules = RulesPage(rule_store)
         self.tools = ToolsPage(which)
         self.limits = LimitsPage()
         self.trust = TrustPage(trust_store)
@@ -84,16 +88,23 @@ class SettingsDialog(QDialog):
             (self.providers, "Providers"),
             (self.models, "Models"),
             (self.permissions, "Permissions"),
+            (self.rules, "Rules"),
             (self.tools, "Tools"),
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
         ]
+        # Error marks no taller than the tab text: a tab gaining or losing its mark never
+        # changes the tab bar's height, so the page under it never moves.
+        line = self.tabs.fontMetrics().height()
+        self.tabs.setIconSize(QSize(line - 2, line - 2))
         for page, title in self._pages:
             self.tabs.addTab(page, title)
 
         self.summary = QLabel()
         self.summary.setObjectName("SettingsSummary")
         self.summary.setWordWrap(True)
+        # Room for two lines whether or not there is a message: the tabs above never move.
+        self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 2)
         self.save_button = QPushButton("Save")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
@@ -116,7 +127,11 @@ class SettingsDialog(QDialog):
 
         self.providers.changed.connect(self._providers_changed)
         self.providers.modelsFound.connect(self.models.add_models)
-        for page in (self.models, self.permissions, self.tools, self.limits, self.trust):
+        self.providers.modelsListed.connect(
+            lambda models: self.models.add_models(models, choose_first=False)
+        )
+        pages = (self.models, self.permissions, self.rules, self.tools, self.limits, self.trust)
+        for page in pages:
             page.changed.connect(self.validate)
         self.resize(820, 560)
         self.reload()
@@ -169,11 +184,9 @@ class SettingsDialog(QDialog):
         self.last_errors = errors
         self.save_button.setEnabled(not errors)
         if errors:
-            count = len(errors)
-            text = f"Fix the marked field{'s' if count != 1 else ''} to save."
-            if unplaced:
-                text += " " + " ".join(unplaced)
-            self._set_summary(text, error=True)
+            marked = sum(page.errors.count() for page, _title in self._pages)  # type: ignore[attr-defined]
+            parts = [f"Fix the marked field{'s' if marked != 1 else ''} to save."] if marked else []
+            self._set_summary(" ".join(parts + unplaced), error=bool(marked))
         else:
             self._set_summary("", error=False)
         return None if errors else settings
@@ -202,6 +215,7 @@ class SettingsDialog(QDialog):
                 delete_api_key(name)
         self.providers.keys_stored()
         self.trust.apply()
+        self.rules.apply()
         self.load_error = None
         self.banner.hide()
         self.saved.emit()

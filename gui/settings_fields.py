@@ -28,7 +28,7 @@ class FieldErrors:
         self._marked: dict[QWidget, str] = {}
 
     def add_row(self, form: QFormLayout, label: str, field: QWidget) -> QWidget:
-        """Add ``field`` to ``form`` with its (hidden) message label under it."""
+        """Add ``field`` to ``form`` with its (empty) message label under it."""
         box = QWidget()
         column = QVBoxLayout(box)
         column.setContentsMargins(0, 0, 0, 0)
@@ -39,13 +39,15 @@ class FieldErrors:
         return box
 
     def label_for(self, field: QWidget) -> QLabel:
-        """The message label of ``field`` (created hidden on first use; place it yourself)."""
+        """The message label of ``field`` (created empty on first use; place it yourself)."""
         label = self._labels.get(field)
         if label is None:
             label = QLabel()
             label.setObjectName("FieldError")
             label.setWordWrap(True)
-            label.hide()
+            # Always there, empty when the field is fine: a one-line message coming or going
+            # never shifts the form under the person's pointer.
+            label.setMinimumHeight(label.fontMetrics().height())
             self._labels[field] = label
         return label
 
@@ -53,7 +55,7 @@ class FieldErrors:
         for field in list(self._marked):
             field.setStyleSheet("")
             field.setProperty("invalid", False)
-            self.label_for(field).hide()
+            self.label_for(field).clear()
         self._marked.clear()
 
     def mark(self, field: QWidget, message: str) -> None:
@@ -70,7 +72,6 @@ class FieldErrors:
         label = self.label_for(field)
         label.setStyleSheet(f"color: {color};")
         label.setText(text)
-        label.show()
 
     def message(self, field: QWidget) -> str:
         """The message shown for ``field`` ("" when it is valid)."""
@@ -82,8 +83,23 @@ class FieldErrors:
     def any(self) -> bool:
         return bool(self._marked)
 
+    def count(self) -> int:
+        return len(self._marked)
+
+
+FRIENDLY = {
+    "String should have at least 1 character": "Required.",
+    "Field required": "Required.",
+    "Input should be a valid number, unable to parse string as a number": "Enter a number.",
+    "Input should be a valid integer, unable to parse string as an integer": (
+        "Enter a whole number."
+    ),
+}
+"""pydantic's wording → what a person reads under a field."""
+
 
 def sentence(message: str) -> str:
-    """pydantic's "Value error, must start with…" as "Must start with…"."""
-    text = message.removeprefix("Value error, ").strip()
+    """pydantic's "Value error, must start with…" as "Must start with…", and its generic
+    phrases ("String should have at least 1 character") as plain words ("Required.")."""
+    text = FRIENDLY.get(message.strip(), message).removeprefix("Value error, ").strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.settings import Limits, Settings
+from core.tools.sandbox import sandbox_status
 from core.trust import TrustStore
 from gui import icons
 from gui.settings_fields import ErrorList
@@ -113,11 +114,19 @@ class ToolsPage(Page):
         self.pi = ProgramField("pi", which)
         self.pi_pass_model = QCheckBox("Pass each agent's model to pi (--model)")
         self.claude = ProgramField("claude", which)
+        self.sandbox = QCheckBox("Run bash in a sandbox")
+        self.network = QCheckBox("Allow network access inside the sandbox")
+        self.sandbox_state = QLabel()
+        self.sandbox_state.setObjectName("Secondary")
+        self.sandbox_state.setWordWrap(True)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.errors.add_row(form, "pi program", self.pi)
         form.addRow("", self.pi_pass_model)
         self.errors.add_row(form, "Claude Code program", self.claude)
+        form.addRow("bash", self.sandbox)
+        form.addRow("", self.network)
+        form.addRow("", self.sandbox_state)
         note = QLabel(
             "Agents with backend: pi or backend: claude run through these programs, with their "
             "own logins and settings."
@@ -132,16 +141,38 @@ class ToolsPage(Page):
         self.pi.edited.connect(self.changed)
         self.claude.edited.connect(self.changed)
         self.pi_pass_model.toggled.connect(lambda _c: self.changed.emit())
+        self.sandbox.toggled.connect(self._sandbox_toggled)
+        self.network.toggled.connect(lambda _c: self.changed.emit())
 
     def load(self, settings: Settings) -> None:
         self.pi.set_value(settings.pi_path)
         self.pi_pass_model.setChecked(settings.pi_pass_model)
         self.claude.set_value(settings.claude_path)
+        self.sandbox.setChecked(settings.sandbox.enabled)
+        self.network.setChecked(settings.sandbox.network)
+        self._show_sandbox_state()
 
     def contribute(self, data: dict[str, Any]) -> None:
         data["pi_path"] = self.pi.value()
         data["pi_pass_model"] = self.pi_pass_model.isChecked()
         data["claude_path"] = self.claude.value()
+        data["sandbox"] = {
+            "enabled": self.sandbox.isChecked(),
+            "network": self.network.isChecked(),
+        }
+
+    def _sandbox_toggled(self, _checked: bool) -> None:
+        self._show_sandbox_state()
+        self.changed.emit()
+
+    def _show_sandbox_state(self) -> None:
+        self.network.setEnabled(self.sandbox.isChecked())
+        status = sandbox_status(self.sandbox.isChecked())
+        self.sandbox_state.setText(
+            "Sandboxed bash writes only in the working folder and a private temp folder, cannot "
+            "see Baton's own folders, and nothing it starts outlives it.\n"
+            f"Here, bash is {status.describe()}."
+        )
 
     def extra_errors(self) -> ErrorList:
         errors: ErrorList = []
@@ -169,6 +200,7 @@ LIMIT_LABELS: dict[str, tuple[str, str]] = {
     "connect_timeout_s": ("Connect timeout", " s"),
     "silence_timeout_s": ("Silence timeout (no data)", " s"),
     "max_retries": ("Retries after 429 / 5xx", ""),
+    "handoff_chars": ("Answer handed to the next step", " chars"),
 }
 
 

@@ -156,13 +156,15 @@ class ModelsPage(Page):
         current = self.provider_combo.currentData()
         self._set_providers(names, current)
 
-    def add_models(self, models: list[str]) -> None:
-        """Offer the models a connection test found, keeping what is typed."""
+    def add_models(self, models: list[str], *, choose_first: bool = True) -> None:
+        """Offer the models a provider lists, keeping what is typed. With nothing typed, the
+        only model is chosen; the first of several only when the person asked (a test)."""
         text = self.model_combo.currentText()
         self.model_combo.blockSignals(True)
         self.model_combo.clear()
         self.model_combo.addItems(models)
-        self.model_combo.setEditText(text or (models[0] if models else ""))
+        choose = bool(models) and (choose_first or len(models) == 1)
+        self.model_combo.setEditText(text or (models[0] if choose else ""))
         self.model_combo.blockSignals(False)
         self.changed.emit()
 

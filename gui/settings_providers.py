@@ -7,8 +7,14 @@ disabled and a sentence says why. A typed key stays in memory in :class:`Provide
 the dialog saves it to the keyring; :meth:`ProvidersPage.key_changes` lists what to store and
 what to forget.
 
-Test connection runs :func:`gui.model_probe.list_models` as an asyncio task on the GUI loop, so
-the window stays responsive; the models it finds fill the default-model box.
+Test connection runs :func:`core.provider_http.list_models` as an asyncio task on the GUI loop, so
+the window stays responsive; the models it finds fill the default-model box. The same list is
+asked for quietly when the page loads, so the default-model box offers what the server has
+without a click.
+
+The provider that ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` define is listed last, read-only,
+because it is in use whenever nothing else is configured: a person must see where runs go.
+It is never written to ``config.yaml``.
 """
 
 from __future__ import annotations
@@ -34,13 +40,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.provider_http import ProbeError, list_models
 from core.secrets import api_key_for, keyring_available
 from core.settings import Provider, Settings
 from gui import icons, theme
-from gui.model_probe import ProbeError, list_models
 from gui.settings_fields import ErrorList, FieldErrors, sentence
 
 KeyMode = Literal["none", "keyring", "env"]
+ENVIRONMENT_NAME = "environment"
+ENVIRONMENT_NOTE = (
+    "Set by OPENAI_BASE_URL and OPENAI_API_KEY in the environment Baton was started from, and "
+    "used whenever no other provider is chosen. Change it there; it is not saved here."
+)
 
 
 @dataclass
@@ -55,6 +66,10 @@ class ProviderDraft:
     """Typed in this dialog, to store in the keyring on save (never written to a file)."""
     stored_as: str | None = None
     """The name its key is stored under in the keyring now (None: no stored key)."""
+    environment: bool = False
+    """Defined by OPENAI_BASE_URL / OPENAI_API_KEY: shown, tested, never edited or saved."""
+    fresh: bool = False
+    """Just added and its address not typed yet: no red "Required" before the person typed."""
 
     @classmethod
     def from_provider(cls, provider: Provider) -> ProviderDraft:
@@ -77,6 +92,19 @@ class ProviderDraft:
             data["api_key_in_keyring"] = True
         return data
 
+    @classmethod
+    def from_environment(cls) -> ProviderDraft | None:
+        base_url = os.environ.get("OPENAI_BASE_URL")
+        if not base_url:
+            return None
+        return cls(
+            name=ENVIRONMENT_NAME,
+            base_url=base_url,
+            key_mode="env",
+            key_env="OPENAI_API_KEY",
+            environment=True,
+        )
+
     def key(self) -> str | None:
         """The key a connection test should use now."""
         if self.key_mode == "keyring" and self.new_key:
@@ -97,7 +125,9 @@ class ProvidersPage(QWidget):
     changed = Signal()
     """Any edit: the dialog validates again."""
     modelsFound = Signal(list)
-    """Model ids from a successful connection test."""
+    """Model ids from a successful connection test (the person asked: offer the first)."""
+    modelsListed = Signal(list)
+    """Model ids the provider in use listed when the page loaded (chosen only when alone)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -106,6 +136,8 @@ class ProvidersPage(QWidget):
         self.errors = FieldErrors()
         self._loading = False
         self._test_task: asyncio.Task[None] | None = None
+        self._listing_task: asyncio.Task[None] | None = None
+        self.environment: ProviderDraft | None = None
         self.keyring_ok = keyring_available()
         self._build()
 
@@ -113,14 +145,22 @@ class ProvidersPage(QWidget):
 
     def load(self, settings: Settings) -> None:
         self.drafts = [ProviderDraft.from_provider(p) for p in settings.providers]
+        self.environment = ProviderDraft.from_environment()
         self._removed = []
         self._loading = True
         self.list.clear()
         for draft in self.drafts:
             self.list.addItem(QListWidgetItem(draft.name))
+        if self.environment is not None:
+            item = QListWidgetItem(icons.icon("model"), f"{ENVIRONMENT_NAME} (read-only)")
+            item.setToolTip(ENVIRONMENT_NOTE)
+            self.list.addItem(item)
         self._loading = False
-        self.list.setCurrentRow(0 if self.drafts else -1)
+        self.list.setCurrentRow(0 if self.list.count() else -1)
         self._show_current()
+        active = settings.provider()
+        if active is not None:
+            self._start_listing(active.base_url, api_key_for(active))
 
     def contribute(self, data: dict[str, Any]) -> None:
         data["providers"] = [draft.to_data() for draft in self.drafts]
@@ -157,8 +197,12 @@ class ProvidersPage(QWidget):
             if len(loc) < 2 or loc[0] != "providers" or not isinstance(loc[1], int):
                 continue
             index = loc[1]
-            bad_rows.setdefault(index, []).append(sentence(message))
             field = self._field_for(loc[2] if len(loc) > 2 else "")
+            draft = self.drafts[index] if index < len(self.drafts) else None
+            if draft is not None and draft.fresh and field is self.url_edit:
+                unplaced.append(f"Enter the base URL of {draft.name or 'the new provider'}.")
+                continue
+            bad_rows.setdefault(index, []).append(sentence(message))
             if index == current and field is not None:
                 self.errors.mark(field, sentence(message))
             else:
@@ -203,8 +247,9 @@ class ProvidersPage(QWidget):
         self._show_current()
 
     def shutdown(self) -> None:
-        if self._test_task is not None:
-            self._test_task.cancel()
+        for task in (self._test_task, self._listing_task):
+            if task is not None:
+                task.cancel()
 
     # -- building ------------------------------------------------------------------------
 
@@ -278,6 +323,10 @@ class ProvidersPage(QWidget):
         key_column.addWidget(self.keyring_note)
         self.form.addRow("API key", key_box)
         self.form.addRow("", test_row)
+        self.environment_note = QLabel(ENVIRONMENT_NOTE)
+        self.environment_note.setWordWrap(True)
+        self.environment_note.setObjectName("Secondary")
+        self.form.insertRow(0, self.environment_note)
         self.editor = QWidget()
         self.editor.setLayout(self.form)
         self.empty_note = QLabel(
@@ -315,16 +364,27 @@ class ProvidersPage(QWidget):
 
     def current(self) -> ProviderDraft | None:
         row = self.list.currentRow()
-        return self.drafts[row] if 0 <= row < len(self.drafts) else None
+        if 0 <= row < len(self.drafts):
+            return self.drafts[row]
+        return self.environment if row == len(self.drafts) else None
 
     def _show_current(self) -> None:
         draft = self.current()
         self.editor.setVisible(draft is not None)
         self.empty_note.setVisible(draft is None)
-        self.remove_button.setEnabled(draft is not None)
+        self.remove_button.setEnabled(draft is not None and not draft.environment)
         self.test_result.clear()
         if draft is None:
             return
+        read_only = draft.environment
+        self.environment_note.setVisible(read_only)
+        self.keyring_note.setVisible(not self.keyring_ok and not read_only)
+        for edit in (self.name_edit, self.url_edit, self.env_edit):
+            edit.setReadOnly(read_only)
+        for button in (self.mode_none, self.mode_keyring, self.mode_env):
+            button.setEnabled(
+                not read_only and (button is not self.mode_keyring or self.keyring_ok)
+            )
         self._loading = True
         self.name_edit.setText(draft.name)
         self.url_edit.setText(draft.base_url)
@@ -346,6 +406,7 @@ class ProvidersPage(QWidget):
         if self._loading or draft is None:
             return
         draft.name = self.name_edit.text()
+        draft.fresh = draft.fresh and not self.url_edit.text()
         draft.base_url = self.url_edit.text()
         draft.new_key = self.key_edit.text()
         draft.key_env = self.env_edit.text()
@@ -363,7 +424,7 @@ class ProvidersPage(QWidget):
         self.changed.emit()
 
     def _update_key_widgets(self, draft: ProviderDraft) -> None:
-        self.key_edit.setEnabled(draft.key_mode == "keyring")
+        self.key_edit.setEnabled(draft.key_mode == "keyring" and not draft.environment)
         self.env_edit.setEnabled(draft.key_mode == "env")
         self.key_edit.setPlaceholderText(
             "A key is stored in the keyring; type here to replace it"
@@ -379,9 +440,9 @@ class ProvidersPage(QWidget):
             number += 1
             name = f"provider-{number}"
         self.drafts.append(
-            ProviderDraft(name=name, key_mode="keyring" if self.keyring_ok else "none")
+            ProviderDraft(name=name, key_mode="keyring" if self.keyring_ok else "none", fresh=True)
         )
-        self.list.addItem(QListWidgetItem(name))
+        self.list.insertItem(len(self.drafts) - 1, QListWidgetItem(name))
         self.list.setCurrentRow(len(self.drafts) - 1)
         self.url_edit.setFocus()
 
@@ -406,6 +467,19 @@ class ProvidersPage(QWidget):
         self.test_result.setStyleSheet("")
         self.test_result.setText("Connecting…")
         self._test_task = asyncio.ensure_future(self._test(draft.base_url, draft.key()))
+
+    def _start_listing(self, base_url: str, key: str | None) -> None:
+        """Ask the provider in use for its models, quietly: a failure here is not news (Test
+        connection says it when asked); a list fills the default-model box."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no asyncio loop drives this window (a bare test): nothing to ask with
+        self._listing_task = loop.create_task(self._list_quietly(base_url, key))
+
+    async def _list_quietly(self, base_url: str, key: str | None) -> None:
+        with contextlib.suppress(ProbeError):
+            self.modelsListed.emit(await list_models(base_url, key))
 
     async def _test(self, base_url: str, key: str | None) -> None:
         try:

@@ -46,6 +46,7 @@ from core.presets import PresetError, parse_preset_text
 from core.runner import Runner, RunRequest
 from core.trust import TrustStore, UntrustedProjectError
 from gui import icons
+from gui.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import secondary_text
 from gui.widgets import ElidedLabel
 
@@ -73,7 +74,12 @@ def describe_file(path: Path) -> tuple[str, str, str]:
     if agent.tools is None:
         tool_text = f"all tools ({tool_text})"
     model = agent.model or "the run's default model"
-    return "agent", agent.name, f"tools: {tool_text} · model: {model}"
+    details = f"tools: {tool_text} · model: {model}"
+    if agent.env:
+        details += f" · may see secrets: {', '.join(agent.env)}"
+    if not agent.network:
+        details += " · no network for bash"
+    return "agent", agent.name, details
 
 
 class TrustDialog(QDialog):
@@ -167,6 +173,9 @@ class TrustDialog(QDialog):
         layout.addLayout(header)
         layout.addWidget(self.warning)
         layout.addWidget(self.file_list, 1)
+        self.sandbox_note = QLabel(bash_sandbox_text(bash_sandbox()))
+        self.sandbox_note.setWordWrap(True)
+        layout.addWidget(self.sandbox_note)
         note = QLabel("Trust is remembered for this folder until one of these files changes.")
         note.setObjectName("Secondary")
         layout.addWidget(note)

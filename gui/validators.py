@@ -7,7 +7,6 @@ the preset editor will plug in its own.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -35,12 +34,10 @@ class Problem:
 
 Validator = Callable[[str], list[Problem]]
 
-_AT_LINE = re.compile(r"\bat line (\d+)\b")
-
 
 def validate_agent_text(text: str) -> list[Problem]:
-    """Problems that stop ``text`` loading as an agent (errors) or that it loads despite
-    (warnings: YAML read leniently, unknown tools)."""
+    """Problems that stop ``text`` loading as an agent or running (errors) or that it loads
+    despite (warnings: YAML read leniently, unknown tools)."""
     try:
         agent = parse_agent_text(text)
     except AgentFileError as error:
@@ -52,9 +49,6 @@ def validate_agent_text(text: str) -> list[Problem]:
                 "then name: and description:"
             )
         return [Problem(message[:1].upper() + message[1:], error.line, "error")]
-    problems = []
-    for warning in agent.warnings:
-        match = _AT_LINE.search(warning)
-        line = int(match.group(1)) if match else None
-        problems.append(Problem(warning[:1].upper() + warning[1:], line, "warning"))
-    return problems
+    return [
+        Problem(p.message[:1].upper() + p.message[1:], p.line, p.severity) for p in agent.problems
+    ]

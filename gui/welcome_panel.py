@@ -6,7 +6,12 @@ The panel looks for a local Ollama (``GET {ollama_url}/models``, short timeout, 
 task so the window opens at once) and for ``pi`` and ``claude`` on PATH, and offers each one it
 finds. A choice is written to ``config.yaml`` (a provider, or ``default_backend``) and the panel
 emits :attr:`WelcomePanel.configured`; "Open settings…" emits
-:attr:`WelcomePanel.openSettingsRequested` for the window to open the settings dialog.
+:attr:`WelcomePanel.openSettingsRequested` for the window to open the settings dialog; "Not now"
+emits :attr:`WelcomePanel.dismissed` (the window remembers it).
+
+It is one compact strip — a sentence and one row of detections — because it sits above every
+view until something is configured, and says plainly when nothing was found rather than asking
+the person to "pick one" of nothing.
 """
 
 from __future__ import annotations
@@ -28,9 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.provider_http import ProbeError, list_models
 from core.settings import Provider, Settings, SettingsError, load_settings, save_settings
 from gui import icons, theme
-from gui.model_probe import ProbeError, list_models
 
 OLLAMA_URL = "http://localhost:11434/v1"
 OLLAMA_TIMEOUT_S = 2.0
@@ -57,6 +62,8 @@ class WelcomePanel(QFrame):
     """``ollama``, ``pi`` or ``claude``: that choice was saved to config.yaml."""
     openSettingsRequested = Signal()
     """The person wants the settings dialog."""
+    dismissed = Signal()
+    """The person closed the panel with "Not now"."""
 
     def __init__(
         self,
@@ -87,14 +94,17 @@ class WelcomePanel(QFrame):
         ):
             found = self._which(program)
             label.setText(f"Found: {found}" if found else "Not found on PATH.")
+            label.setToolTip(found or "")
             button.setVisible(found is not None)
         self.use_ollama_button.hide()
+        self._update_summary()
         if self._task is not None:
             self._task.cancel()
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # no qasync loop (a window built outside the app): do not block
             self.ollama_status.setText(f"Not checked ({self._short_url()}).")
+            self._update_summary(final=True)
             return
         self.ollama_status.setText(f"Looking at {self._short_url()}…")
         self._task = asyncio.ensure_future(self._detect_ollama())
@@ -111,85 +121,77 @@ class WelcomePanel(QFrame):
     def _build(self) -> None:
         title = QLabel("Welcome to Baton")
         font = QFont(title.font())
-        font.setPointSizeF(font.pointSizeF() * 1.35)
+        font.setPointSizeF(font.pointSizeF() * 1.2)
         font.setWeight(QFont.Weight.DemiBold)
         title.setFont(font)
-        self.lines = [
-            QLabel(
-                "Agents need a model: an OpenAI-compatible server (Ollama, LM Studio, OpenAI, "
-                "OpenRouter…) or the pi or Claude Code command-line tools you already use."
-            ),
-            QLabel("Baton looked for them on this computer: pick one to make it the default."),
-            QLabel(
-                "Or open Settings to add a provider and its API key. The agents and presets "
-                "on the left are ready to use."
-            ),
-        ]
+        self.settings_button = QPushButton(icons.icon("model"), "Open settings…")
+        self.settings_button.clicked.connect(self.openSettingsRequested)
+        self.close_button = QPushButton("Not now")
+        self.close_button.setFlat(True)
+        self.close_button.setToolTip("Hide this until you ask for it (Help ▸ Welcome)")
+        self.close_button.clicked.connect(self._dismiss)
+        heading = QHBoxLayout()
+        heading.addWidget(title)
+        heading.addStretch(1)
+        heading.addWidget(self.settings_button)
+        heading.addWidget(self.close_button)
+        self.summary = QLabel()
+        self.summary.setObjectName("WelcomeSummary")
+        self.summary.setWordWrap(True)
         text = QVBoxLayout()
-        text.setSpacing(3)
-        text.addWidget(title)
-        text.addSpacing(4)
-        for line in self.lines:
-            line.setWordWrap(True)
-            text.addWidget(line)
+        text.setSpacing(2)
+        text.addLayout(heading)
+        text.addWidget(self.summary)
 
         self.ollama_status = QLabel()
         self.pi_status = QLabel()
         self.claude_status = QLabel()
-        self.settings_button = QPushButton(icons.icon("model"), "Open settings…")
-        self.settings_button.clicked.connect(self.openSettingsRequested)
         self.use_ollama_button = QPushButton("Use Ollama")
         self.use_pi_button = QPushButton("Use pi")
         self.use_claude_button = QPushButton("Use Claude Code")
         self.use_ollama_button.clicked.connect(self._use_ollama)
         self.use_pi_button.clicked.connect(lambda: self._use_backend("pi"))
         self.use_claude_button.clicked.connect(lambda: self._use_backend("claude"))
+        # One row: name, status and (when found) its button, three times side by side.
         grid = QGridLayout()
-        grid.setHorizontalSpacing(14)
-        grid.setVerticalSpacing(6)
-        rows = (
+        grid.setHorizontalSpacing(8)
+        grid.setVerticalSpacing(2)
+        columns = (
             ("Ollama", self.ollama_status, self.use_ollama_button),
             ("pi", self.pi_status, self.use_pi_button),
             ("Claude Code", self.claude_status, self.use_claude_button),
         )
-        for row, (name, status, button) in enumerate(rows):
+        for column, (name, status, button) in enumerate(columns):
             label = QLabel(name)
             label.setObjectName("WelcomeName")
             bold = QFont(label.font())
             bold.setWeight(QFont.Weight.DemiBold)
             label.setFont(bold)
             status.setObjectName("WelcomeStatus")
+            status.setWordWrap(True)
             status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             button.hide()
-            grid.addWidget(label, row, 0)
-            grid.addWidget(status, row, 1)
-            grid.addWidget(button, row, 2, Qt.AlignmentFlag.AlignRight)
-        grid.setColumnStretch(1, 1)
-        buttons = (self.use_ollama_button, self.use_pi_button, self.use_claude_button)
-        width = max(button.sizeHint().width() for button in buttons)
-        for button in (*buttons, self.settings_button):
-            button.setMinimumWidth(width)
+            grid.addWidget(label, 0, 2 * column)
+            grid.addWidget(button, 0, 2 * column + 1, Qt.AlignmentFlag.AlignLeft)
+            grid.addWidget(status, 1, 2 * column, 1, 2, Qt.AlignmentFlag.AlignTop)
+            grid.setColumnStretch(2 * column + 1, 1)
 
         self.error = QLabel()
         self.error.setObjectName("WelcomeError")
         self.error.setWordWrap(True)
         self.error.hide()
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.error, 1)
-        bottom.addStretch(0)
-        bottom.addWidget(self.settings_button)
 
         icon = QLabel()
-        icon.setPixmap(icons.pixmap("baton", 44))
+        icon.setPixmap(icons.pixmap("baton", 32))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         body = QVBoxLayout()
-        body.setSpacing(10)
+        body.setSpacing(6)
         body.addLayout(text)
         body.addLayout(grid)
-        body.addLayout(bottom)
+        body.addWidget(self.error)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(20, 16, 20, 16)
-        layout.setSpacing(16)
+        layout.setContentsMargins(16, 8, 12, 8)
+        layout.setSpacing(12)
         layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(body, 1)
 
@@ -215,11 +217,45 @@ class WelcomePanel(QFrame):
     def _short_url(self) -> str:
         return self.ollama_url.removeprefix("http://").removesuffix("/v1")
 
+    def _found(self) -> list[str]:
+        buttons = {
+            "Ollama": self.use_ollama_button,
+            "pi": self.use_pi_button,
+            "Claude Code": self.use_claude_button,
+        }
+        return [name for name, button in buttons.items() if not button.isHidden()]
+
+    def _update_summary(self, *, final: bool = False) -> None:
+        """Say what was found, or plainly that nothing was, once the search is over."""
+        need = (
+            "Agents need a model: an OpenAI-compatible server (Ollama, LM Studio, OpenAI, "
+            "OpenRouter…) or the pi or Claude Code command-line tools."
+        )
+        found = self._found()
+        if found:
+            which = found[0] if len(found) == 1 else ", ".join(found[:-1]) + " or " + found[-1]
+            verb = "Use it" if len(found) == 1 else "Choose one"
+            tail = f"Found {which} on this computer. {verb}, or open Settings to add a provider."
+        elif final:
+            tail = (
+                "None of them was found on this computer: open Settings to add a provider and "
+                "its API key, or install one and restart Baton."
+            )
+        else:
+            tail = "Looking for them on this computer…"
+        self.summary.setText(f"{need} {tail}")
+
+    def _dismiss(self) -> None:
+        self.stop()
+        self.hide()
+        self.dismissed.emit()
+
     async def _detect_ollama(self) -> None:
         try:
             models = await list_models(self.ollama_url, timeout_s=OLLAMA_TIMEOUT_S)
         except ProbeError:
             self.ollama_status.setText(f"Not running at {self._short_url()}.")
+            self._update_summary(final=True)
             return
         self.ollama_models = models
         if models:
@@ -232,6 +268,7 @@ class WelcomePanel(QFrame):
                 "(ollama pull qwen3:8b)."
             )
         self.use_ollama_button.show()
+        self._update_summary(final=True)
 
     # -- choices -------------------------------------------------------------------------
 

@@ -347,7 +347,8 @@ async def test_denial_reaches_the_cli_with_the_reason(tmp_path: Path) -> None:
     finished = await harness.run()
 
     assert finished.status == "ok"
-    assert harness.answers() == [{"behavior": "deny", "message": "Not on my machine"}]
+    denial = {"behavior": "deny", "message": "Denied by the user: Not on my machine"}
+    assert harness.answers() == [denial]
     request = asked[0]
     assert (request.tool, request.call_id, request.agent) == ("bash", "toolu_1", "helper")
     assert request.arguments == {"command": "cp hello.txt copy.txt", "description": "Copy"}
@@ -356,7 +357,7 @@ async def test_denial_reaches_the_cli_with_the_reason(tmp_path: Path) -> None:
     assert [(r.decision, r.reason) for r in resolved] == [("deny", "Not on my machine")]
     done = harness.of(ToolCallFinished)
     assert [(d.call_id, d.status, d.result) for d in done] == [
-        ("toolu_1", "error", "Not on my machine")
+        ("toolu_1", "error", "Denied by the user: Not on my machine")
     ]
 
 
@@ -421,7 +422,7 @@ async def test_events_keep_flowing_while_a_person_decides(tmp_path: Path) -> Non
     finished = await harness.run(on_event)
     assert seen_while_waiting
     assert finished.status == "ok"
-    assert harness.answers() == [{"behavior": "deny", "message": "no"}]
+    assert harness.answers() == [{"behavior": "deny", "message": "Denied by the user: no"}]
 
 
 # ------------------------------------------------------------------------------- cancel

@@ -48,6 +48,8 @@ from core.runner import Runner, RunRequest, StepSpec
 from core.settings import Limits, Settings
 
 DENIAL = "Not in this test: shell commands are off."
+DENIED = f"Denied by the user: {DENIAL}"
+"""What the model reads when a person denies with ``DENIAL`` as the reason."""
 
 
 @pytest.fixture
@@ -209,7 +211,7 @@ async def test_real_cli_denied_bash_reaches_the_model_with_the_reason(
     ]
     assert kinds == ["ToolCallStarted", "ApprovalRequested", "ApprovalResolved", "ToolCallFinished"]
     done = [e for e in events if isinstance(e, ToolCallFinished)]
-    assert (done[0].status, done[0].result) == ("error", DENIAL)
+    assert (done[0].status, done[0].result) == ("error", DENIED)
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == (
         "I'll copy it.Understood, not copying."
     )
@@ -218,7 +220,7 @@ async def test_real_cli_denied_bash_reaches_the_model_with_the_reason(
     # What the model saw: the reason as the Bash call's error result, and Baton's flags.
     first, second = server.main_requests
     results = second.tool_results()
-    assert _denials(results) == [DENIAL]
+    assert _denials(results) == [DENIED]
     assert first.body["model"] == "claude-sonnet-4-5"
     assert _tool_names(first.body) == {"Bash", "Read"}
     assert "You are the scout agent." in _system(first.body)
@@ -299,7 +301,7 @@ async def test_real_cli_two_step_chain_through_the_runner(
     assert finished.usage.cost > 0 and finished.usage.turns >= 3
 
     scout_first, scout_second, writer = server.main_requests
-    assert _denials(scout_second.tool_results()) == [DENIAL]
+    assert _denials(scout_second.tool_results()) == [DENIED]
     assert "You are the scout agent." in _system(scout_first.body)
     assert _tool_names(scout_first.body) == {"Bash", "Read"}
     assert "You are the writer agent." in _system(writer.body)
@@ -380,7 +382,7 @@ async def test_real_cli_a_read_in_claude_s_safe_set_reaches_the_gate_when_the_po
     finished = events[-1]
     assert isinstance(finished, StepFinished) and finished.status == "ok"
     results = server.main_requests[1].tool_results()
-    assert _denials(results) == [DENIAL]
+    assert _denials(results) == [DENIED]
 
 
 @pytest.mark.integration

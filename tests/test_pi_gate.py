@@ -12,7 +12,13 @@ import pytest
 from fake_pi import make_fake_pi
 from test_pi_backend import AGENT_END, answer_lines, collect, make_ctx, of, recorded
 
-from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, deny_all
+from core.approvals import (
+    NO_ONE_TO_ASK,
+    ApprovalAnswer,
+    ApprovalGate,
+    ApprovalRequest,
+    deny_all,
+)
 from core.backends import pi_cli
 from core.backends.pi_rpc import NOT_LOADED
 from core.events import ApprovalRequested, ApprovalResolved, Event, StepFinished, ToolCallFinished
@@ -43,11 +49,11 @@ async def test_nobody_to_ask_blocks_the_call_with_the_reason(tmp_path: Path) -> 
     pi, record = gated_step(tmp_path)
     events, gate = await run_with(tmp_path, pi, deny_all)
     (answer,) = recorded(record)["answers"]
-    assert answer["allow"] is False and "nobody was available" in answer["reason"]
+    assert answer == {"allow": False, "reason": NO_ONE_TO_ASK}
     (asked,) = of(gate, ApprovalRequested)
     assert (asked.tool, asked.call_id, asked.arguments) == ("bash", "c1", CALL["input"])
     (done,) = of(events, ToolCallFinished)
-    assert done.status == "error" and "nobody was available" in done.result
+    assert (done.status, done.result) == ("error", NO_ONE_TO_ASK)
     assert isinstance(events[-1], StepFinished) and events[-1].status == "ok"
 
 
@@ -65,12 +71,12 @@ async def test_an_edited_command_is_what_pi_runs(tmp_path: Path) -> None:
 
 async def test_a_person_s_deny_reason_reaches_pi(tmp_path: Path) -> None:
     async def deny(request: ApprovalRequest) -> ApprovalAnswer:
-        return ApprovalAnswer(decision="deny", reason="Denied by you: keep the build folder")
+        return ApprovalAnswer(decision="deny", reason="keep the build folder")
 
     pi, _record = gated_step(tmp_path)
     events, _ = await run_with(tmp_path, pi, deny)
     (done,) = of(events, ToolCallFinished)
-    assert done.status == "error" and done.result == "Denied by you: keep the build folder"
+    assert (done.status, done.result) == ("error", "Denied by the user: keep the build folder")
 
 
 @pytest.mark.parametrize(("verdict", "allowed"), [("allow", True), ("deny", False)])
@@ -83,7 +89,7 @@ async def test_the_policy_answers_without_asking(
     assert answer["allow"] is allowed
     assert of(gate, ApprovalRequested) == []
     if not allowed:
-        assert "policy does not allow the bash tool" in answer["reason"]
+        assert answer["reason"] == "Denied by the user's policy: bash is set to deny"
 
 
 async def test_without_the_gate_loaded_the_task_is_never_sent(

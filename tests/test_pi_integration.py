@@ -18,7 +18,7 @@ import real_clis
 from llm_server import MODEL, LLMServer, Reply
 
 from core.agents import AgentCatalog, AgentDefinition
-from core.approvals import ApprovalAnswer, ApprovalRequest, Responder, deny_all
+from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalRequest, Responder, deny_all
 from core.backends.pi_cli import descendants
 from core.events import (
     ApprovalRequested,
@@ -201,8 +201,8 @@ async def test_bash_under_approve_deny_is_blocked_and_the_reason_reaches_the_mod
     assert (asked.tool, asked.call_id) == ("bash", "call_bash")
     assert [e.decision for e in of(events, ApprovalResolved)] == ["deny"]
     (done,) = of(events, ToolCallFinished)
-    assert done.status == "error" and "nobody was available to approve" in done.result
-    assert "nobody was available to approve" in llm_server.requests[1].tool_messages[0]["content"]
+    assert (done.status, done.result) == ("error", NO_ONE_TO_ASK)
+    assert llm_server.requests[1].tool_messages[0]["content"] == NO_ONE_TO_ASK
 
 
 async def test_an_approved_edited_command_is_what_the_real_pi_runs(

@@ -294,8 +294,7 @@ class _Session:
             updated = answer.updated_arguments
             reply = {"behavior": "allow", "updatedInput": arguments if updated is None else updated}
         else:
-            reason = answer.reason or "The user denied this tool call."
-            reply = {"behavior": "deny", "message": reason}
+            reply = {"behavior": "deny", "message": answer.denial_message()}
         await self._reply(request_id, reply)
 
     async def _reply(self, request_id: str, reply: dict[str, Any]) -> None:

@@ -183,7 +183,7 @@ class PiRpcSession:
             cwd=str(ctx.cwd),
         )
         if not decision.approved:
-            return {"allow": False, "reason": decision.reason or "The user denied this tool call."}
+            return {"allow": False, "reason": decision.denial_message()}
         if decision.updated_arguments is not None:
             return {"allow": True, "input": decision.updated_arguments}
         return {"allow": True}

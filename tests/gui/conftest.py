@@ -155,8 +155,20 @@ def dialogs(qapp: QApplication) -> Iterator[DialogAnswerer]:
 
 @pytest.fixture
 def qasync_loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    """The loop for the test; a test that leaves asyncio tasks pending fails (they are
+    cancelled either way, so the next test starts clean)."""
     with attached_event_loop(qapp) as loop:
         yield loop
+        QApplication.processEvents()  # let tasks finishing right now finish
+        pending = sorted(
+            repr(task.get_coro())
+            for task in asyncio.all_tasks(loop)
+            # The loop's own clean-up of async generators left suspended (httpx's byte
+            # streams) is not the test's doing; attached_event_loop drives them to the end.
+            if not task.done() and type(task.get_coro()).__name__ != "async_generator_athrow"
+        )
+    if pending:
+        pytest.fail(f"asyncio tasks still pending after the test: {pending}")
 
 
 def _click_agent(qtbot: QtBot, window: MainWindow, path: Path) -> None:

@@ -155,7 +155,7 @@ def test_menus_about_and_quit(
 ) -> None:
     window = make_window()
     menus = [action.text() for action in window.menuBar().actions()]
-    assert menus == ["&File", "&View", "&Run", "&Help"]
+    assert menus == ["&File", "&Edit", "&View", "&Run", "&Help"]
     assert window.new_action.shortcut().toString() == "Ctrl+N"
     assert window.save_action.shortcut().toString() == "Ctrl+S"
 

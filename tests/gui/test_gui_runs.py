@@ -94,10 +94,10 @@ def test_a_finished_run_is_listed_filtered_and_reopened_with_the_same_content(
     model = runs.history.proxy
     row = [model.index(0, c).data() for c in range(6)]
     assert row[1] == "scout-and-plan json output"
-    assert row[2] == "Completed"
+    assert row[2] == "Done"
     assert row[4] == "↑3.2k ↓200"
 
-    runs.history.filter_field.setText("planner completed")  # agents and status match too
+    runs.history.filter_field.setText("planner done")  # agents and status match too
     assert len(runs.history.visible_records()) == 1
     runs.history.filter_field.setText("SCOUT failed")  # every word must match
     assert runs.history.visible_records() == []
