@@ -25,6 +25,7 @@ from core.agents import AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, Responder, deny_all
 from core.backends.base import BackendError, RunClock, StepContext
 from core.backends.claude_cli import ClaudeBackend, build_command, claude_tools
+from core.backends.cli_paths import claude_deny_rules
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -37,6 +38,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.paths import config_dir
 from core.settings import Limits, PolicyValue, Settings
 
 
@@ -186,7 +188,7 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
         "--permission-mode",
         "default",
         '--settings={"permissions":{"ask":["Bash","Edit","MultiEdit","NotebookEdit","Write"],'
-        '"deny":[]}}',
+        f'"deny":{json.dumps(claude_deny_rules(), separators=(",", ":"))}}}}}',
         "--model",
         "sonnet",
         "--tools=Read,Grep",
@@ -204,7 +206,9 @@ def test_the_policy_becomes_claude_s_permission_flags(tmp_path: Path) -> None:
     argv = build_command("claude", harness.ctx)
     settings = json.loads(next(a for a in argv if a.startswith("--settings="))[11:])
     assert settings["permissions"]["ask"] == ["Read", "Edit", "MultiEdit", "NotebookEdit", "Write"]
-    assert settings["permissions"]["deny"] == ["Bash", "WebFetch"]
+    assert settings["permissions"]["deny"] == ["Bash", "WebFetch", *claude_deny_rules()]
+    config = str(config_dir().resolve())
+    assert f"Read(/{config}/**)" in settings["permissions"]["deny"]  # Baton's own folders
     assert "--disallowedTools=Bash,WebFetch" in argv
     assert "--tools=Read,Grep" in argv  # Bash is never offered
     assert argv[argv.index("--permission-mode") + 1] == "default"

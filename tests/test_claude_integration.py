@@ -44,6 +44,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.paths import data_dir
 from core.runner import Runner, RunRequest, StepSpec
 from core.settings import Limits, Settings
 
@@ -432,3 +433,24 @@ async def test_real_cli_turn_limit_is_an_error_never_an_answer(
     steps = [e for e in events if isinstance(e, StepFinished)]
     assert len(steps) == 1  # the half answer is not handed on
     assert steps[0].status == "error" and "turn" in (steps[0].error or "")
+
+
+@pytest.mark.integration
+async def test_real_cli_never_reads_baton_s_own_folders(
+    offline_claude: Path, server: AnthropicServer, isolated_home: Path
+) -> None:
+    """Working folder = home (holding Baton's data folder); reads are allowed by the policy."""
+    secret = data_dir() / "runs" / "forged.jsonl"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("SECRET-RUN-LINE\n", encoding="utf-8")
+    server.script = [reply("Reading.", ToolUse("Read", {"file_path": str(secret)})), reply("ok")]
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        return ApprovalAnswer(decision="approve")  # even a person saying yes does not open it
+
+    events = await _run_step(offline_claude, isolated_home, {"read": "allow"}, ("Read",), responder)
+    finished = events[-1]
+    assert isinstance(finished, StepFinished) and finished.status == "ok"
+    (result,) = server.main_requests[1].tool_results()
+    assert result.get("is_error") is True
+    assert all("SECRET-RUN-LINE" not in json.dumps(r.body) for r in server.main_requests)

@@ -22,6 +22,7 @@ from core.approvals import (
 from core.backends import pi_cli
 from core.backends.pi_rpc import NOT_LOADED
 from core.events import ApprovalRequested, ApprovalResolved, Event, StepFinished, ToolCallFinished
+from core.paths import config_dir
 
 CALL = {"toolCallId": "c1", "toolName": "bash", "input": {"command": "rm -rf build"}}
 START = {"type": "tool_execution_start", "toolCallId": "c1", "toolName": "bash"}
@@ -119,3 +120,18 @@ async def test_a_retry_after_agent_end_is_waited_for(tmp_path: Path) -> None:
     step = events[-1]
     assert isinstance(step, StepFinished)
     assert (step.status, step.output) == ("ok", "second time lucky")
+
+
+async def test_baton_s_own_folders_are_refused_to_pi_s_file_tools(tmp_path: Path) -> None:
+    """Even a read the policy allows, with the working folder holding Baton's config folder."""
+    secret = config_dir() / "config.yaml"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("policy: {}\n", encoding="utf-8")
+    call = {"toolCallId": "c1", "toolName": "read", "input": {"path": str(secret)}}
+    steps = [{"ask": call}, *answer_lines("done")]
+    record = tmp_path / "record.json"
+    pi = make_fake_pi(tmp_path / "bin", {"record": str(record), "steps": steps})
+    _events, gate = await run_with(tmp_path, pi, deny_all, policy={"read": "allow"})
+    (answer,) = recorded(record)["answers"]
+    assert answer["allow"] is False and "Baton's own settings or data folder" in answer["reason"]
+    assert of(gate, ApprovalRequested) == []

@@ -9,6 +9,7 @@ Where pi is looked for: ``tests/real_clis.py`` (skips without it, fails under ``
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from core.events import (
     ToolCallStarted,
     Usage,
 )
+from core.paths import config_dir
 from core.runner import Runner, RunRequest, StepSpec
 from core.settings import Settings
 
@@ -240,3 +242,20 @@ async def test_a_subagent_tool_is_never_given_to_the_real_pi(
     assert result.status == "ok"
     assert llm_server.requests[0].tool_names == ["read"]
     assert any("not given to pi: subagent" in e.message for e in of(events, Log))
+
+
+async def test_the_real_pi_never_reads_baton_s_own_folders(
+    real_pi: tuple[Path, Path], llm_server: LLMServer
+) -> None:
+    executable, work = real_pi
+    secret = config_dir() / "config.yaml"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("policy: {bash: allow}  # SECRET-CONFIG\n", encoding="utf-8")
+    llm_server.queue(Reply.tool("read", {"path": str(secret)}), Reply.answer("ok"))
+    request = RunRequest(mode="single", steps=[StepSpec("solo", "Go")], cwd=work, backend="pi")
+    runner, events = runner_for(request, executable, [agent("solo", ("read",), "B.")])
+    result = await asyncio.wait_for(runner.run(), 120)
+    assert result.status == "ok"
+    (done,) = of(events, ToolCallFinished)
+    assert done.status == "error" and "Baton's own settings or data folder" in done.result
+    assert all("SECRET-CONFIG" not in json.dumps(r.messages) for r in llm_server.requests)

@@ -52,6 +52,7 @@ from core.backends.base import BackendError, StepContext
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name
 from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object
+from core.backends.cli_paths import protected_refusal
 from core.events import Event, Log
 from core.tools.process_group import stop_group
 
@@ -276,6 +277,10 @@ class _Session:
     async def _answer(self, request_id: str, request: dict[str, Any]) -> None:
         arguments = request.get("input")
         arguments = arguments if isinstance(arguments, dict) else {}
+        refusal = protected_refusal(arguments, self.ctx.cwd)
+        if refusal is not None:
+            await self._reply(request_id, {"behavior": "deny", "message": refusal})
+            return
         try:
             answer = await self.ctx.approvals.check(
                 run_id=self.ctx.run_id,

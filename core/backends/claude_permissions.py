@@ -13,6 +13,9 @@ So each step tells Claude Code, through its flags, what Baton's policy says:
   over any allow rule of the user's or project's settings, so every such call — a ``Read``
   inside the safe set included — reaches ``can_use_tool`` and Baton's gate.
 
+* Baton's own folders → ``Read``/``Edit``/``Write`` deny rules for them (even reads in the
+  safe set), besides the gate's own check of every question (:mod:`core.backends.cli_paths`).
+
 Policy **allow** adds nothing: Claude's safe set and its own questions stand, and the gate
 still asks about a call Claude singles out (``flagged``).
 
@@ -27,6 +30,7 @@ import json
 from collections.abc import Iterable
 
 from core.approvals import ApprovalGate
+from core.backends.cli_paths import claude_deny_rules
 
 CLAUDE_TO_BATON: dict[str, str] = {
     "Read": "read",
@@ -69,6 +73,6 @@ def permission_args(gate: ApprovalGate, policy_names: Iterable[str]) -> list[str
     denied = denied_tools(gate, names)
     if denied:
         args.append("--disallowedTools=" + ",".join(denied))
-    settings = {"permissions": {"ask": ask, "deny": denied}}
+    settings = {"permissions": {"ask": ask, "deny": denied + claude_deny_rules()}}
     args.append("--settings=" + json.dumps(settings, separators=(",", ":")))
     return args

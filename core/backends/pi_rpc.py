@@ -15,6 +15,8 @@ The conversation, per step::
     ← events …, extension_ui_request(s) → extension_ui_response(s) …
     ← agent_end → {"type": "get_state"} ← response: idle, no retry started → stdin closed
 
+* **Baton's folders** are refused to every file tool before the policy is asked
+  (:mod:`core.backends.cli_paths`).
 * **Fail closed.** The task is sent only once ``get_commands`` shows the gate loaded; the
   extension blocks a call it gets no readable answer for.
 * **Reading never waits for a person.** Each question is answered by its own task while
@@ -37,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from core.backends.base import StepContext
+from core.backends.cli_paths import protected_refusal
 from core.events import Event, Log
 
 GATE_TITLE = "baton-gate/1"
@@ -173,6 +176,9 @@ class PiRpcSession:
         arguments = call.get("input")
         arguments = arguments if isinstance(arguments, dict) else {}
         ctx = self.ctx
+        refusal = protected_refusal(arguments, ctx.cwd)
+        if refusal is not None:
+            return {"allow": False, "reason": refusal}
         decision = await ctx.approvals.check(
             run_id=ctx.run_id,
             step=ctx.step,
