@@ -9,6 +9,8 @@ Usage: ``fake_pi.py SCRIPT.json [pi arguments...]``. The script (JSON)::
     {"version": "0.73.1",            # what --version prints ("" prints nothing useful):
                                      # 0.x on stderr, 1.x on stdout, as the real ones do
      "version_exit": 0,
+     "refuse_prompt": "No API key",   # RPC: answer the prompt with success false and exit
+                                      # when stdin ends (as pi does without a key)
      "record": "/tmp/x/record.json",  # argv, cwd, pid, the prompt file's path/mode/text,
                                       # the task (RPC prompt) and the gate's answers
      "steps": [
@@ -116,7 +118,8 @@ def _play(step: dict[str, Any], out: Any) -> bool:
 class Rpc:
     """pi's side of the RPC channel: a thread reads commands while the script plays."""
 
-    def __init__(self, argv: list[str], record: str | None) -> None:
+    def __init__(self, argv: list[str], record: str | None, refusal: str | None) -> None:
+        self.refusal = refusal
         self.lock = threading.Lock()
         self.prompted = threading.Event()
         self.ended = threading.Event()
@@ -154,6 +157,8 @@ class Rpc:
             elif kind == "get_state":
                 state = {"isStreaming": False, "isCompacting": False}
                 self.write({**reply, "success": True, "data": state})
+            elif kind == "prompt" and self.refusal:
+                self.write({**reply, "success": False, "error": self.refusal})
             elif kind == "prompt":
                 self._note("task", command.get("message"))
                 self.write({**reply, "success": True})
@@ -198,7 +203,7 @@ def main() -> int:
         _record(script["record"], argv, {})
     rpc = None
     if "--mode" in argv and argv[argv.index("--mode") + 1 :][:1] == ["rpc"]:
-        rpc = Rpc(argv, script.get("record"))
+        rpc = Rpc(argv, script.get("record"), script.get("refuse_prompt"))
         rpc.prompted.wait()
     asked = 0
     for step in script.get("steps", []):

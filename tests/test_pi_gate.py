@@ -135,3 +135,12 @@ async def test_baton_s_own_folders_are_refused_to_pi_s_file_tools(tmp_path: Path
     (answer,) = recorded(record)["answers"]
     assert answer["allow"] is False and "Baton's own settings or data folder" in answer["reason"]
     assert of(gate, ApprovalRequested) == []
+
+
+async def test_a_refused_task_fails_the_step_with_pi_s_reason(tmp_path: Path) -> None:
+    """pi 0.73.1 and 1.x without a key: the RPC ``prompt`` answer is ``success: false``."""
+    pi = make_fake_pi(tmp_path / "bin", {"refuse_prompt": "No API key found for the model."})
+    events, _ = await run_with(tmp_path, pi, deny_all)
+    step = events[-1]
+    assert isinstance(step, StepFinished) and step.status == "error"
+    assert step.error == "pi refused the task: No API key found for the model."
