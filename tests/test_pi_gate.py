@@ -4,13 +4,14 @@ responder, an edited command, a deny reason — is what pi gets back."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_pi import make_fake_pi
-from test_pi_backend import AGENT_END, answer_lines, collect, make_ctx, of, recorded
+from test_pi_backend import AGENT_END, answer_lines, collect, gone, make_ctx, of, recorded
 
 from core.approvals import (
     NO_ONE_TO_ASK,
@@ -144,3 +145,30 @@ async def test_a_refused_task_fails_the_step_with_pi_s_reason(tmp_path: Path) ->
     step = events[-1]
     assert isinstance(step, StepFinished) and step.status == "error"
     assert step.error == "pi refused the task: No API key found for the model."
+
+
+async def test_cancel_while_a_person_decides_closes_the_question_and_stops_pi(
+    tmp_path: Path,
+) -> None:
+    asked = asyncio.Event()
+
+    async def wait_forever(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    pi, record = gated_step(tmp_path)
+    ctx = make_ctx(tmp_path, pi)
+    gate_events: list[Event] = []
+    ctx.approvals = ApprovalGate(
+        ctx.settings.effective_policy(), wait_forever, gate_events.append, ctx.clock.now
+    )
+    running = asyncio.ensure_future(collect(ctx))
+    await asyncio.wait_for(asked.wait(), 30)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert [(e.decision, e.reason) for e in of(gate_events, ApprovalResolved)] == [
+        ("deny", "run cancelled")
+    ]
+    assert gone(recorded(record)["pid"])
