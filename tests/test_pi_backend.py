@@ -19,7 +19,8 @@ from fake_pi import make_fake_pi
 from core.agents import AgentDefinition
 from core.approvals import ApprovalGate, deny_all
 from core.backends.base import BackendError, RunClock, StepContext
-from core.backends.pi_cli import PiBackend, parse_version, read_lines
+from core.backends.cli_output import read_lines
+from core.backends.pi_cli import PiBackend, parse_version
 from core.backends.pi_rpc import gate_extension
 from core.events import (
     Event,

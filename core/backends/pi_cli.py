@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -43,14 +42,13 @@ import signal
 import tempfile
 from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar
 
 from core.backends.base import BackendError, StepContext
-from core.backends.cli_output import json_object
+from core.backends.cli_output import READ_CHUNK, Line, json_object, read_lines
 from core.backends.pi_events import PiEventParser
-from core.backends.pi_rpc import PiRpcSession, gate_extension
+from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.events import Event, Log, StepFinished
 from core.settings import Settings
 
@@ -74,59 +72,9 @@ STDERR_TAIL_BYTES = 8_192
 STDERR_LOG_LIMIT = 500
 """stderr lines shown as ``log`` events per step; the rest only feed the tail."""
 
-_READ_CHUNK = 256 * 1024
 _VERSION_TIMEOUT_S = 30.0
 _versions: dict[str, tuple[int, int, int] | None] = {}
 """``pi --version`` per executable, asked once per process."""
-
-
-# -------------------------------------------------------------------------------- lines
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of a child's output. ``kind``: ``line`` (ended by a newline), ``partial``
-    (the stream ended first) or ``overflow`` (longer than the limit: ``data`` is empty and
-    ``size`` says how long it was)."""
-
-    data: bytes
-    kind: Literal["line", "partial", "overflow"]
-    size: int
-
-
-async def read_lines(stream: asyncio.StreamReader, max_line: int) -> AsyncIterator[Line]:
-    """Split a stream into lines without ever holding more than ``max_line`` bytes of one.
-
-    ``StreamReader.readline`` cannot do this: past its limit it raises and throws the buffer
-    away mid-line, so the line's tail would then arrive as a bogus line of its own.
-    """
-    buffer = bytearray()
-    skipped = 0  # bytes of an over-long line thrown away so far; 0: not skipping
-    while chunk := await stream.read(_READ_CHUNK):
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            piece = chunk[start : end + 1]
-            start = end + 1
-            if skipped or len(buffer) + len(piece) > max_line:
-                yield Line(b"", "overflow", skipped + len(buffer) + len(piece))
-                skipped = 0
-                buffer.clear()
-                continue
-            buffer += piece
-            yield Line(bytes(buffer), "line", len(buffer))
-            buffer.clear()
-        rest = chunk[start:]
-        if skipped:
-            skipped += len(rest)
-        elif len(buffer) + len(rest) > max_line:
-            skipped = len(buffer) + len(rest)
-            buffer.clear()
-        else:
-            buffer += rest
-    if skipped:
-        yield Line(b"", "overflow", skipped)
-    elif buffer:
-        yield Line(bytes(buffer), "partial", len(buffer))
 
 
 # -------------------------------------------------------------------------------- finding pi
@@ -509,38 +457,8 @@ _UPDATE_HEAD = b'{"type":"message_update"'
 """The huge streaming lines: never decoded here (the parser scans their head)."""
 
 
-class StdinWriter:
-    """pi's stdin: one JSON command a line, writes serialised; a gone pi is not an error
-    (reading stdout tells the rest)."""
-
-    def __init__(self, stream: asyncio.StreamWriter) -> None:
-        self._stream = stream
-        self._lock = asyncio.Lock()
-        self._open = True
-
-    async def send(self, message: dict[str, Any]) -> None:
-        async with self._lock:
-            if not self._open:
-                return
-            try:
-                self._stream.write((json.dumps(message, ensure_ascii=False) + "\n").encode())
-                await self._stream.drain()
-            except (BrokenPipeError, ConnectionResetError):
-                self._open = False
-
-    async def close(self) -> None:
-        """End of input: pi finishes and exits. Idempotent."""
-        async with self._lock:
-            self._open = False
-            if self._stream.is_closing():
-                return
-            self._stream.close()
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                await self._stream.wait_closed()
-
-
 async def _discard(stream: asyncio.StreamReader) -> None:
-    while await stream.read(_READ_CHUNK):
+    while await stream.read(READ_CHUNK):
         pass
 
 

@@ -1,4 +1,4 @@
-"""pi's ``--mode json`` output, one line at a time, as Baton events.
+"""pi's event lines (``--mode json``, and the same events in ``--mode rpc``) as Baton events.
 
 Pure and stateful per step: :class:`PiEventParser` gets each line pi printed (as it arrives, or
 read back from a saved transcript) and returns the Baton events it stands for; at the end,

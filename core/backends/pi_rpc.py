@@ -32,6 +32,7 @@ The conversation, per step::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Awaitable, Callable
 from importlib import resources
@@ -198,3 +199,33 @@ class PiRpcSession:
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+class StdinWriter:
+    """pi's stdin: one JSON command a line, writes serialised; a gone pi is not an error
+    (reading stdout tells the rest)."""
+
+    def __init__(self, stream: asyncio.StreamWriter) -> None:
+        self._stream = stream
+        self._lock = asyncio.Lock()
+        self._open = True
+
+    async def send(self, message: dict[str, Any]) -> None:
+        async with self._lock:
+            if not self._open:
+                return
+            try:
+                self._stream.write((json.dumps(message, ensure_ascii=False) + "\n").encode())
+                await self._stream.drain()
+            except (BrokenPipeError, ConnectionResetError):
+                self._open = False
+
+    async def close(self) -> None:
+        """End of input: pi finishes and exits. Idempotent."""
+        async with self._lock:
+            self._open = False
+            if self._stream.is_closing():
+                return
+            self._stream.close()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                await self._stream.wait_closed()
