@@ -1,7 +1,7 @@
 """What an approval request *is*, and how it was decided, described once for every screen.
 
 The terminal prompt (:mod:`core.terminal_approval`) and the approval dialog
-(:mod:`gui.approval_dialog`) both render :func:`describe`'s :class:`Description`, so they
+(:mod:`gui.approvals.approval_dialog`) both render :func:`describe`'s :class:`Description`, so they
 cannot drift: a person approves a *change*, not a JSON blob — the command and folder for
 ``bash``, a unified diff against the file on disk for ``edit``/``write``
 (:func:`core.tools.diffs.preview_diff`, the tools' own path resolution), the document and what

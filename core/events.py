@@ -128,6 +128,9 @@ class RunStarted(_Event):
     cwd: str
     started_at: str
     """Wall-clock start, ISO 8601 with timezone."""
+    parent_run: str | None = None
+    """The run whose step started this one (an agent typed ``baton run``), if any."""
+    parent_step: int | None = None
 
 
 class StepStarted(_Event):

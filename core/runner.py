@@ -63,6 +63,8 @@ from core.events import (
 )
 from core.handoff import hand_off
 from core.liveness import LivenessLock
+from core.model_choice import configured_model
+from core.nesting import check_depth, current_parent
 from core.params import ParamsError, params_shown, run_params, step_params
 from core.presets import (
     MAX_PARALLEL_TASKS,
@@ -186,6 +188,8 @@ class Runner:
         self.request = request
         self.settings = settings if settings is not None else load_settings()
         self.run_id = run_id or new_run_id()
+        self._parent = current_parent()
+        """The step of another run that started this process (an agent ran `baton run`)."""
         self.listeners = list(listeners)
         self._record = record
         self._agents = agents
@@ -217,6 +221,7 @@ class Runner:
         if self._steps is not None:
             return
         request = self.request
+        check_depth(self._parent)
         if not request.cwd.is_dir():
             raise RunError(f"working folder {request.cwd} does not exist")
         if not request.steps:
@@ -288,6 +293,8 @@ class Runner:
             params=params_shown([(s.agent, s.params) for s in self._steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            parent_run=self._parent.run_id if self._parent else None,
+            parent_step=self._parent.step if self._parent else None,
         )
         if index is not None and self._publisher.sink is not None:
             try:
@@ -585,12 +592,15 @@ class Runner:
     # ---------------------------------------------------------------------------- helpers
 
     def _model_for(self, spec: StepSpec, agent: AgentDefinition, backend: str) -> str | None:
-        """Override, else the step's or agent's model, else (Baton's own loop only) the
-        configured default. CLI backends fall back to their own defaults instead."""
-        model = self.request.model or spec.model or agent.model
-        if model is None and backend == "openai":
-            model = self.settings.default_model
-        return model
+        """The configured model (:mod:`core.model_choice`, the launch dialog's rule too); None
+        lets a CLI use its default, or Baton's loop ask the provider for its only model."""
+        return configured_model(
+            backend,
+            self.settings,
+            run_model=self.request.model,
+            step_model=spec.model,
+            agent_model=agent.model,
+        ).model
 
     def _runnable_agent(self, agents: AgentCatalog, number: int, spec: StepSpec) -> AgentDefinition:
         """The step's agent; refuses an unknown one, or one whose file has an error."""

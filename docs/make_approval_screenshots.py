@@ -32,10 +32,10 @@ def _shoot(output: Path, project: Path) -> int:
 
     from core.approvals import ApprovalRequest
     from core.rule_store import RuleStore
-    from gui.approval_dialog import ApprovalDialog
-    from gui.icons import app_icon
-    from gui.settings_dialog import SettingsDialog
+    from gui.approvals.approval_dialog import ApprovalDialog
+    from gui.settings.settings_dialog import SettingsDialog
     from gui.theme import apply_theme
+    from gui.theme.icons import app_icon
 
     app = QApplication.instance() or QApplication(sys.argv)
     apply_theme(app)  # type: ignore[arg-type]

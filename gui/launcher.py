@@ -65,7 +65,7 @@ class Window:
         refused = _refuse("baton open")
         if refused is not None:
             return refused
-        from gui.open_run import open_run_window
+        from gui.window.open_run import open_run_window
 
         return open_run_window(path, events, screenshot)
 

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.runs import RunIndex, RunRecord
-from gui import icons
 from gui.runs_table import ROLE_RECORD, RunsFilterModel, RunsTableModel
+from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
 
 

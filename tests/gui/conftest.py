@@ -22,8 +22,8 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
 from gui.qt_asyncio import attached_event_loop
+from gui.window.main_window import MainWindow
 
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
 
@@ -83,6 +83,8 @@ def make_window(
     yield make
     for window in windows:
         window.agents_view.shutdown()
+        if window._launch_dialog is not None:
+            window._launch_dialog.close()  # its background model listing ends with it
 
 
 def _forget_edits(window: QWidget) -> None:
@@ -165,7 +167,9 @@ def qasync_loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
             for task in asyncio.all_tasks(loop)
             # The loop's own clean-up of async generators left suspended (httpx's byte
             # streams) is not the test's doing; attached_event_loop drives them to the end.
-            if not task.done() and type(task.get_coro()).__name__ != "async_generator_athrow"
+            if not task.done()
+            and not task.cancelling()  # its owner stopped it; the loop's teardown finishes it
+            and type(task.get_coro()).__name__ != "async_generator_athrow"
         )
     if pending:
         pytest.fail(f"asyncio tasks still pending after the test: {pending}")
@@ -214,4 +218,4 @@ def no_ollama_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     mid-connect at teardown can leave anyio's half-made connection for a later test's
     warnings; an address httpx refuses before any I/O keeps the panel's "not running" path.
     The welcome tests pass their own ``ollama_url``."""
-    monkeypatch.setattr("gui.welcome_panel.OLLAMA_URL", "unset://ollama")
+    monkeypatch.setattr("gui.window.welcome_panel.OLLAMA_URL", "unset://ollama")

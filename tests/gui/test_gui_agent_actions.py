@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLineEdit, QRadioButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.agents import parse_agent_text
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]
 Click = Callable[[MainWindow, Path], None]

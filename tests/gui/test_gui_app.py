@@ -14,8 +14,8 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
 from gui.qt_asyncio import asyncSlot
+from gui.window.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -23,8 +23,8 @@ from core.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
 from core.rule_store import RuleStore
 from core.runner import Runner, RunRequest, StepSpec
 from core.runs import load_run, run_file
-from gui.approval_dialog import ApprovalDialog
-from gui.approval_queue import ApprovalQueue
+from gui.approvals.approval_dialog import ApprovalDialog
+from gui.approvals.approval_queue import ApprovalQueue
 
 
 @pytest.fixture
@@ -436,7 +436,7 @@ def test_requests_are_described_off_the_gui_thread(
         threads.append(threading.current_thread())
         return real_describe(request)
 
-    monkeypatch.setattr("gui.approval_queue.describe", describe)
+    monkeypatch.setattr("gui.approvals.approval_queue.describe", describe)
     answer = _ask(queue, _request())
     dialog = queue.dialog
     qtbot.waitUntil(dialog.isVisible)

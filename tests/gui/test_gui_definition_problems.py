@@ -25,10 +25,10 @@ from pytestqt.qtbot import QtBot
 
 from core.events import PlannedStep, RunStarted
 from core.settings import save_settings
-from gui.launch_dialog import LaunchDialog
-from gui.launch_steps import StepRow
-from gui.main_window import MainWindow
+from gui.launch.launch_dialog import LaunchDialog
+from gui.launch.launch_steps import StepRow
 from gui.runs_view import rerun_request
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

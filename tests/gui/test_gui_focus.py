@@ -9,7 +9,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 
 def _picture(widget: QWidget) -> QImage:

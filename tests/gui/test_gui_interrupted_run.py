@@ -12,7 +12,7 @@ from test_run_state import sample_run
 from core.events import RunFinished
 from core.liveness import LivenessLock
 from core.runs import Redactor, RunIndex, RunWriter, load_run, run_file
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

@@ -23,7 +23,7 @@ from pytestqt.qtbot import QtBot
 
 from core.settings import save_settings
 from core.trust import TrustStore
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 from core.agents import ParamSpec
 from core.params import ParamsError, validate_params
 from core.settings import save_settings
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

@@ -16,8 +16,8 @@ from pytestqt.qtbot import QtBot
 
 from core.runner import RunRequest, StepSpec
 from core.settings import save_settings
-from gui.main_window import MainWindow
-from gui.shortcuts_dialog import ShortcutsDialog
+from gui.window.main_window import MainWindow
+from gui.window.shortcuts_dialog import ShortcutsDialog
 
 Window = Callable[..., MainWindow]
 

@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QInputDialog, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.agents import AgentCatalog, discover_agents
+from core.preset_files import template, validate_preset_text, with_name
 from core.presets import parse_preset_text
-from gui.main_window import MainWindow
-from gui.preset_files import template, validate_preset_text, with_name
-from gui.presets_view import PresetsView
+from gui.definitions.presets_view import PresetsView
+from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]
 CTRL = Qt.KeyboardModifier.ControlModifier

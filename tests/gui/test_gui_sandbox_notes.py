@@ -10,8 +10,8 @@ from core.approvals import ApprovalRequest
 from core.settings import SandboxSettings, Settings, save_settings
 from core.tools.sandbox import sandbox_status
 from core.trust import project_files
-from gui.approval_dialog import ApprovalDialog
-from gui.trust_dialog import TrustDialog
+from gui.approvals.approval_dialog import ApprovalDialog
+from gui.approvals.trust_dialog import TrustDialog
 
 
 def bash_request(tool: str = "bash") -> ApprovalRequest:

@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from core.settings import config_path, load_settings
 from core.tools.sandbox import sandbox_status
-from gui.settings_dialog import SettingsDialog
+from gui.settings.settings_dialog import SettingsDialog
 
 KEY = "sk-live-0123456789abcdef"
 

@@ -24,7 +24,7 @@ from core.runner import Runner, RunRequest, StepSpec
 from core.secrets import SERVICE
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
 from core.trust import TrustStore
-from gui.settings_dialog import SettingsDialog
+from gui.settings.settings_dialog import SettingsDialog
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core.rule_store import RuleStore
-from gui.settings_dialog import SettingsDialog
+from gui.settings.settings_dialog import SettingsDialog
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
-from gui.welcome_panel import WelcomePanel, needs_welcome
+from gui.window.welcome_panel import WelcomePanel, needs_welcome
 
 Which = Callable[[str], str | None]
 
