@@ -17,8 +17,8 @@ from core.agents import AgentCatalog, AgentDefinition
 from core.events import RunFinished
 from core.runner import Runner, RunRequest, StepSpec
 from core.settings import Settings
-from gui.approval_dialog import ApprovalDialog
-from gui.approval_queue import ApprovalQueue
+from gui.approvals.approval_dialog import ApprovalDialog
+from gui.approvals.approval_queue import ApprovalQueue
 
 pytestmark = pytest.mark.integration
 
