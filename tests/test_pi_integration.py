@@ -14,13 +14,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 import real_clis
 from llm_server import MODEL, LLMServer, Reply
 
 from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalRequest, Responder, deny_all
-from core.backends.pi_cli import descendants
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -168,7 +168,7 @@ async def test_cancel_stops_the_real_pi(real_pi: tuple[Path, Path], llm_server: 
     runner, events = runner_for(request, executable, [agent("solo", ("read",), "Be brief.")])
     running = asyncio.create_task(runner.run())
     await llm_server.wait_requests_async(1, timeout=60)  # pi is waiting for the model
-    (pi_process,) = descendants(os.getpid())  # pi names itself "pi" (process.title)
+    (pi_process,) = [c.pid for c in psutil.Process().children(recursive=True)]  # pi: 'pi'
     assert process_name(pi_process) == "pi"
     runner.cancel()
     result = await asyncio.wait_for(running, 30)

@@ -54,7 +54,7 @@ from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object
 from core.backends.cli_paths import protected_refusal
 from core.events import Event, Log
-from core.tools.process_group import stop_group
+from core.process_tree import stop_tree
 
 INSTALL_HINT = (
     "install it with `npm install -g @anthropic-ai/claude-code` and log in by running "
@@ -354,7 +354,7 @@ class _Session:
         try:
             await asyncio.wait_for(self.proc.wait(), self.backend.interrupt_grace_s)
         except TimeoutError:
-            await stop_group(self.proc, self.backend.terminate_grace_s)
+            await stop_tree(self.proc, self.backend.terminate_grace_s)
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -372,7 +372,7 @@ class _Session:
             task.cancel()
         await self._close_stdin()
         # Also when the CLI already exited: what it left running in its group goes too.
-        await stop_group(self.proc, self.backend.terminate_grace_s)
+        await stop_tree(self.proc, self.backend.terminate_grace_s)
         if self._stderr_task is not None:
             await asyncio.wait({self._stderr_task}, timeout=STDERR_DRAIN_S)
             self._stderr_task.cancel()

@@ -17,9 +17,9 @@ and the task (``Task: <task>``) goes in as an RPC ``prompt`` once the gate is se
   skipped with a ``log`` event; so are lines that are not JSON or not UTF-8.
 * stderr is read at the same time: each line becomes a ``log`` warning, and its tail explains
   a non-zero exit.
-* Cancel (the runner cancels the task iterating :meth:`PiBackend.run`): SIGTERM to pi's
-  process group — pi then kills the detached shells of its bash tool itself — and SIGKILL to
-  the group and every descendant after :attr:`PiBackend.kill_grace_s` if pi is still alive.
+* Cancel (the runner cancels the task iterating :meth:`PiBackend.run`): SIGTERM to pi and
+  every descendant (its bash tool's detached shells included), SIGKILL to what is left after
+  :attr:`PiBackend.kill_grace_s` (:func:`core.process_tree.stop_tree`).
   The process is always reaped and the prompt folder always removed before ``run`` ends, even
   when the consumer stops iterating early.
 * Tools: only pi's built-in tools are offered (:data:`PI_TOOLS`; no extension tools such as
@@ -38,7 +38,6 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import tempfile
 from collections import deque
 from collections.abc import AsyncIterator
@@ -50,6 +49,7 @@ from core.backends.cli_output import READ_CHUNK, Line, json_object, read_lines
 from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.events import Event, Log, StepFinished
+from core.process_tree import stop_tree
 from core.settings import Settings
 
 MIN_VERSION = (0, 73, 0)
@@ -214,61 +214,6 @@ def write_private_prompt(folder: Path, text: str) -> Path:
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(text)
     return path
-
-
-# -------------------------------------------------------------------------------- processes
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live descendant of ``pid`` (Linux ``/proc``; elsewhere nothing is found).
-
-    Needed because pi starts its bash tool's shells detached (a session of their own), so a
-    signal to pi's process group does not reach them.
-    """
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1:
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found: list[int] = []
-    pending = [pid]
-    while pending:
-        for child in children.get(pending.pop(), []):
-            found.append(child)
-            pending.append(child)
-    return found
-
-
-_HARD_KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
-"""Windows has no SIGKILL (nor process groups): there ``os.kill`` terminates pi alone."""
-
-
-def _signal_group(pid: int, signum: int) -> None:
-    with contextlib.suppress(OSError):  # gone already, or not ours to signal
-        if hasattr(os, "killpg"):
-            os.killpg(pid, signum)
-        else:
-            os.kill(pid, signum)
-
-
-def _kill_tree(pid: int) -> None:
-    """SIGKILL pi's group and everything it started, wherever those went."""
-    tree = descendants(pid)
-    _signal_group(pid, _HARD_KILL)
-    for child in tree:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(child, _HARD_KILL)
 
 
 # -------------------------------------------------------------------------------- backend
@@ -440,17 +385,9 @@ class PiBackend:
             await asyncio.gather(*drains, return_exceptions=True)
 
     async def _terminate(self, process: asyncio.subprocess.Process) -> None:
-        _signal_group(process.pid, signal.SIGTERM)
-        waiter = asyncio.ensure_future(process.wait())
-        try:
-            await asyncio.wait({waiter}, timeout=self.kill_grace_s)
-        except asyncio.CancelledError:
-            _kill_tree(process.pid)  # cancelled again while waiting: no more grace
-            raise
-        finally:
-            if process.returncode is None:
-                _kill_tree(process.pid)
-        await waiter
+        """pi and everything it started (its bash tool's detached shells too): SIGTERM, then
+        SIGKILL after the grace — Baton's one process-tree terminator."""
+        await stop_tree(process, self.kill_grace_s)
 
 
 _UPDATE_HEAD = b'{"type":"message_update"'
