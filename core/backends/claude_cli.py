@@ -53,6 +53,7 @@ from core.backends.claude_events import ClaudeEventParser, baton_tool_name
 from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object
 from core.backends.cli_paths import protected_refusal
+from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log
 from core.process_tree import stop_tree
 
@@ -149,6 +150,7 @@ class ClaudeBackend:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 cwd=ctx.cwd,
+                env=cli_environment(CLAUDE_PROVIDER_KEYS, ctx.agent.env),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,

@@ -48,6 +48,7 @@ from core.backends.base import BackendError, StepContext
 from core.backends.cli_output import READ_CHUNK, Line, json_object, read_lines
 from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
+from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
 from core.process_tree import stop_tree
 from core.settings import Settings
@@ -261,6 +262,7 @@ class PiBackend:
                 process = await asyncio.create_subprocess_exec(
                     *argv,
                     cwd=ctx.cwd,
+                    env=cli_environment(PI_PROVIDER_KEYS, ctx.agent.env),
                     stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
                     stderr=asyncio.subprocess.PIPE,
