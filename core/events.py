@@ -160,11 +160,18 @@ class StepStarted(_Event):
 class TextDelta(_Event):
     type: Literal["text_delta"] = "text_delta"
     text: str
+    message_id: str | None = None
+    """The model message this text belongs to, where the backend knows it: text of another
+    message starts a new block instead of being glued to the last one."""
+    parent_call_id: str | None = None
+    """Set when a sub-agent wrote this (Claude Code's Task tool): the call that started it."""
 
 
 class ThinkingDelta(_Event):
     type: Literal["thinking_delta"] = "thinking_delta"
     text: str
+    message_id: str | None = None
+    parent_call_id: str | None = None
 
 
 class ToolCallStarted(_Event):
@@ -172,6 +179,8 @@ class ToolCallStarted(_Event):
     call_id: str
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    parent_call_id: str | None = None
+    """Set when a sub-agent makes this call: the call that started the sub-agent."""
 
 
 class ToolCallOutput(_Event):

@@ -49,6 +49,7 @@ from core.agents import AgentCatalog, AgentDefinition, Scope, discover_agents
 from core.approvals import ApprovalGate, Responder, deny_all
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, backend_for, create_backend
+from core.budget import Budget, BudgetAsker, BudgetGuard, BudgetReached, stop_at_cap
 from core.errors import RunError
 from core.events import (
     Event,
@@ -62,6 +63,8 @@ from core.events import (
     StepStarted,
     TextDelta,
     ToolCallFinished,
+    Usage,
+    UsageStats,
 )
 from core.handoff import hand_off
 from core.liveness import LivenessLock
@@ -124,6 +127,8 @@ class RunRequest:
     """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
     allow_outside_folder: bool = False
     """Let a step work in a folder outside :attr:`cwd` (the person confirmed it)."""
+    budget: Budget | None = None
+    """Cost and token caps (``--max-cost``/``--max-tokens``, a preset's ``budget:``)."""
     reused: dict[int, StepFinished] = field(default_factory=dict)
     """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
     them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
@@ -143,6 +148,7 @@ def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: A
         StepSpec(agent=s.agent, task=s.task, cwd=s.cwd, model=s.model, args=tuple(args))
         for s in preset.steps
     ]
+    options.setdefault("budget", preset.budget)
     return RunRequest(
         mode=preset.mode, steps=steps, cwd=cwd, preset=preset.name, args=list(args), **options
     )
@@ -190,11 +196,17 @@ class Runner:
         presets: PresetCatalog | None = None,
         backend_factory: Callable[[str], Backend] = create_backend,
         run_id: str | None = None,
+        budget_asker: BudgetAsker = stop_at_cap,
     ) -> None:
         self.request = request
         self.settings = settings if settings is not None else load_settings()
         self.run_id = run_id or new_run_id()
         self._parent = current_parent()
+        self.budget = (
+            BudgetGuard(request.budget, self._usage_of, budget_asker, self.run_id)
+            if request.budget is not None
+            else None
+        )
         """The step of another run that started this process (an agent ran `baton run`)."""
         self.listeners = list(listeners)
         self._record = record
@@ -398,6 +410,7 @@ class Runner:
             approvals=self.gate,
             clock=self._clock,
             scrub=self._redactor.scrub if self._redactor is not None else (lambda text: text),
+            budget=self.budget,
         )
         self._emit(
             StepStarted(
@@ -449,13 +462,15 @@ class Runner:
                         outcome.append(event)
                         return
                     self._emit(event)
+                    if isinstance(event, Usage) and backend.name != "openai":
+                        await self._check_cli_budget(ctx)  # the CLI asks its model itself
             finally:
                 # A backend left suspended after its StepFinished (or abandoned on cancel)
                 # releases its stream or process now, not whenever it is garbage-collected.
                 close = getattr(events, "aclose", None)
                 if close is not None:
                     await close()
-        except BackendError as error:
+        except (BackendError, BudgetReached) as error:
             outcome.append(ctx.make(StepFinished, status="error", error=str(error)))
         except Exception as error:  # a bug in a backend must not take the run down
             self._emit(ctx.make(Log, level="error", message=traceback.format_exc()))
@@ -466,6 +481,13 @@ class Runner:
                     error=f"internal error in the {backend.name} backend: {error!r}",
                 )
             )
+
+    async def _check_cli_budget(self, ctx: StepContext) -> None:
+        if self.budget is not None:
+            await self.budget.check(ctx.step)
+
+    def _usage_of(self, step: int) -> tuple[UsageStats, UsageStats]:
+        return self._state.usage, self._state.steps[step].usage
 
     async def _supervise(
         self, task: asyncio.Task[None], ctx: StepContext, grace_s: float
