@@ -8,11 +8,15 @@ live run had, which is what makes replay instant and faithful.
 Items of a step, in order: text blocks, thinking blocks and tool calls. Consecutive deltas of
 the same kind extend the last block; a tool call or a retry starts a new one. A ``retry``
 marks the blocks of the failed attempt as superseded instead of dropping them.
+
+Streamed text and tool output grow in a :class:`~core.text_buffer.TextBuffer` (pieces joined
+only when the whole is read), never by ``+=``: a 5 MB output in 80-byte chunks folds in linear
+time, and views read only what is new (:meth:`TextBuffer.since`) or the tail.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Literal
 
 from core.events import (
@@ -33,6 +37,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.text_buffer import TextBuffer
 
 StepPhase = Literal["pending", "running", "waiting", "ok", "error", "aborted", "not_run"]
 
@@ -40,8 +45,17 @@ StepPhase = Literal["pending", "running", "waiting", "ok", "error", "aborted", "
 @dataclass
 class TextBlock:
     kind: Literal["text", "thinking"]
-    text: str = ""
+    initial: InitVar[str] = ""
     superseded: bool = False
+    content: TextBuffer = field(init=False)
+    """The text as it grew; read :attr:`text` for the whole, ``content`` for parts of it."""
+
+    def __post_init__(self, initial: str) -> None:
+        self.content = TextBuffer(initial)
+
+    @property
+    def text(self) -> str:
+        return self.content.text
 
 
 @dataclass
@@ -50,13 +64,18 @@ class ToolCall:
     tool: str
     arguments: dict[str, object]
     started: float
-    output: str = ""
+    streamed: TextBuffer = field(default_factory=TextBuffer)
+    """Output streamed while the call ran (bash); :attr:`output` is the whole of it."""
     status: Literal["running", "ok", "error", "aborted"] = "running"
     result: str = ""
     duration_ms: float | None = None
     superseded: bool = False
     awaiting_approval: bool = False
     """An approval request for this call is open (the step is ``waiting``)."""
+
+    @property
+    def output(self) -> str:
+        return self.streamed.text
 
     @property
     def key_argument(self) -> str:
@@ -97,6 +116,8 @@ class StepState:
     pending_approvals: set[str] = field(default_factory=set)
     approval_requests: dict[str, ApprovalRequested] = field(default_factory=dict)
     """Pending approval requests by id: which tool call each one holds up."""
+    calls: dict[str, ToolCall] = field(default_factory=dict, repr=False)
+    """Tool calls by id (the newest of a reused id): output chunks find theirs at once."""
 
     def open_calls(self) -> list[ToolCall]:
         return [i for i in self.items if isinstance(i, ToolCall) and i.status == "running"]
@@ -113,10 +134,7 @@ class StepState:
         return "".join(reversed(parts))
 
     def tool_call(self, call_id: str) -> ToolCall | None:
-        for item in reversed(self.items):
-            if isinstance(item, ToolCall) and item.call_id == call_id:
-                return item
-        return None
+        return self.calls.get(call_id)
 
 
 @dataclass
@@ -193,15 +211,19 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         kind: Literal["text", "thinking"] = "text" if isinstance(event, TextDelta) else "thinking"
         last = step.items[-1] if step.items else None
         if isinstance(last, TextBlock) and last.kind == kind and not last.superseded:
-            last.text += event.text
+            last.content.append(event.text)
         else:
             step.items.append(TextBlock(kind, event.text))
     elif isinstance(event, ToolCallStarted):
-        step.items.append(ToolCall(event.call_id, event.tool, dict(event.arguments), event.ts))
+        started = ToolCall(event.call_id, event.tool, dict(event.arguments), event.ts)
+        step.items.append(started)
+        step.calls[event.call_id] = started
     elif isinstance(event, ToolCallOutput):
         call = step.tool_call(event.call_id)
-        if call is not None:
-            call.output = event.chunk if event.replace else call.output + event.chunk
+        if call is not None and event.replace:
+            call.streamed.replace(event.chunk)
+        elif call is not None:
+            call.streamed.append(event.chunk)
     elif isinstance(event, ToolCallFinished):
         call = step.tool_call(event.call_id)
         if call is not None:
