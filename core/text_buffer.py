@@ -78,14 +78,25 @@ class TextBuffer:
 
     def since(self, offset: int) -> str:
         """The text after the first ``offset`` characters, touching only those pieces."""
-        if offset <= 0:
-            return self.text
-        if offset >= self._length:
+        return self.slice(offset, self._length)
+
+    def slice(self, start: int, end: int) -> str:
+        """``text[start:end]`` (offsets clamped), copying only the pieces in that range."""
+        start, end = max(0, start), min(end, self._length)
+        if start >= end:
             return ""
-        first = bisect_right(self._ends, offset)
-        start = self._ends[first - 1] if first else 0
-        head = self._chunks[first][offset - start :]
-        return head + "".join(self._chunks[first + 1 :]) if first + 1 < len(self._chunks) else head
+        if start == 0 and end == self._length:
+            return self.text
+        first = bisect_right(self._ends, start)
+        last = bisect_right(self._ends, end - 1)
+        base = self._ends[first - 1] if first else 0
+        if first == last:
+            return self._chunks[first][start - base : end - base]
+        pieces = self._chunks[first : last + 1]
+        last_base = self._ends[last - 1]
+        pieces[0] = pieces[0][start - base :]
+        pieces[-1] = pieces[-1][: end - last_base]
+        return "".join(pieces)
 
     def tail(self, chars: int) -> str:
         """The last ``chars`` characters (all of them when shorter)."""

@@ -79,3 +79,15 @@ def test_since_and_tail_cut_across_pieces_and_replace_starts_over() -> None:
     assert (buffer.tail(4), buffer.tail(50)) == ("hi\nj", "abcdefghi\nj")
     buffer.replace("new\n")
     assert (buffer.text, len(buffer), buffer.newlines, bool(TextBuffer())) == ("new\n", 4, 1, False)
+
+
+def test_slices_match_the_joined_text() -> None:
+    buffer = TextBuffer()
+    for piece in ("ab", "cde", "f", "ghij"):
+        buffer.append(piece)
+    whole = "abcdefghij"
+    assert buffer.slice(1, 9) == whole[1:9]
+    assert buffer.copied == 0  # a part never joins the whole
+    for start in range(-1, 12):
+        for end in range(-1, 12):
+            assert buffer.slice(start, end) == whole[max(0, start) : max(0, end)], (start, end)

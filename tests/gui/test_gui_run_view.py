@@ -25,7 +25,8 @@ from gui import run_header
 from gui.run_view import RunView
 from gui.step_items import NoticeItem, TextItem, ThinkingItem
 from gui.step_pane import StepPane
-from gui.tool_call_row import OUTPUT_LINES, ToolCallRow
+from gui.tool_call_row import ToolCallRow
+from gui.tool_output import OUTPUT_LINES
 
 
 @pytest.fixture
