@@ -162,8 +162,10 @@ class MainWindow(QMainWindow):
     def open_run_by_id(self, run_id: str) -> None:
         """Show a saved run (the documents' provenance links land here)."""
         record = RunIndex().get(run_id)
-        if record is None or self.runs_view.open_record(record) is None:
+        if record is None:
             self.statusBar().showMessage(f"Run {run_id} is no longer in the history.", 8000)
+        else:
+            self.runs_view.open_record(record)
 
     def show_view(self, key: str) -> None:
         self.sidebar.set_current([spec.key for spec in VIEWS].index(key))

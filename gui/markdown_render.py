@@ -268,26 +268,35 @@ class BlockSplitter:
     def in_fence(self) -> bool:
         return self._fence is not None
 
-    def advance(self, source: str) -> int:
+    def advance(self, source: str, limit: int | None = None) -> int:
         """Scan the complete lines added since the last call; return :attr:`finished`.
 
         A line still being written already closes the block before it when its first
         character cannot start a list item or an indented continuation (a letter, ``#``,
         ``>``, a backtick...): the previous paragraph need not wait for the line to end.
+        ``limit``: treat ``source[:limit]`` as all there is so far (lays out a long text in
+        slices without copying prefixes of it).
         """
+        end_of_source = len(source) if limit is None else min(limit, len(source))
         pos = self._scanned
-        while (end := source.find("\n", pos)) >= 0:
+        while (end := source.find("\n", pos, end_of_source)) >= 0:
             self._scan_line(source, pos, end)
             pos = end + 1
         self._scanned = pos
         if (
             self._after_blank
             and self._fence is None
-            and pos < len(source)
+            and pos < end_of_source
             and source[pos] not in _UNDECIDED_STARTS
         ):
             self.finished = pos
         return self.finished
+
+    def rebase(self, offset: int) -> None:
+        """The first ``offset`` characters were cut off the source (rendered and kept): from
+        now on offsets count from there. Lets the live renderer keep only the open tail."""
+        self.finished -= offset
+        self._scanned -= offset
 
     def _scan_line(self, source: str, start: int, end: int) -> None:
         line = source[start:end]

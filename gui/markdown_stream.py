@@ -14,7 +14,11 @@ renders incrementally instead:
   update; only the last segment and the tail change.
 
 :meth:`MarkdownStream.finish` renders the final state at once and drops the tail view.
-:meth:`MarkdownStream.set_text` shows a complete text with a single render (replays).
+:meth:`MarkdownStream.set_text` shows a complete text (replays): a short one with a single
+render, a long one (a reopened 2 MB answer) lazily — the first slice, which is what a reader
+sees first, at once, the rest a slice of :data:`LAZY_SLICE_CHARS` per event-loop turn, each cut
+between blocks, so the window never stalls on it. Deltas are kept in a
+:class:`~core.text_buffer.TextBuffer`; a render reads only the open tail, never the whole text.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import time
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
+from core.text_buffer import TextBuffer
 from gui.markdown_render import BlockSplitter
 from gui.markdown_view import MarkdownView
 
@@ -32,6 +37,10 @@ STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
 SEGMENT_CHARS = 12_000
 """Finished Markdown per view; the next finished block opens a new view."""
+LAZY_CHARS = 24_000
+"""A finished text longer than this, set at once (a reopened run), is laid out lazily."""
+LAZY_SLICE_CHARS = 8_000
+"""Characters laid out per event-loop turn (a few ms of Markdown and Qt layout each)."""
 _NOT_A_SEGMENT_START = ("|", ">", "```", "~~~", " ", "\t")
 """A chunk starting like this (a table, a quote, code, an indented line) stays with the
 previous segment: Qt puts an empty line before a document that starts with a table."""
@@ -57,16 +66,24 @@ class MarkdownStream(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._render)
-        self._parts: list[str] = []
-        self._splitter = BlockSplitter()
+        self._whole = TextBuffer()  # everything fed so far
+        self._unmerged: list[str] = []  # deltas since the last render
+        self._open = ""  # the text after the rendered blocks: the open tail
+        self._splitter = BlockSplitter()  # offsets count from the start of ``_open``
         self._appended = 0
         self._tail_source = ""
         self._finished = False
         self._last_render = 0.0
+        self._lazy: str | None = None  # a long finished text being laid out in slices
+        self._lazy_timer = QTimer(self)
+        self._lazy_timer.setSingleShot(True)
+        self._lazy_timer.timeout.connect(self._lay_out_slice)
         self.block_renders = 0
         """How many times newly finished blocks were rendered and appended."""
         self.tail_renders = 0
         """How many times the open tail was rendered."""
+        self.layout_slices = 0
+        """Slices a long text set at once was laid out in (one per event-loop turn)."""
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     # ---------------------------------------------------------------- public API
@@ -87,7 +104,8 @@ class MarkdownStream(QWidget):
         if self._finished:  # reopened: rare, so simply start over with the longer text
             self.set_text(self.text() + delta, finished=False)
             return
-        self._parts.append(delta)
+        self._whole.append(delta)
+        self._unmerged.append(delta)
         if not self._timer.isActive():
             elapsed_ms = (time.monotonic() - self._last_render) * 1000
             self._timer.start(max(0, math.ceil(self._interval - elapsed_ms)))
@@ -97,32 +115,43 @@ class MarkdownStream(QWidget):
         if self._finished:
             return
         self._timer.stop()
-        text = self.text()
-        rest = text[self._appended :]
-        if rest.strip():
-            self._append(rest)
-        self._appended = len(text)
+        self._merge()
+        if self._open.strip():
+            self._append(self._open)
+        self._appended = len(self._whole)
+        self._open = ""
         self._drop_tail()
         self._show_segments()
         self._finished = True
         self.rendered.emit()
 
     def set_text(self, text: str, *, finished: bool) -> None:
-        """Show ``text`` from scratch (a replayed or re-shown block): one render."""
+        """Show ``text`` from scratch (a replayed or re-shown block): one render, or for a
+        long finished text the first slice now and the rest a slice per event-loop turn."""
         self._timer.stop()
-        self._parts = [text]
+        self._lazy_timer.stop()
+        self._lazy = None
+        self._whole = TextBuffer(text)
+        self._unmerged = []
         self._splitter = BlockSplitter()
         self._finished = finished
         self._drop_tail()
         while len(self._segments) > 1:
             self._drop_view(self._segments.pop())
+        self._last_render = time.monotonic()
+        if finished and len(text) > LAZY_CHARS:
+            self.view.set_markdown("")
+            self._lazy, self._appended, self._open = text, 0, ""
+            self._lay_out_slice()
+            return
         self._appended = len(text) if finished else self._splitter.advance(text)
+        self._splitter.rebase(self._appended)
+        self._open = text[self._appended :]
         self.view.set_markdown(text[: self._appended])
         self.block_renders += 1
         if not finished:
-            self._render_tail(text[self._appended :])
+            self._render_tail(self._open)
         self._show_segments()
-        self._last_render = time.monotonic()
         self.rendered.emit()
 
     def set_struck(self, struck: bool) -> None:
@@ -133,12 +162,14 @@ class MarkdownStream(QWidget):
                 view.set_struck(struck)
 
     def text(self) -> str:
-        if len(self._parts) > 1:
-            self._parts = ["".join(self._parts)]
-        return self._parts[0] if self._parts else ""
+        return self._whole.text
 
     def is_finished(self) -> bool:
         return self._finished
+
+    def is_laid_out(self) -> bool:
+        """False while a long text set at once is still being laid out, slice by slice."""
+        return self._lazy is None
 
     def flush(self) -> None:
         """Render pending deltas now instead of at the next tick (tests, benchmarks)."""
@@ -155,15 +186,44 @@ class MarkdownStream(QWidget):
 
     # ---------------------------------------------------------------- private
 
+    def _merge(self) -> None:
+        if self._unmerged:
+            self._open += "".join(self._unmerged)
+            self._unmerged = []
+
     def _render(self) -> None:
-        text = self.text()
-        finished = self._splitter.advance(text)
-        if finished > self._appended:
-            self._append(text[self._appended : finished])
-            self._appended = finished
-        self._render_tail(text[self._appended :])
+        """Render newly finished blocks once, then the open tail: the cost follows the size
+        of what changed, not of the whole text (which is never joined here)."""
+        self._merge()
+        finished = self._splitter.advance(self._open)
+        if finished > 0:
+            self._append(self._open[:finished])
+            self._open = self._open[finished:]
+            self._splitter.rebase(finished)
+            self._appended += finished
+        self._render_tail(self._open)
         self._show_segments()
         self._last_render = time.monotonic()
+        self.rendered.emit()
+
+    def _lay_out_slice(self) -> None:
+        """Render the next :data:`LAZY_SLICE_CHARS` or so of a long text, cut between blocks;
+        the next slice follows on the next event-loop turn."""
+        text = self._lazy
+        if text is None:
+            return
+        limit, cut = self._appended, self._appended
+        while cut <= self._appended:
+            limit = min(len(text), limit + LAZY_SLICE_CHARS)
+            cut = len(text) if limit == len(text) else self._splitter.advance(text, limit)
+        self._append(text[self._appended : cut])
+        self._appended = cut
+        self.layout_slices += 1
+        self._show_segments()
+        if cut < len(text):
+            self._lazy_timer.start(0)
+            return
+        self._lazy = None
         self.rendered.emit()
 
     def _append(self, source: str) -> None:

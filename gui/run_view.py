@@ -134,6 +134,16 @@ class RunView(QWidget):
         self.model.load_events(events)
         self.scroll.verticalScrollBar().setValue(0)
 
+    def load_state(self, state: RunState) -> None:
+        """Show a run folded elsewhere (read off the GUI thread), from the top."""
+        self._follow = False
+        self.model.load_state(state)
+        self.scroll.verticalScrollBar().setValue(0)
+
+    def show_reading(self, name: str) -> None:
+        """Say the run is being read (shown until :meth:`load_state`)."""
+        self.placeholder.setText(f"Reading {name}…")
+
     def state(self) -> RunState:
         return self.model.state
 

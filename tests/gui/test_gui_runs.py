@@ -114,6 +114,8 @@ def test_a_finished_run_is_listed_filtered_and_reopened_with_the_same_content(
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     page = runs.current_page()
     assert page is not None and page.session is None
+    assert page.view.placeholder.text().startswith("Reading ")  # read off the GUI thread
+    qtbot.waitUntil(lambda: not page.is_reading())
     assert not page.view.model.is_live()
     assert page.view.state().status == "ok"
     assert _texts(page) == live_texts
@@ -304,6 +306,7 @@ def test_open_a_transcript_then_import_it(
     assert window.current_view() == "runs"
     page = runs.current_page()
     assert page is not None and page.path == transcript
+    qtbot.waitUntil(lambda: not page.is_reading())
     assert page.view.state().status == "ok"
     assert len(page.view.panes()) == 1
     assert runs.history.visible_records() == []  # opening is not importing
@@ -317,6 +320,7 @@ def test_open_a_transcript_then_import_it(
     garbage.write_text('{"hello": "world"}\n', encoding="utf-8")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(garbage), ""))
     window.open_run_action.trigger()
+    qtbot.waitUntil(lambda: runs.history.banner.kind() == "error")
     assert runs.tabs.currentWidget() is runs.history
-    assert runs.history.banner.kind() == "error"
+    assert [p.path for p in runs.pages()] == [transcript]  # the failed tab went away
     assert runs.history.banner.message().startswith("Could not open notes.jsonl: ")
