@@ -21,6 +21,7 @@ code fence (fences are tracked with their marker and length, at any indentation)
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -87,6 +88,28 @@ def _parser() -> MarkdownIt:
     for name, rule in _RULES.items():
         md.add_render_rule(name, rule)
     return md
+
+
+COMMON_LANGUAGES = (
+    *("python", "bash", "json", "javascript", "typescript", "yaml", "toml", "diff", "sql"),
+    *("rust", "go", "c", "cpp", "java", "html", "css", "markdown", "text"),
+)
+"""Lexers prepared ahead of time (:func:`prepare_highlighting`)."""
+
+
+def prepare_highlighting() -> None:
+    """Build the common Pygments lexers on a worker thread. A lexer class compiles its
+    regular expressions when first used — 20-100 ms each, which would otherwise stall the
+    window at the first code block in that language of a session."""
+    threading.Thread(target=_build_lexers, name="baton-lexers", daemon=True).start()
+
+
+def _build_lexers() -> None:
+    for language in COMMON_LANGUAGES:
+        try:
+            highlight("x", get_lexer_by_name(language), HtmlFormatter(noclasses=True))
+        except ClassNotFound:
+            continue
 
 
 @lru_cache(maxsize=64)

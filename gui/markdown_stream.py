@@ -17,7 +17,8 @@ renders incrementally instead:
 :meth:`MarkdownStream.set_text` shows a complete text (replays): a short one with a single
 render, a long one (a reopened 2 MB answer) lazily — the first slice, which is what a reader
 sees first, at once, the rest a slice of :data:`LAZY_SLICE_CHARS` per event-loop turn, each cut
-between blocks, so the window never stalls on it. Deltas are kept in a
+between blocks, so the window never stalls on it. A flood of deltas that finishes many blocks
+at once is laid out the same way. Deltas are kept in a
 :class:`~core.text_buffer.TextBuffer`; a render reads only the open tail, never the whole text.
 """
 
@@ -30,17 +31,16 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from core.text_buffer import TextBuffer
-from gui.markdown_render import BlockSplitter
+from gui.markdown_render import BlockSplitter, prepare_highlighting
 from gui.markdown_view import MarkdownView
 
 STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
 SEGMENT_CHARS = 12_000
 """Finished Markdown per view; the next finished block opens a new view."""
-LAZY_CHARS = 24_000
-"""A finished text longer than this, set at once (a reopened run), is laid out lazily."""
-LAZY_SLICE_CHARS = 8_000
-"""Characters laid out per event-loop turn (a few ms of Markdown and Qt layout each)."""
+LAZY_SLICE_CHARS = 4_000
+"""Finished text laid out per event-loop turn when more is waiting (a reopened long answer,
+a flood of deltas): ~10 ms of Markdown and Qt layout at most."""
 _NOT_A_SEGMENT_START = ("|", ">", "```", "~~~", " ", "\t")
 """A chunk starting like this (a table, a quote, code, an indented line) stays with the
 previous segment: Qt puts an empty line before a document that starts with a table."""
@@ -70,11 +70,12 @@ class MarkdownStream(QWidget):
         self._unmerged: list[str] = []  # deltas since the last render
         self._open = ""  # the text after the rendered blocks: the open tail
         self._splitter = BlockSplitter()  # offsets count from the start of ``_open``
-        self._appended = 0
         self._tail_source = ""
         self._finished = False
         self._last_render = 0.0
-        self._lazy: str | None = None  # a long finished text being laid out in slices
+        self._ready = ""  # finished text waiting to be laid out, a slice per loop turn
+        self._ready_pos = 0  # how much of it is laid out (always at a block boundary)
+        self._ready_splitter = BlockSplitter()  # finds the cuts in ``_ready``
         self._lazy_timer = QTimer(self)
         self._lazy_timer.setSingleShot(True)
         self._lazy_timer.timeout.connect(self._lay_out_slice)
@@ -117,8 +118,7 @@ class MarkdownStream(QWidget):
         self._timer.stop()
         self._merge()
         if self._open.strip():
-            self._append(self._open)
-        self._appended = len(self._whole)
+            self._queue(self._open)
         self._open = ""
         self._drop_tail()
         self._show_segments()
@@ -130,7 +130,7 @@ class MarkdownStream(QWidget):
         long finished text the first slice now and the rest a slice per event-loop turn."""
         self._timer.stop()
         self._lazy_timer.stop()
-        self._lazy = None
+        self._ready, self._ready_pos = "", 0
         self._whole = TextBuffer(text)
         self._unmerged = []
         self._splitter = BlockSplitter()
@@ -139,16 +139,15 @@ class MarkdownStream(QWidget):
         while len(self._segments) > 1:
             self._drop_view(self._segments.pop())
         self._last_render = time.monotonic()
-        if finished and len(text) > LAZY_CHARS:
+        cut = len(text) if finished else self._splitter.advance(text)
+        self._splitter.rebase(cut)
+        self._open = text[cut:]
+        if cut > LAZY_SLICE_CHARS:
             self.view.set_markdown("")
-            self._lazy, self._appended, self._open = text, 0, ""
-            self._lay_out_slice()
-            return
-        self._appended = len(text) if finished else self._splitter.advance(text)
-        self._splitter.rebase(self._appended)
-        self._open = text[self._appended :]
-        self.view.set_markdown(text[: self._appended])
-        self.block_renders += 1
+            self._queue(text[:cut])
+        else:
+            self.view.set_markdown(text[:cut])
+            self.block_renders += 1
         if not finished:
             self._render_tail(self._open)
         self._show_segments()
@@ -169,7 +168,7 @@ class MarkdownStream(QWidget):
 
     def is_laid_out(self) -> bool:
         """False while a long text set at once is still being laid out, slice by slice."""
-        return self._lazy is None
+        return not self._ready
 
     def flush(self) -> None:
         """Render pending deltas now instead of at the next tick (tests, benchmarks)."""
@@ -197,33 +196,44 @@ class MarkdownStream(QWidget):
         self._merge()
         finished = self._splitter.advance(self._open)
         if finished > 0:
-            self._append(self._open[:finished])
+            self._queue(self._open[:finished])
             self._open = self._open[finished:]
             self._splitter.rebase(finished)
-            self._appended += finished
         self._render_tail(self._open)
         self._show_segments()
         self._last_render = time.monotonic()
         self.rendered.emit()
 
-    def _lay_out_slice(self) -> None:
-        """Render the next :data:`LAZY_SLICE_CHARS` or so of a long text, cut between blocks;
-        the next slice follows on the next event-loop turn."""
-        text = self._lazy
-        if text is None:
+    def _queue(self, finished: str) -> None:
+        """Lay out finished blocks: at once when they are few, else a slice per loop turn
+        (a flood, or a long text set at once) so that no turn renders more than a slice."""
+        if not self._ready and len(finished) <= LAZY_SLICE_CHARS:
+            self._append(finished)
             return
-        limit, cut = self._appended, self._appended
-        while cut <= self._appended:
+        self._ready = self._ready[self._ready_pos :] + finished
+        self._ready_pos = 0
+        self._ready_splitter = BlockSplitter()  # the backlog starts at a block boundary
+        if not self._lazy_timer.isActive():
+            self._lay_out_slice()
+
+    def _lay_out_slice(self) -> None:
+        """Render the next :data:`LAZY_SLICE_CHARS` or so of the backlog, cut between blocks;
+        the next slice follows on the next event-loop turn."""
+        text, start = self._ready, self._ready_pos
+        if not text:
+            return
+        limit, cut = start, start
+        while cut <= start:
             limit = min(len(text), limit + LAZY_SLICE_CHARS)
-            cut = len(text) if limit == len(text) else self._splitter.advance(text, limit)
-        self._append(text[self._appended : cut])
-        self._appended = cut
+            cut = len(text) if limit == len(text) else self._ready_splitter.advance(text, limit)
+        self._append(text[start:cut])
+        self._ready_pos = cut
         self.layout_slices += 1
         self._show_segments()
         if cut < len(text):
             self._lazy_timer.start(0)
             return
-        self._lazy = None
+        self._ready, self._ready_pos = "", 0
         self.rendered.emit()
 
     def _append(self, source: str) -> None:
@@ -284,6 +294,7 @@ def warm_up() -> None:
     global _warm
     if not _warm:
         _warm = True
+        prepare_highlighting()
         stream = MarkdownStream()
         stream.set_text("*warm* `up`", finished=True)
         stream.deleteLater()
