@@ -125,14 +125,14 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
 
 
 def main() -> None:
+    from big_runs import big_output, flood, long_answer
+    from markdown_stream import generate
     from PySide6.QtWidgets import QApplication
 
     import gui  # noqa: F401  (PySide6 work-around first)
-    from big_runs import big_output, flood, long_answer
     from core.events import event_to_json
     from gui.markdown_stream import warm_up
     from gui.theme import apply_theme
-    from markdown_stream import generate
 
     app = QApplication.instance() or QApplication([])
     apply_theme(app)  # type: ignore[arg-type]
