@@ -263,6 +263,33 @@ def render_html(
     return RenderedHtml(_BLOCK_NEWLINE.sub(r"\1", html), env["codes"])
 
 
+# ------------------------------------------------------------------------------- plain deltas
+
+_MARKUP = frozenset("\\`*_[]()<>!&|~#=+\n\r\t")
+"""Characters that may open, close or change a Markdown construct (or a line's meaning)."""
+_PLAIN_END = frozenset(" .,;:?'\"-/%$@^")
+"""Besides letters and digits, what ``source`` may end with for plain text to follow it."""
+
+
+def extends_plainly(source: str, added: str) -> bool:
+    """Whether ``source + added`` renders as ``source``'s rendering with ``added`` appended as
+    ordinary text in the current format — so a live view may append ``added`` as it is instead
+    of rendering Markdown again.
+
+    Conservative, like the block splitter: ``added`` has no markup character and no line break,
+    no run of spaces (HTML would collapse it), and ``source`` ends with a letter, digit or
+    simple punctuation (not right after a closing delimiter such as ``**`` or a link) and not
+    inside a link destination that ``added`` could still close.
+    """
+    if not source or not added or "  " in added or not _MARKUP.isdisjoint(added):
+        return False
+    last = source[-1]
+    if not (last.isalnum() or last in _PLAIN_END) or (last == " " and added[0] == " "):
+        return False
+    line = source[source.rfind("\n") + 1 :]
+    return "](" not in line[line.rfind(")") + 1 :]
+
+
 # ----------------------------------------------------------------------------------- splitting
 
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)")

@@ -9,6 +9,8 @@ renders incrementally instead:
 * Only the open *tail* — the block still being written — is rendered again, into a small view
   below, at most every :data:`STREAM_INTERVAL_MS` (a single-shot timer, leading edge: the
   first delta after a quiet spell renders on the next loop turn, the rest are coalesced).
+  New words that cannot change any markup (:func:`~gui.markdown_render.extends_plainly`) are
+  appended to the tail's document as they are, without rendering Markdown at all.
 * Finished text goes into *segments* of about :data:`SEGMENT_CHARS` each, one view per
   segment, so a 200 KB answer never makes Qt lay out and paint one enormous document at every
   update; only the last segment and the tail change.
@@ -31,7 +33,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from core.text_buffer import TextBuffer
-from gui.markdown_render import BlockSplitter, prepare_highlighting
+from gui.markdown_render import BlockSplitter, extends_plainly, prepare_highlighting
 from gui.markdown_view import MarkdownView
 
 STREAM_INTERVAL_MS = 50
@@ -83,6 +85,8 @@ class MarkdownStream(QWidget):
         """How many times newly finished blocks were rendered and appended."""
         self.tail_renders = 0
         """How many times the open tail was rendered."""
+        self.tail_appends = 0
+        """How many times plain text was appended to the tail without rendering Markdown."""
         self.layout_slices = 0
         """Slices a long text set at once was laid out in (one per event-loop turn)."""
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -261,7 +265,16 @@ class MarkdownStream(QWidget):
     def _render_tail(self, tail: str) -> None:
         if tail == self._tail_source:
             return
-        self._tail_source = tail
+        previous, self._tail_source = self._tail_source, tail
+        if (
+            self._tail is not None
+            and tail.startswith(previous)
+            and not self._splitter.in_fence
+            and extends_plainly(previous, tail[len(previous) :])
+            and self._tail.append_plain(tail[len(previous) :])
+        ):
+            self.tail_appends += 1  # plain words: no Markdown, no new document
+            return
         if not tail.strip():
             if self._tail is not None:
                 self._tail.hide()
