@@ -159,8 +159,10 @@ def long_answer(text: str, delta: int = 40) -> list[Event]:
     return events
 
 
-def write_run(events: list[Event], path: Path) -> Path:
+def write_run(events: list[Event], path: Path, run_id: str = RUN_ID) -> Path:
+    """Save ``events`` as a run file, under ``run_id`` (several runs in one history)."""
+    ours, theirs = f'"run_id":"{RUN_ID}"', f'"run_id":"{run_id}"'
     with open(path, "w", encoding="utf-8") as file:
         for event in events:
-            file.write(event_to_json(event) + "\n")
+            file.write(event_to_json(event).replace(ours, theirs, 1) + "\n")
     return path

@@ -15,6 +15,7 @@ from pathlib import Path
 from core.events import Event, RunStarted
 from core.run_import import load_any
 from core.run_state import RunState
+from core.runs import read_events
 
 
 @dataclass
@@ -36,8 +37,15 @@ def fold_run(events: Iterable[Event]) -> FoldedRun:
 
 def read_folded(path: Path) -> FoldedRun:
     """The folded run in ``path`` (a Baton run file or a transcript); ``ValueError`` or
-    ``OSError`` when it cannot be read, ``ValueError`` when it holds no events."""
-    events = load_any(path)
-    if not events:
+    ``OSError`` when it cannot be read, ``ValueError`` when it holds no events.
+
+    A run file is folded as it is read, one event at a time: no list of 100,000 events is
+    built only to be thrown away (freeing it in one go would hold the GIL for a long moment,
+    which the GUI thread would feel)."""
+    if not path.is_file():
+        raise ValueError(f"{path} is not a file")
+    first = next(read_events(path), None)
+    folded = fold_run(read_events(path) if isinstance(first, RunStarted) else load_any(path))
+    if not folded.state.events:
         raise ValueError(f"{path.name} holds no events")
-    return fold_run(events)
+    return folded

@@ -158,7 +158,7 @@ class ToolCallRow(QFrame):
         self._layout.setSpacing(2)
         self._layout.addWidget(self.summary)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.refresh(call)
+        self.refresh(call, interrupted=interrupted)
 
     # ---------------------------------------------------------------- public API
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from run_events import SONNET, RunBuilder
+from run_events import SONNET, RunBuilder, many_items
 
+from core.run_state import fold
 from gui.markdown_stream import LAZY_SLICE_CHARS
 from gui.markdown_view import MarkdownView
 from gui.run_view import RunView
 from gui.step_items import TextItem
+from gui.step_pane import COLLAPSED_ITEMS
 from gui.tool_call_row import ToolCallRow
 from gui.tool_output import LOAD_SLICE_CHARS, OUTPUT_LINES
 
@@ -120,3 +122,16 @@ def test_a_reopened_long_answer_is_laid_out_in_slices(qtbot: QtBot, view: RunVie
     qtbot.addWidget(once)
     once.set_markdown(answer)
     assert stream.shown_text() == once.toPlainText()
+
+
+def test_a_run_opened_from_a_file_fills_its_panes_over_a_few_turns(
+    qtbot: QtBot, view: RunView
+) -> None:
+    state = fold(many_items(25))  # what the worker thread hands over
+
+    view.load_state(state)
+
+    pane = view.pane(0)
+    assert 0 < len(pane.item_widgets()) < COLLAPSED_ITEMS  # the newest items first
+    qtbot.waitUntil(lambda: len(pane.item_widgets()) == COLLAPSED_ITEMS)
+    assert pane.first_shown_item() == 15

@@ -131,7 +131,7 @@ def test_a_collapsed_pane_shows_the_last_ten_items(qtbot: QtBot, view: RunView) 
     pane = view.pane(0)
 
     assert not pane.is_expanded()
-    assert len(pane.item_widgets()) == 10
+    qtbot.waitUntil(lambda: len(pane.item_widgets()) == 10)
     assert pane.first_shown_item() == 15
     before_last, last = pane.item_widgets()[-2:]
     assert isinstance(last, ToolCallRow) and last.argument_text() == "src/file_24.py"
