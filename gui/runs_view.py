@@ -166,6 +166,9 @@ class RunsView(QWidget):
 
     def add_session(self, session: RunSession) -> RunPage:
         """A live run: its own tab, made current."""
+        existing = self.page_for(session.run_id)
+        if existing is not None:
+            return existing
         page = RunPage(session.view, session=session)
         # The run's index row is written as it starts: show it in the history then.
         session.view.model.runStarted.connect(self.history.refresh)
