@@ -175,8 +175,9 @@ class MainWindow(QMainWindow):
         stand_in = self.stack.widget(index)
         current = self.stack.currentIndex()
         self.stack.insertWidget(index, widget)
-        self.stack.removeWidget(stand_in)
-        stand_in.deleteLater()
+        if stand_in is not None:
+            self.stack.removeWidget(stand_in)
+            stand_in.deleteLater()
         self.stack.setCurrentIndex(current)
         if key == "agents":
             widget.restore_state()  # type: ignore[attr-defined]
