@@ -18,7 +18,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -140,6 +140,32 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at DESC);
 """
 
+SORT_KEYS = {
+    "started": "started_at",
+    "run": "lower(coalesce(preset, '') || ' ' || args || ' ' || agents)",
+    "status": "status",
+    "duration": "coalesce(duration_s, -1)",
+    "tokens": "coalesce(json_extract(usage, '$.input'), 0)"
+    " + coalesce(json_extract(usage, '$.output'), 0)",
+    "cost": "coalesce(json_extract(usage, '$.cost'), 0)",
+}
+"""What :meth:`RunIndex.page` can sort by, as SQL over the ``runs`` table."""
+_SEARCHED = (
+    "lower(id || ' ' || mode || ' ' || coalesce(preset, '') || ' ' || args || ' ' || agents"
+    " || ' ' || cwd || ' ' || started_at || ' ' || status || ' ' || coalesce(error, '') || ' ' ||"
+    " CASE status WHEN 'ok' THEN 'completed' WHEN 'error' THEN 'failed'"
+    " WHEN 'aborted' THEN 'cancelled' WHEN 'running' THEN 'interrupted' ELSE '' END)"
+)
+"""The text a history filter word is looked for in (the words the table shows included)."""
+
+
+def _filter_clause(words: Sequence[str]) -> tuple[str, list[str]]:
+    """`` WHERE`` every word occurs in :data:`_SEARCHED` (``instr``: no LIKE wildcards)."""
+    terms = [word.casefold() for word in words if word]
+    if not terms:
+        return "", []
+    return " WHERE " + " AND ".join(f"instr({_SEARCHED}, ?) > 0" for _ in terms), terms
+
 
 class RunIndex:
     """``runs.sqlite``: one row per run, written at start and at finish."""
@@ -237,6 +263,38 @@ class RunIndex:
         with self._connect() as db:
             row = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         return None if row is None else self._record(row)
+
+    def count(self, words: Sequence[str] = ()) -> int:
+        """How many runs match every word of ``words`` (see :meth:`page`)."""
+        where, params = _filter_clause(words)
+        with self._connect() as db:
+            row = db.execute(f"SELECT count(*) FROM runs{where}", params).fetchone()
+        return int(row[0])
+
+    def page(
+        self,
+        offset: int,
+        limit: int,
+        words: Sequence[str] = (),
+        sort: str = "started",
+        descending: bool = True,
+    ) -> list[RunRecord]:
+        """One page of the history, filtered and sorted by SQLite (the History table pages
+        through every run this way instead of loading them all).
+
+        ``words``: each must occur (case-insensitively) in the run's id, mode, preset,
+        arguments, agents, folder, start time, status (also as the word the table shows:
+        "completed", "failed", …) or error. ``sort``: one of :data:`SORT_KEYS`.
+        """
+        where, params = _filter_clause(words)
+        direction = "DESC" if descending else "ASC"
+        order = f"{SORT_KEYS[sort]} {direction}, id {direction}"
+        with self._connect() as db:
+            rows = db.execute(
+                f"SELECT * FROM runs{where} ORDER BY {order} LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            ).fetchall()
+        return [self._record(row) for row in rows]
 
     def list(self, limit: int = 500) -> list[RunRecord]:
         with self._connect() as db:
