@@ -24,6 +24,7 @@ from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 from gui.qt_asyncio import attached_event_loop
+from gui.run_view import RunView
 
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
 
@@ -203,3 +204,13 @@ def no_ollama_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     warnings; an address httpx refuses before any I/O keeps the panel's "not running" path.
     The welcome tests pass their own ``ollama_url``."""
     monkeypatch.setattr("gui.welcome_panel.OLLAMA_URL", "unset://ollama")
+
+
+@pytest.fixture
+def view(qtbot: QtBot) -> RunView:
+    """A shown run view (test modules about other views define their own ``view``)."""
+    widget = RunView()
+    qtbot.addWidget(widget)
+    widget.resize(1000, 700)
+    widget.show()
+    return widget

@@ -3,7 +3,6 @@ long answer reopened is laid out a slice at a time. Asserted on what is shown, n
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from run_events import SONNET, RunBuilder, many_items
@@ -16,15 +15,6 @@ from gui.step_items import TextItem
 from gui.step_pane import COLLAPSED_ITEMS
 from gui.tool_call_row import ToolCallRow
 from gui.tool_output import LOAD_SLICE_CHARS, OUTPUT_LINES
-
-
-@pytest.fixture
-def view(qtbot: QtBot) -> RunView:
-    widget = RunView()
-    qtbot.addWidget(widget)
-    widget.resize(1000, 700)
-    widget.show()
-    return widget
 
 
 def _log_lines(count: int) -> list[str]:

@@ -29,15 +29,6 @@ from gui.tool_call_row import ToolCallRow
 from gui.tool_output import OUTPUT_LINES
 
 
-@pytest.fixture
-def view(qtbot: QtBot) -> RunView:
-    widget = RunView()
-    qtbot.addWidget(widget)
-    widget.resize(1000, 700)
-    widget.show()
-    return widget
-
-
 def live(qtbot: QtBot, view: RunView, events: list[Event]) -> None:
     """Feed events as a running run would, and wait until the view has them all."""
     view.add_events(events)
