@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import time
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from core.text_buffer import TextBuffer
@@ -73,6 +73,7 @@ class MarkdownStream(QWidget):
         self._open = ""  # the text after the rendered blocks: the open tail
         self._splitter = BlockSplitter()  # offsets count from the start of ``_open``
         self._tail_source = ""
+        self._tail_stale = False  # renders were skipped while the tail was out of sight
         self._finished = False
         self._last_render = 0.0
         self._ready = ""  # finished text waiting to be laid out, a slice per loop turn
@@ -181,7 +182,10 @@ class MarkdownStream(QWidget):
             self._render()
 
     def shown_text(self) -> str:
-        """What a reader sees, as plain text: the finished views, then the open tail."""
+        """What a reader sees, as plain text: the finished views, then the open tail (brought
+        up to date if it was out of sight: what they would see on scrolling there)."""
+        if self._tail_stale:
+            self._render_tail(self._open, force=True)
         parts = [view.toPlainText() for view in self._segments if view.source_length()]
         if self._tail is not None and self._tail_source.strip():
             parts.append(self._tail.toPlainText())
@@ -262,9 +266,15 @@ class MarkdownStream(QWidget):
             if view.isHidden() == has_text:
                 view.setVisible(has_text)
 
-    def _render_tail(self, tail: str) -> None:
+    def _render_tail(self, tail: str, *, force: bool = False) -> None:
         if tail == self._tail_source:
             return
+        if not force and self._tail is not None and self._tail.isVisible() and self._out_of_sight():
+            # Scrolled away (the reader went up to read): nothing to draw. The tail catches up
+            # when it is painted again (see eventFilter) or when the block is finished.
+            self._tail_stale = True
+            return
+        self._tail_stale = False
         previous, self._tail_source = self._tail_source, tail
         if (
             self._tail is not None
@@ -281,6 +291,7 @@ class MarkdownStream(QWidget):
             return
         if self._tail is None:
             self._tail = MarkdownView(self, auto_height=True)
+            self._tail.installEventFilter(self)
             if self._struck:
                 self._tail.set_struck(True)
             self._layout.addWidget(self._tail)
@@ -288,7 +299,19 @@ class MarkdownStream(QWidget):
         self._tail.show()
         self.tail_renders += 1
 
+    def _out_of_sight(self) -> bool:
+        return self._tail is not None and self._tail.visibleRegion().isEmpty()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The tail is about to be painted again (scrolled back into view): bring it up to
+        date first, if renders were skipped while it was out of sight."""
+        if watched is self._tail and event.type() == QEvent.Type.Paint and self._tail_stale:
+            self._tail_stale = False
+            QTimer.singleShot(0, self, lambda: self._render_tail(self._open, force=True))
+        return False
+
     def _drop_tail(self) -> None:
+        self._tail_stale = False
         self._tail_source = ""
         if self._tail is not None:
             self._drop_view(self._tail)

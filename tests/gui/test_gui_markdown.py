@@ -7,6 +7,7 @@ import random
 import pytest
 from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextDocument, QTextTable
+from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
 
 import gui.markdown_view as markdown_view
@@ -267,6 +268,29 @@ def test_only_words_that_cannot_change_markup_skip_rendering(qtbot: QtBot) -> No
     assert tail == "Plain start and more bold still done after it"
     # Rendered: 'Plain start', ' **bold', '** done'; appended: the other three.
     assert (stream.tail_renders, stream.tail_appends) == (3, 3)
+
+
+def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> None:
+    stream = MarkdownStream()
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    area.setWidgetResizable(True)
+    area.setWidget(stream)
+    area.resize(500, 300)
+    area.show()
+    stream.feed("".join(f"Paragraph {n} of the answer.\n\n" for n in range(60)) + "Open")
+    stream.flush()
+    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() > 0)
+    area.verticalScrollBar().setValue(0)  # the reader went back to the top
+    renders = stream.tail_renders
+    for word in [" **tail", "** words", " `more`"]:
+        stream.feed(word)
+        stream.flush()
+    assert stream.tail_renders == renders  # nothing drawn where nobody looks
+
+    area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
+    qtbot.waitUntil(lambda: stream.tail_renders == renders + 1)  # caught up once, when seen
+    assert stream.shown_text().endswith("Open tail words more")
 
 
 @pytest.mark.parametrize(
