@@ -12,6 +12,9 @@ each against the one-shot render's CPU time:
 * ``paced_ratio`` (goal ≤ 2): a model's pace — a delta every 50 ms, replayed on a virtual clock
   (the 20 Hz throttle would fire between two deltas, so every delta is rendered, then Qt lays
   out and paints, then the next comes): 20,000 renders, CPU time;
+* ``paced_following_ratio``: the same with the reader following the end, as the run view does
+  while they are at the bottom — the open tail is in sight, so it is rendered for every delta
+  (while it is out of sight it is not: that is the ``paced_ratio`` case, a reader at the top);
 * ``ratio``: a turn every 2 ms with 25 deltas each — as fast as a busy backend floods (some
   12,000 deltas a second) while the loop runs the renderer's 20 Hz timer; CPU time to the final
   rendered state.
@@ -227,6 +230,21 @@ def main() -> None:
     paced_cpu_s = time.process_time() - cpu
     report(f"paced, {PACE_PER_S} deltas/s on a virtual clock (CPU time)", paced_cpu_s, paced)
 
+    # The same pace with the reader following the end (the run view does while they are at
+    # the bottom): the open tail is in sight, so it is rendered for every delta.
+    following, area_following = fresh()
+    bar = area_following.verticalScrollBar()
+    cpu = time.process_time()
+    for piece in pieces:
+        following.feed(piece)
+        following.flush()
+        bar.setValue(bar.maximum())
+        app.processEvents()
+    following.finish()
+    app.processEvents()
+    following_cpu_s = time.process_time() - cpu
+    report("paced, following the end (CPU time)", following_cpu_s, following)
+
     # Flooded: a turn every 2 ms, renders at 20 Hz; CPU time counts.
     stream, area_stream = fresh()
     loop = QEventLoop()
@@ -253,15 +271,16 @@ def main() -> None:
     paced_cpu = time.process_time() - cpu
     report(f"flooded over {paced_wall:.2f} s (CPU time)", paced_cpu, stream)
     expected = once.toPlainText()
-    same = all(s.shown_text() == expected for s in (burst, every, stream, paced))
+    same = all(s.shown_text() == expected for s in (burst, every, stream, paced, following))
     print(f"final text identical to the one-shot rendering: {same}")
-    for area in (area_once, area_burst, area_every, area_stream, area_paced):
+    for area in (area_once, area_burst, area_every, area_stream, area_paced, area_following):
         area.close()
     print(
         json.dumps(
             {
                 "ratio": round(paced_cpu / once_cpu_s, 2),
                 "paced_ratio": round(paced_cpu_s / once_cpu_s, 2),
+                "paced_following_ratio": round(following_cpu_s / once_cpu_s, 2),
                 "burst_ratio": round(burst_s / once_s, 2),
                 "every_turn_ratio": round(every_s / once_s, 2),
                 "once_s": round(once_s, 3),
