@@ -6,7 +6,8 @@ on the machine hits both alike, :data:`RUNS` of each, medians compared:
 
 * ``bare`` — ``QApplication`` + an empty ``QMainWindow``, shown;
 * ``baton`` — what ``baton`` does: :func:`gui.app.create_application` and
-  :class:`gui.main_window.MainWindow`, shown, with a configured provider (no first-run panel);
+  :class:`gui.window.main_window.MainWindow`, shown, with a configured provider (no first-run
+  panel);
 * ``baton_1000`` — the same in a project whose ``.pi/agents`` holds 1,000 agent files.
 
 Each process gets fresh, empty config and data folders; compiled bytecode is used as an
@@ -52,7 +53,7 @@ if kind == "bare":
     window.resize(1200, 760)
 else:
     from gui.app import create_application
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
     app = create_application([])
     window = MainWindow()
 watcher = FirstPaint()

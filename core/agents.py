@@ -5,7 +5,12 @@ The format and rules are DESIGN §2. Three things shape this module:
 * Files are written by hand and often slightly broken. A bad file never stops the others: it
   becomes a :class:`Diagnostic` (path, line, reason). Strict YAML that fails is re-read
   leniently (top-level ``key: value`` lines) and, if that yields a name and a description, the
-  agent loads *with a warning* so the user can fix it in the editor.
+  agent loads *with a warning* so the user can fix it in the editor — unless what the lenient
+  reading cannot understand decides how the agent runs (``tools: [read, ls`` would silently
+  drop tools, ``params:`` would vanish, an alias bomb): then the agent is listed with an
+  *error* and refused by the runner (:attr:`AgentDefinition.error`).
+* YAML goes through :func:`core.definition_yaml.load_definition_yaml`, which refuses aliases
+  that expand without bound, so one hostile file cannot hang discovery for every agent.
 * Agent folders also hold READMEs and notes: a Markdown file without frontmatter is reported
   quietly (``info``), not as an error.
 * Precedence, lowest first: built-in (``resources/agents``), user (``~/.pi/agent/agents``, then
@@ -24,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -35,7 +39,9 @@ from pydantic import (
 )
 
 from core import paths
+from core.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
 from core.resources import builtin_dir
+from core.structured import OutputSpec
 from core.validation import format_validation_error
 
 MAX_AGENT_FILE_BYTES = 1_000_000
@@ -60,9 +66,6 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "ls": "ls",
 }
 
-#: libyaml's safe loader (about 10x faster) where PyYAML was built with it.
-FAST_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 #: Project agent folders, lowest precedence first.
 PROJECT_AGENT_DIRS: tuple[str, ...] = (".claude/agents", ".pi/agents", ".baton/agents")
 
@@ -77,6 +80,11 @@ class Diagnostic(BaseModel):
     message: str
     severity: Severity = "error"
 
+    @property
+    def location(self) -> str:
+        """``path:line`` (or the path alone), the way editors and terminals link it."""
+        return f"{self.path}:{self.line}" if self.line else self.path
+
 
 class ParamSpec(BaseModel):
     """One typed input of an agent (``params:``, a Baton extension), shown as a form field and
@@ -88,6 +96,10 @@ class ParamSpec(BaseModel):
     values: list[str] | None = None
     default: str | float | int | bool | None = None
     description: str = ""
+    min: float | None = None
+    """Smallest allowed value of a ``number`` or ``integer``."""
+    max: float | None = None
+    """Largest allowed value of a ``number`` or ``integer``."""
 
     @field_validator("values")
     @classmethod
@@ -104,6 +116,13 @@ class ParamSpec(BaseModel):
             and str(self.default) not in (self.values or [])
         ):
             raise ValueError(f"default {self.default!r} is not one of {self.values}")
+        if (self.min is not None or self.max is not None) and self.type not in (
+            "number",
+            "integer",
+        ):
+            raise ValueError("'min' and 'max' apply to number and integer parameters only")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"'min' ({self.min:g}) is greater than 'max' ({self.max:g})")
         return self
 
 
@@ -121,16 +140,29 @@ class AgentDefinition(BaseModel):
     model: str | None = None
     backend: BackendName | None = None
     params: dict[str, ParamSpec] = Field(default_factory=dict)
+    output: OutputSpec | None = None
+    """A declared result shape (``output: review`` or a JSON Schema), validated per step."""
     system_prompt: str = ""
     source: Source = "user"
     path: str | None = None
     overrides: str | None = None
     """Path of the definition this one shadows, if any."""
-    warnings: tuple[str, ...] = ()
+    problems: tuple[Diagnostic, ...] = ()
+    """What is wrong with the file although it loaded: warnings, and errors that make it
+    unrunnable (see :attr:`error`)."""
+    env: tuple[str, ...] = ()
+    """Secret-looking environment variables its tools may still see (``env: [GITHUB_TOKEN]``)."""
+    network: bool = True
+    """False for ``sandbox: {network: false}``: sandboxed bash gets no network."""
 
     @property
     def key(self) -> str:
         return self.name.casefold()
+
+    @property
+    def error(self) -> Diagnostic | None:
+        """The first error-level problem: the agent is listed but must not run."""
+        return next((p for p in self.problems if p.severity == "error"), None)
 
     @property
     def allowed_tools(self) -> tuple[str, ...]:
@@ -138,6 +170,15 @@ class AgentDefinition(BaseModel):
         if self.tools is None:
             return BATON_TOOLS
         return tuple(t for t in self.tools if t in BATON_TOOLS)
+
+
+def _output_spec(value: Any) -> OutputSpec | None:
+    if value is None:
+        return None
+    try:
+        return OutputSpec.parse(value)
+    except ValueError as error:
+        raise AgentFileError(str(error)) from None
 
 
 class AgentFileError(ValueError):
@@ -193,6 +234,20 @@ def _tool_list(raw: Any) -> list[str]:
     raise AgentFileError(f"'tools' must be a list or a comma-separated string, not {raw!r}", 1)
 
 
+def _confinement(data: dict[str, Any]) -> dict[str, Any]:
+    """``env:`` and ``sandbox: {network: false}``: what the agent's tool processes may reach."""
+    env = data.get("env") or []
+    env = [env] if isinstance(env, str) else env
+    if not isinstance(env, list) or not all(isinstance(name, str) for name in env):
+        raise AgentFileError("'env' must be a list of variable names, like [GITHUB_TOKEN]", 1)
+    sandbox = data.get("sandbox")
+    sandbox = {} if sandbox is None else sandbox  # `sandbox: off` is an error, not a default
+    network = sandbox.get("network", True) if isinstance(sandbox, dict) else None
+    if not isinstance(network, bool):
+        raise AgentFileError("'sandbox' must look like {network: false}", 1)
+    return {"env": tuple(name.strip() for name in env if name.strip()), "network": network}
+
+
 def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
     """Map declared names to Baton's; unknown names are kept and reported."""
     mapped: list[str] = []
@@ -208,9 +263,46 @@ def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
     return tuple(mapped), unknown
 
 
-def _yaml_error_line(error: yaml.YAMLError) -> int | None:
-    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-    return None if mark is None else mark.line + 2  # +1 for 1-based, +1 for the '---' line
+#: Fields whose value decides what the agent may do: read leniently they would be dropped or
+#: misread (a flow list cut short, a nested ``params:`` block, an alias).
+_RUN_SHAPING_FIELDS = ("tools", "params", "backend", "model", "env", "sandbox", "output")
+
+
+def _misread_field(data: dict[str, Any]) -> str | None:
+    """The run-shaping field the lenient reading could not have understood, if any."""
+    for key in _RUN_SHAPING_FIELDS:
+        value = data.get(key)
+        if value is None:
+            continue
+        if value == "" or value[0] in "[{&*|>!":
+            return key
+    return None
+
+
+def _lenient_read(
+    front: str, error: DefinitionYAMLError, path: str
+) -> tuple[dict[str, Any], Diagnostic]:
+    """Fall back to ``key: value`` lines after strict YAML failed; the diagnostic says how
+    bad that is (a warning, or an error that keeps the agent from running)."""
+    data = _lenient_frontmatter(front)
+    line = None if error.line is None else error.line + 1  # + the opening '---' line
+    where = f" at line {line}" if line else ""
+    if not (data.get("name") and data.get("description")):
+        raise AgentFileError(f"frontmatter is not valid YAML{where}: {error.reason}", line)
+    misread = _misread_field(data)
+    if misread is not None:
+        line = _key_line(front, misread) or line
+        where = f" at line {line}" if line else ""
+        message = (
+            f"frontmatter is not valid YAML{where} ({error.reason}); '{misread}' cannot be "
+            "read, so this agent will not run until the file is fixed"
+        )
+        return data, Diagnostic(path=path, line=line, message=message, severity="error")
+    message = (
+        f"frontmatter is not valid YAML{where} ({error.reason}); read it line by line instead. "
+        "Quote values that contain ': ' or start with '*'."
+    )
+    return data, Diagnostic(path=path, line=line, message=message, severity="warning")
 
 
 def parse_agent_text(
@@ -219,24 +311,17 @@ def parse_agent_text(
     """Parse the text of an agent file (BOM and CRLF tolerated).
 
     Raises :class:`AgentFileError` when the text is not a loadable agent. Problems that still
-    allow loading (lenient YAML, unknown tools) become ``warnings`` on the definition.
+    allow listing it (lenient YAML, unknown tools) become :attr:`AgentDefinition.problems`.
     """
     text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     front, body, _ = split_frontmatter(text)
-    warnings: list[str] = []
+    problems: list[Diagnostic] = []
     try:
-        data = yaml.load(front, Loader=FAST_SAFE_LOADER) if front.strip() else {}
-    except yaml.YAMLError as error:
-        data = _lenient_frontmatter(front)
-        line = _yaml_error_line(error)
-        where = f" at line {line}" if line else ""
-        reason = getattr(error, "problem", None) or str(error).split("\n")[0]
-        if not (data.get("name") and data.get("description")):
-            raise AgentFileError(f"frontmatter is not valid YAML{where}: {reason}", line) from None
-        warnings.append(
-            f"frontmatter is not valid YAML{where} ({reason}); read it line by line instead. "
-            "Quote values that contain ': ' or start with '*'."
-        )
+        data = load_definition_yaml(front) if front.strip() else {}
+    except DefinitionYAMLError as error:
+        data, problem = _lenient_read(front, error, path or "")
+        problems.append(problem)
+    misread = bool(problems) and problems[0].severity == "error"
     if not isinstance(data, dict):
         raise AgentFileError("frontmatter must be a set of 'key: value' lines", 2)
 
@@ -247,11 +332,18 @@ def parse_agent_text(
 
     declared: tuple[str, ...] | None = None
     tools: tuple[str, ...] | None = None
-    if data.get("tools") not in (None, "", []):
+    if data.get("tools") not in (None, "", []) and not misread:
         declared = tuple(_tool_list(data["tools"]))
         tools, unknown = _map_tools(list(declared))
         if unknown:
-            warnings.append(f"unknown tools kept as written: {', '.join(unknown)}")
+            problems.append(
+                Diagnostic(
+                    path=path or "",
+                    line=_key_line(front, "tools"),
+                    message=f"unknown tools kept as written: {', '.join(unknown)}",
+                    severity="warning",
+                )
+            )
 
     model = data.get("model")
     model_text = str(model).strip() if model is not None else ""
@@ -261,16 +353,32 @@ def parse_agent_text(
             description=str(data["description"]).strip(),
             tools=tools,
             declared_tools=declared,
-            model=None if model_text in ("", "inherit") else model_text,
-            backend=data.get("backend") or None,
-            params=data.get("params") or {},
+            model=None if model_text in ("", "inherit") or misread else model_text,
+            backend=None if misread else (data.get("backend") or None),
+            params={} if misread else (data.get("params") or {}),
+            output=None if misread else _output_spec(data.get("output")),
             system_prompt=body.strip("\n"),
             source=source,
             path=path,
-            warnings=tuple(warnings),
+            problems=tuple(problems),
+            **_confinement({} if misread else data),
         )
     except ValidationError as error:
-        raise AgentFileError(format_validation_error(error), 1) from None
+        raise AgentFileError(
+            format_validation_error(error), _key_line(front, _first_field(error)) or 1
+        ) from None
+
+
+def _key_line(front: str, key: str | None) -> int | None:
+    """The file line of top-level ``key:`` (the opening ``---`` is line 1)."""
+    line = key_line(front, key)
+    return None if line is None else line + 1
+
+
+def _first_field(error: ValidationError) -> str | None:
+    errors = error.errors()
+    loc = errors[0]["loc"] if errors else ()
+    return str(loc[0]) if loc else None
 
 
 def load_agent_file(path: Path, source: Source) -> AgentDefinition:
@@ -407,10 +515,7 @@ def discover_agents(cwd: Path | None = None, scope: Scope = "both") -> AgentCata
                     )
                 )
                 continue
-            for warning in agent.warnings:
-                catalog.diagnostics.append(
-                    Diagnostic(path=str(file), message=warning, severity="warning")
-                )
+            catalog.diagnostics.extend(agent.problems)
             if agent.key in seen_here:
                 catalog.diagnostics.append(
                     Diagnostic(

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from pathlib import Path
+
+NEW_FILE_MODE = 0o644
+"""Requested for a new file; the kernel applies the umask (never read or changed here)."""
+_OPEN_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` atomically, keeping the old file's permissions.
 
-    ``mode`` sets the permissions of a new file (default: 0o644 less the umask).
+    ``mode`` sets the permissions of a new file exactly; without it a new file gets 0o644 less
+    the umask. The umask is applied by the kernel when the temporary file is created, never
+    read with ``os.umask`` (which can only be read by setting it: a thread creating a folder
+    meanwhile would get it with the umask flipped to 0, i.e. world-writable).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -24,18 +31,15 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
         keep_mode: int | None = path.stat().st_mode & 0o7777
     except FileNotFoundError:
         keep_mode = mode
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp_name = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp_name, _OPEN_FLAGS, NEW_FILE_MODE)
     try:
         with os.fdopen(fd, "wb") as tmp:
             tmp.write(data)
             tmp.flush()
+            if keep_mode is not None:
+                _set_mode(tmp.fileno(), tmp_name, keep_mode)
             os.fsync(tmp.fileno())
-        if keep_mode is not None:
-            os.chmod(tmp_name, keep_mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp_name, 0o644 & ~umask)
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -47,6 +51,13 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     """Write ``text`` as UTF-8 atomically (newlines kept exactly as given)."""
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def _set_mode(fd: int, name: Path, mode: int) -> None:
+    if os.chmod in os.supports_fd:
+        os.fchmod(fd, mode)
+    else:  # Windows: only the read-only bit exists, set by name
+        os.chmod(name, mode)
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -1,8 +1,11 @@
 """The ``baton`` command: the window by default, headless sub-commands otherwise (DESIGN §9).
 
 Sub-commands live one per module in :mod:`core.commands`; each exposes ``register(subparsers)``
-and sets ``handler`` on its parser. The GUI is imported only when the window is wanted, so the
-command line works (and ``core`` imports) on machines without Qt.
+and sets ``handler`` on its parser. The core never imports the GUI, not even lazily: the
+installed ``baton`` entry point is :func:`gui.launcher.main`, which hands this :func:`main` a
+:class:`WindowHooks` for the three things that need a window (the window itself, ``baton open``
+and ``--self-test``). Headless commands never import Qt, so they work on machines without it;
+``python -m core.cli`` (no hooks) runs the headless commands only.
 
 Exit codes: 0 ok, 1 the work failed, 2 bad usage or configuration, 130 cancelled.
 """
@@ -10,20 +13,31 @@ Exit codes: 0 ok, 1 the work failed, 2 bad usage or configuration, 130 cancelled
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
 
 from core import __version__
 from core.commands import agents as agents_command
 from core.commands import docs as docs_command
 from core.commands import open as open_command
+from core.commands import presets as presets_command
+from core.commands import rules as rules_command
 from core.commands import run as run_command
 from core.commands import runs as runs_command
-from core.display import display_problem
+from core.events import Event
 
-COMMAND_MODULES = [agents_command, run_command, runs_command, docs_command, open_command]
+COMMAND_MODULES = [
+    agents_command,
+    presets_command,
+    run_command,
+    runs_command,
+    docs_command,
+    open_command,
+    rules_command,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,28 +57,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def open_window(argv: Sequence[str]) -> int:
-    problem = display_problem()
-    if problem:
-        print(f"baton: {problem}", file=sys.stderr)
-        return 2
-    # Qt is imported here and only here. Through importlib, so `mypy core` checks the core
-    # alone and the layering test can see that no core module imports the GUI statically.
-    gui_app = importlib.import_module("gui.app")
-    code: int = gui_app.run_app(list(argv))
-    return code
+class WindowHooks(Protocol):
+    """What only the GUI can do, handed in by the entry point (:mod:`gui.launcher`), so the
+    dependency points from the GUI to the core and never back. Each returns an exit code and
+    checks for a display itself before importing Qt."""
+
+    def open_window(self, argv: list[str]) -> int: ...
+
+    def open_run(self, path: Path, events: list[Event], screenshot: Path | None) -> int: ...
+
+    def self_test(self) -> int: ...
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+NO_WINDOW = "baton: the window is not available from 'python -m core.cli'; run 'baton' instead"
+
+
+def main(argv: Sequence[str] | None = None, window: WindowHooks | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
-    if args.self_test:
-        code: int = importlib.import_module("gui.self_test").run_self_test()
-        return code
-    if args.command is None:
-        return open_window(argv)
+    args.window = window
+    if (args.self_test or args.command is None) and window is None:
+        print(NO_WINDOW, file=sys.stderr)
+        return 2
+    if window is not None and args.self_test:
+        return window.self_test()
+    if window is not None and args.command is None:
+        return window.open_window(argv)
     try:
-        code = args.handler(args)
+        code: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -21,7 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 RunMode = Literal["single", "parallel", "chain"]
 StepStatus = Literal["ok", "error", "aborted"]
-RunStatus = Literal["ok", "error", "aborted"]
+RunStatus = Literal["ok", "error", "aborted", "interrupted"]
+"""``interrupted``: the process running the run ended first (written when the run is next read,
+see :mod:`core.runs`)."""
 
 
 def compact_number(n: float) -> str:
@@ -38,7 +40,8 @@ class UsageStats(BaseModel):
     """Token and cost figures of one model response, a step, or a whole run.
 
     ``context_tokens`` and ``model`` describe the latest response, so adding keeps the newer
-    value instead of summing.
+    value instead of summing. ``priced`` is False when some of the usage could not be priced
+    (a model in no price table, :mod:`core.pricing`): ``cost`` then covers only the rest.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -51,6 +54,7 @@ class UsageStats(BaseModel):
     cost: float = 0.0
     context_tokens: int = 0
     model: str | None = None
+    priced: bool = True
 
     def __add__(self, other: UsageStats) -> UsageStats:
         return UsageStats(
@@ -62,6 +66,7 @@ class UsageStats(BaseModel):
             cost=round(self.cost + other.cost, 10),
             context_tokens=other.context_tokens or self.context_tokens,
             model=other.model or self.model,
+            priced=self.priced and other.priced,
         )
 
     def line(self) -> str:
@@ -80,7 +85,9 @@ class UsageStats(BaseModel):
             parts.append(f"R{compact_number(self.cache_read)}")
         if self.cache_write:
             parts.append(f"W{compact_number(self.cache_write)}")
-        if self.cost:
+        if not self.priced:
+            parts.append(f"≥${self.cost:.4f}" if self.cost else "$—")
+        elif self.cost:
             parts.append(f"${self.cost:.4f}")
         if self.context_tokens:
             parts.append(f"ctx:{compact_number(self.context_tokens)}")
@@ -116,6 +123,8 @@ class RunStarted(_Event):
     preset: str | None = None
     args: list[str] = Field(default_factory=list)
     steps: list[PlannedStep]
+    params: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    """The typed parameter values the run used (``N.name`` where steps differ)."""
     cwd: str
     started_at: str
     """Wall-clock start, ISO 8601 with timezone."""
@@ -167,6 +176,12 @@ class ToolCallFinished(_Event):
     duration_ms: float | None = None
 
 
+Decider = Literal["person", "rule", "policy", "run", "setting", "no_one", "cancel"]
+"""Who decided an approval: a person; a named rule; a policy entry; an earlier "approve for
+this run"; the run's approval setting (``--approve all|deny``); the no-terminal default (no
+one to ask); the run being cancelled."""
+
+
 class ApprovalRequested(_Event):
     type: Literal["approval_requested"] = "approval_requested"
     request_id: str
@@ -175,15 +190,31 @@ class ApprovalRequested(_Event):
     arguments: dict[str, Any] = Field(default_factory=dict)
     agent: str
     cwd: str
+    rule: str | None = None
+    """The rule that asked (``ask Bash(git push:*)``); None when the tool's policy asked."""
 
 
 class ApprovalResolved(_Event):
+    """How a call that needed a decision was decided, and by whom (the audit trail).
+
+    A rule's or a policy entry's decision is recorded even though nobody was asked (then no
+    ``approval_requested`` precedes it, and ``tool`` / ``call_id`` say which call it was)."""
+
     type: Literal["approval_resolved"] = "approval_resolved"
     request_id: str
     decision: Literal["approve", "approve_run", "deny"]
     reason: str | None = None
     automatic: bool = False
     """True when the policy or an earlier "approve for this run" answered, not a person."""
+    decided_by: Decider | None = None
+    rule: str | None = None
+    """The rule or policy entry that decided (``allow Bash(git diff:*)``, ``policy bash``)."""
+    updated_arguments: dict[str, Any] | None = None
+    """The arguments as the person edited them: what actually ran."""
+    added_rule: str | None = None
+    """An "always allow in this project" rule the person added with this answer."""
+    tool: str | None = None
+    call_id: str | None = None
 
 
 class Retry(_Event):
@@ -211,6 +242,8 @@ class StepFinished(_Event):
     """The step's final output: the last text block of the last assistant message."""
     error: str | None = None
     usage: UsageStats = Field(default_factory=UsageStats)
+    structured: dict[str, Any] | None = None
+    """The validated JSON result of an agent that declares ``output:`` (:mod:`core.structured`)."""
 
 
 class RunFinished(_Event):

@@ -40,3 +40,12 @@ def pi_agent_dir() -> Path:
     """
     override = os.environ.get("PI_CODING_AGENT_DIR")
     return Path(override) if override else Path.home() / ".pi" / "agent"
+
+
+def protected_dirs() -> tuple[Path, ...]:
+    """Baton's private folders, symlinks resolved: config (settings, rules) and data (runs,
+    run index, documents, trust store). No agent tool may read or write inside them, even when
+    they lie inside the working folder, and sandboxed ``bash`` sees them empty: whatever an
+    agent could write there would change what it may do, or what the audit trail says.
+    """
+    return tuple(dict.fromkeys(folder.resolve() for folder in (config_dir(), data_dir())))

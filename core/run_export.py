@@ -1,10 +1,15 @@
-"""A run as a Markdown document: for sharing, pasting into an issue, or reading later."""
+"""A run as a Markdown document: for sharing, pasting into an issue, or reading later.
+
+Text of a model attempt that failed and was retried is left out (the retry notice stays, in
+its place); the JSON export is the run file itself, where the ``retry`` event marks it.
+"""
 
 from __future__ import annotations
 
 import json
 
 from core.events import Event
+from core.run_names import run_name
 from core.run_state import Notice, RunState, TextBlock, ToolCall, fold
 
 PHASE_LABEL = {
@@ -34,15 +39,15 @@ def _longest_backtick_run(text: str) -> int:
 
 
 def _title(state: RunState) -> str:
-    if state.preset:
-        return f"{state.preset} {' '.join(state.args)}".strip()
-    return " → ".join(s.agent for s in state.steps) or state.run_id
+    agents = [s.agent for s in state.steps]
+    return run_name(state.mode, state.preset, state.args, agents) or state.run_id
 
 
 def _tool_call(call: ToolCall) -> str:
     mark = {"ok": "✓", "error": "✗", "aborted": "⊘", "running": "…"}[call.status]
     took = f" ({call.duration_ms:.0f} ms)" if call.duration_ms is not None else ""
-    lines = [f"- {mark} **{call.tool}** `{call.key_argument[:120]}`{took}"]
+    dropped = " — *superseded: its model call was retried*" if call.superseded else ""
+    lines = [f"- {mark} **{call.tool}** `{call.key_argument[:120]}`{took}{dropped}"]
     body = call.result or call.output
     if body:
         preview = body[:RESULT_PREVIEW_CHARS]
@@ -76,9 +81,11 @@ def state_to_markdown(state: RunState) -> str:
                 out.append(_tool_call(item))
             elif isinstance(item, Notice):
                 out.append(f"- *{item.kind}: {item.text}*")
+            elif isinstance(item, TextBlock) and item.superseded:
+                continue  # an attempt that was retried: the retry notice says so
             elif isinstance(item, TextBlock) and item.kind == "thinking":
                 out += ["", "<details><summary>Thinking</summary>", "", item.text, "</details>", ""]
-            elif isinstance(item, TextBlock) and not item.superseded:
+            elif isinstance(item, TextBlock):
                 out += ["", item.text.strip(), ""]
         if step.error:
             out += ["", f"**Error:** {step.error}"]

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.events import Event, RunStarted
-from core.runs import Redactor, RunIndex, RunRecord, RunWriter, read_events
+from core.redaction import Redactor, redact_all
+from core.runs import RunIndex, RunRecord, RunWriter, read_events
 from core.transcripts import import_transcript
 
 
@@ -34,10 +35,11 @@ def import_run(path: Path, index: RunIndex | None = None) -> RunRecord:
     index = index or RunIndex()
     if index.get(start.run_id) is not None:
         raise ValueError(f"run {start.run_id} is already in the history")
-    writer = RunWriter(start.run_id, Redactor.from_environment())
+    writer = RunWriter(start.run_id)
     try:
-        for event in events:
-            writer.write(event)
+        for event in redact_all(events, Redactor.from_environment()):
+            writer.append(event)
+        writer.flush()
     finally:
         writer.close()
     return index.add_file(writer.path)

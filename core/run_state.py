@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import InitVar, dataclass, field
 from typing import Literal
 
+from core.approval_describe import resolution_text
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -106,6 +107,8 @@ class StepState:
     task: str = ""
     model: str | None = None
     backend: str = ""
+    folder: str = ""
+    """The step's working folder when it is not the run's ("" when it is)."""
     phase: StepPhase = "pending"
     items: list[Item] = field(default_factory=list)
     usage: UsageStats = field(default_factory=UsageStats)
@@ -143,9 +146,10 @@ class RunState:
     mode: str = "single"
     preset: str | None = None
     args: list[str] = field(default_factory=list)
+    params: dict[str, str | int | float | bool] = field(default_factory=dict)
     cwd: str = ""
     started_at: str = ""
-    status: Literal["running", "ok", "error", "aborted"] = "running"
+    status: Literal["running", "ok", "error", "aborted", "interrupted"] = "running"
     error: str | None = None
     usage: UsageStats = field(default_factory=UsageStats)
     steps: list[StepState] = field(default_factory=list)
@@ -192,10 +196,18 @@ class RunState:
         self.mode = event.mode
         self.preset = event.preset
         self.args = list(event.args)
+        self.params = dict(event.params)
         self.cwd = event.cwd
         self.started_at = event.started_at
         self.steps = [
-            StepState(index=i, agent=s.agent, task=s.task, model=s.model, backend=s.backend)
+            StepState(
+                index=i,
+                agent=s.agent,
+                task=s.task,
+                model=s.model,
+                backend=s.backend,
+                folder="" if s.cwd == event.cwd else s.cwd,
+            )
             for i, s in enumerate(event.steps)
         ]
 
@@ -245,17 +257,17 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.pending_approvals.discard(event.request_id)
         if not step.pending_approvals and step.phase == "waiting":
             step.phase = "running"
-        who = "automatically " if event.automatic else ""
-        verdict = {"approve": "approved", "approve_run": "approved for this run", "deny": "denied"}[
-            event.decision
-        ]
-        reason = f": {event.reason}" if event.reason else ""
         request = step.approval_requests.pop(event.request_id, None)
-        subject = request.tool if request is not None else event.request_id
-        call = step.tool_call(request.call_id) if request is not None else None
+        subject = request.tool if request is not None else event.tool or event.request_id
+        call_id = request.call_id if request is not None else event.call_id
+        call = step.tool_call(call_id) if call_id is not None else None
         if call is not None:
             call.awaiting_approval = False
-        step.items.append(Notice("approval", f"{subject} {who}{verdict}{reason}"))
+            if event.updated_arguments is not None:  # what actually ran
+                call.arguments = dict(event.updated_arguments)
+        level = "error" if event.decision == "deny" else "info"
+        text = f"{subject} — {resolution_text(event)}"
+        step.items.append(Notice("approval", text, level))
     elif isinstance(event, Retry):
         _supersede_current_attempt(step)
         limit = f"/{event.max_attempts}" if event.max_attempts else ""

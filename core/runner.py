@@ -2,13 +2,21 @@
 
 A :class:`Runner` takes a :class:`RunRequest`, checks everything that can be checked before a
 single request is sent (agents exist, parallel limit, working folders, project trust), then
-drives one backend per step and publishes every event — to the run file first, then to the
-subscribers (CLI printer, GUI view model).
+drives one backend per step and publishes every event through a
+:class:`~core.publisher.EventPublisher` (redaction, the run file on its writer thread, the
+subscribers: CLI printer, GUI view model — each isolated from the others).
 
 * **single** — one step.
 * **parallel** — at most 8 tasks, at most 4 at once; a failing task does not stop the others.
-* **chain** — steps in order, ``{previous}`` = the previous step's final output; the first step
-  that fails or is aborted stops the chain with ``Chain stopped at step N (agent): <error>``.
+* **chain** — steps in order, ``{previous}`` = the previous step's final output, capped by
+  :func:`core.handoff.hand_off`; the first step that fails or is aborted stops the chain with
+  ``Chain stopped at step N (agent): <error>``.
+
+Tasks are templates filled in one pass (:func:`core.presets.expand_template`): arguments, the
+agents' typed parameters (checked against their ``params:`` before anything is sent, defaults
+applied; also substituted into the agent's system prompt) and ``{previous}``. A step's folder
+outside the run's folder needs :attr:`RunRequest.allow_outside_folder`; an agent whose file
+has an error-level diagnostic is refused with that diagnostic.
 
 Cancel (:meth:`Runner.cancel`) reaches every running step (see :mod:`core.backends.base` for
 the two stages); the run then ends ``aborted`` and whatever was received stays in the run file.
@@ -16,13 +24,19 @@ An optional per-step time limit (``limits.step_timeout_s``) ends a step the same
 error that says so. Tool calls still open when a step ends are closed as aborted here, so no
 backend has to.
 
+A recorded run holds a liveness lock (:mod:`core.liveness`) until its ending is indexed, so a
+run whose process died reads ``interrupted``, never ``running`` forever. A run file that cannot
+be written (disk full) stops the run: it ends ``error`` with the reason, in the index too.
+
 Steps never get a tool to start other agents: sub-agents cannot launch sub-agents.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
+import sqlite3
 import traceback
 from collections.abc import Callable, Iterable
 from contextlib import suppress
@@ -47,6 +61,10 @@ from core.events import (
     StepStarted,
     ToolCallFinished,
 )
+from core.handoff import hand_off
+from core.liveness import LivenessLock
+from core.model_choice import configured_model
+from core.params import ParamsError, params_shown, run_params, step_params
 from core.presets import (
     MAX_PARALLEL_TASKS,
     Preset,
@@ -54,32 +72,36 @@ from core.presets import (
     PresetError,
     check_agents,
     discover_presets,
-    expand_arguments,
+    expand_template,
     required_argument_count,
-    substitute_params,
-    substitute_previous,
 )
+from core.publisher import EventListener, EventPublisher, RunFileSink
+from core.redaction import Redactor
+from core.rule_store import RuleStore
 from core.run_state import RunState
-from core.runs import Redactor, RunIndex, RunWriter
-from core.secrets import api_key_for
+from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
+from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
 
 MAX_CONCURRENT_STEPS = 4
-PARALLEL_HANDOFF_LIMIT = 50_000
-"""Characters of a parallel task's output kept in the run summary (the full text stays in the
-step's own events)."""
 
-EventListener = Callable[[Event], None]
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class StepSpec:
     agent: str
     task: str
+    """The task template (see :func:`core.presets.expand_template`)."""
     cwd: str | None = None
     """Relative to the run's folder (or absolute)."""
     model: str | None = None
+    args: tuple[str, ...] | None = None
+    """Positional arguments for ``$1``… in ``task``; None takes ``$…`` literally (ad-hoc tasks,
+    re-runs of already expanded tasks)."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Values for this step's agent only (``--param STEP.NAME=VALUE``), over the run's."""
 
 
 @dataclass
@@ -97,6 +119,8 @@ class RunRequest:
     trust_project: bool = False
     params: dict[str, Any] = field(default_factory=dict)
     """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
+    allow_outside_folder: bool = False
+    """Let a step work in a folder outside :attr:`cwd` (the person confirmed it)."""
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
@@ -109,7 +133,7 @@ def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: A
             f" (usage: baton run {preset.name}{hint})"
         )
     steps = [
-        StepSpec(agent=s.agent, task=expand_arguments(s.task, args), cwd=s.cwd, model=s.model)
+        StepSpec(agent=s.agent, task=s.task, cwd=s.cwd, model=s.model, args=tuple(args))
         for s in preset.steps
     ]
     return RunRequest(
@@ -121,10 +145,20 @@ def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: A
 class _PreparedStep:
     spec: StepSpec
     agent: AgentDefinition
+    """With its parameters substituted into the system prompt."""
     backend: str
     model: str | None
     cwd: Path
+    params: dict[str, Any]
+    """The values the task template is filled with (this step's over the run's)."""
     task: str
+    """The task as planned: filled in, except ``{previous}``."""
+
+    def task_with(self, previous: str | None) -> str:
+        """The task sent, filled in one pass from the template (never the planned text)."""
+        return expand_template(
+            self.spec.task, args=self.spec.args, params=self.params, previous=previous
+        )
 
 
 def new_run_id() -> str:
@@ -161,11 +195,18 @@ class Runner:
         self._clock = RunClock()
         self._cancel = asyncio.Event()
         self._steps: list[_PreparedStep] | None = None
-        self._writer: RunWriter | None = None
+        self._publisher = EventPublisher(listeners=self.listeners)
+        self._lock: LivenessLock | None = None
+        self._write_error: str | None = None
+        """Why the run file could not be written, once that happened (the run stops)."""
         self._state = RunState()
         """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
         self.gate = ApprovalGate(
-            self.settings.effective_policy(), responder, self._emit, self._clock.now
+            self.settings.effective_policy(),
+            responder,
+            self._emit,
+            self._clock.now,
+            rules=RuleStore(),
         )
         self.result: RunFinished | None = None
 
@@ -190,29 +231,30 @@ class Runner:
         agents = self._agents or discover_agents(request.cwd, request.scope)
         self._agents = agents
         self._check_trust(agents)
+        chosen = [
+            self._runnable_agent(agents, number, spec)
+            for number, spec in enumerate(request.steps, 1)
+        ]
+        try:
+            run_values = run_params(chosen, request.params)
+        except ParamsError as error:
+            raise RunError(str(error)) from None
         steps = []
-        for number, spec in enumerate(request.steps, start=1):
-            agent = agents.get(spec.agent)
-            if agent is None:
-                where = (
-                    f"preset '{request.preset}', step {number}"
-                    if request.preset
-                    else (f"step {number}")
-                )
-                raise RunError(
-                    f"{where}: unknown agent '{spec.agent}' "
-                    f"(available: {', '.join(agents.names()) or 'none'})"
-                )
-            cwd = (request.cwd / spec.cwd).resolve() if spec.cwd else request.cwd.resolve()
-            if not cwd.is_dir():
-                raise RunError(f"step {number} ({agent.name}): folder {cwd} does not exist")
+        for number, (spec, agent) in enumerate(zip(request.steps, chosen, strict=True), 1):
+            where = f"step {number} ({agent.name})"
+            cwd = self._step_folder(where, spec)
             backend = backend_for(agent, request.backend, self.settings)
-            task = substitute_params(spec.task, request.params)
-            steps.append(
-                _PreparedStep(
-                    spec, agent, backend, self._model_for(spec, agent, backend), cwd, task
-                )
-            )
+            try:
+                own = step_params(agent, spec.params, run_values)
+            except ParamsError as error:
+                raise RunError(f"{where}: {error}") from None
+            values = {**run_values, **own}
+            body = expand_template(agent.system_prompt, params=own)
+            agent = agent.model_copy(update={"system_prompt": body})
+            model = self._model_for(spec, agent, backend)
+            prepared = _PreparedStep(spec, agent, backend, model, cwd, values, "")
+            prepared.task = prepared.task_with(None)
+            steps.append(prepared)
         self._steps = steps
 
     def cancel(self) -> None:
@@ -227,8 +269,7 @@ class Runner:
         """Run to the end and return the ``run_finished`` event (also published)."""
         self.prepare()
         assert self._steps is not None
-        if self._record:
-            self._writer = RunWriter(self.run_id, self._redactor())
+        index = self._start_publishing()
         start = RunStarted(
             run_id=self.run_id,
             ts=self._clock.now(),
@@ -245,18 +286,25 @@ class Runner:
                 )
                 for s in self._steps
             ],
+            params=params_shown([(s.agent, s.params) for s in self._steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
-        index = RunIndex() if self._record else None
-        if index is not None and self._writer is not None:
-            index.started(start, self._writer.path)
+        if index is not None and self._publisher.sink is not None:
+            try:
+                index.started(self._publisher.redacted(start), self._publisher.sink.writer.path)
+            except sqlite3.Error:
+                self._publisher.close()
+                self._release_lock()
+                raise
         self._emit(start)
         try:
             status, error = await self._run_mode(self._steps)
         except asyncio.CancelledError:
-            status, error = "aborted", "the run was cancelled"
-            self._finish(status, error, index, start)
+            self._finish("aborted", "the run was cancelled", index, start)
+            raise
+        except Exception as bug:
+            self._finish("error", f"internal error: {bug!r}", index, start)
             raise
         return self._finish(status, error, index, start)
 
@@ -269,11 +317,7 @@ class Runner:
             return await self._run_parallel(steps)
         previous = ""
         for index, step in enumerate(steps):
-            task = (
-                substitute_previous(step.task, previous)
-                if self.request.mode == "chain"
-                else (step.task)
-            )
+            task = step.task_with(previous) if self.request.mode == "chain" else step.task
             finished = await self._run_step(index, step, task)
             if finished.status != "ok":
                 if self.request.mode == "chain":
@@ -284,7 +328,17 @@ class Runner:
                 else:
                     message = finished.error or finished.status
                 return ("aborted" if finished.status == "aborted" else "error"), message
-            previous = finished.output
+            if self.request.mode != "chain" or index + 1 == len(steps):
+                continue
+            text = as_handoff(finished.structured) if finished.structured else finished.output
+            previous = hand_off(
+                text,
+                limit=self.settings.limits.handoff_chars,
+                folder=self.request.cwd.resolve(),
+                run_id=self.run_id,
+                step_number=index + 1,
+                run_file=run_file(self.run_id) if self._record else None,
+            )
         return "ok", None
 
     async def _run_parallel(
@@ -347,8 +401,10 @@ class Runner:
         stop = await self._supervise(task_handle, ctx, backend.cancel_grace_s)
         self._close_open_calls(index)
         if outcome and stop is None:
-            result = outcome[0]
-            return self._emit_step_finished(index, result.status, result.output, result.error)
+            result = with_structure(step.agent.output, outcome[0])
+            return self._emit_step_finished(
+                index, result.status, result.output, result.error, result.structured
+            )
         if outcome and outcome[0].status == "aborted" and stop == "cancelled":
             return self._emit_step_finished(index, "aborted", outcome[0].output, "cancelled")
         partial = self._state.steps[index].text_since_last_tool_call()
@@ -426,12 +482,34 @@ class Runner:
 
     # ---------------------------------------------------------------------------- events
 
+    def _start_publishing(self) -> RunIndex | None:
+        """Open the run file (with its writer thread and liveness lock) and the index."""
+        self._publisher = EventPublisher(Redactor.for_settings(self.settings), None, self.listeners)
+        if not self._record:
+            return None
+        writer = RunWriter(self.run_id)  # the publisher redacts before the writer sees events
+        self._lock = LivenessLock(writer.path)
+        loop = asyncio.get_running_loop()
+
+        def failed(error: OSError) -> None:  # on the writer thread
+            loop.call_soon_threadsafe(self._recording_failed, writer.path, error)
+
+        self._publisher.sink = RunFileSink(writer, failed)
+        return RunIndex()
+
+    def _recording_failed(self, path: Path, error: OSError) -> None:
+        if self._write_error is None:
+            self._write_error = (
+                f"the run file {path} could not be written ({error.strerror or error}); "
+                "the run was stopped"
+            )
+            self.cancel()
+
     def _emit(self, event: Event) -> None:
+        """Fold the event into the run's own state, then publish it (redacted) to the run
+        file and the subscribers; see :mod:`core.publisher`."""
         self._state.apply(event)
-        if self._writer is not None:
-            self._writer.write(event)
-        for listener in self.listeners:
-            listener(event)
+        self._publisher.publish(event)
 
     def _close_open_calls(self, step: int) -> None:
         for call in self._state.steps[step].open_calls():
@@ -452,6 +530,7 @@ class Runner:
         status: Literal["ok", "error", "aborted"],
         output: str,
         error: str | None,
+        structured: dict[str, Any] | None = None,
     ) -> StepFinished:
         event = StepFinished(
             run_id=self.run_id,
@@ -461,6 +540,7 @@ class Runner:
             output=output,
             error=error,
             usage=self._state.steps[index].usage,
+            structured=structured,
         )
         self._emit(event)
         return event
@@ -472,6 +552,8 @@ class Runner:
         index: RunIndex | None,
         start: RunStarted,
     ) -> RunFinished:
+        if self._write_error is not None:
+            status, error = "error", self._write_error
         finished = RunFinished(
             run_id=self.run_id,
             ts=self._clock.now(),
@@ -480,22 +562,69 @@ class Runner:
             error=error,
         )
         self._emit(finished)
-        if index is not None:
-            index.finished(finished, start.started_at)
-        if self._writer is not None:
-            self._writer.close()
+        finished = self._publisher.redacted(finished)
         self.result = finished
+        write_error = self._publisher.close()
+        if write_error is not None and self._write_error is None:  # the very last lines
+            assert self._publisher.sink is not None
+            self._recording_failed(self._publisher.sink.writer.path, write_error)
+            finished = finished.model_copy(update={"status": "error", "error": self._write_error})
+        if index is not None:
+            try:
+                index.finished(finished, start.started_at)
+            except sqlite3.Error as failure:
+                # The lock goes below, so the row then reads "interrupted", not "running".
+                _log.error("could not record the end of run %s: %s", self.run_id, failure)
+        self._release_lock()
         return finished
+
+    def _release_lock(self) -> None:
+        """The run's ending is recorded (or never will be): it no longer has a live owner."""
+        if self._lock is not None:
+            self._lock.release()
 
     # ---------------------------------------------------------------------------- helpers
 
     def _model_for(self, spec: StepSpec, agent: AgentDefinition, backend: str) -> str | None:
-        """Override, else the step's or agent's model, else (Baton's own loop only) the
-        configured default. CLI backends fall back to their own defaults instead."""
-        model = self.request.model or spec.model or agent.model
-        if model is None and backend == "openai":
-            model = self.settings.default_model
-        return model
+        """The configured model (:mod:`core.model_choice`, the launch dialog's rule too); None
+        lets a CLI use its default, or Baton's loop ask the provider for its only model."""
+        return configured_model(
+            backend,
+            self.settings,
+            run_model=self.request.model,
+            step_model=spec.model,
+            agent_model=agent.model,
+        ).model
+
+    def _runnable_agent(self, agents: AgentCatalog, number: int, spec: StepSpec) -> AgentDefinition:
+        """The step's agent; refuses an unknown one, or one whose file has an error."""
+        preset = self.request.preset
+        where = f"preset '{preset}', step {number}" if preset else f"step {number}"
+        agent = agents.get(spec.agent)
+        if agent is None:
+            raise RunError(
+                f"{where}: unknown agent '{spec.agent}' "
+                f"(available: {', '.join(agents.names()) or 'none'})"
+            )
+        problem = agent.error
+        if problem is not None:
+            raise RunError(
+                f"{where}: agent '{agent.name}' cannot run: {problem.location}: {problem.message}"
+            )
+        return agent
+
+    def _step_folder(self, where: str, spec: StepSpec) -> Path:
+        """The step's working folder; one outside the run's needs the person's consent."""
+        root = self.request.cwd.resolve()
+        cwd = (root / spec.cwd).resolve() if spec.cwd else root
+        if not cwd.is_dir():
+            raise RunError(f"{where}: folder {cwd} does not exist")
+        if not cwd.is_relative_to(root) and not self.request.allow_outside_folder:
+            raise RunError(
+                f"{where}: folder {cwd} is outside the run's folder {root}; "
+                "allow it on purpose with --allow-outside-folder"
+            )
+        return cwd
 
     def _check_trust(self, agents: AgentCatalog) -> None:
         if self.request.trust_project or self.request.scope == "user":
@@ -523,13 +652,6 @@ class Runner:
         presets = self._presets or discover_presets(self.request.cwd, self.request.scope)
         return presets.get(self.request.preset)
 
-    def _redactor(self) -> Redactor:
-        keys = [api_key_for(p) for p in self.settings.providers]
-        environment = self.settings.provider()
-        if environment is not None:
-            keys.append(api_key_for(environment))
-        return Redactor.from_environment(k for k in keys if k)
-
 
 def preset_request(
     name: str, args: list[str], cwd: Path, scope: Scope = "both", **options: Any
@@ -540,6 +662,9 @@ def preset_request(
     read every definition file again."""
     presets = discover_presets(cwd, scope)
     preset = presets.get(name)
+    problem = presets.problem_for(name) if preset is None else None
+    if problem is not None:
+        raise RunError(f"preset '{name}' cannot run: {problem.location}: {problem.message}")
     if preset is None:
         available = ", ".join(p.name for p in presets.presets) or "none"
         raise RunError(f"unknown preset '{name}' (available: {available})")

@@ -1,24 +1,20 @@
 """Saved runs: one NDJSON file per run plus a SQLite index for the history list (DESIGN §2).
 
-Each event is written as one line and flushed the moment it happens, so a crash loses at most
-the line being written; :func:`load_run` skips a torn last line. Before a line is written, every
-secret Baton knows of (provider API keys, ``*_API_KEY``/``*_TOKEN`` environment values, bearer
-tokens) is replaced by ``[redacted]``: backends are not trusted to keep keys out of their
-output.
+Each event is written as one line and flushed as it happens (by the publisher's writer thread,
+see :mod:`core.publisher`), so a crash loses at most the line being written; :func:`load_run`
+skips a torn last line. Events arrive already redacted (:mod:`core.redaction`).
 
-The index (``runs.sqlite``) is a cache of what the files say: it can be rebuilt from them, and a
-row whose run never finished (the process died) reads ``interrupted`` once its file stops
-growing.
+The index (``runs.sqlite``) is a cache of what the files say: it can be rebuilt from them. A row
+still ``running`` whose owner process is gone (:mod:`core.liveness`: killed, crashed) is
+repaired the first time it is read: indexed as ``interrupted``, and a ``run_finished`` with that
+status appended to its file, so the History, ``baton runs list`` and the file all agree.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
 import sqlite3
-import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -27,13 +23,12 @@ from typing import IO
 from pydantic import BaseModel, ValidationError
 
 from core import paths
-from core.events import Event, RunFinished, RunStarted, UsageStats, event_from_json
+from core.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
+from core.liveness import lock_path, owner_alive
+from core.redaction import Redactor as Redactor  # also known as core.runs.Redactor
+from core.run_names import STATUS_WORDS
 
-INTERRUPTED_AFTER_S = 120.0
-"""A 'running' run whose file has not changed for this long is shown as interrupted."""
-
-_SECRET_ENV = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
-_BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+INTERRUPTED_ERROR = "the process running it ended before the run did (killed or crashed)"
 
 
 def runs_dir() -> Path:
@@ -46,43 +41,39 @@ def run_file(run_id: str) -> Path:
     return runs_dir() / f"{run_id}.jsonl"
 
 
-class Redactor:
-    """Replaces known secret values in text. Short values (< 8 chars) are ignored: they would
-    redact ordinary words and are no real key anyway."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._secrets = sorted({s for s in secrets if s and len(s) >= 8}, key=len, reverse=True)
-
-    @classmethod
-    def from_environment(cls, extra: Iterable[str] = ()) -> Redactor:
-        values = [v for k, v in os.environ.items() if _SECRET_ENV.search(k)]
-        return cls([*values, *extra])
-
-    def scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            if secret in text:
-                text = text.replace(secret, "[redacted]")
-        return _BEARER.sub(r"\1[redacted]", text)
-
-
 class RunWriter:
-    """Appends a run's events to its file, one flushed line each."""
+    """Appends a run's events to its file. Not thread-safe: one thread writes (the
+    publisher's sink thread, or the caller when importing). Write errors propagate.
 
-    def __init__(self, run_id: str, redactor: Redactor) -> None:
+    Events that went through the publisher (or :func:`core.redaction.redact_all`) are redacted
+    already; a ``redactor`` scrubs each line once more, for events from anywhere else."""
+
+    def __init__(self, run_id: str, redactor: Redactor | None = None) -> None:
         self.path = run_file(run_id)
         self._redactor = redactor
         self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
 
     def write(self, event: Event) -> None:
-        if self._file is None:
-            return
-        self._file.write(self._redactor.scrub(event.model_dump_json()) + "\n")
-        self._file.flush()
+        """Append one line and flush it."""
+        self.append(event)
+        self.flush()
+
+    def append(self, event: Event) -> None:
+        """Append one line, buffered until :meth:`flush`."""
+        if self._file is not None:
+            line = event.model_dump_json()
+            if self._redactor is not None:
+                line = self._redactor.scrub(line)
+            self._file.write(line + "\n")
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            file.close()
 
 
 def read_events(path: Path) -> Iterator[Event]:
@@ -150,11 +141,13 @@ SORT_KEYS = {
     "cost": "coalesce(json_extract(usage, '$.cost'), 0)",
 }
 """What :meth:`RunIndex.page` can sort by, as SQL over the ``runs`` table."""
+_STATUS_WORDS_SQL = " ".join(
+    f"WHEN '{status}' THEN '{word}'" for status, word in STATUS_WORDS.items() if "'" not in word
+)
 _SEARCHED = (
     "lower(id || ' ' || mode || ' ' || coalesce(preset, '') || ' ' || args || ' ' || agents"
     " || ' ' || cwd || ' ' || started_at || ' ' || status || ' ' || coalesce(error, '') || ' ' ||"
-    " CASE status WHEN 'ok' THEN 'completed' WHEN 'error' THEN 'failed'"
-    " WHEN 'aborted' THEN 'cancelled' WHEN 'running' THEN 'interrupted' ELSE '' END)"
+    f" CASE status {_STATUS_WORDS_SQL} ELSE '' END)"
 )
 """The text a history filter word is looked for in (the words the table shows included)."""
 
@@ -201,22 +194,24 @@ class RunIndex:
                 ),
             )
 
-    def finished(self, event: RunFinished, started_at: str) -> None:
-        finished_at = (datetime.fromisoformat(started_at) + timedelta(seconds=event.ts)).isoformat(
-            timespec="seconds"
-        )
+    def finished(self, event: RunFinished, started_at: str, *, if_running: bool = False) -> bool:
+        """Record the run's ending; ``if_running``: only over a row still ``running``.
+        Returns whether a row changed."""
+        condition = " AND status = 'running'" if if_running else ""
         with self._connect() as db:
-            db.execute(
-                "UPDATE runs SET finished_at = ?, status = ?, duration_s = ?, usage = ?,"
-                " error = ? WHERE id = ?",
-                (
-                    finished_at,
-                    event.status,
-                    event.ts,
-                    event.usage.model_dump_json(),
-                    event.error,
-                    event.run_id,
-                ),
+            return bool(
+                db.execute(
+                    "UPDATE runs SET finished_at = ?, status = ?, duration_s = ?, usage = ?,"
+                    f" error = ? WHERE id = ?{condition}",
+                    (
+                        _finished_at(started_at, event.ts),
+                        event.status,
+                        event.ts,
+                        event.usage.model_dump_json(),
+                        event.error,
+                        event.run_id,
+                    ),
+                ).rowcount
             )
 
     def add_file(self, path: Path) -> RunRecord:
@@ -235,14 +230,8 @@ class RunIndex:
         return record
 
     def _record(self, row: sqlite3.Row) -> RunRecord:
-        status = row["status"]
-        if status == "running":
-            try:
-                idle = time.time() - Path(row["path"]).stat().st_mtime
-            except OSError:
-                idle = INTERRUPTED_AFTER_S
-            if idle >= INTERRUPTED_AFTER_S:
-                status = "interrupted"
+        if row["status"] == "running" and not owner_alive(Path(row["path"])):
+            row = self._interrupted(row)
         return RunRecord(
             id=row["id"],
             mode=row["mode"],
@@ -252,12 +241,27 @@ class RunIndex:
             cwd=row["cwd"],
             started_at=row["started_at"],
             finished_at=row["finished_at"],
-            status=status,
+            status=row["status"],
             duration_s=row["duration_s"],
             usage=UsageStats.model_validate_json(row["usage"]),
             error=row["error"],
             path=row["path"],
         )
+
+    def _interrupted(self, row: sqlite3.Row) -> sqlite3.Row:
+        """Record a run whose owner is gone as ``interrupted``, in the index and its file.
+
+        The update only applies to a row still ``running``, so an owner that finished after
+        the row was read keeps its own ending, and only one reader appends to the file."""
+        path = Path(row["path"])
+        finished = _interruption(row["id"], path)
+        claimed = self.finished(finished, row["started_at"], if_running=True)
+        with self._connect() as db:
+            fresh = db.execute("SELECT * FROM runs WHERE id = ?", (row["id"],)).fetchone()
+        if claimed:
+            _append_line(path, finished.model_dump_json())
+            lock_path(path).unlink(missing_ok=True)  # the dead owner's, no longer held
+        return fresh if fresh is not None else row
 
     def get(self, run_id: str) -> RunRecord | None:
         with self._connect() as db:
@@ -309,3 +313,38 @@ class RunIndex:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         if record is not None:
             Path(record.path).unlink(missing_ok=True)
+
+
+def _finished_at(started_at: str, elapsed: float) -> str:
+    return (datetime.fromisoformat(started_at) + timedelta(seconds=elapsed)).isoformat(
+        timespec="seconds"
+    )
+
+
+def _interruption(run_id: str, path: Path) -> RunFinished:
+    """The ``run_finished`` an interrupted run gets: its usage so far, at its last event."""
+    usage, ts = UsageStats(), 0.0
+    try:
+        for event in read_events(path):
+            ts = max(ts, event.ts)
+            if isinstance(event, Usage):
+                usage = usage + event.usage
+    except OSError:
+        pass
+    return RunFinished(
+        run_id=run_id, ts=ts, status="interrupted", usage=usage, error=INTERRUPTED_ERROR
+    )
+
+
+def _append_line(path: Path, line: str) -> None:
+    """Append a line after whatever is there, starting a new line after a torn one."""
+    try:
+        with open(path, "a+b") as file:
+            file.seek(0, 2)
+            torn = False
+            if file.tell():
+                file.seek(-1, 2)
+                torn = file.read(1) != b"\n"
+            file.write((b"\n" if torn else b"") + line.encode() + b"\n")
+    except OSError:
+        pass  # a read-only or vanished file: the index still says interrupted

@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core import paths
 from core.atomic import atomic_write_text
+from core.pricing import ModelPrice
 from core.validation import format_validation_error
 
 PolicyValue = Literal["allow", "ask", "deny"]
@@ -50,6 +52,9 @@ class Provider(BaseModel):
     """Environment variable holding the key (e.g. ``OPENAI_API_KEY``)."""
     api_key_in_keyring: bool = False
     """The key is stored in the system keyring under service ``baton``, user = ``name``."""
+    json_schema_output: bool = False
+    """The server honours ``response_format: json_schema`` (OpenAI, vLLM): agents that declare
+    an ``output:`` shape send it. Others are asked in the prompt and checked afterwards."""
 
     @field_validator("base_url")
     @classmethod
@@ -57,7 +62,25 @@ class Provider(BaseModel):
         url = url.strip().rstrip("/")
         if not url.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
+        if url_has_credentials(url):
+            raise ValueError(CREDENTIALS_IN_URL)
         return url
+
+
+CREDENTIALS_IN_URL = (
+    "must not contain a user name or key (user:key@host); remove them from the URL and put "
+    "the key in the provider's API key field (an environment variable or the system keyring)"
+)
+"""Never echoes the URL: the key in it would reach error messages, logs and run files."""
+
+
+def url_has_credentials(url: str) -> bool:
+    """Whether ``url`` carries ``user[:password]@`` before its host."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return "@" in url
+    return bool(parts.username or parts.password) or "@" in parts.netloc
 
 
 class Limits(BaseModel):
@@ -74,6 +97,19 @@ class Limits(BaseModel):
     connect_timeout_s: float = Field(default=15.0, gt=0)
     silence_timeout_s: float = Field(default=120.0, gt=0)
     max_retries: int = Field(default=4, ge=0, le=20)
+    handoff_chars: int = Field(default=50_000, ge=1_000)
+    """Most characters of a step's answer handed to the next step (``{previous}``)."""
+
+
+class SandboxSettings(BaseModel):
+    """How ``bash`` is confined (see :mod:`core.tools.sandbox`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    """Sandbox bash where the platform allows it (bubblewrap, sandbox-exec)."""
+    network: bool = True
+    """Network inside the sandbox; ``baton run --no-network`` turns it off for one run."""
 
 
 class Settings(BaseModel):
@@ -84,12 +120,15 @@ class Settings(BaseModel):
     default_model: str | None = None
     default_backend: BackendChoice | None = None
     model_aliases: dict[str, str] = Field(default_factory=dict)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
+    """Per-model prices ($ per million tokens) that come before the maintained table."""
     policy: dict[str, PolicyValue] = Field(default_factory=dict)
     """Overrides of :data:`DEFAULT_POLICY`, per tool or ``document.<action>``."""
     pi_path: str | None = None
     pi_pass_model: bool = True
     claude_path: str | None = None
     limits: Limits = Field(default_factory=Limits)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
     def effective_policy(self) -> dict[str, PolicyValue]:
         return {**DEFAULT_POLICY, **self.policy}
@@ -100,7 +139,8 @@ class Settings(BaseModel):
         for provider in self.providers:
             if wanted is None or provider.name == wanted:
                 return provider
-        if name is None and os.environ.get("OPENAI_BASE_URL"):
+        environment_url = os.environ.get("OPENAI_BASE_URL")
+        if name is None and environment_url and not url_has_credentials(environment_url):
             return Provider(
                 name="environment",
                 base_url=os.environ["OPENAI_BASE_URL"],
@@ -124,6 +164,9 @@ def config_path() -> Path:
 
 
 def load_settings(path: Path | None = None) -> Settings:
+    """The saved settings; :class:`SettingsError` names what is wrong (never a secret)."""
+    if url_has_credentials(os.environ.get("OPENAI_BASE_URL", "")):
+        raise SettingsError(f"OPENAI_BASE_URL {CREDENTIALS_IN_URL}; set OPENAI_API_KEY instead")
     path = path or config_path()
     if not path.exists():
         return Settings()

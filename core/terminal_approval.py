@@ -1,40 +1,31 @@
 """Approvals on a terminal (``baton run --approve prompt``): the dialog's information and its
-three choices, as text.
+choices, as text.
 
-The question shows what the GUI dialog shows — the command and folder for ``bash``, a unified
-diff for ``edit``/``write``, the arguments for anything else — then reads one of: approve
-once, approve this tool for this run, deny (with an optional reason the model will read).
-Reading stdin happens in a worker thread so the event loop (other parallel steps, Ctrl+C)
-keeps running while the person thinks.
+The question renders the same :class:`core.approval_describe.Description` the GUI dialog
+renders — the command and folder for ``bash``, a unified diff for ``edit``/``write``, the
+document for ``document``, the arguments for anything else, and the rule that asked — then
+reads one of: approve once, approve this tool for this run, always allow the suggested rule
+in this project, deny (with an optional reason the model will read). Describing and reading
+stdin happen in worker threads so the event loop (other parallel steps, Ctrl+C) keeps running
+while the person thinks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TextIO
 
+from core.approval_describe import as_text, describe
 from core.approvals import ApprovalAnswer, ApprovalRequest
-from core.tools.diffs import preview_diff
 
 _CHOICES = "[o]nce  [r] approve this tool for this run  [d]eny"
 
 
 def describe_request(request: ApprovalRequest) -> str:
-    """What the person needs to decide, as plain text (also used by the GUI's copy action)."""
-    lines = [f"{request.agent} (step {request.step + 1}) wants to use {request.tool}"]
-    if request.tool == "bash":
-        lines += [f"  folder:  {request.cwd}", f"  command: {request.arguments.get('command')}"]
-    else:
-        diff = preview_diff(request.tool, request.arguments, Path(request.cwd))
-        if diff:
-            lines.append(diff.rstrip("\n"))
-        else:
-            lines.append(json.dumps(request.arguments, indent=2, ensure_ascii=False))
-    return "\n".join(lines)
+    """What the person needs to decide, as plain text (the dialog shows the same parts)."""
+    return as_text(describe(request))
 
 
 class TerminalApprover:
@@ -51,17 +42,26 @@ class TerminalApprover:
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalAnswer:
         async with self._lock:
-            self._out.write("\n" + describe_request(request) + "\n")
+            text = await asyncio.to_thread(describe_request, request)
+            self._out.write("\n" + text + "\n")
             self._out.flush()
+            rule = request.suggested_rule
+            choices = f"{_CHOICES}  [a]lways allow {rule} here" if rule else _CHOICES
             while True:
-                answer = await asyncio.to_thread(self._ask, f"Approve? {_CHOICES}: ")
+                answer = await asyncio.to_thread(self._ask, f"Approve? {choices}: ")
                 if answer is None:
-                    return ApprovalAnswer(decision="deny", reason="No answer (input closed).")
+                    return ApprovalAnswer(
+                        decision="deny",
+                        reason="Denied: no answer (the terminal's input was closed)",
+                        decided_by="no_one",
+                    )
                 choice = answer.lower()
                 if choice in ("o", "once", "y", "yes"):
                     return ApprovalAnswer(decision="approve")
                 if choice in ("r", "run"):
                     return ApprovalAnswer(decision="approve_run")
+                if rule and choice in ("a", "always"):
+                    return ApprovalAnswer(decision="approve", remember_rule=rule)
                 if choice in ("d", "deny", "n", "no"):
                     reason = await asyncio.to_thread(self._ask, "Reason for the agent (optional): ")
                     return ApprovalAnswer(decision="deny", reason=reason or None)

@@ -4,6 +4,10 @@ Single and chain runs stream text as it arrives; parallel runs would interleave 
 text mid-sentence, so there each step's text is printed whole when the step finishes. Tool
 calls are one line each, with a mark once they end. Colour only on a terminal (and never when
 ``NO_COLOR`` is set).
+
+A model call that fails mid-answer and is retried streams its answer again from the start.
+Streamed text cannot be taken back, so the retry line says the partial answer above it is
+superseded; a parallel step's buffered text simply drops the superseded attempt.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from core.events import (
     TextDelta,
     ToolCallFinished,
     ToolCallStarted,
+    Usage,
 )
 from core.run_state import ToolCall
 
-_MARKS = {"ok": "✓", "error": "✗", "aborted": "⊘"}
+_MARKS = {"ok": "✓", "error": "✗", "aborted": "⊘", "interrupted": "⊘"}
 
 
 class TranscriptPrinter:
@@ -38,6 +43,9 @@ class TranscriptPrinter:
         self._total_steps = 0
         self._agents: dict[int, str] = {}
         self._buffers: dict[int, list[str]] = {}
+        self._attempt_start: dict[int, int] = {}
+        """Per step: where the current model attempt's text begins in its buffer (a streamed
+        step's buffer holds only the current attempt)."""
         self._calls: dict[str, ToolCall] = {}
         self._at_line_start = True
 
@@ -47,15 +55,18 @@ class TranscriptPrinter:
             self._total_steps = len(event.steps)
             title = event.preset or event.mode
             self._line(self._style(f"▶ {title} · {len(event.steps)} step(s) in {event.cwd}", "1"))
+            if event.params:
+                values = ", ".join(f"{name}={value}" for name, value in event.params.items())
+                self._line(self._style(f"  params: {values}", "2"))
         elif isinstance(event, StepStarted) and event.step is not None:
             self._agents[event.step] = event.agent
             model = f" · {event.model}" if event.model else ""
             header = f"── step {event.step + 1}/{self._total_steps}: {event.agent}{model} "
             self._line("\n" + self._style(header.ljust(72, "─"), "1;36"))
         elif isinstance(event, TextDelta) and event.step is not None:
-            if self._parallel:
-                self._buffers.setdefault(event.step, []).append(event.text)
-            else:
+            buffer = self._buffers.setdefault(event.step, [])
+            buffer.append(event.text)
+            if not self._parallel:
                 self._write(event.text)
         elif isinstance(event, ToolCallStarted):
             call = ToolCall(event.call_id, event.tool, dict(event.arguments), event.ts)
@@ -64,8 +75,11 @@ class TranscriptPrinter:
                 self._line(self._style(f"  → {event.tool} {call.key_argument[:100]}", "2"))
         elif isinstance(event, ToolCallFinished):
             self._tool_finished(event)
+            self._attempt_ended(event)
+        elif isinstance(event, Usage):
+            self._attempt_ended(event)
         elif isinstance(event, Retry):
-            self._line(self._style(f"  ↻ retry {event.attempt}: {event.error}", "33"))
+            self._retry(event)
         elif isinstance(event, Log) and event.level in ("warning", "error"):
             self._line(self._style(f"  ! {event.message.strip()}", "33"))
         elif isinstance(event, StepFinished) and event.step is not None:
@@ -78,6 +92,26 @@ class TranscriptPrinter:
             self._line(self._style(text, "1"))
             if event.error:
                 self._line(self._style(event.error, "31"))
+
+    def _attempt_ended(self, event: Event) -> None:
+        """A model response (or a tool call) completed: a later retry cannot supersede it."""
+        if event.step is None:
+            return
+        buffer = self._buffers.setdefault(event.step, [])
+        if not self._parallel:
+            buffer.clear()  # streamed already: only the current attempt's text is kept
+        self._attempt_start[event.step] = len(buffer)
+
+    def _retry(self, event: Retry) -> None:
+        limit = f"/{event.max_attempts}" if event.max_attempts else ""
+        line = f"  ↻ retry {event.attempt}{limit}: {event.error}"
+        if event.step is not None:
+            buffer = self._buffers.get(event.step, [])
+            start = self._attempt_start.get(event.step, 0)
+            if any(buffer[start:]) and not self._parallel:
+                line += " — the partial answer above is superseded; the retry starts over"
+            del buffer[start:]
+        self._line(self._style(line, "33"))
 
     def _tool_finished(self, event: ToolCallFinished) -> None:
         call = self._calls.pop(event.call_id, None)
@@ -98,7 +132,9 @@ class TranscriptPrinter:
         if self._parallel:
             agent = self._agents.get(event.step, "")
             self._line(self._style(f"\n── task {event.step + 1}: {agent} ", "1;36"))
-            self._write("".join(self._buffers.pop(event.step, [])))
+            self._write("".join(self._buffers.get(event.step, [])))
+        self._buffers.pop(event.step, None)
+        self._attempt_start.pop(event.step, None)
         summary = f"{_MARKS[event.status]} step {event.step + 1} {event.status}"
         if event.usage.line():
             summary += f" · {event.usage.line()}"

@@ -6,15 +6,20 @@ fingerprint (SHA-256) of those files, so any change — a new agent, an edited p
 tool — asks again.
 
 Records live in ``<data>/trust.json`` (written atomically); listing agents never needs trust,
-running them does.
+running them does. Next to each record, ``<data>/trust/<key>.json`` keeps the text of the files
+as they were when trusted, so that when they change the question can say *what* changed
+(:meth:`TrustStore.changes`) instead of asking as if for the first time.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -29,6 +34,21 @@ class TrustRecord(BaseModel):
     folder: str
     fingerprint: str
     trusted_at: str
+
+
+SNAPSHOT_FILE_LIMIT = 1_000_000
+"""Bytes of one file kept for showing changes (agent files are refused past 1 MB anyway)."""
+
+
+@dataclass(frozen=True)
+class TrustChange:
+    """One project file that differs from what was trusted."""
+
+    path: str
+    """Relative to the project folder, with forward slashes."""
+    kind: Literal["added", "changed", "removed"]
+    diff: str
+    """A unified diff from the trusted text to the current one."""
 
 
 class UntrustedProjectError(RunError):
@@ -58,6 +78,27 @@ def project_files(root: Path) -> list[Path]:
     return files
 
 
+def _texts(root: Path) -> dict[str, str]:
+    texts: dict[str, str] = {}
+    for file in project_files(root):
+        try:
+            data = file.read_bytes()[:SNAPSHOT_FILE_LIMIT]
+        except OSError:
+            continue
+        texts[file.relative_to(root).as_posix()] = data.decode("utf-8", errors="replace")
+    return texts
+
+
+def _diff(name: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{name}" if before else "/dev/null",
+        tofile=f"b/{name}" if after else "/dev/null",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
 def fingerprint(root: Path) -> str:
     digest = hashlib.sha256()
     for file in project_files(root):
@@ -82,6 +123,37 @@ class TrustStore:
         data = {key: record.model_dump() for key, record in records.items()}
         atomic_write_text(self.path, json.dumps(data, indent=2, ensure_ascii=False))
 
+    def _snapshot_path(self, root: Path) -> Path:
+        key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:24]
+        return self.path.parent / "trust" / f"{key}.json"
+
+    def record(self, root: Path) -> TrustRecord | None:
+        """The record of an earlier trust in ``root``, whether or not the files changed since."""
+        return self._load().get(str(root.resolve()))
+
+    def changes(self, root: Path) -> list[TrustChange]:
+        """What differs from the files as they were trusted (empty: never trusted, or no
+        snapshot kept — trust given by an older Baton)."""
+        if self.record(root) is None:
+            return []
+        try:
+            before: dict[str, str] = json.loads(
+                self._snapshot_path(root).read_text(encoding="utf-8")
+            )
+        except (OSError, ValueError):
+            return []
+        after = _texts(root)
+        changes: list[TrustChange] = []
+        for name in sorted(before.keys() | after.keys()):
+            old, new = before.get(name), after.get(name)
+            if old == new:
+                continue
+            kind: Literal["added", "changed", "removed"] = (
+                "added" if old is None else "removed" if new is None else "changed"
+            )
+            changes.append(TrustChange(name, kind, _diff(name, old or "", new or "")))
+        return changes
+
     def is_trusted(self, root: Path) -> bool:
         record = self._load().get(str(root.resolve()))
         return record is not None and record.fingerprint == fingerprint(root)
@@ -94,11 +166,15 @@ class TrustStore:
             fingerprint=fingerprint(root),
             trusted_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
+        snapshot = self._snapshot_path(root)
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(snapshot, json.dumps(_texts(root), ensure_ascii=False))
         self._save(records)
 
     def revoke(self, root: Path | str) -> None:
         records = self._load()
         records.pop(str(Path(root).resolve()), None)
+        self._snapshot_path(Path(root)).unlink(missing_ok=True)
         self._save(records)
 
     def records(self) -> list[TrustRecord]:

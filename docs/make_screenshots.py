@@ -27,9 +27,9 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
     from run_events import failed_chain, finished_chain, running_parallel
 
-    from gui.icons import app_icon
     from gui.run_view import RunView
     from gui.theme import apply_theme
+    from gui.theme.icons import app_icon
     from gui.tool_call_row import ToolCallRow
 
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"

@@ -294,7 +294,7 @@ async def window_scenes(output: Path, server: Any) -> None:
     from PySide6.QtWidgets import QApplication
 
     from core.runner import RunRequest, StepSpec
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     def save(widget: Any, name: str) -> None:
         path = output / name

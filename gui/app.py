@@ -2,7 +2,7 @@
 
 The QApplication is set up here (names for QSettings, icon, style), the qasync loop is
 installed (:mod:`gui.qt_asyncio`) so the asyncio core runs on the Qt thread, and the main
-window is shown until it closes. Building the window itself lives in :mod:`gui.main_window`,
+window is shown until it closes. Building the window itself lives in :mod:`gui.window.main_window`,
 so tests can create it without any of this.
 """
 
@@ -26,9 +26,10 @@ from types import TracebackType
 from PySide6.QtWidgets import QApplication
 
 from core import __version__
-from gui import icons, theme
-from gui.main_window import MainWindow
+from gui import theme
 from gui.qt_asyncio import run_event_loop
+from gui.theme import icons
+from gui.window.main_window import MainWindow
 
 ORGANIZATION = "Baton"
 APPLICATION = "Baton"

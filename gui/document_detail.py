@@ -39,9 +39,9 @@ from gui.document_editor import DocumentEditor
 from gui.document_header import DocumentHeader
 from gui.document_prompts import DocumentPrompts, describe
 from gui.markdown_view import MarkdownView
-from gui.prompts import ConflictChoice, UnsavedChoice
 from gui.theme import secondary_text
 from gui.widgets import Banner, EmptyState
+from gui.widgets.prompts import ConflictChoice, UnsavedChoice
 
 Mode = Literal["empty", "read", "edit", "new"]
 

@@ -16,9 +16,9 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from gui.code_edit import CodeEdit
+from gui.definitions.code_edit import CodeEdit
+from gui.definitions.highlighters import DefinitionHighlighter
 from gui.documents_table import TYPE_LABELS
-from gui.highlighters import DefinitionHighlighter
 from gui.theme import SEVERITY_HUES, foreground
 
 _TAG_SEPARATORS = re.compile(r"[,，、;；\n]")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import icons
+from gui.theme import icons
 
 SEARCH_DELAY_MS = 200
 ONE_ROW_WIDTH = 760

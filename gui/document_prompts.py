@@ -1,6 +1,7 @@
 """The questions the document browser asks: conflicts, deletes, unsaved edits.
 
-Same contract as :mod:`gui.prompts` (every dialog has an object name and labelled buttons, so
+Same contract as :mod:`gui.widgets.prompts` (every dialog has an object name and labelled buttons,
+so
 tests answer the real dialog as a person would), kept beside the browser because the wording
 is about documents and agents, not files. Modal (``exec()``): call from ordinary slots only.
 """
@@ -11,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.documents import Document, DocumentSummary
 from gui.documents_table import TYPE_LABELS, absolute_time, run_text
-from gui.prompts import ANY, ConflictChoice, Prompts, UnsavedChoice, ask
+from gui.widgets.prompts import ANY, ConflictChoice, Prompts, UnsavedChoice, ask
 
 KEEP_MINE = "Keep mine (overwrite)"
 TAKE_THEIRS = "Take theirs (reload)"

@@ -47,8 +47,8 @@ from gui.documents_table import (
     COL_UPDATED,
     DocumentsTableModel,
 )
-from gui.prompts import Prompts
 from gui.widgets import EmptyState
+from gui.widgets.prompts import Prompts
 
 POLL_MS = 1000
 TIMES_REFRESH_MS = 30_000

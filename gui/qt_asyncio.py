@@ -48,8 +48,8 @@ def run_event_loop(app: QCoreApplication) -> int:
     # are finalised at garbage collection, outside the loop ("ignored GeneratorExit").
     previous_hooks = sys.get_asyncgen_hooks()
     sys.set_asyncgen_hooks(
-        firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
-        finalizer=loop._asyncgen_finalizer_hook,  # type: ignore[attr-defined]
+        firstiter=loop._asyncgen_firstiter_hook,
+        finalizer=loop._asyncgen_finalizer_hook,
     )
     try:
         code = loop.run_forever()
@@ -81,8 +81,8 @@ def attached_event_loop(app: QCoreApplication) -> Iterator[asyncio.AbstractEvent
     # collection outside any loop.
     previous_hooks = sys.get_asyncgen_hooks()
     sys.set_asyncgen_hooks(
-        firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
-        finalizer=loop._asyncgen_finalizer_hook,  # type: ignore[attr-defined]
+        firstiter=loop._asyncgen_firstiter_hook,
+        finalizer=loop._asyncgen_finalizer_hook,
     )
     try:
         yield loop

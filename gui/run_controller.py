@@ -8,12 +8,12 @@
 2. creates a :class:`gui.run_view.RunView` and subscribes it to the runner's events;
 3. starts ``runner.run()`` as a task on the qasync loop (the GUI thread), so the runner, the
    view and the approval dialog share one thread and need no locks;
-4. answers approvals through the window's :class:`gui.approval_queue.ApprovalQueue` ("ask
+4. answers approvals through the window's :class:`gui.approvals.approval_queue.ApprovalQueue` ("ask
    me"), or approves / denies everything, as the launch dialog chose;
 5. cancels on the view's Cancel (``runner.cancel()``: the run ends ``aborted``, the run file
    keeps everything received);
 6. tells the person when a run finishes or waits for approval while they look elsewhere
-   (:mod:`gui.notifications`).
+   (:mod:`gui.widgets.notifications`).
 
 Closing the window while runs are active asks first; "Cancel runs and quit" cancels them and
 closes the window once every run has written its end (:meth:`confirm_close`).
@@ -30,19 +30,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.approvals import Responder, approve_all, deny_all
+from core.approvals import Responder, approve_all, deny_by_setting
 from core.errors import RunError
 from core.events import RunFinished
 from core.runner import Runner, RunRequest
 from core.settings import SettingsError, load_settings
-from gui.approval_queue import ApprovalQueue
-from gui.notifications import Notifier
+from gui.approvals.approval_queue import ApprovalQueue
+from gui.approvals.trust_dialog import prepare_runner
 from gui.run_header import run_title
 from gui.run_view import RunView
-from gui.trust_dialog import prepare_runner
+from gui.widgets.notifications import Notifier
 
 if TYPE_CHECKING:
-    from gui.launch_dialog import ApprovalMode
+    from gui.launch.launch_dialog import ApprovalMode
 
 _ENDINGS = {
     "ok": ("Run finished", False),
@@ -148,7 +148,7 @@ class RunController(QObject):
     def cancel_all(self) -> None:
         for session in self.active():
             session.runner.cancel()
-        self.approvals.deny_all("The run was cancelled.")
+        self.approvals.deny_all("Denied: the run was cancelled")
 
     def confirm_close(self) -> bool:
         """True when the window may close now. With active runs, asks; on "Cancel runs and
@@ -190,7 +190,7 @@ class RunController(QObject):
         if approvals == "all":
             return approve_all
         if approvals == "deny":
-            return deny_all
+            return deny_by_setting("approvals: deny")
         return self.approvals
 
     def _finished(self, session: RunSession, task: asyncio.Future[RunFinished]) -> None:

@@ -19,8 +19,9 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from core.run_names import run_name
 from core.run_state import RunState
-from gui.run_status import RUN_STATUS_LABELS, StatusIcon, format_seconds, status_color
+from gui.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
 from gui.widgets import Banner, ElidedLabel
 
@@ -36,22 +37,9 @@ _PILL_HUES = {
 
 
 def run_title(state: RunState) -> str:
-    """``implement add a --json flag`` for a preset; otherwise what ran: ``scout → planner``
-    (chain), ``3 parallel tasks: reviewer ×3`` (parallel), ``worker: Clean the build``
-    (single)."""
-    if state.preset:
-        return " ".join([state.preset, *state.args])
+    """The run's name as everywhere else (:func:`core.run_names.run_name`), or its id."""
     agents = [step.agent for step in state.steps]
-    if not agents:
-        return state.run_id or "Run"
-    if state.mode == "chain":
-        return " → ".join(agents)
-    if state.mode == "parallel":
-        counts = {agent: agents.count(agent) for agent in agents}
-        names = ", ".join(f"{a} ×{n}" if n > 1 else a for a, n in counts.items())
-        return f"{len(agents)} parallel tasks: {names}"
-    task = " ".join(state.steps[0].task.split())
-    return f"{agents[0]}: {task}" if task else agents[0]
+    return run_name(state.mode, state.preset, state.args, agents) or state.run_id or "Run"
 
 
 def display_status(state: RunState, live: bool) -> str:
@@ -119,11 +107,23 @@ class RunHeader(QWidget):
         self.progress = QLabel("")
         self.usage = QLabel("")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.params = QLabel("")
+        self.params.setObjectName("RunParams")
+        self.params.setToolTip("The agents' parameter values this run used")
+        self.params.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.params.hide()
         self.folder = ElidedLabel("")
         self.folder.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.started = QLabel("")
         muted = secondary_text(self.palette()).name()
-        for label in (self.elapsed, self.progress, self.usage, self.folder, self.started):
+        for label in (
+            self.elapsed,
+            self.progress,
+            self.usage,
+            self.params,
+            self.folder,
+            self.started,
+        ):
             label.setStyleSheet(f"color: {muted};")
         self._separators = [QLabel("·") for _ in range(3)]
         details = QHBoxLayout()
@@ -136,6 +136,7 @@ class RunHeader(QWidget):
             separator.setStyleSheet(f"color: {muted};")
             details.addWidget(separator)
             details.addWidget(label)
+        details.addWidget(self.params)
         details.addSpacing(8)
         details.addWidget(self.folder, 1)  # the path gives way first; "started …" stays whole
         details.addWidget(self.started)
@@ -163,6 +164,10 @@ class RunHeader(QWidget):
         self.set_elapsed(elapsed)
         self._set_part(1, self.progress, progress_text(state))
         self._set_part(2, self.usage, state.usage.line())
+        params = ", ".join(f"{name}={value}" for name, value in state.params.items())
+        if params != self.params.text().removeprefix("·  "):
+            self.params.setText(f"·  {params}" if params else "")
+            self.params.setVisible(bool(params))
         self.folder.set_full_text(home_relative(state.cwd))
         started = state.started_at[:19].replace("T", " ")
         self.started.setText(f"·  started {started}" if started else "")
@@ -202,7 +207,7 @@ class RunHeader(QWidget):
         else:
             background = tint(palette, hue, 0.18)
         color = status_color(palette, status)
-        self.status.setText(RUN_STATUS_LABELS.get(status, status))
+        self.status.setText(run_status_label(status))
         self.status.setStyleSheet(
             f"background: {background.name()}; color: {color.name()}; border-radius: 9px;"
             " padding: 1px 9px; font-weight: 600;"

@@ -17,30 +17,29 @@ from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from core.run_names import status_word
 from gui.theme import SEVERITY_HUES, foreground, is_dark, mix, secondary_text
 
 PHASE_LABELS = {
     "pending": "pending",
     "running": "running",
-    "waiting": "waiting for approval",
+    "waiting": "waiting for you",
     "ok": "done",
     "error": "failed",
-    "aborted": "aborted",
+    "aborted": "cancelled",
     "not_run": "not run",
     "interrupted": "interrupted",
 }
 """Words for a step's phase (``core.run_state.StepPhase``), as shown in its header, plus
 ``interrupted``: a saved run that ended while the step was still running."""
 
-RUN_STATUS_LABELS = {
-    "running": "Running",
-    "waiting": "Waiting for approval",
-    "ok": "Completed",
-    "error": "Failed",
-    "aborted": "Cancelled",
-    "incomplete": "Incomplete",
-}
-"""Words for a run's status; ``incomplete`` is a saved run that never recorded its end."""
+
+def run_status_label(status: str) -> str:
+    """A run's status as a label: the shared word (:data:`core.run_names.STATUS_WORDS`),
+    capitalised — ``Done``, ``Failed``, ``Cancelled``, ``Waiting for you``, ``Interrupted``."""
+    word = status_word(status)
+    return word[:1].upper() + word[1:]
+
 
 _HUES = {
     "running": SEVERITY_HUES["info"],

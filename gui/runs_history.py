@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from core.runs import RunRecord
-from gui import icons
 from gui.runs_table import ROLE_RECORD, RunsTableModel
+from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
 
 FILTER_DELAY_MS = 150

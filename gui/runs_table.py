@@ -25,17 +25,11 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from core.events import compact_number
+from core.run_names import run_name
 from core.runs import RunIndex, RunRecord
-from gui.run_status import fill_color, format_seconds, status_color
+from gui.run_status import fill_color, format_seconds, run_status_label, status_color
 
 COLUMNS = ("Started", "Run", "Status", "Duration", "Tokens", "Cost")
-STATUS_LABELS = {
-    "running": "Running",
-    "ok": "Completed",
-    "error": "Failed",
-    "aborted": "Cancelled",
-    "interrupted": "Interrupted",
-}
 SORT_BY = ("started", "run", "status", "duration", "tokens", "cost")
 """The :data:`core.runs.SORT_KEYS` key of each column."""
 PAGE = 200
@@ -57,14 +51,8 @@ def started_text(iso: str) -> str:
 
 
 def what_ran(record: RunRecord) -> str:
-    """``implement add a flag`` for a preset run; ``scout → planner`` for a chain;
-    ``reviewer ×3`` for parallel tasks."""
-    if record.preset:
-        return " ".join([record.preset, *record.args])
-    if record.mode == "chain":
-        return " → ".join(record.agents) or record.id
-    counts = {agent: record.agents.count(agent) for agent in record.agents}
-    return ", ".join(f"{a} ×{n}" if n > 1 else a for a, n in counts.items()) or record.id
+    """The run's name as everywhere else (:func:`core.run_names.run_name`), or its id."""
+    return run_name(record.mode, record.preset, record.args, record.agents) or record.id
 
 
 def status_icon(status: str, palette: QPalette | None = None) -> QIcon:
@@ -192,7 +180,7 @@ class RunsTableModel(QAbstractTableModel):
         if column == 1:
             return what_ran(record)
         if column == 2:
-            return STATUS_LABELS.get(record.status, record.status)
+            return run_status_label(record.status)
         if column == 3:
             return format_seconds(record.duration_s) if record.duration_s is not None else "—"
         if column == 4:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from core.atomic import atomic_write_text
 from core.errors import RunError
 from core.events import Event, RunStarted
+from core.params import split_shown
 from core.run_export import run_to_markdown
 from core.run_import import import_run
 from core.run_reading import FoldedRun, fold_run, read_folded
@@ -56,14 +57,20 @@ FILE_FILTER = "Runs and transcripts (*.jsonl *.json *.ndjson);;All files (*)"
 def rerun_request(started: RunStarted) -> RunRequest:
     """The request that repeats a run: same mode, agents, planned tasks (arguments and
     parameters already substituted; ``{previous}`` still open), folders, preset and arguments.
-    Models and backends are chosen afresh, as for any launch."""
-    steps = [StepSpec(agent=s.agent, task=s.task, cwd=s.cwd) for s in started.steps]
+    Models and backends are chosen afresh, as for any launch; parameter values are the run's
+    (agent bodies are filled in again, from them)."""
+    run_wide, own = split_shown(started.params, len(started.steps))
+    steps = [
+        StepSpec(agent=s.agent, task=s.task, cwd=s.cwd, params=values)
+        for s, values in zip(started.steps, own, strict=True)
+    ]
     return RunRequest(
         mode=started.mode,
         steps=steps,
         cwd=Path(started.cwd),
         preset=started.preset,
         args=list(started.args),
+        params=run_wide,
     )
 
 

@@ -58,7 +58,7 @@ def _check_window() -> str:
     from PySide6.QtWidgets import QApplication
 
     from gui.app import create_application
-    from gui.main_window import MainWindow
+    from gui.window.main_window import MainWindow
 
     app = create_application([])
     settings = QSettings(

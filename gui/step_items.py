@@ -187,7 +187,7 @@ class NoticeItem(QLabel):
     def refresh(self, item: Item, live: bool) -> None:
         assert isinstance(item, Notice)
         glyph = self._GLYPHS.get(item.kind, "·")
-        if item.kind == "approval" and " denied" in item.text:
+        if item.kind == "approval" and item.level == "error":
             glyph = "✗"
         text = f"{glyph}  {item.text}"
         if text == self._text:
@@ -195,7 +195,7 @@ class NoticeItem(QLabel):
         self._text = text
         self.setText(text)
         if item.kind == "approval":
-            severity = "error" if " denied" in item.text else ""
+            severity = "error" if item.level == "error" else ""
         else:
             severity = {"warning": "waiting", "error": "error"}.get(item.level, "")
         color = status_color(self.palette(), severity) if severity else None

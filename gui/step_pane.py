@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.events import UsageStats
 from core.run_state import StepState
+from gui.run_header import home_relative
 from gui.run_status import (
     PHASE_LABELS,
     StatusIcon,
@@ -128,6 +129,12 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.task = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.task.setStyleSheet(f"color: {muted};")
         self.task.setContentsMargins(30, 0, 0, 0)
+        # A step working in its own folder says where: the run header shows only the run's.
+        self.folder = ElidedLabel("", Qt.TextElideMode.ElideMiddle)
+        self.folder.setObjectName("StepFolder")
+        self.folder.setStyleSheet(f"color: {muted};")
+        self.folder.setContentsMargins(30, 0, 0, 0)
+        self.folder.hide()
 
         self.body = QWidget()
         self._body_layout = QVBoxLayout(self.body)
@@ -153,6 +160,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         layout.setSpacing(2)
         layout.addWidget(self.header)
         layout.addWidget(self.task)
+        layout.addWidget(self.folder)
         layout.addWidget(self.body)
         self.sync(step, run_running=run_running)
 
@@ -207,6 +215,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         if task != self.task.full_text():
             self.task.set_full_text(task)
         self.task.setVisible(bool(task))  # an imported transcript may have no task
+        folder = f"in {home_relative(step.folder)}" if step.folder else ""
+        if folder != self.folder.full_text():
+            self.folder.set_full_text(folder)
+            self.folder.setToolTip(step.folder)
+            self.folder.setVisible(bool(folder))
         if step.started is not None and step.finished is not None:
             self.duration.setText(format_seconds(step.finished - step.started))
         error = step.error or ""

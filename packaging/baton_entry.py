@@ -21,6 +21,6 @@ def _attach_parent_console() -> None:
 if __name__ == "__main__":
     if sys.platform == "win32" and len(sys.argv) > 1:
         _attach_parent_console()
-    from core.cli import main
+    from gui.launcher import main
 
     sys.exit(main())

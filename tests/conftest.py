@@ -4,9 +4,11 @@ test does touches the real home, and no user agent or setting leaks into a test.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 from llm_server import LLMServer
 
@@ -36,6 +38,54 @@ def isolated_home(
     # No real keyring: a test must never read or write the user's secrets.
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     yield home
+
+
+LEFTOVER_GRACE_S = 5.0
+"""How long a test's threads and child processes get to end on their own after it."""
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_threads_or_processes() -> Iterator[None]:
+    """Fail a test that leaves a thread or a child process running (napari's dangling-thread
+    check, extended to processes): a leak in one test becomes a flaky hang in another.
+    Leftover processes are killed so the rest of the suite is not affected."""
+    threads_before = set(threading.enumerate())
+    me = psutil.Process()
+    children_before = {child.pid for child in me.children(recursive=True)}
+    yield
+    leftovers = [c for c in me.children(recursive=True) if c.pid not in children_before]
+    _gone, alive = psutil.wait_procs(leftovers, timeout=LEFTOVER_GRACE_S)
+    described = []
+    for process in alive:
+        try:
+            described.append(" ".join(process.cmdline()) or process.name())
+            process.kill()
+        except psutil.Error:
+            continue
+    new_threads = [
+        t
+        for t in threading.enumerate()
+        # A "dummy" thread is a foreign (Qt) thread that ran Python code: Qt owns and ends it.
+        if t not in threads_before and not isinstance(t, threading._DummyThread)
+    ]
+    for thread in new_threads:
+        thread.join(timeout=LEFTOVER_GRACE_S)
+    running = [t.name for t in new_threads if t.is_alive()]
+    problems = []
+    if described:
+        problems.append(f"child processes still running after the test: {described}")
+    if running:
+        problems.append(f"threads still running after the test: {running}")
+    if problems:
+        pytest.fail("; ".join(problems))
+
+
+@pytest.fixture
+def user_presets(isolated_home: Path) -> Path:
+    """Baton's user preset folder (``<config>/presets``), created."""
+    folder = isolated_home / "config" / "presets"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.fixture

@@ -80,14 +80,16 @@ def test_tools_as_yaml_list_and_claude_names_are_mapped() -> None:
     )
     assert agent.tools == ("read", "find", "bash", "edit")
     assert agent.declared_tools == ("Read", "Glob", "Bash", "MultiEdit", "Edit")
-    assert agent.warnings == ()
+    assert agent.problems == ()
 
 
 def test_unknown_tools_are_kept_with_a_warning() -> None:
     agent = parse_agent_text(agent_text("x", extra="tools: Read, WebFetch\n"))
     assert agent.tools == ("read", "WebFetch")
     assert agent.allowed_tools == ("read",)
-    assert any("WebFetch" in w for w in agent.warnings)
+    (problem,) = agent.problems
+    assert "WebFetch" in problem.message and problem.severity == "warning"
+    assert problem.line == 4  # the 'tools:' line of the file
 
 
 def test_absent_tools_means_every_default_tool() -> None:
@@ -148,13 +150,16 @@ def test_broken_yaml_with_name_and_description_loads_leniently_with_warning() ->
     agent = parse_agent_text(text)
     assert agent.description == "Reviews code: finds bugs, suggests fixes"
     assert agent.tools == ("read", "grep")
-    assert any("not valid YAML at line 3" in w for w in agent.warnings)
+    (problem,) = agent.problems
+    assert "not valid YAML at line 3" in problem.message
+    assert (problem.line, problem.severity) == (3, "warning")
+    assert agent.error is None
 
 
 def test_description_starting_with_stars_loads_leniently() -> None:
     agent = parse_agent_text("---\nname: x\ndescription: **Bold** claim\n---\nbody\n")
     assert agent.description == "**Bold** claim"
-    assert agent.warnings
+    assert [p.severity for p in agent.problems] == ["warning"]
 
 
 def test_broken_yaml_without_name_is_an_error_with_line() -> None:
@@ -299,6 +304,7 @@ def test_agents_json_lists_agents_and_diagnostics(
         "source": "user",
         "path": str(user_dir / "worker.md"),
         "overrides": str(Path(worker["overrides"])),
+        "runnable": True,
     }
     assert worker["overrides"].endswith(os.path.join("agents", "worker.md"))
     assert [Path(d["path"]).name for d in data["diagnostics"]] == ["broken.md"]

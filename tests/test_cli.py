@@ -1,4 +1,4 @@
-"""The ``baton`` entry point itself: version, and the no-display guard."""
+"""The ``baton`` entry point itself: version, the no-display guard, and which side imports Qt."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_no_display_gives_one_line_and_exit_2() -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
     result = subprocess.run(
-        [sys.executable, "-m", "core.cli"],
+        [sys.executable, "-m", "gui.launcher"],
         capture_output=True,
         text=True,
         env=env,
@@ -35,3 +35,40 @@ def test_no_display_gives_one_line_and_exit_2() -> None:
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1
     assert "no display available" in result.stderr
+
+
+def test_core_cli_alone_runs_headless_commands_but_opens_no_window() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "core.cli"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert result.returncode == 2
+    assert "run 'baton' instead" in result.stderr
+
+
+def test_a_headless_command_through_the_entry_point_never_loads_qt(tmp_path: Path) -> None:
+    probe = (
+        "import sys\n"
+        "from gui.launcher import main\n"
+        "code = main(['agents', '--json'])\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'qasync'))\n"
+        "print('qt modules:', loaded, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parents[1],
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+        },
+    )
+    assert result.returncode == 0, result.stderr
+    assert "qt modules: []" in result.stderr

@@ -7,6 +7,7 @@ Every test drives :class:`OpenAICompatBackend` directly with a real :class:`Step
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import Iterator
 from contextlib import aclosing
@@ -399,6 +400,25 @@ async def test_usage_is_reported_per_response_and_summed(h: Harness) -> None:
     assert total == first + second
 
 
+async def test_usage_of_a_known_model_is_priced_from_the_table(h: Harness) -> None:
+    h.server.queue(Reply.answer("ok", tokens=Tokens(prompt=1_000_000, completion=1_000_000)))
+    await h.run(h.context(model="gpt-4o-mini"))
+    # gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
+    assert h.finished.usage.cost == pytest.approx(0.75)
+    assert h.finished.usage.priced
+
+
+async def test_usage_of_an_unknown_model_is_unpriced_unless_configured(h: Harness) -> None:
+    h.server.queue(Reply.answer("a", tokens=Tokens(prompt=1000, completion=10)))
+    await h.run()
+    assert (h.finished.usage.cost, h.finished.usage.priced) == (0.0, False)
+    h.events.clear()
+    h.server.queue(Reply.answer("b", tokens=Tokens(prompt=2_000_000, completion=0)))
+    settings = h.server.settings(prices={"test-model": {"input": 0.5, "output": 1.0}})
+    await h.run(h.context(settings))
+    assert (h.finished.usage.cost, h.finished.usage.priced) == (1.0, True)
+
+
 # -- faults -------------------------------------------------------------------------------
 
 
@@ -543,10 +563,22 @@ async def test_no_provider_is_a_backend_error(h: Harness) -> None:
     assert h.server.requests == []
 
 
-async def test_no_model_is_a_backend_error(h: Harness) -> None:
+async def test_no_model_chosen_uses_the_servers_only_model(h: Harness) -> None:
+    h.server.models = ["only-one:7b"]
+    h.server.queue(Reply.answer("ok"))
+    await h.run(h.context(Settings(providers=[h.server.provider()]), model=None))
+    assert h.server.requests[0].body["model"] == "only-one:7b"
+    assert h.finished.status == "ok"
+
+
+async def test_no_model_and_several_served_is_an_error_naming_them(h: Harness) -> None:
+    h.server.models = ["alpha", "beta", "gamma"]
     settings = Settings(providers=[h.server.provider()])
-    with pytest.raises(BackendError, match="No model"):
+    with pytest.raises(BackendError, match="No model") as caught:
         await h.run(h.context(settings, model=None))
+    assert "serves 3 models (alpha, beta, gamma)" in str(caught.value)
+    assert "--model" in str(caught.value)
+    assert h.server.requests == []
 
 
 async def test_model_falls_back_to_default_and_aliases_apply(h: Harness) -> None:
@@ -581,9 +613,26 @@ async def test_api_key_is_sent_but_never_in_an_event(
     await h.run(h.context(settings))
     assert all(r.headers["authorization"] == f"Bearer {secret}" for r in h.server.requests)
     assert h.finished.error is not None
-    assert "key *** is not allowed" in h.finished.error
+    assert "key [redacted] is not allowed" in h.finished.error
     assert h.of(Retry)
     assert not any(secret in event_to_json(e) for e in h.events)
+
+
+async def test_secrets_in_tool_results_and_earlier_turns_never_reach_the_model(
+    h: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "ghp_0123456789abcdefABCDEF"
+    monkeypatch.setenv("GITHUB_TOKEN", secret)
+    h.server.queue(
+        Reply.tool("echo", {"text": f"GITHUB_TOKEN={secret}"}),
+        Reply.answer("done"),
+    )
+    await h.run(h.context(h.server.settings(), task=f"the token is {secret}"))
+    assert h.finished.status == "ok"
+    second = h.server.requests[1]
+    assert secret not in json.dumps(second.body)
+    assert second.tool_messages[0]["content"] == "echo: GITHUB_TOKEN=[redacted]"
+    assert second.messages[1]["content"] == "the token is [redacted]"
 
 
 async def test_no_key_no_authorization_header(h: Harness) -> None:

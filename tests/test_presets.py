@@ -12,11 +12,9 @@ from core.presets import (
     PresetError,
     check_agents,
     discover_presets,
-    expand_arguments,
+    expand_template,
     parse_preset_text,
     required_argument_count,
-    substitute_params,
-    substitute_previous,
 )
 
 
@@ -48,15 +46,33 @@ def test_builtin_presets_are_valid_and_use_builtin_agents(tmp_path: Path) -> Non
     ],
 )
 def test_argument_expansion(template: str, args: list[str], expected: str) -> None:
-    assert expand_arguments(template, args) == expected
+    assert expand_template(template, args=args) == expected
 
 
 def test_params_and_previous_substitution() -> None:
-    task = substitute_params(
-        "mode {mode}, strict {strict}, {previous}, {unknown}", {"mode": "polish", "strict": True}
+    template = "mode {mode}, strict {strict}, {previous}, {unknown}"
+    values = {"mode": "polish", "strict": True}
+    planned = expand_template(template, params=values)
+    assert planned == "mode polish, strict true, {previous}, {unknown}"
+    sent = expand_template(template, params=values, previous="OUT")
+    assert sent == "mode polish, strict true, OUT, {unknown}"
+
+
+def test_expansion_is_one_pass_so_substituted_text_is_never_expanded_again() -> None:
+    """Issue 15 item 4: an argument, a parameter value or a previous answer that contains
+    ``{previous}``, ``{name}`` or ``$1`` arrives as written."""
+    template = "start $1 / {tone} / {previous}"
+    sent = expand_template(
+        template,
+        args=["X{previous}Y"],
+        params={"tone": "$1 {previous}"},
+        previous="answer with $1 and {tone}",
     )
-    assert task == "mode polish, strict true, {previous}, {unknown}"
-    assert substitute_previous(task, "OUT") == "mode polish, strict true, OUT, {unknown}"
+    assert sent == "start X{previous}Y / $1 {previous} / answer with $1 and {tone}"
+
+
+def test_ad_hoc_tasks_keep_dollar_signs() -> None:
+    assert expand_template("cost $10 for $@", args=None) == "cost $10 for $@"
 
 
 def test_required_argument_count() -> None:

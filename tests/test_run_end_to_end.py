@@ -6,13 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
+from cli_child import interrupt_baton_run
 from llm_server import LLMServer, Reply
 
 from core import paths
@@ -58,6 +56,22 @@ def test_preset_run_prints_the_full_event_stream_and_saves_the_run(
     record = RunIndex().get(events[0].run_id)
     assert record is not None and record.status == "ok"
     assert load_run(Path(record.path)) == events
+
+
+def test_only_the_standard_environment_and_a_one_model_server_is_enough(
+    llm_server: LLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The README's quickest set-up: two environment variables, no config, no --model."""
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-only-in-the-environment")
+    llm_server.models = ["qwen2.5-coder:7b"]
+    llm_server.queue(Reply.answer("## Files Retrieved\n- none"), Reply.answer("## Plan\n1. go"))
+    code = main(["run", "scout-and-plan", "anything", "--cwd", str(tmp_path)])
+    assert code == 0, capsys.readouterr().err
+    assert [r.body["model"] for r in llm_server.requests] == ["qwen2.5-coder:7b"] * 2
 
 
 def test_unknown_agent_fails_before_any_request(
@@ -144,36 +158,9 @@ def test_denied_bash_reaches_the_model_and_the_run_goes_on(
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT delivery to a child needs POSIX")
 def test_ctrl_c_cancels_cleanly_with_exit_130(configured: LLMServer, tmp_path: Path) -> None:
     configured.queue(Reply.hang())
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "core.cli",
-            "run",
-            "--agent",
-            "scout",
-            "--task",
-            "wait",
-            "--json",
-            "--cwd",
-            str(tmp_path),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=REPO,
-    )
-    try:
-        configured.wait_requests(1, timeout=30)
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=15)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == 130, err
+    arguments = ["run", "--agent", "scout", "--task", "wait", "--json", "--cwd", str(tmp_path)]
+    code, out, err = interrupt_baton_run(configured, arguments, after_requests=1)
+    assert code == 130, err
     last = json.loads(out.splitlines()[-1])
     assert last["type"] == "run_finished" and last["status"] == "aborted"
     saved = load_run(paths.data_dir() / "runs" / f"{last['run_id']}.jsonl")

@@ -326,8 +326,14 @@ async def test_unknown_agent_is_refused_before_anything_runs(tmp_path: Path) -> 
 def test_preset_arguments_and_unknown_preset(tmp_path: Path) -> None:
     request, *_ = preset_request("implement", ["add", "a flag"], tmp_path)
     assert request.mode == "chain"
-    assert request.steps[0].task == "Find all code relevant to: add a flag"
-    assert "{previous}" in request.steps[1].task
+    assert request.steps[0].task == "Find all code relevant to: $@"  # the template
+    assert request.steps[0].args == ("add", "a flag")
+    runner = Runner(request, record=False)
+    runner.prepare()
+    planned = runner._steps
+    assert planned is not None
+    assert planned[0].task == "Find all code relevant to: add a flag"
+    assert "{previous}" in planned[1].task
     with pytest.raises(RunError, match=r"unknown preset 'nope' \(available: implement"):
         preset_request("nope", [], tmp_path)
     with pytest.raises(RunError, match="needs 1 argument"):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,8 @@ from test_run_state import sample_run
 
 from core.cli import main
 from core.events import Event, RunFinished, RunStarted, TextDelta
-from core.runs import INTERRUPTED_AFTER_S, Redactor, RunIndex, RunWriter, load_run
+from core.liveness import LivenessLock
+from core.runs import INTERRUPTED_ERROR, Redactor, RunIndex, RunWriter, load_run, run_file
 
 
 def save(events: list[Event], index: RunIndex | None = None) -> Path:
@@ -29,7 +29,8 @@ def test_list_shows_saved_runs(capsys: pytest.CaptureFixture[str]) -> None:
     save(sample_run())
     assert main(["runs", "list"]) == 0
     out = capsys.readouterr().out
-    assert "r1" in out and "error" in out and "implement x" in out
+    assert "r1" in out and "failed" in out and "implement x" in out
+    assert out.splitlines()[0].split() == ["RUN", "STATUS", "TIME", "NAME", "USAGE"]
     assert main(["runs", "list", "--json"]) == 0
     [record] = json.loads(capsys.readouterr().out)
     assert record["status"] == "error"
@@ -88,13 +89,30 @@ def test_delete_removes_file_and_row(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["runs", "delete", "r1"]) == 2
 
 
-def test_a_run_that_died_reads_interrupted(tmp_path: Path) -> None:
-    events = sample_run()[:5]
+def test_a_run_reads_running_while_its_owner_holds_the_lock_then_interrupted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    events = [e for e in sample_run() if not isinstance(e, RunFinished)]
+    lock = LivenessLock(run_file(events[0].run_id))
     path = save(events)
+    with open(path, "a", encoding="utf-8") as file:
+        file.write('{"type": "text_delta", "run_id": "r1", "ste')  # the owner died mid-line
     assert RunIndex().get("r1").status == "running"  # type: ignore[union-attr]
-    old = path.stat().st_mtime - INTERRUPTED_AFTER_S - 1
-    os.utime(path, (old, old))
-    assert RunIndex().get("r1").status == "interrupted"  # type: ignore[union-attr]
+    assert len(load_run(path)) == len(events)
+    lock.release()  # what the operating system does when the owner dies
+
+    assert main(["runs", "list"]) == 0
+    assert " interrupted " in capsys.readouterr().out
+    assert main(["runs", "list", "--json"]) == 0
+    [record] = json.loads(capsys.readouterr().out)
+    assert record["status"] == "interrupted" and record["error"] == INTERRUPTED_ERROR
+    *kept, last = load_run(path)
+    assert kept == events
+    assert isinstance(last, RunFinished) and last.status == "interrupted"
+    assert last.ts == max(e.ts for e in events)
+    assert last.usage.input == 1200 and last.usage.turns == 2
+    assert RunIndex().get("r1").finished_at is not None  # type: ignore[union-attr]
+    assert len(load_run(path)) == len(events) + 1  # appended once, not at every look
 
 
 def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
@@ -102,4 +120,6 @@ def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
     with open(path, "a", encoding="utf-8") as file:
         file.write('{"type": "text_delta", "run_id": "r1", "ste')
     events = load_run(path)
-    assert len(events) == 3 and not any(isinstance(e, TextDelta) for e in events[3:])
+    # Indexing the unfinished, ownerless file already recorded it as interrupted.
+    assert events[:3] == sample_run()[:3] and isinstance(events[3], RunFinished)
+    assert len(events) == 4 and not any(isinstance(e, TextDelta) for e in events)

@@ -1,4 +1,5 @@
-"""``--approve prompt``: the terminal shows what the dialog shows and offers its three choices."""
+"""``--approve prompt``: the terminal shows what the dialog shows (one describer for both) and
+offers its choices, "always allow <rule> here" included."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.terminal_approval import TerminalApprover, describe_request
 
 
-def _request(tool: str, cwd: Path, **arguments: object) -> ApprovalRequest:
+def _request(
+    tool: str, cwd: Path, suggested_rule: str | None = None, **arguments: object
+) -> ApprovalRequest:
     return ApprovalRequest(
+        suggested_rule=suggested_rule,
         request_id="r-a1",
         run_id="r",
         step=1,
@@ -51,7 +55,7 @@ async def _ask(
 async def test_bash_shows_command_and_folder_and_once_approves(tmp_path: Path) -> None:
     answer, shown, prompts = await _ask(_request("bash", tmp_path, command="make test"), "o")
     assert answer == ApprovalAnswer(decision="approve")
-    assert "worker (step 2) wants to use bash" in shown
+    assert "worker wants to run a command (step 2, tool bash)" in shown
     assert f"folder:  {tmp_path}" in shown and "command: make test" in shown
     assert "[o]nce" in prompts[0] and "[r]" in prompts[0] and "[d]eny" in prompts[0]
 
@@ -70,9 +74,23 @@ async def test_deny_asks_for_a_reason_and_returns_it(tmp_path: Path) -> None:
     assert prompts[2].startswith("Reason for the agent")
 
 
-async def test_end_of_input_denies(tmp_path: Path) -> None:
+async def test_end_of_input_denies_and_says_nobody_answered(tmp_path: Path) -> None:
     answer, _, _ = await _ask(_request("bash", tmp_path, command="ls"), None)
-    assert answer.decision == "deny" and answer.reason == "No answer (input closed)."
+    assert answer.decision == "deny" and answer.decided_by == "no_one"
+    assert answer.denial_message() == "Denied: no answer (the terminal's input was closed)"
+
+
+async def test_always_allow_offers_the_suggested_rule(tmp_path: Path) -> None:
+    request = _request("bash", tmp_path, "Bash(git diff:*)", command="git diff HEAD~1")
+    answer, _, prompts = await _ask(request, "a")
+    assert "[a]lways allow Bash(git diff:*) here" in prompts[0]
+    assert answer == ApprovalAnswer(decision="approve", remember_rule="Bash(git diff:*)")
+
+
+async def test_without_a_suggestion_always_is_not_offered(tmp_path: Path) -> None:
+    answer, _, prompts = await _ask(_request("bash", tmp_path, command="a; b"), "a", "o")
+    assert "always" not in prompts[0] and len(prompts) == 2
+    assert answer.decision == "approve" and answer.remember_rule is None
 
 
 async def test_edit_shows_the_same_diff_as_the_dialog(tmp_path: Path) -> None:
@@ -85,5 +103,33 @@ async def test_edit_shows_the_same_diff_as_the_dialog(tmp_path: Path) -> None:
 
 
 async def test_other_tools_show_their_arguments(tmp_path: Path) -> None:
+    text = describe_request(_request("deploy", tmp_path, target="prod", replicas=3))
+    assert '"target": "prod"' in text and '"replicas": 3' in text
+
+
+async def test_documents_show_the_same_facts_as_the_dialog(tmp_path: Path) -> None:
     text = describe_request(_request("document", tmp_path, action="delete", id=7))
-    assert '"action": "delete"' in text and '"id": 7' in text
+    assert "wants to delete document #7" in text
+    assert "Document: #7" in text and "Change: the document and its content are removed" in text
+
+
+async def test_a_huge_diff_is_capped_on_the_terminal_too(tmp_path: Path) -> None:
+    content = "x\n" * 3000
+    text = describe_request(_request("write", tmp_path, path="big.txt", content=content))
+    assert "(diff too large — 3003 lines)" in text
+    assert text.count("\n") < 10
+
+
+async def test_the_rule_that_asked_is_named(tmp_path: Path) -> None:
+    request = _request("bash", tmp_path, command="git push").model_copy(
+        update={"rule": "ask Bash(git push:*)"}
+    )
+    assert "  Asked by the project rule Bash(git push:*)" in describe_request(request)
+
+
+async def test_rewriting_a_big_file_is_not_diffed(tmp_path: Path) -> None:
+    """difflib is quadratic in changed lines: a 40,000-line rewrite took 100 s uncapped."""
+    (tmp_path / "big.txt").write_text("".join(f"line {i}\n" for i in range(40_000)))
+    content = "".join(f"line {i * 7}\n" for i in range(40_000))
+    text = describe_request(_request("write", tmp_path, path="big.txt", content=content))
+    assert "(diff too large — 80000 lines)" in text

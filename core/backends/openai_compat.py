@@ -24,16 +24,17 @@ Cancellation is the runner cancelling the task that iterates :meth:`run`
 (``cancel_grace_s = 0``): the ``async with`` blocks close the HTTP stream and a running tool is
 cancelled and awaited. Iterate with :func:`contextlib.aclosing` so an abandoned iteration also
 closes at once. The API key only ever goes into the ``Authorization`` header; error texts are
-scrubbed of it before they become events.
+scrubbed of it before they become events. Every secret Baton knows of
+(:class:`core.redaction.Redactor`) is scrubbed from what the model is sent — tool results above
+all (``printenv``, a ``.env`` read), and the task and earlier turns — so it never reaches the
+provider.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import random
-import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
@@ -41,10 +42,8 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar
 
-import certifi
 import httpx
 
-from core import __version__
 from core.backends.base import BackendError, StepContext
 from core.backends.sse import (
     MalformedStreamError,
@@ -64,7 +63,11 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.pricing import load_price_table, priced
+from core.provider_http import ProbeError, only_model, provider_client, provider_headers
+from core.redaction import Redactor
 from core.secrets import api_key_for
+from core.structured import StructuredOutputError, repair_prompt
 from core.tools.base import Tool
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -89,16 +92,6 @@ class _Turn:
     """What one model request produced (the attempt that succeeded)."""
 
     response: ResponseAccumulator = field(default_factory=ResponseAccumulator)
-
-
-@functools.cache
-def shared_ssl_context() -> ssl.SSLContext:
-    """One TLS context for every step of the process.
-
-    Building one loads the whole CA bundle (about 50 ms, measured): it was most of a step's
-    start-up before the first request. Contexts are safe to share between clients.
-    """
-    return ssl.create_default_context(cafile=certifi.where())
 
 
 class OpenAICompatBackend:
@@ -131,21 +124,19 @@ class OpenAICompatBackend:
                 "No model provider is configured: add an OpenAI-compatible provider in "
                 "Settings, or set OPENAI_BASE_URL (and OPENAI_API_KEY if it needs a key)."
             )
+        key = api_key_for(provider)
         model = ctx.settings.resolve_model(ctx.model or ctx.settings.default_model)
         if not model:
-            raise BackendError(
-                "No model: set a default model in Settings or a 'model:' line in the "
-                f"agent file of {ctx.agent.name}."
-            )
-        key = api_key_for(provider)
-        headers = {"User-Agent": f"baton/{__version__}", "Accept": "text/event-stream"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+            model = await self._only_model(ctx, provider.base_url, key)
+        headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
+        scrub = Redactor.for_settings(ctx.settings).scrub
         messages: list[dict[str, Any]] = []
-        if ctx.agent.system_prompt.strip():
-            messages.append({"role": "system", "content": ctx.agent.system_prompt})
-        messages.append({"role": "user", "content": ctx.task})
+        spec = ctx.agent.output
+        system_prompt = ctx.agent.system_prompt + (spec.instructions() if spec else "")
+        if system_prompt.strip():
+            messages.append({"role": "system", "content": scrub(system_prompt)})
+        messages.append({"role": "user", "content": scrub(ctx.task)})
         request: dict[str, Any] = {
             "model": model,
             "messages": messages,
@@ -154,7 +145,13 @@ class OpenAICompatBackend:
         }
         if offered:
             request["tools"] = [tool.schema() for tool in offered.values()]
+        if spec is not None and provider.json_schema_output:
+            request["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "output", "schema": spec.json_schema},
+            }
         limits = ctx.settings.limits
+        repaired = False
         timeout = httpx.Timeout(
             connect=limits.connect_timeout_s,
             read=limits.silence_timeout_s,
@@ -162,11 +159,10 @@ class OpenAICompatBackend:
             pool=limits.connect_timeout_s,
         )
         url = f"{provider.base_url}/chat/completions"
+        await load_price_table()
         total = UsageStats()
         output = ""
-        async with httpx.AsyncClient(
-            timeout=timeout, transport=self._transport, verify=shared_ssl_context()
-        ) as client:
+        async with provider_client(timeout, self._transport) as client:
             try:
                 for turn_number in range(1, limits.max_turns + 1):
                     if ctx.cancelled.is_set():
@@ -178,18 +174,39 @@ class OpenAICompatBackend:
                         async for event in events:
                             yield event
                     response = turn.response
-                    usage = response.usage_stats(model)
+                    usage = priced(response.usage_stats(model), ctx.settings.prices)
                     total += usage
                     yield ctx.make(Usage, usage=usage)
                     if response.text:
                         output = response.text
                     calls = response.tool_calls()
+                    if not calls and spec is not None:
+                        try:
+                            structured = spec.validate_answer(output)
+                        except StructuredOutputError as error:
+                            if repaired:
+                                raise _StepFailure(
+                                    f"the answer is not the declared output, even after one "
+                                    f"correction: {error}"
+                                ) from None
+                            repaired = True  # one repair request, then the step fails
+                            messages.append({"role": "assistant", "content": scrub(response.text)})
+                            messages.append({"role": "user", "content": repair_prompt(error)})
+                            continue
+                        yield ctx.make(
+                            StepFinished,
+                            status="ok",
+                            output=output,
+                            usage=total,
+                            structured=structured,
+                        )
+                        return
                     if not calls:
                         yield ctx.make(StepFinished, status="ok", output=output, usage=total)
                         return
                     for draft in calls:
                         draft.id = draft.id or f"call_{turn_number}_{draft.index}"
-                    messages.append(_assistant_message(response.text, calls))
+                    messages.append(_assistant_message(response.text, calls, scrub))
                     for draft in calls:
                         outcome = ToolOutcome()
                         calling = run_tool_call(
@@ -199,7 +216,11 @@ class OpenAICompatBackend:
                             async for event in events:
                                 yield event
                         messages.append(
-                            {"role": "tool", "tool_call_id": draft.id, "content": outcome.result}
+                            {
+                                "role": "tool",
+                                "tool_call_id": draft.id,
+                                "content": scrub(outcome.result),
+                            }
                         )
                 yield ctx.make(
                     StepFinished,
@@ -209,10 +230,26 @@ class OpenAICompatBackend:
                     usage=total,
                 )
             except _StepFailure as failure:
-                message = _scrub(str(failure), key)
+                message = scrub(str(failure))
                 yield ctx.make(
                     StepFinished, status="error", output=output, error=message, usage=total
                 )
+
+    async def _only_model(self, ctx: StepContext, base_url: str, key: str | None) -> str:
+        """No model was chosen anywhere: a server that serves exactly one model needs no
+        set-up (an Ollama with one model, a vLLM); otherwise say where to choose."""
+        try:
+            return await only_model(
+                base_url,
+                key,
+                timeout_s=ctx.settings.limits.connect_timeout_s,
+                transport=self._transport,
+            )
+        except ProbeError as error:
+            raise BackendError(
+                f"No model: {error} Choose one in Settings (Default model), with --model, or "
+                f"with a 'model:' line in the agent file of {ctx.agent.name}."
+            ) from None
 
     def _offered_tools(self, ctx: StepContext) -> dict[str, Tool]:
         """The step's allowed tools that Baton has, in the step's order."""
@@ -341,15 +378,17 @@ def _piece_event(ctx: StepContext, piece: tuple[str, str]) -> Event:
     return ctx.make(TextDelta, text=text)
 
 
-def _assistant_message(text: str, calls: list[ToolCallDraft]) -> dict[str, Any]:
+def _assistant_message(
+    text: str, calls: list[ToolCallDraft], scrub: Callable[[str], str]
+) -> dict[str, Any]:
     return {
         "role": "assistant",
-        "content": text or None,
+        "content": scrub(text) or None,
         "tool_calls": [
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments or "{}"},
+                "function": {"name": call.name, "arguments": scrub(call.arguments or "{}")},
             }
             for call in calls
         ],
@@ -394,7 +433,3 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
-
-
-def _scrub(text: str, key: str | None) -> str:
-    return text.replace(key, "***") if key else text

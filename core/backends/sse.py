@@ -179,6 +179,7 @@ class ResponseAccumulator:
             cost=float(cost) if isinstance(cost, int | float) else 0.0,
             context_tokens=prompt + completion,
             model=self.model or requested_model,
+            priced=isinstance(cost, int | float),
         )
 
 

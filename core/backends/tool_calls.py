@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from core.backends.base import StepContext
+from core.environment import known_key_names
 from core.events import Event, Log, ToolCallFinished, ToolCallOutput, ToolCallStarted
 from core.tools.base import Provenance, Tool, ToolContext, ToolError
 from core.validation import format_validation_error
@@ -73,8 +74,7 @@ async def run_tool_call(
         action=tool.approval_action(params),
     )
     if not answer.approved:
-        reason = (answer.reason or "").strip()
-        outcome.result = f"Denied by the user: {reason}" if reason else "Denied by the user."
+        outcome.result = answer.denial_message()
         yield ctx.make(ToolCallFinished, call_id=call_id, status="error", result=outcome.result)
         return
     if answer.updated_arguments is not None:  # a person edited the call before approving
@@ -117,6 +117,7 @@ async def _execute(
         provenance=Provenance(
             run_id=ctx.run_id, step=ctx.step, agent=ctx.agent.name, call_id=call_id
         ),
+        **confinement(ctx),
     )
     task = asyncio.create_task(tool.run(params, tool_ctx))
     task.add_done_callback(lambda _: chunks.put_nowait(None))
@@ -141,6 +142,18 @@ async def _execute(
         outcome.status = "error"
         outcome.result = f"the {tool.name} tool failed unexpectedly ({detail})"
         yield ctx.make(Log, level="error", message=f"tool {tool.name} crashed: {detail}")
+
+
+def confinement(ctx: StepContext) -> dict[str, Any]:
+    """The sandbox and environment fields of a :class:`ToolContext`: the run's settings,
+    narrowed by the agent's frontmatter (``sandbox: {network: false}``, ``env: [...]``)."""
+    sandbox = ctx.settings.sandbox
+    network = sandbox.network and ctx.agent.network
+    return {
+        "sandbox": sandbox.model_copy(update={"network": network}),
+        "env_allow": ctx.agent.env,
+        "secret_env": known_key_names(ctx.settings),
+    }
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any
 
 from core.agents import AgentCatalog, discover_agents
+from core.commands.listing import (
+    check_folder,
+    diagnostics_json,
+    print_result,
+    register_listing,
+    table,
+)
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
+    register_listing(
+        commands,
         "agents",
-        help="list agent definitions and diagnostics",
-        description="List the agents visible from a folder (listing never needs trust).",
+        "list agent definitions and diagnostics",
+        "List the agents visible from a folder (listing never needs trust).",
+        run,
     )
-    parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="folder to look from")
-    parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.set_defaults(handler=run)
 
 
 def catalog_as_json(catalog: AgentCatalog) -> dict[str, Any]:
@@ -33,13 +36,11 @@ def catalog_as_json(catalog: AgentCatalog) -> dict[str, Any]:
                 "source": agent.source,
                 "path": agent.path,
                 "overrides": agent.overrides,
+                "runnable": agent.error is None,
             }
             for agent in catalog.agents
         ],
-        "diagnostics": [
-            {"path": d.path, "line": d.line, "message": d.message, "severity": d.severity}
-            for d in catalog.diagnostics
-        ],
+        "diagnostics": diagnostics_json(catalog.diagnostics),
     }
 
 
@@ -47,32 +48,19 @@ def _table(catalog: AgentCatalog) -> str:
     rows = [("NAME", "SOURCE", "MODEL", "TOOLS", "DESCRIPTION")]
     for agent in catalog.agents:
         tools = ", ".join(agent.tools) if agent.tools is not None else "(all)"
-        name = agent.name + (" *" if agent.overrides else "")
-        rows.append((name, agent.source, agent.model or "-", tools, agent.description))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
-        + "  "
-        + row[4]
-        for row in rows
-    ]
+        mark = (" *" if agent.overrides else "") + (" !" if agent.error else "")
+        rows.append((agent.name + mark, agent.source, agent.model or "-", tools, agent.description))
+    notes = []
     if any(a.overrides for a in catalog.agents):
-        lines.append("\n* overrides an agent of the same name from a lower-precedence folder")
-    if catalog.diagnostics:
-        lines.append("\nDiagnostics:")
-        for d in catalog.diagnostics:
-            where = f"{d.path}:{d.line}" if d.line else d.path
-            lines.append(f"  {d.severity}: {where}: {d.message}")
-    return "\n".join(lines)
+        notes.append("* overrides an agent of the same name from a lower-precedence folder")
+    if any(a.error for a in catalog.agents):
+        notes.append("! cannot run: see Diagnostics")
+    return table(rows, notes, catalog.diagnostics)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.cwd.is_dir():
-        print(f"baton agents: --cwd {args.cwd} is not a folder")
+    if not check_folder("agents", args):
         return 2
     catalog = discover_agents(args.cwd, args.scope)
-    if args.json:
-        print(json.dumps(catalog_as_json(catalog), ensure_ascii=False, indent=2))
-    else:
-        print(_table(catalog))
+    print_result(args, catalog_as_json(catalog), _table(catalog))
     return 0

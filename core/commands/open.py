@@ -2,7 +2,8 @@
 
 ``RUN_FILE`` is a Baton run file (``runs/<id>.jsonl``) or a pi / Claude Code transcript
 (:func:`core.run_import.load_any`). The file is read here, before Qt is imported, so a missing
-or unrecognised file is a one-line error with exit status 2 and no window. Opening a
+or unrecognised file is a one-line error with exit status 2 and no window; the window itself
+comes from the entry point's :class:`core.cli.WindowHooks`. Opening a
 transcript does not add it to the history (``baton runs import`` does).
 
 ``--screenshot PNG`` renders the run, saves a PNG of the main window and exits 0: the way the
@@ -12,13 +13,10 @@ README's pictures are made. It needs no display: without one, the offscreen plat
 from __future__ import annotations
 
 import argparse
-import importlib
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from core.display import display_problem
 from core.run_import import load_any
 
 EXIT_USAGE = 2
@@ -51,13 +49,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as error:
         print(f"baton open: {error}", file=sys.stderr)
         return EXIT_USAGE
-    if args.screenshot is not None and display_problem() is not None:
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a picture needs no screen
-    problem = display_problem()
-    if problem:
-        print(f"baton open: {problem}", file=sys.stderr)
+    if args.window is None:
+        print("baton open: the window is not available from 'python -m core.cli'", file=sys.stderr)
         return EXIT_USAGE
-    # Through importlib, like `baton` itself: the core never imports the GUI statically.
-    gui_open = importlib.import_module("gui.open_run")
-    code: int = gui_open.open_run_window(path, events, args.screenshot)
+    code: int = args.window.open_run(path, events, args.screenshot)
     return code

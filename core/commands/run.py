@@ -12,16 +12,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from core.approvals import Responder, approve_all, deny_all
+from core.approvals import Responder, approve_all, deny_all, deny_by_setting
 from core.errors import RunError
 from core.events import Event, event_to_json
+from core.redaction import Redactor
 from core.runner import Runner, RunRequest, StepSpec, preset_request
 from core.settings import Settings, SettingsError, load_settings
+from core.tools.sandbox import sandbox_status
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -32,7 +35,8 @@ def register(commands: Any) -> None:
         help="run a preset, an agent, parallel tasks or a chain",
         description='Run headless. Examples: baton run implement "add a --verbose flag"; '
         'baton run --agent scout --task "map the auth code"; '
-        'baton run --chain scout="find X" --chain planner="plan: {previous}"',
+        'baton run --chain scout="find X" planner="plan: {previous}"; '
+        "baton run writer 'release notes' --param tone=formal",
     )
     parser.add_argument("preset", nargs="?", help="preset name")
     parser.add_argument("args", nargs="*", help="preset arguments ($1, $2, … and $@)")
@@ -40,17 +44,33 @@ def register(commands: Any) -> None:
     parser.add_argument("--task", help="the task for --agent")
     parser.add_argument(
         "--parallel",
-        action="append",
+        action="extend",
+        nargs="+",
         metavar="NAME=TASK",
         default=[],
-        help="a parallel task (repeat, at most 8)",
+        help="parallel tasks, one NAME=TASK each (at most 8; the flag may be repeated)",
     )
     parser.add_argument(
         "--chain",
-        action="append",
+        action="extend",
+        nargs="+",
         metavar="NAME=TASK",
         default=[],
-        help="a chain step (repeat); {previous} is the previous step's output",
+        help="chain steps in order, one NAME=TASK each (the flag may be repeated); "
+        "{previous} is the previous step's output",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        metavar="[STEP.]NAME=VALUE",
+        default=[],
+        help="a value for an agent's typed parameter (repeat); STEP (a step number or an "
+        "agent name) sets it for that step only",
+    )
+    parser.add_argument(
+        "--allow-outside-folder",
+        action="store_true",
+        help="let a step work in a folder outside the working folder (a preset's step cwd)",
     )
     parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="working folder")
     parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
@@ -71,6 +91,9 @@ def register(commands: Any) -> None:
         "(default: prompt on a terminal, deny without one)",
     )
     parser.add_argument("--json", action="store_true", help="print NDJSON events")
+    parser.add_argument(
+        "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -79,9 +102,43 @@ def _pairs(values: list[str], flag: str) -> list[StepSpec]:
     for value in values:
         name, sep, task = value.partition("=")
         if not sep or not name.strip():
-            raise RunError(f"{flag} takes NAME=TASK, not {value!r}")
+            raise RunError(
+                f"{flag} takes NAME=TASK pairs, not {value!r}; quote each task and give one "
+                f"pair per step, after one {flag} or repeating it: "
+                f"{flag} scout='find X' planner='plan: {{previous}}'"
+            )
         steps.append(StepSpec(agent=name.strip(), task=task))
     return steps
+
+
+def _with_params(request: RunRequest, values: list[str]) -> RunRequest:
+    """``request`` with the ``--param [STEP.]NAME=VALUE`` values: run-wide, or for the steps a
+    STEP (1-based number or agent name) picks. Checking them is the runner's job."""
+    run_wide = dict(request.params)
+    steps = list(request.steps)
+    for value in values:
+        key, sep, text = value.partition("=")
+        if not sep or not key.strip():
+            raise RunError(f"--param takes NAME=VALUE or STEP.NAME=VALUE, not {value!r}")
+        where, dot, name = key.strip().rpartition(".")
+        if not dot:
+            run_wide[name] = text
+            continue
+        picked = [
+            index
+            for index, step in enumerate(steps)
+            if where == str(index + 1) or where.casefold() == step.agent.casefold()
+        ]
+        if not picked:
+            raise RunError(
+                f"--param {key}: no step {where!r} (use a step number 1-{len(steps)} "
+                "or an agent name of this run)"
+            )
+        for index in picked:
+            steps[index] = dataclasses.replace(
+                steps[index], params={**steps[index].params, name: text}
+            )
+    return dataclasses.replace(request, params=run_wide, steps=steps)
 
 
 def build_runner(args: argparse.Namespace, settings: Settings) -> Runner:
@@ -95,12 +152,17 @@ def build_runner(args: argparse.Namespace, settings: Settings) -> Runner:
         request, agents, presets = preset_request(
             args.preset, list(args.args), args.cwd.resolve(), args.scope, **_request_options(args)
         )
-        return Runner(request, agents=agents, presets=presets, **options)
-    return Runner(build_request(args), **options)
+        return Runner(_with_params(request, args.param), agents=agents, presets=presets, **options)
+    return Runner(_with_params(build_request(args), args.param), **options)
 
 
 def _request_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"model": args.model, "backend": args.backend, "trust_project": args.trust_project}
+    return {
+        "model": args.model,
+        "backend": args.backend,
+        "trust_project": args.trust_project,
+        "allow_outside_folder": args.allow_outside_folder,
+    }
 
 
 def build_request(args: argparse.Namespace) -> RunRequest:
@@ -123,11 +185,13 @@ def build_request(args: argparse.Namespace) -> RunRequest:
 
 def _responder(choice: str | None) -> Responder:
     if choice is None:
-        choice = "prompt" if sys.stdin.isatty() else "deny"
+        if not sys.stdin.isatty():
+            return deny_all  # no one to ask: every call that needs approval is denied
+        choice = "prompt"
     if choice == "all":
         return approve_all
     if choice == "deny":
-        return deny_all
+        return deny_by_setting("--approve deny")
     from core.terminal_approval import TerminalApprover
 
     return TerminalApprover()
@@ -138,11 +202,19 @@ def run(args: argparse.Namespace) -> int:
         chosen = [bool(args.preset), bool(args.agent), bool(args.parallel), bool(args.chain)]
         if sum(chosen) != 1:
             raise RunError("give exactly one of: a preset, --agent, --parallel or --chain")
-        runner = build_runner(args, load_settings())
+        settings = load_settings()
+        if args.no_network:
+            sandbox = settings.sandbox.model_copy(update={"network": False})
+            settings = settings.model_copy(update={"sandbox": sandbox})
+        runner = build_runner(args, settings)
         runner.prepare()
     except (RunError, SettingsError) as error:
-        print(f"baton run: {error}", file=sys.stderr)
+        # A key can hide in a message (a base_url with credentials in it): redact it too.
+        print(f"baton run: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
         return EXIT_USAGE
+    status = sandbox_status(settings.sandbox.enabled)
+    if not status.active:  # said before anything runs, not discovered afterwards
+        print(f"baton run: bash is {status.describe()}", file=sys.stderr)
     return asyncio.run(_run_with_ctrl_c(runner))
 
 

@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.redaction import Redactor, redact_all
 from core.run_export import run_to_json, run_to_markdown
+from core.run_names import run_name, status_word
 from core.runs import RunIndex, RunRecord, load_run
+from core.settings import SettingsError, load_settings
 
 
 def register(commands: Any) -> None:
@@ -33,9 +36,7 @@ def register(commands: Any) -> None:
 
 
 def _title(record: RunRecord) -> str:
-    if record.preset:
-        return f"{record.preset} {' '.join(record.args)}".strip()
-    return " → ".join(record.agents) if record.mode == "chain" else ", ".join(record.agents)
+    return run_name(record.mode, record.preset, record.args, record.agents) or record.id
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -48,10 +49,12 @@ def _list(args: argparse.Namespace) -> int:
     if not records:
         print("No saved runs yet.")
         return 0
+    print(f"{'RUN':<{len(records[0].id)}}  {'STATUS':<11} {'TIME':>6}  {'NAME':<50}  USAGE")
     for record in records:
         took = f"{record.duration_s:.0f}s" if record.duration_s is not None else "-"
         usage = record.usage.line() or "-"
-        print(f"{record.id}  {record.status:<11} {took:>6}  {_title(record)[:50]:<50}  {usage}")
+        status = status_word(record.status)
+        print(f"{record.id}  {status:<11} {took:>6}  {_title(record)[:50]:<50}  {usage}")
     return 0
 
 
@@ -66,9 +69,18 @@ def _export(args: argparse.Namespace) -> int:
     record = _find(args.run_id)
     if record is None:
         return 2
-    events = load_run(Path(record.path))
+    # Runs recorded by Baton are redacted already; files from elsewhere (or from before a key
+    # was known) are redacted here, as a stream, so split keys are caught too.
+    events = redact_all(load_run(Path(record.path)), _redactor())
     print(run_to_markdown(events) if args.format == "md" else run_to_json(events))
     return 0
+
+
+def _redactor() -> Redactor:
+    try:
+        return Redactor.for_settings(load_settings())
+    except SettingsError:
+        return Redactor.from_environment()
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -79,7 +91,7 @@ def _import(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as error:
         print(f"baton runs import: {error}", file=sys.stderr)
         return 2
-    print(f"Imported {args.file} as run {record.id} ({record.status}).")
+    print(f"Imported {args.file} as run {record.id} ({status_word(record.status)}).")
     return 0
 
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from core.settings import Limits
+from core.settings import Limits, SandboxSettings
 
 
 class ToolError(Exception):
@@ -43,6 +43,12 @@ class ToolContext:
     limits: Limits = field(default_factory=Limits)
     emit_output: Callable[[str], None] = lambda chunk: None
     provenance: Provenance = field(default_factory=Provenance)
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    """The confinement bash gets; ``network`` already combines the run's and the agent's."""
+    env_allow: tuple[str, ...] = ()
+    """Secret-looking environment variables the agent may still see (frontmatter ``env:``)."""
+    secret_env: tuple[str, ...] = ()
+    """Variables Baton knows hold keys (providers' ``api_key_env``), removed whatever their name."""
 
 
 class Tool(ABC):

@@ -1,29 +1,45 @@
 """``bash``: run a shell command in the working folder, streaming its output.
 
-The command runs in its own session (process group), so a timeout or a cancelled run can stop
-everything it started — pipelines, background jobs, grandchildren — with one signal to the
-group: SIGTERM, then SIGKILL for whatever is still there after a grace period. Output (stdout
-and stderr merged, as a person would see it in a terminal) reaches the run as it arrives via
-``ctx.emit_output``; the model gets the tail, because the end of a build or test log is where
-the verdict is. A non-zero exit is a :class:`ToolError`, so the model sees a failed call.
+The command runs confined where the platform allows (:mod:`core.tools.sandbox`: writes only in
+the working folder, Baton's folders hidden, its own PID namespace), with an environment
+scrubbed of secrets (:mod:`core.environment`). Nothing it starts outlives the call: its process
+tree is tracked while it runs and tagged through the environment (:mod:`core.process_tree`),
+and whatever is left when the shell exits, times out or is cancelled — background jobs,
+``setsid``, ``nohup`` and ``disown`` included — gets SIGTERM, then SIGKILL after a grace
+period. Without a sandbox Baton also becomes the child subreaper, so orphans stay its children.
+
+Output (stdout and stderr merged, as a person would see it in a terminal) reaches the run as it
+arrives via ``ctx.emit_output``; the model gets the tail, because the end of a build or test log
+is where the verdict is. A non-zero exit is a :class:`ToolError`, so the model sees a failed call.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import shutil
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from core import process_tree
+from core.environment import scrubbed_env
+from core.paths import protected_dirs
+from core.process_tree import POLL_S, TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 from core.tools.base import Tool, ToolContext, ToolError
 from core.tools.paths import working_root
-from core.tools.process_group import POLL_S, stop_group
+from core.tools.sandbox import SandboxStatus, confine, sandbox_status
 
 LINGER_S = 1.0
 """After the shell exits, how long background jobs still holding the output may keep writing."""
 READ_CHUNK = 65536
+LEFTOVERS_NOTE = (
+    "\n[Processes the command started in the background were stopped when it ended; nothing "
+    "a command starts outlives it. Run long-lived work in the foreground, within the timeout.]"
+)
 
 
 class BashParams(BaseModel):
@@ -41,35 +57,65 @@ class BashTool(Tool):
         "Run a shell command with bash in the working folder and return its output (stdout "
         "and stderr together) and exit code. stdin is empty, so interactive commands cannot "
         "get input. Long output is cut to its end. A non-zero exit code is reported as an "
-        "error. The command is stopped after the timeout, with everything it started. Use the "
-        "read, grep, find, ls, edit and write tools rather than cat, grep, find, ls or sed."
+        "error. The command is stopped after the timeout, and everything it started (background "
+        "jobs included) is stopped when it ends. Use the read, grep, find, ls, edit and write "
+        "tools rather than cat, grep, find, ls or sed."
     )
     Params = BashParams
 
     async def run(self, params: BashParams, ctx: ToolContext) -> str:
         timeout = params.timeout or ctx.limits.bash_timeout_s
+        status = sandbox_status(ctx.sandbox.enabled)
+        if not status.active:
+            become_subreaper()
+        with _private_temp(status) as temp:
+            return await self._run(params.command, timeout, ctx, status, temp)
+
+    async def _run(
+        self,
+        command: str,
+        limit_s: float,
+        ctx: ToolContext,
+        status: SandboxStatus,
+        temp: Path | None,
+    ) -> str:
+        root = working_root(ctx.cwd)
         shell = shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+        argv = confine(
+            status,
+            [shell, "-c", command],
+            cwd=root,
+            protected=protected_dirs(),
+            network=ctx.sandbox.network,
+            temp=temp,
+        )
+        env = scrubbed_env(allow=ctx.env_allow, known=ctx.secret_env)
+        tag = env[TAG_VARIABLE] = new_tag()
+        if temp is not None:
+            env["TMPDIR"] = str(temp)
         proc = await asyncio.create_subprocess_exec(
-            shell,
-            "-c",
-            params.command,
-            cwd=working_root(ctx.cwd),
+            *argv,
+            cwd=root,
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
+        # In bubblewrap's PID namespace nothing escapes the tree: no need to search by tag.
+        tree = ProcessTree(proc.pid, None if status.kind == "bubblewrap" else tag)
         tail = _Tail(ctx.limits.tool_output_chars, ctx.emit_output)
         assert proc.stdout is not None
         reader = asyncio.create_task(_pump(proc.stdout, tail))
-        lingering = False
-        deadline = asyncio.timeout(timeout)
+        lingering = leftovers = False
+        deadline = asyncio.timeout(limit_s)
         try:
             async with deadline:
                 # Not proc.wait(): it also waits for the output to close, which a background
                 # job may hold open long after the shell itself has exited.
                 while proc.returncode is None and not reader.done():
                     await asyncio.wait({reader}, timeout=POLL_S)
+                    tree.refresh()
                 if reader.done():
                     await proc.wait()
                 else:
@@ -78,30 +124,44 @@ class BashTool(Tool):
         except TimeoutError:
             pass  # the deadline expired: reported below, after the processes are gone
         finally:
-            if lingering or not reader.done() or proc.returncode is None:
-                await asyncio.shield(stop_group(proc))
-            # Everything holding the output is gone, so the reader ends; a process that left
-            # the group (setsid) could still hold it: don't wait for that one.
-            await asyncio.wait({reader}, timeout=LINGER_S)
-            if not reader.done():
-                reader.cancel()
-                await asyncio.wait({reader})
+            leftovers = await asyncio.shield(tree.stop(proc, process_tree.KILL_GRACE_S))
+            await _close_output(proc, reader)
         if not reader.cancelled():
             reader.result()  # a failing emit_output is a bug: let it show
         output = tail.text()
         if deadline.expired():
-            raise ToolError(f"{output}\n\nCommand timed out after {timeout:g} s and was stopped.")
-        if lingering:
-            output += (
-                "\n[Background processes still writing to the output were stopped when the "
-                "command ended; redirect their output (cmd > log 2>&1 &) to keep them running.]"
-            )
+            raise ToolError(f"{output}\n\nCommand timed out after {limit_s:g} s and was stopped.")
+        if lingering or leftovers:
+            output += LEFTOVERS_NOTE
         code = proc.returncode
         if code == 0:
             return f"{output}\n\nExit code 0"
         if code is not None and code < 0:
             raise ToolError(f"{output}\n\nCommand was killed by signal {-code}.")
         raise ToolError(f"{output}\n\nCommand failed with exit code {code}.")
+
+
+@contextlib.contextmanager
+def _private_temp(status: SandboxStatus) -> Iterator[Path | None]:
+    """sandbox-exec's writable temp folder, removed afterwards (bubblewrap mounts its own)."""
+    if status.kind != "sandbox-exec":
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="baton-bash-") as folder:
+        yield Path(folder).resolve()
+
+
+async def _close_output(proc: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
+    """End the output reader. Everything holding the pipe was stopped, so it ends at once; if
+    something unkillable still holds it, close the pipe here: left to the garbage collector,
+    the transport would be closed after the event loop and print "Event loop is closed"."""
+    await asyncio.wait({reader}, timeout=LINGER_S)
+    if not reader.done():
+        reader.cancel()
+        await asyncio.wait({reader})
+    transport = getattr(proc, "_transport", None)  # asyncio has no public close for it
+    if transport is not None:
+        transport.close()
 
 
 class _Tail:

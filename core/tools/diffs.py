@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from core.tools.base import ToolError
 from core.tools.edit import EditParams, apply_edit, read_text_exact
+from core.tools.files import open_regular
 from core.tools.paths import display_path, resolve_in_cwd
 from core.tools.write import WriteParams
 
@@ -46,7 +47,8 @@ def preview_diff(tool: str, arguments: dict[str, Any], cwd: Path) -> str | None:
         if not path.exists():
             return _unified("", write.content, "/dev/null", f"b/{shown}")
         try:
-            old = path.read_bytes().decode("utf-8")
+            with open_regular(path, shown) as handle:  # a FIFO would hang the dialog
+                old = handle.read().decode("utf-8")
         except UnicodeDecodeError:
             return f"(would overwrite the binary file {shown} with {len(write.content)} chars)"
         return _unified(old, write.content, f"a/{shown}", f"b/{shown}")

@@ -11,7 +11,6 @@ translation: a CRLF file stays CRLF, and a model quoting it with plain ``\\n`` s
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from core.atomic import atomic_write_text
 from core.tools.base import Tool, ToolContext, ToolError
+from core.tools.files import off_loop, open_regular
 from core.tools.paths import display_path, resolve_in_cwd
 
 
@@ -56,7 +56,7 @@ class EditTool(Tool):
     async def run(self, params: EditParams, ctx: ToolContext) -> str:
         path = resolve_in_cwd(params.path, ctx.cwd)
         shown = display_path(path, ctx.cwd)
-        return await asyncio.to_thread(_edit_file, path, shown, params)
+        return await off_loop(_edit_file, path, shown, params)
 
 
 def _edit_file(path: Path, shown: str, params: EditParams) -> str:
@@ -79,7 +79,8 @@ def read_text_exact(path: Path, shown: str) -> str:
     if path.is_dir():
         raise ToolError(f"{shown} is a folder, not a file.")
     try:
-        data = path.read_bytes()
+        with open_regular(path, shown) as handle:
+            data = handle.read()
     except OSError as exc:
         raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc
     try:

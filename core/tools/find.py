@@ -7,12 +7,12 @@ visits each folder in name order the first ``limit`` files found are the first i
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from core.tools.base import Tool, ToolContext, ToolError, lines_within
+from core.tools.files import off_loop
 from core.tools.paths import display_path, resolve_in_cwd, working_root
 from core.tools.walk import compile_glob, iter_files
 
@@ -46,7 +46,7 @@ class FindTool(Tool):
         if not target.is_dir():
             what = "a file" if target.exists() else "not found"
             raise ToolError(f"{shown} is {what}; find needs a folder to search in.")
-        paths, more = await asyncio.to_thread(
+        paths, more = await off_loop(
             _find, working_root(ctx.cwd), target, params.pattern, params.limit
         )
         if not paths:

@@ -17,8 +17,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from core.paths import protected_dirs
 from core.tools.base import Tool, ToolContext, ToolError, lines_within
-from core.tools.paths import display_path, resolve_in_cwd, working_root
+from core.tools.files import off_loop, open_regular, refuse_special
+from core.tools.paths import display_path, is_protected, resolve_in_cwd, working_root
 from core.tools.walk import compile_glob, iter_files
 
 MAX_LINE_CHARS = 500
@@ -64,6 +66,7 @@ class GrepTool(Tool):
         shown = display_path(target, ctx.cwd)
         if not target.exists():
             raise ToolError(f"Path not found: {shown}.")
+        refuse_special(target, shown)  # ripgrep would block on a FIFO named directly
         rg = shutil.which("rg") if self.use_ripgrep else None
         if rg:
             lines, more = await _grep_ripgrep(rg, params, root, target)
@@ -73,7 +76,7 @@ class GrepTool(Tool):
                 regex = re.compile(params.pattern, flags)
             except re.error as exc:
                 raise ToolError(f"Invalid regular expression {params.pattern!r}: {exc}.") from exc
-            lines, more = await asyncio.to_thread(
+            lines, more = await off_loop(
                 _grep_python, root, target, regex, params.glob, params.limit
             )
         return _format(lines, more, params, shown, ctx.limits.tool_output_chars)
@@ -109,7 +112,7 @@ def _grep_python(
                 continue
         shown = display_path(file, root)
         try:
-            with file.open("rb") as handle:
+            with open_regular(file, shown) as handle:
                 if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
                     continue
                 handle.seek(0)
@@ -119,7 +122,7 @@ def _grep_python(
                         lines.append(_cut(f"{shown}:{number}:{text}"))
                         if len(lines) > limit:
                             return lines[:limit], True
-        except OSError:
+        except (OSError, ToolError):
             continue  # unreadable file: skipped, as ripgrep does
     return lines, False
 
@@ -155,6 +158,7 @@ async def _grep_ripgrep(
         args += ["--type-add", f"batonglob:{glob}", "--type", "batonglob"]
     args += ["--regexp", params.pattern, "--", shown]
     matches_glob = compile_glob(glob) if glob else None
+    protected = protected_dirs()  # ripgrep would search Baton's folders: drop what it finds
     proc = await asyncio.create_subprocess_exec(
         *args,
         cwd=root,
@@ -180,6 +184,8 @@ async def _grep_ripgrep(
             path, _, rest = text.partition("\0")
             path = path.removeprefix("./")
             if matches_glob is not None and not matches_glob(_relative(path, shown, target)):
+                continue
+            if is_protected(root / path, protected):
                 continue
             if len(lines) == params.limit:
                 more = True

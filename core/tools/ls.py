@@ -6,13 +6,14 @@ asking what is there. Folders end in ``/``; symlinks show their target.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from core.paths import protected_dirs
 from core.tools.base import Tool, ToolContext, ToolError, lines_within
+from core.tools.files import off_loop
 from core.tools.paths import display_path, resolve_in_cwd
 
 
@@ -40,7 +41,7 @@ class LsTool(Tool):
             raise ToolError(f"Folder not found: {shown}.")
         if not folder.is_dir():
             raise ToolError(f"{shown} is a file, not a folder; use read to see its contents.")
-        entries = await asyncio.to_thread(_list, folder)
+        entries = await off_loop(_list, folder)
         if not entries:
             return f"({shown} is empty.)"
         kept = lines_within(entries[: params.limit], ctx.limits.tool_output_chars)
@@ -57,7 +58,10 @@ def _list(folder: Path) -> list[str]:
     except OSError as exc:
         raise ToolError(f"Cannot list {folder.name}: {exc.strerror or exc}.") from exc
     lines: list[str] = []
+    protected = protected_dirs()
     for entry in entries:
+        if Path(entry.path) in protected:
+            continue  # Baton's own folders are not the agent's business
         if entry.is_symlink():
             try:
                 target = os.readlink(entry.path)

@@ -1,15 +1,19 @@
-"""The sandbox rule every file tool shares: a path must stay inside the step's working folder.
+"""The sandbox rules every file tool shares: a path must stay inside the step's working folder,
+and out of Baton's own folders.
 
 A model names files relative to the working folder or absolutely. Both are resolved — symlinks
-included — *before* the containment check, so neither ``../x`` nor a symlink pointing outside
-(to a file or to a folder) lets a tool read or write beyond the folder the user chose. The
-refusal is a :class:`ToolError` the model reads and can act on.
+included — *before* the checks, so neither ``../x`` nor a symlink pointing outside (to a file or
+to a folder) lets a tool read or write beyond the folder the user chose. Baton's config and data
+folders (:func:`core.paths.protected_dirs`) are refused even inside the working folder (a run
+started with ``--cwd $HOME``): a forged run file or a rewritten ``config.yaml`` would change the
+audit trail or the policy. The refusal is a :class:`ToolError` the model reads and can act on.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from core.paths import protected_dirs
 from core.tools.base import ToolError
 
 
@@ -40,7 +44,20 @@ def resolve_in_cwd(path: str, cwd: Path) -> Path:
         raise ToolError(f"The path {text} cannot be resolved: {exc}.") from exc
     if not resolved.is_relative_to(root):
         raise ToolError(f"The path {text} is outside the working folder {root}.")
+    if is_protected(resolved):
+        raise ToolError(PROTECTED.format(path=text))
     return resolved
+
+
+PROTECTED = "The path {path} is in Baton's own settings or data folder, which agents cannot use."
+
+
+def is_protected(path: Path, folders: tuple[Path, ...] | None = None) -> bool:
+    """Whether the resolved ``path`` is one of Baton's private folders or inside one.
+
+    ``folders`` is :func:`~core.paths.protected_dirs`, passed in by callers checking many paths.
+    """
+    return any(path.is_relative_to(folder) for folder in folders or protected_dirs())
 
 
 def display_path(path: Path, cwd: Path) -> str:

@@ -7,12 +7,12 @@ flooding the context, and the result always says how to ask for the next window.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from core.tools.base import Tool, ToolContext, ToolError
+from core.tools.files import off_loop, open_regular
 from core.tools.paths import display_path, resolve_in_cwd
 
 MAX_LINES = 2000
@@ -48,7 +48,7 @@ class ReadTool(Tool):
     async def run(self, params: ReadParams, ctx: ToolContext) -> str:
         path = resolve_in_cwd(params.path, ctx.cwd)
         shown = display_path(path, ctx.cwd)
-        return await asyncio.to_thread(
+        return await off_loop(
             read_numbered,
             path,
             shown,
@@ -65,7 +65,7 @@ def read_numbered(path: Path, shown: str, offset: int, limit: int, max_chars: in
     if path.is_dir():
         raise ToolError(f"{shown} is a folder, not a file; use ls to list it.")
     try:
-        with path.open("rb") as handle:
+        with open_regular(path, shown) as handle:
             if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
                 raise ToolError(f"{shown} is a binary file; read only works on text files.")
             handle.seek(0)

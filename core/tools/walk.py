@@ -3,7 +3,8 @@
 ``find`` always walks here and ``grep`` does when ripgrep is not installed, so both see the
 same files ripgrep would: build output, virtualenvs and ``node_modules`` listed in a
 ``.gitignore`` stay out of the model's context. Symlinks are never followed — one pointing
-outside the working folder must not leak files the path check would refuse.
+outside the working folder must not leak files the path check would refuse — and Baton's own
+folders (:func:`core.paths.protected_dirs`) are never entered.
 
 The ``.gitignore`` dialect covered: comments, ``!`` negation, trailing ``/`` (folders only),
 leading or inner ``/`` (anchored to the file's folder), ``*``, ``?``, ``[...]`` and ``**``;
@@ -18,6 +19,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from core.paths import protected_dirs
 
 
 @dataclass(frozen=True)
@@ -190,10 +193,10 @@ def iter_files(start: Path, root: Path) -> Iterator[Path]:
         folder = folder / part
         rules += _load_rules(folder, folder.relative_to(top).as_posix())
     prefix = start.relative_to(top).as_posix()
-    yield from _walk(start, "" if prefix == "." else prefix + "/", rules)
+    yield from _walk(start, "" if prefix == "." else prefix + "/", rules, protected_dirs())
 
 
-def _walk(folder: Path, prefix: str, rules: Rules) -> Iterator[Path]:
+def _walk(folder: Path, prefix: str, rules: Rules, protected: tuple[Path, ...]) -> Iterator[Path]:
     try:
         with os.scandir(folder) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
@@ -208,7 +211,10 @@ def _walk(folder: Path, prefix: str, rules: Rules) -> Iterator[Path]:
             continue
         if is_dir:
             path = Path(entry.path)
-            yield from _walk(path, relative + "/", rules + _load_rules(path, relative))
+            if path in protected:
+                continue
+            more_rules = rules + _load_rules(path, relative)
+            yield from _walk(path, relative + "/", more_rules, protected)
         elif entry.is_file(follow_symlinks=False):
             yield Path(entry.path)
 

@@ -7,13 +7,13 @@ folder, because the path was resolved there first.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from core.atomic import atomic_write_text
 from core.tools.base import Tool, ToolContext, ToolError
+from core.tools.files import off_loop, refuse_special
 from core.tools.paths import display_path, resolve_in_cwd
 
 
@@ -34,12 +34,13 @@ class WriteTool(Tool):
     async def run(self, params: WriteParams, ctx: ToolContext) -> str:
         path = resolve_in_cwd(params.path, ctx.cwd)
         shown = display_path(path, ctx.cwd)
-        return await asyncio.to_thread(_write_file, path, shown, params.content)
+        return await off_loop(_write_file, path, shown, params.content)
 
 
 def _write_file(path: Path, shown: str, content: str) -> str:
     if path.is_dir():
         raise ToolError(f"{shown} is a folder; give a file path.")
+    refuse_special(path, shown)
     existed = path.exists()
     try:
         atomic_write_text(path, content)

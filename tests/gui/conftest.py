@@ -22,9 +22,9 @@ from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
 from gui.qt_asyncio import attached_event_loop
 from gui.run_view import RunView
+from gui.window.main_window import MainWindow
 
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
 
@@ -84,6 +84,8 @@ def make_window(
     yield make
     for window in windows:
         window.agents_view.shutdown()
+        if window._launch_dialog is not None:
+            window._launch_dialog.close()  # its background model listing ends with it
 
 
 def _forget_edits(window: QWidget) -> None:
@@ -156,8 +158,22 @@ def dialogs(qapp: QApplication) -> Iterator[DialogAnswerer]:
 
 @pytest.fixture
 def qasync_loop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
+    """The loop for the test; a test that leaves asyncio tasks pending fails (they are
+    cancelled either way, so the next test starts clean)."""
     with attached_event_loop(qapp) as loop:
         yield loop
+        QApplication.processEvents()  # let tasks finishing right now finish
+        pending = sorted(
+            repr(task.get_coro())
+            for task in asyncio.all_tasks(loop)
+            # The loop's own clean-up of async generators left suspended (httpx's byte
+            # streams) is not the test's doing; attached_event_loop drives them to the end.
+            if not task.done()
+            and not task.cancelling()  # its owner stopped it; the loop's teardown finishes it
+            and type(task.get_coro()).__name__ != "async_generator_athrow"
+        )
+    if pending:
+        pytest.fail(f"asyncio tasks still pending after the test: {pending}")
 
 
 def _click_agent(qtbot: QtBot, window: MainWindow, path: Path) -> None:
@@ -203,7 +219,7 @@ def no_ollama_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     mid-connect at teardown can leave anyio's half-made connection for a later test's
     warnings; an address httpx refuses before any I/O keeps the panel's "not running" path.
     The welcome tests pass their own ``ollama_url``."""
-    monkeypatch.setattr("gui.welcome_panel.OLLAMA_URL", "unset://ollama")
+    monkeypatch.setattr("gui.window.welcome_panel.OLLAMA_URL", "unset://ollama")
 
 
 @pytest.fixture

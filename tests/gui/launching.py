@@ -10,10 +10,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.launch_dialog import LaunchDialog
-from gui.main_window import MainWindow
+from gui.launch.launch_dialog import LaunchDialog
 from gui.run_controller import RunSession
 from gui.runs_view import RunPage
+from gui.window.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 15_000
 
@@ -37,7 +37,13 @@ def click(qtbot: QtBot, widget: QWidget) -> None:
 
 
 def pick_preset(qtbot: QtBot, dialog: LaunchDialog, name: str) -> None:
-    """Click the preset's row in the dialog's list."""
+    """Click the preset's row in the dialog's list (a preset that loads)."""
+    click_preset_row(qtbot, dialog, name)
+    assert dialog.current_preset() is not None
+
+
+def click_preset_row(qtbot: QtBot, dialog: LaunchDialog, name: str) -> None:
+    """Click the row named ``name`` in the dialog's preset list (also a broken file's)."""
     picker: QListWidget = dialog.preset_list
     for row in range(picker.count()):
         item = picker.item(row)
@@ -45,7 +51,6 @@ def pick_preset(qtbot: QtBot, dialog: LaunchDialog, name: str) -> None:
             picker.scrollToItem(item)
             rect = picker.visualItemRect(item)
             qtbot.mouseClick(picker.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-            assert dialog.current_preset() is not None
             return
     raise AssertionError(f"no preset {name!r} in the dialog")
 

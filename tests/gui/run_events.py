@@ -437,7 +437,7 @@ def running_parallel(done: int = 2, running: int = 1, waiting: int = 0) -> list[
         for line in (
             "gui/app.py:88: proc = await asyncio.create_subprocess_exec(\n",
             "gui/model_probe.py:41: process = await asyncio.create_subprocess_exec(\n",
-            "gui/welcome_panel.py:63: probe = await asyncio.create_subprocess_exec(\n",
+            "gui/window/welcome_panel.py:63: probe = await asyncio.create_subprocess_exec(\n",
         ):
             b.tool_output(step, call, line)
         b.text(step, "So far the subprocess handling looks careful; checking ")

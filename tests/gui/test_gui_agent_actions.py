@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLineEdit, QRadioButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.agents import parse_agent_text
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]
 Click = Callable[[MainWindow, Path], None]
@@ -158,3 +158,23 @@ def test_delete_asks_naming_the_file(
         assert view.editor.path() is None
         assert view.right.currentWidget() is view.empty_state
         assert "doomed" not in [e.name for e in view.agent_list.visible_entries()]
+
+
+def test_new_agent_dialog_shows_its_longest_message_whole(
+    qtbot: QtBot, make_window: Window, dialogs: Any
+) -> None:
+    window = make_window()
+    seen: dict[str, object] = {}
+
+    def type_a_bad_name(dialog: Any) -> None:
+        qtbot.keyClicks(dialog.name_field, "bad/name")
+        label = dialog.problem
+        seen["text"] = label.text()
+        needed = label.heightForWidth(label.width())  # -1 when it cannot wrap: clipped
+        seen["fits"] = needed > 0 and label.height() >= needed
+        seen["inside"] = label.geometry().right() <= dialog.rect().right()
+
+    dialogs.answer("Cancel", type_a_bad_name)
+    window.agents_view.new_agent()
+    assert seen["text"] == "Use letters, digits, spaces, '-', '_' or '.' (up to 64 characters)."
+    assert seen["fits"] is True and seen["inside"] is True

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]
 

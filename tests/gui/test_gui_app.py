@@ -14,8 +14,8 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
 from gui.qt_asyncio import asyncSlot
+from gui.window.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,7 +155,7 @@ def test_menus_about_and_quit(
 ) -> None:
     window = make_window()
     menus = [action.text() for action in window.menuBar().actions()]
-    assert menus == ["&File", "&View", "&Run", "&Help"]
+    assert menus == ["&File", "&Edit", "&View", "&Run", "&Help"]
     assert window.new_action.shortcut().toString() == "Ctrl+N"
     assert window.save_action.shortcut().toString() == "Ctrl+S"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
+from core.approval_describe import MAX_DIFF_LINES, Description
+from core.approval_describe import describe as real_describe
 from core.approvals import ApprovalAnswer, ApprovalRequest
-from core.events import ApprovalRequested, Event, RunFinished
+from core.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
+from core.rule_store import RuleStore
 from core.runner import Runner, RunRequest, StepSpec
-from core.runs import load_run
-from gui.approval_dialog import ApprovalDialog
-from gui.approval_queue import ApprovalQueue
+from core.runs import load_run, run_file
+from gui.approvals.approval_dialog import ApprovalDialog
+from gui.approvals.approval_queue import ApprovalQueue
 
 
 @pytest.fixture
@@ -216,7 +220,7 @@ def test_cancelling_the_run_closes_the_pending_request(
     assert not queue.dialog.isVisible()
     assert queue.pending() == [] and resolved == ["cancelled"]
     assert not (tmp_path / "out.txt").exists()
-    saved = load_run(Path(runner._writer.path if runner._writer else ""))
+    saved = load_run(run_file(runner.run_id))
     decisions = [getattr(e, "decision", None) for e in saved if e.type == "approval_resolved"]
     assert decisions == ["deny"]
 
@@ -343,3 +347,100 @@ def test_a_request_cancelled_while_queued_leaves_the_queue(
     second.cancel()
     qtbot.waitUntil(lambda: not dialog.isVisible())
     assert queue.pending() == []
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_always_allow_keeps_a_rule_and_the_next_call_is_not_asked(
+    qtbot: QtBot, llm_server: LLMServer, queue: ApprovalQueue, tmp_path: Path
+) -> None:
+    llm_server.queue(
+        Reply.tool("bash", {"command": "git init -q && touch first"}),
+        Reply.tool("bash", {"command": "touch second"}),
+        Reply.tool("bash", {"command": "touch third"}),
+        Reply.answer("done"),
+    )
+    events: list[Event] = []
+    task = asyncio.ensure_future(_runner(llm_server, tmp_path, queue, events=events).run())
+    dialog = queue.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert not dialog.always_check.isVisible()  # two commands: no narrow rule to offer
+    _click(qtbot, dialog, dialog.approve_once_button)
+
+    qtbot.waitUntil(
+        lambda: dialog.isVisible() and dialog.command_edit.toPlainText() == "touch second"
+    )
+    assert dialog.always_check.isVisible()
+    assert (
+        dialog.always_check.text()
+        == "Always allow Bash(touch:*) in this project (when you approve)"
+    )
+    qtbot.mouseClick(dialog.always_check, Qt.MouseButton.LeftButton)
+    _click(qtbot, dialog, dialog.approve_once_button)
+
+    assert _finish(qtbot, task).status == "ok"
+    assert (tmp_path / "third").exists()
+    assert len([e for e in events if isinstance(e, ApprovalRequested)]) == 2  # third not asked
+    project = tmp_path.resolve()
+    assert RuleStore().for_project(project).texts()["allow"] == ["Bash(touch:*)"]
+    decided = [
+        (e.decided_by, e.rule, e.added_rule) for e in events if isinstance(e, ApprovalResolved)
+    ]
+    assert decided == [
+        ("person", None, None),
+        ("person", None, "Bash(touch:*)"),
+        ("rule", "allow Bash(touch:*)", None),
+    ]
+
+
+def test_a_rule_that_asked_is_named_in_the_dialog(
+    qtbot: QtBot, qasync_loop: asyncio.AbstractEventLoop, queue: ApprovalQueue
+) -> None:
+    request = _request(tool="read", path="secrets/key").model_copy(
+        update={"rule": "ask Read(secrets/**)"}
+    )
+    answer = _ask(queue, request)
+    dialog = queue.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.rule_label.isVisible()
+    assert dialog.rule_label.text() == "Asked by the project rule Read(secrets/**)"
+    _click(qtbot, dialog, dialog.deny_button)
+    qtbot.waitUntil(answer.done)
+
+
+def test_a_huge_write_shows_diff_too_large(
+    qtbot: QtBot, qasync_loop: asyncio.AbstractEventLoop, queue: ApprovalQueue, tmp_path: Path
+) -> None:
+    content = "line\n" * (MAX_DIFF_LINES + 500)
+    request = _request(tool="write", path="big.txt", content=content).model_copy(
+        update={"cwd": str(tmp_path)}
+    )
+    answer = _ask(queue, request)
+    dialog = queue.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert (
+        dialog.diff_view.toPlainText().strip() == f"(diff too large — {MAX_DIFF_LINES + 503} lines)"
+    )
+    _click(qtbot, dialog, dialog.deny_button)
+    qtbot.waitUntil(answer.done)
+
+
+def test_requests_are_described_off_the_gui_thread(
+    qtbot: QtBot,
+    qasync_loop: asyncio.AbstractEventLoop,
+    queue: ApprovalQueue,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    threads: list[threading.Thread] = []
+
+    def describe(request: ApprovalRequest) -> Description:
+        threads.append(threading.current_thread())
+        return real_describe(request)
+
+    monkeypatch.setattr("gui.approvals.approval_queue.describe", describe)
+    answer = _ask(queue, _request())
+    dialog = queue.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.command_edit.toPlainText() == "make deploy"
+    assert threads and threads[0] is not threading.main_thread()
+    _click(qtbot, dialog, dialog.deny_button)
+    qtbot.waitUntil(answer.done)

@@ -20,7 +20,7 @@ from core import paths
 from core.documents import DocumentNotFound, DocumentStore
 from gui.document_prompts import KEEP_MINE, TAKE_THEIRS
 from gui.documents_view import DocumentsView
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]
 Click = Callable[[MainWindow, Path], None]

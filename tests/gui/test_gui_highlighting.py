@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtGui import QColor, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from gui.file_state import DiskState, decode, encode, load, save
-from gui.highlighters import DefinitionHighlighter
-from gui.validators import validate_agent_text
+from core.definition_checks import validate_agent_text
+from core.file_state import DiskState, decode, encode, load, save
+from gui.definitions.highlighters import DefinitionHighlighter
 
 AGENT = """---
 name: scout   # the name

@@ -23,7 +23,7 @@ from pytestqt.qtbot import QtBot
 
 from core.settings import save_settings
 from core.trust import TrustStore
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
@@ -128,7 +128,7 @@ def test_ad_hoc_errors_stay_in_the_dialog(
 def test_ctrl_enter_launches_a_chain_built_by_hand(
     qtbot: QtBot, make_window: Callable[..., MainWindow], server: LLMServer
 ) -> None:
-    server.queue(Reply.answer("three files matter"), Reply.answer("reviewed: fine"))
+    server.queue(Reply.answer("three files matter"), Reply.answer("planned: fine"))
     window = make_window()
     dialog = open_launch_dialog(qtbot, window)
     dialog.tabs.setCurrentIndex(1)
@@ -139,13 +139,13 @@ def test_ctrl_enter_launches_a_chain_built_by_hand(
     type_into(qtbot, first.task, "Look around")
     click(qtbot, editor.add_button)
     second = editor.rows()[1]
-    second.agent.setCurrentText("reviewer")
+    second.agent.setCurrentText("planner")
     type_into(qtbot, second.task, "Check this: {previous}")
-    # Reordering: move the reviewer up and back down again.
+    # Reordering: move the planner up and back down again.
     click(qtbot, second.up)
-    assert [r.agent.currentText() for r in editor.rows()] == ["reviewer", "scout"]
+    assert [r.agent.currentText() for r in editor.rows()] == ["planner", "scout"]
     click(qtbot, editor.rows()[0].down)
-    assert [r.agent.currentText() for r in editor.rows()] == ["scout", "reviewer"]
+    assert [r.agent.currentText() for r in editor.rows()] == ["scout", "planner"]
 
     qtbot.keyClick(second.task, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     session = wait_for_session(qtbot, window)
@@ -206,5 +206,7 @@ def test_deny_all_answers_tool_calls_without_asking(
     session = wait_for_session(qtbot, window)
     assert wait_until_finished(qtbot, session) == "ok"
     assert not (project / "made.txt").exists()
-    assert "Not approved" in server.requests[1].tool_messages[0]["content"]
+    assert server.requests[1].tool_messages[0]["content"] == (
+        "Denied: this run denies every call that needs approval (approvals: deny)"
+    )
     assert window.run_controller.approvals.pending() == []

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, Q
 from pytestqt.qtbot import QtBot
 
 from core.agents import ParamSpec
+from core.params import ParamsError, validate_params
 from core.settings import save_settings
-from gui.main_window import MainWindow
-from gui.params_form import ParamsError, validate_params
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 from test_run_state import sample_run
 from test_runs_cli import save
 
-from gui.main_window import MainWindow
+from gui.window.main_window import MainWindow
 
 
 def test_a_document_run_link_opens_that_run(

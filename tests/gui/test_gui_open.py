@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer, Reply
 
-from core.cli import main
 from core.runner import Runner, RunRequest, StepSpec
+from gui.launcher import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,7 +48,7 @@ def test_screenshot_of_a_saved_run_without_a_display(llm_server: LLMServer, tmp_
     env = {key: value for key, value in os.environ.items() if key != "DISPLAY"}
     env["QT_QPA_PLATFORM"] = "offscreen"
     result = subprocess.run(
-        [sys.executable, "-m", "core.cli", "open", str(run_file), "--screenshot", str(target)],
+        [sys.executable, "-m", "gui.launcher", "open", str(run_file), "--screenshot", str(target)],
         capture_output=True,
         text=True,
         cwd=ROOT,

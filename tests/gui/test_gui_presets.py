@@ -7,29 +7,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.agents import AgentCatalog, discover_agents
+from core.preset_files import template, validate_preset_text, with_name
 from core.presets import parse_preset_text
-from gui.main_window import MainWindow
-from gui.preset_files import template, validate_preset_text, with_name
-from gui.presets_view import PresetsView
+from gui.definitions.presets_view import PresetsView
+from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]
 CTRL = Qt.KeyboardModifier.ControlModifier
 CUSTOM = "name: triage\ndescription: Sort the issues\nmode: parallel\nsteps:\n" + (
     "  - {agent: scout, task: 'look at $1'}\n  - {agent: reviewer, task: 'judge $1'}\n"
 )
-
-
-@pytest.fixture
-def user_presets(isolated_home: Path) -> Path:
-    folder = isolated_home / "config" / "presets"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _click_row(qtbot: QtBot, view: PresetsView, path: Path) -> None:

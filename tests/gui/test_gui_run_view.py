@@ -48,7 +48,7 @@ def test_a_finished_chain_reads_top_down_with_a_pane_per_step(view: RunView) -> 
 
     assert [pane.agent.text() for pane in view.panes()] == ["scout", "planner", "worker"]
     assert view.header.title.full_text() == "implement add a --json flag to 'baton agents'"
-    assert view.header.status_text() == "Completed"
+    assert view.header.status_text() == "Done"
     assert view.header.usage.text() == view.state().usage.line()
     assert "5 turns" in view.header.usage.text()
     assert view.pane(2).usage.text().startswith("2 turns ↑34k")
@@ -243,7 +243,7 @@ def test_a_parallel_run_shows_its_progress_line(qtbot: QtBot, view: RunView) -> 
 def test_a_saved_run_that_stopped_mid_way_shows_nothing_still_running(view: RunView) -> None:
     view.load_events(running_parallel())  # the file ends while step 3 and its bash still run
 
-    assert view.header.status_text() == "Incomplete"
+    assert view.header.status_text() == "Interrupted"
     assert not view.header.cancel_button.isEnabled()
     pane = view.pane(2)
     assert pane.phase.text() == "interrupted"
@@ -256,9 +256,9 @@ def test_a_step_waiting_for_approval_says_so(qtbot: QtBot, view: RunView) -> Non
     live(qtbot, view, waiting_for_approval())
 
     pane = view.pane(0)
-    assert pane.phase.text() == "waiting for approval"
+    assert pane.phase.text() == "waiting for you"
     assert pane.icon.phase() == "waiting"
-    assert view.header.status_text() == "Waiting for approval"
+    assert view.header.status_text() == "Waiting for you"
     row = rows(pane)[0]
     assert row.status() == "waiting" and row.duration_text() == "awaiting approval"
 
@@ -280,7 +280,7 @@ def test_a_step_waiting_for_approval_says_so(qtbot: QtBot, view: RunView) -> Non
     assert row.status() == "running"
     assert view.header.status_text() == "Running"
     notice = pane.item_widgets()[-1]
-    assert isinstance(notice, NoticeItem) and notice.text() == "✗  bash denied: not today"
+    assert isinstance(notice, NoticeItem) and notice.text() == "✗  bash — Denied: not today"
 
 
 def growing_text(run_id: str, start: float, paragraphs: range) -> list[Event]:

@@ -27,10 +27,10 @@ from pytestqt.qtbot import QtBot
 from core.runner import RunRequest, StepSpec
 from core.runs import RunIndex
 from core.settings import save_settings
-from gui.approval_dialog import ApprovalDialog
-from gui.main_window import MainWindow
+from gui.approvals.approval_dialog import ApprovalDialog
 from gui.run_controller import RunSession
 from gui.runs_view import RunPage, RunsView
+from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]
@@ -94,10 +94,10 @@ def test_a_finished_run_is_listed_filtered_and_reopened_with_the_same_content(
     model = runs.history.model
     row = [model.index(0, c).data() for c in range(6)]
     assert row[1] == "scout-and-plan json output"
-    assert row[2] == "Completed"
+    assert row[2] == "Done"
     assert row[4] == "↑3.2k ↓200"
 
-    runs.history.filter_field.setText("planner completed")  # agents and status match too
+    runs.history.filter_field.setText("planner done")  # agents and status match too
     qtbot.waitUntil(lambda: len(runs.history.visible_records()) == 1)  # after a typing pause
     runs.history.filter_field.setText("SCOUT failed")  # every word must match
     qtbot.waitUntil(lambda: runs.history.visible_records() == [])

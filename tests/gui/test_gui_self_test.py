@@ -15,7 +15,7 @@ def test_self_test_passes_offscreen_without_touching_the_real_folders(tmp_path: 
     env["QT_QPA_PLATFORM"] = "offscreen"
     env["BATON_CONFIG_DIR"] = str(tmp_path / "real-config")
     result = subprocess.run(
-        [sys.executable, "-m", "core.cli", "--self-test"],
+        [sys.executable, "-m", "gui.launcher", "--self-test"],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -16,6 +16,7 @@ from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from core import paths
@@ -23,7 +24,7 @@ from core.runner import Runner, RunRequest, StepSpec
 from core.secrets import SERVICE
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
 from core.trust import TrustStore
-from gui.settings_dialog import SettingsDialog
+from gui.settings.settings_dialog import SettingsDialog
 
 SECRET = "sk-test-0123456789abcdef"
 
@@ -287,6 +288,17 @@ def test_policy_limits_and_aliases_round_trip(qtbot: QtBot, make_dialog) -> None
     assert settings.policy == {} and settings.limits.step_timeout_s is None
 
 
+def test_the_hand_off_cap_is_a_labelled_limit(qtbot: QtBot, make_dialog) -> None:
+    dialog = make_dialog()
+    spin = dialog.limits.spins["handoff_chars"]
+    labels = [label.text() for label in dialog.limits.findChildren(QLabel)]
+    assert any(text.startswith("Answer handed to the next step") for text in labels)
+    assert spin.value() == 50_000 and spin.suffix() == " chars"
+    spin.setValue(20_000)
+    assert dialog.save()
+    assert load_settings().limits.handoff_chars == 20_000
+
+
 def test_invalid_limits_and_aliases_are_marked_and_nothing_is_saved(
     qtbot: QtBot, make_dialog
 ) -> None:
@@ -349,3 +361,78 @@ def test_trusted_projects_can_be_revoked(qtbot: QtBot, make_dialog, tmp_path: Pa
     assert TrustStore().is_trusted(project)  # only when saved
     assert dialog.save()
     assert not TrustStore().is_trusted(project)
+
+
+def test_the_environment_provider_is_shown_read_only_and_never_saved(
+    qtbot: QtBot, make_dialog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    save_settings(Settings(providers=[Provider(name="work", base_url="https://gw.example/v1")]))
+    dialog = make_dialog()
+    page = dialog.providers
+    labels = [page.list.item(row).text() for row in range(page.list.count())]
+    assert labels == ["work", "environment (read-only)"]
+
+    page.list.setCurrentRow(1)
+    assert page.url_edit.text() == "http://127.0.0.1:9/v1"
+    assert page.url_edit.isReadOnly() and page.name_edit.isReadOnly()
+    assert page.env_edit.text() == "OPENAI_API_KEY"
+    assert not page.remove_button.isEnabled()
+    assert page.environment_note.isVisible()
+    assert "OPENAI_BASE_URL" in page.environment_note.text()
+
+    qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+    labels = [page.list.item(row).text() for row in range(page.list.count())]
+    assert labels == ["work", "provider", "environment (read-only)"]
+    _type(qtbot, page.url_edit, "http://localhost:11434/v1")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    saved = yaml.safe_load(_config_text())["providers"]
+    assert [p["name"] for p in saved] == ["work", "provider"]
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_the_only_model_of_the_provider_in_use_is_offered_without_a_click(
+    qtbot: QtBot, make_dialog, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    llm_server.models = ["qwen2.5-coder:7b"]
+    dialog = make_dialog()
+    combo = dialog.models.model_combo
+    qtbot.waitUntil(lambda: combo.count() == 1)
+    assert combo.currentText() == "qwen2.5-coder:7b"
+    assert dialog.providers.test_result.text() == ""  # quiet: no test result was asked for
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_several_models_are_offered_but_none_is_chosen_for_the_person(
+    qtbot: QtBot, make_dialog, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    llm_server.models = ["a-model", "b-model"]
+    dialog = make_dialog()
+    combo = dialog.models.model_combo
+    qtbot.waitUntil(lambda: combo.count() == 2)
+    assert combo.currentText() == ""
+
+
+def test_a_new_provider_asks_for_its_address_kindly_and_the_form_never_jumps(
+    qtbot: QtBot, make_dialog
+) -> None:
+    dialog = make_dialog()
+    page = dialog.providers
+    qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
+    assert not page.errors.is_marked(page.url_edit)  # nothing red before anything was typed
+    assert dialog.summary.text() == "Enter the base URL of provider."
+    assert not dialog.save_button.isEnabled()
+    below = page.test_button.mapTo(dialog, page.test_button.rect().topLeft()).y()
+
+    _type(qtbot, page.url_edit, "ftp://x")
+    assert page.errors.message(page.url_edit) == "Must start with http:// or https://."
+    qtbot.keyClick(page.url_edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(page.url_edit, Qt.Key.Key_Delete)
+    assert page.errors.message(page.url_edit).startswith("Required.")
+    assert "String should" not in dialog.summary.text() + page.errors.message(page.url_edit)
+
+    _type(qtbot, page.url_edit, "http://localhost:11434/v1")
+    assert not page.errors.is_marked(page.url_edit)
+    assert page.test_button.mapTo(dialog, page.test_button.rect().topLeft()).y() == below

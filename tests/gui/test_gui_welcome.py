@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
-from gui.welcome_panel import WelcomePanel, needs_welcome
+from gui.window.welcome_panel import WelcomePanel, needs_welcome
 
 Which = Callable[[str], str | None]
 
@@ -140,3 +140,36 @@ def test_saving_a_provider_in_settings_dismisses_the_welcome_panel(
 def test_a_configured_window_has_no_welcome_panel(make_window) -> None:
     save_settings(Settings(default_backend="pi"))
     assert make_window().welcome_panel is None
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_nothing_found_is_said_plainly(
+    qtbot: QtBot, make_panel: Callable[..., WelcomePanel], llm_server: LLMServer
+) -> None:
+    url = llm_server.base_url
+    llm_server.stop()
+    panel = make_panel(url)
+    assert panel.summary.text().endswith("Looking for them on this computer…")
+    qtbot.waitUntil(lambda: not panel.detecting())
+    assert "None of them was found on this computer" in panel.summary.text()
+    assert "pick one" not in panel.summary.text().lower()
+
+
+def test_pi_and_claude_found_are_offered_by_name(
+    make_panel: Callable[..., WelcomePanel],
+) -> None:
+    panel = make_panel("http://127.0.0.1:9/v1", which={"pi": "/p", "claude": "/c"}.get)
+    assert "Found pi or Claude Code on this computer. Choose one" in panel.summary.text()
+
+
+def test_not_now_hides_the_panel_and_the_window_remembers_it(qtbot: QtBot, make_window) -> None:
+    window = make_window()
+    panel = window.welcome_panel
+    assert panel is not None and panel.isVisible()
+    assert panel.height() < 200  # a strip above every view, not a page
+    qtbot.mouseClick(panel.close_button, Qt.MouseButton.LeftButton)
+    assert not panel.isVisible()
+    again = make_window()
+    assert again.welcome_panel is None
+    again.welcome_action.trigger()
+    assert again.welcome_panel is not None and again.welcome_panel.isVisible()

@@ -5,22 +5,32 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
+import secrets
+import subprocess
+import sys
 from pathlib import Path
 
+import psutil
 import pytest
 
-from core.settings import Limits
-from core.tools import process_group
+from core import process_tree
+from core.settings import Limits, SandboxSettings
 from core.tools.base import ToolContext, ToolError
 from core.tools.bash import BashParams, BashTool, _Tail
-from core.tools.process_group import process_state
+from core.tools.sandbox import sandbox_status
 
 
 def gone(pid: int) -> bool:
     """Exited: no such process, or a zombie waiting for a parent that may never reap it."""
-    state = process_state(pid)
-    return state is None or state[0] in "ZX"
+    return not process_tree.alive(pid)
+
+
+@pytest.fixture(params=[True, False], ids=["sandboxed", "unsandboxed"])
+def sandboxed(request: pytest.FixtureRequest) -> bool:
+    """Process containment must hold with the sandbox and without it."""
+    if request.param and not sandbox_status().active:
+        pytest.skip(f"no sandbox here: {sandbox_status().reason}")
+    return bool(request.param)
 
 
 def read_pid(path: Path) -> int:
@@ -47,8 +57,15 @@ class Collector:
         await asyncio.wait_for(self.seen.wait(), 30)
 
 
-def context(work: Path, collector: Collector | None = None, **limits: float) -> ToolContext:
-    return ToolContext(cwd=work, limits=Limits(**limits), emit_output=collector or Collector())
+def context(
+    work: Path, collector: Collector | None = None, *, sandboxed: bool = True, **limits: float
+) -> ToolContext:
+    return ToolContext(
+        cwd=work,
+        limits=Limits(**limits),
+        emit_output=collector or Collector(),
+        sandbox=SandboxSettings(enabled=sandboxed),
+    )
 
 
 async def test_output_is_streamed_before_the_command_ends(work: Path) -> None:
@@ -102,59 +119,160 @@ def test_multibyte_characters_split_across_reads_decode_whole() -> None:
     assert "".join(chunks) == "café €\ufffd"
 
 
-async def test_timeout_stops_the_whole_process_tree(work: Path) -> None:
-    command = "sleep 60 & echo $! > bg.pid; echo $$ > sh.pid; wait"
+def marker() -> str:
+    """A sleep duration no other process uses: it names the test's processes on the host
+    (inside the sandbox's PID namespace, ``$$`` and ``$!`` are not host pids)."""
+    return f"{secrets.randbelow(9000) + 1000}.{secrets.randbelow(10**6):06d}"
+
+
+def survivors(mark: str) -> list[str]:
+    """Command lines of live processes mentioning ``mark`` (the shell, bwrap, the sleeps)."""
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = " ".join(process.info["cmdline"] or ())
+        if mark in cmdline and process_tree.alive(process.pid):
+            found.append(cmdline)
+    return found
+
+
+async def cancel_once_printed(work: Path, command: str, printed: str, *, sandboxed: bool) -> None:
+    """Start ``command``, cancel the call once ``printed`` was output; the cancel propagates."""
+    collector = Collector()
+    task = asyncio.create_task(
+        BashTool().run(BashParams(command=command), context(work, collector, sandboxed=sandboxed))
+    )
+    await collector.wait_for(printed)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_timeout_stops_the_whole_process_tree(work: Path, sandboxed: bool) -> None:
+    mark = marker()
+    command = f"sleep {mark} & wait"
     with pytest.raises(ToolError, match=r"timed out after 1 s"):
-        await BashTool().run(BashParams(command=command, timeout=1), context(work))
-    assert gone(read_pid(work / "sh.pid"))
-    assert gone(read_pid(work / "bg.pid"))
+        await BashTool().run(
+            BashParams(command=command, timeout=1), context(work, sandboxed=sandboxed)
+        )
+    assert survivors(mark) == []
 
 
 async def test_sigterm_ignoring_children_get_sigkilled(
-    work: Path, monkeypatch: pytest.MonkeyPatch
+    work: Path, monkeypatch: pytest.MonkeyPatch, sandboxed: bool
 ) -> None:
-    monkeypatch.setattr(process_group, "KILL_GRACE_S", 0.3)
-    command = "trap '' TERM; (trap '' TERM; sleep 60) & echo $! > bg.pid; echo ready; wait"
-    collector = Collector()
-    task = asyncio.create_task(
-        BashTool().run(BashParams(command=command), context(work, collector))
+    monkeypatch.setattr(process_tree, "KILL_GRACE_S", 0.3)
+    mark = marker()
+    command = f"trap '' TERM; (trap '' TERM; sleep {mark}) & echo ready; wait"
+    await cancel_once_printed(work, command, "ready", sandboxed=sandboxed)
+    assert survivors(mark) == []
+
+
+async def test_cancel_stops_the_whole_process_tree_and_propagates(
+    work: Path, sandboxed: bool
+) -> None:
+    mark = marker()
+    await cancel_once_printed(
+        work, f"sleep {mark} & echo ready; wait", "ready", sandboxed=sandboxed
     )
-    await collector.wait_for("ready")
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert gone(read_pid(work / "bg.pid"))
+    assert survivors(mark) == []
 
 
-async def test_cancel_stops_the_whole_process_tree_and_propagates(work: Path) -> None:
-    collector = Collector()
-    command = "sleep 60 & echo $! > bg.pid; echo $$ > sh.pid; echo ready; wait"
-    task = asyncio.create_task(
-        BashTool().run(BashParams(command=command), context(work, collector))
+async def test_background_job_holding_the_output_is_stopped_after_exit(
+    work: Path, sandboxed: bool
+) -> None:
+    mark = marker()
+    command = f"sleep {mark} & echo started"
+    result = await BashTool().run(
+        BashParams(command=command, timeout=30), context(work, sandboxed=sandboxed)
     )
-    await collector.wait_for("ready")
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert gone(read_pid(work / "sh.pid"))
-    assert gone(read_pid(work / "bg.pid"))
-
-
-async def test_background_job_holding_the_output_is_stopped_after_exit(work: Path) -> None:
-    command = "sleep 60 & echo $! > bg.pid; echo started"
-    result = await BashTool().run(BashParams(command=command, timeout=30), context(work))
     assert result.startswith("started\n")
-    assert "Background processes still writing to the output were stopped" in result
     assert result.endswith("Exit code 0")
-    assert gone(read_pid(work / "bg.pid"))
+    assert survivors(mark) == []
 
 
-async def test_background_job_with_redirected_output_is_left_running(work: Path) -> None:
-    command = "sleep 60 > /dev/null 2>&1 & echo $! > bg.pid"
-    result = await BashTool().run(BashParams(command=command), context(work))
-    pid = read_pid(work / "bg.pid")
-    try:
-        assert result == "(no output)\n\nExit code 0"
-        assert not gone(pid)
-    finally:
-        os.kill(pid, signal.SIGKILL)
+# The attack: a command detaches helpers so they keep running after the step (a miner, an
+# exfiltration loop). Each way of detaching is tried on completion and on cancel.
+DETACHING = {
+    "setsid": "setsid sleep {mark} > /dev/null 2>&1 < /dev/null &",
+    "nohup": "nohup sleep {mark} > /dev/null 2>&1 &",
+    "disown": "sleep {mark} > /dev/null 2>&1 & disown",
+    "double-fork": "( setsid sh -c 'sleep {mark} &' > /dev/null 2>&1 & )",
+    "holding-output": "setsid sleep {mark} &",
+}
+
+
+@pytest.mark.parametrize("how", sorted(DETACHING))
+async def test_detached_children_do_not_outlive_a_finished_command(
+    work: Path, sandboxed: bool, how: str
+) -> None:
+    mark = marker()
+    command = DETACHING[how].format(mark=mark) + "\necho launched; sleep 0.2"
+    result = await BashTool().run(
+        BashParams(command=command, timeout=30), context(work, sandboxed=sandboxed)
+    )
+    assert result.startswith("launched")
+    assert survivors(mark) == []
+
+
+@pytest.mark.parametrize("how", sorted(DETACHING))
+async def test_detached_children_do_not_outlive_a_cancelled_command(
+    work: Path, sandboxed: bool, how: str
+) -> None:
+    mark = marker()
+    command = DETACHING[how].format(mark=mark) + "\necho launched; sleep 60"
+    await cancel_once_printed(work, command, "launched", sandboxed=sandboxed)
+    assert survivors(mark) == []
+
+
+async def test_unsandboxed_leftovers_are_reported_to_the_model(work: Path) -> None:
+    command = f"sleep {marker()} > /dev/null 2>&1 & echo started"
+    result = await BashTool().run(BashParams(command=command), context(work, sandboxed=False))
+    assert "were stopped when it ended" in result
+
+
+@pytest.mark.parametrize("sandboxed_run", [True, False], ids=["sandboxed", "unsandboxed"])
+def test_a_setsid_child_leaves_no_traceback_at_exit(work: Path, sandboxed_run: bool) -> None:
+    """The old failure: the escaped child kept the output pipe open, and closing it after the
+    event loop printed an "Event loop is closed" traceback when Baton exited."""
+    if sandboxed_run and not sandbox_status().active:
+        pytest.skip("no sandbox here")
+    mark = marker()
+    script = (
+        "import asyncio, sys\n"
+        "from pathlib import Path\n"
+        "from core.settings import SandboxSettings\n"
+        "from core.tools.base import ToolContext\n"
+        "from core.tools.bash import BashParams, BashTool\n"
+        f"params = BashParams(command='setsid sleep {mark} & echo hi', timeout=30)\n"
+        f"sandbox = SandboxSettings(enabled={sandboxed_run})\n"
+        "ctx = ToolContext(cwd=Path(sys.argv[1]), sandbox=sandbox)\n"
+        "print(asyncio.run(BashTool().run(params, ctx)))\n"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(work)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("hi\n")
+    assert done.stderr == ""
+    assert survivors(mark) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="child subreaper is Linux-only")
+async def test_orphans_that_ended_by_themselves_are_reaped_not_left_as_zombies(
+    work: Path,
+) -> None:
+    def zombie_children() -> set[int]:
+        return {p.pid for p in psutil.Process().children() if p.status() == psutil.STATUS_ZOMBIE}
+
+    before = zombie_children()
+    command = "( sleep 0.05 & ) ; ( sleep 0.05 > /dev/null & ) ; sleep 0.5; echo done"
+    result = await BashTool().run(BashParams(command=command), context(work, sandboxed=False))
+    assert result.startswith("done")
+    assert zombie_children() - before == set()

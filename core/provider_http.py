@@ -1,0 +1,107 @@
+"""Talking to an OpenAI-compatible provider over HTTP: one client set-up for every caller.
+
+Baton's own agent loop (:mod:`core.backends.openai_compat`), Settings' **Test connection**, the
+welcome panel's Ollama detection and the model fallback of ``baton run`` all reach providers
+through :func:`provider_client`, so they share one TLS context (certifi's CA bundle, loaded once)
+and one User-Agent, and a key is sent the same way everywhere.
+
+:func:`list_models` asks a server which models it serves (``GET {base_url}/models``); every
+failure becomes :class:`ProbeError` with one sentence a person can act on.
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+
+import certifi
+import httpx
+
+from core import __version__
+
+DEFAULT_TIMEOUT_S = 10.0
+USER_AGENT = f"baton/{__version__}"
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """One TLS context for every request of the process.
+
+    Building one loads the whole CA bundle (about 50 ms, measured): it was most of a step's
+    start-up before the first request. Contexts are safe to share between clients.
+    """
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def provider_headers(api_key: str | None, **extra: str) -> dict[str, str]:
+    headers = {"User-Agent": USER_AGENT, **extra}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return headers
+
+
+def provider_client(
+    timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None = None
+) -> httpx.AsyncClient:
+    """An ``async with`` client for provider requests (the caller sets per-request headers)."""
+    return httpx.AsyncClient(timeout=timeout, transport=transport, verify=shared_ssl_context())
+
+
+class ProbeError(Exception):
+    """The server could not be asked or gave no model list; ``str()`` is the sentence."""
+
+
+async def list_models(
+    base_url: str,
+    api_key: str | None = None,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> list[str]:
+    """The model ids the server lists, sorted; raises :class:`ProbeError`."""
+    url = base_url.strip().rstrip("/") + "/models"
+    try:
+        async with provider_client(timeout_s, transport) as client:
+            response = await client.get(url, headers=provider_headers(api_key))
+    except (httpx.InvalidURL, httpx.UnsupportedProtocol):
+        raise ProbeError(f"{base_url} is not a valid http:// or https:// address.") from None
+    except httpx.ConnectError:
+        raise ProbeError(f"Could not connect to {base_url}: nothing answers there.") from None
+    except httpx.TimeoutException:
+        raise ProbeError(f"{base_url} did not answer within {timeout_s:g} s.") from None
+    except httpx.HTTPError as error:
+        raise ProbeError(f"The connection to {base_url} failed: {error}.") from None
+    if response.status_code in (401, 403):
+        raise ProbeError(
+            f"The server refused the API key (HTTP {response.status_code}); check the key."
+        )
+    if response.status_code == 404:
+        raise ProbeError(
+            f"The server has no model list at {url} (HTTP 404); the base URL usually ends in /v1."
+        )
+    if response.status_code >= 400:
+        raise ProbeError(f"The server answered HTTP {response.status_code} to {url}.")
+    try:
+        data = response.json()["data"]
+        models = sorted({str(entry["id"]) for entry in data})
+    except (ValueError, KeyError, TypeError):
+        raise ProbeError(f"{url} did not answer with an OpenAI-compatible model list.") from None
+    return models
+
+
+async def only_model(
+    base_url: str,
+    api_key: str | None,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> str:
+    """The model to use when none was chosen: the server's only one. Raises :class:`ProbeError`
+    saying what to do when it serves none or several (naming a few), or cannot be asked."""
+    models = await list_models(base_url, api_key, timeout_s=timeout_s, transport=transport)
+    if len(models) == 1:
+        return models[0]
+    if not models:
+        raise ProbeError(f"{base_url} serves no models.")
+    shown = ", ".join(models[:5]) + (f" and {len(models) - 5} more" if len(models) > 5 else "")
+    raise ProbeError(f"{base_url} serves {len(models)} models ({shown}).")

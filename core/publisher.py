@@ -1,0 +1,169 @@
+"""The one way a run's events leave the runner: redacted, recorded, and handed to subscribers.
+
+A producer — the runner on this machine, or later whatever reads a remote worker's event queue
+(DESIGN §10) — calls :meth:`EventPublisher.publish` with complete, serialisable events and
+never learns who listens. For each event the publisher
+
+1. redacts it on the stream (:class:`core.redaction.StreamRedactor`), so nothing downstream —
+   run file, terminal, ``--json``, the window — ever sees a secret;
+2. queues it for the run file (:class:`RunFileSink`): serialising, writing and flushing happen
+   on the sink's own thread, never on the producer's (the GUI thread in the window);
+3. calls each subscriber in turn. A subscriber that raises is logged, detached and named in
+   the run file (a ``log`` event); the step it happened in goes on.
+
+A run file that cannot be written (disk full, the folder gone) is reported once, from the
+sink's thread, through ``on_write_error``: the runner stops the run and records the reason in
+the index, instead of failing somewhere in a backend.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from contextlib import suppress
+from typing import Final, TypeVar
+
+from pydantic import BaseModel
+
+from core.events import Event, Log
+from core.redaction import Redactor, StreamRedactor
+from core.runs import RunWriter
+
+EventListener = Callable[[Event], None]
+"""A subscriber. Called on the producer's thread, in event order, with redacted events."""
+
+WriteErrorHandler = Callable[[OSError], None]
+"""Told once when the run file cannot be written. Called on the sink's thread."""
+
+E = TypeVar("E", bound=BaseModel)
+_log = logging.getLogger(__name__)
+_STOP: Final = object()
+MAX_BATCH = 256
+"""Events written between two flushes at most (a crash loses at most one unflushed batch,
+and normally the queue holds one event: each is flushed as it comes)."""
+
+
+class RunFileSink:
+    """Appends events to a run file on a thread of its own.
+
+    :meth:`put` never blocks and never raises. The thread writes whatever is queued, then
+    flushes, so a line reaches the file as soon as the thread gets to it, and a crash leaves
+    complete lines only (plus perhaps one torn last line, which readers skip).
+    """
+
+    def __init__(self, writer: RunWriter, on_error: WriteErrorHandler | None = None) -> None:
+        self.writer = writer
+        self.error: OSError | None = None
+        self._on_error = on_error
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._thread = threading.Thread(
+            target=self._work, name=f"run-file {writer.path.name}", daemon=True
+        )
+        self._thread.start()
+
+    def put(self, event: Event) -> None:
+        self._queue.put(event)
+
+    def close(self) -> OSError | None:
+        """Write everything queued, close the file and end the thread; returns the write
+        error, if any. Safe to call more than once."""
+        if self._thread.is_alive():
+            self._queue.put(_STOP)
+            self._thread.join()
+        return self.error
+
+    def _work(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            with suppress(queue.Empty):
+                while len(batch) < MAX_BATCH and batch[-1] is not _STOP:
+                    batch.append(self._queue.get_nowait())
+            if self.error is None:
+                try:
+                    for item in batch:
+                        if item is not _STOP:
+                            self.writer.append(item)  # type: ignore[arg-type]
+                    self.writer.flush()
+                except OSError as error:
+                    self._failed(error)
+            if batch[-1] is _STOP:
+                with suppress(OSError):
+                    self.writer.close()
+                return
+
+    def _failed(self, error: OSError) -> None:
+        self.error = error
+        with suppress(OSError):
+            self.writer.close()
+        if self._on_error is not None:
+            try:
+                self._on_error(error)
+            except Exception:
+                _log.exception("the run-file error handler failed")
+
+
+class EventPublisher:
+    """Redacts, records and fans out one run's events (see the module docstring).
+
+    ``listeners`` is used as given (not copied), so a caller may keep a reference and append
+    subscribers to it; :meth:`subscribe` does the same. One producer at a time: ``publish``
+    is not thread-safe, and a remote producer's events are published by whichever task reads
+    its queue.
+    """
+
+    def __init__(
+        self,
+        redactor: Redactor | None = None,
+        sink: RunFileSink | None = None,
+        listeners: list[EventListener] | None = None,
+    ) -> None:
+        self._redactor = StreamRedactor(redactor or Redactor.from_environment())
+        self.sink = sink
+        self.listeners: list[EventListener] = listeners if listeners is not None else []
+
+    def subscribe(self, listener: EventListener) -> Callable[[], None]:
+        """Add a subscriber; returns the function that removes it again."""
+        self.listeners.append(listener)
+        return lambda: self._detach(listener)
+
+    def publish(self, event: Event) -> None:
+        for safe in self._redactor.feed(event):
+            self._deliver(safe)
+
+    def redacted(self, event: E) -> E:
+        """What ``event`` looks like once published, without publishing it (for the index
+        and the caller's own copy of the ending)."""
+        return self._redactor.scrub_event(event)
+
+    def close(self) -> OSError | None:
+        """Release held stream tails, then drain and close the run file. Returns the error
+        that stopped the run file, if one did."""
+        for safe in self._redactor.flush():
+            self._deliver(safe)
+        return self.sink.close() if self.sink is not None else None
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _deliver(self, event: Event) -> None:
+        if self.sink is not None:
+            self.sink.put(event)
+        for listener in tuple(self.listeners):
+            try:
+                listener(event)
+            except Exception as error:
+                self._listener_failed(listener, event, error)
+
+    def _listener_failed(self, listener: EventListener, event: Event, error: Exception) -> None:
+        self._detach(listener)
+        name = getattr(listener, "__qualname__", None) or type(listener).__qualname__
+        message = f"a subscriber ({name}) failed on a {event.type} event: {error!r}; detached"
+        _log.error(message)
+        _log.debug("the subscriber's traceback", exc_info=error)
+        notice = Log(run_id=event.run_id, step=None, ts=event.ts, level="warning", message=message)
+        self.publish(notice)
+
+    def _detach(self, listener: EventListener) -> None:
+        with suppress(ValueError):
+            self.listeners.remove(listener)

@@ -1,0 +1,43 @@
+"""What a run is called and the word for its status — one scheme for the window, the command
+line and exports, so a run reads the same wherever a person meets it.
+
+* a preset run: ``implement add a --json flag`` (the preset and its arguments);
+* a chain: ``scout → planner → worker``;
+* parallel tasks: ``parallel: reviewer ×2, scout``;
+* a single step: ``worker``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+STATUS_WORDS = {
+    "running": "running",
+    "waiting": "waiting for you",
+    "ok": "done",
+    "error": "failed",
+    "aborted": "cancelled",
+    "interrupted": "interrupted",
+    "incomplete": "interrupted",
+}
+"""Run status (as stored, and the window's ``waiting``/``incomplete``) → the word shown."""
+
+
+def run_name(mode: str, preset: str | None, args: Sequence[str], agents: Sequence[str]) -> str:
+    """The run's name ("" when nothing is known yet: the caller shows the run id)."""
+    if preset:
+        return " ".join([preset, *args]).strip()
+    if not agents:
+        return ""
+    if mode == "chain":
+        return " → ".join(agents)
+    if mode == "parallel":
+        counts = Counter(agents)
+        return "parallel: " + ", ".join(f"{a} ×{n}" if n > 1 else a for a, n in counts.items())
+    return agents[0]
+
+
+def status_word(status: str) -> str:
+    """``aborted`` → ``cancelled``, ``ok`` → ``done`` …; unknown words are shown as they are."""
+    return STATUS_WORDS.get(status, status)

@@ -1,0 +1,154 @@
+"""Confining ``bash``: what it may write, see and start.
+
+A command the model wrote is assumed hostile. Where the platform allows, it runs confined:
+
+* **Linux — bubblewrap** (``bwrap``): the whole filesystem read-only, except the working folder
+  and a private ``/tmp``; Baton's own folders (:func:`core.paths.protected_dirs`) replaced by
+  empty ones; its own PID namespace, so every process it starts — ``setsid``, ``nohup`` and
+  ``disown`` included — ends with it (``--die-with-parent`` ends it with Baton); network on
+  unless the agent (``sandbox: {network: false}``) or the run (``--no-network``) cuts it.
+* **macOS — sandbox-exec**: a generated profile (:func:`seatbelt_profile`) allowing writes only
+  under the working folder and a private temp folder, denying Baton's folders, and the network
+  when cut. Process containment there is :mod:`core.process_tree`'s tracking.
+* **Elsewhere** (Windows, bwrap missing or refused by the kernel, or the Settings switch off)
+  bash runs unconfined and every place that asks about bash says **not sandboxed**
+  (:meth:`SandboxStatus.describe`).
+
+The availability probe runs bwrap once per process (a few milliseconds) and is cached.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+SandboxKind = Literal["bubblewrap", "sandbox-exec", "none"]
+PROBE_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """Which sandbox ``bash`` gets here, or why it gets none."""
+
+    kind: SandboxKind
+    reason: str = ""
+    """Why there is no sandbox (empty when there is one)."""
+
+    @property
+    def active(self) -> bool:
+        return self.kind != "none"
+
+    def describe(self) -> str:
+        """``sandboxed (bubblewrap)`` or ``not sandboxed: <reason>``, for dialogs and the CLI."""
+        return f"sandboxed ({self.kind})" if self.active else f"not sandboxed: {self.reason}"
+
+
+def sandbox_status(enabled: bool = True) -> SandboxStatus:
+    """The sandbox bash would run in, given the Settings switch ``enabled``."""
+    if not enabled:
+        return SandboxStatus("none", "the sandbox is turned off in Settings")
+    return _platform_sandbox()
+
+
+@functools.cache
+def _platform_sandbox() -> SandboxStatus:
+    if sys.platform.startswith("linux"):
+        return _probe_bwrap()
+    if sys.platform == "darwin":
+        if shutil.which("sandbox-exec"):
+            return SandboxStatus("sandbox-exec")
+        return SandboxStatus("none", "sandbox-exec was not found")
+    return SandboxStatus("none", f"no sandbox is available on {sys.platform}")
+
+
+def _probe_bwrap() -> SandboxStatus:
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return SandboxStatus("none", "bubblewrap (bwrap) is not installed")
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid"]
+    try:
+        done = subprocess.run(
+            [*argv, "--die-with-parent", "--new-session", "--", "true"],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return SandboxStatus("none", f"bubblewrap cannot run ({error})")
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        why = detail[-1] if detail else f"exit code {done.returncode}"
+        return SandboxStatus("none", f"bubblewrap was refused by the system ({why})")
+    return SandboxStatus("bubblewrap")
+
+
+def confine(
+    status: SandboxStatus,
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    protected: Sequence[Path],
+    network: bool,
+    temp: Path | None,
+) -> list[str]:
+    """``argv`` wrapped in the sandbox ``status`` names (unchanged without one).
+
+    ``temp`` is the private temp folder for sandbox-exec (bubblewrap mounts its own ``/tmp``).
+    """
+    if status.kind == "bubblewrap":
+        return bwrap_argv(argv, cwd=cwd, protected=protected, network=network)
+    if status.kind == "sandbox-exec":
+        profile = seatbelt_profile(cwd=cwd, temp=temp, protected=protected, network=network)
+        return ["sandbox-exec", "-p", profile, *argv]
+    return list(argv)
+
+
+def bwrap_argv(
+    argv: Sequence[str], *, cwd: Path, protected: Sequence[Path], network: bool
+) -> list[str]:
+    """The bubblewrap command line; mounts apply in order, so later ones cover earlier ones."""
+    mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    mounts += ["--bind", str(cwd), str(cwd)]
+    for folder in protected:
+        mounts += ["--tmpfs", str(folder)]  # masked even inside the working folder
+    isolation = ["--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent"]
+    if not network:
+        isolation.append("--unshare-net")
+    where = ["--chdir", str(cwd), "--setenv", "TMPDIR", "/tmp"]
+    return [shutil.which("bwrap") or "bwrap", *mounts, *isolation, *where, "--", *argv]
+
+
+def seatbelt_profile(
+    *, cwd: Path, temp: Path | None, protected: Sequence[Path], network: bool
+) -> str:
+    """The sandbox-exec (Seatbelt) profile. Later rules win, so the protected-folder denial
+    comes after the working-folder allowance it must override."""
+    writable = [cwd, *([temp] if temp is not None else [])]
+    lines = [
+        "(version 1)",
+        "(allow default)",
+        "(deny file-write*)",
+        "(allow file-write*",
+        *(f"    (subpath {_sbpl_string(folder)})" for folder in writable),
+        '    (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty")',
+        '    (literal "/dev/dtracehelper") (regex #"^/dev/fd/"))',
+    ]
+    if protected:
+        lines.append("(deny file-read* file-write*")
+        lines += [f"    (subpath {_sbpl_string(folder)})" for folder in protected]
+        lines[-1] += ")"
+    if not network:
+        lines.append("(deny network*)")
+    return "\n".join(lines) + "\n"
+
+
+def _sbpl_string(path: Path) -> str:
+    """A Seatbelt string literal: backslashes and quotes escaped, so no path breaks out."""
+    text = str(path).replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{text}"'

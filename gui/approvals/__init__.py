@@ -1,0 +1,1 @@
+"""Approvals (see README: Development)."""

@@ -1,0 +1,139 @@
+"""The GUI's approval responder: requests from every running step, answered one at a time.
+
+:class:`ApprovalQueue` is what a run launched from the window passes to
+:class:`core.runner.Runner` as ``responder``. The gate awaits it; it queues the request, shows
+it in the :class:`gui.approvals.approval_dialog.ApprovalDialog` (oldest first, with "1 of N
+waiting"),
+and returns the person's answer. Nothing here blocks: each request is an asyncio future that
+the dialog's signal resolves, so parallel steps, other runs and the rest of the window keep
+going while a person thinks.
+
+Each request is described (:func:`core.approval_describe.describe`: files read, diffs computed,
+the document store looked up) in a worker thread before it joins the queue, so a huge diff
+never stalls the window.
+
+If the awaiting task is cancelled (the run was cancelled), the request leaves the queue and
+the dialog moves on to the next one or closes; the gate itself records the request as denied.
+
+Threading: everything runs on the GUI thread, which is also the asyncio loop's thread (qasync).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
+
+from core.approval_describe import Description, describe
+from core.approvals import ApprovalAnswer, ApprovalRequest
+from gui.approvals.approval_dialog import ApprovalDialog
+
+
+@dataclass
+class _Pending:
+    request: ApprovalRequest
+    description: Description
+    future: asyncio.Future[ApprovalAnswer]
+
+
+class ApprovalQueue(QObject):
+    """A responder (``await queue(request)``) backed by one approval dialog."""
+
+    # -- signals (GUI thread) ------------------------------------------------------------
+
+    requestQueued = Signal(str, int, str)
+    """(run_id, step, request_id): a request waits for a person."""
+    requestShown = Signal(str, int, str)
+    """(run_id, step, request_id): the dialog now shows this request (highlight its pane)."""
+    requestResolved = Signal(str, int, str, str)
+    """(run_id, step, request_id, decision): answered, or ``cancelled`` with its run."""
+    pendingCountChanged = Signal(int)
+    """How many requests wait (0: the dialog is closed)."""
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        dialog_factory: Callable[[QWidget | None], ApprovalDialog] = ApprovalDialog,
+    ) -> None:
+        super().__init__(parent)
+        self._parent_widget = parent
+        self._dialog_factory = dialog_factory
+        self._dialog: ApprovalDialog | None = None
+        self._pending: list[_Pending] = []
+
+    # -- public API ----------------------------------------------------------------------
+
+    async def __call__(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """Queue ``request`` and wait for the person's answer (the responder protocol)."""
+        description = await asyncio.to_thread(describe, request)
+        future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+        entry = _Pending(request, description, future)
+        self._pending.append(entry)
+        self.requestQueued.emit(request.run_id, request.step, request.request_id)
+        self._refresh()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if entry in self._pending:
+                self._pending.remove(entry)
+                self.requestResolved.emit(
+                    request.run_id, request.step, request.request_id, "cancelled"
+                )
+                self._refresh()
+            raise
+
+    @property
+    def dialog(self) -> ApprovalDialog:
+        """The dialog (created on first use, parented to the window given at construction)."""
+        if self._dialog is None:
+            self._dialog = self._dialog_factory(self._parent_widget)
+            self._dialog.answered.connect(self._answered)
+        return self._dialog
+
+    def pending(self) -> list[ApprovalRequest]:
+        """Waiting requests, oldest (the shown one) first."""
+        return [entry.request for entry in self._pending]
+
+    def show_dialog(self) -> None:
+        """Bring the dialog back to the front (e.g. from a "waiting for approval" pane)."""
+        if self._pending:
+            first = self._pending[0]
+            self.dialog.show_request(first.request, len(self._pending), first.description)
+
+    def deny_all(self, reason: str = "Denied: the window was closed") -> None:
+        """Answer every waiting request with a denial (the window is closing, or the run was
+        cancelled): nobody decided, so the answer says so."""
+        for entry in list(self._pending):
+            answer = ApprovalAnswer(decision="deny", reason=reason, decided_by="cancel")
+            self._resolve(entry, answer)
+
+    # -- private -------------------------------------------------------------------------
+
+    def _answered(self, request_id: str, answer: ApprovalAnswer) -> None:
+        entry = next((e for e in self._pending if e.request.request_id == request_id), None)
+        if entry is not None:
+            self._resolve(entry, answer)
+
+    def _resolve(self, entry: _Pending, answer: ApprovalAnswer) -> None:
+        self._pending.remove(entry)
+        if not entry.future.done():
+            entry.future.set_result(answer)
+        request = entry.request
+        self.requestResolved.emit(request.run_id, request.step, request.request_id, answer.decision)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """Show the oldest waiting request, update the counter, or close the dialog."""
+        self.pendingCountChanged.emit(len(self._pending))
+        if not self._pending:
+            if self._dialog is not None:
+                self._dialog.clear_request()
+            return
+        first = self._pending[0].request
+        shown = self.dialog.request
+        self.dialog.show_request(first, len(self._pending), self._pending[0].description)
+        if shown is None or shown.request_id != first.request_id:
+            self.requestShown.emit(first.run_id, first.step, first.request_id)

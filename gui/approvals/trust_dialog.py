@@ -1,0 +1,303 @@
+"""Project trust: look at a project's own agents and presets before they run (DESIGN §6).
+
+A cloned repository can carry agent files that tell a model to run commands. Before a run uses
+them — the first time, or after any of them changed — the launcher catches
+:class:`core.trust.UntrustedProjectError` and asks here. The dialog lists every file with what
+it can do (an agent's tools and model, a preset's steps), and offers three ways on:
+
+* **Trust this project** — remembered by :class:`core.trust.TrustStore` with a fingerprint of
+  the files, so the question comes back only when they change;
+* **Run without project agents** — this run uses built-in and user agents only;
+* **Cancel** — nothing runs.
+
+Two entry points, both on the GUI thread:
+
+* ``await ask_trust(parent, root, files)`` — from a coroutine (an ``asyncSlot``): the dialog
+  is opened window-modal with ``open()`` and a future is awaited; no nested event loop.
+* ``ask_trust_blocking(parent, root, files)`` — from a plain slot: ``exec()``. Never call it
+  from a coroutine (see :mod:`gui.qt_asyncio`).
+
+:func:`prepare_runner` wraps the whole dance around :meth:`core.runner.Runner.prepare`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Literal
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.agents import BATON_TOOLS, AgentFileError, discover_agents, load_agent_file
+from core.errors import RunError
+from core.presets import PresetError, parse_preset_text
+from core.runner import Runner, RunRequest
+from core.trust import TrustStore, UntrustedProjectError
+from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
+from gui.theme import icons, secondary_text
+from gui.widgets import ElidedLabel
+from gui.widgets.diff_view import DiffView
+
+TrustChoice = Literal["trust", "without", "cancel"]
+
+_WRITE_TOOLS = {"bash", "edit", "write"}
+
+
+def describe_file(path: Path) -> tuple[str, str, str]:
+    """(what, name, details) for one project file; never raises for a broken file."""
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            preset = parse_preset_text(path.read_text(encoding="utf-8"), path=str(path))
+        except (PresetError, OSError, UnicodeDecodeError) as error:
+            return "preset", path.stem, f"cannot be read: {error}"
+        agents = " → " if preset.mode == "chain" else ", "
+        steps = agents.join(step.agent for step in preset.steps)
+        return "preset", preset.name, f"{preset.mode}: {steps}"
+    try:
+        agent = load_agent_file(path, "project")
+    except AgentFileError as error:
+        return "agent", path.stem, f"cannot be read: {error}"
+    tools = agent.tools if agent.tools is not None else BATON_TOOLS
+    tool_text = ", ".join(tools) if tools else "no tools"
+    if agent.tools is None:
+        tool_text = f"all tools ({tool_text})"
+    model = agent.model or "the run's default model"
+    details = f"tools: {tool_text} · model: {model}"
+    if agent.env:
+        details += f" · may see secrets: {', '.join(agent.env)}"
+    if not agent.network:
+        details += " · no network for bash"
+    return "agent", agent.name, details
+
+
+class TrustDialog(QDialog):
+    """The question itself; :attr:`choice` holds the answer once :meth:`done` ran."""
+
+    def __init__(
+        self,
+        root: Path,
+        files: list[Path],
+        parent: QWidget | None = None,
+        store: TrustStore | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("TrustDialog")
+        self.setWindowTitle("Trust this project's agents?")
+        self.root = root
+        self.files = files
+        self.choice: TrustChoice = "cancel"
+        self._store = store or TrustStore()
+        self._build()
+        self.resize(760, 620 if self.changes else 440)
+
+    # -- building ------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        icon = QLabel()
+        icon.setPixmap(icons.pixmap("lock", 30))
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.changes = self._store.changes(self.root)
+        record = self._store.record(self.root)
+        title = QLabel(
+            "This project's agents changed since you trusted them"
+            if self.changes
+            else "This project brings its own agents"
+        )
+        title.setObjectName("EditorTitle")
+        folder = ElidedLabel(str(self.root))
+        folder.setObjectName("Secondary")
+        self.warning = QLabel(
+            "Agent files can tell a model to run commands and change files on this computer. "
+            "Run them only if you trust where this project comes from and have read what "
+            "they do."
+        )
+        self.warning.setWordWrap(True)
+        titles = QVBoxLayout()
+        titles.setSpacing(3)
+        titles.addWidget(title)
+        titles.addWidget(folder)
+        header = QHBoxLayout()
+        header.setSpacing(12)
+        header.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
+        header.addLayout(titles, 1)
+
+        self.file_list = QTreeWidget()
+        self.file_list.setObjectName("TrustFiles")
+        self.file_list.setHeaderLabels(["File", "Name", "What it can do"])
+        self.file_list.setRootIsDecorated(False)
+        self.file_list.setAlternatingRowColors(True)
+        self.file_list.setWordWrap(True)
+        header_view = self.file_list.header()
+        header_view.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header_view.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header_view.setStretchLastSection(True)
+        muted = secondary_text(self.palette())
+        for path in self.files:
+            what, name, details = describe_file(path)
+            shown = path.relative_to(self.root) if path.is_relative_to(self.root) else path
+            item = QTreeWidgetItem([str(shown), name, details])
+            item.setToolTip(0, str(path))
+            item.setToolTip(2, details)
+            item.setForeground(0, muted)
+            if what == "agent" and any(tool in details for tool in _WRITE_TOOLS):
+                item.setIcon(2, icons.icon("warning"))
+            self.file_list.addTopLevelItem(item)
+        if not self.files:
+            self.file_list.addTopLevelItem(QTreeWidgetItem(["(no files)", "", ""]))
+
+        self.changes_box = self._changes_box(record.trusted_at[:10] if record else "")
+
+        self.trust_button = QPushButton("Trust this project")
+        self.without_button = QPushButton("Run without project agents")
+        self.cancel_button = QPushButton("Cancel")
+        for button, choice in (
+            (self.trust_button, "trust"),
+            (self.without_button, "without"),
+            (self.cancel_button, "cancel"),
+        ):
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _checked=False, c=choice: self._choose(c))
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.without_button)
+        buttons.addWidget(self.trust_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(18, 16, 18, 14)
+        layout.setSpacing(10)
+        layout.addLayout(header)
+        layout.addWidget(self.warning)
+        layout.addWidget(self.changes_box, 2)
+        layout.addWidget(self.file_list, 1)
+        self.sandbox_note = QLabel(bash_sandbox_text(bash_sandbox()))
+        self.sandbox_note.setWordWrap(True)
+        layout.addWidget(self.sandbox_note)
+        note = QLabel("Trust is remembered for this folder until one of these files changes.")
+        note.setObjectName("Secondary")
+        layout.addWidget(note)
+        layout.addLayout(buttons)
+
+    def _changes_box(self, trusted_on: str) -> QWidget:
+        """What changed since the project was trusted: the files, and one diff of them all."""
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        words = {"added": "new file", "changed": "changed", "removed": "removed"}
+        listed = ", ".join(f"{c.path} ({words[c.kind]})" for c in self.changes)
+        self.changes_label = QLabel(f"Changed since you trusted it on {trusted_on}: {listed}")
+        self.changes_label.setWordWrap(True)
+        self.diff_view = DiffView()
+        self.diff_view.setObjectName("TrustDiff")
+        self.diff_view.set_diff("".join(change.diff for change in self.changes))
+        column.addWidget(self.changes_label)
+        column.addWidget(self.diff_view, 1)
+        box.setVisible(bool(self.changes))
+        return box
+
+    # -- answers -------------------------------------------------------------------------
+
+    def _choose(self, choice: TrustChoice) -> None:
+        self.choice = choice
+        if choice == "trust":
+            self._store.trust(self.root)
+        if choice == "cancel":
+            self.reject()
+        else:
+            self.accept()
+
+    def reject(self) -> None:
+        self.choice = "cancel"
+        super().reject()
+
+
+async def ask_trust(parent: QWidget | None, root: Path, files: list[Path]) -> TrustChoice:
+    """Ask from a coroutine; window-modal, without a nested event loop."""
+    dialog = TrustDialog(root, files, parent)
+    future: asyncio.Future[TrustChoice] = asyncio.get_running_loop().create_future()
+
+    def finished(_result: int) -> None:
+        if not future.done():
+            future.set_result(dialog.choice)
+
+    dialog.finished.connect(finished)
+    dialog.open()
+    try:
+        return await future
+    except asyncio.CancelledError:
+        dialog.reject()
+        raise
+    finally:
+        dialog.deleteLater()
+
+
+def ask_trust_blocking(parent: QWidget | None, root: Path, files: list[Path]) -> TrustChoice:
+    """Ask from a plain (not async) slot, with ``exec()``."""
+    dialog = TrustDialog(root, files, parent)
+    try:
+        dialog.exec()
+        return dialog.choice
+    finally:
+        dialog.deleteLater()
+
+
+def _project_agents_in(request: RunRequest) -> list[str]:
+    """The agents a request names that only the project defines (no user or built-in one of
+    that name to fall back on), in step order."""
+    everywhere = discover_agents(request.cwd, "both")
+    elsewhere = discover_agents(request.cwd, "user")
+    names: list[str] = []
+    for step in request.steps:
+        agent = everywhere.get(step.agent)
+        if agent is not None and agent.source == "project" and elsewhere.get(step.agent) is None:
+            names.append(agent.name)
+    return list(dict.fromkeys(names))
+
+
+async def prepare_runner(
+    parent: QWidget | None,
+    request: RunRequest,
+    make_runner: Callable[[RunRequest], Runner],
+) -> Runner | None:
+    """A prepared runner for ``request``, asking about project trust when needed.
+
+    Returns None when the person cancels. "Run without project agents" prepares the same
+    request with ``scope="user"``; if the run then names a project agent, the
+    :class:`core.errors.RunError` saying it is unknown propagates like any other.
+    """
+    runner = make_runner(request)
+    try:
+        runner.prepare()
+        return runner
+    except UntrustedProjectError as untrusted:
+        root = untrusted.root
+        choice = await ask_trust(parent, root, untrusted.files)
+    if choice == "cancel":
+        return None
+    if choice == "without":
+        project_agents = _project_agents_in(request)
+        if project_agents:
+            names = ", ".join(f"'{name}'" for name in project_agents)
+            raise RunError(
+                f"without project agents this run cannot start: {names} "
+                f"{'comes' if len(project_agents) == 1 else 'come'} from this project "
+                f"({root}); trust the project to run "
+                f"{'it' if len(project_agents) == 1 else 'them'}, or choose other agents"
+            )
+        request = replace(request, scope="user")
+    runner = make_runner(request)
+    runner.prepare()
+    return runner

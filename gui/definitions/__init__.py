@@ -1,0 +1,1 @@
+"""Definitions (see README: Development)."""

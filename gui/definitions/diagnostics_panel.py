@@ -1,0 +1,236 @@
+"""The collapsible "Problems" panel under the agents list.
+
+It lists ``catalog.diagnostics``: severity icon, ``file:line`` and the message. Double-clicking
+(or Enter on) a row asks to open that file in the editor — including files that failed to
+parse, because the editor is where the user fixes them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QSizePolicy,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.agents import Diagnostic
+from gui.theme import icons, mix, secondary_text
+
+_ORDER = {"error": 0, "warning": 1, "info": 2}
+ROLE_DIAGNOSTIC = Qt.ItemDataRole.UserRole + 1
+ROLE_LOCATION = Qt.ItemDataRole.UserRole + 2
+
+
+class DiagnosticsPanel(QWidget):
+    """A header button that folds the list open and shut, and the list itself."""
+
+    openRequested = Signal(str, int)
+    """Open this path at this line (0 when unknown). GUI thread."""
+    expandedChanged = Signal(bool)
+
+    MAX_ROWS = 4
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.toggle = QToolButton()
+        self.toggle.setObjectName("SectionToggle")
+        self.toggle.setCheckable(True)
+        self.toggle.setChecked(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setIconSize(QSize(14, 14))
+        self.toggle.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.toggle.setToolTip("Show or hide the problems found in agent files")
+        self.toggle.toggled.connect(self._on_toggled)
+        self.chevron = QToolButton()
+        self.chevron.setObjectName("SectionChevron")
+        self.chevron.setAutoRaise(True)
+        self.chevron.setIconSize(QSize(14, 14))
+        self.chevron.setToolTip(self.toggle.toolTip())
+        self.chevron.clicked.connect(self.toggle.toggle)
+        header = QWidget()
+        header.setObjectName("SectionHeader")
+        header.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        header_layout = QHBoxLayout(header)
+        header_layout.setContentsMargins(0, 0, 6, 0)
+        header_layout.setSpacing(0)
+        header_layout.addWidget(self.toggle, 1)
+        header_layout.addWidget(self.chevron)
+
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("DiagnosticsList")
+        self.tree.setColumnCount(1)
+        self.tree.setHeaderHidden(True)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setIndentation(0)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tree.setItemDelegate(_DiagnosticDelegate(self.tree))
+        self.tree.itemActivated.connect(self._on_activated)
+        self.tree.itemDoubleClicked.connect(self._on_activated)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(header)
+        layout.addWidget(self.tree)
+        self._diagnostics: list[Diagnostic] = []
+        self.set_diagnostics([])
+
+    # -- public API ----------------------------------------------------------------------
+
+    def set_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
+        self._diagnostics = sorted(
+            diagnostics, key=lambda d: (_ORDER[d.severity], Path(d.path).name, d.line or 0)
+        )
+        self.tree.clear()
+        for diagnostic in self._diagnostics:
+            location = Path(diagnostic.path).name + (
+                f":{diagnostic.line}" if diagnostic.line else ""
+            )
+            item = QTreeWidgetItem([f"{location}  {diagnostic.message}"])
+            item.setData(0, ROLE_DIAGNOSTIC, diagnostic)
+            item.setData(0, ROLE_LOCATION, location)
+            tip = f"{diagnostic.path}{f':{diagnostic.line}' if diagnostic.line else ''}\n"
+            tip += f"{diagnostic.message}\n\nDouble-click to open the file."
+            item.setToolTip(0, tip)
+            self.tree.addTopLevelItem(item)
+        self._update_title()
+        # As tall as its rows (up to MAX_ROWS, then it scrolls): the agents list keeps the rest.
+        rows = min(len(self._diagnostics), self.MAX_ROWS)
+        row_height = _DiagnosticDelegate.row_height(self.tree.font())
+        self.tree.setFixedHeight(rows * row_height + 2 * self.tree.frameWidth() + 6)
+        self.tree.setVisible(self.toggle.isChecked() and bool(self._diagnostics))
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return list(self._diagnostics)
+
+    def is_expanded(self) -> bool:
+        return self.toggle.isChecked()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.toggle.setChecked(expanded)
+
+    def row_texts(self) -> list[str]:
+        """``"file:line  message"`` per row, as shown (for tests and accessibility)."""
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [item.text(0) for item in items if item is not None]
+
+    # -- private -------------------------------------------------------------------------
+
+    def _update_title(self) -> None:
+        counts = {key: 0 for key in _ORDER}
+        for diagnostic in self._diagnostics:
+            counts[diagnostic.severity] += 1
+        self._update_chevron()
+        if not self._diagnostics:
+            self.toggle.setText("No problems")
+            self.toggle.setIcon(icons.icon("ok"))
+            self.toggle.setEnabled(False)
+            return
+        self.toggle.setEnabled(True)
+        parts = [
+            f"{counts[key]} {label if counts[key] == 1 else label + 's'}"
+            for key, label in (("error", "error"), ("warning", "warning"), ("info", "note"))
+            if counts[key]
+        ]
+        self.toggle.setText("Problems — " + ", ".join(parts))
+        worst = next(key for key in _ORDER if counts[key])
+        self.toggle.setIcon(icons.icon(worst))
+
+    def _on_toggled(self, checked: bool) -> None:
+        self.tree.setVisible(checked and bool(self._diagnostics))
+        self._update_chevron()
+        self.expandedChanged.emit(checked)
+
+    def _update_chevron(self) -> None:
+        self.chevron.setVisible(bool(self._diagnostics))
+        expanded = self.toggle.isChecked()
+        self.chevron.setIcon(icons.icon("chevron-down" if expanded else "chevron-right"))
+
+    def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        diagnostic = item.data(0, ROLE_DIAGNOSTIC)
+        if isinstance(diagnostic, Diagnostic):
+            self.openRequested.emit(diagnostic.path, diagnostic.line or 0)
+
+
+class _DiagnosticDelegate(QStyledItemDelegate):
+    """Two lines per problem: severity icon and ``file:line`` in bold, the message below."""
+
+    @staticmethod
+    def row_height(font: QFont) -> int:
+        return 2 * QFontMetrics(font).height() + 12
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        return QSize(100, self.row_height(option.font))
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        diagnostic = index.data(ROLE_DIAGNOSTIC)
+        if not isinstance(diagnostic, Diagnostic):
+            return
+        painter.save()
+        palette = option.palette
+        rect = option.rect
+        if option.state & QStyle.StateFlag.State_Selected:
+            painter.fillRect(
+                rect,
+                mix(
+                    palette.color(QPalette.ColorRole.Base),
+                    palette.color(QPalette.ColorRole.Highlight),
+                    0.18,
+                ),
+            )
+        elif option.state & QStyle.StateFlag.State_MouseOver:
+            painter.fillRect(
+                rect,
+                mix(
+                    palette.color(QPalette.ColorRole.Base),
+                    palette.color(QPalette.ColorRole.Text),
+                    0.05,
+                ),
+            )
+        metrics = QFontMetrics(option.font)
+        line = metrics.height()
+        top = rect.top() + 6
+        painter.drawPixmap(
+            rect.left() + 10, top + (line - 16) // 2, icons.pixmap(diagnostic.severity, 16)
+        )
+        left = rect.left() + 34
+        width = rect.right() - left - 8
+        bold = QFont(option.font)
+        bold.setWeight(QFont.Weight.DemiBold)
+        painter.setFont(bold)
+        painter.setPen(palette.color(QPalette.ColorRole.Text))
+        location = str(index.data(ROLE_LOCATION))
+        painter.drawText(
+            QRect(left, top, width, line),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            QFontMetrics(bold).elidedText(location, Qt.TextElideMode.ElideMiddle, width),
+        )
+        painter.setFont(option.font)
+        painter.setPen(secondary_text(palette))
+        painter.drawText(
+            QRect(left, top + line, width, line),
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            metrics.elidedText(diagnostic.message, Qt.TextElideMode.ElideRight, width),
+        )
+        painter.restore()

@@ -1,0 +1,1 @@
+"""Launch (see README: Development)."""

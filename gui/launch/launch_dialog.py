@@ -1,0 +1,569 @@
+"""The launch dialog: start a run from a preset or build one step by step (DESIGN §8).
+
+Two tabs share one set of options:
+
+* **From a preset** — the presets of the working folder (built-in, user, project), each with
+  its description and drawn steps; an arguments field (split like a shell: quotes group
+  words) and a live preview of every step's task as the agent will receive it
+  (:mod:`gui.launch.launch_preset_page`).
+* **Build a run** — single, parallel or chain, with an agent and a task per step
+  (:mod:`gui.launch.launch_steps`).
+
+Below: the typed parameters of the agents involved (:mod:`gui.launch.params_form`), the working
+folder, a model override, the backend and how this run's approvals are answered.
+
+Nothing is checked twice: the dialog builds a :class:`core.runner.RunRequest` and hands it to
+a *launcher* (the window's :class:`gui.run_controller.RunController`), which prepares a
+:class:`core.runner.Runner` — the same checks as ``baton run``: agents exist, folders exist,
+the project is trusted (asking with the trust dialog). Whatever goes wrong comes back as one
+sentence shown in the dialog, which stays open so the person can fix it. Ctrl+Enter runs.
+
+What can be known before pressing Run is shown at once, with Run disabled until it is fixed:
+a preset or agent whose file has an error (the reason and ``file:line``), a preset naming an
+agent that does not exist, and a step folder outside the working folder — that one needs the
+person's explicit consent (a check box naming the folder), as ``--allow-outside-folder`` does
+on the command line.
+
+The dialog is not modal: a person may look something up in the Agents view while writing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QHideEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core import launch_checks
+from core.agents import AgentCatalog, AgentDefinition, discover_agents
+from core.backends.registry import backend_for
+from core.errors import RunError
+from core.model_choice import choose_model, configured_model, missing_model_problem
+from core.params import ParamsError
+from core.presets import Preset, discover_presets, required_argument_count
+from core.provider_http import ProbeError, list_models
+from core.runner import RunRequest, StepSpec, request_from_preset
+from core.secrets import api_key_for
+from core.settings import Settings, SettingsError, load_settings
+from gui.launch.launch_preset_page import PresetPage
+from gui.launch.launch_steps import StepInput, StepsEditor
+from gui.launch.params_form import ParamsForm
+from gui.widgets import Banner
+
+ApprovalMode = Literal["ask", "all", "deny"]
+APPROVAL_CHOICES: list[tuple[ApprovalMode, str]] = [
+    ("ask", "Ask me"),
+    ("all", "Approve all"),
+    ("deny", "Deny all"),
+]
+BACKENDS = [("", "Auto"), ("openai", "OpenAI-compatible"), ("pi", "pi"), ("claude", "Claude Code")]
+
+
+class Launcher(Protocol):
+    """What the dialog hands its request to (the window's run controller)."""
+
+    async def launch(
+        self, request: RunRequest, approvals: ApprovalMode, parent: QWidget | None
+    ) -> object | None:
+        """Start the run; None when the person cancelled (trust dialog). Raises RunError."""
+        ...
+
+
+class LaunchProblem(ValueError):
+    """Something in the dialog's fields that stops a run before it is built."""
+
+
+def sentence(message: str) -> str:
+    """A core error message as a sentence: capital first letter, final full stop."""
+    message = message.strip()
+    if not message:
+        return "Something went wrong."
+    message = message[:1].upper() + message[1:]
+    return message if message.endswith((".", "!", "?", ")")) else message + "."
+
+
+@dataclass(frozen=True)
+class LaunchInputs:
+    """The dialog's fields, kept by the window between runs (a person re-running with a small
+    change should not type everything again)."""
+
+    tab: int
+    preset: str | None
+    args: str
+    mode: str
+    steps: tuple[StepInput, ...]
+    model: str
+
+
+class LaunchDialog(QDialog):
+    """See the module docstring. GUI thread only."""
+
+    launched = Signal(object)
+    """The launcher started a run; the argument is what it returned (a run session)."""
+
+    def __init__(
+        self,
+        launcher: Launcher,
+        working_folder: Path,
+        parent: QWidget | None = None,
+        *,
+        preset: str | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("LaunchDialog")
+        self.setWindowTitle("New run")
+        self.setModal(False)
+        self.setSizeGripEnabled(True)
+        self._launcher = launcher
+        self._agents = AgentCatalog()
+        self._task: asyncio.Future[None] | None = None
+        self._blocked: str | None = None
+        """Why Run is disabled right now (shown in the error banner), or None."""
+        self._settings = _settings_or_default()
+        self._served: list[str] | None = None
+        """The provider's models once asked (None: not known), for steps with no model."""
+        self._listing: asyncio.Task[None] | None = None
+        self._launch_error = False
+        self._build(working_folder)
+        self._reload_catalogs()
+        if preset is not None:
+            self.select_preset(preset)
+        self.resize(860, 680)
+        # Typing goes somewhere visible at once: the preset list (type-ahead picks a preset),
+        # or the arguments when a preset was chosen already.
+        (self.args_edit if preset is not None else self.preset_list).setFocus()
+
+    # -- building ------------------------------------------------------------------------
+
+    def _build(self, working_folder: Path) -> None:
+        self.tabs = QTabWidget()
+        self.preset_page = PresetPage()
+        self.preset_page.presetChanged.connect(self._preset_changed)
+        self.preset_page.argumentsChanged.connect(self._update_preview)
+        self.preset_page.argumentsChanged.connect(self._edited)
+        # Short names for what people (and tests) reach for most.
+        self.preset_list = self.preset_page.preset_list
+        self.preset_chain = self.preset_page.chain
+        self.args_edit = self.preset_page.args_edit
+        self.preview = self.preset_page.preview
+        self.tabs.addTab(self.preset_page, "From a preset")
+        self.steps_editor = StepsEditor()
+        self.steps_editor.changed.connect(self._inputs_changed)
+        adhoc = QWidget()
+        adhoc_layout = QVBoxLayout(adhoc)
+        adhoc_layout.addWidget(self.steps_editor)
+        self.tabs.addTab(adhoc, "Build a run")
+        self.tabs.currentChanged.connect(lambda _i: self._inputs_changed())
+
+        self.params_form = ParamsForm()
+        self.params_form.changed.connect(self._update_preview)
+        self.params_box = QGroupBox("Parameters")
+        params_layout = QVBoxLayout(self.params_box)
+        params_layout.addWidget(self.params_form)
+        self.params_box.hide()
+
+        self.folder_edit = QLineEdit(str(working_folder))
+        self.folder_edit.setObjectName("WorkingFolder")
+        self.folder_edit.editingFinished.connect(self._reload_catalogs)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        folder_row = QHBoxLayout()
+        folder_row.addWidget(self.folder_edit, 1)
+        folder_row.addWidget(browse)
+        self.model_combo = QComboBox()
+        self.model_combo.setObjectName("ModelOverride")
+        self.model_combo.setEditable(True)
+        self.backend_combo = QComboBox()
+        for key, label in BACKENDS:
+            self.backend_combo.addItem(label, key)
+        self.approval_combo = QComboBox()
+        self.approval_combo.setObjectName("ApprovalMode")
+        for approval_key, label in APPROVAL_CHOICES:
+            self.approval_combo.addItem(label, approval_key)
+        self.approval_combo.setToolTip(
+            "How tool calls that need approval are answered in this run. "
+            "Tools your policy denies stay denied."
+        )
+        options = QGroupBox("Options")
+        grid = QGridLayout(options)
+        grid.setHorizontalSpacing(8)
+        grid.addWidget(QLabel("Working folder"), 0, 0)
+        grid.addLayout(folder_row, 0, 1, 1, 5)
+        for column, (label, widget) in enumerate(
+            (("Model", self.model_combo), ("Backend", self.backend_combo),
+             ("Approvals", self.approval_combo))
+        ):  # fmt: skip
+            grid.addWidget(QLabel(label), 1, 2 * column)
+            grid.addWidget(widget, 1, 2 * column + 1)
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 1)
+        grid.setColumnStretch(5, 1)
+        self.step_models = QLabel()
+        self.step_models.setObjectName("StepModels")
+        self.step_models.setWordWrap(True)
+        self.step_models.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        grid.addWidget(QLabel("Steps use"), 2, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.step_models, 2, 1, 1, 5)
+        self._fill_models()
+        self.model_combo.currentTextChanged.connect(lambda _t: self._refresh_blocking())
+        self.backend_combo.currentIndexChanged.connect(lambda _i: self._refresh_blocking())
+
+        self.outside_check = QCheckBox()
+        self.outside_check.setObjectName("AllowOutsideFolder")
+        self.outside_check.toggled.connect(lambda _on: self._refresh_blocking())
+        self.outside_check.hide()
+        self.error_banner = Banner()
+        self.error_banner.setObjectName("LaunchError")
+        hint = QLabel("Ctrl+Enter runs")
+        hint.setObjectName("Secondary")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.reject)
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("RunButton")
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.run)
+        buttons = QHBoxLayout()
+        buttons.addWidget(hint)
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.run_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.params_box)
+        layout.addWidget(options)
+        layout.addWidget(self.outside_check)
+        layout.addWidget(self.error_banner)
+        layout.addLayout(buttons)
+        for keys in ("Ctrl+Return", "Ctrl+Enter"):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(self.run)
+
+    # -- public API ----------------------------------------------------------------------
+
+    def working_folder(self) -> Path:
+        return Path(self.folder_edit.text().strip()).expanduser()
+
+    def set_working_folder(self, folder: Path) -> None:
+        self.folder_edit.setText(str(folder))
+        self._reload_catalogs()
+
+    def select_preset(self, name: str) -> bool:
+        """Switch to the preset tab with ``name`` selected."""
+        self.tabs.setCurrentIndex(0)
+        return self.preset_page.select(name)
+
+    def set_ad_hoc(self, mode: str, steps: list[StepInput]) -> None:
+        """Switch to the "Build a run" tab with these steps (e.g. to edit a past run)."""
+        self.tabs.setCurrentIndex(1)
+        self.steps_editor.set_mode(mode)
+        self.steps_editor.set_steps(steps)
+
+    def current_preset(self) -> Preset | None:
+        return self.preset_page.current()
+
+    def inputs(self) -> LaunchInputs:
+        """What the person filled in, to offer again next time the dialog opens."""
+        preset = self.current_preset()
+        return LaunchInputs(
+            tab=self.tabs.currentIndex(),
+            preset=preset.name if preset else None,
+            args=self.args_edit.text(),
+            mode=self.steps_editor.mode(),
+            steps=tuple(self.steps_editor.steps()),
+            model=self.model_combo.currentText(),
+        )
+
+    def restore(self, inputs: LaunchInputs) -> None:
+        self.set_ad_hoc(inputs.mode, list(inputs.steps))
+        if inputs.preset is not None:
+            self.select_preset(inputs.preset)
+            self.args_edit.setText(inputs.args)
+        self.tabs.setCurrentIndex(inputs.tab)
+        self.model_combo.setEditText(inputs.model)
+        self._launch_error = False
+
+    def approval_mode(self) -> ApprovalMode:
+        mode: ApprovalMode = self.approval_combo.currentData()
+        return mode
+
+    def show_error(self, message: str) -> None:
+        """A problem found when Run was pressed; it goes away at the next edit (Run checks
+        again), unlike what blocks Run, which stays until it is fixed."""
+        self.error_banner.show_message("error", sentence(message))
+        self._launch_error = True
+
+    def _edited(self) -> None:
+        if self._launch_error and self._blocked is None:
+            self.error_banner.hide()
+        self._launch_error = False
+
+    def error_text(self) -> str:
+        return self.error_banner.message() if self.error_banner.isVisible() else ""
+
+    def build_request(self) -> RunRequest:
+        """The request the fields describe; raises :class:`LaunchProblem`, ParamsError or
+        RunError with a sentence for the person."""
+        folder = self.working_folder()
+        if not self.folder_edit.text().strip() or not folder.is_dir():
+            raise LaunchProblem(f"the working folder {folder} does not exist")
+        if self._blocked is not None:
+            raise LaunchProblem(self._blocked)
+        params = self.params_form.validated()
+        model = self.model_combo.currentText().strip() or None
+        options: dict[str, Any] = {
+            "model": model,
+            "backend": self.backend_combo.currentData() or None,
+            "params": params,
+            "allow_outside_folder": self.outside_check.isChecked(),
+        }
+        if self.tabs.currentIndex() == 0:
+            preset = self.current_preset()
+            if preset is None:
+                raise LaunchProblem("choose a preset, or build a run in the other tab")
+            args = self._arguments()
+            needed = required_argument_count(preset)
+            if len(args) < needed:
+                hint = f": {preset.argument_hint}" if preset.argument_hint else ""
+                plural = "s" if needed != 1 else ""
+                raise LaunchProblem(
+                    f"“{preset.name}” needs {needed} argument{plural}{hint}. Type it in Arguments"
+                )
+            return request_from_preset(preset, args, folder, **options)
+        steps: list[StepSpec] = []
+        for number, step in enumerate(self.steps_editor.steps(), start=1):
+            if not step.agent and not step.task.strip():
+                continue
+            if not step.agent:
+                raise LaunchProblem(f"step {number}: choose an agent")
+            if not step.task.strip():
+                raise LaunchProblem(f"step {number}: write a task for {step.agent}")
+            steps.append(StepSpec(agent=step.agent, task=step.task, cwd=step.cwd or None))
+        if not steps:
+            raise LaunchProblem("nothing to run: add a step with an agent and a task")
+        mode = self.steps_editor.mode()
+        return RunRequest(mode=mode, steps=steps, cwd=folder, **options)  # type: ignore[arg-type]
+
+    def run(self) -> None:
+        """Build the request and hand it to the launcher (Run button, Ctrl+Enter)."""
+        if self._task is not None and not self._task.done():
+            return
+        try:
+            request = self.build_request()
+        except (LaunchProblem, ParamsError, RunError) as error:
+            self.show_error(str(error))
+            return
+        self.error_banner.hide()
+        self._task = asyncio.ensure_future(self._launch(request))
+
+    def is_launching(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # -- private -------------------------------------------------------------------------
+
+    async def _launch(self, request: RunRequest) -> None:
+        self.run_button.setEnabled(False)
+        self.run_button.setText("Starting…")
+        try:
+            session = await self._launcher.launch(request, self.approval_mode(), self)
+        except RunError as error:
+            self.show_error(str(error))
+            return
+        finally:
+            self.run_button.setEnabled(self._blocked is None)
+            self.run_button.setText("Run")
+        if session is None:
+            self.error_banner.show_message("info", "Nothing was run.")
+            return
+        self.launched.emit(session)
+        self.accept()
+
+    def _arguments(self) -> list[str]:
+        try:
+            return self.preset_page.arguments()
+        except ValueError as error:
+            raise LaunchProblem(f"arguments: {error} (quotes must come in pairs)") from None
+
+    def _reload_catalogs(self) -> None:
+        folder = self.working_folder()
+        if not folder.is_dir():
+            return
+        self._agents = discover_agents(folder, "both")
+        self.steps_editor.set_agents(self._agents.names())
+        self.preset_page.set_presets(discover_presets(folder, "both"), self._agents)
+
+    def _fill_models(self) -> None:
+        self.model_combo.addItem("")
+        settings = self._settings
+        default = settings.default_model
+        line_edit = self.model_combo.lineEdit()
+        if line_edit is not None:
+            line_edit.setPlaceholderText(
+                f"each agent's own model, else {default}" if default else "each agent's own model"
+            )
+        names = [settings.default_model, *settings.model_aliases]
+        for name in dict.fromkeys(n for n in names if n):
+            self.model_combo.addItem(name)
+
+    def _ask_provider_for_models(self) -> None:
+        """The provider's model list, asked once in the background: a step with no model
+        configured uses the provider's only model, and the dialog says which."""
+        provider = self._settings.provider()
+        if provider is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no asyncio loop drives this window (a bare test)
+
+        async def ask() -> None:
+            try:
+                served = await list_models(provider.base_url, api_key_for(provider))
+            except ProbeError:
+                served = []
+            self._served = served
+            self.model_combo.addItems([m for m in served if self.model_combo.findText(m) < 0])
+            self._refresh_blocking()
+
+        self._listing = loop.create_task(ask())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._served is None and (self._listing is None or self._listing.done()):
+            self._ask_provider_for_models()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        if self._listing is not None:
+            self._listing.cancel()  # asked again when shown, if it never answered
+        super().hideEvent(event)
+
+    def _step_models(self, steps: list[tuple[str, str]]) -> str | None:
+        """Show each step's model; returns why a step cannot have one (Run stays off)."""
+        override = self.model_combo.currentText().strip() or None
+        run_backend = self.backend_combo.currentData()
+        preset = self.current_preset() if self.tabs.currentIndex() == 0 else None
+        step_models = [s.model for s in preset.steps] if preset else [None] * len(steps)
+        lines: list[str] = []
+        problem: str | None = None
+        for number, ((name, _folder), step_model) in enumerate(
+            zip(steps, step_models, strict=False), start=1
+        ):
+            agent = self._agents.get(name) if name else None
+            if agent is None:
+                continue
+            backend = backend_for(agent, run_backend, self._settings)
+            configured = configured_model(
+                backend,
+                self._settings,
+                run_model=override,
+                step_model=step_model,
+                agent_model=agent.model,
+            )
+            choice = choose_model(configured, self._served)
+            text = choice.describe()
+            if choice.source == "cli":
+                text = f"{backend}'s own default model"
+            elif choice.source == "none":
+                if self._settings.provider() is None:
+                    text = "no model provider is configured"
+                    problem = problem or (
+                        "no model provider is configured: add one in Settings, or set "
+                        "OPENAI_BASE_URL, or choose the pi or Claude Code backend"
+                    )
+                elif self._served is None:
+                    text = "the provider's model (asking the provider…)"
+                else:
+                    text = "no model"
+                    problem = problem or missing_model_problem(number, agent.name, self._served)
+            lines.append(f"{number}. {agent.name} — {text}")
+        self.step_models.setText("\n".join(lines) or "—")
+        return problem
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Working folder", self.folder_edit.text())
+        if folder:
+            self.set_working_folder(Path(folder))
+
+    def _preset_changed(self) -> None:
+        self.preset_page.describe(self._agents)
+        self._inputs_changed()
+
+    def _used_agents(self) -> list[AgentDefinition]:
+        if self.tabs.currentIndex() == 0:
+            preset = self.current_preset()
+            names = [s.agent for s in preset.steps] if preset else []
+        else:
+            names = [s.agent for s in self.steps_editor.steps()]
+        found = (self._agents.get(name) for name in names if name)
+        return [agent for agent in found if agent is not None]
+
+    def _inputs_changed(self) -> None:
+        self._edited()
+        self.params_form.set_agents(self._used_agents())
+        self.params_box.setVisible(not self.params_form.is_empty())
+        self._update_preview()
+        self._refresh_blocking()
+
+    def _step_inputs(self) -> list[tuple[str, str]]:
+        """(agent, folder) of each step the current tab describes."""
+        if self.tabs.currentIndex() == 0:
+            preset = self.current_preset()
+            return [(s.agent, s.cwd or "") for s in preset.steps] if preset else []
+        return [(s.agent, s.cwd) for s in self.steps_editor.steps()]
+
+    def _refresh_blocking(self) -> None:
+        """Show what stops the fields from running (disabling Run), or clear it."""
+        steps = self._step_inputs()
+        outside = launch_checks.outside_folders(self.working_folder(), steps)
+        if outside:
+            where = ", ".join(f"step {n} in {folder}" for n, folder in outside)
+            self.outside_check.setText(f"Let a step work outside the working folder: {where}")
+        else:
+            self.outside_check.setChecked(False)
+        self.outside_check.setVisible(bool(outside))
+        blocked = None
+        if self.tabs.currentIndex() == 0:
+            blocked = self.preset_page.current_problem()
+        blocked = blocked or launch_checks.agent_problem(steps, self._agents)
+        models_problem = self._step_models(steps)  # shown whatever else blocks the run
+        blocked = blocked or models_problem
+        if blocked is None and outside and not self.outside_check.isChecked():
+            blocked = (
+                "a step works outside the working folder; tick the box above if that is intended"
+            )
+        was_blocked, self._blocked = self._blocked, blocked
+        if blocked is not None:
+            self.error_banner.show_message("error", sentence(blocked))
+        elif was_blocked is not None:
+            self.error_banner.hide()
+        self.run_button.setEnabled(blocked is None and not self.is_launching())
+
+    def _update_preview(self) -> None:
+        self.preset_page.update_preview(self.params_form.values())
+
+
+def _settings_or_default() -> Settings:
+    """The user's settings; defaults when config.yaml cannot be read (Settings says why)."""
+    try:
+        return load_settings()
+    except SettingsError:
+        return Settings()

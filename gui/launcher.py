@@ -1,0 +1,83 @@
+"""The ``baton`` entry point: the command line of :mod:`core.cli`, plus the window.
+
+The entry point lives on the GUI side so that the dependency runs one way only, GUI → core:
+:func:`main` hands :func:`core.cli.main` a :class:`Window` whose methods import Qt lazily,
+inside this package. A headless command (``baton run``, ``baton agents`` …) therefore never
+imports Qt, and the core never imports the GUI — not even through ``importlib``.
+
+Nothing at module level here imports Qt: before Qt is loaded we check that a window can be
+shown at all, because Qt aborts the process (SIGABRT, core dump) when its platform plugin finds
+no display — a traceback-free one-line explanation and exit status 2 serve the user better.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.cli import main as cli_main
+from core.events import Event
+from gui.system_libraries import missing_libraries_problem
+
+EXIT_USAGE = 2
+
+
+def display_problem() -> str | None:
+    """None when a window can open; otherwise one line saying why not and what to do."""
+    if not sys.platform.startswith("linux"):
+        return None  # macOS and Windows always have a window server in a user session.
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return None  # The user chose a platform (offscreen, vnc, wayland, ...): trust it.
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "no display available (DISPLAY and WAYLAND_DISPLAY are unset); "
+        "use 'baton run ...' for headless runs, or set QT_QPA_PLATFORM=offscreen"
+    )
+
+
+def _refuse(prefix: str) -> int | None:
+    """Exit status 2 with one explanation when Qt could not show a window here (no display,
+    or system libraries missing), None when it can."""
+    problem = display_problem() or missing_libraries_problem()
+    if problem is None:
+        return None
+    print(f"{prefix}: {problem}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+class Window:
+    """:class:`core.cli.WindowHooks` for the real window; each method imports what it needs."""
+
+    def open_window(self, argv: list[str]) -> int:
+        refused = _refuse("baton")
+        if refused is not None:
+            return refused
+        from gui.app import run_app
+
+        return run_app(argv)
+
+    def open_run(self, path: Path, events: list[Event], screenshot: Path | None) -> int:
+        if screenshot is not None and display_problem() is not None:
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a picture needs no screen
+        refused = _refuse("baton open")
+        if refused is not None:
+            return refused
+        from gui.window.open_run import open_run_window
+
+        return open_run_window(path, events, screenshot)
+
+    def self_test(self) -> int:
+        from gui.self_test import run_self_test
+
+        return run_self_test()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return cli_main(argv, window=Window())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Settings (see README: Development)."""

@@ -1,0 +1,248 @@
+"""The settings dialog: ``config.yaml`` as a form (DESIGN §2), validated as you type.
+
+Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects. On every
+edit the pages' values are put together and validated as one :class:`core.settings.Settings`
+(plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
+sentence under it — and **Save** stays disabled while anything is wrong.
+
+Saving is all-or-nothing: new API keys go to the system keyring first (a keyring failure stops
+the save before anything is written), then :func:`core.settings.save_settings` validates and
+writes the file atomically; only then are keys of removed providers forgotten and revoked
+projects untrusted. Keys are never part of the file.
+
+A ``config.yaml`` that cannot be read opens the dialog on the defaults with the reason on top:
+the person can fix the file by hand or overwrite it from here.
+
+Open it with ``open()`` (window-modal, no nested event loop) so Test connection's coroutine and
+running steps keep going; ``exec()`` is safe only from a plain slot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import QSize, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.rule_store import RuleStore
+from core.secrets import SecretsError, delete_api_key, store_api_key
+from core.settings import Settings, SettingsError, config_path, load_settings, save_settings
+from core.trust import TrustStore
+from gui import theme
+from gui.settings.settings_fields import ErrorList
+from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
+from gui.settings.settings_pages import ModelsPage, PermissionsPage, Which
+from gui.settings.settings_providers import ProvidersPage
+from gui.settings.settings_rules import RulesPage
+from gui.theme import icons
+from gui.widgets import Banner
+
+
+class SettingsDialog(QDialog):
+    """Edit and save ``config.yaml``; :attr:`saved` fires after a successful save."""
+
+    # -- signals (GUI thread) ------------------------------------------------------------
+
+    saved = Signal()
+    """config.yaml was written (the window refreshes its status line)."""
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        path: Path | None = None,
+        which: Which = shutil.which,
+        trust_store: TrustStore | None = None,
+        rule_store: RuleStore | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("SettingsDialog")
+        self.setWindowTitle("Settings")
+        self.path = path or config_path()
+        self.load_error: str | None = None
+        self.last_errors: ErrorList = []
+
+        self.banner = Banner()
+        self.providers = ProvidersPage()
+        self.models = ModelsPage()
+        self.permissions = PermissionsPage()
+        self.rules = RulesPage(rule_store)
+        self.tools = ToolsPage(which)
+        self.limits = LimitsPage()
+        self.trust = TrustPage(trust_store)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self._pages: list[tuple[QWidget, str]] = [
+            (self.providers, "Providers"),
+            (self.models, "Models"),
+            (self.permissions, "Permissions"),
+            (self.rules, "Rules"),
+            (self.tools, "Tools"),
+            (self.limits, "Limits"),
+            (self.trust, "Trusted projects"),
+        ]
+        # Error marks no taller than the tab text: a tab gaining or losing its mark never
+        # changes the tab bar's height, so the page under it never moves.
+        line = self.tabs.fontMetrics().height()
+        self.tabs.setIconSize(QSize(line - 2, line - 2))
+        for page, title in self._pages:
+            self.tabs.addTab(page, title)
+
+        self.summary = QLabel()
+        self.summary.setObjectName("SettingsSummary")
+        self.summary.setWordWrap(True)
+        # Room for two lines whether or not there is a message: the tabs above never move.
+        self.summary.setFixedHeight(2 * self.summary.fontMetrics().lineSpacing() + 2)
+        self.save_button = QPushButton("Save")
+        self.save_button.setDefault(True)
+        self.save_button.clicked.connect(self.save)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAutoDefault(False)
+        self.cancel_button.clicked.connect(self.reject)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.summary, 1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.save_button)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 12)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.tabs, 1)
+        bottom = QWidget()
+        bottom.setLayout(buttons)
+        buttons.setContentsMargins(14, 4, 14, 0)
+        layout.addWidget(bottom)
+
+        self.providers.changed.connect(self._providers_changed)
+        self.providers.modelsFound.connect(self.models.add_models)
+        self.providers.modelsListed.connect(
+            lambda models: self.models.add_models(models, choose_first=False)
+        )
+        pages = (self.models, self.permissions, self.rules, self.tools, self.limits, self.trust)
+        for page in pages:
+            page.changed.connect(self.validate)
+        self.resize(820, 560)
+        self.reload()
+
+    # -- public API ----------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Fill the pages from ``config.yaml`` (or the defaults if it cannot be read)."""
+        try:
+            settings = load_settings(self.path)
+            self.load_error = None
+            self.banner.hide()
+        except SettingsError as error:
+            settings = Settings()
+            self.load_error = str(error)
+            self.banner.show_message(
+                "error",
+                f"config.yaml could not be read — {error}. The form shows the defaults: fix "
+                "the file by hand, or save here to replace it.",
+                [("Open config.yaml", self._open_file)],
+            )
+        for page, _title in self._pages:
+            page.load(settings)  # type: ignore[attr-defined]
+        self.models.set_provider_names(self.providers.names())
+        self.validate()
+
+    def collect(self) -> dict[str, Any]:
+        """The pages' values as the dict that is validated as :class:`Settings`."""
+        data: dict[str, Any] = {}
+        for page, _title in self._pages:
+            page.contribute(data)  # type: ignore[attr-defined]
+        return data
+
+    def validate(self) -> Settings | None:
+        """Check everything, mark what is wrong, enable Save only when nothing is."""
+        errors: ErrorList = []
+        for page, _title in self._pages:
+            errors += page.extra_errors()  # type: ignore[attr-defined]
+        settings: Settings | None = None
+        try:
+            settings = Settings.model_validate(self.collect())
+        except ValidationError as error:
+            errors += [(tuple(e["loc"]), str(e["msg"])) for e in error.errors()]
+        unplaced: list[str] = []
+        for index, (page, _title) in enumerate(self._pages):
+            left = page.show_errors(errors)  # type: ignore[attr-defined]
+            unplaced += left
+            bad = bool(left) or page.errors.any()  # type: ignore[attr-defined]
+            self.tabs.setTabIcon(index, icons.icon("error") if bad else QIcon())
+        self.last_errors = errors
+        self.save_button.setEnabled(not errors)
+        if errors:
+            marked = sum(page.errors.count() for page, _title in self._pages)  # type: ignore[attr-defined]
+            parts = [f"Fix the marked field{'s' if marked != 1 else ''} to save."] if marked else []
+            self._set_summary(" ".join(parts + unplaced), error=bool(marked))
+        else:
+            self._set_summary("", error=False)
+        return None if errors else settings
+
+    def save(self) -> bool:
+        """Store new keys, write config.yaml, then forget old keys and revoked projects."""
+        settings = self.validate()
+        if settings is None:
+            return False
+        store, forget = self.providers.key_changes()
+        try:
+            for name, key in store:
+                store_api_key(name, key)
+        except SecretsError as error:
+            self._set_summary(str(error), error=True)
+            self.providers.errors.mark(self.providers.key_edit, str(error))
+            return False
+        try:
+            save_settings(settings, self.path)
+        except (OSError, ValueError) as error:
+            self._set_summary(f"config.yaml could not be saved: {error}", error=True)
+            return False
+        for name in forget:
+            # Nothing stored there, or the keyring went away: either way nothing is left.
+            with contextlib.suppress(SecretsError):
+                delete_api_key(name)
+        self.providers.keys_stored()
+        self.trust.apply()
+        self.rules.apply()
+        self.load_error = None
+        self.banner.hide()
+        self.saved.emit()
+        self.accept()
+        return True
+
+    # -- Qt overrides --------------------------------------------------------------------
+
+    def done(self, result: int) -> None:
+        self.providers.shutdown()
+        super().done(result)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.providers.shutdown()
+        super().closeEvent(event)
+
+    # -- private -------------------------------------------------------------------------
+
+    def _providers_changed(self) -> None:
+        self.models.set_provider_names(self.providers.names())
+        self.validate()
+
+    def _set_summary(self, text: str, *, error: bool) -> None:
+        color = theme.foreground(self.palette(), theme.SEVERITY_HUES["error"]).name()
+        self.summary.setStyleSheet(f"color: {color};" if error else "")
+        self.summary.setText(text)
+
+    def _open_file(self) -> None:
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.path)))

@@ -1,0 +1,1 @@
+"""Window (see README: Development)."""

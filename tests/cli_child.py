@@ -1,0 +1,38 @@
+"""``baton run`` as a real child process, interrupted the way Ctrl+C interrupts it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from llm_server import LLMServer
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def interrupt_baton_run(
+    server: LLMServer, arguments: list[str], *, after_requests: int
+) -> tuple[int, str, str]:
+    """Run ``baton ARGUMENTS``, send SIGINT once the server saw ``after_requests`` requests;
+    return ``(exit status, stdout, stderr)``. The child is killed if it does not exit."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "core.cli", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=REPO,
+    )
+    try:
+        server.wait_requests(after_requests, timeout=30)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=15)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    return child.returncode, out, err

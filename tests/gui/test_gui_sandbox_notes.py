@@ -1,0 +1,70 @@
+"""The approval and trust dialogs say whether bash is sandboxed, and what an agent may see."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from core.approvals import ApprovalRequest
+from core.settings import SandboxSettings, Settings, save_settings
+from core.tools.sandbox import sandbox_status
+from core.trust import project_files
+from gui.approvals.approval_dialog import ApprovalDialog
+from gui.approvals.trust_dialog import TrustDialog
+
+
+def bash_request(tool: str = "bash") -> ApprovalRequest:
+    return ApprovalRequest(
+        request_id=f"r-{tool}",
+        run_id="r",
+        step=0,
+        agent="worker",
+        tool=tool,
+        call_id="c-1",
+        arguments={"command": "make"} if tool == "bash" else {"path": "x"},
+        cwd=str(Path.cwd()),
+    )
+
+
+def test_approving_bash_says_not_sandboxed_when_the_sandbox_is_off(qtbot: QtBot) -> None:
+    save_settings(Settings(sandbox=SandboxSettings(enabled=False)))
+    dialog = ApprovalDialog()
+    qtbot.addWidget(dialog)
+    dialog.show_request(bash_request())
+    assert dialog.sandbox_note.isVisible()
+    assert dialog.sandbox_note.text().startswith(
+        "bash is not sandboxed (the sandbox is turned off in Settings)"
+    )
+    dialog.show_request(bash_request("read"))
+    assert not dialog.sandbox_note.isVisible()
+
+
+def test_approving_bash_says_sandboxed_where_it_is(qtbot: QtBot) -> None:
+    dialog = ApprovalDialog()
+    qtbot.addWidget(dialog)
+    dialog.show_request(bash_request())
+    status = sandbox_status()
+    expected = "bash is sandboxed" if status.active else "bash is not sandboxed"
+    assert dialog.sandbox_note.text().startswith(expected)
+
+
+def test_trust_dialog_lists_secrets_an_agent_may_see_and_the_sandbox_state(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    save_settings(Settings(sandbox=SandboxSettings(enabled=False)))
+    folder = tmp_path / "repo" / ".pi" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "deployer.md").write_text(
+        "---\nname: deployer\ndescription: d\ntools: bash\nenv: [GITHUB_TOKEN]\n"
+        "sandbox: {network: false}\n---\nDeploy.\n"
+    )
+    dialog = TrustDialog(tmp_path / "repo", project_files(tmp_path / "repo"))
+    qtbot.addWidget(dialog)
+    item = dialog.file_list.topLevelItem(0)
+    assert item is not None
+    assert item.text(2) == (
+        "tools: bash · model: the run's default model · may see secrets: GITHUB_TOKEN"
+        " · no network for bash"
+    )
+    assert dialog.sandbox_note.text().startswith("bash is not sandboxed")

@@ -1,0 +1,62 @@
+"""The environment tool processes get: secrets removed unless an agent asks for them."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.environment import is_secret_name, known_key_names, scrubbed_env
+from core.settings import Provider, Settings
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "anthropic_auth_token",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "NPM_TOKEN",
+        "CLIENT_SECRET",
+        "DJANGO_SECRET_KEY",
+        "PGPASSWORD",
+        "MYSQL_ROOT_PASSWORD",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "STRIPE_APIKEY",
+        "OPENAI_KEY",
+    ],
+)
+def test_credential_names_are_secret(name: str) -> None:
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["PATH", "HOME", "LANG", "TERM", "PYTHONPATH", "VIRTUAL_ENV", "TOKENIZERS_PARALLELISM"]
+)
+def test_ordinary_names_are_kept(name: str) -> None:
+    assert not is_secret_name(name)
+
+
+def test_known_key_names_are_the_providers_variables() -> None:
+    settings = Settings(
+        providers=[
+            Provider(name="a", base_url="http://a", api_key_env="MY_PROVIDER"),
+            Provider(name="b", base_url="http://b", api_key_in_keyring=True),
+        ]
+    )
+    assert known_key_names(settings) == ("MY_PROVIDER",)
+
+
+def test_scrub_removes_secrets_and_known_key_names_but_keeps_what_the_agent_lists() -> None:
+    base = {
+        "PATH": "/bin",
+        "GITHUB_TOKEN": "ghp_1",
+        "OPENAI_API_KEY": "sk-1",
+        "MY_PROVIDER": "sk-2",
+        "HOME": "/h",
+    }
+    env = scrubbed_env(allow=["github_token"], known=["MY_PROVIDER"], base=base)
+    assert env == {"PATH": "/bin", "GITHUB_TOKEN": "ghp_1", "HOME": "/h"}

@@ -1,0 +1,78 @@
+"""A run whose process is killed reads ``interrupted`` — never ``running`` forever."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from llm_server import LLMServer, Reply
+
+from core.cli import main
+from core.events import RunFinished, RunStarted, TextDelta
+from core.liveness import LivenessLock, lock_path, owner_alive
+from core.runs import INTERRUPTED_ERROR, RunIndex, load_run, runs_dir
+from core.settings import save_settings
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_lock_is_seen_from_the_same_process_and_gone_once_released(tmp_path: Path) -> None:
+    run = tmp_path / "r.jsonl"
+    assert not owner_alive(run)
+    lock = LivenessLock(run)
+    assert owner_alive(run) and f"pid {os.getpid()} " in lock_path(run).read_text()
+    with pytest.raises(OSError):
+        LivenessLock(run)  # one owner at a time
+    lock.release()
+    assert not owner_alive(run) and not lock_path(run).exists()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="kill -9 of a child needs POSIX")
+def test_a_killed_baton_run_is_indexed_and_finished_as_interrupted(
+    llm_server: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save_settings(llm_server.settings())
+    llm_server.queue(Reply.answer("I will now think for a long time"), Reply.hang())
+    command = ["run", "--chain", "scout=look", "--chain", "planner=plan {previous}", "--json"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "core.cli", *command, "--cwd", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+    )
+    try:
+        llm_server.wait_requests(2, timeout=30)  # the second step is waiting on the model
+        [record] = RunIndex().list()
+        assert record.status == "running"  # its owner is alive: no guessing from file age
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=15)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()  # type: ignore[union-attr]
+        child.stderr.close()  # type: ignore[union-attr]
+    assert child.returncode == -signal.SIGKILL
+
+    assert main(["runs", "list"]) == 0
+    assert f"{record.id}  interrupted " in capsys.readouterr().out
+    assert main(["runs", "list", "--json"]) == 0
+    [listed] = json.loads(capsys.readouterr().out)
+    assert listed["status"] == "interrupted" and listed["error"] == INTERRUPTED_ERROR
+    events = load_run(Path(record.path))
+    assert isinstance(events[0], RunStarted)
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)).startswith("I will now")
+    finished = [e for e in events if isinstance(e, RunFinished)]
+    assert len(finished) == 1 and finished[0] == events[-1]
+    assert finished[0].status == "interrupted" and finished[0].usage.turns == 1
+    assert not list(runs_dir().glob("*.lock"))  # the dead owner's lock file is not left either
+
+    assert main(["runs", "export", record.id]) == 0
+    assert "Status: **interrupted**" in capsys.readouterr().out

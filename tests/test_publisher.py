@@ -1,0 +1,114 @@
+"""The event publisher: isolated subscribers, a run-file writer thread, a full disk."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from test_runner import chain, echo_script, make_runner
+
+from core.backends.base import StepContext
+from core.events import Event, Log, RunFinished, StepFinished, TextDelta
+from core.publisher import EventPublisher, RunFileSink
+from core.redaction import Redactor
+from core.runs import RunIndex, RunWriter, load_run, run_file
+
+
+def delta(n: int) -> TextDelta:
+    return TextDelta(run_id="r1", step=None, ts=n, text=f"piece {n} ")
+
+
+def test_a_failing_subscriber_is_detached_and_named_while_the_others_go_on() -> None:
+    seen: list[Event] = []
+    calls = 0
+
+    def broken(event: Event) -> None:
+        nonlocal calls
+        calls += 1
+        raise RuntimeError("widget gone")
+
+    sink = RunFileSink(RunWriter("r1", Redactor()))
+    publisher = EventPublisher(Redactor(), sink, [broken, seen.append])
+    for n in range(3):
+        publisher.publish(delta(n))
+    assert publisher.close() is None
+    assert calls == 1 and publisher.listeners == [seen.append]
+    assert [e for e in seen if isinstance(e, TextDelta)] == [delta(0), delta(1), delta(2)]
+    [notice] = [e for e in load_run(run_file("r1")) if isinstance(e, Log)]
+    assert notice.level == "warning" and "widget gone" in notice.message
+    assert "broken" in notice.message and "detached" in notice.message
+
+
+def test_the_run_file_is_written_off_the_publishing_thread_and_close_drains_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    writers: set[int] = set()
+    append = RunWriter.append
+
+    def recording(self: RunWriter, event: Event) -> None:
+        writers.add(threading.get_ident())
+        append(self, event)
+
+    monkeypatch.setattr(RunWriter, "append", recording)
+    publisher = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
+    events = [delta(n) for n in range(2_000)]
+    for event in events:
+        publisher.publish(event)
+    assert publisher.close() is None
+    assert load_run(run_file("r1")) == events
+    assert writers and threading.get_ident() not in writers
+    assert publisher.close() is None  # closing twice is harmless
+
+
+def test_subscribe_returns_the_way_to_unsubscribe() -> None:
+    seen: list[Event] = []
+    publisher = EventPublisher(Redactor())
+    unsubscribe = publisher.subscribe(seen.append)
+    publisher.publish(delta(1))
+    unsubscribe()
+    publisher.publish(delta(2))
+    assert seen == [delta(1)]
+
+
+async def test_a_failing_listener_never_fails_the_step(tmp_path: Path) -> None:
+    def broken(event: Event) -> None:
+        if isinstance(event, TextDelta):
+            raise ValueError("a GUI bug")
+
+    runner, events = make_runner(chain(tmp_path, ("scout", "a"), ("planner", "b")), echo_script)
+    runner.listeners.insert(0, broken)
+    result = await runner.run()
+    assert result.status == "ok" and result.error is None
+    assert [e.status for e in events if isinstance(e, StepFinished)] == ["ok", "ok"]
+    saved = load_run(run_file(runner.run_id))
+    assert any(isinstance(e, Log) and "a GUI bug" in e.message for e in saved)
+    assert isinstance(saved[-1], RunFinished) and saved[-1].status == "ok"
+
+
+def never_ending(ctx: StepContext) -> AsyncIterator[Event]:
+    async def steps() -> AsyncIterator[Event]:
+        yield ctx.make(TextDelta, text="thinking about it… ")
+        await asyncio.Event().wait()  # only the runner's cancel ends this step
+        yield ctx.make(StepFinished, status="ok")  # pragma: no cover
+
+    return steps()
+
+
+async def test_a_full_disk_stops_the_run_cleanly_with_an_honest_index(tmp_path: Path) -> None:
+    run_id = "20261203-000000-full00"
+    run_file(run_id).symlink_to("/dev/full")  # every flush fails: "No space left on device"
+    runner, events = make_runner(
+        chain(tmp_path, ("scout", "a"), ("planner", "b")), never_ending, run_id=run_id
+    )
+    result = await asyncio.wait_for(runner.run(), timeout=30)
+    assert result.status == "error"
+    assert result.error is not None and "could not be written" in result.error
+    assert "No space left on device" in result.error
+    assert isinstance(events[-1], RunFinished) and events[-1] == result
+    [step] = [e for e in events if isinstance(e, StepFinished)]
+    assert step.status == "aborted"
+    record = RunIndex().get(run_id)
+    assert record is not None and record.status == "error" and record.error == result.error

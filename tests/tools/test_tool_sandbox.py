@@ -1,0 +1,206 @@
+"""The bash sandbox: generated command lines and profiles, and — where bubblewrap runs — what a
+confined command can and cannot do (network switch, private /tmp, agent frontmatter)."""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.agents import AgentFileError, parse_agent_text
+from core.backends.tool_calls import confinement
+from core.settings import Limits, SandboxSettings, Settings
+from core.tools import sandbox
+from core.tools.base import ToolContext, ToolError
+from core.tools.bash import BashParams, BashTool
+from core.tools.sandbox import (
+    SandboxStatus,
+    bwrap_argv,
+    confine,
+    sandbox_status,
+    seatbelt_profile,
+)
+
+needs_bwrap = pytest.mark.skipif(
+    sandbox_status().kind != "bubblewrap", reason="bubblewrap does not run here"
+)
+
+
+def test_seatbelt_profile_allows_writes_only_in_the_working_and_temp_folders() -> None:
+    profile = seatbelt_profile(
+        cwd=Path("/Users/me/project"),
+        temp=Path("/private/var/folders/x/baton-bash-1"),
+        protected=[Path("/Users/me/Library/Application Support/baton")],
+        network=True,
+    )
+    assert profile == (
+        "(version 1)\n"
+        "(allow default)\n"
+        "(deny file-write*)\n"
+        "(allow file-write*\n"
+        '    (subpath "/Users/me/project")\n'
+        '    (subpath "/private/var/folders/x/baton-bash-1")\n'
+        '    (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty")\n'
+        '    (literal "/dev/dtracehelper") (regex #"^/dev/fd/"))\n'
+        "(deny file-read* file-write*\n"
+        '    (subpath "/Users/me/Library/Application Support/baton"))\n'
+    )
+
+
+def test_seatbelt_profile_cuts_the_network_and_quotes_hostile_paths() -> None:
+    profile = seatbelt_profile(
+        cwd=Path('/tmp/a") (allow file-write* (subpath "/'),
+        temp=None,
+        protected=[],
+        network=False,
+    )
+    assert profile.endswith("(deny network*)\n")
+    assert '    (subpath "/tmp/a\\") (allow file-write* (subpath \\"")\n' in profile
+    assert [line for line in profile.splitlines() if line.startswith("(allow")] == [
+        "(allow default)",
+        "(allow file-write*",
+    ]
+
+
+def test_confine_wraps_for_sandbox_exec_and_leaves_argv_alone_without_a_sandbox() -> None:
+    argv = ["/bin/bash", "-c", "make"]
+    wrapped = confine(
+        SandboxStatus("sandbox-exec"),
+        argv,
+        cwd=Path("/w"),
+        protected=[],
+        network=True,
+        temp=Path("/t"),
+    )
+    assert wrapped[:2] == ["sandbox-exec", "-p"] and wrapped[3:] == argv
+    assert '(subpath "/t")' in wrapped[2]
+    unconfined = confine(
+        SandboxStatus("none", "x"), argv, cwd=Path("/w"), protected=[], network=True, temp=None
+    )
+    assert unconfined == argv
+
+
+def test_bwrap_masks_batons_folders_after_binding_the_working_folder() -> None:
+    argv = bwrap_argv(
+        ["bash", "-c", "ls"],
+        cwd=Path("/home/me"),
+        protected=[Path("/home/me/.config/baton")],
+        network=True,
+    )
+    text = " ".join(argv)
+    assert "--ro-bind / /" in text and "--tmpfs /tmp" in text
+    assert text.index("--bind /home/me /home/me") < text.index("--tmpfs /home/me/.config/baton")
+    assert "--unshare-pid" in argv and "--die-with-parent" in argv
+    assert "--unshare-net" not in argv
+    assert "--unshare-net" in bwrap_argv(["true"], cwd=Path("/w"), protected=[], network=False)
+    assert argv[-4:] == ["--", "bash", "-c", "ls"]
+
+
+def test_switched_off_in_settings_says_not_sandboxed() -> None:
+    status = sandbox_status(enabled=False)
+    assert not status.active
+    assert status.describe() == "not sandboxed: the sandbox is turned off in Settings"
+
+
+@pytest.fixture
+def fresh_probe() -> Iterator[None]:
+    sandbox._platform_sandbox.cache_clear()
+    yield
+    sandbox._platform_sandbox.cache_clear()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap is Linux-only")
+def test_missing_bwrap_is_reported_as_not_sandboxed(
+    fresh_probe: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    assert sandbox_status().describe() == "not sandboxed: bubblewrap (bwrap) is not installed"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap is Linux-only")
+def test_bwrap_refused_by_the_kernel_is_reported_with_its_reason(
+    fresh_probe: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    status = sandbox_status()
+    assert status.describe() == (
+        "not sandboxed: bubblewrap was refused by the system "
+        "(bwrap: No permissions to creating new namespace)"
+    )
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP port on 127.0.0.1 that accepts connections (the network a command might reach)."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        yield server.getsockname()[1]
+
+
+async def bash(work: Path, command: str, *, network: bool = True) -> str:
+    ctx = ToolContext(cwd=work, limits=Limits(), sandbox=SandboxSettings(network=network))
+    try:
+        return await BashTool().run(BashParams(command=command, timeout=30), ctx)
+    except ToolError as error:
+        return str(error)
+
+
+@needs_bwrap
+async def test_network_is_on_by_default_and_cut_by_the_switch(work: Path, listener: int) -> None:
+    connect = f"exec 3<>/dev/tcp/127.0.0.1/{listener} && echo connected"
+    assert "connected" in await bash(work, connect)
+    cut = await bash(work, connect, network=False)
+    assert "connected" not in cut and "failed with exit code" in cut
+
+
+@needs_bwrap
+async def test_tmp_is_private_and_the_working_folder_writable(work: Path, tmp_path: Path) -> None:
+    probe = Path("/tmp") / f"{tmp_path.name}-probe"
+    result = await bash(work, f"echo x > {probe} && echo ok > out.txt")
+    assert result.endswith("Exit code 0")
+    assert not probe.exists()
+    assert (work / "out.txt").read_text() == "ok\n"
+
+
+AGENT = "---\nname: a\ndescription: d\n{extra}---\nbody\n"
+
+
+def test_agent_frontmatter_cuts_the_network_and_lists_allowed_secrets() -> None:
+    agent = parse_agent_text(AGENT.format(extra="sandbox: {network: false}\nenv: [GITHUB_TOKEN]\n"))
+    assert agent.network is False and agent.env == ("GITHUB_TOKEN",)
+    plain = parse_agent_text(AGENT.format(extra=""))
+    assert plain.network is True and plain.env == ()
+
+
+@pytest.mark.parametrize(
+    "extra", ["sandbox: off\n", "sandbox: {network: maybe}\n", "env: {GITHUB_TOKEN: 1}\n"]
+)
+def test_malformed_confinement_fields_are_diagnosed(extra: str) -> None:
+    with pytest.raises(AgentFileError, match=r"'sandbox' must|'env' must"):
+        parse_agent_text(AGENT.format(extra=extra))
+
+
+def test_tool_context_combines_the_run_switch_and_the_agent(tmp_path: Path) -> None:
+    from core.approvals import ApprovalGate, deny_all
+    from core.backends.base import StepContext
+
+    def fields(network_setting: bool, extra: str) -> dict[str, object]:
+        agent = parse_agent_text(AGENT.format(extra=extra))
+        settings = Settings(sandbox=SandboxSettings(network=network_setting))
+        gate = ApprovalGate(settings.effective_policy(), deny_all, lambda e: None, lambda: 0.0)
+        ctx = StepContext("r", 0, agent, "t", tmp_path, None, (), settings, gate)
+        return confinement(ctx)
+
+    assert fields(True, "")["sandbox"] == SandboxSettings(network=True)
+    assert fields(False, "")["sandbox"] == SandboxSettings(network=False)
+    assert fields(True, "sandbox: {network: false}\n")["sandbox"] == SandboxSettings(network=False)
+    assert fields(True, "env: [GITHUB_TOKEN]\n")["env_allow"] == ("GITHUB_TOKEN",)
