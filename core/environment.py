@@ -64,3 +64,25 @@ def scrubbed_env(
 def known_key_names(settings: Settings) -> tuple[str, ...]:
     """The variables the configured providers read their keys from (``api_key_env``)."""
     return tuple(p.api_key_env for p in settings.providers if p.api_key_env)
+
+
+PI_PROVIDER_KEYS = (
+    "AI_GATEWAY_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "AZURE_OPENAI_API_KEY",
+    "CEREBRAS_API_KEY", "CLOUDFLARE_API_KEY", "COPILOT_GITHUB_TOKEN", "DEEPSEEK_API_KEY",
+    "FIREWORKS_API_KEY", "GEMINI_API_KEY", "GOOGLE_CLOUD_API_KEY", "GROQ_API_KEY",
+    "KIMI_API_KEY", "MINIMAX_API_KEY", "MINIMAX_CN_API_KEY", "MISTRAL_API_KEY",
+    "MOONSHOT_API_KEY", "OPENAI_API_KEY", "OPENCODE_API_KEY", "OPENROUTER_API_KEY",
+    "XAI_API_KEY", "ZAI_API_KEY",
+)  # fmt: skip
+"""The model-provider keys pi reads (from pi-ai's provider table): pi needs its own to work."""
+
+CLAUDE_PROVIDER_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
+"""What Claude Code authenticates with."""
+
+
+def cli_environment(provider_keys: Iterable[str], agent_env: Iterable[str]) -> dict[str, str]:
+    """The environment for a pi or Claude Code process: scrubbed like a tool's, except the
+    CLI's own model-provider keys (it must reach its model) and what the agent asks for.
+    Everything else secret — a database password, a cloud token — stays out of reach of the
+    CLI's own tools, which Baton cannot sandbox."""
+    return scrubbed_env(allow=(*provider_keys, *agent_env))

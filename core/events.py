@@ -109,6 +109,17 @@ class PlannedStep(BaseModel):
     cwd: str
 
 
+class Lineage(BaseModel):
+    """Where a resumed or re-run run comes from: the parent run and the first step this run
+    requested again (0-based); the steps before it were reused from the parent, not requested."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    step: int
+    kind: Literal["resume", "rerun"]
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -128,6 +139,11 @@ class RunStarted(_Event):
     cwd: str
     started_at: str
     """Wall-clock start, ISO 8601 with timezone."""
+    parent_run: str | None = None
+    """The run whose step started this one (an agent typed ``baton run``), if any."""
+    parent_step: int | None = None
+    lineage: Lineage | None = None
+    """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
 
 
 class StepStarted(_Event):
@@ -137,16 +153,25 @@ class StepStarted(_Event):
     model: str | None = None
     backend: str = "openai"
     cwd: str
+    reused_from: str | None = None
+    """The run this step's result was copied from (no request was sent), if any."""
 
 
 class TextDelta(_Event):
     type: Literal["text_delta"] = "text_delta"
     text: str
+    message_id: str | None = None
+    """The model message this text belongs to, where the backend knows it: text of another
+    message starts a new block instead of being glued to the last one."""
+    parent_call_id: str | None = None
+    """Set when a sub-agent wrote this (Claude Code's Task tool): the call that started it."""
 
 
 class ThinkingDelta(_Event):
     type: Literal["thinking_delta"] = "thinking_delta"
     text: str
+    message_id: str | None = None
+    parent_call_id: str | None = None
 
 
 class ToolCallStarted(_Event):
@@ -154,6 +179,8 @@ class ToolCallStarted(_Event):
     call_id: str
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    parent_call_id: str | None = None
+    """Set when a sub-agent makes this call: the call that started the sub-agent."""
 
 
 class ToolCallOutput(_Event):
@@ -244,6 +271,8 @@ class StepFinished(_Event):
     usage: UsageStats = Field(default_factory=UsageStats)
     structured: dict[str, Any] | None = None
     """The validated JSON result of an agent that declares ``output:`` (:mod:`core.structured`)."""
+    reused_from: str | None = None
+    """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
 
 
 class RunFinished(_Event):

@@ -31,6 +31,7 @@ from core.agents import (
     find_project_root,
     list_definition_files,
 )
+from core.budget import Budget
 from core.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
 from core.events import RunMode
 from core.resources import builtin_dir
@@ -57,6 +58,8 @@ class Preset(BaseModel):
     argument_hint: str = Field(default="", alias="argument-hint")
     mode: RunMode = "chain"
     steps: list[PresetStep] = Field(min_length=1)
+    budget: Budget | None = None
+    """Caps for every run of this preset (``budget: {run: {max_cost: 0.5}}``)."""
     source: Source = "user"
     path: str | None = None
 

@@ -43,12 +43,17 @@ def _title(state: RunState) -> str:
     return run_name(state.mode, state.preset, state.args, agents) or state.run_id
 
 
-def _tool_call(call: ToolCall) -> str:
+def _tool_call(call: ToolCall, delegated: bool = False) -> str:
+    """``delegated``: a sub-agent ran inside this call; its words (the call's output) are
+    shown before the result it handed back."""
     mark = {"ok": "✓", "error": "✗", "aborted": "⊘", "running": "…"}[call.status]
     took = f" ({call.duration_ms:.0f} ms)" if call.duration_ms is not None else ""
+    inside = " *(in the sub-agent)*" if call.parent_call_id else ""
     dropped = " — *superseded: its model call was retried*" if call.superseded else ""
-    lines = [f"- {mark} **{call.tool}** `{call.key_argument[:120]}`{took}{dropped}"]
+    lines = [f"- {mark} **{call.tool}** `{call.key_argument[:120]}`{took}{inside}{dropped}"]
     body = call.result or call.output
+    if delegated and call.output and call.result:
+        body = f"{call.output}\n\n{call.result}"
     if body:
         preview = body[:RESULT_PREVIEW_CHARS]
         if len(body) > RESULT_PREVIEW_CHARS:
@@ -76,9 +81,10 @@ def state_to_markdown(state: RunState) -> str:
         if step.usage.line():
             out += [f"*{step.usage.line()}*", ""]
         out += ["**Task**", "", "> " + step.task.replace("\n", "\n> "), ""]
+        parents = {i.parent_call_id for i in step.items if isinstance(i, ToolCall)}
         for item in step.items:
             if isinstance(item, ToolCall):
-                out.append(_tool_call(item))
+                out.append(_tool_call(item, item.call_id in parents))
             elif isinstance(item, Notice):
                 out.append(f"- *{item.kind}: {item.text}*")
             elif isinstance(item, TextBlock) and item.superseded:

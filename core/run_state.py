@@ -16,6 +16,7 @@ time, and views read only what is new (:meth:`TextBuffer.since`) or the tail.
 
 from __future__ import annotations
 
+import json
 from dataclasses import InitVar, dataclass, field
 from typing import Literal
 
@@ -48,6 +49,7 @@ class TextBlock:
     kind: Literal["text", "thinking"]
     initial: InitVar[str] = ""
     superseded: bool = False
+    message_id: str | None = None
     content: TextBuffer = field(init=False)
     """The text as it grew; read :attr:`text` for the whole, ``content`` for parts of it."""
 
@@ -73,6 +75,8 @@ class ToolCall:
     superseded: bool = False
     awaiting_approval: bool = False
     """An approval request for this call is open (the step is ``waiting``)."""
+    parent_call_id: str | None = None
+    """The sub-agent call (Claude Code's Task) this call was made in; None: the step's agent."""
 
     @property
     def output(self) -> str:
@@ -85,7 +89,30 @@ class ToolCall:
             value = self.arguments.get(name)
             if isinstance(value, str) and value:
                 return value
-        return next((str(v) for v in self.arguments.values() if isinstance(v, str)), "")
+        return _delegation(self.arguments) or next(
+            (str(v) for v in self.arguments.values() if isinstance(v, str)),
+            json.dumps(self.arguments, ensure_ascii=False) if self.arguments else "",
+        )
+
+
+def _delegation(arguments: dict[str, object]) -> str:
+    """What a sub-agent call delegates: pi's ``subagent`` (``agent``/``task``, ``tasks`` or
+    ``chain``) and Claude Code's ``Task`` (``subagent_type``/``description``)."""
+
+    def one(item: object) -> str:
+        if not isinstance(item, dict):
+            return ""
+        who = item.get("agent") or item.get("subagent_type")
+        what = item.get("task") or item.get("description")
+        return f"{who}: {what}" if isinstance(who, str) and isinstance(what, str) else ""
+
+    if summary := one(arguments):
+        return summary
+    for name, joint in (("tasks", "; "), ("chain", " → ")):
+        items = arguments.get(name)
+        if isinstance(items, list) and items:
+            return joint.join(part for item in items if (part := one(item)))
+    return ""
 
 
 @dataclass
@@ -219,15 +246,26 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.model = event.model or step.model
         step.backend = event.backend
         step.started = event.ts
+    elif isinstance(event, TextDelta | ThinkingDelta) and event.parent_call_id is not None:
+        # A sub-agent's words: the live output of the call that started it.
+        parent = step.tool_call(event.parent_call_id)
+        if parent is not None and isinstance(event, TextDelta):
+            parent.streamed.append(event.text)
     elif isinstance(event, TextDelta | ThinkingDelta):
         kind: Literal["text", "thinking"] = "text" if isinstance(event, TextDelta) else "thinking"
         last = step.items[-1] if step.items else None
-        if isinstance(last, TextBlock) and last.kind == kind and not last.superseded:
+        if (
+            isinstance(last, TextBlock)
+            and last.kind == kind
+            and not last.superseded
+            and last.message_id == event.message_id
+        ):
             last.content.append(event.text)
         else:
-            step.items.append(TextBlock(kind, event.text))
+            step.items.append(TextBlock(kind, event.text, message_id=event.message_id))
     elif isinstance(event, ToolCallStarted):
         started = ToolCall(event.call_id, event.tool, dict(event.arguments), event.ts)
+        started.parent_call_id = event.parent_call_id
         step.items.append(started)
         step.calls[event.call_id] = started
     elif isinstance(event, ToolCallOutput):

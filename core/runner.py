@@ -49,9 +49,11 @@ from core.agents import AgentCatalog, AgentDefinition, Scope, discover_agents
 from core.approvals import ApprovalGate, Responder, deny_all
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, backend_for, create_backend
+from core.budget import Budget, BudgetAsker, BudgetGuard, BudgetReached, stop_at_cap
 from core.errors import RunError
 from core.events import (
     Event,
+    Lineage,
     Log,
     PlannedStep,
     RunFinished,
@@ -59,11 +61,15 @@ from core.events import (
     RunStarted,
     StepFinished,
     StepStarted,
+    TextDelta,
     ToolCallFinished,
+    Usage,
+    UsageStats,
 )
 from core.handoff import hand_off
 from core.liveness import LivenessLock
 from core.model_choice import configured_model
+from core.nesting import check_depth, current_parent
 from core.params import ParamsError, params_shown, run_params, step_params
 from core.presets import (
     MAX_PARALLEL_TASKS,
@@ -121,6 +127,12 @@ class RunRequest:
     """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
     allow_outside_folder: bool = False
     """Let a step work in a folder outside :attr:`cwd` (the person confirmed it)."""
+    budget: Budget | None = None
+    """Cost and token caps (``--max-cost``/``--max-tokens``, a preset's ``budget:``)."""
+    reused: dict[int, StepFinished] = field(default_factory=dict)
+    """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
+    them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
+    lineage: Lineage | None = None
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
@@ -136,6 +148,7 @@ def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: A
         StepSpec(agent=s.agent, task=s.task, cwd=s.cwd, model=s.model, args=tuple(args))
         for s in preset.steps
     ]
+    options.setdefault("budget", preset.budget)
     return RunRequest(
         mode=preset.mode, steps=steps, cwd=cwd, preset=preset.name, args=list(args), **options
     )
@@ -183,10 +196,18 @@ class Runner:
         presets: PresetCatalog | None = None,
         backend_factory: Callable[[str], Backend] = create_backend,
         run_id: str | None = None,
+        budget_asker: BudgetAsker = stop_at_cap,
     ) -> None:
         self.request = request
         self.settings = settings if settings is not None else load_settings()
         self.run_id = run_id or new_run_id()
+        self._parent = current_parent()
+        self.budget = (
+            BudgetGuard(request.budget, self._usage_of, budget_asker, self.run_id)
+            if request.budget is not None
+            else None
+        )
+        """The step of another run that started this process (an agent ran `baton run`)."""
         self.listeners = list(listeners)
         self._record = record
         self._agents = agents
@@ -218,6 +239,7 @@ class Runner:
         if self._steps is not None:
             return
         request = self.request
+        check_depth(self._parent)
         if not request.cwd.is_dir():
             raise RunError(f"working folder {request.cwd} does not exist")
         if not request.steps:
@@ -289,6 +311,9 @@ class Runner:
             params=params_shown([(s.agent, s.params) for s in self._steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            parent_run=self._parent.run_id if self._parent else None,
+            parent_step=self._parent.step if self._parent else None,
+            lineage=self.request.lineage,
         )
         if index is not None and self._publisher.sink is not None:
             try:
@@ -368,6 +393,9 @@ class Runner:
     async def _run_step(self, index: int, step: _PreparedStep, task: str) -> StepFinished:
         if self._cancel.is_set():
             return self._emit_step_finished(index, "aborted", "", "cancelled before it started")
+        reused = self.request.reused.get(index)
+        if reused is not None:
+            return self._replay(index, step, task, reused)
         ctx = StepContext(
             run_id=self.run_id,
             step=index,
@@ -379,6 +407,7 @@ class Runner:
             settings=self.settings,
             approvals=self.gate,
             clock=self._clock,
+            budget=self.budget,
         )
         self._emit(
             StepStarted(
@@ -430,13 +459,15 @@ class Runner:
                         outcome.append(event)
                         return
                     self._emit(event)
+                    if isinstance(event, Usage) and backend.name != "openai":
+                        await self._check_cli_budget(ctx)  # the CLI asks its model itself
             finally:
                 # A backend left suspended after its StepFinished (or abandoned on cancel)
                 # releases its stream or process now, not whenever it is garbage-collected.
                 close = getattr(events, "aclose", None)
                 if close is not None:
                     await close()
-        except BackendError as error:
+        except (BackendError, BudgetReached) as error:
             outcome.append(ctx.make(StepFinished, status="error", error=str(error)))
         except Exception as error:  # a bug in a backend must not take the run down
             self._emit(ctx.make(Log, level="error", message=traceback.format_exc()))
@@ -447,6 +478,13 @@ class Runner:
                     error=f"internal error in the {backend.name} backend: {error!r}",
                 )
             )
+
+    async def _check_cli_budget(self, ctx: StepContext) -> None:
+        if self.budget is not None:
+            await self.budget.check(ctx.step)
+
+    def _usage_of(self, step: int) -> tuple[UsageStats, UsageStats]:
+        return self._state.usage, self._state.steps[step].usage
 
     async def _supervise(
         self, task: asyncio.Task[None], ctx: StepContext, grace_s: float
@@ -523,6 +561,41 @@ class Runner:
                     result="(aborted: the step ended before this call did)",
                 )
             )
+
+    def _replay(
+        self, index: int, step: _PreparedStep, task: str, saved: StepFinished
+    ) -> StepFinished:
+        """A step reused from the parent run: its answer shown and handed on as saved, with
+        no request and no cost in this run; marked so the pane and the run file say so."""
+        source = self.request.lineage.run_id if self.request.lineage else None
+        self._emit(
+            StepStarted(
+                run_id=self.run_id,
+                step=index,
+                ts=self._clock.now(),
+                agent=step.agent.name,
+                task=task,
+                model=step.model,
+                backend=step.backend,
+                cwd=str(step.cwd),
+                reused_from=source,
+            )
+        )
+        if saved.output:
+            self._emit(
+                TextDelta(run_id=self.run_id, step=index, ts=self._clock.now(), text=saved.output)
+            )
+        event = StepFinished(
+            run_id=self.run_id,
+            step=index,
+            ts=self._clock.now(),
+            status="ok",
+            output=saved.output,
+            structured=saved.structured,
+            reused_from=source,
+        )
+        self._emit(event)
+        return event
 
     def _emit_step_finished(
         self,

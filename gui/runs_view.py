@@ -35,11 +35,11 @@ from PySide6.QtWidgets import (
 from core.atomic import atomic_write_text
 from core.errors import RunError
 from core.events import Event, RunStarted
-from core.params import split_shown
+from core.rerun import request_from_run
 from core.run_export import run_to_markdown
 from core.run_import import import_run
 from core.run_reading import FoldedRun, fold_run, read_folded
-from core.runner import RunRequest, StepSpec
+from core.runner import RunRequest
 from core.runs import RunIndex, RunRecord, load_run, read_events, runs_dir
 from gui.markdown_stream import warm_up
 from gui.run_controller import RunController, RunSession
@@ -52,26 +52,6 @@ from gui.widgets import Banner
 
 TAB_TITLE_CHARS = 30
 FILE_FILTER = "Runs and transcripts (*.jsonl *.json *.ndjson);;All files (*)"
-
-
-def rerun_request(started: RunStarted) -> RunRequest:
-    """The request that repeats a run: same mode, agents, planned tasks (arguments and
-    parameters already substituted; ``{previous}`` still open), folders, preset and arguments.
-    Models and backends are chosen afresh, as for any launch; parameter values are the run's
-    (agent bodies are filled in again, from them)."""
-    run_wide, own = split_shown(started.params, len(started.steps))
-    steps = [
-        StepSpec(agent=s.agent, task=s.task, cwd=s.cwd, params=values)
-        for s, values in zip(started.steps, own, strict=True)
-    ]
-    return RunRequest(
-        mode=started.mode,
-        steps=steps,
-        cwd=Path(started.cwd),
-        preset=started.preset,
-        args=list(started.args),
-        params=run_wide,
-    )
 
 
 class RunPage(QWidget):
@@ -220,7 +200,7 @@ class RunsView(QWidget):
         if started is None:
             self._problem("This run file does not say how the run was started.")
             return None
-        task = asyncio.ensure_future(self._launch(rerun_request(started)))
+        task = asyncio.ensure_future(self._launch(request_from_run(started)))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task

@@ -56,12 +56,14 @@ class _Summary(QWidget):
         self.setFixedHeight(max(metrics.height(), 14) + 6)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.status = ""
-        self.tool = call.tool
+        # A sub-agent's call (Claude Code's Task) is marked, never shown as the step's own.
+        self.tool = f"↳ {call.tool}" if call.parent_call_id else call.tool
         self.argument = " ".join(call.key_argument[:2_000].split())  # arguments never change
         self.duration = ""
         self.superseded = False
         self.focused = False
-        self.setToolTip(f"{call.tool}: {self.argument}" if self.argument else call.tool)
+        tip = f"{call.tool}: {self.argument}" if self.argument else call.tool
+        self.setToolTip(f"{tip} (in the sub-agent)" if call.parent_call_id else tip)
         self.refresh(call)
 
     def refresh(self, call: ToolCall, interrupted: bool = False) -> None:

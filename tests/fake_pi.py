@@ -6,11 +6,20 @@ reaps a process.
 
 Usage: ``fake_pi.py SCRIPT.json [pi arguments...]``. The script (JSON)::
 
-    {"version": "0.73.1",            # what --version prints ("" prints nothing useful)
+    {"version": "0.73.1",            # what --version prints ("" prints nothing useful):
+                                     # 0.x on stderr, 1.x on stdout, as the real ones do
      "version_exit": 0,
-     "record": "/tmp/x/record.json",  # argv, cwd, pid, the prompt file's path/mode/text
+     "refuse_prompt": "No API key",   # RPC: answer the prompt with success false and exit
+                                      # when stdin ends (as pi does without a key)
+     "record": "/tmp/x/record.json",  # argv, cwd, pid, the prompt file's path/mode/text,
+                                      # the task (RPC prompt) and the gate's answers
      "steps": [
-        {"out": "<one line of text>"},          # written to stdout with a newline
+        {"ask": {"toolCallId": "c1", "toolName": "bash", "input": {...}}},
+            # RPC mode: what Baton's gate extension does in pi's tool_call hook — ask over
+            # the extension-UI protocol, wait for the answer, then print the call's
+            # tool_execution_end as pi would (blocked: an error with the reason)
+        {"out": "<one line of text>"},          # written to stdout with a newline (a list:
+                                                # several lines in one write)
         {"out_bytes": "<hex>"},                 # raw bytes, no newline added
         {"out_big": 100000},                    # a text_delta event this many bytes long
         {"replay": "/path/transcript.jsonl"},   # a whole file to stdout
@@ -22,7 +31,12 @@ Usage: ``fake_pi.py SCRIPT.json [pi arguments...]``. The script (JSON)::
         {"exit": 3}]}                           # exit now with this status
 
 The record is written before the first step, so a test that saw the first line knows it
-exists. Without an ``exit`` step the fake exits 0 after the last step.
+exists. Without an ``exit`` step the fake exits 0 after the last step (``--mode json``).
+
+With ``--mode rpc`` it speaks pi's RPC protocol on stdin/stdout like the real pi: it answers
+``get_commands`` (listing ``baton-gate`` when ``-e`` loads Baton's ``baton-gate.js``),
+``get_state`` (idle) and ``prompt``, plays the steps only once the prompt came, and exits 0
+when stdin ends (also mid-script, as pi shuts down at end of input).
 """
 
 from __future__ import annotations
@@ -67,10 +81,10 @@ def _record(path: str, argv: list[str], extra: dict[str, Any]) -> None:
         record["prompt_mode"] = stat.S_IMODE(info.st_mode)
         record["prompt_folder_mode"] = stat.S_IMODE(os.stat(Path(prompt_path).parent).st_mode)
         record["prompt_text"] = Path(prompt_path).read_text(encoding="utf-8")
-    stdin_closed = True
-    with contextlib.suppress(OSError, ValueError):
-        stdin_closed = sys.stdin is None or sys.stdin.read(1) == ""
-    record["stdin_empty"] = stdin_closed
+    _write_json(path, record)
+
+
+def _write_json(path: str, record: dict[str, Any]) -> None:
     temporary = Path(path + ".tmp")
     temporary.write_text(json.dumps(record), encoding="utf-8")
     temporary.replace(path)
@@ -84,24 +98,121 @@ def _big_line(size: int) -> str:
     return json.dumps(event)
 
 
+def _play(step: dict[str, Any], out: Any) -> bool:
+    """Write a stdout step; ``False``: not one."""
+    if "out" in step:  # a list: several lines in one write (as pi writes in one tick)
+        lines = step["out"] if isinstance(step["out"], list) else [step["out"]]
+        out.write(b"".join(line.encode("utf-8") + b"\n" for line in lines))
+    elif "out_bytes" in step:
+        out.write(bytes.fromhex(step["out_bytes"]))
+    elif "out_big" in step:
+        out.write(_big_line(int(step["out_big"])).encode() + b"\n")
+    elif "replay" in step:
+        out.write(Path(step["replay"]).read_bytes())
+    else:
+        return False
+    out.flush()
+    return True
+
+
+class Rpc:
+    """pi's side of the RPC channel: a thread reads commands while the script plays."""
+
+    def __init__(self, argv: list[str], record: str | None, refusal: str | None) -> None:
+        self.refusal = refusal
+        self.lock = threading.Lock()
+        self.prompted = threading.Event()
+        self.ended = threading.Event()
+        self.answers: dict[str, dict[str, Any]] = {}
+        self.answered = threading.Condition()
+        self.record = record
+        gate = argv[argv.index("-e") + 1] if "-e" in argv else ""
+        self.gate_loaded = gate.endswith("baton-gate.js") and Path(gate).is_file()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def write(self, data: dict[str, Any]) -> None:
+        with self.lock:
+            sys.stdout.buffer.write(json.dumps(data).encode() + b"\n")
+            sys.stdout.buffer.flush()
+
+    def _note(self, key: str, value: Any) -> None:
+        if self.record is None:
+            return
+        with self.lock:
+            data = json.loads(Path(self.record).read_text(encoding="utf-8"))
+            if key == "answers":
+                data.setdefault("answers", []).append(value)
+            else:
+                data[key] = value
+            _write_json(self.record, data)
+
+    def _read(self) -> None:
+        for raw in sys.stdin.buffer:
+            command = json.loads(raw)
+            kind, ident = command.get("type"), command.get("id")
+            reply: dict[str, Any] = {"id": ident, "type": "response", "command": kind}
+            if kind == "get_commands":
+                gate = [{"name": "baton-gate", "source": "extension"}] if self.gate_loaded else []
+                self.write({**reply, "success": True, "data": {"commands": gate}})
+            elif kind == "get_state":
+                state = {"isStreaming": False, "isCompacting": False}
+                self.write({**reply, "success": True, "data": state})
+            elif kind == "prompt" and self.refusal:
+                self.write({**reply, "success": False, "error": self.refusal})
+            elif kind == "prompt":
+                self._note("task", command.get("message"))
+                self.write({**reply, "success": True})
+                self.prompted.set()
+            elif kind == "extension_ui_response":
+                with self.answered:
+                    self.answers[str(ident)] = command
+                    self.answered.notify_all()
+        self.ended.set()
+        with self.answered:
+            self.answered.notify_all()
+        os._exit(0)  # pi shuts down when its input ends
+
+    def ask(self, number: int, call: dict[str, Any]) -> None:
+        ident = f"ui-{number}"
+        question = json.dumps(call)
+        request = {"type": "extension_ui_request", "id": ident, "method": "input"}
+        self.write({**request, "title": "baton-gate/1", "placeholder": question})
+        with self.answered:
+            self.answered.wait_for(lambda: ident in self.answers or self.ended.is_set())
+        response = self.answers.get(ident, {})
+        answer = json.loads(response.get("value") or "{}")
+        self._note("answers", answer)
+        allowed = answer.get("allow") is True
+        text = f"ran {json.dumps(answer.get('input', call['input']))}"
+        reason = answer.get("reason") or "Blocked: Baton's approval gate did not answer."
+        result = {"content": [{"type": "text", "text": text if allowed else reason}]}
+        end = {"type": "tool_execution_end", "toolCallId": call["toolCallId"]}
+        self.write({**end, "toolName": call["toolName"], "result": result, "isError": not allowed})
+
+
 def main() -> int:
     script = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     argv = sys.argv[2:]
     if argv[:1] in (["--version"], ["-v"]):
-        print(script.get("version", "0.73.1"), flush=True)
+        version = str(script.get("version", "0.73.1"))
+        # pi 0.73.1 prints its version on stderr, 1.x on stdout
+        print(version, file=sys.stderr if version.startswith("0.") else sys.stdout, flush=True)
         return int(script.get("version_exit", 0))
     out = sys.stdout.buffer
     if script.get("record"):
         _record(script["record"], argv, {})
+    rpc = None
+    if "--mode" in argv and argv[argv.index("--mode") + 1 :][:1] == ["rpc"]:
+        rpc = Rpc(argv, script.get("record"), script.get("refuse_prompt"))
+        rpc.prompted.wait()
+    asked = 0
     for step in script.get("steps", []):
-        if "out" in step:
-            out.write(step["out"].encode("utf-8") + b"\n")
-        elif "out_bytes" in step:
-            out.write(bytes.fromhex(step["out_bytes"]))
-        elif "out_big" in step:
-            out.write(_big_line(int(step["out_big"])).encode() + b"\n")
-        elif "replay" in step:
-            out.write(Path(step["replay"]).read_bytes())
+        with rpc.lock if rpc is not None else contextlib.nullcontext():
+            if _play(step, out):
+                continue
+        if "ask" in step and rpc is not None:
+            asked += 1
+            rpc.ask(asked, step["ask"])
         elif "err" in step:
             sys.stderr.write(step["err"] + "\n")
             sys.stderr.flush()
@@ -128,8 +239,14 @@ def main() -> int:
             out.flush()
             return int(step["exit"])
         out.flush()
+    if rpc is not None:
+        rpc.ended.wait()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # os._exit: a normal exit aborts (SIGABRT) while the RPC thread is blocked reading stdin
+    os._exit(status)

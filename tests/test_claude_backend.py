@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from core.agents import AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, Responder, deny_all
 from core.backends.base import BackendError, RunClock, StepContext
 from core.backends.claude_cli import ClaudeBackend, build_command, claude_tools
+from core.backends.cli_paths import claude_deny_rules
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -36,7 +38,8 @@ from core.events import (
     Usage,
     UsageStats,
 )
-from core.settings import Limits, Settings
+from core.paths import config_dir
+from core.settings import Limits, PolicyValue, Settings
 
 
 class Harness:
@@ -51,6 +54,7 @@ class Harness:
         agent: AgentDefinition | None = None,
         model: str | None = None,
         claude_path: str | None = None,
+        policy: dict[str, PolicyValue] | None = None,
     ) -> None:
         self.folder = tmp_path
         self.log_path = tmp_path / "fake-log.jsonl"
@@ -60,7 +64,9 @@ class Harness:
             scenario = {"log": str(self.log_path), **scenario}
             claude_path = str(install(tmp_path, scenario))
         self.events: list[Event] = []
-        self.settings = Settings(claude_path=claude_path, limits=Limits(max_turns=7))
+        self.settings = Settings(
+            claude_path=claude_path, limits=Limits(max_turns=7), policy=policy or {}
+        )
         clock = RunClock()
         self.gate = ApprovalGate(
             self.settings.effective_policy(), responder, self.events.append, clock.now
@@ -179,6 +185,10 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
         "stdio",
     ]
     assert argv[10:] == [
+        "--permission-mode",
+        "default",
+        '--settings={"permissions":{"ask":["Bash","Edit","MultiEdit","NotebookEdit","Write"],'
+        f'"deny":{json.dumps(claude_deny_rules(), separators=(",", ":"))}}}}}',
         "--model",
         "sonnet",
         "--tools=Read,Grep",
@@ -186,6 +196,22 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
         "7",
         "--append-system-prompt=--- starts with dashes",
     ]
+
+
+def test_the_policy_becomes_claude_s_permission_flags(tmp_path: Path) -> None:
+    """ask → an ask rule (reads in Claude's safe set too); deny → disallowed, not offered."""
+    agent = AgentDefinition(name="scout", description="d", declared_tools=("read", "Bash", "Grep"))
+    policy = {"read": "ask", "bash": "deny", "grep": "allow", "WebFetch": "deny"}
+    harness = Harness(tmp_path, agent=agent, claude_path="claude", policy=policy)
+    argv = build_command("claude", harness.ctx)
+    settings = json.loads(next(a for a in argv if a.startswith("--settings="))[11:])
+    assert settings["permissions"]["ask"] == ["Read", "Edit", "MultiEdit", "NotebookEdit", "Write"]
+    assert settings["permissions"]["deny"] == ["Bash", "WebFetch", *claude_deny_rules()]
+    config = str(config_dir().resolve())
+    assert f"Read(/{config}/**)" in settings["permissions"]["deny"]  # Baton's own folders
+    assert "--disallowedTools=Bash,WebFetch" in argv
+    assert "--tools=Read,Grep" in argv  # Bash is never offered
+    assert argv[argv.index("--permission-mode") + 1] == "default"
 
 
 def test_no_model_and_no_tools_line_means_no_flags(tmp_path: Path) -> None:
@@ -325,7 +351,8 @@ async def test_denial_reaches_the_cli_with_the_reason(tmp_path: Path) -> None:
     finished = await harness.run()
 
     assert finished.status == "ok"
-    assert harness.answers() == [{"behavior": "deny", "message": "Not on my machine"}]
+    denial = {"behavior": "deny", "message": "Denied by the user: Not on my machine"}
+    assert harness.answers() == [denial]
     request = asked[0]
     assert (request.tool, request.call_id, request.agent) == ("bash", "toolu_1", "helper")
     assert request.arguments == {"command": "cp hello.txt copy.txt", "description": "Copy"}
@@ -334,7 +361,7 @@ async def test_denial_reaches_the_cli_with_the_reason(tmp_path: Path) -> None:
     assert [(r.decision, r.reason) for r in resolved] == [("deny", "Not on my machine")]
     done = harness.of(ToolCallFinished)
     assert [(d.call_id, d.status, d.result) for d in done] == [
-        ("toolu_1", "error", "Not on my machine")
+        ("toolu_1", "error", "Denied by the user: Not on my machine")
     ]
 
 
@@ -399,7 +426,7 @@ async def test_events_keep_flowing_while_a_person_decides(tmp_path: Path) -> Non
     finished = await harness.run(on_event)
     assert seen_while_waiting
     assert finished.status == "ok"
-    assert harness.answers() == [{"behavior": "deny", "message": "no"}]
+    assert harness.answers() == [{"behavior": "deny", "message": "Denied by the user: no"}]
 
 
 # ------------------------------------------------------------------------------- cancel

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_claude import init, result, stream, streamed_text, tool_result, tool_use
+from fake_claude import assistant, init, result, stream, streamed_text, tool_result, tool_use
 
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name, usage_of_result
 from core.backends.claude_transcript import looks_like_claude, transcript_to_events
@@ -31,7 +31,9 @@ from core.events import (
     event_from_json,
     event_to_json,
 )
-from core.transcripts import import_transcript
+from core.run_export import run_to_markdown
+from core.run_state import StepState, TextBlock, ToolCall, fold
+from core.transcripts import import_transcript, one_step_run
 
 
 def _transcripts(shared: Path) -> list[Path]:
@@ -69,6 +71,25 @@ def _total(events: list[Event]) -> UsageStats:
 
 def _text(events: list[Event]) -> str:
     return "".join(e.text for e in _of(events, TextDelta))
+
+
+def one_step(events: list[Event]) -> list[Event]:
+    end = StepFinished(run_id="r", step=0, ts=0, status="ok", output="")
+    return one_step_run(
+        run_id="r",
+        agent="claude",
+        task="t",
+        model=None,
+        backend="claude",
+        cwd="/w",
+        started_at="2026-12-01T00:00:00",
+        body=events,
+        finished=end,
+    )
+
+
+def fold_step(events: list[Event]) -> StepState:
+    return fold(one_step(events)).steps[0]
 
 
 def _feed(parser: ClaudeEventParser, lines: list[dict[str, Any]]) -> list[Event]:
@@ -335,16 +356,51 @@ def test_retry_drops_the_superseded_stream() -> None:
     assert any("outside a message" in e.message for e in _of(events, Log))
 
 
-def test_subagent_text_is_logged_not_mixed_into_the_answer() -> None:
+def test_a_subagent_s_text_and_calls_belong_to_its_task_call() -> None:
+    """Claude Code's Task tool: the sub-agent's lines carry ``parent_tool_use_id``."""
     parser = ClaudeEventParser("r", 0)
-    sub = {
-        "type": "assistant",
-        "message": {"id": "s1", "model": "claude-x", "content": [{"type": "text", "text": "sub"}]},
-        "parent_tool_use_id": "toolu_task",
-    }
-    events = _feed(parser, [sub, *streamed_text("m1", ["main"])])
-    assert _text(events) == "main"
-    assert any(e.message == "subagent: sub" for e in _of(events, Log))
+    task_args = {"subagent_type": "scout", "description": "Find it", "prompt": "Look around"}
+
+    def sub(line: dict[str, Any]) -> dict[str, Any]:
+        return {**line, "parent_tool_use_id": "toolu_task"}
+
+    read_args = {"file_path": "/w/a.txt"}
+    lines = [
+        *streamed_text("m1", ["Delegating."]),
+        tool_use("m1", "toolu_task", "Task", task_args),
+        sub(assistant("s1", {"type": "text", "text": "Sub-agent looking."})),
+        sub(tool_use("s1", "toolu_read", "Read", read_args)),
+        sub(tool_result("toolu_read", "a")),
+        tool_result("toolu_task", "Found it in a.txt"),
+        *streamed_text("m2", ["Main answer."]),
+    ]
+    events = _feed(parser, lines)
+    texts = [(e.text, e.parent_call_id) for e in _of(events, TextDelta)]
+    assert texts == [
+        ("Delegating.", None),
+        ("Sub-agent looking.", "toolu_task"),
+        ("Main answer.", None),
+    ]
+    calls = [(e.tool, e.parent_call_id) for e in _of(events, ToolCallStarted)]
+    assert calls == [("Task", None), ("read", "toolu_task")]
+    state = fold_step(events)
+    task, read = [i for i in state.items if isinstance(i, ToolCall)]
+    assert task.output == "Sub-agent looking." and task.result == "Found it in a.txt"
+    assert task.key_argument == "scout: Find it"
+    assert read.parent_call_id == "toolu_task"
+    blocks = [i.text for i in state.items if isinstance(i, TextBlock)]
+    assert blocks == ["Delegating.", "Main answer."]  # the sub-agent's words are not the answer
+    markdown = run_to_markdown(one_step(events))
+    assert "**read** `/w/a.txt`" in markdown and "*(in the sub-agent)*" in markdown
+    assert "Sub-agent looking.\n  \n  Found it in a.txt" in markdown
+
+
+def test_two_separate_main_answers_are_two_blocks() -> None:
+    """2.1.x background work: a second answer after the first result is not glued to it."""
+    parser = ClaudeEventParser("r", 0)
+    events = _feed(parser, [*streamed_text("m1", ["First."]), *streamed_text("m2", ["Second."])])
+    blocks = [i.text for i in fold_step(events).items if isinstance(i, TextBlock)]
+    assert blocks == ["First.", "Second."]
 
 
 def test_garbage_and_unknown_types_are_logged_never_fatal() -> None:
@@ -397,3 +453,80 @@ def test_claude_tool_names_map_to_baton_names() -> None:
         "edit",
         "Task",
     ]
+
+
+def _with_result(shared: Path, name: str, **changes: Any) -> StepFinished:
+    """A 2.1.332 transcript imported with its final ``result`` changed (``None``: removed)."""
+    lines = _lines(shared / "reference" / "claude" / "claude-2.1.332" / name)
+    last = json.loads(lines[-1])
+    assert last["type"] == "result"
+    last.update(changes)
+    last = {key: value for key, value in last.items() if value is not None}
+    finished = transcript_to_events([*lines[:-1], json.dumps(last)])[-1]
+    assert isinstance(finished, StepFinished)
+    return finished
+
+
+def test_max_turns_with_is_error_false_is_still_an_error(shared_dir: Path) -> None:
+    """2.0.76 and 1.0.128 write the 2.1.332 result below with ``is_error: false`` and no
+    ``errors``: a turn-limited run must never pass as an answer."""
+    finished = _with_result(shared_dir, "max-turns-1.jsonl", is_error=False, errors=None)
+    assert (finished.status, finished.error) == (
+        "error",
+        "Claude Code stopped at the turn limit (2 turns)",
+    )
+
+
+@pytest.mark.parametrize("is_error", [False, True])
+def test_an_interrupted_transcript_imports_as_aborted(shared_dir: Path, is_error: bool) -> None:
+    """SIGINT / Esc: ``error_during_execution`` with ``terminal_reason: aborted_tools``."""
+    finished = _with_result(
+        shared_dir,
+        "bash-default.jsonl",
+        subtype="error_during_execution",
+        is_error=is_error,
+        terminal_reason="aborted_tools",
+        result=None,
+    )
+    assert (finished.status, finished.error) == (
+        "aborted",
+        "interrupted: Claude Code was stopped while tools were running",
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "shown"),
+    [
+        ({"agent": "scout", "task": "find auth"}, "scout: find auth"),
+        (
+            {"tasks": [{"agent": "scout", "task": "a"}, {"agent": "planner", "task": "b"}]},
+            "scout: a; planner: b",
+        ),
+        ({"chain": [{"agent": "scout", "task": "a"}, {"agent": "worker", "task": "{previous}"}]},
+         "scout: a → worker: {previous}"),
+        ({"limit": 3}, '{"limit": 3}'),
+    ],
+)  # fmt: skip
+def test_md_export_names_what_a_pi_subagent_call_delegates(
+    arguments: dict[str, Any], shown: str
+) -> None:
+    """pi's ``subagent`` tool (single, parallel ``tasks``, ``chain``): never "**subagent** ``"."""
+    start = ToolCallStarted(
+        run_id="r", step=0, ts=0, call_id="c", tool="subagent", arguments=arguments
+    )
+    markdown = run_to_markdown(one_step([start]))
+    assert f"**subagent** `{shown}`" in markdown
+
+
+@pytest.mark.parametrize(
+    ("name", "run_s", "tool_ms"),
+    [("claude-1.0.128/read.jsonl", 0.629, [None]), ("claude-2.1.332/read.jsonl", 0.678, [75.0])],
+)
+def test_imported_durations_come_from_the_transcript(
+    shared_dir: Path, name: str, run_s: float, tool_ms: list[float | None]
+) -> None:
+    """The result's ``duration_ms`` times the run; 1.0.128 has no timestamps for tools."""
+    path = shared_dir / "reference" / "claude" / name
+    events = import_transcript(path)
+    assert events[-1].ts == pytest.approx(run_s)  # was 0.0 and 0.443 (last timestamp)
+    assert [e.duration_ms for e in _of(events, ToolCallFinished)] == tool_ms

@@ -1,9 +1,8 @@
 """The real Claude Code CLI through Baton, fully offline, against tests/anthropic_server.py.
 
-The CLI is found at ``$BATON_CLAUDE_BIN``, else where ``.ci/run`` installs it
-(``.tools/npm/node_modules/.bin/claude``), else at ``/tmp/npmtest/node_modules/.bin/claude``;
-without it (or without Node) these tests skip and say why. The scripted-server tests at the top
-need no CLI and always run.
+Every real-CLI test runs against Claude Code 2.0.76 and the newest release ``.ci/run``
+installs, found by ``tests/real_clis.py`` (skipped without them, failed under ``CI=true``). The
+scripted-server tests at the top need no CLI and always run.
 """
 
 from __future__ import annotations
@@ -11,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import real_clis
 from anthropic_server import (
     AnthropicServer,
     ErrorReply,
@@ -28,7 +26,7 @@ from anthropic_server import (
     tool_result_text,
 )
 
-from core.agents import AgentDefinition
+from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
 from core.backends.base import RunClock, StepContext
 from core.backends.claude_cli import ClaudeBackend
@@ -46,27 +44,13 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.paths import data_dir
 from core.runner import Runner, RunRequest, StepSpec
-from core.settings import Settings
+from core.settings import Limits, Settings
 
-REPO = Path(__file__).resolve().parents[1]
-CANDIDATES = (
-    REPO / ".tools" / "npm" / "node_modules" / ".bin" / "claude",
-    Path("/tmp/npmtest/node_modules/.bin/claude"),
-)
 DENIAL = "Not in this test: shell commands are off."
-
-
-def _claude_bin() -> Path:
-    override = os.environ.get("BATON_CLAUDE_BIN")
-    candidates = (Path(override),) if override else CANDIDATES
-    for path in candidates:
-        if path.exists():
-            if shutil.which("node") is None:
-                pytest.skip("Node.js is not on PATH: the Claude Code CLI cannot run")
-            return path
-    where = ", ".join(str(p) for p in candidates)
-    pytest.skip(f"Claude Code CLI not installed (looked at {where}); .ci/run installs it with npm")
+DENIED = f"Denied by the user: {DENIAL}"
+"""What the model reads when a person denies with ``DENIAL`` as the reason."""
 
 
 @pytest.fixture
@@ -75,11 +59,13 @@ def server() -> Iterator[AnthropicServer]:
         yield started
 
 
-@pytest.fixture
-def offline_claude(server: AnthropicServer, monkeypatch: pytest.MonkeyPatch) -> Path:
+@pytest.fixture(params=real_clis.CLAUDE_CLIS, ids=lambda cli: cli.name)
+def offline_claude(
+    request: pytest.FixtureRequest, server: AnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """The CLI, with the environment of PROTOCOL.md pointing it at ``server`` (HOME is already
     a temporary folder, see conftest)."""
-    path = _claude_bin()
+    path = real_clis.find(request.param, monkeypatch)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
     for name in ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY"):
@@ -138,8 +124,15 @@ def test_server_errors_side_calls_and_json_replies(server: AnthropicServer) -> N
 # ------------------------------------------------------------------------------- the real CLI
 
 
+def _denials(results: list[dict[str, Any]]) -> list[str]:
+    """The error results' texts, without the ``<system-reminder>`` newer CLIs append."""
+    assert all(r.get("is_error") for r in results)
+    return [tool_result_text(r).split("\n\n<system-reminder>")[0] for r in results]
+
+
 def _tool_names(body: dict[str, Any]) -> set[str]:
-    return {tool["name"] for tool in body.get("tools", [])}
+    """Tools offered to the model (2.1.x adds a ``DeferredToolPlaceholder`` of its own)."""
+    return {t["name"] for t in body.get("tools", []) if t["name"] != "DeferredToolPlaceholder"}
 
 
 def _system(body: dict[str, Any]) -> str:
@@ -147,6 +140,38 @@ def _system(body: dict[str, Any]) -> str:
     if isinstance(system, list):
         return "\n".join(part.get("text", "") for part in system)
     return str(system or "")
+
+
+async def _run_step(
+    claude: Path,
+    work: Path,
+    policy: dict[str, Any],
+    agent: AgentDefinition | tuple[str, ...] | None,
+    responder: Any,
+    task: str = "Look at hello.txt",
+) -> list[Event]:
+    """One step through the real CLI; ``agent``: a definition, or a scout's declared tools."""
+    if not isinstance(agent, AgentDefinition):
+        agent = AgentDefinition(name="scout", description="d", declared_tools=agent)
+    events: list[Event] = []
+    settings = Settings(claude_path=str(claude), policy=policy)
+    clock = RunClock()
+    ctx = StepContext(
+        run_id="r1",
+        step=0,
+        agent=agent,
+        task=task,
+        cwd=work,
+        model="claude-sonnet-4-5",
+        tools=("read", "bash"),
+        settings=settings,
+        approvals=ApprovalGate(settings.effective_policy(), responder, events.append, clock.now),
+        clock=clock,
+    )
+    async with contextlib.aclosing(ClaudeBackend().run(ctx)) as stream:
+        async for event in stream:
+            events.append(event)
+    return events
 
 
 BASH_CALL = ToolUse("Bash", {"command": "cp hello.txt copy.txt", "description": "Copy the file"})
@@ -166,29 +191,15 @@ async def test_real_cli_denied_bash_reaches_the_model_with_the_reason(
         asked.append(request)
         return ApprovalAnswer(decision="deny", reason=DENIAL)
 
-    events: list[Event] = []
-    settings = Settings(claude_path=str(offline_claude))
-    clock = RunClock()
-    ctx = StepContext(
-        run_id="r1",
-        step=0,
-        agent=AgentDefinition(
-            name="scout",
-            description="d",
-            declared_tools=("Bash", "read"),
-            system_prompt="You are the scout agent.",
-        ),
-        task="Copy hello.txt to copy.txt",
-        cwd=work,
-        model="claude-sonnet-4-5",
-        tools=("bash", "read"),
-        settings=settings,
-        approvals=ApprovalGate(settings.effective_policy(), responder, events.append, clock.now),
-        clock=clock,
+    scout = AgentDefinition(
+        name="scout",
+        description="d",
+        declared_tools=("Bash", "read"),
+        system_prompt="You are the scout agent.",
     )
-    async with contextlib.aclosing(ClaudeBackend().run(ctx)) as stream:
-        async for event in stream:
-            events.append(event)
+    events = await _run_step(
+        offline_claude, work, {}, scout, responder, task="Copy hello.txt to copy.txt"
+    )
 
     finished = events[-1]
     assert isinstance(finished, StepFinished)
@@ -201,7 +212,7 @@ async def test_real_cli_denied_bash_reaches_the_model_with_the_reason(
     ]
     assert kinds == ["ToolCallStarted", "ApprovalRequested", "ApprovalResolved", "ToolCallFinished"]
     done = [e for e in events if isinstance(e, ToolCallFinished)]
-    assert (done[0].status, done[0].result) == ("error", DENIAL)
+    assert (done[0].status, done[0].result) == ("error", DENIED)
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == (
         "I'll copy it.Understood, not copying."
     )
@@ -210,7 +221,7 @@ async def test_real_cli_denied_bash_reaches_the_model_with_the_reason(
     # What the model saw: the reason as the Bash call's error result, and Baton's flags.
     first, second = server.main_requests
     results = second.tool_results()
-    assert [(tool_result_text(r), r.get("is_error")) for r in results] == [(DENIAL, True)]
+    assert _denials(results) == [DENIED]
     assert first.body["model"] == "claude-sonnet-4-5"
     assert _tool_names(first.body) == {"Bash", "Read"}
     assert "You are the scout agent." in _system(first.body)
@@ -291,9 +302,7 @@ async def test_real_cli_two_step_chain_through_the_runner(
     assert finished.usage.cost > 0 and finished.usage.turns >= 3
 
     scout_first, scout_second, writer = server.main_requests
-    assert [(tool_result_text(r), r.get("is_error")) for r in scout_second.tool_results()] == [
-        (DENIAL, True)
-    ]
+    assert _denials(scout_second.tool_results()) == [DENIED]
     assert "You are the scout agent." in _system(scout_first.body)
     assert _tool_names(scout_first.body) == {"Bash", "Read"}
     assert "You are the writer agent." in _system(writer.body)
@@ -347,3 +356,101 @@ async def test_real_cli_cancel_during_an_approval_interrupts_it(
     logs = [e.message for e in events if isinstance(e, Log)]
     assert "[Request interrupted by user for tool use]" in logs  # the CLI's own interrupt
     assert len(server.main_requests) == 1
+
+
+def _read_of_hello(folder: Path) -> ToolUse:
+    """A ``Read`` of ``hello.txt`` inside ``folder`` (written now): in Claude's safe set."""
+    (folder / "hello.txt").write_text("hello\n")
+    return ToolUse("Read", {"file_path": str(folder / "hello.txt")})
+
+
+@pytest.mark.integration
+async def test_real_cli_a_read_in_claude_s_safe_set_reaches_the_gate_when_the_policy_asks(
+    offline_claude: Path, server: AnthropicServer, tmp_path: Path
+) -> None:
+    read_call = _read_of_hello(tmp_path)
+    server.script = [reply("Reading.", read_call), reply("Not allowed to read.")]
+    asked: list[ApprovalRequest] = []
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(decision="deny", reason=DENIAL)
+
+    events = await _run_step(offline_claude, tmp_path, {"read": "ask"}, ("Read",), responder)
+    assert [(r.tool, r.arguments.get("file_path")) for r in asked] == [
+        ("read", str(tmp_path / "hello.txt"))
+    ]
+    finished = events[-1]
+    assert isinstance(finished, StepFinished) and finished.status == "ok"
+    results = server.main_requests[1].tool_results()
+    assert _denials(results) == [DENIED]
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("declared", [("Bash", "Read"), None], ids=["declared", "all-tools"])
+async def test_real_cli_a_denied_tool_is_never_offered(
+    offline_claude: Path,
+    server: AnthropicServer,
+    tmp_path: Path,
+    declared: tuple[str, ...] | None,
+) -> None:
+    server.script = [reply("Nothing to run.")]
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        raise AssertionError(f"nothing should be asked: {request}")
+
+    events = await _run_step(offline_claude, tmp_path, {"bash": "deny"}, declared, responder)
+    finished = events[-1]
+    assert isinstance(finished, StepFinished) and finished.status == "ok"
+    offered = _tool_names(server.main_requests[0].body)
+    assert "Read" in offered and "Bash" not in offered
+
+
+@pytest.mark.integration
+async def test_real_cli_turn_limit_is_an_error_never_an_answer(
+    offline_claude: Path, server: AnthropicServer, tmp_path: Path
+) -> None:
+    """2.0.76 reports ``error_max_turns`` with ``is_error: false``; 2.1.x with true."""
+    read_call = _read_of_hello(tmp_path)
+    server.script = [reply("Half an answer.", read_call), reply("never reached")]
+    request = RunRequest(
+        mode="chain",
+        steps=[StepSpec("scout", "Look"), StepSpec("scout", "Go on with {previous}")],
+        cwd=tmp_path,
+        backend="claude",
+    )
+    events: list[Event] = []
+    scout = AgentDefinition(name="scout", description="d", declared_tools=("Read",))
+    runner = Runner(
+        request,
+        settings=Settings(claude_path=str(offline_claude), limits=Limits(max_turns=1)),
+        listeners=[events.append],
+        record=False,
+        agents=AgentCatalog(agents=[scout]),
+    )
+    result = await asyncio.wait_for(runner.run(), 120)
+    assert result.status == "error"
+    steps = [e for e in events if isinstance(e, StepFinished)]
+    assert len(steps) == 1  # the half answer is not handed on
+    assert steps[0].status == "error" and "turn" in (steps[0].error or "")
+
+
+@pytest.mark.integration
+async def test_real_cli_never_reads_baton_s_own_folders(
+    offline_claude: Path, server: AnthropicServer, isolated_home: Path
+) -> None:
+    """Working folder = home (holding Baton's data folder); reads are allowed by the policy."""
+    secret = data_dir() / "runs" / "forged.jsonl"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("SECRET-RUN-LINE\n", encoding="utf-8")
+    server.script = [reply("Reading.", ToolUse("Read", {"file_path": str(secret)})), reply("ok")]
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        return ApprovalAnswer(decision="approve")  # even a person saying yes does not open it
+
+    events = await _run_step(offline_claude, isolated_home, {"read": "allow"}, ("Read",), responder)
+    finished = events[-1]
+    assert isinstance(finished, StepFinished) and finished.status == "ok"
+    (result,) = server.main_requests[1].tool_results()
+    assert result.get("is_error") is True
+    assert all("SECRET-RUN-LINE" not in json.dumps(r.body) for r in server.main_requests)

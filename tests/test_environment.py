@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.environment import is_secret_name, known_key_names, scrubbed_env
+from core.environment import (
+    CLAUDE_PROVIDER_KEYS,
+    PI_PROVIDER_KEYS,
+    cli_environment,
+    is_secret_name,
+    known_key_names,
+    scrubbed_env,
+)
 from core.settings import Provider, Settings
 
 
@@ -60,3 +67,16 @@ def test_scrub_removes_secrets_and_known_key_names_but_keeps_what_the_agent_list
     }
     env = scrubbed_env(allow=["github_token"], known=["MY_PROVIDER"], base=base)
     assert env == {"PATH": "/bin", "GITHUB_TOKEN": "ghp_1", "HOME": "/h"}
+
+
+def test_a_cli_keeps_its_provider_key_and_loses_every_other_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-for-claude")
+    monkeypatch.setenv("STRIPE_SECRET_KEY", "sk_live_never")
+    monkeypatch.setenv("DATABASE_PASSWORD", "hunter2")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_only_if_asked")
+    env = cli_environment(CLAUDE_PROVIDER_KEYS, agent_env=())
+    assert env["ANTHROPIC_API_KEY"] == "sk-ant-for-claude"
+    assert not {"STRIPE_SECRET_KEY", "DATABASE_PASSWORD", "GITHUB_TOKEN"} & env.keys()
+    assert cli_environment(PI_PROVIDER_KEYS, agent_env=("GITHUB_TOKEN",))["GITHUB_TOKEN"]

@@ -19,7 +19,9 @@ from fake_pi import make_fake_pi
 from core.agents import AgentDefinition
 from core.approvals import ApprovalGate, deny_all
 from core.backends.base import BackendError, RunClock, StepContext
-from core.backends.pi_cli import PiBackend, build_argv, parse_version, read_lines
+from core.backends.cli_output import read_lines
+from core.backends.pi_cli import PiBackend, parse_version
+from core.backends.pi_rpc import gate_extension
 from core.events import (
     Event,
     Log,
@@ -34,9 +36,12 @@ SESSION = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/x"})
 START = json.dumps({"type": "message_start", "message": {"role": "assistant", "content": []}})
 
 
-def answer_lines(text: str) -> list[dict[str, Any]]:
+AGENT_END = {"out": json.dumps({"type": "agent_end", "messages": []})}
+
+
+def answer_lines(text: str, *, end: bool = True) -> list[dict[str, Any]]:
     delta = {"type": "text_delta", "contentIndex": 0, "delta": text}
-    end = {
+    ended = {
         "role": "assistant",
         "content": [{"type": "text", "text": text}],
         "stopReason": "stop",
@@ -47,8 +52,8 @@ def answer_lines(text: str) -> list[dict[str, Any]]:
         {"out": SESSION},
         {"out": START},
         {"out": json.dumps({"type": "message_update", "assistantMessageEvent": delta})},
-        {"out": json.dumps({"type": "message_end", "message": end})},
-        {"out": json.dumps({"type": "agent_end", "messages": []})},
+        {"out": json.dumps({"type": "message_end", "message": ended})},
+        *([AGENT_END] if end else []),
     ]
 
 
@@ -159,19 +164,17 @@ async def test_a_normal_step(tmp_path: Path) -> None:
     seen = recorded(record)
     prompt_file = seen["prompt_path"]
     assert seen["argv"] == [
-        "--mode", "json", "-p", "--no-session", "--model", "m1",
-        "--tools", "read,grep,find,ls,bash,edit,write",
-        "--append-system-prompt", prompt_file, "Task: do the thing",
+        "--mode", "rpc", "--no-session", "--no-extensions", "-e", str(gate_extension()),
+        "--model", "m1", "--tools", "read,grep,find,ls,bash,edit,write",
+        "--append-system-prompt", prompt_file,
     ]  # fmt: skip
+    assert seen["task"] == "Task: do the thing"  # the RPC prompt, once the gate was seen
     assert seen["cwd"] == str(ctx.cwd)
-    assert seen["stdin_empty"] is True
     assert seen["prompt_mode"] == 0o600 and seen["prompt_folder_mode"] == 0o700
     assert seen["prompt_text"] == "You are a careful test agent.\nÜmlauts are fine.\n"
     assert not exists(prompt_file) and not exists(Path(prompt_file).parent)
     assert gone(seen["pid"])
-    # bash, edit and write run inside pi without Baton's approval: the user is told
-    (warning,) = [e for e in of(events, Log) if e.level == "warning"]
-    assert "bash, edit, write will run without Baton's approval" in warning.message
+    assert [e for e in of(events, Log) if e.level == "warning"] == []  # every call is gated
 
 
 async def test_a_reference_transcript_through_the_process(tmp_path: Path, shared_dir: Path) -> None:
@@ -205,10 +208,11 @@ async def test_cleanup_is_done_before_the_step_result_is_handed_over(tmp_path: P
         (("read", "document"), {}, ["--tools", "read"], ["warning: pi has no 'document'"]),
         ((), {}, ["--no-tools"], []),
         (
-            ("read", "bash", "my_extension_tool"),
-            {"policy": {"bash": "deny", "my_extension_tool": "allow"}},
-            ["--tools", "read,my_extension_tool"],
-            ["info: the policy denies 'bash'"],
+            ("read", "bash", "subagent", "my_extension_tool"),
+            {"policy": {"bash": "deny", "subagent": "allow", "my_extension_tool": "allow"}},
+            ["--tools", "read"],
+            ["info: the policy denies 'bash'",
+             "warning: not given to pi: subagent, my_extension_tool (pi steps get only"],
         ),
         (None, {"policy": {"bash": "allow", "edit": "allow", "write": "allow"}},
          ["--tools", "read,grep,find,ls,bash,edit,write"], ["info: pi has no 'document'"]),
@@ -225,7 +229,8 @@ async def test_tools_and_their_notes(
     pi = make_fake_pi(tmp_path / "bin", {"record": str(record), "steps": answer_lines("ok")})
     events = await collect(make_ctx(tmp_path, pi, tools=tools, **options))
     argv = recorded(record)["argv"]
-    assert argv[6 : 6 + len(expected)] == expected
+    assert argv[8 : 8 + len(expected)] == expected
+    assert not any("subagent" in arg for arg in argv)
     logs = [f"{e.level}: {e.message}" for e in of(events, Log)]
     assert len(logs) == len(notes)
     assert all(log.startswith(note) for log, note in zip(logs, notes, strict=True))
@@ -242,11 +247,15 @@ async def test_model_is_passed_only_when_wanted(tmp_path: Path) -> None:
     assert "--append-system-prompt" not in recorded(record)["argv"]
 
 
-def test_argv_keeps_the_task_one_argument(tmp_path: Path) -> None:
-    ctx = make_ctx(tmp_path, "pi")
-    ctx.task = "-rf / --help; $(echo no)"
-    argv = build_argv("/bin/pi", ctx, ["read"], None)
-    assert argv[-1] == "Task: -rf / --help; $(echo no)"
+async def test_the_task_travels_as_data_never_as_an_argument(tmp_path: Path) -> None:
+    record = tmp_path / "record.json"
+    pi = make_fake_pi(tmp_path / "bin", {"record": str(record), "steps": answer_lines("ok")})
+    ctx = make_ctx(tmp_path, pi)
+    ctx.task = "-rf / --help; $(echo no)\nline two"
+    await collect(ctx)
+    seen = recorded(record)
+    assert seen["task"] == "Task: -rf / --help; $(echo no)\nline two"
+    assert not any("echo no" in arg for arg in seen["argv"])
 
 
 # ------------------------------------------------------------------------------ failures
@@ -271,9 +280,10 @@ async def test_exit_1_with_stderr_fails_with_its_tail(tmp_path: Path) -> None:
 async def test_garbage_non_utf8_and_a_partial_last_line_are_logged(tmp_path: Path) -> None:
     steps = [
         {"out": "Debugger attached."},
-        *answer_lines("fine"),
+        *answer_lines("fine", end=False),
         {"out_bytes": "ff fe 80 0a".replace(" ", "")},
         {"out_bytes": b'{"type": "message_end", "mess'.hex()},
+        {"exit": 0},
     ]
     pi = make_fake_pi(tmp_path / "bin", {"steps": steps})
     events = await collect(

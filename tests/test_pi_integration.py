@@ -1,10 +1,9 @@
-"""The real pi CLI (0.73.1, as ``.ci/run`` installs it) driven through Baton's runner.
+"""The real pi CLIs (0.73.1 and the current 1.x, as ``.ci/run`` installs them) driven through
+Baton's runner; every test runs against both.
 
 pi is configured in a temporary ``PI_CODING_AGENT_DIR`` whose ``models.json`` points at the
 scripted OpenAI-compatible server of ``tests/llm_server.py``; nothing leaves 127.0.0.1.
-Where pi is looked for: ``$BATON_PI_BIN``, then ``<repo>/.tools/npm/node_modules/.bin/pi``
-(CI), then ``/tmp/npmtest/node_modules/.bin/pi`` (the development machine). Without pi or
-Node the tests skip and say why.
+Where pi is looked for: ``tests/real_clis.py`` (skips without it, fails under ``CI=true``).
 """
 
 from __future__ import annotations
@@ -12,16 +11,19 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
+import real_clis
 from llm_server import MODEL, LLMServer, Reply
 
 from core.agents import AgentCatalog, AgentDefinition
-from core.backends.pi_cli import descendants
+from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalRequest, Responder, deny_all
 from core.events import (
+    ApprovalRequested,
+    ApprovalResolved,
     Event,
     Log,
     RunFinished,
@@ -33,51 +35,23 @@ from core.events import (
     ToolCallStarted,
     Usage,
 )
+from core.paths import config_dir
 from core.runner import Runner, RunRequest, StepSpec
 from core.settings import Settings
 
 pytestmark = pytest.mark.integration
 
-REPO = Path(__file__).resolve().parents[1]
-CANDIDATES = [
-    REPO / ".tools" / "npm" / "node_modules" / ".bin" / "pi",
-    Path("/tmp/npmtest/node_modules/.bin/pi"),
-]
 
-
-def find_real_pi() -> Path:
-    override = os.environ.get("BATON_PI_BIN")
-    candidates = [Path(override)] if override else CANDIDATES
-    found = next((path for path in candidates if path.is_file()), None)
-    if found is None:
-        where = ", ".join(str(path) for path in candidates)
-        pytest.skip(f"the real pi CLI is not installed (looked at {where}; .ci/run installs it)")
-    if shutil.which("node") is None:
-        pytest.skip("Node.js is not on PATH: the real pi CLI cannot run")
-    return found
-
-
-@pytest.fixture
+@pytest.fixture(params=real_clis.PI_CLIS, ids=lambda cli: cli.name)
 def real_pi(
-    tmp_path: Path, llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    llm_server: LLMServer,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> tuple[Path, Path]:
     """The pi executable and a working folder; pi's config points at ``llm_server``."""
-    executable = find_real_pi()
-    agent_dir = tmp_path / "pi-agent"
-    agent_dir.mkdir()
-    cost = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
-    model = {"id": MODEL, "contextWindow": 128000, "maxTokens": 4096, "cost": cost}
-    provider = {"baseUrl": llm_server.base_url, "api": "openai-completions", "apiKey": "any"}
-    models = {"providers": {"local": {**provider, "models": [model]}}}
-    (agent_dir / "models.json").write_text(json.dumps(models), encoding="utf-8")
-    settings = {"defaultProvider": "local", "defaultModel": MODEL, "retry": {"enabled": False}}
-    (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir))
-    monkeypatch.setenv("PI_OFFLINE", "1")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "notes.txt").write_text("The launch code word is: marigold.\n", encoding="utf-8")
-    return executable, work
+    executable = real_clis.find(request.param, monkeypatch)
+    return executable, real_clis.configure_pi(tmp_path, llm_server, monkeypatch)
 
 
 def agent(name: str, tools: tuple[str, ...], prompt: str) -> AgentDefinition:
@@ -85,12 +59,16 @@ def agent(name: str, tools: tuple[str, ...], prompt: str) -> AgentDefinition:
 
 
 def runner_for(
-    request: RunRequest, executable: Path, agents: list[AgentDefinition]
+    request: RunRequest,
+    executable: Path,
+    agents: list[AgentDefinition],
+    responder: Responder = deny_all,
 ) -> tuple[Runner, list[Event]]:
     events: list[Event] = []
     runner = Runner(
         request,
         settings=Settings(pi_path=str(executable)),
+        responder=responder,
         listeners=[events.append],
         record=False,
         agents=AgentCatalog(agents=agents),
@@ -190,7 +168,7 @@ async def test_cancel_stops_the_real_pi(real_pi: tuple[Path, Path], llm_server: 
     runner, events = runner_for(request, executable, [agent("solo", ("read",), "Be brief.")])
     running = asyncio.create_task(runner.run())
     await llm_server.wait_requests_async(1, timeout=60)  # pi is waiting for the model
-    (pi_process,) = descendants(os.getpid())  # pi names itself "pi" (process.title)
+    (pi_process,) = [c.pid for c in psutil.Process().children(recursive=True)]  # pi: 'pi'
     assert process_name(pi_process) == "pi"
     runner.cancel()
     result = await asyncio.wait_for(running, 30)
@@ -205,3 +183,79 @@ async def test_cancel_stops_the_real_pi(real_pi: tuple[Path, Path], llm_server: 
 
 def process_name(pid: int) -> str:
     return Path(f"/proc/{pid}/comm").read_text(encoding="utf-8").strip()
+
+
+async def test_bash_under_approve_deny_is_blocked_and_the_reason_reaches_the_model(
+    real_pi: tuple[Path, Path], llm_server: LLMServer
+) -> None:
+    executable, work = real_pi
+    llm_server.queue(
+        Reply.tool("bash", {"command": "touch pwned.txt"}, call_id="call_bash"),
+        Reply.answer("I could not run it."),
+    )
+    request = RunRequest(mode="single", steps=[StepSpec("solo", "Go")], cwd=work, backend="pi")
+    runner, events = runner_for(request, executable, [agent("solo", ("bash",), "Be brief.")])
+    result = await asyncio.wait_for(runner.run(), 120)
+
+    assert result.status == "ok", [e for e in events if isinstance(e, Log | StepFinished)]
+    assert not (work / "pwned.txt").exists()
+    (asked,) = of(events, ApprovalRequested)
+    assert (asked.tool, asked.call_id) == ("bash", "call_bash")
+    assert [e.decision for e in of(events, ApprovalResolved)] == ["deny"]
+    (done,) = of(events, ToolCallFinished)
+    assert (done.status, done.result) == ("error", NO_ONE_TO_ASK)
+    assert llm_server.requests[1].tool_messages[0]["content"] == NO_ONE_TO_ASK
+
+
+async def test_an_approved_edited_command_is_what_the_real_pi_runs(
+    real_pi: tuple[Path, Path], llm_server: LLMServer
+) -> None:
+    executable, work = real_pi
+    asked: list[ApprovalRequest] = []
+
+    async def edit(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(decision="approve", updated_arguments={"command": "echo right > o"})
+
+    llm_server.queue(
+        Reply.tool("bash", {"command": "echo wrong > o"}, call_id="call_bash"),
+        Reply.answer("done"),
+    )
+    request = RunRequest(mode="single", steps=[StepSpec("solo", "Go")], cwd=work, backend="pi")
+    runner, events = runner_for(request, executable, [agent("solo", ("bash",), "B.")], edit)
+    result = await asyncio.wait_for(runner.run(), 120)
+
+    assert result.status == "ok", [e for e in events if isinstance(e, Log | StepFinished)]
+    assert [r.arguments for r in asked] == [{"command": "echo wrong > o"}]
+    assert (work / "o").read_text(encoding="utf-8") == "right\n"
+
+
+async def test_a_subagent_tool_is_never_given_to_the_real_pi(
+    real_pi: tuple[Path, Path], llm_server: LLMServer
+) -> None:
+    executable, work = real_pi
+    llm_server.queue(Reply.answer("ok"))
+    request = RunRequest(mode="single", steps=[StepSpec("solo", "Go")], cwd=work, backend="pi")
+    tools = ("read", "subagent")
+    runner, events = runner_for(request, executable, [agent("solo", tools, "B.")])
+    result = await asyncio.wait_for(runner.run(), 120)
+    assert result.status == "ok"
+    assert llm_server.requests[0].tool_names == ["read"]
+    assert any("not given to pi: subagent" in e.message for e in of(events, Log))
+
+
+async def test_the_real_pi_never_reads_baton_s_own_folders(
+    real_pi: tuple[Path, Path], llm_server: LLMServer
+) -> None:
+    executable, work = real_pi
+    secret = config_dir() / "config.yaml"
+    secret.parent.mkdir(parents=True, exist_ok=True)
+    secret.write_text("policy: {bash: allow}  # SECRET-CONFIG\n", encoding="utf-8")
+    llm_server.queue(Reply.tool("read", {"path": str(secret)}), Reply.answer("ok"))
+    request = RunRequest(mode="single", steps=[StepSpec("solo", "Go")], cwd=work, backend="pi")
+    runner, events = runner_for(request, executable, [agent("solo", ("read",), "B.")])
+    result = await asyncio.wait_for(runner.run(), 120)
+    assert result.status == "ok"
+    (done,) = of(events, ToolCallFinished)
+    assert done.status == "error" and "Baton's own settings or data folder" in done.result
+    assert all("SECRET-CONFIG" not in json.dumps(r.messages) for r in llm_server.requests)

@@ -35,6 +35,7 @@ from core.settings import Settings
 
 if TYPE_CHECKING:
     from core.approvals import ApprovalGate
+    from core.budget import BudgetGuard
     from core.events import Event
 
 E = TypeVar("E", bound="Event")
@@ -66,6 +67,8 @@ class StepContext:
     approvals: ApprovalGate
     clock: RunClock = field(default_factory=RunClock)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    budget: BudgetGuard | None = None
+    """Checked before every model request (``await ctx.budget.check(ctx.step)``)."""
 
     def make(self, kind: type[E], **fields: Any) -> E:
         """Build an event of this step, with ``run_id``, ``step`` and ``ts`` filled in."""

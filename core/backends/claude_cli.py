@@ -9,7 +9,10 @@ The process (``reference/claude/PROTOCOL.md``)::
 
     claude -p --output-format stream-json --verbose --include-partial-messages
            --input-format stream-json --permission-prompt-tool stdio
+           --permission-mode default [--disallowedTools=…] --settings=<ask/deny rules>
            [--model M] [--tools a,b] [--max-turns N] --append-system-prompt=<agent body>
+
+(the policy's part: :mod:`core.backends.claude_permissions`)
 
 runs in the step's folder (there is no ``--cwd``). Baton writes the ``initialize`` control
 request and the task as a stream-json user message, then keeps stdin open: the CLI asks about
@@ -47,8 +50,12 @@ from typing import Any, ClassVar
 
 from core.backends.base import BackendError, StepContext
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name
+from core.backends.claude_permissions import denied_tools, permission_args
+from core.backends.cli_output import json_object
+from core.backends.cli_paths import protected_refusal
+from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log
-from core.tools.process_group import stop_group
+from core.process_tree import stop_tree
 
 INSTALL_HINT = (
     "install it with `npm install -g @anthropic-ai/claude-code` and log in by running "
@@ -112,11 +119,15 @@ def build_command(executable: str, ctx: StepContext) -> list[str]:
         "--permission-prompt-tool",
         "stdio",
     ]
+    policy = ctx.settings.effective_policy()
+    argv += permission_args(ctx.approvals, policy)
     if ctx.model:
         argv += ["--model", ctx.model]
     if ctx.agent.declared_tools is not None:
+        denied = denied_tools(ctx.approvals, policy)
+        offered = [t for t in claude_tools(ctx.agent.declared_tools) if t not in denied]
         # "=" form: a list-valued flag would swallow the arguments after it.
-        argv.append("--tools=" + ",".join(claude_tools(ctx.agent.declared_tools)))
+        argv.append("--tools=" + ",".join(offered))
     argv += ["--max-turns", str(ctx.settings.limits.max_turns)]
     if ctx.agent.system_prompt.strip():
         # "=" form: an agent body may start with "-".
@@ -139,6 +150,7 @@ class ClaudeBackend:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 cwd=ctx.cwd,
+                env=cli_environment(CLAUDE_PROVIDER_KEYS, ctx.agent.env),
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -194,7 +206,7 @@ class _Session:
                 continue
             if not line:
                 break
-            data = _json_object(line)
+            data = json_object(line)
             kind = data.get("type") if data else None
             if data is None:
                 for event in self.parser.feed(line):
@@ -267,6 +279,10 @@ class _Session:
     async def _answer(self, request_id: str, request: dict[str, Any]) -> None:
         arguments = request.get("input")
         arguments = arguments if isinstance(arguments, dict) else {}
+        refusal = protected_refusal(arguments, self.ctx.cwd)
+        if refusal is not None:
+            await self._reply(request_id, {"behavior": "deny", "message": refusal})
+            return
         try:
             answer = await self.ctx.approvals.check(
                 run_id=self.ctx.run_id,
@@ -285,8 +301,7 @@ class _Session:
             updated = answer.updated_arguments
             reply = {"behavior": "allow", "updatedInput": arguments if updated is None else updated}
         else:
-            reason = answer.reason or "The user denied this tool call."
-            reply = {"behavior": "deny", "message": reason}
+            reply = {"behavior": "deny", "message": answer.denial_message()}
         await self._reply(request_id, reply)
 
     async def _reply(self, request_id: str, reply: dict[str, Any]) -> None:
@@ -341,7 +356,7 @@ class _Session:
         try:
             await asyncio.wait_for(self.proc.wait(), self.backend.interrupt_grace_s)
         except TimeoutError:
-            await stop_group(self.proc, self.backend.terminate_grace_s)
+            await stop_tree(self.proc, self.backend.terminate_grace_s)
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -359,17 +374,9 @@ class _Session:
             task.cancel()
         await self._close_stdin()
         # Also when the CLI already exited: what it left running in its group goes too.
-        await stop_group(self.proc, self.backend.terminate_grace_s)
+        await stop_tree(self.proc, self.backend.terminate_grace_s)
         if self._stderr_task is not None:
             await asyncio.wait({self._stderr_task}, timeout=STDERR_DRAIN_S)
             self._stderr_task.cancel()
             helpers.append(self._stderr_task)
         await asyncio.gather(*helpers, return_exceptions=True)
-
-
-def _json_object(line: bytes) -> dict[str, Any] | None:
-    try:
-        data = json.loads(line)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None

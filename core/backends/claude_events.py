@@ -22,9 +22,13 @@ transcripts of ``reference/claude/``. Rules (see ``PROTOCOL.md`` there):
   model), cache tokens, ``num_turns`` — so :meth:`~ClaudeEventParser.finish` adds one correcting
   ``usage`` event that makes the step's sum equal the last ``result``'s totals.
 * Failure is ``is_error`` on the last ``result`` (API failures arrive as ``subtype:
-  "success"``); background subagents can print more than one ``result``: the last one wins.
-* Subagent messages (``parent_tool_use_id`` set) show their tool calls; their text is logged,
-  not mixed into the step's answer.
+  "success"``) or an ``error_*`` subtype (2.0.76 and 1.0.128 end a turn-limited run with
+  ``error_max_turns`` and ``is_error: false``); an interrupted run (``terminal_reason:
+  aborted_*``) is aborted, not failed. Background subagents can print more than one
+  ``result``: the last one wins.
+* Subagent messages (``parent_tool_use_id`` set) keep it as the events' ``parent_call_id``:
+  their text and tool calls belong to the Task call that started them, never to the step's
+  own answer. Text carries its API message id, so two separate answers are never glued.
 * Unknown line types and ``system`` subtypes are logged once (``debug``), never fatal; lines
   that are not JSON are logged as warnings.
 """
@@ -190,17 +194,21 @@ class ClaudeEventParser:
             )
         return out
 
-    def announce(self, call_id: str, claude_tool: str, arguments: Any) -> list[Event]:
+    def announce(
+        self, call_id: str, claude_tool: str, arguments: Any, parent: str | None = None
+    ) -> list[Event]:
         """``tool_call_started`` for a call not announced yet (a ``can_use_tool`` request may
-        arrive before the call's own line, and the dialog must have a row to belong to)."""
+        arrive before the call's own line, and the dialog must have a row to belong to).
+        ``parent``: the Task call of the sub-agent making this call."""
         if not call_id or call_id in self._announced:
             return []
         self._announced.add(call_id)
         self._calls[call_id] = _Call(self._clock())
         args = arguments if isinstance(arguments, dict) else {"input": arguments}
+        tool = baton_tool_name(claude_tool)
         return [
             self._make(
-                ToolCallStarted, call_id=call_id, tool=baton_tool_name(claude_tool), arguments=args
+                ToolCallStarted, call_id=call_id, tool=tool, arguments=args, parent_call_id=parent
             )
         ]
 
@@ -327,7 +335,7 @@ class ClaudeEventParser:
         elif kind == "content_block_stop":
             block = current.blocks.get(index)
             if block is not None and block.kind == "tool_use":
-                self._announce_streamed(block, out)
+                self._announce_streamed(block, out, None if key == _MAIN else key)
             elif block is not None and block.kind == "text" and key == _MAIN:
                 self._last_text = block.text
         elif kind == "message_delta":
@@ -344,23 +352,24 @@ class ClaudeEventParser:
         kind = delta.get("type")
         if block is None:
             return
+        ids = {"message_id": self._streams[key].id or None, "parent_call_id": key or None}
         if kind == "text_delta" and isinstance(delta.get("text"), str):
             block.text += delta["text"]
-            if key == _MAIN and delta["text"]:
-                out.append(self._make(TextDelta, text=delta["text"]))
+            if delta["text"]:
+                out.append(self._make(TextDelta, text=delta["text"], **ids))
         elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
             block.text += delta["thinking"]
-            if key == _MAIN and delta["thinking"]:
-                out.append(self._make(ThinkingDelta, text=delta["thinking"]))
+            if delta["thinking"]:
+                out.append(self._make(ThinkingDelta, text=delta["thinking"], **ids))
         elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
             block.json += delta["partial_json"]
 
-    def _announce_streamed(self, block: _Block, out: list[Event]) -> None:
+    def _announce_streamed(self, block: _Block, out: list[Event], parent: str | None) -> None:
         try:
             arguments = json.loads(block.json) if block.json.strip() else {}
         except ValueError:
             return  # the assistant line carries the full input
-        out.extend(self.announce(block.tool_id, block.tool_name, arguments))
+        out.extend(self.announce(block.tool_id, block.tool_name, arguments, parent))
 
     def _message_usage(
         self, message_id: str, usage: dict[str, Any], model: str | None, out: list[Event]
@@ -374,7 +383,8 @@ class ClaudeEventParser:
 
     def _assistant(self, data: dict[str, Any], out: list[Event]) -> None:
         message = data.get("message") or {}
-        main = not data.get("parent_tool_use_id")
+        parent = str(data["parent_tool_use_id"]) if data.get("parent_tool_use_id") else None
+        main = parent is None
         if message.get("model") == "<synthetic>":  # the CLI's own words, e.g. an API error
             text = content_text(message.get("content"))
             out.append(self._log("warning" if data.get("error") else "info", text))
@@ -385,19 +395,17 @@ class ClaudeEventParser:
         streamed = message_id in self._streamed_ids
         for block in message.get("content") or []:
             kind = block.get("type") if isinstance(block, dict) else None
+            ids = {"message_id": message_id or None, "parent_call_id": parent}
             if kind == "tool_use":
-                out.extend(
-                    self.announce(str(block.get("id")), str(block.get("name")), block.get("input"))
-                )
+                call_id, name = str(block.get("id")), str(block.get("name"))
+                out.extend(self.announce(call_id, name, block.get("input"), parent))
             elif kind == "text" and isinstance(block.get("text"), str):
                 if main:
                     self._last_text = block["text"]
-                    if not streamed and block["text"]:
-                        out.append(self._make(TextDelta, text=block["text"]))
-                elif block["text"]:
-                    out.append(self._log("debug", f"subagent: {preview(block['text'])}"))
-            elif kind == "thinking" and main and not streamed and block.get("thinking"):
-                out.append(self._make(ThinkingDelta, text=str(block["thinking"])))
+                if not streamed and block["text"]:
+                    out.append(self._make(TextDelta, text=block["text"], **ids))
+            elif kind == "thinking" and not streamed and block.get("thinking"):
+                out.append(self._make(ThinkingDelta, text=str(block["thinking"]), **ids))
         if not streamed and message_id:
             self._message_usage(message_id, message.get("usage") or {}, model, out)
 
@@ -432,7 +440,14 @@ class ClaudeEventParser:
             return "aborted", "cancelled"
         result = self.result
         if result is not None:
-            if result.get("is_error") is not True:
+            reason = result.get("terminal_reason")
+            if isinstance(reason, str) and reason.startswith("aborted"):
+                # A person interrupted the CLI (Esc, SIGINT): cancelled, not a failure.
+                what = "tools were running" if reason == "aborted_tools" else "it was answering"
+                return "aborted", f"interrupted: Claude Code was stopped while {what}"
+            subtype = str(result.get("subtype") or "")
+            # 2.0.76 and 1.0.128 end a turn-limited run with error_max_turns and is_error false
+            if result.get("is_error") is not True and not subtype.startswith("error"):
                 return "ok", None
             return "error", _result_error(result)
         if exit_code is not None and (exit_code < 0 or exit_code in (129, 130, 137, 143)):
@@ -477,8 +492,11 @@ def _result_error(result: dict[str, Any]) -> str:
     errors = result.get("errors")
     if isinstance(errors, list) and errors:
         return "; ".join(str(e) for e in errors)
+    if result.get("subtype") == "error_max_turns":
+        turns = result.get("num_turns")
+        return "Claude Code stopped at the turn limit" + (f" ({turns} turns)" if turns else "")
     text = result.get("result")
-    if isinstance(text, str) and text.strip():
+    if isinstance(text, str) and text.strip() and result.get("is_error") is True:
         return text.strip()
     return f"Claude Code failed ({result.get('subtype') or 'no reason given'})"
 

@@ -11,6 +11,8 @@ Two forms are read, both one JSON object a line:
 
 Times: the conversation form's ``t`` (seconds), else the ISO ``timestamp`` that 2.x puts on
 message lines, counted from the first one; lines without either keep the latest time seen.
+The step ends at the ``result``'s ``duration_ms`` when that is later; without any time in the
+file (1.0.x), tool durations are unknown (``None``), not 0.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from typing import Any
 
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name
 from core.backends.cli_output import content_text
-from core.events import ApprovalRequested, ApprovalResolved, Event, StepFinished
+from core.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    StepFinished,
+    ToolCallFinished,
+)
 
 
 @dataclass
@@ -104,14 +112,28 @@ def read_claude_transcript(
             body += _answered(parser, message, clock.now, asked)
     *closing, finished = parser.finish(None)
     assert isinstance(finished, StepFinished)
+    body += closing
+    took = (parser.result or {}).get("duration_ms")
+    if isinstance(took, int | float) and took / 1000 > finished.ts:
+        # The run's own measure; message timestamps (2.x only) miss the work after the last.
+        finished = finished.model_copy(update={"ts": round(took / 1000, 3)})
+    if clock.origin is None and not clock.now:
+        # No time in the file at all (1.0.x stdout): a call's duration is unknown, not 0 ms.
+        body = [_unmeasured(e) for e in body]
     return ClaudeTranscript(
-        body=body + closing,
+        body=body,
         finished=finished,
         task=task,
         model=parser.model,
         cwd=parser.cwd,
         started_at=clock.origin,
     )
+
+
+def _unmeasured(event: Event) -> Event:
+    if isinstance(event, ToolCallFinished):
+        return event.model_copy(update={"duration_ms": None})
+    return event
 
 
 def transcript_to_events(

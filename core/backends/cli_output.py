@@ -7,7 +7,11 @@ event without flooding it.
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, Literal
 
 PREVIEW_CHARS = 200
 """How much of an unreadable line a ``log`` event quotes."""
@@ -42,3 +46,62 @@ def preview(text: str) -> str:
     """One line, cut at :data:`PREVIEW_CHARS`, for quoting unreadable output in a log event."""
     text = text.rstrip("\r\n")
     return text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + "…"
+
+
+def json_object(line: bytes | str) -> dict[str, Any] | None:
+    """One line as a JSON object; ``None`` when it is not JSON or not an object."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+READ_CHUNK = 256 * 1024
+"""How much of a child's output is read at a time."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a child's output. ``kind``: ``line`` (ended by a newline), ``partial``
+    (the stream ended first) or ``overflow`` (longer than the limit: ``data`` is empty and
+    ``size`` says how long it was)."""
+
+    data: bytes
+    kind: Literal["line", "partial", "overflow"]
+    size: int
+
+
+async def read_lines(stream: asyncio.StreamReader, max_line: int) -> AsyncIterator[Line]:
+    """Split a stream into lines without ever holding more than ``max_line`` bytes of one.
+
+    ``StreamReader.readline`` cannot do this: past its limit it raises and throws the buffer
+    away mid-line, so the line's tail would then arrive as a bogus line of its own.
+    """
+    buffer = bytearray()
+    skipped = 0  # bytes of an over-long line thrown away so far; 0: not skipping
+    while chunk := await stream.read(READ_CHUNK):
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            piece = chunk[start : end + 1]
+            start = end + 1
+            if skipped or len(buffer) + len(piece) > max_line:
+                yield Line(b"", "overflow", skipped + len(buffer) + len(piece))
+                skipped = 0
+                buffer.clear()
+                continue
+            buffer += piece
+            yield Line(bytes(buffer), "line", len(buffer))
+            buffer.clear()
+        rest = chunk[start:]
+        if skipped:
+            skipped += len(rest)
+        elif len(buffer) + len(rest) > max_line:
+            skipped = len(buffer) + len(rest)
+            buffer.clear()
+        else:
+            buffer += rest
+    if skipped:
+        yield Line(b"", "overflow", skipped)
+    elif buffer:
+        yield Line(bytes(buffer), "partial", len(buffer))

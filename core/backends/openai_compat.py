@@ -54,6 +54,7 @@ from core.backends.sse import (
     error_message,
 )
 from core.backends.tool_calls import ToolOutcome, run_tool_call
+from core.budget import BudgetReached
 from core.events import (
     Event,
     Retry,
@@ -168,6 +169,11 @@ class OpenAICompatBackend:
                     if ctx.cancelled.is_set():
                         yield ctx.make(StepFinished, status="aborted", output=output, usage=total)
                         return
+                    if ctx.budget is not None:
+                        try:
+                            await ctx.budget.check(ctx.step)
+                        except BudgetReached as reached:
+                            raise _StepFailure(str(reached)) from None
                     turn = _Turn()
                     requesting = self._request(ctx, client, url, headers, request, turn)
                     async with aclosing(requesting) as events:

@@ -1,29 +1,34 @@
-"""The ``pi`` backend: one step = one ``pi --mode json -p --no-session`` process (DESIGN §5).
+"""The ``pi`` backend: one step = one ``pi --mode rpc`` process with Baton's gate (DESIGN §5).
 
 Users who already have pi installed and logged in to their providers get Baton's view of
 their runs with no set-up: pi chooses the provider and, without a model, its own default.
-This module owns the process; what pi's lines mean is :mod:`core.backends.pi_events`.
+This module owns the process; the RPC conversation (task, approval questions, the end) is
+:mod:`core.backends.pi_rpc`, and what pi's event lines mean is :mod:`core.backends.pi_events`.
 
 The process, per step::
 
-    pi --mode json -p --no-session [--model M] [--tools a,b | --no-tools]
-       [--append-system-prompt <0600 file in a 0700 temp folder>] "Task: <task>"
+    pi --mode rpc --no-session --no-extensions -e <baton-gate.js> [--model M]
+       [--tools a,b | --no-tools] [--append-system-prompt <0600 file in a 0700 temp folder>]
+
+and the task (``Task: <task>``) goes in as an RPC ``prompt`` once the gate is seen loaded.
 
 * stdout is read as it arrives, line by line, never buffered whole (0.73.1's output grows
   quadratically with the answer). Lines longer than :attr:`PiBackend.max_line_bytes` are
   skipped with a ``log`` event; so are lines that are not JSON or not UTF-8.
 * stderr is read at the same time: each line becomes a ``log`` warning, and its tail explains
   a non-zero exit.
-* Cancel (the runner cancels the task iterating :meth:`PiBackend.run`): SIGTERM to pi's
-  process group — pi then kills the detached shells of its bash tool itself — and SIGKILL to
-  the group and every descendant after :attr:`PiBackend.kill_grace_s` if pi is still alive.
+* Cancel (the runner cancels the task iterating :meth:`PiBackend.run`): SIGTERM to pi and
+  every descendant (its bash tool's detached shells included), SIGKILL to what is left after
+  :attr:`PiBackend.kill_grace_s` (:func:`core.process_tree.stop_tree`).
   The process is always reaped and the prompt folder always removed before ``run`` ends, even
   when the consumer stops iterating early.
-* pi runs its own tools and asks nobody: tools the policy denies are not offered to it, and
-  a step that offers tools the policy would ask about says so in a ``log`` warning.
+* Tools: only pi's built-in tools are offered (:data:`PI_TOOLS`; no extension tools such as
+  pi's sub-agent, so a step cannot start agents of its own), minus those the policy denies.
+  Every call of the others goes through Baton's approval gate before it runs.
 
-The minimum pi is 0.73 (``MIN_VERSION``): the first release whose ``--mode json`` events are
-the ones ``reference/pi/PROTOCOL.md`` describes; 1.x (the ``@earendil-works`` package) works too.
+The minimum pi is 0.73 (``MIN_VERSION``): the first release whose events are the ones
+``reference/pi/PROTOCOL.md`` describes. Its RPC mode and extension-UI protocol (pi 0.51+) carry
+the gate, so every pi Baton runs is gated; 1.x (the ``@earendil-works`` package) works too.
 """
 
 from __future__ import annotations
@@ -33,18 +38,19 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import tempfile
 from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar
 
-from core.agents import BATON_TOOLS
 from core.backends.base import BackendError, StepContext
+from core.backends.cli_output import READ_CHUNK, Line, json_object, read_lines
 from core.backends.pi_events import PiEventParser
-from core.events import Event, Log
+from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
+from core.environment import PI_PROVIDER_KEYS, cli_environment
+from core.events import Event, Log, StepFinished
+from core.process_tree import stop_tree
 from core.settings import Settings
 
 MIN_VERSION = (0, 73, 0)
@@ -59,66 +65,17 @@ PI_TOOLS: dict[str, str] = {
     "find": "find",
     "ls": "ls",
 }
-"""Baton tool → pi tool. ``document`` has no pi equivalent."""
+"""Baton tool → pi built-in tool: the only tools a pi step is ever given (no extension tools,
+so no sub-agents). ``document`` has no pi equivalent."""
 
 STDERR_TAIL_LINES = 50
 STDERR_TAIL_BYTES = 8_192
 STDERR_LOG_LIMIT = 500
 """stderr lines shown as ``log`` events per step; the rest only feed the tail."""
 
-_READ_CHUNK = 256 * 1024
 _VERSION_TIMEOUT_S = 30.0
 _versions: dict[str, tuple[int, int, int] | None] = {}
 """``pi --version`` per executable, asked once per process."""
-
-
-# -------------------------------------------------------------------------------- lines
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of a child's output. ``kind``: ``line`` (ended by a newline), ``partial``
-    (the stream ended first) or ``overflow`` (longer than the limit: ``data`` is empty and
-    ``size`` says how long it was)."""
-
-    data: bytes
-    kind: Literal["line", "partial", "overflow"]
-    size: int
-
-
-async def read_lines(stream: asyncio.StreamReader, max_line: int) -> AsyncIterator[Line]:
-    """Split a stream into lines without ever holding more than ``max_line`` bytes of one.
-
-    ``StreamReader.readline`` cannot do this: past its limit it raises and throws the buffer
-    away mid-line, so the line's tail would then arrive as a bogus line of its own.
-    """
-    buffer = bytearray()
-    skipped = 0  # bytes of an over-long line thrown away so far; 0: not skipping
-    while chunk := await stream.read(_READ_CHUNK):
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            piece = chunk[start : end + 1]
-            start = end + 1
-            if skipped or len(buffer) + len(piece) > max_line:
-                yield Line(b"", "overflow", skipped + len(buffer) + len(piece))
-                skipped = 0
-                buffer.clear()
-                continue
-            buffer += piece
-            yield Line(bytes(buffer), "line", len(buffer))
-            buffer.clear()
-        rest = chunk[start:]
-        if skipped:
-            skipped += len(rest)
-        elif len(buffer) + len(rest) > max_line:
-            skipped = len(buffer) + len(rest)
-            buffer.clear()
-        else:
-            buffer += rest
-    if skipped:
-        yield Line(b"", "overflow", skipped)
-    elif buffer:
-        yield Line(bytes(buffer), "partial", len(buffer))
 
 
 # -------------------------------------------------------------------------------- finding pi
@@ -175,7 +132,10 @@ async def pi_version(executable: str) -> tuple[int, int, int] | None:
     if process.returncode != 0:
         reason = err.decode("utf-8", "replace").strip()[-500:] or f"status {process.returncode}"
         raise BackendError(f"pi ({executable}) failed to report its version: {reason}")
-    version = parse_version(out.decode("utf-8", "replace"))
+    # pi 0.73.1 prints its version on stderr, 1.x on stdout: read both.
+    version = parse_version(out.decode("utf-8", "replace")) or parse_version(
+        err.decode("utf-8", "replace")
+    )
     _versions[executable] = version
     return version
 
@@ -188,7 +148,11 @@ def _version_text(version: tuple[int, ...]) -> str:
 
 
 def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
-    """pi tool names for ``--tools`` and the notes the user should see about them."""
+    """pi tool names for ``--tools`` and the notes the user should see about them.
+
+    Only pi's built-in tools are ever passed: a name the agent lists that is not one of them
+    (``subagent`` and other extension tools) is left out with a warning, never handed to pi.
+    """
     notes: list[Log] = []
     names: list[str] = []
     for tool in ctx.tools:
@@ -214,20 +178,15 @@ def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
             )
             continue
         names.append(PI_TOOLS[tool])
-    # Names Baton does not know (pi extension tools) go to pi as written; pi ignores those
-    # it does not have either.
-    for tool in ctx.agent.tools or ():
-        if tool not in BATON_TOOLS and tool not in names:
-            names.append(tool)
-    unasked = [name for name in names if ctx.approvals.policy_for(name) == "ask"]
-    if unasked:
+    unknown = [t for t in ctx.agent.tools or () if t not in PI_TOOLS and t != "document"]
+    if unknown:
         notes.append(
             ctx.make(
                 Log,
                 level="warning",
                 message=(
-                    "pi runs its tools without asking: "
-                    f"{', '.join(unasked)} will run without Baton's approval"
+                    f"not given to pi: {', '.join(unknown)} (pi steps get only pi's built-in "
+                    f"tools: {', '.join(PI_TOOLS)})"
                 ),
             )
         )
@@ -237,13 +196,15 @@ def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
 def build_argv(
     executable: str, ctx: StepContext, tools: list[str], prompt_file: Path | None
 ) -> list[str]:
-    argv = [executable, "--mode", "json", "-p", "--no-session"]
+    # --no-extensions: neither the user's nor pi's built-in extensions (tools such as pi's
+    # sub-agent); the explicitly loaded gate still is.
+    argv = [executable, "--mode", "rpc", "--no-session", "--no-extensions"]
+    argv += ["-e", str(gate_extension())]
     if ctx.model and ctx.settings.pi_pass_model:
         argv += ["--model", ctx.model]
     argv += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
     if prompt_file is not None:
         argv += ["--append-system-prompt", str(prompt_file)]
-    argv.append(f"Task: {ctx.task}")
     return argv
 
 
@@ -254,61 +215,6 @@ def write_private_prompt(folder: Path, text: str) -> Path:
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(text)
     return path
-
-
-# -------------------------------------------------------------------------------- processes
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live descendant of ``pid`` (Linux ``/proc``; elsewhere nothing is found).
-
-    Needed because pi starts its bash tool's shells detached (a session of their own), so a
-    signal to pi's process group does not reach them.
-    """
-    children: dict[int, list[int]] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1:
-            children.setdefault(int(fields[1]), []).append(int(entry))
-    found: list[int] = []
-    pending = [pid]
-    while pending:
-        for child in children.get(pending.pop(), []):
-            found.append(child)
-            pending.append(child)
-    return found
-
-
-_HARD_KILL = getattr(signal, "SIGKILL", signal.SIGTERM)
-"""Windows has no SIGKILL (nor process groups): there ``os.kill`` terminates pi alone."""
-
-
-def _signal_group(pid: int, signum: int) -> None:
-    with contextlib.suppress(OSError):  # gone already, or not ours to signal
-        if hasattr(os, "killpg"):
-            os.killpg(pid, signum)
-        else:
-            os.kill(pid, signum)
-
-
-def _kill_tree(pid: int) -> None:
-    """SIGKILL pi's group and everything it started, wherever those went."""
-    tree = descendants(pid)
-    _signal_group(pid, _HARD_KILL)
-    for child in tree:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(child, _HARD_KILL)
 
 
 # -------------------------------------------------------------------------------- backend
@@ -347,6 +253,7 @@ class PiBackend:
         stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         folder = Path(tempfile.mkdtemp(prefix="baton-pi-"))
         process: asyncio.subprocess.Process | None = None
+        session: PiRpcSession | None = None
         try:
             prompt = ctx.agent.system_prompt.strip()
             prompt_file = write_private_prompt(folder, prompt + "\n") if prompt else None
@@ -355,7 +262,8 @@ class PiBackend:
                 process = await asyncio.create_subprocess_exec(
                     *argv,
                     cwd=ctx.cwd,
-                    stdin=asyncio.subprocess.DEVNULL,
+                    env=cli_environment(PI_PROVIDER_KEYS, ctx.agent.env),
+                    stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
                     stderr=asyncio.subprocess.PIPE,
                     start_new_session=True,
@@ -364,15 +272,27 @@ class PiBackend:
                 raise BackendError(
                     f"cannot start pi ({executable}): {error.strerror or error}"
                 ) from None
+            assert process.stdin is not None
+            stdin = StdinWriter(process.stdin)
+            session = PiRpcSession(ctx, stdin.send, stdin.close)
             for note in notes:
                 yield note
-            async for event in self._stream(ctx, process, parser, stderr_tail):
+            await session.start(f"Task: {ctx.task}")
+            async for event in self._stream(ctx, process, parser, stderr_tail, session):
                 yield event
             exit_code = await process.wait()
+            await stdin.close()
         finally:
+            if session is not None:
+                await session.close()
             await self._stop(process)
             shutil.rmtree(folder, ignore_errors=True)
-        for event in parser.finish(exit_code, _tail_text(stderr_tail)):
+        finished = parser.finish(exit_code, _tail_text(stderr_tail))
+        if session is not None and session.failure and isinstance(finished[-1], StepFinished):
+            finished[-1] = finished[-1].model_copy(
+                update={"status": "error", "error": session.failure}
+            )
+        for event in finished:
             yield event
 
     async def _stream(
@@ -381,6 +301,7 @@ class PiBackend:
         process: asyncio.subprocess.Process,
         parser: PiEventParser,
         stderr_tail: deque[str],
+        session: PiRpcSession,
     ) -> AsyncIterator[Event]:
         """stdout and stderr, interleaved as they arrive, until both are closed."""
         assert process.stdout is not None and process.stderr is not None
@@ -405,7 +326,7 @@ class PiBackend:
                 if line is None:
                     open_streams -= 1
                 elif source == "out":
-                    for event in self._stdout_events(ctx, parser, line):
+                    for event in self._stdout_events(ctx, parser, session, line):
                         yield event
                 else:
                     text = line.data.decode("utf-8", "replace").rstrip("\r\n")
@@ -420,7 +341,9 @@ class PiBackend:
                 task.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
 
-    def _stdout_events(self, ctx: StepContext, parser: PiEventParser, line: Line) -> list[Event]:
+    def _stdout_events(
+        self, ctx: StepContext, parser: PiEventParser, session: PiRpcSession, line: Line
+    ) -> list[Event]:
         if line.kind == "overflow":
             return [
                 ctx.make(
@@ -432,6 +355,11 @@ class PiBackend:
                     ),
                 )
             ]
+        if line.kind == "line" and not line.data.startswith(_UPDATE_HEAD):
+            data = json_object(line.data)
+            if data is not None:
+                handled = session.handle(data)
+                return parser.feed_object(data) if handled is None else handled
         return parser.feed(line.data, complete=line.kind == "line")
 
     async def _stop(self, process: asyncio.subprocess.Process | None) -> None:
@@ -459,21 +387,17 @@ class PiBackend:
             await asyncio.gather(*drains, return_exceptions=True)
 
     async def _terminate(self, process: asyncio.subprocess.Process) -> None:
-        _signal_group(process.pid, signal.SIGTERM)
-        waiter = asyncio.ensure_future(process.wait())
-        try:
-            await asyncio.wait({waiter}, timeout=self.kill_grace_s)
-        except asyncio.CancelledError:
-            _kill_tree(process.pid)  # cancelled again while waiting: no more grace
-            raise
-        finally:
-            if process.returncode is None:
-                _kill_tree(process.pid)
-        await waiter
+        """pi and everything it started (its bash tool's detached shells too): SIGTERM, then
+        SIGKILL after the grace — Baton's one process-tree terminator."""
+        await stop_tree(process, self.kill_grace_s)
+
+
+_UPDATE_HEAD = b'{"type":"message_update"'
+"""The huge streaming lines: never decoded here (the parser scans their head)."""
 
 
 async def _discard(stream: asyncio.StreamReader) -> None:
-    while await stream.read(_READ_CHUNK):
+    while await stream.read(READ_CHUNK):
         pass
 
 

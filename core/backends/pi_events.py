@@ -1,4 +1,4 @@
-"""pi's ``--mode json`` output, one line at a time, as Baton events.
+"""pi's event lines (``--mode json``, and the same events in ``--mode rpc``) as Baton events.
 
 Pure and stateful per step: :class:`PiEventParser` gets each line pi printed (as it arrives, or
 read back from a saved transcript) and returns the Baton events it stands for; at the end,
@@ -225,6 +225,18 @@ class PiEventParser:
             what = "an incomplete last line" if not complete else "a line that is not a pi event"
             out.append(self._log("warning", f"ignored {what}: {preview(text)}"))
             return out
+        return out + self._read(data)
+
+    def feed_object(self, data: dict[str, Any]) -> list[Event]:
+        """Events for one line the caller already decoded (pi's RPC mode reads each object
+        first to answer the gate's questions)."""
+        self.lines += 1
+        if not isinstance(data.get("type"), str):
+            return [self._log("warning", f"ignored a line that is not a pi event: {data!r:.200}")]
+        return self._read(data)
+
+    def _read(self, data: dict[str, Any]) -> list[Event]:
+        out: list[Event] = []
         try:
             self._dispatch(data, out)
         except (KeyError, TypeError, AttributeError, ValueError) as error:

@@ -18,7 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from core.approvals import Responder, approve_all, deny_all, deny_by_setting
+from core.budget import Budget, BudgetAsker, Caps, stop_at_cap
 from core.errors import RunError
 from core.events import Event, event_to_json
 from core.redaction import Redactor
@@ -91,6 +94,7 @@ def register(commands: Any) -> None:
         "(default: prompt on a terminal, deny without one)",
     )
     parser.add_argument("--json", action="store_true", help="print NDJSON events")
+    add_budget_options(parser)
     parser.add_argument(
         "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
     )
@@ -143,11 +147,7 @@ def _with_params(request: RunRequest, values: list[str]) -> RunRequest:
 
 def build_runner(args: argparse.Namespace, settings: Settings) -> Runner:
     """The runner for the command line's request (definitions read once, not twice)."""
-    options: dict[str, Any] = {
-        "settings": settings,
-        "responder": _responder(args.approve),
-        "listeners": [_json_printer if args.json else _transcript_printer()],
-    }
+    options = runner_options(args, settings)
     if args.preset:
         request, agents, presets = preset_request(
             args.preset, list(args.args), args.cwd.resolve(), args.scope, **_request_options(args)
@@ -157,12 +157,38 @@ def build_runner(args: argparse.Namespace, settings: Settings) -> Runner:
 
 
 def _request_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {
+    options: dict[str, Any] = {
         "model": args.model,
         "backend": args.backend,
         "trust_project": args.trust_project,
         "allow_outside_folder": args.allow_outside_folder,
     }
+    budget = budget_from(args)
+    if budget is not None:  # else a preset's own budget applies
+        options["budget"] = budget
+    return options
+
+
+def add_budget_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("budget (checked before every model request)")
+    group.add_argument("--max-cost", type=float, metavar="USD", help="cap the run's cost")
+    group.add_argument("--max-tokens", type=int, metavar="N", help="cap the run's tokens")
+    group.add_argument("--step-max-cost", type=float, metavar="USD", help="cap each step's cost")
+    group.add_argument("--step-max-tokens", type=int, metavar="N", help="cap each step's tokens")
+
+
+def budget_from(args: argparse.Namespace) -> Budget | None:
+    """The caps the flags give (None: none given); raises RunError for a bad value."""
+    values = (args.max_cost, args.max_tokens, args.step_max_cost, args.step_max_tokens)
+    if all(value is None for value in values):
+        return None
+    try:
+        return Budget(
+            run=Caps(max_cost=args.max_cost, max_tokens=args.max_tokens),
+            step=Caps(max_cost=args.step_max_cost, max_tokens=args.step_max_tokens),
+        )
+    except ValidationError:
+        raise RunError("budget caps must be greater than 0") from None
 
 
 def build_request(args: argparse.Namespace) -> RunRequest:
@@ -207,14 +233,45 @@ def run(args: argparse.Namespace) -> int:
             sandbox = settings.sandbox.model_copy(update={"network": False})
             settings = settings.model_copy(update={"sandbox": sandbox})
         runner = build_runner(args, settings)
-        runner.prepare()
     except (RunError, SettingsError) as error:
-        # A key can hide in a message (a base_url with credentials in it): redact it too.
-        print(f"baton run: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error("baton run", error)
+    return execute(runner, settings, "baton run")
+
+
+def runner_options(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """Runner keywords for ``--approve`` and ``--json`` (shared with ``baton runs resume``)."""
+    return {
+        "settings": settings,
+        "responder": _responder(args.approve),
+        "listeners": [_json_printer if args.json else _transcript_printer()],
+        "budget_asker": _budget_asker(args.approve),
+    }
+
+
+def _budget_asker(choice: str | None) -> BudgetAsker:
+    """Ask on a terminal (as approvals do); stop at the cap with nobody to ask."""
+    if choice in ("deny", "all") or (choice is None and not sys.stdin.isatty()):
+        return stop_at_cap
+    from core.terminal_budget import ask_on_terminal
+
+    return ask_on_terminal
+
+
+def usage_error(command: str, error: Exception) -> int:
+    # A key can hide in a message (a base_url with credentials in it): redact it too.
+    print(f"{command}: {Redactor.from_environment().scrub(str(error))}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def execute(runner: Runner, settings: Settings, command: str) -> int:
+    """Check, say what is not sandboxed, run with Ctrl+C handling; the exit code."""
+    try:
+        runner.prepare()
+    except RunError as error:
+        return usage_error(command, error)
     status = sandbox_status(settings.sandbox.enabled)
     if not status.active:  # said before anything runs, not discovered afterwards
-        print(f"baton run: bash is {status.describe()}", file=sys.stderr)
+        print(f"{command}: bash is {status.describe()}", file=sys.stderr)
     return asyncio.run(_run_with_ctrl_c(runner))
 
 

@@ -1,4 +1,4 @@
-"""``baton runs``: the run history — list, export, import, delete."""
+"""``baton runs``: the run history — list, export, import, delete, resume, re-run."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.commands import rerun as rerun_command
 from core.redaction import Redactor, redact_all
 from core.run_export import run_to_json, run_to_markdown
 from core.run_names import run_name, status_word
@@ -33,6 +34,7 @@ def register(commands: Any) -> None:
     delete = actions.add_parser("delete", help="delete a saved run")
     delete.add_argument("run_id")
     delete.set_defaults(handler=_delete)
+    rerun_command.register(actions)
 
 
 def _title(record: RunRecord) -> str:

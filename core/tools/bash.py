@@ -27,6 +27,7 @@ from pydantic import BaseModel, Field
 
 from core import process_tree
 from core.environment import scrubbed_env
+from core.nesting import marker_for
 from core.paths import protected_dirs
 from core.process_tree import POLL_S, TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 from core.tools.base import Tool, ToolContext, ToolError
@@ -90,6 +91,7 @@ class BashTool(Tool):
             temp=temp,
         )
         env = scrubbed_env(allow=ctx.env_allow, known=ctx.secret_env)
+        env.update(marker_for(ctx.provenance.run_id, ctx.provenance.step))
         tag = env[TAG_VARIABLE] = new_tag()
         if temp is not None:
             env["TMPDIR"] = str(temp)

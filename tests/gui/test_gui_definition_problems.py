@@ -24,10 +24,10 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core.events import PlannedStep, RunStarted
+from core.rerun import request_from_run
 from core.settings import save_settings
 from gui.launch.launch_dialog import LaunchDialog
 from gui.launch.launch_steps import StepRow
-from gui.runs_view import rerun_request
 from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
@@ -194,6 +194,6 @@ def test_rerun_request_carries_the_values_a_run_used() -> None:
         cwd="/w",
         started_at="2026-01-01T00:00:00+00:00",
     )
-    request = rerun_request(started)
+    request = request_from_run(started)
     assert request.params == {"count": 3}
     assert [s.params for s in request.steps] == [{"tone": "casual"}, {"tone": "formal"}]

@@ -1,0 +1,114 @@
+"""Budgets: a cost and token cap per run and per step, checked before every model request.
+
+Usage is priced with the same table as the usage line (:mod:`core.pricing`). When a request
+would start with a cap already reached, the run pauses and asks (:data:`BudgetAsker`): the
+person raises the cap, or the step stops with "budget reached"; with nobody to ask it stops at
+once. Tokens count what a model read and wrote anew: input + output (cache reads are not new
+work and are priced in the cost cap instead).
+
+Baton's own loop asks before each request, so no request goes out past a cap. The pi and
+Claude Code CLIs make their requests themselves: their steps are checked on every usage report
+and stopped there (one request may go past the cap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.events import UsageStats
+
+CapKind = Literal["cost", "tokens"]
+
+
+class Caps(BaseModel):
+    """Limits for one scope (the run, or each step); None: no limit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_cost: float | None = Field(default=None, gt=0)
+    """US dollars."""
+    max_tokens: int | None = Field(default=None, gt=0)
+
+    def reached(self, usage: UsageStats) -> tuple[CapKind, str] | None:
+        """Which cap ``usage`` has reached and how, in words; None when none."""
+        if self.max_cost is not None and usage.cost >= self.max_cost:
+            return "cost", f"${usage.cost:.4f} spent of a ${self.max_cost:.4f} cap"
+        tokens = usage.input + usage.output
+        if self.max_tokens is not None and tokens >= self.max_tokens:
+            return "tokens", f"{tokens:,} tokens used of a {self.max_tokens:,} cap"
+        return None
+
+
+class Budget(BaseModel):
+    """``budget:`` in a preset, or ``--max-cost`` / ``--max-tokens`` on the command line."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run: Caps = Field(default_factory=Caps)
+    step: Caps = Field(default_factory=Caps)
+
+
+@dataclass(frozen=True)
+class BudgetQuestion:
+    run_id: str
+    step: int
+    scope: str
+    """"run" or "step"."""
+    kind: CapKind
+    reason: str
+    caps: Caps
+
+
+BudgetAsker = Callable[[BudgetQuestion], Awaitable[Caps | None]]
+"""Answers a reached cap: the raised caps to go on with, or None to stop."""
+
+
+async def stop_at_cap(question: BudgetQuestion) -> None:
+    """Nobody to ask (no terminal, a batch): the step stops."""
+    return None
+
+
+class BudgetReached(Exception):
+    """A cap was reached and not raised; ``str()`` is the step's error."""
+
+
+class BudgetGuard:
+    """The run's budget, checked by backends before each request. ``usage_of(step)`` gives
+    (run usage so far, that step's usage so far)."""
+
+    def __init__(
+        self,
+        budget: Budget,
+        usage_of: Callable[[int], tuple[UsageStats, UsageStats]],
+        ask: BudgetAsker = stop_at_cap,
+        run_id: str = "",
+    ) -> None:
+        self.budget = budget
+        self._usage_of = usage_of
+        self._ask = ask
+        self._run_id = run_id
+
+    async def check(self, step: int) -> None:
+        """Return when a request may go out; raises :class:`BudgetReached` otherwise."""
+        while True:
+            run_usage, step_usage = self._usage_of(step)
+            for scope, caps, usage in (
+                ("run", self.budget.run, run_usage),
+                ("step", self.budget.step, step_usage),
+            ):
+                reached = caps.reached(usage)
+                if reached is None:
+                    continue
+                kind, reason = reached
+                question = BudgetQuestion(self._run_id, step, scope, kind, reason, caps)
+                raised = await self._ask(question)
+                if raised is None or raised.reached(usage) is not None:
+                    raise BudgetReached(f"budget reached: {reason}")
+                self.budget = self.budget.model_copy(update={scope: raised})
+                break
+            else:
+                return

@@ -1,0 +1,110 @@
+"""Running a saved run again: whole (Re-run), from its first unfinished step (Resume), or from
+step N with that step changed (Re-run from step N).
+
+A saved run's ``run_started`` holds everything needed to repeat it: mode, agents, planned tasks
+(arguments and parameters already substituted, ``{previous}`` still open), folders, preset,
+arguments and parameter values. Resume and re-run-from also copy the finished steps' results
+(their ``step_finished``) into :attr:`core.runner.RunRequest.reused`: the runner shows and hands
+them on as saved, byte for byte, and sends no request for them. The new run is linked to its
+parent (:class:`core.events.Lineage`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from core.errors import RunError
+from core.events import Event, Lineage, RunStarted, StepFinished
+from core.params import split_shown
+from core.runner import RunRequest, StepSpec
+
+
+def request_from_run(started: RunStarted) -> RunRequest:
+    """The request that repeats a run: same mode, agents, planned tasks, folders, preset and
+    arguments. Models and backends are chosen afresh, as for any launch; parameter values are
+    the run's (agent bodies are filled in again, from them)."""
+    run_wide, own = split_shown(started.params, len(started.steps))
+    steps = [
+        StepSpec(agent=s.agent, task=s.task, cwd=s.cwd, params=values)
+        for s, values in zip(started.steps, own, strict=True)
+    ]
+    return RunRequest(
+        mode=started.mode,
+        steps=steps,
+        cwd=Path(started.cwd),
+        preset=started.preset,
+        args=list(started.args),
+        params=run_wide,
+    )
+
+
+def _parts(events: list[Event]) -> tuple[RunStarted, dict[int, StepFinished]]:
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    if started is None:
+        raise RunError("this file has no run_started event: it cannot be run again")
+    finished = {e.step: e for e in events if isinstance(e, StepFinished) and e.step is not None}
+    return started, finished
+
+
+def resume_request(events: list[Event]) -> RunRequest:
+    """A failed, cancelled or interrupted run, from its first unfinished step: a chain reuses
+    every step before it; parallel tasks reuse every task that finished ok."""
+    started, finished = _parts(events)
+    done = {i: f for i, f in finished.items() if f.status == "ok" and i < len(started.steps)}
+    if len(done) == len(started.steps):
+        raise RunError(
+            f"run {started.run_id} finished every step; nothing to resume "
+            "(re-run it, or re-run from a step)"
+        )
+    if started.mode == "chain":
+        first = next(i for i in range(len(started.steps)) if i not in done)
+        done = {i: f for i, f in done.items() if i < first}
+    else:
+        first = min(i for i in range(len(started.steps)) if i not in done)
+    request = request_from_run(started)
+    return replace(
+        request,
+        reused=done,
+        lineage=Lineage(run_id=started.run_id, step=first, kind="resume"),
+    )
+
+
+def rerun_from_request(
+    events: list[Event],
+    step_number: int,
+    *,
+    task: str | None = None,
+    agent: str | None = None,
+    model: str | None = None,
+) -> RunRequest:
+    """A chain again from step ``step_number`` (1-based), that step's task, agent or model
+    changed if given; the steps before it are reused from the saved run (they must have
+    finished ok)."""
+    started, finished = _parts(events)
+    if started.mode != "chain":
+        raise RunError("re-running from a step needs a chain; re-run the whole run instead")
+    if not 1 <= step_number <= len(started.steps):
+        raise RunError(f"run {started.run_id} has steps 1 to {len(started.steps)}")
+    index = step_number - 1
+    missing = [i + 1 for i in range(index) if finished.get(i) is None or finished[i].status != "ok"]
+    if missing:
+        raise RunError(
+            f"step {missing[0]} of run {started.run_id} did not finish ok, so it cannot be "
+            f"reused; resume the run or re-run from step {missing[0]}"
+        )
+    request = request_from_run(started)
+    steps = list(request.steps)
+    changed = steps[index]
+    steps[index] = replace(
+        changed,
+        task=changed.task if task is None else task,
+        agent=changed.agent if agent is None else agent,
+        model=changed.model if model is None else model,
+    )
+    return replace(
+        request,
+        steps=steps,
+        reused={i: finished[i] for i in range(index)},
+        lineage=Lineage(run_id=started.run_id, step=index, kind="rerun"),
+    )

@@ -1,0 +1,87 @@
+"""Budgets against the scripted server: a cap lets no request through once reached, asks
+first when someone can answer, and stops the run cleanly ("budget reached", exit 1) when not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from llm_server import LLMServer, Reply, Tokens
+
+from core.budget import Budget, BudgetQuestion, Caps
+from core.cli import main
+from core.runner import Runner, RunRequest, StepSpec
+from core.settings import save_settings
+from core.terminal_budget import ask_on_terminal
+
+# gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
+EXPENSIVE = Tokens(prompt=200_000, completion=50_000)  # $0.03 + $0.03 = $0.06
+
+
+def _tool_then_answer(server: LLMServer) -> None:
+    server.queue(Reply.tool("ls", {"path": "."}, tokens=EXPENSIVE), Reply.answer("done"))
+
+
+def test_a_cost_cap_lets_no_request_through_after_it(
+    llm_server: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save_settings(llm_server.settings())
+    _tool_then_answer(llm_server)
+    task = ["--agent", "scout", "--task", "look", "--model", "gpt-4o-mini"]
+    code = main(["run", *task, "--max-cost", "0.05", "--cwd", str(tmp_path)])
+    assert code == 1
+    assert len(llm_server.requests) == 1
+    assert "budget reached: $0.0600 spent of a $0.0500 cap" in capsys.readouterr().out
+
+
+async def test_the_question_can_raise_the_cap(llm_server: LLMServer, tmp_path: Path) -> None:
+    _tool_then_answer(llm_server)
+    asked: list[BudgetQuestion] = []
+
+    async def raise_it(question: BudgetQuestion) -> Caps:
+        asked.append(question)
+        return question.caps.model_copy(update={"max_cost": 1.0})
+
+    runner = Runner(
+        RunRequest(
+            mode="single",
+            steps=[StepSpec(agent="scout", task="look")],
+            cwd=tmp_path,
+            model="gpt-4o-mini",
+            budget=Budget(run=Caps(max_cost=0.05)),
+        ),
+        settings=llm_server.settings(),
+        budget_asker=raise_it,
+    )
+    result = await runner.run()
+    assert result.status == "ok"
+    assert len(llm_server.requests) == 2
+    (question,) = asked
+    assert (question.step, question.scope, question.kind) == (0, "run", "cost")
+
+
+def test_a_step_token_cap_from_a_preset(
+    llm_server: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save_settings(llm_server.settings())
+    presets = tmp_path / ".baton" / "presets"
+    presets.mkdir(parents=True)
+    (presets / "frugal.yaml").write_text(
+        "name: frugal\nmode: single\nbudget: {step: {max_tokens: 1000}}\n"
+        "steps:\n  - {agent: scout, task: look}\n",
+        encoding="utf-8",
+    )
+    llm_server.queue(Reply.tool("ls", {"path": "."}, tokens=Tokens(2000, 10)))
+    code = main(["run", "frugal", "--cwd", str(tmp_path), "--trust-project"])
+    assert code == 1
+    assert len(llm_server.requests) == 1
+    assert "2,010 tokens used of a 1,000 cap" in capsys.readouterr().out
+
+
+async def test_the_terminal_question(capsys: pytest.CaptureFixture[str]) -> None:
+    question = BudgetQuestion("r", 1, "run", "cost", "$0.06 of $0.05", Caps(max_cost=0.05))
+    answers = iter(["nonsense", "$0.20"])
+    raised = await ask_on_terminal(question, lambda _prompt: next(answers))
+    assert raised == Caps(max_cost=0.2)
+    assert "Budget reached in step 2 (run cap)" in capsys.readouterr().err
+    assert await ask_on_terminal(question, lambda _prompt: "") is None
