@@ -1,7 +1,8 @@
 """Step overhead: time from launching a run to the first request reaching the model server.
 
 Measured side by side in one process against the scripted OpenAI-compatible server on
-127.0.0.1, median of 20 runs each:
+127.0.0.1, median of 20 runs each, the two sides alternated run by run (a busy moment on the
+shared machine then hits both alike):
 
 * ``openai`` — Baton's own agent loop (``Runner`` → ``OpenAICompatBackend`` → httpx);
 * ``pi`` — the same runner driving the real ``pi`` CLI (``.tools/npm`` as installed by
@@ -86,17 +87,26 @@ async def time_to_first_request(
     return elapsed
 
 
-async def measure(
-    server: LLMServer, settings: Settings, backend: str, model: str, cwd: Path
-) -> float:
-    server.responder = lambda body: Reply.answer("ok")
-    await time_to_first_request(server, settings, backend, model, cwd)  # warm-up
-    samples = [
-        await time_to_first_request(server, settings, backend, model, cwd) for _ in range(RUNS)
-    ]
+def report(backend: str, samples: list[float]) -> float:
     median = statistics.median(samples)
     print(f"{backend}: median {median:.1f} ms (min {min(samples):.1f}, max {max(samples):.1f})")
     return median
+
+
+async def measure(
+    server: LLMServer, sides: dict[str, tuple[Settings, str]], cwd: Path
+) -> dict[str, float]:
+    """Median time to first request per backend, ``sides`` alternated run by run."""
+    server.responder = lambda body: Reply.answer("ok")
+    for backend, (settings, model) in sides.items():  # warm-up, not counted
+        await time_to_first_request(server, settings, backend, model, cwd)
+    samples: dict[str, list[float]] = {backend: [] for backend in sides}
+    for _ in range(RUNS):
+        for backend, (settings, model) in sides.items():
+            samples[backend].append(
+                await time_to_first_request(server, settings, backend, model, cwd)
+            )
+    return {backend: report(backend, values) for backend, values in samples.items()}
 
 
 async def main() -> None:
@@ -105,15 +115,15 @@ async def main() -> None:
         os.environ["BATON_CONFIG_DIR"] = str(home / "config")
         os.environ["BATON_DATA_DIR"] = str(home / "data")
         settings = server.settings()
-        openai_ms = await measure(server, settings, "openai", MODEL, home)
+        sides = {"openai": (settings, MODEL)}
         pi = find_pi()
-        pi_ms = None
         if pi is None:
             print("pi: not found (install it with .ci/run or set BATON_PI_BIN); skipped")
         else:
             configure_pi(home / "pi-agent", server)
-            pi_settings = settings.model_copy(update={"pi_path": pi})
-            pi_ms = await measure(server, pi_settings, "pi", f"local/{MODEL}", home)
+            sides["pi"] = (settings.model_copy(update={"pi_path": pi}), f"local/{MODEL}")
+        medians = await measure(server, sides, home)
+        openai_ms, pi_ms = medians["openai"], medians.get("pi")
         ratio = round(pi_ms / openai_ms, 1) if pi_ms else None
         print(
             json.dumps(

@@ -8,12 +8,16 @@ live run had, which is what makes replay instant and faithful.
 Items of a step, in order: text blocks, thinking blocks and tool calls. Consecutive deltas of
 the same kind extend the last block; a tool call or a retry starts a new one. A ``retry``
 marks the blocks of the failed attempt as superseded instead of dropping them.
+
+Streamed text and tool output grow in a :class:`~core.text_buffer.TextBuffer` (pieces joined
+only when the whole is read), never by ``+=``: a 5 MB output in 80-byte chunks folds in linear
+time, and views read only what is new (:meth:`TextBuffer.since`) or the tail.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Literal
 
 from core.approval_describe import resolution_text
@@ -35,6 +39,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.text_buffer import TextBuffer
 
 StepPhase = Literal["pending", "running", "waiting", "ok", "error", "aborted", "not_run"]
 
@@ -42,9 +47,18 @@ StepPhase = Literal["pending", "running", "waiting", "ok", "error", "aborted", "
 @dataclass
 class TextBlock:
     kind: Literal["text", "thinking"]
-    text: str = ""
+    initial: InitVar[str] = ""
     superseded: bool = False
     message_id: str | None = None
+    content: TextBuffer = field(init=False)
+    """The text as it grew; read :attr:`text` for the whole, ``content`` for parts of it."""
+
+    def __post_init__(self, initial: str) -> None:
+        self.content = TextBuffer(initial)
+
+    @property
+    def text(self) -> str:
+        return self.content.text
 
 
 @dataclass
@@ -53,7 +67,8 @@ class ToolCall:
     tool: str
     arguments: dict[str, object]
     started: float
-    output: str = ""
+    streamed: TextBuffer = field(default_factory=TextBuffer)
+    """Output streamed while the call ran (bash); :attr:`output` is the whole of it."""
     status: Literal["running", "ok", "error", "aborted"] = "running"
     result: str = ""
     duration_ms: float | None = None
@@ -62,6 +77,10 @@ class ToolCall:
     """An approval request for this call is open (the step is ``waiting``)."""
     parent_call_id: str | None = None
     """The sub-agent call (Claude Code's Task) this call was made in; None: the step's agent."""
+
+    @property
+    def output(self) -> str:
+        return self.streamed.text
 
     @property
     def key_argument(self) -> str:
@@ -127,6 +146,8 @@ class StepState:
     pending_approvals: set[str] = field(default_factory=set)
     approval_requests: dict[str, ApprovalRequested] = field(default_factory=dict)
     """Pending approval requests by id: which tool call each one holds up."""
+    calls: dict[str, ToolCall] = field(default_factory=dict, repr=False)
+    """Tool calls by id (the newest of a reused id): output chunks find theirs at once."""
 
     def open_calls(self) -> list[ToolCall]:
         return [i for i in self.items if isinstance(i, ToolCall) and i.status == "running"]
@@ -143,10 +164,7 @@ class StepState:
         return "".join(reversed(parts))
 
     def tool_call(self, call_id: str) -> ToolCall | None:
-        for item in reversed(self.items):
-            if isinstance(item, ToolCall) and item.call_id == call_id:
-                return item
-        return None
+        return self.calls.get(call_id)
 
 
 @dataclass
@@ -232,7 +250,7 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         # A sub-agent's words: the live output of the call that started it.
         parent = step.tool_call(event.parent_call_id)
         if parent is not None and isinstance(event, TextDelta):
-            parent.output += event.text
+            parent.streamed.append(event.text)
     elif isinstance(event, TextDelta | ThinkingDelta):
         kind: Literal["text", "thinking"] = "text" if isinstance(event, TextDelta) else "thinking"
         last = step.items[-1] if step.items else None
@@ -242,17 +260,20 @@ def _apply_to_step(step: StepState, event: Event) -> None:
             and not last.superseded
             and last.message_id == event.message_id
         ):
-            last.text += event.text
+            last.content.append(event.text)
         else:
             step.items.append(TextBlock(kind, event.text, message_id=event.message_id))
     elif isinstance(event, ToolCallStarted):
         started = ToolCall(event.call_id, event.tool, dict(event.arguments), event.ts)
         started.parent_call_id = event.parent_call_id
         step.items.append(started)
+        step.calls[event.call_id] = started
     elif isinstance(event, ToolCallOutput):
         call = step.tool_call(event.call_id)
-        if call is not None:
-            call.output = event.chunk if event.replace else call.output + event.chunk
+        if call is not None and event.replace:
+            call.streamed.replace(event.chunk)
+        elif call is not None:
+            call.streamed.append(event.chunk)
     elif isinstance(event, ToolCallFinished):
         call = step.tool_call(event.call_id)
         if call is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -26,6 +26,7 @@ from core import paths
 from core.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
 from core.liveness import lock_path, owner_alive
 from core.redaction import Redactor as Redactor  # also known as core.runs.Redactor
+from core.run_names import STATUS_WORDS
 
 INTERRUPTED_ERROR = "the process running it ended before the run did (killed or crashed)"
 
@@ -129,6 +130,34 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at DESC);
 """
+
+SORT_KEYS = {
+    "started": "started_at",
+    "run": "lower(coalesce(preset, '') || ' ' || args || ' ' || agents)",
+    "status": "status",
+    "duration": "coalesce(duration_s, -1)",
+    "tokens": "coalesce(json_extract(usage, '$.input'), 0)"
+    " + coalesce(json_extract(usage, '$.output'), 0)",
+    "cost": "coalesce(json_extract(usage, '$.cost'), 0)",
+}
+"""What :meth:`RunIndex.page` can sort by, as SQL over the ``runs`` table."""
+_STATUS_WORDS_SQL = " ".join(
+    f"WHEN '{status}' THEN '{word}'" for status, word in STATUS_WORDS.items() if "'" not in word
+)
+_SEARCHED = (
+    "lower(id || ' ' || mode || ' ' || coalesce(preset, '') || ' ' || args || ' ' || agents"
+    " || ' ' || cwd || ' ' || started_at || ' ' || status || ' ' || coalesce(error, '') || ' ' ||"
+    f" CASE status {_STATUS_WORDS_SQL} ELSE '' END)"
+)
+"""The text a history filter word is looked for in (the words the table shows included)."""
+
+
+def _filter_clause(words: Sequence[str]) -> tuple[str, list[str]]:
+    """`` WHERE`` every word occurs in :data:`_SEARCHED` (``instr``: no LIKE wildcards)."""
+    terms = [word.casefold() for word in words if word]
+    if not terms:
+        return "", []
+    return " WHERE " + " AND ".join(f"instr({_SEARCHED}, ?) > 0" for _ in terms), terms
 
 
 class RunIndex:
@@ -238,6 +267,38 @@ class RunIndex:
         with self._connect() as db:
             row = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         return None if row is None else self._record(row)
+
+    def count(self, words: Sequence[str] = ()) -> int:
+        """How many runs match every word of ``words`` (see :meth:`page`)."""
+        where, params = _filter_clause(words)
+        with self._connect() as db:
+            row = db.execute(f"SELECT count(*) FROM runs{where}", params).fetchone()
+        return int(row[0])
+
+    def page(
+        self,
+        offset: int,
+        limit: int,
+        words: Sequence[str] = (),
+        sort: str = "started",
+        descending: bool = True,
+    ) -> list[RunRecord]:
+        """One page of the history, filtered and sorted by SQLite (the History table pages
+        through every run this way instead of loading them all).
+
+        ``words``: each must occur (case-insensitively) in the run's id, mode, preset,
+        arguments, agents, folder, start time, status (also as the word the table shows:
+        "completed", "failed", …) or error. ``sort``: one of :data:`SORT_KEYS`.
+        """
+        where, params = _filter_clause(words)
+        direction = "DESC" if descending else "ASC"
+        order = f"{SORT_KEYS[sort]} {direction}, id {direction}"
+        with self._connect() as db:
+            rows = db.execute(
+                f"SELECT * FROM runs{where} ORDER BY {order} LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            ).fetchall()
+        return [self._record(row) for row in rows]
 
     def list(self, limit: int = 500) -> list[RunRecord]:
         with self._connect() as db:

@@ -21,6 +21,7 @@ code fence (fences are tracked with their marker and length, at any indentation)
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -87,6 +88,28 @@ def _parser() -> MarkdownIt:
     for name, rule in _RULES.items():
         md.add_render_rule(name, rule)
     return md
+
+
+COMMON_LANGUAGES = (
+    *("python", "bash", "json", "javascript", "typescript", "yaml", "toml", "diff", "sql"),
+    *("rust", "go", "c", "cpp", "java", "html", "css", "markdown", "text"),
+)
+"""Lexers prepared ahead of time (:func:`prepare_highlighting`)."""
+
+
+def prepare_highlighting() -> None:
+    """Build the common Pygments lexers on a worker thread. A lexer class compiles its
+    regular expressions when first used — 20-100 ms each, which would otherwise stall the
+    window at the first code block in that language of a session."""
+    threading.Thread(target=_build_lexers, name="baton-lexers", daemon=True).start()
+
+
+def _build_lexers() -> None:
+    for language in COMMON_LANGUAGES:
+        try:
+            highlight("x", get_lexer_by_name(language), HtmlFormatter(noclasses=True))
+        except ClassNotFound:
+            continue
 
 
 @lru_cache(maxsize=64)
@@ -240,6 +263,33 @@ def render_html(
     return RenderedHtml(_BLOCK_NEWLINE.sub(r"\1", html), env["codes"])
 
 
+# ------------------------------------------------------------------------------- plain deltas
+
+_MARKUP = frozenset("\\`*_[]()<>!&|~#=+\n\r\t")
+"""Characters that may open, close or change a Markdown construct (or a line's meaning)."""
+_PLAIN_END = frozenset(" .,;:?'\"-/%$@^")
+"""Besides letters and digits, what ``source`` may end with for plain text to follow it."""
+
+
+def extends_plainly(source: str, added: str) -> bool:
+    """Whether ``source + added`` renders as ``source``'s rendering with ``added`` appended as
+    ordinary text in the current format — so a live view may append ``added`` as it is instead
+    of rendering Markdown again.
+
+    Conservative, like the block splitter: ``added`` has no markup character and no line break,
+    no run of spaces (HTML would collapse it), and ``source`` ends with a letter, digit or
+    simple punctuation (not right after a closing delimiter such as ``**`` or a link) and not
+    inside a link destination that ``added`` could still close.
+    """
+    if not source or not added or "  " in added or not _MARKUP.isdisjoint(added):
+        return False
+    last = source[-1]
+    if not (last.isalnum() or last in _PLAIN_END) or (last == " " and added[0] == " "):
+        return False
+    line = source[source.rfind("\n") + 1 :]
+    return "](" not in line[line.rfind(")") + 1 :]
+
+
 # ----------------------------------------------------------------------------------- splitting
 
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)")
@@ -268,26 +318,35 @@ class BlockSplitter:
     def in_fence(self) -> bool:
         return self._fence is not None
 
-    def advance(self, source: str) -> int:
+    def advance(self, source: str, limit: int | None = None) -> int:
         """Scan the complete lines added since the last call; return :attr:`finished`.
 
         A line still being written already closes the block before it when its first
         character cannot start a list item or an indented continuation (a letter, ``#``,
         ``>``, a backtick...): the previous paragraph need not wait for the line to end.
+        ``limit``: treat ``source[:limit]`` as all there is so far (lays out a long text in
+        slices without copying prefixes of it).
         """
+        end_of_source = len(source) if limit is None else min(limit, len(source))
         pos = self._scanned
-        while (end := source.find("\n", pos)) >= 0:
+        while (end := source.find("\n", pos, end_of_source)) >= 0:
             self._scan_line(source, pos, end)
             pos = end + 1
         self._scanned = pos
         if (
             self._after_blank
             and self._fence is None
-            and pos < len(source)
+            and pos < end_of_source
             and source[pos] not in _UNDECIDED_STARTS
         ):
             self.finished = pos
         return self.finished
+
+    def rebase(self, offset: int) -> None:
+        """The first ``offset`` characters were cut off the source (rendered and kept): from
+        now on offsets count from there. Lets the live renderer keep only the open tail."""
+        self.finished -= offset
+        self._scanned -= offset
 
     def _scan_line(self, source: str, start: int, end: int) -> None:
         line = source[start:end]

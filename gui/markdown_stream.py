@@ -9,12 +9,19 @@ renders incrementally instead:
 * Only the open *tail* — the block still being written — is rendered again, into a small view
   below, at most every :data:`STREAM_INTERVAL_MS` (a single-shot timer, leading edge: the
   first delta after a quiet spell renders on the next loop turn, the rest are coalesced).
+  New words that cannot change any markup (:func:`~gui.markdown_render.extends_plainly`) are
+  appended to the tail's document as they are, without rendering Markdown at all.
 * Finished text goes into *segments* of about :data:`SEGMENT_CHARS` each, one view per
   segment, so a 200 KB answer never makes Qt lay out and paint one enormous document at every
   update; only the last segment and the tail change.
 
 :meth:`MarkdownStream.finish` renders the final state at once and drops the tail view.
-:meth:`MarkdownStream.set_text` shows a complete text with a single render (replays).
+:meth:`MarkdownStream.set_text` shows a complete text (replays): a short one with a single
+render, a long one (a reopened 2 MB answer) lazily — the first slice, which is what a reader
+sees first, at once, the rest a slice of :data:`LAZY_SLICE_CHARS` per event-loop turn, each cut
+between blocks, so the window never stalls on it. A flood of deltas that finishes many blocks
+at once is laid out the same way. Deltas are kept in a
+:class:`~core.text_buffer.TextBuffer`; a render reads only the open tail, never the whole text.
 """
 
 from __future__ import annotations
@@ -22,16 +29,20 @@ from __future__ import annotations
 import math
 import time
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from gui.markdown_render import BlockSplitter
+from core.text_buffer import TextBuffer
+from gui.markdown_render import BlockSplitter, extends_plainly, prepare_highlighting
 from gui.markdown_view import MarkdownView
 
 STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
 SEGMENT_CHARS = 12_000
 """Finished Markdown per view; the next finished block opens a new view."""
+LAZY_SLICE_CHARS = 4_000
+"""Finished text laid out per event-loop turn when more is waiting (a reopened long answer,
+a flood of deltas): ~10 ms of Markdown and Qt layout at most."""
 _NOT_A_SEGMENT_START = ("|", ">", "```", "~~~", " ", "\t")
 """A chunk starting like this (a table, a quote, code, an indented line) stays with the
 previous segment: Qt puts an empty line before a document that starts with a table."""
@@ -57,16 +68,28 @@ class MarkdownStream(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._render)
-        self._parts: list[str] = []
-        self._splitter = BlockSplitter()
-        self._appended = 0
+        self._whole = TextBuffer()  # everything fed so far
+        self._unmerged: list[str] = []  # deltas since the last render
+        self._open = ""  # the text after the rendered blocks: the open tail
+        self._splitter = BlockSplitter()  # offsets count from the start of ``_open``
         self._tail_source = ""
+        self._tail_stale = False  # renders were skipped while the tail was out of sight
         self._finished = False
         self._last_render = 0.0
+        self._ready = ""  # finished text waiting to be laid out, a slice per loop turn
+        self._ready_pos = 0  # how much of it is laid out (always at a block boundary)
+        self._ready_splitter = BlockSplitter()  # finds the cuts in ``_ready``
+        self._lazy_timer = QTimer(self)
+        self._lazy_timer.setSingleShot(True)
+        self._lazy_timer.timeout.connect(self._lay_out_slice)
         self.block_renders = 0
         """How many times newly finished blocks were rendered and appended."""
         self.tail_renders = 0
         """How many times the open tail was rendered."""
+        self.tail_appends = 0
+        """How many times plain text was appended to the tail without rendering Markdown."""
+        self.layout_slices = 0
+        """Slices a long text set at once was laid out in (one per event-loop turn)."""
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     # ---------------------------------------------------------------- public API
@@ -87,7 +110,8 @@ class MarkdownStream(QWidget):
         if self._finished:  # reopened: rare, so simply start over with the longer text
             self.set_text(self.text() + delta, finished=False)
             return
-        self._parts.append(delta)
+        self._whole.append(delta)
+        self._unmerged.append(delta)
         if not self._timer.isActive():
             elapsed_ms = (time.monotonic() - self._last_render) * 1000
             self._timer.start(max(0, math.ceil(self._interval - elapsed_ms)))
@@ -97,32 +121,41 @@ class MarkdownStream(QWidget):
         if self._finished:
             return
         self._timer.stop()
-        text = self.text()
-        rest = text[self._appended :]
-        if rest.strip():
-            self._append(rest)
-        self._appended = len(text)
+        self._merge()
+        if self._open.strip():
+            self._queue(self._open)
+        self._open = ""
         self._drop_tail()
         self._show_segments()
         self._finished = True
         self.rendered.emit()
 
     def set_text(self, text: str, *, finished: bool) -> None:
-        """Show ``text`` from scratch (a replayed or re-shown block): one render."""
+        """Show ``text`` from scratch (a replayed or re-shown block): one render, or for a
+        long finished text the first slice now and the rest a slice per event-loop turn."""
         self._timer.stop()
-        self._parts = [text]
+        self._lazy_timer.stop()
+        self._ready, self._ready_pos = "", 0
+        self._whole = TextBuffer(text)
+        self._unmerged = []
         self._splitter = BlockSplitter()
         self._finished = finished
         self._drop_tail()
         while len(self._segments) > 1:
             self._drop_view(self._segments.pop())
-        self._appended = len(text) if finished else self._splitter.advance(text)
-        self.view.set_markdown(text[: self._appended])
-        self.block_renders += 1
-        if not finished:
-            self._render_tail(text[self._appended :])
-        self._show_segments()
         self._last_render = time.monotonic()
+        cut = len(text) if finished else self._splitter.advance(text)
+        self._splitter.rebase(cut)
+        self._open = text[cut:]
+        if cut > LAZY_SLICE_CHARS:
+            self.view.set_markdown("")
+            self._queue(text[:cut])
+        else:
+            self.view.set_markdown(text[:cut])
+            self.block_renders += 1
+        if not finished:
+            self._render_tail(self._open)
+        self._show_segments()
         self.rendered.emit()
 
     def set_struck(self, struck: bool) -> None:
@@ -133,12 +166,14 @@ class MarkdownStream(QWidget):
                 view.set_struck(struck)
 
     def text(self) -> str:
-        if len(self._parts) > 1:
-            self._parts = ["".join(self._parts)]
-        return self._parts[0] if self._parts else ""
+        return self._whole.text
 
     def is_finished(self) -> bool:
         return self._finished
+
+    def is_laid_out(self) -> bool:
+        """False while a long text set at once is still being laid out, slice by slice."""
+        return not self._ready
 
     def flush(self) -> None:
         """Render pending deltas now instead of at the next tick (tests, benchmarks)."""
@@ -147,7 +182,10 @@ class MarkdownStream(QWidget):
             self._render()
 
     def shown_text(self) -> str:
-        """What a reader sees, as plain text: the finished views, then the open tail."""
+        """What a reader sees, as plain text: the finished views, then the open tail (brought
+        up to date if it was out of sight: what they would see on scrolling there)."""
+        if self._tail_stale:
+            self._render_tail(self._open, force=True)
         parts = [view.toPlainText() for view in self._segments if view.source_length()]
         if self._tail is not None and self._tail_source.strip():
             parts.append(self._tail.toPlainText())
@@ -155,15 +193,55 @@ class MarkdownStream(QWidget):
 
     # ---------------------------------------------------------------- private
 
+    def _merge(self) -> None:
+        if self._unmerged:
+            self._open += "".join(self._unmerged)
+            self._unmerged = []
+
     def _render(self) -> None:
-        text = self.text()
-        finished = self._splitter.advance(text)
-        if finished > self._appended:
-            self._append(text[self._appended : finished])
-            self._appended = finished
-        self._render_tail(text[self._appended :])
+        """Render newly finished blocks once, then the open tail: the cost follows the size
+        of what changed, not of the whole text (which is never joined here)."""
+        self._merge()
+        finished = self._splitter.advance(self._open)
+        if finished > 0:
+            self._queue(self._open[:finished])
+            self._open = self._open[finished:]
+            self._splitter.rebase(finished)
+        self._render_tail(self._open)
         self._show_segments()
         self._last_render = time.monotonic()
+        self.rendered.emit()
+
+    def _queue(self, finished: str) -> None:
+        """Lay out finished blocks: at once when they are few, else a slice per loop turn
+        (a flood, or a long text set at once) so that no turn renders more than a slice."""
+        if not self._ready and len(finished) <= LAZY_SLICE_CHARS:
+            self._append(finished)
+            return
+        self._ready = self._ready[self._ready_pos :] + finished
+        self._ready_pos = 0
+        self._ready_splitter = BlockSplitter()  # the backlog starts at a block boundary
+        if not self._lazy_timer.isActive():
+            self._lay_out_slice()
+
+    def _lay_out_slice(self) -> None:
+        """Render the next :data:`LAZY_SLICE_CHARS` or so of the backlog, cut between blocks;
+        the next slice follows on the next event-loop turn."""
+        text, start = self._ready, self._ready_pos
+        if not text:
+            return
+        limit, cut = start, start
+        while cut <= start:
+            limit = min(len(text), limit + LAZY_SLICE_CHARS)
+            cut = len(text) if limit == len(text) else self._ready_splitter.advance(text, limit)
+        self._append(text[start:cut])
+        self._ready_pos = cut
+        self.layout_slices += 1
+        self._show_segments()
+        if cut < len(text):
+            self._lazy_timer.start(0)
+            return
+        self._ready, self._ready_pos = "", 0
         self.rendered.emit()
 
     def _append(self, source: str) -> None:
@@ -188,16 +266,32 @@ class MarkdownStream(QWidget):
             if view.isHidden() == has_text:
                 view.setVisible(has_text)
 
-    def _render_tail(self, tail: str) -> None:
+    def _render_tail(self, tail: str, *, force: bool = False) -> None:
         if tail == self._tail_source:
             return
-        self._tail_source = tail
+        if not force and self._tail is not None and self._tail.isVisible() and self._out_of_sight():
+            # Scrolled away (the reader went up to read): nothing to draw. The tail catches up
+            # when it is painted again (see eventFilter) or when the block is finished.
+            self._tail_stale = True
+            return
+        self._tail_stale = False
+        previous, self._tail_source = self._tail_source, tail
+        if (
+            self._tail is not None
+            and tail.startswith(previous)
+            and not self._splitter.in_fence
+            and extends_plainly(previous, tail[len(previous) :])
+            and self._tail.append_plain(tail[len(previous) :])
+        ):
+            self.tail_appends += 1  # plain words: no Markdown, no new document
+            return
         if not tail.strip():
             if self._tail is not None:
                 self._tail.hide()
             return
         if self._tail is None:
             self._tail = MarkdownView(self, auto_height=True)
+            self._tail.installEventFilter(self)
             if self._struck:
                 self._tail.set_struck(True)
             self._layout.addWidget(self._tail)
@@ -205,7 +299,19 @@ class MarkdownStream(QWidget):
         self._tail.show()
         self.tail_renders += 1
 
+    def _out_of_sight(self) -> bool:
+        return self._tail is not None and self._tail.visibleRegion().isEmpty()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The tail is about to be painted again (scrolled back into view): bring it up to
+        date first, if renders were skipped while it was out of sight."""
+        if watched is self._tail and event.type() == QEvent.Type.Paint and self._tail_stale:
+            self._tail_stale = False
+            QTimer.singleShot(0, self, lambda: self._render_tail(self._open, force=True))
+        return False
+
     def _drop_tail(self) -> None:
+        self._tail_stale = False
         self._tail_source = ""
         if self._tail is not None:
             self._drop_view(self._tail)
@@ -224,6 +330,7 @@ def warm_up() -> None:
     global _warm
     if not _warm:
         _warm = True
+        prepare_highlighting()
         stream = MarkdownStream()
         stream.set_text("*warm* `up`", finished=True)
         stream.deleteLater()

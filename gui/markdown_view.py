@@ -149,6 +149,22 @@ class MarkdownView(QTextBrowser):
         if self._struck:
             self._apply_struck()
 
+    def append_plain(self, text: str) -> bool:
+        """Append ``text`` as ordinary characters at the end of the document, in the format of
+        the last one, without rendering; False (nothing done) when the document does not end
+        in a plain text line (it ends in a table, a code frame, or is empty). The caller
+        checks the Markdown side (:func:`gui.markdown_render.extends_plainly`)."""
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        if not self._source_parts or cursor.currentTable() is not None:
+            return False
+        if cursor.block().length() <= 1:
+            return False
+        cursor.insertText(text)
+        self._source_parts.append(text)
+        self._source_length += len(text)
+        return True
+
     def set_struck(self, struck: bool) -> None:
         """Grey and strike through the whole text (a superseded attempt).
 

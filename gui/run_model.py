@@ -10,7 +10,8 @@ of a few milliseconds, so even a backlog of 100,000 events never blocks input fo
 The state is the one reducer of :mod:`core.run_state`: every item of every step lives there,
 whether or not a widget shows it. Views read the state after each signal and keep widgets only
 for what is on screen. A saved run is replayed through :meth:`RunModel.load_events` as one
-batch, instantly, not at recorded speed.
+batch, instantly, not at recorded speed; one folded elsewhere (a saved run read on a worker
+thread) is adopted whole by :meth:`RunModel.load_state`.
 """
 
 from __future__ import annotations
@@ -108,6 +109,16 @@ class RunModel(QObject):
             self.state.apply(event)
         self._mark_clock()
         self._emit(set(range(len(self.state.steps))), started=True, count=self.state.events)
+
+    def load_state(self, state: RunState) -> None:
+        """Replace the run with one already folded (off the GUI thread, see
+        :mod:`gui.run_loader`); signals are emitted before this returns."""
+        self._timer.stop()
+        self._pending.clear()
+        self.state = state
+        self._live = False
+        self._mark_clock()
+        self._emit(set(range(len(state.steps))), started=True, count=state.events)
 
     def flush(self) -> None:
         """Apply everything queued now, without waiting for the timer (GUI thread only)."""

@@ -65,6 +65,8 @@ class RunView(QWidget):
         self.setObjectName("RunView")
         self.model = model or RunModel(self)
         self._panes: list[StepPane] = []
+        self._fresh: set[int] = set()  # panes built in this batch: already in sync
+        self._fill_gradually = False  # a run opened from a file: panes fill over a few turns
         self._follow = True
         self._scrolling = False
 
@@ -134,6 +136,18 @@ class RunView(QWidget):
         self.model.load_events(events)
         self.scroll.verticalScrollBar().setValue(0)
 
+    def load_state(self, state: RunState) -> None:
+        """Show a run folded elsewhere (read off the GUI thread), from the top."""
+        self._follow = False
+        self._fill_gradually = True
+        self.model.load_state(state)
+        self._fill_gradually = False
+        self.scroll.verticalScrollBar().setValue(0)
+
+    def show_reading(self, name: str) -> None:
+        """Say the run is being read (shown until :meth:`load_state`)."""
+        self.placeholder.setText(f"Reading {name}…")
+
     def state(self) -> RunState:
         return self.model.state
 
@@ -179,7 +193,11 @@ class RunView(QWidget):
             pane.deleteLater()
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
-        self._panes = [StepPane(step, run_running=running) for step in state.steps]
+        self._panes = [
+            StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
+            for step in state.steps
+        ]
+        self._fresh = set(range(len(self._panes)))
         for position, pane in enumerate(self._panes):
             self._panes_layout.insertWidget(1 + position, pane)
             pane.show()  # now, not at the layout's next turn: the view is complete on return
@@ -188,7 +206,8 @@ class RunView(QWidget):
     def _sync_steps(self, indexes: frozenset[int]) -> None:
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
-        for index in sorted(indexes):
+        fresh, self._fresh = self._fresh, set()
+        for index in sorted(indexes - fresh):
             if 0 <= index < len(self._panes):
                 self._panes[index].sync(state.steps[index], run_running=running)
 

@@ -1,15 +1,16 @@
 """The history page of the Runs view: every saved run in a sortable, filterable table.
 
 The page only shows and selects; what its buttons do (open, re-run, export, delete, import)
-is decided by :class:`gui.runs_view.RunsView`, which owns the open runs too. The table reads
-:meth:`core.runs.RunIndex.list` on :meth:`HistoryPage.refresh` — after a run starts or ends,
-after a delete or an import, and whenever the page is shown (a ``baton run`` in a terminal
-adds rows as well).
+is decided by :class:`gui.runs_view.RunsView`, which owns the open runs too. The table pages
+through the SQLite index (:class:`gui.runs_table.RunsTableModel`: rows load as it scrolls,
+filter and sort run in SQL), re-read on :meth:`HistoryPage.refresh` — after a run starts or
+ends, after a delete or an import, and whenever the page is shown (a ``baton run`` in a
+terminal adds rows as well).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,10 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.runs import RunIndex, RunRecord
-from gui.runs_table import ROLE_RECORD, RunsFilterModel, RunsTableModel
+from core.runs import RunRecord
+from gui.runs_table import ROLE_RECORD, RunsTableModel
 from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
+
+FILTER_DELAY_MS = 150
+"""The filter queries the index this long after the last key press."""
 
 
 class HistoryPage(QWidget):
@@ -75,13 +79,11 @@ class HistoryPage(QWidget):
             toolbar.addWidget(button)
 
         self.model = RunsTableModel(self)
-        self.proxy = RunsFilterModel(self)
-        self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setObjectName("RunsTable")
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+        self.table.setModel(self.model)
+        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.DescendingOrder)
+        self.table.setSortingEnabled(True)  # a header click re-queries, sorted by SQLite
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -133,7 +135,11 @@ class HistoryPage(QWidget):
         self.rerun_button.clicked.connect(lambda: self._emit(self.rerunRequested))
         self.export_button.clicked.connect(lambda: self._emit(self.exportRequested))
         self.delete_button.clicked.connect(lambda: self._emit(self.deleteRequested))
-        self.filter_field.textChanged.connect(self._filter)
+        self._filter_timer = QTimer(self)  # one query per pause in typing, not per key
+        self._filter_timer.setSingleShot(True)
+        self._filter_timer.setInterval(FILTER_DELAY_MS)
+        self._filter_timer.timeout.connect(self._filter)
+        self.filter_field.textChanged.connect(lambda _text: self._filter_timer.start())
         selection = self.table.selectionModel()
         selection.selectionChanged.connect(lambda *_: self._update_buttons())
         self._update_buttons()
@@ -152,8 +158,8 @@ class HistoryPage(QWidget):
     def refresh(self) -> None:
         """Re-read the index, keeping the selected run selected."""
         chosen = self.selected_record()
-        self.model.set_records(RunIndex().list())
-        self.stack.setCurrentIndex(1 if self.model.rowCount() else 0)
+        self.model.reload()
+        self.stack.setCurrentIndex(1 if self.model.rowCount() or self._filtering() else 0)
         if chosen is not None:
             self.select_run(chosen.id)
         self._update_buttons()
@@ -166,23 +172,22 @@ class HistoryPage(QWidget):
         return record if isinstance(record, RunRecord) else None
 
     def select_run(self, run_id: str) -> bool:
-        for row in range(self.proxy.rowCount()):
-            index = self.proxy.index(row, 0)
-            record = index.data(ROLE_RECORD)
-            if isinstance(record, RunRecord) and record.id == run_id:
-                self.table.selectionModel().select(
-                    index,
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect
-                    | QItemSelectionModel.SelectionFlag.Rows,
-                )
-                self.table.setCurrentIndex(index)
-                self.table.scrollTo(index)
-                return True
-        return False
+        row = self.model.row_of(run_id)
+        if row is None:
+            return False
+        index = self.model.index(row, 0)
+        self.table.selectionModel().select(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.table.setCurrentIndex(index)
+        self.table.scrollTo(index)
+        return True
 
     def visible_records(self) -> list[RunRecord]:
-        found = (self.proxy.index(row, 0).data(ROLE_RECORD) for row in range(self.proxy.rowCount()))
-        return [record for record in found if isinstance(record, RunRecord)]
+        """The rows loaded so far (more load as the table scrolls)."""
+        return self.model.records()
 
     def set_active_runs(self, run_ids: set[str]) -> None:
         """Runs still going cannot be deleted; the buttons follow."""
@@ -202,8 +207,17 @@ class HistoryPage(QWidget):
         if record is not None:
             signal.emit(record)  # type: ignore[attr-defined]
 
-    def _filter(self, text: str) -> None:
-        self.proxy.set_filter_text(text)
+    def filter_now(self) -> None:
+        """Apply the filter field's text now rather than after the typing pause."""
+        self._filter_timer.stop()
+        self._filter()
+
+    def _filtering(self) -> bool:
+        return bool(self.filter_field.text().strip())
+
+    def _filter(self) -> None:
+        self.model.set_filter_text(self.filter_field.text())
+        self.stack.setCurrentIndex(1 if self.model.rowCount() or self._filtering() else 0)
         self._update_buttons()
 
     def _update_buttons(self) -> None:

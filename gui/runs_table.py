@@ -1,9 +1,12 @@
-"""The run history as a table model: one row per :class:`core.runs.RunRecord`.
+"""The run history as a table model: one row per :class:`core.runs.RunRecord`, every run.
 
 Columns: started, what ran (preset and arguments, or the agents), status (a coloured dot and
-a word), duration, tokens (↑ input ↓ output) and cost. Sorting uses raw values (a time, a
-number), not the text shown; the filter matches the shown text plus the run id, folder and
-error, so typing a folder name or a word from an error message finds the run.
+a word), duration, tokens (↑ input ↓ output) and cost. The model is a window over the SQLite
+index: it loads :data:`PAGE` rows at a time as the table scrolls (``canFetchMore`` /
+``fetchMore``), and sorting and filtering are done by SQLite (:meth:`core.runs.RunIndex.page`)
+on raw values (a time, a number), so ten thousand runs cost one page of rows. The filter
+matches the words shown plus the run id, folder and error, so typing a folder name or a word
+from an error message finds the run.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QSortFilterProxyModel,
     Qt,
 )
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
@@ -24,12 +26,15 @@ from PySide6.QtWidgets import QApplication
 
 from core.events import compact_number
 from core.run_names import run_name
-from core.runs import RunRecord
+from core.runs import RunIndex, RunRecord
 from gui.run_status import fill_color, format_seconds, run_status_label, status_color
 
 COLUMNS = ("Started", "Run", "Status", "Duration", "Tokens", "Cost")
+SORT_BY = ("started", "run", "status", "duration", "tokens", "cost")
+"""The :data:`core.runs.SORT_KEYS` key of each column."""
+PAGE = 200
+"""Rows fetched from the index at a time."""
 ROLE_RECORD = Qt.ItemDataRole.UserRole + 1
-ROLE_SORT = Qt.ItemDataRole.UserRole + 2
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -66,23 +71,72 @@ def status_icon(status: str, palette: QPalette | None = None) -> QIcon:
 
 
 class RunsTableModel(QAbstractTableModel):
-    """Rows of the history list. GUI thread only."""
+    """Every run in the index, a page at a time, filtered and sorted in SQL. GUI thread only."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._records: list[RunRecord] = []
+        self._total = 0
+        self._words: list[str] = []
+        self._sort = ("started", True)
         self._icons: dict[str, QIcon] = {}
 
-    def set_records(self, records: list[RunRecord]) -> None:
+    # -- public API ----------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Read the first page again (after a run started or ended, an import, a delete)."""
+        index = RunIndex()
         self.beginResetModel()
-        self._records = list(records)
+        self._total = index.count(self._words)
+        self._records = index.page(0, PAGE, self._words, *self._sort)
         self.endResetModel()
 
+    def set_filter_text(self, text: str) -> None:
+        """Show only runs matching every word of ``text`` (see :meth:`RunIndex.page`)."""
+        self._words = text.casefold().split()
+        self.reload()
+
+    def total(self) -> int:
+        """Runs matching the filter, loaded or not."""
+        return self._total
+
     def records(self) -> list[RunRecord]:
+        """The rows loaded so far, in order."""
         return list(self._records)
 
     def record(self, row: int) -> RunRecord:
         return self._records[row]
+
+    def row_of(self, run_id: str) -> int | None:
+        """The row of ``run_id``, loading further pages until it is found (or all are)."""
+        while True:
+            for row, record in enumerate(self._records):
+                if record.id == run_id:
+                    return row
+            if not self.canFetchMore(QModelIndex()):
+                return None
+            self.fetchMore(QModelIndex())
+
+    # -- Qt model interface --------------------------------------------------------------
+
+    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008 (Qt signature)
+        return not parent.isValid() and len(self._records) < self._total
+
+    def fetchMore(self, parent: Index = QModelIndex()) -> None:  # noqa: B008 (Qt signature)
+        if parent.isValid():
+            return
+        rows = RunIndex().page(len(self._records), PAGE, self._words, *self._sort)
+        if not rows:
+            self._total = len(self._records)  # runs were deleted meanwhile
+            return
+        first = len(self._records)
+        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
+        self._records.extend(rows)
+        self.endInsertRows()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self._sort = (SORT_BY[column], order == Qt.SortOrder.DescendingOrder)
+        self.reload()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
         return 0 if parent.isValid() else len(self._records)
@@ -106,8 +160,6 @@ class RunsTableModel(QAbstractTableModel):
             return record
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(record, column)
-        if role == ROLE_SORT:
-            return self._sort_key(record, column)
         if role == Qt.ItemDataRole.DecorationRole and column == 2:
             return self._icon(record.status)
         if role == Qt.ItemDataRole.ForegroundRole and column == 2:
@@ -138,19 +190,6 @@ class RunsTableModel(QAbstractTableModel):
         return f"${usage.cost:.4f}" if usage.cost else "—"
 
     @staticmethod
-    def _sort_key(record: RunRecord, column: int) -> Any:
-        usage = record.usage
-        keys: list[Any] = [
-            record.started_at,
-            what_ran(record).casefold(),
-            record.status,
-            record.duration_s if record.duration_s is not None else -1.0,
-            usage.input + usage.output,
-            usage.cost,
-        ]
-        return keys[column]
-
-    @staticmethod
     def _tooltip(record: RunRecord) -> str:
         lines = [what_ran(record), f"{record.mode} · {record.id}", record.cwd]
         if record.error:
@@ -164,36 +203,3 @@ class RunsTableModel(QAbstractTableModel):
         if status not in self._icons:
             self._icons[status] = status_icon(status)
         return self._icons[status]
-
-
-class RunsFilterModel(QSortFilterProxyModel):
-    """Sorts by raw values and filters on every word of the filter text."""
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._words: list[str] = []
-        self.setSortRole(ROLE_SORT)
-
-    def set_filter_text(self, text: str) -> None:
-        # invalidateFilter() does not re-filter a sorted proxy in Qt 6.11; the explicit
-        # begin/end pair (Qt 6.9+) does, and so does a full invalidate() before it.
-        if hasattr(self, "beginFilterChange"):
-            self.beginFilterChange()
-            self._words = text.casefold().split()
-            self.endFilterChange()
-        else:
-            self._words = text.casefold().split()
-            self.invalidate()
-
-    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        if not self._words:
-            return True
-        model = self.sourceModel()
-        if not isinstance(model, RunsTableModel):
-            return True
-        record = model.record(source_row)
-        texts = [str(model.index(source_row, c).data()) for c in range(len(COLUMNS))]
-        extra = [record.id, record.cwd, record.error or "", record.mode, *record.agents]
-        haystack = " ".join([*texts, *extra])
-        haystack = haystack.casefold()
-        return all(word in haystack for word in self._words)

@@ -18,9 +18,10 @@ so nothing that was received disappears without being seen.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QMessageBox,
@@ -36,11 +37,14 @@ from core.errors import RunError
 from core.events import Event, RunStarted
 from core.rerun import request_from_run
 from core.run_export import run_to_markdown
-from core.run_import import import_run, load_any
+from core.run_import import import_run
+from core.run_reading import FoldedRun, fold_run, read_folded
 from core.runner import RunRequest
-from core.runs import RunIndex, RunRecord, load_run, runs_dir
+from core.runs import RunIndex, RunRecord, load_run, read_events, runs_dir
+from gui.markdown_stream import warm_up
 from gui.run_controller import RunController, RunSession
 from gui.run_header import display_status, run_title
+from gui.run_loader import RunLoader
 from gui.run_view import RunView
 from gui.runs_history import HistoryPage
 from gui.runs_table import status_icon, what_ran
@@ -65,6 +69,10 @@ class RunPage(QWidget):
         self.view = view
         self.session = session
         self.path = path
+        self.expected_run_id = ""
+        """The run being read into this page, when known before it is read (the history)."""
+        self.loader: RunLoader | None = None
+        """Set while the run is read off the GUI thread."""
         self.banner = Banner()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -74,7 +82,13 @@ class RunPage(QWidget):
 
     @property
     def run_id(self) -> str:
-        return self.session.run_id if self.session else self.view.state().run_id
+        if self.session:
+            return self.session.run_id
+        return self.view.state().run_id or self.expected_run_id
+
+    def is_reading(self) -> bool:
+        """True while the saved run is read and folded (the tab says "Reading …")."""
+        return self.loader is not None
 
     def is_live(self) -> bool:
         return self.session is not None and self.session.is_active()
@@ -85,6 +99,8 @@ class RunsView(QWidget):
 
     runOpened = Signal(object)
     """A :class:`RunPage` was added and made current (the window switches to this view)."""
+    runLoaded = Signal(object)
+    """A saved run's :class:`RunPage` has been read and is shown."""
 
     def __init__(self, controller: RunController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -115,6 +131,9 @@ class RunsView(QWidget):
         controller.sessionStarted.connect(self.add_session)
         controller.sessionFinished.connect(self._session_finished)
         self.history.refresh()
+        # The one-time cost of the first run view (~80 ms of PySide6 building types), paid
+        # while the person reads the history rather than when they open a run.
+        QTimer.singleShot(0, self, warm_up)
 
     # -- public API ----------------------------------------------------------------------
 
@@ -134,6 +153,9 @@ class RunsView(QWidget):
 
     def add_session(self, session: RunSession) -> RunPage:
         """A live run: its own tab, made current."""
+        existing = self.page_for(session.run_id)
+        if existing is not None:
+            return existing
         page = RunPage(session.view, session=session)
         # The run's index row is written as it starts: show it in the history then.
         session.view.model.runStarted.connect(self.history.refresh)
@@ -143,57 +165,38 @@ class RunsView(QWidget):
         return page
 
     def open_events(self, events: list[Event], path: Path | None = None) -> RunPage:
-        """Show a saved run or transcript (already read) in a tab, replayed at once."""
+        """Show a saved run or transcript whose events are already read (``baton open``);
+        folded off the GUI thread like any other."""
         started = events[0] if events and isinstance(events[0], RunStarted) else None
-        if started is not None:
-            existing = self.page_for(started.run_id)
-            if existing is not None:
-                self.tabs.setCurrentWidget(existing)
-                return existing
-        view = RunView()
-        view.load_events(events)
-        page = RunPage(view, path=path)
-        if started is not None and path is not None and RunIndex().get(started.run_id) is None:
-            page.banner.show_message(
-                "info",
-                "This run is not in your history.",
-                [("Import into history", lambda: self._import_from_page(page))],
-            )
-        self._add_page(page, run_title(view.state()))
-        return page
+        existing = self.page_for(started.run_id) if started is not None else None
+        if existing is not None:
+            self.tabs.setCurrentWidget(existing)
+            return existing
+        return self._open_reading(path, lambda: fold_run(events))
 
-    def open_path(self, path: Path) -> RunPage | None:
-        """Open a run file or transcript; a problem is shown on the history tab."""
-        try:
-            events = load_any(path)
-        except (ValueError, OSError) as error:
-            self._problem(f"Could not open {path.name}: {error}")
-            return None
-        return self.open_events(events, path)
+    def open_path(self, path: Path) -> RunPage:
+        """Open a run file or transcript in a tab at once; it is read and folded on a worker
+        thread and shown when ready. A problem closes the tab and is shown on the history."""
+        return self._open_reading(path, lambda: read_folded(path))
 
-    def open_record(self, record: RunRecord) -> RunPage | None:
+    def open_record(self, record: RunRecord) -> RunPage:
         existing = self.page_for(record.id)
         if existing is not None:
             self.tabs.setCurrentWidget(existing)
             return existing
-        try:
-            events = load_run(Path(record.path))
-        except OSError as error:
-            self._problem(f"Could not read the run file {record.path}: {error.strerror or error}")
-            return None
-        if not events:
-            self._problem(f"The run file {record.path} holds no events.")
-            return None
-        return self.open_events(events, Path(record.path))
+        path = Path(record.path)
+        return self._open_reading(
+            path, lambda: read_folded(path), run_id=record.id, title=what_ran(record)
+        )
 
     def rerun(self, record: RunRecord) -> asyncio.Future[None] | None:
         """Start a new run with this run's inputs (the task is returned for tests)."""
         try:
-            events = load_run(Path(record.path))
+            first = next(read_events(Path(record.path)), None)  # the first line is enough
         except OSError as error:
             self._problem(f"Could not read the run file {record.path}: {error.strerror or error}")
             return None
-        started = events[0] if events and isinstance(events[0], RunStarted) else None
+        started = first if isinstance(first, RunStarted) else None
         if started is None:
             self._problem("This run file does not say how the run was started.")
             return None
@@ -274,6 +277,51 @@ class RunsView(QWidget):
         except RunError as error:
             message = str(error)
             self._problem("Could not re-run: " + message[:1].upper() + message[1:])
+
+    def _open_reading(
+        self, path: Path | None, read: Callable[[], FoldedRun], run_id: str = "", title: str = ""
+    ) -> RunPage:
+        """A tab at once (so the window answers the click), its run read on a worker thread."""
+        name = path.name if path is not None else "the run"
+        view = RunView()
+        view.show_reading(name)
+        page = RunPage(view, path=path)
+        page.expected_run_id = run_id
+        loader = RunLoader(self)  # not the page's: a tab closed meanwhile drops the result
+        page.loader = loader
+        loader.loaded.connect(lambda folded: self._show_folded(page, loader, folded))
+        loader.failed.connect(lambda reason: self._reading_failed(page, loader, name, reason))
+        self._add_page(page, title or name)
+        loader.start(read)
+        return page
+
+    def _show_folded(self, page: RunPage, loader: RunLoader, folded: FoldedRun) -> None:
+        loader.deleteLater()
+        page.loader = None
+        if self.tabs.indexOf(page) < 0:
+            return  # closed while it was read
+        started = folded.started
+        existing = self.page_for(started.run_id) if started is not None else None
+        if existing is not None and existing is not page:
+            self._remove_page(page)
+            self.tabs.setCurrentWidget(existing)
+            return
+        page.view.load_state(folded.state)
+        if started is not None and page.path is not None and RunIndex().get(started.run_id) is None:
+            page.banner.show_message(
+                "info",
+                "This run is not in your history.",
+                [("Import into history", lambda: self._import_from_page(page))],
+            )
+        self._update_tab(page)
+        self.runLoaded.emit(page)
+
+    def _reading_failed(self, page: RunPage, loader: RunLoader, name: str, reason: str) -> None:
+        loader.deleteLater()
+        page.loader = None
+        if self.tabs.indexOf(page) >= 0:
+            self._remove_page(page)
+        self._problem(f"Could not open {name}: {reason}")
 
     def _add_page(self, page: RunPage, title: str) -> None:
         index = self.tabs.addTab(page, short(title))

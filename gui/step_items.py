@@ -47,15 +47,15 @@ class TextItem(QWidget):
         self._layout.setSpacing(2)
         self._layout.addWidget(self.stream)
         self._superseded = False
-        self._seen = len(block.text)
+        self._seen = len(block.content)
         self.stream.set_text(block.text, finished=not live)
         self.refresh(block, live)
 
     def refresh(self, item: Item, live: bool) -> None:
         assert isinstance(item, TextBlock)
-        if len(item.text) > self._seen:
-            self.stream.feed(item.text[self._seen :])
-            self._seen = len(item.text)
+        if len(item.content) > self._seen:  # only the new part: the block is never joined
+            self.stream.feed(item.content.since(self._seen))
+            self._seen = len(item.content)
         if not live and not self.stream.is_finished():
             self.stream.finish()
         if item.superseded != self._superseded:
@@ -153,15 +153,16 @@ class ThinkingItem(HeaderToggleMixin, QWidget):
     def refresh(self, item: Item, live: bool) -> None:
         assert isinstance(item, TextBlock)
         self._block = item
-        if len(item.text) == self._shown_length and live == self.header.live:
+        length = len(item.content)
+        if length == self._shown_length and live == self.header.live:
             return
-        self._shown_length = len(item.text)
+        self._shown_length = length
         self.header.live = live
-        self.header.preview = " ".join(item.text[-240:].split())
+        self.header.preview = " ".join(item.content.tail(240).split())
         self.header.update()
         if self.body is not None and self.header.expanded:
-            text = item.text.strip()
-            if len(text) > THINKING_CHARS:
+            text = item.content.tail(THINKING_CHARS + 1).strip()
+            if length > THINKING_CHARS:
                 text = "…" + text[-THINKING_CHARS:]
             self.body.setText(text)
 

@@ -52,6 +52,9 @@ nobody reads fifty items back while they stream in)."""
 MAX_NEW_WIDGETS = 4
 """Widgets one update may create. When more items arrived at once (a flood), the window
 restarts at the newest ones; the others stay one click away ("Show earlier items")."""
+GROW_PER_TURN = 2
+"""Widgets a pane adds per event-loop turn while it fills in by itself (a run just opened, a
+step folding back): several panes grow in the same turn, at ~4 ms a Markdown view."""
 
 
 class StepPane(HeaderToggleMixin, QFrame):
@@ -61,10 +64,18 @@ class StepPane(HeaderToggleMixin, QFrame):
     expandedChanged = Signal(bool)
 
     def __init__(
-        self, step: StepState, *, run_running: bool, parent: QWidget | None = None
+        self,
+        step: StepState,
+        *,
+        run_running: bool,
+        fill_gradually: bool = False,
+        parent: QWidget | None = None,
     ) -> None:
+        """``fill_gradually``: build the item widgets over a few event-loop turns (a run just
+        opened with many panes) instead of before this returns."""
         super().__init__(parent)
         self.setObjectName("StepPane")
+        self._fill_gradually = fill_gradually
         self.index = step.index
         self._step = step
         self._expanded = False
@@ -315,6 +326,13 @@ class StepPane(HeaderToggleMixin, QFrame):
             self._first += 1
         if not self._widgets:
             self._first = start
+            if self._fill_gradually and not bounded and count - start > GROW_PER_TURN:
+                # A pane shown for the first time (a run just opened) gets its newest items
+                # now and the ones before them over the next turns, like _grow_backwards.
+                self._first = count - GROW_PER_TURN
+                QTimer.singleShot(
+                    0, self, lambda: self._sync_items(bounded=self._live_window(), gradual=True)
+                )
         live = self._run_running and self._step.phase in ("running", "waiting")
         last = count - 1
         for offset, widget in enumerate(self._widgets):
@@ -325,17 +343,18 @@ class StepPane(HeaderToggleMixin, QFrame):
             self._body_layout.insertWidget(1 + len(self._widgets), widget)
             widget.show()
             self._widgets.append(widget)
+        self._fill_gradually = False
         self._update_earlier(self._first)
 
     def _grow_backwards(self, start: int, cut: bool) -> None:
-        """Add the widgets before the window, :data:`MAX_NEW_WIDGETS` per event-loop turn.
+        """Add the widgets before the window, :data:`GROW_PER_TURN` per event-loop turn.
 
         A step that finishes after a flood folds back to its last items, most of which were
         never built; creating them all at once (Markdown views cost ~4 ms each) stalled the
         window for 40 ms, so the rest follows on the next turns.
         """
         items = self._step.items
-        until = max(start, self._first - MAX_NEW_WIDGETS)
+        until = max(start, self._first - GROW_PER_TURN)
         for index in range(self._first - 1, until - 1, -1):
             widget = make_item_widget(items[index], False, interrupted=cut)
             self._body_layout.insertWidget(1, widget)

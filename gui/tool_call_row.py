@@ -4,7 +4,7 @@ Collapsed, the row reads ``✓ bash  pytest -q tests/  1.2 s``: status mark, too
 argument (elided in the middle), duration. A click (or Enter/Space when focused) opens the
 details: the arguments as pretty JSON and the output in a monospaced read-only box. Output
 streams in live while the call runs (bash), and is capped so a 50 MB log costs nothing until
-someone asks for it with "Show all".
+someone asks for it with "Show all" (:mod:`gui.tool_output`).
 
 The row keeps no copy of the output: it reads the :class:`~core.run_state.ToolCall` it is
 given at each :meth:`ToolCallRow.refresh`, and appends only what is new.
@@ -23,12 +23,10 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
-    QTextCursor,
 )
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QSizePolicy,
     QVBoxLayout,
@@ -38,59 +36,9 @@ from PySide6.QtWidgets import (
 from core.run_state import ToolCall
 from gui.run_status import format_ms, paint_status, spinner_clock, status_color
 from gui.theme import mix, monospace_font, secondary_text
+from gui.tool_output import MonospaceBox, ToolOutput
 
-OUTPUT_LINES = 400
-"""Lines shown before "Show all" (the tail while output streams, the head of a result)."""
-OUTPUT_CHARS = 40_000
-"""Characters shown before "Show all": one 40 MB line must not freeze the box either."""
 ARGUMENT_CHARS = 20_000
-VISIBLE_LINES = 14
-"""Height of the output box, in lines; longer output scrolls inside it."""
-
-
-def _capped(text: str, head: bool) -> tuple[str, int]:
-    """``text`` cut to the display caps, and how many lines were left out."""
-    lines = text.count("\n") + 1
-    if lines <= OUTPUT_LINES and len(text) <= OUTPUT_CHARS:
-        return text, 0
-    if head:
-        cut = text[:OUTPUT_CHARS].split("\n")[:OUTPUT_LINES]
-    else:
-        cut = text[-OUTPUT_CHARS:].split("\n")[-OUTPUT_LINES:]
-    return "\n".join(cut), max(0, lines - len(cut))
-
-
-class _MonospaceBox(QPlainTextEdit):
-    """Read-only monospaced text that is as tall as its content, up to a few lines."""
-
-    def __init__(self, max_lines: int = VISIBLE_LINES) -> None:
-        super().__init__()
-        self._max_lines = max_lines
-        self.setReadOnly(True)
-        self.setFont(monospace_font(-1))
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse
-            | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
-        self.document().blockCountChanged.connect(self._fit)
-        self.horizontalScrollBar().rangeChanged.connect(self._fit)
-        self._fit()
-
-    def _fit(self) -> None:
-        count = self.document().blockCount()
-        lines = min(max(1, count), self._max_lines)
-        spacing = QFontMetrics(self.font()).lineSpacing()
-        margin = int(self.document().documentMargin())
-        # A box that scrolls keeps only its top margin, so it ends at a line, not inside one.
-        height = lines * spacing + (2 * margin + 2 if count <= self._max_lines else margin + 1)
-        height += 2 * self.frameWidth()
-        if self.horizontalScrollBar().maximum() > 0:
-            height += self.horizontalScrollBar().sizeHint().height()
-        if height != self.height():
-            self.setFixedHeight(height)
 
 
 class _Summary(QWidget):
@@ -199,14 +147,10 @@ class ToolCallRow(QFrame):
         super().__init__(parent)
         self.setObjectName("ToolCallRow")
         self._expanded = False
-        self._show_all = False
         self._details: QWidget | None = None
-        self._output: _MonospaceBox | None = None
-        self._arguments: _MonospaceBox | None = None
-        self._more: QPushButton | None = None
-        self._output_label: QLabel | None = None
-        self._shown = ""  # text in the output box (for appending what is new)
-        self._shown_kind = ""
+        self.output: ToolOutput | None = None
+        """The output section, made when the row is first opened."""
+        self._arguments: MonospaceBox | None = None
         self._call = call
 
         self.summary = _Summary(call)
@@ -216,7 +160,7 @@ class ToolCallRow(QFrame):
         self._layout.setSpacing(2)
         self._layout.addWidget(self.summary)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.refresh(call)
+        self.refresh(call, interrupted=interrupted)
 
     # ---------------------------------------------------------------- public API
 
@@ -242,13 +186,14 @@ class ToolCallRow(QFrame):
 
     def output_text(self) -> str:
         """The text in the output box (empty while collapsed)."""
-        return self._output.toPlainText() if self._output is not None else ""
+        return self.output.box.toPlainText() if self.output is not None else ""
 
     def arguments_text(self) -> str:
         return self._arguments.toPlainText() if self._arguments is not None else ""
 
     def show_all_button(self) -> QPushButton | None:
-        return self._more if self._more is not None and not self._more.isHidden() else None
+        more = self.output.more if self.output is not None else None
+        return more if more is not None and not more.isHidden() else None
 
     def refresh(self, call: ToolCall, *, interrupted: bool = False) -> None:
         """Bring the row up to date with ``call`` (cheap when nothing changed).
@@ -318,22 +263,11 @@ class ToolCallRow(QFrame):
         muted = secondary_text(self.palette()).name()
         heading = QLabel("Arguments")
         heading.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
-        self._arguments = _MonospaceBox(8)
-        self._output_label = QLabel("Output")
-        self._output_label.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
-        self._output = _MonospaceBox()
-        self._more = QPushButton("Show all")
-        self._more.setFlat(True)
-        link = self.palette().color(QPalette.ColorRole.Link).name()
-        self._more.setStyleSheet(f"color: {link}; text-align: left; padding: 2px 0px;")
-        self._more.setCursor(Qt.CursorShape.PointingHandCursor)
-        self._more.clicked.connect(self._on_show_all)
-        self._more.hide()
+        self._arguments = MonospaceBox(8)
+        self.output = ToolOutput()
         layout.addWidget(heading)
         layout.addWidget(self._arguments)
-        layout.addWidget(self._output_label)
-        layout.addWidget(self._output)
-        layout.addWidget(self._more, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.output)
         self._layout.addWidget(self._details)
         text = json.dumps(self._call.arguments, indent=2, ensure_ascii=False, default=str)
         if len(text) > ARGUMENT_CHARS:
@@ -341,43 +275,5 @@ class ToolCallRow(QFrame):
         self._arguments.setPlainText(text)
 
     def _fill_details(self, call: ToolCall) -> None:
-        assert self._output is not None and self._more is not None
-        assert self._output_label is not None
-        running = call.status == "running" and not self._interrupted
-        kind = "output" if running or not call.result else "result"
-        full = call.output if kind == "output" else call.result
-        self._output_label.setText(
-            "Output (streaming)" if running else ("Result" if kind == "result" else "Output")
-        )
-        if self._show_all:
-            if full != self._shown:
-                self._output.setPlainText(full)
-                self._shown, self._shown_kind = full, kind
-            self._more.hide()
-            return
-        if running and kind == self._shown_kind and full.startswith(self._shown):
-            added = full[len(self._shown) :]
-            if added:  # append only what is new; the block limit drops the oldest lines
-                self._output.setMaximumBlockCount(OUTPUT_LINES)
-                cursor = self._output.textCursor()
-                cursor.movePosition(QTextCursor.MoveOperation.End)
-                cursor.insertText(added)
-                self._output.setTextCursor(cursor)
-                self._shown = full
-            hidden = max(0, full.count("\n") + 1 - OUTPUT_LINES)
-        elif full != self._shown or kind != self._shown_kind:
-            text, hidden = _capped(full if running else full.rstrip("\n"), head=not running)
-            self._output.setMaximumBlockCount(0)
-            self._output.setPlainText(text if text or running else "(no output)")
-            self._shown, self._shown_kind = full, kind
-        else:
-            return
-        if hidden:
-            where = "earlier" if running else "more"
-            self._more.setText(f"Show all ({hidden:,} {where} lines hidden)")
-        self._more.setVisible(bool(hidden))
-
-    def _on_show_all(self) -> None:
-        self._show_all = True
-        self._shown = ""
-        self._fill_details(self._call)
+        assert self.output is not None
+        self.output.update_from(call, call.status == "running" and not self._interrupted)

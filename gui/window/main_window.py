@@ -1,8 +1,10 @@
 """Baton's main window: sidebar, the views in a stack, menus and the status bar (DESIGN §8).
 
-Views are listed once, in :data:`VIEWS`: replacing the "coming soon" placeholder of a view by
-the real one is a change to its line there. The window can be built without
-:func:`gui.app.run_app` (tests do), given a working folder and a QSettings to use.
+Views are listed once, in :data:`VIEWS`. Only the view shown first is built (and its modules
+imported) while the window opens; each other view is built the first time it is shown or
+asked for (``window.runs_view`` and friends build it on access), so start-up pays for one
+view, not four. The window can be built without :func:`gui.app.run_app` (tests do), given a
+working folder and a QSettings to use.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
@@ -26,21 +29,22 @@ from PySide6.QtWidgets import (
 )
 
 from core import __version__
-from core.runs import RunIndex
 from core.settings import SettingsError, load_settings
 from gui import theme
-from gui.definitions.agents_view import AgentsView
-from gui.definitions.presets_view import PresetsView
-from gui.documents_view import DocumentsView
-from gui.launch.launch_dialog import LaunchDialog, LaunchInputs
-from gui.run_controller import RunController
-from gui.runs_view import RunsView
-from gui.settings.settings_dialog import SettingsDialog
 from gui.theme import icons
 from gui.widgets.prompts import Prompts
-from gui.window.shortcuts_dialog import ShortcutsDialog
 from gui.window.sidebar import Sidebar
-from gui.window.welcome_panel import WelcomePanel, needs_welcome
+
+if TYPE_CHECKING:  # imported where first used: start-up imports only the first view's modules
+    from gui.definitions.agents_view import AgentsView
+    from gui.definitions.presets_view import PresetsView
+    from gui.documents_view import DocumentsView
+    from gui.launch.launch_dialog import LaunchDialog, LaunchInputs
+    from gui.run_controller import RunController
+    from gui.runs_view import RunsView
+    from gui.settings.settings_dialog import SettingsDialog
+    from gui.window.shortcuts_dialog import ShortcutsDialog
+    from gui.window.welcome_panel import WelcomePanel
 
 
 @dataclass(frozen=True)
@@ -52,24 +56,44 @@ class ViewSpec:
 
 
 def _agents(window: MainWindow) -> QWidget:
-    return AgentsView(window.prompts, window.settings, window.initial_folder)
+    from gui.definitions.agents_view import AgentsView
+
+    view = AgentsView(window.prompts, window.settings, window.working_folder)
+    view.dirtyChanged.connect(window._update_title)
+    return view
 
 
 def _presets(window: MainWindow) -> QWidget:
-    view = PresetsView(window.prompts, window.settings, window.initial_folder)
+    from gui.definitions.presets_view import PresetsView
+
+    view = PresetsView(window.prompts, window.settings, window.working_folder)
     view.runRequested.connect(window.open_launch_dialog)
+    view.dirtyChanged.connect(window._update_title)
     return view
 
 
 def _runs(window: MainWindow) -> QWidget:
-    return RunsView(window.run_controller)
+    from gui.runs_view import RunsView
+
+    view = RunsView(window.run_controller)
+    view.runOpened.connect(lambda _page: window.show_view("runs"))
+    return view
+
+
+def _documents(window: MainWindow) -> QWidget:
+    from gui.documents_view import DocumentsView
+
+    view = DocumentsView(prompts=window.prompts)
+    view.dirtyChanged.connect(window._update_title)
+    view.openRunRequested.connect(window.open_run_by_id)
+    return view
 
 
 VIEWS: list[ViewSpec] = [
     ViewSpec("agents", "Agents", "nav-agents", _agents),
     ViewSpec("presets", "Presets", "nav-presets", _presets),
     ViewSpec("runs", "Runs", "nav-runs", _runs),
-    ViewSpec("documents", "Documents", "nav-documents", lambda w: DocumentsView(prompts=w.prompts)),
+    ViewSpec("documents", "Documents", "nav-documents", _documents),
 ]
 """The views in sidebar order, one line each. The views for "agents", "presets" and "runs" must
 be an AgentsView, a PresetsView and a RunsView."""
@@ -120,19 +144,19 @@ class MainWindow(QMainWindow):
         self.prompts = Prompts(self)
         self._theme_key = ""
         self._apply_style()
-        self.run_controller = RunController(self)
+        self._run_controller: RunController | None = None
         self._launch_dialog: LaunchDialog | None = None
         self._last_launch: LaunchInputs | None = None
+        self._working_folder = self.initial_folder
 
         self.sidebar = Sidebar()
         self.stack = QStackedWidget()
         self.views: dict[str, QWidget] = {}
+        """The views built so far, by key (see :meth:`view`)."""
         for spec in VIEWS:
-            widget = spec.make(self)
-            self.views[spec.key] = widget
-            self.stack.addWidget(widget)
+            self.stack.addWidget(QWidget())  # a stand-in until the view is first shown
             self.sidebar.add_entry(spec.label, spec.icon)
-        self.sidebar.currentChanged.connect(self.stack.setCurrentIndex)
+        self.sidebar.currentChanged.connect(self._show_index)
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -141,43 +165,83 @@ class MainWindow(QMainWindow):
         self._content = QVBoxLayout()  # the first-run welcome banner sits above the views
         self._content.setSpacing(0)
         self.welcome_panel: WelcomePanel | None = None
-        if needs_welcome() and not self.settings.value("welcome/dismissed", False, bool):
+        if _needs_welcome() and not self.settings.value("welcome/dismissed", False, bool):
             self.show_welcome()
         self._content.addWidget(self.stack, 1)
         layout.addLayout(self._content, 1)
         self.setCentralWidget(central)
-
-        self.agents_view: AgentsView = self.views["agents"]  # type: ignore[assignment]
-        self.agents_view.dirtyChanged.connect(self._update_title)
-        self.presets_view: PresetsView = self.views["presets"]  # type: ignore[assignment]
-        self.presets_view.dirtyChanged.connect(self._update_title)
-        self.runs_view: RunsView = self.views["runs"]  # type: ignore[assignment]
-        self.runs_view.runOpened.connect(lambda _page: self.show_view("runs"))
-        self.documents_view: DocumentsView = self.views["documents"]  # type: ignore[assignment]
-        self.documents_view.dirtyChanged.connect(self._update_title)
-        self.documents_view.openRunRequested.connect(self.open_run_by_id)
         self._build_menus()
         self._build_status_bar()
-        self.sidebar.set_current(0)
         self._restore_state()
 
     # -- public API ----------------------------------------------------------------------
 
+    def view(self, key: str) -> QWidget:
+        """The view ``key``, built (and put in the stack) the first time it is asked for."""
+        built = self.views.get(key)
+        if built is not None:
+            return built
+        index = [spec.key for spec in VIEWS].index(key)
+        widget = VIEWS[index].make(self)
+        self.views[key] = widget
+        stand_in = self.stack.widget(index)
+        current = self.stack.currentIndex()
+        self.stack.insertWidget(index, widget)
+        if stand_in is not None:
+            self.stack.removeWidget(stand_in)
+            stand_in.deleteLater()
+        self.stack.setCurrentIndex(current)
+        if key == "agents":
+            widget.restore_state()  # type: ignore[attr-defined]
+        return widget
+
+    @property
+    def agents_view(self) -> AgentsView:
+        return self.view("agents")  # type: ignore[return-value]
+
+    @property
+    def presets_view(self) -> PresetsView:
+        return self.view("presets")  # type: ignore[return-value]
+
+    @property
+    def runs_view(self) -> RunsView:
+        return self.view("runs")  # type: ignore[return-value]
+
+    @property
+    def documents_view(self) -> DocumentsView:
+        return self.view("documents")  # type: ignore[return-value]
+
+    @property
+    def run_controller(self) -> RunController:
+        """Runs launched from this window (made on first use: it brings in the backends)."""
+        if self._run_controller is None:
+            from gui.run_controller import RunController
+
+            self._run_controller = RunController(self)
+            self._run_controller.sessionStarted.connect(self._session_started)
+        return self._run_controller
+
     @property
     def working_folder(self) -> Path:
-        return self.agents_view.working_folder
+        return self._working_folder
 
     @working_folder.setter
     def working_folder(self, folder: Path) -> None:
-        self.agents_view.working_folder = Path(folder)
-        self.presets_view.working_folder = Path(folder)
+        self._working_folder = Path(folder)
+        for key in ("agents", "presets"):
+            if key in self.views:
+                self.views[key].working_folder = Path(folder)  # type: ignore[attr-defined]
         self._update_status()
 
     def open_run_by_id(self, run_id: str) -> None:
         """Show a saved run (the documents' provenance links land here)."""
+        from core.runs import RunIndex
+
         record = RunIndex().get(run_id)
-        if record is None or self.runs_view.open_record(record) is None:
+        if record is None:
             self.statusBar().showMessage(f"Run {run_id} is no longer in the history.", 8000)
+        else:
+            self.runs_view.open_record(record)
 
     def show_view(self, key: str) -> None:
         self.sidebar.set_current([spec.key for spec in VIEWS].index(key))
@@ -190,6 +254,8 @@ class MainWindow(QMainWindow):
 
     def open_launch_dialog(self, preset: str | None = None) -> LaunchDialog:
         """The launch dialog (one at a time, not modal), on ``preset`` when given."""
+        from gui.launch.launch_dialog import LaunchDialog
+
         dialog = self._launch_dialog
         if dialog is None or not dialog.isVisible():
             dialog = LaunchDialog(self.run_controller, self.working_folder, self, preset=preset)
@@ -218,6 +284,8 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> SettingsDialog:
         """The settings dialog, window-modal via ``open()``: no nested event loop, so running
         steps and its own Test connection keep going."""
+        from gui.settings.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(self)
         dialog.saved.connect(self._settings_saved)
         dialog.finished.connect(dialog.deleteLater)
@@ -335,37 +403,33 @@ class MainWindow(QMainWindow):
         if isinstance(state, QByteArray | bytes):
             self.restoreState(QByteArray(state))
         view = self.settings.value("main/view", "agents")
-        if view in [spec.key for spec in VIEWS]:
-            self.show_view(str(view))
-        self.agents_view.restore_state()
+        self.show_view(str(view) if view in [spec.key for spec in VIEWS] else "agents")
 
     def save_state(self) -> None:
         self.settings.setValue("main/geometry", self.saveGeometry())
         self.settings.setValue("main/state", self.saveState())
         self.settings.setValue("main/view", self.current_view())
-        self.agents_view.save_state()
+        if "agents" in self.views:
+            self.agents_view.save_state()
         self.settings.sync()
 
     # -- Qt overrides --------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self.agents_view.maybe_discard_changes():
-            event.ignore()
-            return
-        if not self.presets_view.maybe_discard_changes():
-            event.ignore()
-            return
-        if not self.documents_view.maybe_discard_changes():
-            event.ignore()
-            return
-        if not self.run_controller.confirm_close():
+        editors = [self.views[k] for k in ("agents", "presets", "documents") if k in self.views]
+        for view in editors:
+            if not view.maybe_discard_changes():  # type: ignore[attr-defined]
+                event.ignore()
+                return
+        controller = self._run_controller
+        if controller is not None and not controller.confirm_close():
             event.ignore()  # it closes the window itself once cancelled runs have ended
             return
         self.save_state()
-        self.agents_view.shutdown()
-        self.presets_view.shutdown()
-        self.documents_view.shutdown()
-        self.run_controller.shutdown()
+        for view in editors:
+            view.shutdown()  # type: ignore[attr-defined]
+        if controller is not None:
+            controller.shutdown()
         if self._launch_dialog is not None:
             self._launch_dialog.close()
         event.accept()
@@ -395,7 +459,7 @@ class MainWindow(QMainWindow):
             return
         self._theme_key = key
         self.setStyleSheet(theme.stylesheet(palette))
-        if hasattr(self, "agents_view"):
+        if "agents" in getattr(self, "views", {}):
             self.agents_view.refresh_colors()
 
     def _update_status(self) -> None:
@@ -410,9 +474,9 @@ class MainWindow(QMainWindow):
 
     def _update_title(self, _dirty: bool = False) -> None:
         dirty = (
-            self.agents_view.editor.is_dirty()
-            or self.presets_view.editor.is_dirty()
-            or self.documents_view.detail.is_dirty()
+            ("agents" in self.views and self.agents_view.editor.is_dirty())
+            or ("presets" in self.views and self.presets_view.editor.is_dirty())
+            or ("documents" in self.views and self.documents_view.detail.is_dirty())
         )
         self.setWindowTitle("Baton" + (" — unsaved changes" if dirty else ""))
 
@@ -424,9 +488,19 @@ class MainWindow(QMainWindow):
         else:
             self.agents_view.save_current()
 
+    def _session_started(self, session: object) -> None:
+        """A run launched before the Runs view was ever shown: build it now and give it the
+        run (a view built from here missed this signal)."""
+        if "runs" not in self.views:
+            self.runs_view.add_session(session)  # type: ignore[arg-type]
+
+    def _show_index(self, index: int) -> None:
+        self.view(VIEWS[index].key)
+        self.stack.setCurrentIndex(index)
+
     def _settings_saved(self) -> None:
         self._update_status()
-        if self.welcome_panel is not None and not needs_welcome():
+        if self.welcome_panel is not None and not _needs_welcome():
             self._welcome_done()
 
     def cancel_current_run(self) -> None:
@@ -450,6 +524,8 @@ class MainWindow(QMainWindow):
             button.click()
 
     def show_shortcuts(self) -> ShortcutsDialog:
+        from gui.window.shortcuts_dialog import ShortcutsDialog
+
         dialog = ShortcutsDialog(self.menuBar(), self)
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
@@ -466,6 +542,8 @@ class MainWindow(QMainWindow):
         """The welcome strip above the views (again, after "Not now", from Help ▸ Welcome)."""
         self.settings.remove("welcome/dismissed")
         if self.welcome_panel is None:
+            from gui.window.welcome_panel import WelcomePanel
+
             self.welcome_panel = WelcomePanel(self)
             self.welcome_panel.configured.connect(self._welcome_done)
             self.welcome_panel.openSettingsRequested.connect(self.open_settings)
@@ -497,3 +575,9 @@ class MainWindow(QMainWindow):
             "<p>Agent files are plain Markdown with YAML frontmatter, shared with pi and "
             "Claude Code.</p>",
         )
+
+
+def _needs_welcome() -> bool:
+    from gui.window.welcome_panel import needs_welcome
+
+    return needs_welcome()

@@ -7,8 +7,9 @@ run.
 
 With ``--screenshot`` the window is laid out at its default size with throw-away view state
 (the user's saved geometry would make screenshots differ from machine to machine, and the
-first-run banner has no place in a picture of a run), the run is rendered completely — model
-flushed, every Markdown stream's tail rendered, layouts settled over a few event-loop turns —
+first-run banner has no place in a picture of a run), the run is rendered completely — read
+off the GUI thread, long answers laid out, model flushed, every Markdown stream's tail
+rendered, layouts settled over a few event-loop turns —
 then the main window is grabbed to a PNG and the process exits 0. Works on the ``offscreen``
 platform, so no display is needed.
 """
@@ -57,8 +58,12 @@ def open_run_window(path: Path, events: list[Event], screenshot: Path | None = N
 
         def settle(turns_left: int) -> None:
             page.view.model.flush()
-            for stream in window.findChildren(MarkdownStream):
+            streams = window.findChildren(MarkdownStream)
+            for stream in streams:
                 stream.flush()
+            if page.is_reading() or not all(s.is_laid_out() for s in streams):
+                QTimer.singleShot(TURN_MS, lambda: settle(turns_left))  # still reading
+                return
             if turns_left > 0:
                 QTimer.singleShot(TURN_MS, lambda: settle(turns_left - 1))
                 return

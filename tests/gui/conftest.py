@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBo
 from pytestqt.qtbot import QtBot
 
 from gui.qt_asyncio import attached_event_loop
+from gui.run_view import RunView
 from gui.window.main_window import MainWindow
 
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
@@ -219,3 +220,13 @@ def no_ollama_probe(monkeypatch: pytest.MonkeyPatch) -> None:
     warnings; an address httpx refuses before any I/O keeps the panel's "not running" path.
     The welcome tests pass their own ``ollama_url``."""
     monkeypatch.setattr("gui.window.welcome_panel.OLLAMA_URL", "unset://ollama")
+
+
+@pytest.fixture
+def view(qtbot: QtBot) -> RunView:
+    """A shown run view (test modules about other views define their own ``view``)."""
+    widget = RunView()
+    qtbot.addWidget(widget)
+    widget.resize(1000, 700)
+    widget.show()
+    return widget

@@ -32,18 +32,20 @@ def test_a_run_whose_owner_died_reads_interrupted_in_history_and_when_opened(
     runs = window.runs_view
     runs.show_history()
     qtbot.waitUntil(lambda: [r.status for r in runs.history.visible_records()] == ["running"])
-    assert runs.history.proxy.index(0, 2).data() == "Running"
+    assert runs.history.model.index(0, 2).data() == "Running"
 
     owner.release()  # the owner is gone (killed: the OS drops its lock)
     runs.history.refresh()
-    qtbot.waitUntil(lambda: runs.history.proxy.index(0, 2).data() == "Interrupted")
+    qtbot.waitUntil(lambda: runs.history.model.index(0, 2).data() == "Interrupted")
 
     table = runs.history.table
-    rect = table.visualRect(runs.history.proxy.index(0, 1))
+    rect = table.visualRect(runs.history.model.index(0, 1))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: runs.current_page() is not None)
     page = runs.current_page()
-    assert page is not None and page.view.state().status == "interrupted"
+    assert page is not None
+    qtbot.waitUntil(lambda: not page.is_reading())  # read off the GUI thread
+    assert page.view.state().status == "interrupted"
     assert page.view.header.status.text() == "Interrupted"
     assert load_run(writer.path)[-1].type == "run_finished"

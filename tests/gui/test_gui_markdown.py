@@ -7,10 +7,11 @@ import random
 import pytest
 from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextDocument, QTextTable
+from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
 
 import gui.markdown_view as markdown_view
-from gui.markdown_render import BlockSplitter, RenderedHtml, render_html
+from gui.markdown_render import BlockSplitter, RenderedHtml, extends_plainly, render_html
 from gui.markdown_stream import MarkdownStream
 from gui.markdown_view import MarkdownView
 
@@ -224,7 +225,9 @@ def test_finished_blocks_are_rendered_once_and_kept(
     stream.finish()
 
     assert sum("First paragraph" in source for source in sources) == 1
-    assert sum(source.startswith("Second") for source in sources) > 5  # the tail, re-rendered
+    # The tail rendered once, then plain words appended; rendered again as a finished block.
+    assert sum(source.startswith("Second") for source in sources) == 2
+    assert stream.tail_appends == 6
     assert stream.shown_text() == (
         "First paragraph, finished once the next block starts.\n"
         "Second paragraph grows word by word\nThird."
@@ -253,6 +256,59 @@ def test_finish_renders_the_final_state_at_once(qtbot: QtBot) -> None:
 
     assert stream.is_finished()
     assert stream.shown_text() == "Title\nBody with code"
+
+
+def test_only_words_that_cannot_change_markup_skip_rendering(qtbot: QtBot) -> None:
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+    for piece in ["Plain start", " and more", " **bold", " still", "** done", " after it"]:
+        stream.feed(piece)
+        stream.flush()
+    tail = stream.shown_text()
+    assert tail == "Plain start and more bold still done after it"
+    # Rendered: 'Plain start', ' **bold', '** done'; appended: the other three.
+    assert (stream.tail_renders, stream.tail_appends) == (3, 3)
+
+
+def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> None:
+    stream = MarkdownStream()
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    area.setWidgetResizable(True)
+    area.setWidget(stream)
+    area.resize(500, 300)
+    area.show()
+    stream.feed("".join(f"Paragraph {n} of the answer.\n\n" for n in range(60)) + "Open")
+    stream.flush()
+    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() > 0)
+    area.verticalScrollBar().setValue(0)  # the reader went back to the top
+    renders = stream.tail_renders
+    for word in [" **tail", "** words", " `more`"]:
+        stream.feed(word)
+        stream.flush()
+    assert stream.tail_renders == renders  # nothing drawn where nobody looks
+
+    area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
+    qtbot.waitUntil(lambda: stream.tail_renders == renders + 1)  # caught up once, when seen
+    assert stream.shown_text().endswith("Open tail words more")
+
+
+@pytest.mark.parametrize(
+    ("source", "added", "plain"),
+    [
+        ("Some text", " more words", True),
+        ("Some text,", " 42 more.", True),
+        ("Some **bold**", " more", False),  # right after a closing delimiter
+        ("Some text", " with *emphasis", False),
+        ("A [link](https://exa", "mple", False),  # the destination may still close
+        ("A [link](https://example.com) and", " more", True),
+        ("Text ", " two spaces", False),  # HTML would collapse them
+        ("Line", "\nnext", False),
+        ("", "start", False),
+    ],
+)
+def test_plain_extension_rule(source: str, added: str, plain: bool) -> None:
+    assert extends_plainly(source, added) is plain
 
 
 # ------------------------------------------------------------------------------ splitting

@@ -25,16 +25,8 @@ from gui import run_header
 from gui.run_view import RunView
 from gui.step_items import NoticeItem, TextItem, ThinkingItem
 from gui.step_pane import StepPane
-from gui.tool_call_row import OUTPUT_LINES, ToolCallRow
-
-
-@pytest.fixture
-def view(qtbot: QtBot) -> RunView:
-    widget = RunView()
-    qtbot.addWidget(widget)
-    widget.resize(1000, 700)
-    widget.show()
-    return widget
+from gui.tool_call_row import ToolCallRow
+from gui.tool_output import OUTPUT_LINES
 
 
 def live(qtbot: QtBot, view: RunView, events: list[Event]) -> None:
@@ -130,7 +122,7 @@ def test_a_collapsed_pane_shows_the_last_ten_items(qtbot: QtBot, view: RunView) 
     pane = view.pane(0)
 
     assert not pane.is_expanded()
-    assert len(pane.item_widgets()) == 10
+    qtbot.waitUntil(lambda: len(pane.item_widgets()) == 10)
     assert pane.first_shown_item() == 15
     before_last, last = pane.item_widgets()[-2:]
     assert isinstance(last, ToolCallRow) and last.argument_text() == "src/file_24.py"

@@ -63,7 +63,7 @@ def _history_row(qtbot: QtBot, runs: RunsView, run_id: str) -> None:
     qtbot.waitUntil(lambda: run_id in [r.id for r in runs.history.visible_records()])
     table = runs.history.table
     row = [r.id for r in runs.history.visible_records()].index(run_id)
-    rect = table.visualRect(runs.history.proxy.index(row, 1))
+    rect = table.visualRect(runs.history.model.index(row, 1))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     selected = runs.history.selected_record()
     assert selected is not None and selected.id == run_id
@@ -91,17 +91,19 @@ def test_a_finished_run_is_listed_filtered_and_reopened_with_the_same_content(
 
     runs = window.runs_view
     qtbot.waitUntil(lambda: [r.status for r in runs.history.visible_records()] == ["ok"])
-    model = runs.history.proxy
+    model = runs.history.model
     row = [model.index(0, c).data() for c in range(6)]
     assert row[1] == "scout-and-plan json output"
     assert row[2] == "Done"
     assert row[4] == "↑3.2k ↓200"
 
     runs.history.filter_field.setText("planner done")  # agents and status match too
-    assert len(runs.history.visible_records()) == 1
+    qtbot.waitUntil(lambda: len(runs.history.visible_records()) == 1)  # after a typing pause
     runs.history.filter_field.setText("SCOUT failed")  # every word must match
-    assert runs.history.visible_records() == []
+    qtbot.waitUntil(lambda: runs.history.visible_records() == [])
+    assert runs.history.stack.currentWidget() is runs.history.table  # no "No runs yet"
     runs.history.filter_field.setText("")
+    qtbot.waitUntil(lambda: len(runs.history.visible_records()) == 1)
 
     # Close the live tab, then reopen the run from the history: replayed at once.
     live_page = runs.page_for(session.run_id)
@@ -110,10 +112,12 @@ def test_a_finished_run_is_listed_filtered_and_reopened_with_the_same_content(
     assert runs.page_for(session.run_id) is None
     _history_row(qtbot, runs, session.run_id)
     table = runs.history.table
-    rect = table.visualRect(runs.history.proxy.index(0, 1))
+    rect = table.visualRect(runs.history.model.index(0, 1))
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     page = runs.current_page()
     assert page is not None and page.session is None
+    assert page.view.placeholder.text().startswith("Reading ")  # read off the GUI thread
+    qtbot.waitUntil(lambda: not page.is_reading())
     assert not page.view.model.is_live()
     assert page.view.state().status == "ok"
     assert _texts(page) == live_texts
@@ -304,6 +308,7 @@ def test_open_a_transcript_then_import_it(
     assert window.current_view() == "runs"
     page = runs.current_page()
     assert page is not None and page.path == transcript
+    qtbot.waitUntil(lambda: not page.is_reading())
     assert page.view.state().status == "ok"
     assert len(page.view.panes()) == 1
     assert runs.history.visible_records() == []  # opening is not importing
@@ -317,6 +322,7 @@ def test_open_a_transcript_then_import_it(
     garbage.write_text('{"hello": "world"}\n', encoding="utf-8")
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(garbage), ""))
     window.open_run_action.trigger()
+    qtbot.waitUntil(lambda: runs.history.banner.kind() == "error")
     assert runs.tabs.currentWidget() is runs.history
-    assert runs.history.banner.kind() == "error"
+    assert [p.path for p in runs.pages()] == [transcript]  # the failed tab went away
     assert runs.history.banner.message().startswith("Could not open notes.jsonl: ")

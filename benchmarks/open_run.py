@@ -1,0 +1,149 @@
+"""Opening saved runs from the history: the window must keep answering while they are read.
+
+Two run files (``benchmarks/big_runs.py``), indexed in a temporary data folder:
+
+* ``flood`` — 100,000 events of a 3-step chain;
+* ``big_output`` — one bash call that printed 5 MB in 80-byte chunks (65,000 events).
+
+Each is opened the way a double-click in the history opens it (``RunsView.open_record``) in a
+Runs view shown offscreen, 1280×860. A 5 ms timer records the longest gap between its ticks
+from the click until the run is on screen (read and folded, panes built, long answers laid
+out) — how long input would have waited. ``first_paint_ms`` is the time from the click to the
+first paint of the run's tab (its header and "Reading …" line: the window answered);
+``shown_ms`` the time until the run itself is on screen.
+
+Last line, JSON (goals in brackets): ``max_stall_ms`` [≤ 50] and ``first_paint_ms`` [≤ 300],
+each the worse of the two files, then the per-file figures.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+TICK_MS = 5
+
+
+def open_and_watch(runs_view: object, record: object) -> dict[str, float]:
+    from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from gui.markdown_stream import MarkdownStream
+    from gui.runs_view import RunPage, RunsView
+
+    assert isinstance(runs_view, RunsView)
+    app = QApplication.instance()
+    assert app is not None
+    loop = QEventLoop()
+    gaps: list[float] = []
+    last = [0.0]
+    painted: list[float] = []
+    shown: list[float] = []
+
+    def tick() -> None:
+        now = time.perf_counter()
+        if last[0]:
+            gaps.append(now - last[0])
+        last[0] = now
+
+    class PaintWatch(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and not painted:
+                painted.append(time.perf_counter())
+            return False
+
+    def check_shown(page: RunPage) -> None:
+        streams = page.findChildren(MarkdownStream)
+        if page.is_reading() or not all(s.is_laid_out() for s in streams):
+            QTimer.singleShot(TICK_MS, lambda: check_shown(page))
+            return
+        shown.append(time.perf_counter())
+        QTimer.singleShot(200, loop.quit)  # and a little longer: what follows the first show
+
+    watch = PaintWatch()
+    ticker = QTimer()
+    ticker.setInterval(TICK_MS)
+    ticker.timeout.connect(tick)
+    ticker.start()
+    app.processEvents()
+    start = time.perf_counter()
+    last[0] = start
+    page = runs_view.open_record(record)  # type: ignore[arg-type]
+    page.view.installEventFilter(watch)
+    QTimer.singleShot(0, lambda: check_shown(page))
+    loop.exec()
+    ticker.stop()
+    return {
+        "stall_ms": max(gaps, default=0.0) * 1000,
+        "first_paint_ms": (painted[0] - start) * 1000 if painted else float("nan"),
+        "shown_ms": (shown[0] - start) * 1000,
+    }
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="baton-open-run-") as scratch:
+        os.environ["BATON_CONFIG_DIR"] = str(Path(scratch) / "config")
+        os.environ["BATON_DATA_DIR"] = str(Path(scratch) / "data")
+        from big_runs import big_output, flood, write_run
+        from PySide6.QtCore import QEventLoop, QTimer
+        from PySide6.QtWidgets import QApplication, QWidget
+
+        import gui  # noqa: F401  (PySide6 work-around first)
+        from core.runs import RunIndex, runs_dir
+        from gui.run_controller import RunController
+        from gui.runs_view import RunsView
+        from gui.theme import apply_theme
+
+        index = RunIndex()
+        records = {}
+        for name, events in (("flood", flood(100_000)), ("big_output", big_output())):
+            path = write_run(events, runs_dir() / f"{name}.jsonl", run_id=f"run-{name}")
+            print(f"{name}: {len(events):,} events, {path.stat().st_size / 1e6:.1f} MB")
+            del events
+            records[name] = index.add_file(path)
+        gc.collect()
+        gc.freeze()
+
+        app = QApplication.instance() or QApplication([])
+        apply_theme(app)  # type: ignore[arg-type]
+        host = QWidget()
+        controller = RunController(host)
+        results = {}
+        for name, record in records.items():
+            runs = RunsView(controller)
+            runs.resize(1280, 860)
+            runs.show()
+            idle = QEventLoop()  # the history is on screen a moment before the double-click
+            QTimer.singleShot(500, idle.quit)
+            idle.exec()
+            results[name] = open_and_watch(runs, record)
+            figures = results[name]
+            print(
+                f"{name}: first paint {figures['first_paint_ms']:.0f} ms, shown after "
+                f"{figures['shown_ms']:.0f} ms, longest gap {figures['stall_ms']:.1f} ms"
+            )
+            runs.close()
+            runs.deleteLater()
+            app.processEvents()
+        print(
+            json.dumps(
+                {
+                    "max_stall_ms": round(max(r["stall_ms"] for r in results.values()), 1),
+                    "first_paint_ms": round(max(r["first_paint_ms"] for r in results.values()), 1),
+                    **{f"{n}_{k}": round(v, 1) for n, r in results.items() for k, v in r.items()},
+                }
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()

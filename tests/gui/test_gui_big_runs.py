@@ -1,0 +1,127 @@
+"""Big runs stay usable: a huge tool output shows its tail and loads the rest on demand, and a
+long answer reopened is laid out a slice at a time. Asserted on what is shown, never on time."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+from run_events import SONNET, RunBuilder, many_items
+
+from core.run_state import fold
+from gui.markdown_stream import LAZY_SLICE_CHARS
+from gui.markdown_view import MarkdownView
+from gui.run_view import RunView
+from gui.step_items import TextItem
+from gui.step_pane import COLLAPSED_ITEMS
+from gui.tool_call_row import ToolCallRow
+from gui.tool_output import LOAD_SLICE_CHARS, OUTPUT_LINES
+
+
+def _log_lines(count: int) -> list[str]:
+    return [f"[{n:06}] compiling module_{n % 97}.c ... ok\n" for n in range(count)]
+
+
+def _long_answer(sections: int) -> str:
+    parts = []
+    for n in range(sections):
+        parts.append(f"## Section {n}\n\nThe **planner** reads `file_{n}.py` and writes a plan.")
+        parts.append(f"- first point {n}\n- second point {n}")
+    return "\n\n".join(parts) + "\n"
+
+
+def _row(view: RunView) -> ToolCallRow:
+    return next(w for w in view.pane(0).item_widgets() if isinstance(w, ToolCallRow))
+
+
+def test_show_all_loads_a_huge_output_in_slices(qtbot: QtBot, view: RunView) -> None:
+    lines = _log_lines(8_000)  # ~330 KB in 8,000 chunks
+    builder = RunBuilder()
+    builder.start("single", [("worker", "Build", SONNET)])
+    builder.step_started(0, "Build", SONNET)
+    tail = "".join(lines[-50:]) + "exit code 0"  # what bash hands the model: the tail
+    builder.tool(0, "bash", {"command": "make"}, tail, output=lines)
+    builder.step_finished(0, output="Built.")
+    builder.run_finished()
+    view.load_events(builder.events)
+    row = _row(view)
+
+    qtbot.mouseClick(row.summary, Qt.MouseButton.LeftButton, pos=row.summary.rect().center())
+    assert row.output_text() == tail  # the result the model saw, small
+    button = row.show_all_button()
+    assert button is not None and button.text() == "Show all (7,950 more lines hidden)"
+
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert row.output is not None
+    assert row.output.is_loading()
+    assert len(row.output_text()) == LOAD_SLICE_CHARS  # only the first slice so far
+    assert "loading" in row.output.label.text()
+    qtbot.waitUntil(lambda: not row.output.is_loading())  # type: ignore[union-attr]
+    full = "".join(lines)
+    assert row.output_text() == full
+    assert row.output.slices_loaded == -(-len(full) // LOAD_SLICE_CHARS)
+    assert row.output.label.text() == "Output"
+    assert row.show_all_button() is None
+
+
+def test_a_streaming_flood_shows_only_the_tail(qtbot: QtBot, view: RunView) -> None:
+    builder = RunBuilder()
+    builder.start("single", [("worker", "Build", SONNET)])
+    builder.step_started(0, "Build", SONNET)
+    call = builder.tool_started(0, "bash", {"command": "make"})
+    builder.tool_output(0, call, "starting\n")
+    view.add_events(builder.events)
+    qtbot.waitUntil(lambda: view.state().events == len(builder.events))
+    row = _row(view)
+    qtbot.mouseClick(row.summary, Qt.MouseButton.LeftButton, pos=row.summary.rect().center())
+    assert row.output_text() == "starting\n"
+
+    more = RunBuilder(builder.run_id)
+    lines = _log_lines(3_000)
+    for line in lines:
+        more.tool_output(0, call, line)
+    view.add_events(more.events)
+    qtbot.waitUntil(lambda: row.output_text().endswith(lines[-1]))
+
+    shown = row.output_text().split("\n")
+    assert len(shown) == OUTPUT_LINES  # the tail: the last lines, the newest at the bottom
+    assert shown[-2] == lines[-1].rstrip("\n")
+    button = row.show_all_button()
+    assert button is not None and button.text() == "Show all (2,602 earlier lines hidden)"
+
+
+def test_a_reopened_long_answer_is_laid_out_in_slices(qtbot: QtBot, view: RunView) -> None:
+    answer = _long_answer(900)  # ~100 KB
+    builder = RunBuilder()
+    builder.start("single", [("planner", "Plan", SONNET)])
+    builder.step_started(0, "Plan", SONNET)
+    builder.text(0, answer, size=400, delay=0.001)
+    builder.step_finished(0, output=answer)
+    builder.run_finished()
+
+    view.load_events(builder.events)
+    item = next(w for w in view.pane(0).item_widgets() if isinstance(w, TextItem))
+    stream = item.stream
+    assert not stream.is_laid_out()
+    assert stream.layout_slices == 1  # what is visible first; the rest on later turns
+    first = stream.shown_text()
+    assert first.startswith("Section 0") and len(first) < LAZY_SLICE_CHARS
+    qtbot.waitUntil(stream.is_laid_out, timeout=20_000)
+
+    assert stream.layout_slices >= len(answer) // LAZY_SLICE_CHARS
+    once = MarkdownView()
+    qtbot.addWidget(once)
+    once.set_markdown(answer)
+    assert stream.shown_text() == once.toPlainText()
+
+
+def test_a_run_opened_from_a_file_fills_its_panes_over_a_few_turns(
+    qtbot: QtBot, view: RunView
+) -> None:
+    state = fold(many_items(25))  # what the worker thread hands over
+
+    view.load_state(state)
+
+    pane = view.pane(0)
+    assert 0 < len(pane.item_widgets()) < COLLAPSED_ITEMS  # the newest items first
+    qtbot.waitUntil(lambda: len(pane.item_widgets()) == COLLAPSED_ITEMS)
+    assert pane.first_shown_item() == 15
