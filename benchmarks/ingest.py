@@ -1,7 +1,7 @@
 """Live events through the run view, one ``add_event`` call each (as the app does), against
 ``json.loads`` of the same NDJSON.
 
-Three runs (``benchmarks/big_runs.py``), each into a fresh :class:`~gui.run_view.RunView`
+Three runs (``benchmarks/big_runs.py``), each into a fresh :class:`~gui.run.run_view.RunView`
 shown offscreen:
 
 * ``flood`` — 100,000 events of a 3-step chain (deltas, thinking, streamed bash calls);
@@ -54,9 +54,9 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from gui.markdown_stream import MarkdownStream
-    from gui.run_view import RunView
-    from gui.tool_call_row import ToolCallRow
+    from gui.run.markdown_stream import MarkdownStream
+    from gui.run.run_view import RunView
+    from gui.run.tool_call_row import ToolCallRow
 
     app = QApplication.instance()
     assert app is not None
@@ -131,7 +131,7 @@ def main() -> None:
 
     import gui  # noqa: F401  (PySide6 work-around first)
     from core.events import event_to_json
-    from gui.markdown_stream import warm_up
+    from gui.run.markdown_stream import warm_up
     from gui.theme import apply_theme
 
     app = QApplication.instance() or QApplication([])

@@ -6,7 +6,7 @@ three languages. The baseline renders it once into a view like the run view's (a
 inside a scroll area) and lays it out.
 
 The stream gets it in 20,000 deltas (10 characters each) into a
-:class:`~gui.markdown_stream.MarkdownStream` inside the same kind of scroll area. Four ways,
+:class:`~gui.run.markdown_stream.MarkdownStream` inside the same kind of scroll area. Four ways,
 each against the one-shot render's CPU time:
 
 * ``paced_ratio`` (goal ≤ 2): a model's pace — a delta every 50 ms, replayed on a virtual clock
@@ -146,9 +146,9 @@ def main() -> None:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication, QScrollArea
 
-    from gui.markdown_render import _highlighted
-    from gui.markdown_stream import MarkdownStream, warm_up
-    from gui.markdown_view import MarkdownView
+    from gui.run.markdown_render import _highlighted
+    from gui.run.markdown_stream import MarkdownStream, warm_up
+    from gui.run.markdown_view import MarkdownView
     from gui.theme import apply_theme
 
     document = generate()

@@ -37,8 +37,8 @@ def open_and_watch(runs_view: object, record: object) -> dict[str, float]:
     from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from gui.markdown_stream import MarkdownStream
-    from gui.runs_view import RunPage, RunsView
+    from gui.run.markdown_stream import MarkdownStream
+    from gui.run.runs_view import RunPage, RunsView
 
     assert isinstance(runs_view, RunsView)
     app = QApplication.instance()
@@ -99,8 +99,8 @@ def main() -> None:
 
         import gui  # noqa: F401  (PySide6 work-around first)
         from core.runs import RunIndex, runs_dir
-        from gui.run_controller import RunController
-        from gui.runs_view import RunsView
+        from gui.run.run_controller import RunController
+        from gui.run.runs_view import RunsView
         from gui.theme import apply_theme
 
         index = RunIndex()

@@ -43,7 +43,7 @@ from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 
 from core.documents import DocumentProvenance, DocumentStore, NewDocument  # noqa: E402
 from gui.app import create_application  # noqa: E402
-from gui.documents_view import DocumentsView  # noqa: E402
+from gui.documents.documents_view import DocumentsView  # noqa: E402
 from gui.qt_asyncio import run_event_loop  # noqa: E402
 from gui.window.main_window import MainWindow  # noqa: E402
 

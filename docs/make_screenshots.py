@@ -1,7 +1,7 @@
 """Screenshots of the run view for the README: a finished chain, a failed chain, and a
 parallel run still going.
 
-Each scene is a :class:`~gui.run_view.RunView` alone in a 1280x860 window, fed the same event
+Each scene is a :class:`~gui.run.run_view.RunView` alone in a 1280x860 window, fed the same event
 sequences the tests use (``tests/gui/run_events.py``), saved with ``QWidget.grab()``. Run it
 under Xvfb so real fonts are used (the offscreen platform works too)::
 
@@ -27,10 +27,10 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
     from run_events import failed_chain, finished_chain, running_parallel
 
-    from gui.run_view import RunView
+    from gui.run.run_view import RunView
+    from gui.run.tool_call_row import ToolCallRow
     from gui.theme import apply_theme
     from gui.theme.icons import app_icon
-    from gui.tool_call_row import ToolCallRow
 
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
     output.mkdir(parents=True, exist_ok=True)

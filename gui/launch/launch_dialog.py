@@ -13,7 +13,7 @@ Below: the typed parameters of the agents involved (:mod:`gui.launch.params_form
 folder, a model override, the backend and how this run's approvals are answered.
 
 Nothing is checked twice: the dialog builds a :class:`core.runner.RunRequest` and hands it to
-a *launcher* (the window's :class:`gui.run_controller.RunController`), which prepares a
+a *launcher* (the window's :class:`gui.run.run_controller.RunController`), which prepares a
 :class:`core.runner.Runner` — the same checks as ``baton run``: agents exist, folders exist,
 the project is trusted (asking with the trust dialog). Whatever goes wrong comes back as one
 sentence shown in the dialog, which stays open so the person can fix it. Ctrl+Enter runs.

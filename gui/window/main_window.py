@@ -38,10 +38,10 @@ from gui.window.sidebar import Sidebar
 if TYPE_CHECKING:  # imported where first used: start-up imports only the first view's modules
     from gui.definitions.agents_view import AgentsView
     from gui.definitions.presets_view import PresetsView
-    from gui.documents_view import DocumentsView
+    from gui.documents.documents_view import DocumentsView
     from gui.launch.launch_dialog import LaunchDialog, LaunchInputs
-    from gui.run_controller import RunController
-    from gui.runs_view import RunsView
+    from gui.run.run_controller import RunController
+    from gui.run.runs_view import RunsView
     from gui.settings.settings_dialog import SettingsDialog
     from gui.window.shortcuts_dialog import ShortcutsDialog
     from gui.window.welcome_panel import WelcomePanel
@@ -73,7 +73,7 @@ def _presets(window: MainWindow) -> QWidget:
 
 
 def _runs(window: MainWindow) -> QWidget:
-    from gui.runs_view import RunsView
+    from gui.run.runs_view import RunsView
 
     view = RunsView(window.run_controller)
     view.runOpened.connect(lambda _page: window.show_view("runs"))
@@ -81,7 +81,7 @@ def _runs(window: MainWindow) -> QWidget:
 
 
 def _documents(window: MainWindow) -> QWidget:
-    from gui.documents_view import DocumentsView
+    from gui.documents.documents_view import DocumentsView
 
     view = DocumentsView(prompts=window.prompts)
     view.dirtyChanged.connect(window._update_title)
@@ -215,7 +215,7 @@ class MainWindow(QMainWindow):
     def run_controller(self) -> RunController:
         """Runs launched from this window (made on first use: it brings in the backends)."""
         if self._run_controller is None:
-            from gui.run_controller import RunController
+            from gui.run.run_controller import RunController
 
             self._run_controller = RunController(self)
             self._run_controller.sessionStarted.connect(self._session_started)

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import QApplication
 
 from core.events import Event, RunStarted
 from gui.app import create_application
-from gui.markdown_stream import MarkdownStream
 from gui.qt_asyncio import run_event_loop
+from gui.run.markdown_stream import MarkdownStream
 from gui.window.main_window import MainWindow
 
 SETTLE_TURNS = 6

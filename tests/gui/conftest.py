@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBo
 from pytestqt.qtbot import QtBot
 
 from gui.qt_asyncio import attached_event_loop
-from gui.run_view import RunView
+from gui.run.run_view import RunView
 from gui.window.main_window import MainWindow
 
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.documents import DocumentProvenance, DocumentStore, NewDocument
-from gui.documents_table import COL_TITLE
-from gui.documents_view import DocumentsView
+from gui.documents.documents_table import COL_TITLE
+from gui.documents.documents_view import DocumentsView
 
 RUN_ID = "20240502-140312-7f3a9c"
 

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QListWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 from gui.launch.launch_dialog import LaunchDialog
-from gui.run_controller import RunSession
-from gui.runs_view import RunPage
+from gui.run.run_controller import RunSession
+from gui.run.runs_view import RunPage
 from gui.window.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 15_000

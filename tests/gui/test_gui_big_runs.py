@@ -8,13 +8,13 @@ from pytestqt.qtbot import QtBot
 from run_events import SONNET, RunBuilder, many_items
 
 from core.run_state import fold
-from gui.markdown_stream import LAZY_SLICE_CHARS
-from gui.markdown_view import MarkdownView
-from gui.run_view import RunView
-from gui.step_items import TextItem
-from gui.step_pane import COLLAPSED_ITEMS
-from gui.tool_call_row import ToolCallRow
-from gui.tool_output import LOAD_SLICE_CHARS, OUTPUT_LINES
+from gui.run.markdown_stream import LAZY_SLICE_CHARS
+from gui.run.markdown_view import MarkdownView
+from gui.run.run_view import RunView
+from gui.run.step_items import TextItem
+from gui.run.step_pane import COLLAPSED_ITEMS
+from gui.run.tool_call_row import ToolCallRow
+from gui.run.tool_output import LOAD_SLICE_CHARS, OUTPUT_LINES
 
 
 def _log_lines(count: int) -> list[str]:

@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from core.documents import DocumentStore
 from core.settings import Limits
-from gui.documents_table import (
+from gui.documents.documents_table import (
     COL_RUN,
     COL_SUMMARY,
     COL_TAGS,
@@ -32,7 +32,7 @@ from gui.documents_table import (
     relative_time,
     snippet_segments,
 )
-from gui.documents_view import DocumentsView
+from gui.documents.documents_view import DocumentsView
 
 OLDEST_FIRST = [
     "Release checklist",

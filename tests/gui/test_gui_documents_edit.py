@@ -18,8 +18,8 @@ from pytestqt.qtbot import QtBot
 
 from core import paths
 from core.documents import DocumentNotFound, DocumentStore
-from gui.document_prompts import KEEP_MINE, TAKE_THEIRS
-from gui.documents_view import DocumentsView
+from gui.documents.document_prompts import KEEP_MINE, TAKE_THEIRS
+from gui.documents.documents_view import DocumentsView
 from gui.window.main_window import MainWindow
 
 

@@ -25,9 +25,9 @@ from PySide6.QtGui import QFontMetricsF
 from pytestqt.qtbot import QtBot
 
 from core.documents import DocumentProvenance, DocumentStore
-from gui.document_delegate import DocumentDelegate, tag_font
-from gui.documents_table import COL_TAGS
-from gui.documents_view import DocumentsView
+from gui.documents.document_delegate import DocumentDelegate, tag_font
+from gui.documents.documents_table import COL_TAGS
+from gui.documents.documents_view import DocumentsView
 
 AGENT = DocumentProvenance(run_id="20240502-140312-7f3a9c", step=1, agent="keeper", call_id="c1")
 

@@ -12,8 +12,8 @@ from pytestqt.qtbot import QtBot
 from test_runs_paging import fill
 
 from core.runs import RunIndex
-from gui import runs_table
-from gui.runs_history import HistoryPage
+from gui.history import runs_table
+from gui.history.runs_history import HistoryPage
 
 
 @pytest.fixture(scope="module")

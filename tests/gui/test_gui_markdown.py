@@ -10,10 +10,10 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextDocument, QTex
 from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
 
-import gui.markdown_view as markdown_view
-from gui.markdown_render import BlockSplitter, RenderedHtml, extends_plainly, render_html
-from gui.markdown_stream import MarkdownStream
-from gui.markdown_view import MarkdownView
+import gui.run.markdown_view as markdown_view
+from gui.run.markdown_render import BlockSplitter, RenderedHtml, extends_plainly, render_html
+from gui.run.markdown_stream import MarkdownStream
+from gui.run.markdown_view import MarkdownView
 
 DOCUMENT = """# Report
 

@@ -11,11 +11,11 @@ from run_events import finished_chain, flood, many_items
 
 from core.run_export import run_to_markdown, state_to_markdown
 from core.runs import Redactor, RunWriter, load_run
-from gui.run_model import RunModel
-from gui.run_view import RunView
-from gui.step_items import TextItem
-from gui.step_pane import COLLAPSED_ITEMS, EXPANDED_PAGE, LIVE_PAGE, MAX_NEW_WIDGETS
-from gui.tool_call_row import ToolCallRow
+from gui.run.run_model import RunModel
+from gui.run.run_view import RunView
+from gui.run.step_items import TextItem
+from gui.run.step_pane import COLLAPSED_ITEMS, EXPANDED_PAGE, LIVE_PAGE, MAX_NEW_WIDGETS
+from gui.run.tool_call_row import ToolCallRow
 
 
 class Recorder:

@@ -21,12 +21,12 @@ from run_events import (
 )
 
 from core.events import ApprovalResolved, Event
-from gui import run_header
-from gui.run_view import RunView
-from gui.step_items import NoticeItem, TextItem, ThinkingItem
-from gui.step_pane import StepPane
-from gui.tool_call_row import ToolCallRow
-from gui.tool_output import OUTPUT_LINES
+from gui.run import run_header
+from gui.run.run_view import RunView
+from gui.run.step_items import NoticeItem, TextItem, ThinkingItem
+from gui.run.step_pane import StepPane
+from gui.run.tool_call_row import ToolCallRow
+from gui.run.tool_output import OUTPUT_LINES
 
 
 def live(qtbot: QtBot, view: RunView, events: list[Event]) -> None:
@@ -110,7 +110,7 @@ def test_bash_output_streams_into_an_open_row(qtbot: QtBot, view: RunView) -> No
 
     more = RunBuilder(events[0].run_id)
     more.now = view.state().elapsed
-    more.tool_output(2, bash.call_id(), "gui/run_view.py:12: await proc.wait()\n")
+    more.tool_output(2, bash.call_id(), "gui/run/run_view.py:12: await proc.wait()\n")
     view.add_events(more.events)
 
     qtbot.waitUntil(lambda: "await proc.wait()" in bash.output_text())

@@ -28,8 +28,8 @@ from core.runner import RunRequest, StepSpec
 from core.runs import RunIndex
 from core.settings import save_settings
 from gui.approvals.approval_dialog import ApprovalDialog
-from gui.run_controller import RunSession
-from gui.runs_view import RunPage, RunsView
+from gui.run.run_controller import RunSession
+from gui.run.runs_view import RunPage, RunsView
 from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")

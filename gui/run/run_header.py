@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from core.run_names import run_name
 from core.run_state import RunState
-from gui.run_status import StatusIcon, format_seconds, run_status_label, status_color
+from gui.run.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
 from gui.widgets import Banner, ElidedLabel
 

@@ -1,6 +1,6 @@
 """The detail pane: one document rendered as Markdown, edited in place, saved safely.
 
-Saving (the version check, conflicts) is :mod:`gui.document_saving`. Here:
+Saving (the version check, conflicts) is :mod:`gui.documents.document_saving`. Here:
 
 * **Never lose unsaved edits.** A change made elsewhere while editing only raises a banner
   (:meth:`DocumentDetail.document_changed_elsewhere`); the text being edited is left alone.
@@ -8,13 +8,15 @@ Saving (the version check, conflicts) is :mod:`gui.document_saving`. Here:
 * **Errors are one sentence** (empty title, content over the limit), shown in a banner; the
   edits stay in the editor to be fixed.
 * **Nothing is lost.** Every save, delete and restore keeps the version it replaces in the
-  store's history; History (:mod:`gui.document_history`) shows the versions with what each
+  store's history; History (:mod:`gui.documents.document_history`) shows the versions with what each
   changed, and restores any of them.
 
-The form itself is :mod:`gui.document_editor`. Reads here run on the GUI thread (one indexed
+The form itself is :mod:`gui.documents.document_editor`. Reads here run on the GUI thread (one
+indexed
 row, well under a millisecond at 100,000 documents; WAL readers never wait for a writer).
 Writes can wait up to the store's busy timeout for another program, so they run on a worker
-thread through :class:`gui.document_writes.StoreWriter`, the pane disabled meanwhile and the
+thread through :class:`gui.documents.document_writes.StoreWriter`, the pane disabled meanwhile and
+the
 window responsive; their answer still comes back in line for the conflict prompt.
 """
 
@@ -36,13 +38,13 @@ from core.documents import (
     DocumentNotFound,
     DocumentStore,
 )
-from gui.document_editor import DocumentEditor
-from gui.document_header import DocumentHeader
-from gui.document_history import DocumentHistory
-from gui.document_prompts import DocumentPrompts, describe
-from gui.document_saving import save_edits
-from gui.document_writes import StoreWriter
-from gui.markdown_view import MarkdownView
+from gui.documents.document_editor import DocumentEditor
+from gui.documents.document_header import DocumentHeader
+from gui.documents.document_history import DocumentHistory
+from gui.documents.document_prompts import DocumentPrompts, describe
+from gui.documents.document_saving import save_edits
+from gui.documents.document_writes import StoreWriter
+from gui.run.markdown_view import MarkdownView
 from gui.theme import secondary_text
 from gui.widgets import Banner, EmptyState
 from gui.widgets.prompts import UnsavedChoice

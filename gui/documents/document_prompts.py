@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.documents import Document, DocumentSummary
-from gui.documents_table import TYPE_LABELS, absolute_time, run_text
+from gui.documents.documents_table import TYPE_LABELS, absolute_time, run_text
 from gui.widgets.prompts import ANY, ConflictChoice, Prompts, UnsavedChoice, ask
 
 KEEP_MINE = "Keep mine (overwrite)"

@@ -31,15 +31,15 @@ from PySide6.QtWidgets import (
 
 from core.events import UsageStats
 from core.run_state import StepState
-from gui.run_header import home_relative
-from gui.run_status import (
+from gui.run.run_header import home_relative
+from gui.run.run_status import (
     PHASE_LABELS,
     StatusIcon,
     fill_color,
     format_seconds,
     status_color,
 )
-from gui.step_items import make_item_widget, refresh_item_widget
+from gui.run.step_items import make_item_widget, refresh_item_widget
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
 

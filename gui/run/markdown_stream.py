@@ -3,13 +3,13 @@
 Re-rendering the whole answer for every token is how chat UIs freeze. :class:`MarkdownStream`
 renders incrementally instead:
 
-* :class:`~gui.markdown_render.BlockSplitter` says how much of the text is *finished* (no later
+* :class:`~gui.run.markdown_render.BlockSplitter` says how much of the text is *finished* (no later
   text can change how it renders). Newly finished blocks are rendered once and appended to a
-  document (:meth:`~gui.markdown_view.MarkdownView.append_markdown`); what is shown stays put.
+  document (:meth:`~gui.run.markdown_view.MarkdownView.append_markdown`); what is shown stays put.
 * Only the open *tail* — the block still being written — is rendered again, into a small view
   below, at most every :data:`STREAM_INTERVAL_MS` (a single-shot timer, leading edge: the
   first delta after a quiet spell renders on the next loop turn, the rest are coalesced).
-  New words that cannot change any markup (:func:`~gui.markdown_render.extends_plainly`) are
+  New words that cannot change any markup (:func:`~gui.run.markdown_render.extends_plainly`) are
   appended to the tail's document as they are, without rendering Markdown at all.
 * Finished text goes into *segments* of about :data:`SEGMENT_CHARS` each, one view per
   segment, so a 200 KB answer never makes Qt lay out and paint one enormous document at every
@@ -33,8 +33,8 @@ from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from core.text_buffer import TextBuffer
-from gui.markdown_render import BlockSplitter, extends_plainly, prepare_highlighting
-from gui.markdown_view import MarkdownView
+from gui.run.markdown_render import BlockSplitter, extends_plainly, prepare_highlighting
+from gui.run.markdown_view import MarkdownView
 
 STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""

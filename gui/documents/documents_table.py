@@ -1,5 +1,5 @@
 """One page of documents as a table model (its richer cells are painted by
-:mod:`gui.document_delegate`).
+:mod:`gui.documents.document_delegate`).
 
 Columns: title, type, tags (painted as pills), summary — or, while searching, the snippet
 around the matches with each match marked — updated (relative: "3 min ago"; the tooltip has the

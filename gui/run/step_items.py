@@ -1,5 +1,5 @@
 """Widgets for the items of a step's stream: text, thinking, notices (tool calls have their own
-module, :mod:`gui.tool_call_row`).
+module, :mod:`gui.run.tool_call_row`).
 
 Every item widget follows one small contract: it is built from a
 :class:`~core.run_state.Item`, and :meth:`refresh(item, live)` brings it up to date with the
@@ -16,10 +16,10 @@ from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from core.run_state import Item, Notice, TextBlock, ToolCall
-from gui.markdown_stream import MarkdownStream
-from gui.run_status import status_color
+from gui.run.markdown_stream import MarkdownStream
+from gui.run.run_status import status_color
+from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
-from gui.tool_call_row import ToolCallRow
 from gui.widgets import HeaderToggleMixin
 
 THINKING_CHARS = 30_000

@@ -4,7 +4,7 @@ Collapsed, the row reads ``✓ bash  pytest -q tests/  1.2 s``: status mark, too
 argument (elided in the middle), duration. A click (or Enter/Space when focused) opens the
 details: the arguments as pretty JSON and the output in a monospaced read-only box. Output
 streams in live while the call runs (bash), and is capped so a 50 MB log costs nothing until
-someone asks for it with "Show all" (:mod:`gui.tool_output`).
+someone asks for it with "Show all" (:mod:`gui.run.tool_output`).
 
 The row keeps no copy of the output: it reads the :class:`~core.run_state.ToolCall` it is
 given at each :meth:`ToolCallRow.refresh`, and appends only what is new.
@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.run_state import ToolCall
-from gui.run_status import format_ms, paint_status, spinner_clock, status_color
+from gui.run.run_status import format_ms, paint_status, spinner_clock, status_color
+from gui.run.tool_output import MonospaceBox, ToolOutput
 from gui.theme import mix, monospace_font, secondary_text
-from gui.tool_output import MonospaceBox, ToolOutput
 
 ARGUMENT_CHARS = 20_000
 

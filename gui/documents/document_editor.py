@@ -1,6 +1,6 @@
 """The in-place editor of a document: title, type, tags and the Markdown text.
 
-A plain form; what saving means (versions, conflicts) is :mod:`gui.document_detail`'s job.
+A plain form; what saving means (versions, conflicts) is :mod:`gui.documents.document_detail`'s job.
 Ctrl+S typed in any field asks to save (:attr:`DocumentEditor.saveRequested`): the window's
 File ▸ Save owns the same key, so the editor claims it through ``ShortcutOverride`` while a
 field has the focus, instead of adding a second shortcut (which Qt would find ambiguous and
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLa
 
 from gui.definitions.code_edit import CodeEdit
 from gui.definitions.highlighters import DefinitionHighlighter
-from gui.documents_table import TYPE_LABELS
+from gui.documents.documents_table import TYPE_LABELS
 from gui.theme import SEVERITY_HUES, foreground
 
 _TAG_SEPARATORS = re.compile(r"[,，、;；\n]")

@@ -1,13 +1,13 @@
 """Markdown on screen: a safe read-only browser for one document.
 
 :class:`MarkdownView` shows one document. It never loads a resource (remote images are not
-even requested: :mod:`gui.markdown_render` turns them into alt text, and :meth:`loadResource`
+even requested: :mod:`gui.run.markdown_render` turns them into alt text, and :meth:`loadResource`
 answers nothing as a second line of defence), opens only http(s) and mailto links, and only
 when clicked, in the system browser, and copies code blocks from their ``Copy`` link or from
 the context menu ("Copy code block"). With ``auto_height`` it grows to fit its text and leaves
 scrolling to the enclosing scroll area, which is how the run view stacks many of them.
 :meth:`MarkdownView.append_markdown` adds finished blocks without touching what is shown, which
-is what :class:`gui.markdown_stream.MarkdownStream` builds live rendering on.
+is what :class:`gui.run.markdown_stream.MarkdownStream` builds live rendering on.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.markdown_render import COPY_SCHEME, MarkdownColors, render_html
+from gui.run.markdown_render import COPY_SCHEME, MarkdownColors, render_html
 from gui.theme import is_dark, mix, monospace_font
 
 OPENABLE_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -153,7 +153,7 @@ class MarkdownView(QTextBrowser):
         """Append ``text`` as ordinary characters at the end of the document, in the format of
         the last one, without rendering; False (nothing done) when the document does not end
         in a plain text line (it ends in a table, a code frame, or is empty). The caller
-        checks the Markdown side (:func:`gui.markdown_render.extends_plainly`)."""
+        checks the Markdown side (:func:`gui.run.markdown_render.extends_plainly`)."""
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         if not self._source_parts or cursor.currentTable() is not None:

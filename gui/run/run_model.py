@@ -112,7 +112,7 @@ class RunModel(QObject):
 
     def load_state(self, state: RunState) -> None:
         """Replace the run with one already folded (off the GUI thread, see
-        :mod:`gui.run_loader`); signals are emitted before this returns."""
+        :mod:`gui.run.run_loader`); signals are emitted before this returns."""
         self._timer.stop()
         self._pending.clear()
         self.state = state

@@ -1,12 +1,13 @@
 """The Documents view: find, read, fix and prune what agents remember and write (DESIGN §7/§8).
 
-Above: the filter bar (:mod:`gui.document_filters`), one page of results
-(:mod:`gui.documents_table`) and the pager. Below: the open document
-(:mod:`gui.document_detail`).
+Above: the filter bar (:mod:`gui.documents.document_filters`), one page of results
+(:mod:`gui.documents.documents_table`) and the pager. Below: the open document
+(:mod:`gui.documents.document_detail`).
 
-Where the work happens. Pages are fetched on a worker thread (:mod:`gui.documents_fetch`, which
+Where the work happens. Pages are fetched on a worker thread (:mod:`gui.documents.documents_fetch`,
+which
 also says why); single-row reads (open) stay on the GUI thread, being sub-millisecond; writes
-(save, delete, restore) run on a worker of the detail pane's (:mod:`gui.document_writes`),
+(save, delete, restore) run on a worker of the detail pane's (:mod:`gui.documents.document_writes`),
 since another program's write lock can make them wait seconds.
 
 What the list shows, the pane shows: when a new search or filter leaves the open document out
@@ -36,13 +37,13 @@ from PySide6.QtWidgets import (
 )
 
 from core.documents import Document, DocumentError, DocumentNotFound, DocumentStore
-from gui.document_delegate import DocumentDelegate
-from gui.document_detail import DocumentDetail
-from gui.document_filters import DocumentFilters, DocumentQuery
-from gui.document_pager import DocumentPager
-from gui.document_prompts import DocumentPrompts
-from gui.documents_fetch import FetchResult, PageFetcher
-from gui.documents_table import (
+from gui.documents.document_delegate import DocumentDelegate
+from gui.documents.document_detail import DocumentDetail
+from gui.documents.document_filters import DocumentFilters, DocumentQuery
+from gui.documents.document_pager import DocumentPager
+from gui.documents.document_prompts import DocumentPrompts
+from gui.documents.documents_fetch import FetchResult, PageFetcher
+from gui.documents.documents_table import (
     COL_RUN,
     COL_SUMMARY,
     COL_TAGS,

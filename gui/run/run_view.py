@@ -9,10 +9,10 @@
 
 One view shows one run: make a new one per run.
 
-Events go through a :class:`~gui.run_model.RunModel`, which folds them into a
+Events go through a :class:`~gui.run.run_model.RunModel`, which folds them into a
 :class:`~core.run_state.RunState` at most ~20 times a second and says which steps changed; the
-view then syncs one :class:`~gui.step_pane.StepPane` per changed step. Under a header
-(:class:`~gui.run_header.RunHeader`) the panes sit in a scroll area that follows the stream
+view then syncs one :class:`~gui.run.step_pane.StepPane` per changed step. Under a header
+(:class:`~gui.run.run_header.RunHeader`) the panes sit in a scroll area that follows the stream
 while the reader is at the bottom, and stays put once they scroll up to read (it follows again
 when they scroll back down). Ctrl+O expands or collapses the pane that has the focus.
 """
@@ -39,10 +39,10 @@ from core.atomic import atomic_write_text
 from core.events import Event
 from core.run_export import state_to_markdown
 from core.run_state import RunState
-from gui.markdown_stream import warm_up
-from gui.run_header import RunHeader
-from gui.run_model import RunModel
-from gui.step_pane import StepPane
+from gui.run.markdown_stream import warm_up
+from gui.run.run_header import RunHeader
+from gui.run.run_model import RunModel
+from gui.run.step_pane import StepPane
 from gui.theme import secondary_text
 
 TICK_MS = 250

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.documents import DocumentSummary
-from gui.documents_table import TYPE_LABELS, absolute_time, relative_time, short_run_id
+from gui.documents.documents_table import TYPE_LABELS, absolute_time, relative_time, short_run_id
 from gui.theme import icons
 from gui.widgets import Badge, ElidedLabel
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QObject, Signal
 
 from core.documents import DocumentError, DocumentNotFound, DocumentStore, Page, SearchHit
-from gui.document_filters import DocumentQuery
-from gui.documents_table import MARK_CLOSE, MARK_OPEN
+from gui.documents.document_filters import DocumentQuery
+from gui.documents.documents_table import MARK_CLOSE, MARK_OPEN
 
 WORKER_NAME = "baton-documents"
 

@@ -1,7 +1,8 @@
 """The Runs view: the run history and every run open in the window, as tabs.
 
-The first tab, **History**, is the table of saved runs (:mod:`gui.runs_history`); it cannot be
-closed. Every other tab is one run in a :class:`gui.run_view.RunView` — a live run launched
+The first tab, **History**, is the table of saved runs (:mod:`gui.history.runs_history`); it cannot
+be
+closed. Every other tab is one run in a :class:`gui.run.run_view.RunView` — a live run launched
 from the window (its tab shows a status dot that changes as the run goes), or a saved run or
 transcript opened for reading (replayed through the same view model, all at once).
 
@@ -41,13 +42,13 @@ from core.run_import import import_run
 from core.run_reading import FoldedRun, fold_run, read_folded
 from core.runner import RunRequest
 from core.runs import RunIndex, RunRecord, load_run, read_events, runs_dir
-from gui.markdown_stream import warm_up
-from gui.run_controller import RunController, RunSession
-from gui.run_header import display_status, run_title
-from gui.run_loader import RunLoader
-from gui.run_view import RunView
-from gui.runs_history import HistoryPage
-from gui.runs_table import status_icon, what_ran
+from gui.history.runs_history import HistoryPage
+from gui.history.runs_table import status_icon, what_ran
+from gui.run.markdown_stream import warm_up
+from gui.run.run_controller import RunController, RunSession
+from gui.run.run_header import display_status, run_title
+from gui.run.run_loader import RunLoader
+from gui.run.run_view import RunView
 from gui.widgets import Banner
 
 TAB_TITLE_CHARS = 30

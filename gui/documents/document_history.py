@@ -5,7 +5,7 @@ Left, the versions newest first ("v3 · keeper, run 0502-1403 · 2 min ago", a d
 such); right, what the selected version changed since the one before, as a coloured diff
 (:func:`core.documents_history.diff`, the same text ``baton docs history --diff`` prints).
 Restore is offered for every version that is not the current text and not a deletion; the pane
-(:mod:`gui.document_detail`) does the restoring, which is itself a new version.
+(:mod:`gui.documents.document_detail`) does the restoring, which is itself a new version.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.documents import DocumentVersion
 from core.documents_history import diff
-from gui.documents_table import relative_time
+from gui.documents.documents_table import relative_time
 from gui.widgets.diff_view import DiffView
 
 

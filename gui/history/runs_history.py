@@ -1,8 +1,8 @@
 """The history page of the Runs view: every saved run in a sortable, filterable table.
 
 The page only shows and selects; what its buttons do (open, re-run, export, delete, import)
-is decided by :class:`gui.runs_view.RunsView`, which owns the open runs too. The table pages
-through the SQLite index (:class:`gui.runs_table.RunsTableModel`: rows load as it scrolls,
+is decided by :class:`gui.run.runs_view.RunsView`, which owns the open runs too. The table pages
+through the SQLite index (:class:`gui.history.runs_table.RunsTableModel`: rows load as it scrolls,
 filter and sort run in SQL), re-read on :meth:`HistoryPage.refresh` — after a run starts or
 ends, after a delete or an import, and whenever the page is shown (a ``baton run`` in a
 terminal adds rows as well).
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.runs import RunRecord
-from gui.runs_table import ROLE_RECORD, RunsTableModel
+from gui.history.runs_table import ROLE_RECORD, RunsTableModel
 from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
 

@@ -5,7 +5,7 @@
 1. loads the settings and prepares a :class:`core.runner.Runner` — the same checks as
    ``baton run``; an untrusted project asks with the trust dialog (:func:`prepare_runner`);
    every failure is a :class:`core.errors.RunError` the launch dialog shows inline;
-2. creates a :class:`gui.run_view.RunView` and subscribes it to the runner's events;
+2. creates a :class:`gui.run.run_view.RunView` and subscribes it to the runner's events;
 3. starts ``runner.run()`` as a task on the qasync loop (the GUI thread), so the runner, the
    view and the approval dialog share one thread and need no locks;
 4. answers approvals through the window's :class:`gui.approvals.approval_queue.ApprovalQueue` ("ask
@@ -37,8 +37,8 @@ from core.runner import Runner, RunRequest
 from core.settings import SettingsError, load_settings
 from gui.approvals.approval_queue import ApprovalQueue
 from gui.approvals.trust_dialog import prepare_runner
-from gui.run_header import run_title
-from gui.run_view import RunView
+from gui.run.run_header import run_title
+from gui.run.run_view import RunView
 from gui.widgets.notifications import Notifier
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ Saving rules (the "why"):
 * **Deleted meanwhile** is offered as "save as a new document".
 * **Nothing is lost** either way: the store keeps every version it replaces.
 
-Writes go through :class:`gui.document_writes.StoreWriter` (a worker thread, the window
+Writes go through :class:`gui.documents.document_writes.StoreWriter` (a worker thread, the window
 responsive); the answer comes back in line, so the prompts can follow at once.
 """
 
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from functools import partial
 
 from core.documents import Document, DocumentConflict, DocumentNotFound, DocumentStore
-from gui.document_editor import EditedDocument
-from gui.document_prompts import DocumentPrompts
-from gui.document_writes import StoreWriter
+from gui.documents.document_editor import EditedDocument
+from gui.documents.document_prompts import DocumentPrompts
+from gui.documents.document_writes import StoreWriter
 from gui.widgets.prompts import ConflictChoice
 
 

@@ -1,7 +1,8 @@
 """Painting the richer cells of the documents table: tags as pills, matches marked.
 
 A delegate, not widgets per row: the table stays one model and one view however many rows a
-page has. The display text of these columns stays plain (see :mod:`gui.documents_table`), so
+page has. The display text of these columns stays plain (see :mod:`gui.documents.documents_table`),
+so
 copying, accessibility and tests read ordinary strings; only the painting differs.
 """
 
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.documents_table import COL_SUMMARY, COL_TAGS, ROLE_SEGMENTS, ROLE_TAGS
+from gui.documents.documents_table import COL_SUMMARY, COL_TAGS, ROLE_SEGMENTS, ROLE_TAGS
 from gui.theme import is_dark, mix, secondary_text
 
 Index = QModelIndex | QPersistentModelIndex

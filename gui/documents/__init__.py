@@ -1,0 +1,1 @@
+"""Documents (see README: Development)."""

@@ -1,0 +1,1 @@
+"""History (see README: Development)."""
