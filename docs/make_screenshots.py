@@ -60,7 +60,8 @@ def main() -> int:
         view.load_events(finished_chain())
         open_bash_rows(view, 2)  # the test run's output
         settle()
-        view.scroll.verticalScrollBar().setValue(view.pane(2).y() - 10)  # the worker, from its top
+        # the worker, from its top
+        view.scroll_area.verticalScrollBar().setValue(view.pane(2).y() - 10)
 
     def open_bash_rows(view: RunView, step: int) -> None:
         for row in view.pane(step).item_widgets():

@@ -126,7 +126,9 @@ def _highlighted(code: str, language: str, style: str) -> str | None:
     return highlight(code, lexer, formatter)
 
 
-def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+def _render_fence(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
     token = tokens[idx]
     colors: MarkdownColors = env["colors"]
     language = token.info.strip().split(maxsplit=1)[0] if token.info.strip() else ""
@@ -160,7 +162,9 @@ def _render_fence(self: Any, tokens: list[Token], idx: int, options: Any, env: d
     )
 
 
-def _render_code_inline(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+def _render_code_inline(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
     colors: MarkdownColors = env["colors"]
     return (
         f'<span style="font-family:{colors.monospace}; '
@@ -169,7 +173,9 @@ def _render_code_inline(self: Any, tokens: list[Token], idx: int, options: Any, 
     )
 
 
-def _render_image(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+def _render_image(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
     """Images are never fetched (privacy, and no network surprises): the alt text stands in."""
     colors: MarkdownColors = env["colors"]
     token = tokens[idx]
@@ -177,7 +183,9 @@ def _render_image(self: Any, tokens: list[Token], idx: int, options: Any, env: d
     return f'<span style="color:{colors.muted}">[image: {escapeHtml(alt)}]</span>'
 
 
-def _render_html(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+def _render_html(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
     """Raw HTML is disabled in the parser; the only HTML tokens left come from the task-list
     plugin (checkboxes). Anything else is shown as text, never passed through."""
     content = tokens[idx].content
@@ -186,7 +194,9 @@ def _render_html(self: Any, tokens: list[Token], idx: int, options: Any, env: di
     return escapeHtml(content)
 
 
-def _render_table_open(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+def _render_table_open(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
     colors: MarkdownColors = env["colors"]
     return (
         f'<table cellspacing="0" cellpadding="5" style="border-collapse:collapse; '
@@ -194,7 +204,9 @@ def _render_table_open(self: Any, tokens: list[Token], idx: int, options: Any, e
     )
 
 
-def _render_cell_open(self: Any, tokens: list[Token], idx: int, options: Any, env: dict) -> str:
+def _render_cell_open(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
     colors: MarkdownColors = env["colors"]
     token = tokens[idx]
     style = str(token.attrGet("style") or "")
@@ -206,7 +218,7 @@ def _render_cell_open(self: Any, tokens: list[Token], idx: int, options: Any, en
 
 
 def _render_blockquote_open(
-    self: Any, tokens: list[Token], idx: int, options: Any, env: dict
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
 ) -> str:
     """A quote is a table whose thin first cell draws the bar (Qt has no border-left)."""
     colors: MarkdownColors = env["colors"]
@@ -218,7 +230,7 @@ def _render_blockquote_open(
 
 
 def _render_blockquote_close(
-    self: Any, tokens: list[Token], idx: int, options: Any, env: dict
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
 ) -> str:
     return "</td></tr></table>"
 

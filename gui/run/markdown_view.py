@@ -211,9 +211,11 @@ class MarkdownView(QTextBrowser):
             action = QAction("Copy code block", menu)
             action.triggered.connect(lambda: self.copy_code_block(number))
             first = menu.actions()[0] if menu.actions() else None
-            menu.insertAction(first, action)
             if first is not None:
+                menu.insertAction(first, action)
                 menu.insertSeparator(first)
+            else:
+                menu.addAction(action)
         return menu
 
     def code_block_at(self, pos: QPoint) -> int | None:
@@ -230,9 +232,9 @@ class MarkdownView(QTextBrowser):
 
     # ---------------------------------------------------------------- Qt overrides
 
-    def loadResource(self, kind: int, name: QUrl) -> object:
+    def loadResource(self, kind: int, name: QUrl | str) -> object:
         """Nothing is ever loaded: no remote images, no local files, no tracking pixels."""
-        self.requested_resources.append(name.toString())
+        self.requested_resources.append(name.toString() if isinstance(name, QUrl) else name)
         return None
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:

@@ -90,12 +90,12 @@ class RunView(QWidget):
         self.placeholder.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
         self._panes_layout.addWidget(self.placeholder)
         self._panes_layout.addStretch(1)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(self._container)
-        bar = self.scroll.verticalScrollBar()
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(self._container)
+        bar = self.scroll_area.verticalScrollBar()
         bar.rangeChanged.connect(self._on_range_changed)
         bar.valueChanged.connect(self._on_scrolled)
 
@@ -104,7 +104,7 @@ class RunView(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.header)
         layout.addWidget(line)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
 
         self._ticker = QTimer(self)
         self._ticker.setInterval(TICK_MS)
@@ -134,7 +134,7 @@ class RunView(QWidget):
         is read from the top, so the view does not follow the end."""
         self._follow = False
         self.model.load_events(events)
-        self.scroll.verticalScrollBar().setValue(0)
+        self.scroll_area.verticalScrollBar().setValue(0)
 
     def load_state(self, state: RunState) -> None:
         """Show a run folded elsewhere (read off the GUI thread), from the top."""
@@ -142,7 +142,7 @@ class RunView(QWidget):
         self._fill_gradually = True
         self.model.load_state(state)
         self._fill_gradually = False
-        self.scroll.verticalScrollBar().setValue(0)
+        self.scroll_area.verticalScrollBar().setValue(0)
 
     def show_reading(self, name: str) -> None:
         """Say the run is being read (shown until :meth:`load_state`)."""
@@ -233,12 +233,12 @@ class RunView(QWidget):
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:
             self._scrolling = True
-            self.scroll.verticalScrollBar().setValue(maximum)
+            self.scroll_area.verticalScrollBar().setValue(maximum)
             self._scrolling = False
 
     def _on_scrolled(self, value: int) -> None:
         if not self._scrolling:
-            self._follow = value >= self.scroll.verticalScrollBar().maximum() - FOLLOW_SLACK
+            self._follow = value >= self.scroll_area.verticalScrollBar().maximum() - FOLLOW_SLACK
 
     def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
         focused = self._pane_of(new)

@@ -114,6 +114,8 @@ class ThinkingItem(HeaderToggleMixin, QWidget):
     """The model's thinking: one muted, foldable line ("Thinking · last words…"); a click
     shows the whole text, another folds it again. The text widget is only made when asked."""
 
+    header: _ThinkingHeader
+
     def __init__(self, block: TextBlock, live: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._block = block

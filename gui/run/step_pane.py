@@ -200,7 +200,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         """Bring the pane up to date with ``step`` (cheap when little changed)."""
         self._step = step
         self._run_running = run_running
-        phase = step.phase
+        phase: str = step.phase
         if phase in ("running", "waiting") and not run_running:
             phase = "interrupted"  # a saved run that stopped mid-step: it will never finish
         if phase != self._phase:

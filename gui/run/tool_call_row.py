@@ -69,7 +69,7 @@ class _Summary(QWidget):
     def refresh(self, call: ToolCall, interrupted: bool = False) -> None:
         argument = self.argument
         duration = format_ms(call.duration_ms) if call.duration_ms is not None else ""
-        status = call.status
+        status: str = call.status
         if status == "running" and interrupted:
             status, duration = "aborted", "interrupted"
         elif status == "running" and call.awaiting_approval:

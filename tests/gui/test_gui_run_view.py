@@ -53,7 +53,7 @@ def test_a_finished_chain_reads_top_down_with_a_pane_per_step(view: RunView) -> 
     assert "5 turns" in view.header.usage.text()
     assert view.pane(2).usage.text().startswith("2 turns ↑34k")
     assert not view.header.cancel_button.isEnabled()
-    assert view.scroll.verticalScrollBar().value() == 0  # a saved run opens at the top
+    assert view.scroll_area.verticalScrollBar().value() == 0  # a saved run opens at the top
 
 
 def test_clicking_a_tool_row_shows_its_arguments_and_full_result(
@@ -294,7 +294,7 @@ def growing_text(run_id: str, start: float, paragraphs: range) -> list[Event]:
 def test_auto_scroll_follows_until_the_reader_scrolls_up(qtbot: QtBot, view: RunView) -> None:
     head = waiting_for_approval()[:2]  # run_started, step_started
     live(qtbot, view, head + growing_text(head[0].run_id, 1, range(30)))
-    bar = view.scroll.verticalScrollBar()
+    bar = view.scroll_area.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
     assert view.is_following()
 
