@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -47,6 +47,10 @@ from gui.theme import secondary_text
 
 TICK_MS = 250
 """How often the elapsed time and running step durations are redrawn while live."""
+MEASURE_CHARS = 110
+"""The widest a step's column gets, in average characters: on a wide screen prose stays at a
+readable measure (about 100 characters of text inside the pane's margins) and is centred."""
+SIDE_MARGIN = 16
 FOLLOW_SLACK = 24
 """Pixels from the bottom that still count as "at the bottom" for auto-scroll."""
 
@@ -83,7 +87,7 @@ class RunView(QWidget):
         self._container = QWidget()
         self._container.setObjectName("RunViewPanes")
         self._panes_layout = QVBoxLayout(self._container)
-        self._panes_layout.setContentsMargins(16, 12, 16, 16)
+        self._panes_layout.setContentsMargins(SIDE_MARGIN, 12, SIDE_MARGIN, 16)
         self._panes_layout.setSpacing(10)
         self.placeholder = QLabel("Waiting for the run to start…")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -229,6 +233,17 @@ class RunView(QWidget):
             pane.tick(elapsed)
 
     # ---------------------------------------------------------------- scrolling and focus
+
+    def column_width(self) -> int:
+        """The widest the steps' column gets (see :data:`MEASURE_CHARS`), measured on ordinary
+        prose in the view's font: an average character is narrower than a letter of text."""
+        sample = "The quick brown fox jumps over the lazy dog, then writes the plan. "
+        return self.fontMetrics().horizontalAdvance(sample) * MEASURE_CHARS // len(sample)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        side = max(SIDE_MARGIN, (event.size().width() - self.column_width()) // 2)
+        self._panes_layout.setContentsMargins(side, 12, side, 16)
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:

@@ -3,7 +3,10 @@
 The header reads ``▾ ● 2  planner  claude-sonnet-4-5   waiting for approval   3 turns ↑1.2k
 ↓850 $0.0123  12.4 s``. The body shows the step's items (text, thinking, tool calls, notices).
 
-Collapsed, a pane shows the last :data:`COLLAPSED_ITEMS` items; expanded, all of them — but
+The chevron (or a click on the header) folds a pane to its header and a one-line summary —
+status, tool calls, items, the answer's first words — and opens it again; it points down
+whenever items are shown. Open, a pane shows the last :data:`COLLAPSED_ITEMS` items
+("Show all N items" or Ctrl+O shows everything; that is "expanded") — but
 widgets exist only for a window at the end of the list, :data:`EXPANDED_PAGE` items at first
 (:data:`LIVE_PAGE` for a running step that expanded by itself), grown a page at a time by
 "Show earlier items". One live update creates at most :data:`MAX_NEW_WIDGETS` widgets: in a
@@ -15,6 +18,8 @@ dropped at the front.
 """
 
 from __future__ import annotations
+
+import re
 
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
@@ -79,6 +84,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.index = step.index
         self._step = step
         self._expanded = False
+        self._folded = False
         self._user_chose = False
         self._limit = EXPANDED_PAGE
         self._first = 0  # item index of self._widgets[0]
@@ -95,9 +101,9 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.header.setCursor(Qt.CursorShape.PointingHandCursor)
         self.chevron = QToolButton()
         self.chevron.setAutoRaise(True)
-        self.chevron.setArrowType(Qt.ArrowType.RightArrow)
-        self.chevron.setToolTip("Show all items (Ctrl+O)")
-        self.chevron.clicked.connect(self.toggle_expanded)
+        self.chevron.setArrowType(Qt.ArrowType.DownArrow)
+        self.chevron.setToolTip("Fold to the header")
+        self.chevron.clicked.connect(self.toggle_folded)
         self.icon = StatusIcon(step.phase, 18)
         self.number = QLabel(str(step.index + 1))
         self.number.setStyleSheet(f"color: {muted}; font-weight: 600;")
@@ -136,6 +142,12 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.folder.setContentsMargins(30, 0, 0, 0)
         self.folder.hide()
 
+        self.summary = ElidedLabel("", Qt.TextElideMode.ElideRight)
+        self.summary.setObjectName("StepSummary")
+        self.summary.setStyleSheet(f"color: {muted};")
+        self.summary.setContentsMargins(30, 0, 0, 0)
+        self.summary.hide()
+
         self.body = QWidget()
         self._body_layout = QVBoxLayout(self.body)
         self._body_layout.setContentsMargins(30, 4, 0, 0)
@@ -161,6 +173,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         layout.addWidget(self.header)
         layout.addWidget(self.task)
         layout.addWidget(self.folder)
+        layout.addWidget(self.summary)
         layout.addWidget(self.body)
         self.sync(step, run_running=run_running)
 
@@ -169,6 +182,27 @@ class StepPane(HeaderToggleMixin, QFrame):
     def is_expanded(self) -> bool:
         return self._expanded
 
+    def is_folded(self) -> bool:
+        return self._folded
+
+    def set_folded(self, folded: bool) -> None:
+        """Fold to the header and a one-line summary, or show the items again."""
+        if folded == self._folded:
+            return
+        self._folded = folded
+        self._user_chose = True
+        self.chevron.setArrowType(Qt.ArrowType.RightArrow if folded else Qt.ArrowType.DownArrow)
+        self.chevron.setToolTip("Show the items" if folded else "Fold to the header")
+        self.body.setVisible(not folded)
+        self.summary.setVisible(folded)
+        if folded:
+            self.summary.set_full_text(step_summary(self._step))
+        else:
+            self._sync_items()
+
+    def toggle_folded(self) -> None:
+        self.set_folded(not self._folded)
+
     def set_expanded(self, expanded: bool, *, by_user: bool = True) -> None:
         """Show all items (expanded) or the last few; ``by_user`` stops automatic changes."""
         self._user_chose = self._user_chose or by_user
@@ -176,10 +210,8 @@ class StepPane(HeaderToggleMixin, QFrame):
             return
         self._expanded = expanded
         self._limit = EXPANDED_PAGE if by_user else LIVE_PAGE
-        self.chevron.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
-        self.chevron.setToolTip(
-            "Show the last items only (Ctrl+O)" if expanded else "Show all items (Ctrl+O)"
-        )
+        if by_user and self._folded:
+            self.set_folded(False)
         # An automatic change to a pane already showing items (a step that just started or
         # finished, live) keeps what it has: no rebuilding of widgets in the middle of a run.
         self._sync_items(bounded=not by_user and (self._live_window() or bool(self._widgets)))
@@ -230,6 +262,9 @@ class StepPane(HeaderToggleMixin, QFrame):
         if error != self.error.text():
             self.error.setText(error)
             self.error.setVisible(bool(error))
+        if self._folded:  # no widgets are kept up to date while nobody can see them
+            self.summary.set_full_text(step_summary(step))
+            return
         self._sync_items(bounded=self._live_window(), gradual=True)
 
     def tick(self, elapsed: float) -> None:
@@ -269,7 +304,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         painter.end()
 
     def header_clicked(self) -> None:
-        self.toggle_expanded()
+        self.toggle_folded()
 
     # ---------------------------------------------------------------- private
 
@@ -307,6 +342,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         ``bounded`` (live updates) creates at most :data:`MAX_NEW_WIDGETS` widgets and never
         grows the window backwards; user actions (expand, show earlier) build it in full.
         """
+        if self._folded:
+            return  # built when the pane opens again
         items = self._step.items
         count = len(items)
         limit = self._limit if self._expanded else COLLAPSED_ITEMS
@@ -390,3 +427,20 @@ class StepPane(HeaderToggleMixin, QFrame):
         self._body_layout.removeWidget(widget)
         widget.hide()
         widget.deleteLater()
+
+
+_MARKUP = re.compile(r"[#*`|>_]+|-{3,}|\[(?=[^\]]*\]\()|\]\([^)]*\)")
+"""Markdown's marks (headings, emphasis, code, table rules, link targets): a summary reads as
+plain words."""
+
+
+def step_summary(step: StepState) -> str:
+    """One line for a folded pane: how it went, how much it did, how its answer starts."""
+    calls = len(step.calls)
+    parts = [PHASE_LABELS.get(step.phase, step.phase)]
+    if calls:
+        parts.append(f"{calls} tool call{'s' if calls != 1 else ''}")
+    parts.append(f"{len(step.items)} item{'s' if len(step.items) != 1 else ''}")
+    answer = " ".join(_MARKUP.sub(" ", step.output).split()) if step.output else ""
+    line = " · ".join(parts)
+    return f"{line} — {answer}" if answer else line

@@ -155,24 +155,43 @@ def test_ctrl_o_toggles_the_focused_pane(qtbot: QtBot, view: RunView) -> None:
     assert not second.is_expanded()
 
 
-def test_the_chevron_expands_and_collapses_a_pane(qtbot: QtBot, view: RunView) -> None:
+def test_the_chevron_folds_a_pane_to_its_header_and_tells_the_truth(
+    qtbot: QtBot, view: RunView
+) -> None:
     view.load_events(finished_chain())
     pane = view.pane(0)
+    qtbot.waitUntil(lambda: len(pane.item_widgets()) > 0)
+    assert pane.chevron.arrowType() == Qt.ArrowType.DownArrow  # items are shown
+    assert pane.body.isVisible() and not pane.summary.isVisible()
 
     qtbot.mouseClick(pane.chevron, Qt.MouseButton.LeftButton)
-    assert pane.is_expanded()
+    assert pane.is_folded() and pane.chevron.arrowType() == Qt.ArrowType.RightArrow
+    assert not pane.body.isVisible() and pane.summary.isVisible()
+    summary = pane.summary.full_text()
+    assert summary.startswith("done · ") and "tool call" in summary and " items — " in summary
+    assert pane.height() < 90  # the header, the task line and the summary
+
     qtbot.mouseClick(pane.chevron, Qt.MouseButton.LeftButton)
-    assert not pane.is_expanded()
+    assert not pane.is_folded() and pane.body.isVisible()
+    assert pane.chevron.arrowType() == Qt.ArrowType.DownArrow
 
 
 def test_clicking_a_step_header_folds_and_unfolds_the_pane(qtbot: QtBot, view: RunView) -> None:
     view.load_events(finished_chain())
     pane = view.pane(0)
-    was = pane.is_expanded()
     qtbot.mouseClick(pane.header, Qt.MouseButton.LeftButton, pos=pane.header.rect().center())
-    assert pane.is_expanded() is not was
+    assert pane.is_folded()
     qtbot.mouseClick(pane.header, Qt.MouseButton.LeftButton, pos=pane.header.rect().center())
-    assert pane.is_expanded() is was
+    assert not pane.is_folded()
+
+
+def test_show_all_opens_a_folded_pane(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(many_items(25))
+    pane = view.pane(0)
+    pane.set_folded(True)
+    pane.set_expanded(True)  # Ctrl+O, or "Show all N items"
+    assert not pane.is_folded()
+    assert len(pane.item_widgets()) == 25
 
 
 def test_thinking_is_folded_to_one_line_until_clicked(qtbot: QtBot, view: RunView) -> None:
@@ -359,3 +378,18 @@ def test_an_export_that_cannot_be_written_says_why(
 
     assert dialogs.pending() == 0  # the warning was shown and dismissed
     assert not target.exists()
+
+
+def test_prose_keeps_a_readable_measure_on_a_wide_window(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(finished_chain())
+    view.resize(2560, 900)
+    pane = view.pane(2)
+    column = view.column_width()
+    qtbot.waitUntil(lambda: pane.width() <= column)
+    assert pane.width() > column - 200  # a column, centred, not a sliver
+    left = pane.mapTo(view, pane.rect().topLeft()).x()
+    right = view.width() - (left + pane.width())
+    assert abs(left - right) < 40
+    narrow = column - 100
+    view.resize(narrow, 700)  # narrower than the column: all the width is used
+    qtbot.waitUntil(lambda: pane.width() >= narrow - 2 * 16 - 24)
