@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from gui.qt_asyncio import asyncSlot
@@ -186,3 +186,13 @@ def test_changing_the_working_folder_rereads_the_project(
     assert "porter" in names
     assert window.folder_label.toolTip() == str(other)
     assert window.agents_view.working_folder == other
+
+
+def test_the_window_fits_800_pixels_on_every_view(qtbot: QtBot, make_window) -> None:
+    window = make_window()
+    for key in ("agents", "presets", "runs", "documents"):
+        window.show_view(key)
+        QApplication.processEvents()
+        assert window.minimumSizeHint().width() <= 800, key
+    window.resize(800, 560)
+    qtbot.waitUntil(lambda: window.width() == 800)
