@@ -135,6 +135,8 @@ class StepState:
     model: str | None = None
     backend: str = ""
     folder: str = ""
+    reused_from: str | None = None
+    """The run this step's answer was copied from (resume, re-run from a step)."""
     """The step's working folder when it is not the run's ("" when it is)."""
     phase: StepPhase = "pending"
     items: list[Item] = field(default_factory=list)
@@ -246,6 +248,7 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.model = event.model or step.model
         step.backend = event.backend
         step.started = event.ts
+        step.reused_from = event.reused_from
     elif isinstance(event, TextDelta | ThinkingDelta) and event.parent_call_id is not None:
         # A sub-agent's words: the live output of the call that started it.
         parent = step.tool_call(event.parent_call_id)

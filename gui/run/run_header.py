@@ -13,6 +13,7 @@ state of its own besides what it last displayed.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -74,6 +75,10 @@ class RunHeader(QWidget):
     copyRequested = Signal()
     exportRequested = Signal()
     cancelRequested = Signal()
+    rerunRequested = Signal()
+    """Re-run: the same run again, from the start."""
+    resumeRequested = Signal()
+    """Resume: on from the first unfinished step, the finished ones reused."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -90,6 +95,10 @@ class RunHeader(QWidget):
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the run as a Markdown file")
         self.export_button.clicked.connect(self.exportRequested)
+        self.rerun_button = QPushButton("Re-run")
+        self.rerun_button.setToolTip("Run it again from the start, as a new run")
+        self.rerun_button.clicked.connect(self.rerunRequested)
+        self.rerun_button.hide()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop every running step")
         self.cancel_button.clicked.connect(self._on_cancel)
@@ -100,6 +109,7 @@ class RunHeader(QWidget):
         top.addWidget(self.title, 1)
         top.addWidget(self.copy_button)
         top.addWidget(self.export_button)
+        top.addWidget(self.rerun_button)
         top.addWidget(self.cancel_button)
 
         self.status = QLabel("")
@@ -171,12 +181,23 @@ class RunHeader(QWidget):
         self.folder.set_full_text(home_relative(state.cwd))
         started = state.started_at[:19].replace("T", " ")
         self.started.setText(f"·  started {started}" if started else "")
+        finished = state.status != "running" and bool(state.steps)
+        self.rerun_button.setVisible(finished and state.status == "ok")
         if state.error and state.status != "running":
             kind = "error" if state.status == "error" else "info"
             if self.banner.message() != state.error or self.banner.kind() != kind:
-                self.banner.show_message(kind, state.error)
+                self.banner.show_message(kind, state.error, self._recovery_actions(state))
         elif not self.banner.isHidden():
             self.banner.hide()
+
+    def _recovery_actions(self, state: RunState) -> list[tuple[str, Callable[[], None]]]:
+        """A failed or cancelled run offers to go on where it stopped, or to start over."""
+        actions: list[tuple[str, Callable[[], None]]] = []
+        unfinished = next((s.index for s in state.steps if s.phase != "ok"), None)
+        if unfinished is not None and (unfinished > 0 or state.mode != "chain"):
+            actions.append((f"Resume from step {unfinished + 1}", self.resumeRequested.emit))
+        actions.append(("Re-run", self.rerunRequested.emit))
+        return actions
 
     def set_elapsed(self, seconds: float) -> None:
         self._set_part(0, self.elapsed, format_seconds(seconds) if self._status else "")

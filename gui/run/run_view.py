@@ -63,6 +63,10 @@ class RunView(QWidget):
     """
 
     cancelRequested = Signal()
+    rerunRequested = Signal()
+    """The header's Re-run (also in a failed run's banner)."""
+    resumeRequested = Signal()
+    """A failed or cancelled run's "Resume from step N"."""
 
     def __init__(self, parent: QWidget | None = None, *, model: RunModel | None = None) -> None:
         super().__init__(parent)
@@ -76,6 +80,8 @@ class RunView(QWidget):
 
         self.header = RunHeader()
         self.header.cancelRequested.connect(self.cancelRequested)
+        self.header.rerunRequested.connect(self.rerunRequested)
+        self.header.resumeRequested.connect(self.resumeRequested)
         self.header.copyRequested.connect(self.copy_markdown)
         self.header.exportRequested.connect(self._ask_export)
         line = QFrame()

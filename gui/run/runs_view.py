@@ -36,12 +36,12 @@ from PySide6.QtWidgets import (
 from core.atomic import atomic_write_text
 from core.errors import RunError
 from core.events import Event, RunStarted
-from core.rerun import request_from_run
+from core.rerun import request_from_run, request_from_run_file, resume_request
 from core.run_export import run_to_markdown
 from core.run_import import import_run
 from core.run_reading import FoldedRun, fold_run, read_folded
 from core.runner import RunRequest
-from core.runs import RunIndex, RunRecord, load_run, read_events, runs_dir
+from core.runs import RunIndex, RunRecord, load_run, read_events, run_file, runs_dir
 from gui.history.runs_history import HistoryPage
 from gui.history.runs_table import status_icon, what_ran
 from gui.run.markdown_stream import warm_up
@@ -272,6 +272,24 @@ class RunsView(QWidget):
 
     # -- private -------------------------------------------------------------------------
 
+    def _again(
+        self, page: RunPage, build: Callable[[list[Event]], RunRequest]
+    ) -> asyncio.Future[None] | None:
+        """Re-run or resume the run shown in ``page`` from its saved run file."""
+        path = page.path or run_file(page.run_id)
+        try:
+            request = build(load_run(path))
+        except OSError as error:
+            self._problem(f"Could not read the run file {path}: {error.strerror or error}")
+            return None
+        except RunError as error:
+            self._problem(str(error)[:1].upper() + str(error)[1:])
+            return None
+        task = asyncio.ensure_future(self._launch(request))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
     async def _launch(self, request: RunRequest) -> None:
         try:
             await self.controller.launch(request, "ask", self.window())
@@ -336,6 +354,8 @@ class RunsView(QWidget):
         close.clicked.connect(lambda: self._close_tab(self.tabs.indexOf(page)))
         self.tabs.tabBar().setTabButton(index, QTabBar.ButtonPosition.RightSide, close)
         page.view.model.runChanged.connect(lambda: self._update_tab(page))
+        page.view.rerunRequested.connect(lambda: self._again(page, request_from_run_file))
+        page.view.resumeRequested.connect(lambda: self._again(page, resume_request))
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)
         self.runOpened.emit(page)

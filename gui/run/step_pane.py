@@ -238,8 +238,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         if phase != self._phase:
             self._phase = phase
             self._on_phase_changed(phase)
-        if self.model.text() != (step.model or ""):
-            self.model.setText(step.model or "")
+        model = step.model or ""
+        if step.reused_from:
+            model = f"reused from run {step.reused_from}"
+        if self.model.text() != model:
+            self.model.setText(model)
         if step.usage is not self._usage:  # frozen: a new object means new figures
             self._usage = step.usage
             self.usage.setText(step.usage.model_copy(update={"model": None}).line())

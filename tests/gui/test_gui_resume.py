@@ -1,0 +1,53 @@
+"""A failed chain's banner offers "Resume from step N" and "Re-run"; resuming reuses the
+finished steps (no request for them) and shows them as reused."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+from launching import RUN_TIMEOUT_MS, wait_for_session, wait_until_finished
+from llm_server import LLMServer, Reply
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+from pytestqt.qtbot import QtBot
+
+from core.runner import RunRequest, StepSpec
+from core.settings import save_settings
+from gui.window.main_window import MainWindow
+
+pytestmark = pytest.mark.usefixtures("qasync_loop")
+
+
+def test_resume_from_the_failed_step_reuses_the_steps_before_it(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
+) -> None:
+    save_settings(llm_server.settings())
+    llm_server.queue(Reply.answer("found it"), Reply.error(400, "context too long"))
+    window = make_window()
+    request = RunRequest(
+        mode="chain",
+        steps=[StepSpec("scout", "find"), StepSpec("planner", "plan {previous}")],
+        cwd=window.working_folder,
+    )
+    task = asyncio.ensure_future(window.run_controller.launch(request, "ask", window))
+    qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
+    failed = task.result()
+    assert failed is not None and wait_until_finished(qtbot, failed) == "error"
+    banner = failed.view.header.banner
+    qtbot.waitUntil(banner.isVisible)
+    labels = [b.text() for b in banner.findChildren(QPushButton)]
+    assert labels == ["Resume from step 2", "Re-run"]
+    assert not failed.view.header.rerun_button.isVisible()  # the banner offers it
+
+    llm_server.queue(Reply.answer("the plan"))
+    resume = next(b for b in banner.findChildren(QPushButton) if b.text().startswith("Resume"))
+    qtbot.mouseClick(resume, Qt.MouseButton.LeftButton)
+    resumed = wait_for_session(qtbot, window, count=2)
+    assert wait_until_finished(qtbot, resumed) == "ok"
+    assert len(llm_server.requests) == 3  # none for step 1
+    assert llm_server.requests[2].user_text == "plan found it"
+    first = resumed.view.pane(0)
+    assert first.model.text() == f"reused from run {failed.run_id}"
+    assert resumed.view.header.rerun_button.isVisible()
