@@ -11,6 +11,7 @@ import json
 from core.events import Event
 from core.run_names import run_name
 from core.run_state import Notice, RunState, TextBlock, ToolCall, fold
+from core.structured import as_handoff, review_table
 
 PHASE_LABEL = {
     "pending": "pending",
@@ -93,6 +94,9 @@ def state_to_markdown(state: RunState) -> str:
                 out += ["", "<details><summary>Thinking</summary>", "", item.text, "</details>", ""]
             elif isinstance(item, TextBlock):
                 out += ["", item.text.strip(), ""]
+        if step.structured is not None:
+            table = review_table(step.structured) if "issues" in step.structured else None
+            out += ["", table or "```json\n" + as_handoff(step.structured) + "\n```", ""]
         if step.error:
             out += ["", f"**Error:** {step.error}"]
     return "\n".join(out).rstrip() + "\n"

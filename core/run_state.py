@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import InitVar, dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from core.approval_describe import resolution_text
 from core.events import (
@@ -137,6 +137,8 @@ class StepState:
     folder: str = ""
     reused_from: str | None = None
     """The run this step's answer was copied from (resume, re-run from a step)."""
+    structured: dict[str, Any] | None = None
+    """The step's validated JSON result, if its agent declares ``output:``."""
     """The step's working folder when it is not the run's ("" when it is)."""
     phase: StepPhase = "pending"
     items: list[Item] = field(default_factory=list)
@@ -321,6 +323,7 @@ def _apply_to_step(step: StepState, event: Event) -> None:
     elif isinstance(event, StepFinished):
         step.phase = event.status
         step.output = event.output
+        step.structured = event.structured
         step.error = event.error
         step.usage = event.usage if event.usage.turns or not step.usage.turns else step.usage
         step.finished = event.ts

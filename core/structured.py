@@ -161,3 +161,23 @@ def issue_counts(structured: dict[str, Any]) -> dict[Severity, int]:
         if severity in counts:
             counts[severity] += 1
     return counts
+
+
+def review_table(structured: dict[str, Any]) -> str:
+    """A review result as Markdown: the verdict, then one row per issue, worst first."""
+    counts = issue_counts(structured)
+    verdict = "passed" if structured.get("passed") else "changes requested"
+    summary = ", ".join(f"{n} {severity}" for severity, n in counts.items() if n) or "no issues"
+    lines = [f"**Review: {verdict}** ({summary})", ""]
+    issues = [i for i in structured.get("issues") or [] if isinstance(i, dict)]
+    if not issues:
+        return "\n".join(lines).rstrip() + "\n"
+    lines += ["| Severity | Where | Issue |", "|---|---|---|"]
+    order: dict[str, int] = {severity: rank for rank, severity in enumerate(SEVERITIES)}
+    for issue in sorted(issues, key=lambda i: order.get(str(i.get("severity")), len(order))):
+        where = str(issue.get("file") or "")
+        if where and issue.get("line"):
+            where += f":{issue['line']}"
+        text = str(issue.get("description", "")).replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {issue.get('severity', '')} | {where or '—'} | {text} |")
+    return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from llm_server import LLMServer, Reply
 
 from core.agents import AgentFileError, parse_agent_text
 from core.events import StepFinished
+from core.run_export import run_to_markdown
 from core.runner import Runner, RunRequest, StepSpec
 from core.runs import load_run, run_file
 from core.structured import OutputSpec, StructuredOutputError, extract_json, issue_counts
@@ -134,3 +135,15 @@ async def test_two_invalid_answers_fail_the_step_with_the_reason(
     assert runner.result is not None and runner.result.status == "error"
     assert len(llm_server.requests) == 2
     assert "even after one correction" in (runner.result.error or "")
+
+
+async def test_the_markdown_export_shows_the_review_as_a_table(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    _agent_file(tmp_path, "auditor", "review")
+    llm_server.queue(Reply.answer(_answer(REVIEW)))
+    runner = await _run(llm_server, tmp_path, StepSpec(agent="auditor", task="Review it"))
+    markdown = run_to_markdown(load_run(run_file(runner.run_id)))
+    assert "**Review: changes requested** (1 major, 1 minor)" in markdown
+    assert "| major | cli.py:3 | No test for --json |" in markdown
+    assert markdown.index("| major |") < markdown.index("| minor |")

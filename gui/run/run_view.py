@@ -50,6 +50,8 @@ TICK_MS = 250
 MEASURE_CHARS = 110
 """The widest a step's column gets, in average characters: on a wide screen prose stays at a
 readable measure (about 100 characters of text inside the pane's margins) and is centred."""
+PANE_CHROME = 80
+"""A pane's own margins and the indent of its items, around the prose."""
 SIDE_MARGIN = 16
 FOLLOW_SLACK = 24
 """Pixels from the bottom that still count as "at the bottom" for auto-scroll."""
@@ -244,7 +246,8 @@ class RunView(QWidget):
         """The widest the steps' column gets (see :data:`MEASURE_CHARS`), measured on ordinary
         prose in the view's font: an average character is narrower than a letter of text."""
         sample = "The quick brown fox jumps over the lazy dog, then writes the plan. "
-        return self.fontMetrics().horizontalAdvance(sample) * MEASURE_CHARS // len(sample)
+        prose = self.fontMetrics().horizontalAdvance(sample) * MEASURE_CHARS // len(sample)
+        return prose + PANE_CHROME
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

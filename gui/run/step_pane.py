@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from core.events import UsageStats
 from core.run_state import StepState
+from gui.run.review_table import ReviewTable, counts_text
 from gui.run.run_header import home_relative
 from gui.run.run_status import (
     PHASE_LABELS,
@@ -112,6 +113,10 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.model = QLabel("")
         self.model.setStyleSheet(f"color: {muted};")
         self.phase = QLabel("")
+        self.issues = QLabel("")
+        self.issues.setObjectName("StepIssues")
+        self.issues.hide()
+        self.review: ReviewTable | None = None
         self.usage = QLabel("")
         self.usage.setStyleSheet(f"color: {muted};")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -128,6 +133,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         row.addWidget(self.agent)
         row.addWidget(self.model)
         row.addWidget(self.phase)
+        row.addWidget(self.issues)
         row.addStretch(1)
         row.addWidget(self.usage)
         row.addWidget(self.duration)
@@ -265,6 +271,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         if error != self.error.text():
             self.error.setText(error)
             self.error.setVisible(bool(error))
+        self._show_structured(step)
         if self._folded:  # no widgets are kept up to date while nobody can see them
             self.summary.set_full_text(step_summary(step))
             return
@@ -331,6 +338,20 @@ class StepPane(HeaderToggleMixin, QFrame):
         if not self._user_chose:  # the running step shows everything; finished ones a summary
             self.set_expanded(phase in ("running", "waiting"), by_user=False)
         self.update()
+
+    def _show_structured(self, step: StepState) -> None:
+        """A review result: its counts in the header, its table under the items."""
+        result = step.structured
+        if result is None or "issues" not in result:
+            return
+        text = counts_text(result)
+        if text != self.issues.text():
+            self.issues.setText(text)
+            self.issues.setVisible(True)
+        if self.review is None:
+            self.review = ReviewTable()
+            self._body_layout.addWidget(self.review)
+            self.review.set_result(result)
 
     def _show_earlier(self) -> None:
         if not self._expanded:

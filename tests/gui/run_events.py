@@ -218,7 +218,12 @@ class RunBuilder:
         return self
 
     def step_finished(
-        self, step: int, status: str = "ok", output: str = "", error: str | None = None
+        self,
+        step: int,
+        status: str = "ok",
+        output: str = "",
+        error: str | None = None,
+        structured: dict[str, object] | None = None,
     ) -> RunBuilder:
         self.events.append(
             StepFinished(
@@ -229,6 +234,7 @@ class RunBuilder:
                 output=output,
                 error=error,
                 usage=self._step_usage.get(step, UsageStats()),
+                structured=structured,
             )
         )
         return self
