@@ -74,7 +74,7 @@ class DocumentProvenance(BaseModel):
             return "a person"
         where = [f"run {self.run_id}"] if self.run_id else []
         if self.step is not None:
-            where.append(f"step {self.step}")
+            where.append(f"step {self.step + 1}")  # events count from 0, people from 1
         if self.call_id:
             where.append(f"call {self.call_id}")
         return f"{self.agent or 'an agent'} ({', '.join(where)})" if where else self.agent

@@ -63,7 +63,7 @@ class DocumentDetail(QWidget):
     """A :class:`Document` was created or updated from this pane (the stored record)."""
     deleted = Signal(int)
     """The document with this id was deleted from this pane."""
-    openRunRequested = Signal(str)
+    openRunRequested = Signal(str, int, str)
     """The provenance link was clicked: show the run with this id."""
     dirtyChanged = Signal(bool)
     """The editor gained (True) or lost (False) unsaved edits."""

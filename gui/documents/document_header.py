@@ -30,7 +30,8 @@ MAX_TAG_BADGES = 8
 class DocumentHeader(QWidget):
     """See the module docstring. Signals are emitted on the GUI thread."""
 
-    openRunRequested = Signal(str)
+    openRunRequested = Signal(str, int, str)
+    """(run id, 0-based step or -1, tool call id or ""): the provenance link was clicked."""
     """The run link was clicked: show the run with this id."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -117,12 +118,14 @@ class DocumentHeader(QWidget):
         self._set_tags(document.tags)
         provenance = document.provenance
         self._run_id = provenance.run_id
+        self._step = provenance.step if provenance.step is not None else -1
+        self._call_id = provenance.call_id or ""
         if provenance.by_person:
             self.written_by.setText("Written by hand")
         else:
             parts = [f"Written by {provenance.agent or 'an agent'}"]
             if provenance.step is not None:
-                parts.append(f"step {provenance.step}")
+                parts.append(f"step {provenance.step + 1}")
             if provenance.run_id:
                 parts.append("run")
             self.written_by.setText(" · ".join(parts))
@@ -204,7 +207,7 @@ class DocumentHeader(QWidget):
 
     def _open_run(self) -> None:
         if self._run_id:
-            self.openRunRequested.emit(self._run_id)
+            self.openRunRequested.emit(self._run_id, self._step, self._call_id)
 
     def _style_link(self) -> None:
         link = self.palette().color(QPalette.ColorRole.Link).name()

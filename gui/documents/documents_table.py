@@ -111,7 +111,7 @@ def run_tooltip(provenance: DocumentProvenance) -> str:
     if provenance.run_id:
         lines.append(f"Run: {provenance.run_id}")
     if provenance.step is not None:
-        lines.append(f"Step: {provenance.step}")
+        lines.append(f"Step: {provenance.step + 1}")
     if provenance.call_id:
         lines.append(f"Tool call: {provenance.call_id}")
     return "\n".join(lines)

@@ -64,7 +64,7 @@ class DocumentsView(QWidget):
     """See the module docstring. GUI thread only; signals are emitted on the GUI thread."""
 
     # -- signals -------------------------------------------------------------------------
-    openRunRequested = Signal(str)
+    openRunRequested = Signal(str, int, str)
     """A document's provenance link was clicked: the window should show this run."""
     pageLoaded = Signal()
     """A page of results (or an empty state) is now shown."""

@@ -78,6 +78,8 @@ class RunView(QWidget):
         self._fresh: set[int] = set()  # panes built in this batch: already in sync
         self._fill_gradually = False  # a run opened from a file: panes fill over a few turns
         self._follow = True
+        self._pending_focus: tuple[int, str | None] | None = None
+        """A step (and tool call) to show once the panes exist (:meth:`focus_step`)."""
         self._scrolling = False
 
         self.header = RunHeader()
@@ -187,6 +189,26 @@ class RunView(QWidget):
         """Write the run as Markdown to ``path`` (atomically)."""
         atomic_write_text(path, self.to_markdown())
 
+    def focus_step(self, step: int, call_id: str | None = None) -> None:
+        """Scroll to ``step``'s pane (open, highlighted, with ``call_id``'s row open), now or —
+        for a run still being read — as soon as its panes exist."""
+        self._pending_focus = (step, call_id)
+        self._apply_focus()
+
+    def _apply_focus(self) -> None:
+        if self._pending_focus is None:
+            return
+        step, call_id = self._pending_focus
+        if not 0 <= step < len(self._panes):
+            return
+        self._pending_focus = None
+        pane = self._panes[step]
+        pane.set_folded(False)
+        row = pane.reveal_call(call_id) if call_id else None
+        pane.flash()
+        target = row or pane
+        QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(target, 0, 40))
+
     def focused_pane(self) -> StepPane | None:
         """The pane holding the keyboard focus, if any."""
         return self._pane_of(QApplication.focusWidget())
@@ -214,6 +236,7 @@ class RunView(QWidget):
             self._panes_layout.insertWidget(1 + position, pane)
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self.placeholder.setVisible(not self._panes)
+        self._apply_focus()
 
     def _sync_steps(self, indexes: frozenset[int]) -> None:
         state = self.model.state

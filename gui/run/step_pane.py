@@ -46,9 +46,12 @@ from gui.run.run_status import (
     status_color,
 )
 from gui.run.step_items import make_item_widget, refresh_item_widget
+from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
 
+HIGHLIGHT_MS = 2500
+"""How long a pane reached through a link stays highlighted."""
 COLLAPSED_ITEMS = 10
 EXPANDED_PAGE = 200
 """Widgets an expanded pane starts with; "Show earlier items" adds this many more."""
@@ -91,6 +94,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self._first = 0  # item index of self._widgets[0]
         self._widgets: list[QWidget] = []
         self._focus_within = False
+        self._highlighted = False
         self._phase = ""
         self._usage: UsageStats | None = None
         self._run_running = False
@@ -209,6 +213,40 @@ class StepPane(HeaderToggleMixin, QFrame):
     def toggle_folded(self) -> None:
         self.set_folded(not self._folded)
 
+    def reveal_call(self, call_id: str) -> QWidget | None:
+        """Make the tool call ``call_id`` shown and open; its row, if the step has it."""
+        index = next(
+            (
+                i
+                for i, item in enumerate(self._step.items)
+                if getattr(item, "call_id", "") == call_id
+            ),
+            None,
+        )
+        if index is None:
+            return None
+        self.set_folded(False)
+        self.set_expanded(True)
+        while self._first > index:
+            self._show_earlier()
+        row = self._widgets[index - self._first]
+        if isinstance(row, ToolCallRow):
+            row.set_expanded(True)
+        return row
+
+    def flash(self) -> None:
+        """Highlight the pane for a few seconds: "this is where you were sent"."""
+        self._highlighted = True
+        self.update()
+        QTimer.singleShot(HIGHLIGHT_MS, self, self._end_highlight)
+
+    def is_highlighted(self) -> bool:
+        return self._highlighted
+
+    def _end_highlight(self) -> None:
+        self._highlighted = False
+        self.update()
+
     def set_expanded(self, expanded: bool, *, by_user: bool = True) -> None:
         """Show all items (expanded) or the last few; ``by_user`` stops automatic changes."""
         self._user_chose = self._user_chose or by_user
@@ -298,11 +336,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         text = palette.color(QPalette.ColorRole.Text)
         border = (
             palette.color(QPalette.ColorRole.Highlight)
-            if self._focus_within
+            if self._focus_within or self._highlighted
             else mix(base, text, 0.16)
         )
         rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
-        painter.setPen(QPen(border, 1.0))
+        painter.setPen(QPen(border, 2.5 if self._highlighted else 1.0))
         background = base if self._phase != "not_run" else mix(base, text, 0.03)
         painter.setBrush(background)
         painter.drawRoundedRect(rect, 8, 8)

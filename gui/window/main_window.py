@@ -233,15 +233,19 @@ class MainWindow(QMainWindow):
                 self.views[key].working_folder = Path(folder)  # type: ignore[attr-defined]
         self._update_status()
 
-    def open_run_by_id(self, run_id: str) -> None:
-        """Show a saved run (the documents' provenance links land here)."""
+    def open_run_by_id(self, run_id: str, step: int = -1, call_id: str = "") -> None:
+        """Show a saved run — open or not — on ``step`` (0-based; -1: the top) and its tool
+        call ``call_id``, highlighted: the documents' provenance links land here."""
         from core.runs import RunIndex
 
         record = RunIndex().get(run_id)
         if record is None:
             self.statusBar().showMessage(f"Run {run_id} is no longer in the history.", 8000)
-        else:
-            self.runs_view.open_record(record)
+            return
+        page = self.runs_view.open_record(record)
+        self.show_view("runs")
+        if step >= 0:
+            page.view.focus_step(step, call_id or None)
 
     def show_view(self, key: str) -> None:
         self.sidebar.set_current([spec.key for spec in VIEWS].index(key))

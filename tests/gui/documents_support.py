@@ -21,8 +21,8 @@ def fill(store: DocumentStore) -> dict[str, int]:
     """Five documents, English and Chinese, memories and documents; returns title → id.
     Their update times are spread over the last days, oldest first."""
     now = datetime.now(UTC)
-    scout = DocumentProvenance(run_id=RUN_ID, step=1, agent="scout", call_id="call_1")
-    planner = DocumentProvenance(run_id="imported-pi-session-1", step=2, agent="planner")
+    scout = DocumentProvenance(run_id=RUN_ID, step=0, agent="scout", call_id="call_1")
+    planner = DocumentProvenance(run_id="imported-pi-session-1", step=1, agent="planner")
     rows = [
         ("Release checklist", "document", ["release"], "1. Tag\n2. Build\n3. Publish", None),
         (

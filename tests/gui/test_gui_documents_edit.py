@@ -84,7 +84,7 @@ def test_the_run_link_asks_to_show_the_run_that_wrote_the_document(
     click_row(qtbot, view, "Login flow notes")
     with qtbot.waitSignal(view.openRunRequested) as signal:
         click(qtbot, view.detail.header.run_link)
-    assert signal.args == [RUN_ID]
+    assert signal.args == [RUN_ID, 0, "call_1"]  # the step (0-based) and the tool call
 
     click_row(qtbot, view, "Release checklist")  # written by a person: no run to show
     assert view.detail.header.written_by.text() == "Written by hand"

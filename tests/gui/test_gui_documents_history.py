@@ -29,7 +29,7 @@ from gui.documents.document_delegate import DocumentDelegate, tag_font
 from gui.documents.documents_table import COL_TAGS
 from gui.documents.documents_view import DocumentsView
 
-AGENT = DocumentProvenance(run_id="20240502-140312-7f3a9c", step=1, agent="keeper", call_id="c1")
+AGENT = DocumentProvenance(run_id="20240502-140312-7f3a9c", step=0, agent="keeper", call_id="c1")
 
 
 @pytest.fixture

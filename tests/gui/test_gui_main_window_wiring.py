@@ -18,11 +18,11 @@ def test_a_document_run_link_opens_that_run(
 ) -> None:
     save(sample_run())
     window = make_window()
-    window.documents_view.openRunRequested.emit("r1")
+    window.documents_view.openRunRequested.emit("r1", -1, "")
     qtbot.waitUntil(lambda: window.current_view() == "runs")
     assert "implement x" in window.runs_view.tabs.tabText(window.runs_view.tabs.currentIndex())
 
-    window.documents_view.openRunRequested.emit("gone")
+    window.documents_view.openRunRequested.emit("gone", -1, "")
     assert "no longer in the history" in window.statusBar().currentMessage()
 
 
@@ -45,3 +45,23 @@ def test_ctrl_s_in_the_documents_view_saves_the_document_not_an_agent(
     window.save_action.trigger()
     qtbot.waitUntil(lambda: store.get(created.id, full=True).content == "second")
     assert window.windowTitle() == "Baton"
+
+
+def test_a_document_run_link_lands_on_the_step_and_call_open_or_not(
+    qtbot: QtBot, make_window: Callable[..., MainWindow]
+) -> None:
+    save(sample_run())
+    window = make_window()
+    for attempt in ("closed", "already open"):
+        window.show_view("documents")
+        window.documents_view.openRunRequested.emit("r1", 0, "c1")
+        qtbot.waitUntil(lambda: window.current_view() == "runs")
+        page = window.runs_view.current_page()
+        assert page is not None and page.run_id == "r1", attempt
+        view = page.view
+        qtbot.waitUntil(lambda: len(view.panes()) == 2)  # noqa: B023 (waited on at once)
+        pane = view.pane(0)
+        qtbot.waitUntil(pane.is_highlighted)
+        (row,) = [w for w in pane.item_widgets() if getattr(w, "call_id", lambda: "")() == "c1"]
+        assert row.is_expanded()
+    assert len(window.runs_view.pages()) == 1
