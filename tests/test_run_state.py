@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -180,3 +182,17 @@ def test_debug_logs_stay_in_the_file_but_not_in_the_view() -> None:
     ]
     notices = [item for item in fold(events).steps[0].items if isinstance(item, Notice)]
     assert [n.text for n in notices] == ["stderr: rate limited"]
+
+
+def test_folding_on_a_worker_offers_the_gil_as_it_goes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Left alone, the folding thread kept the GIL for up to 150 ms and the window froze."""
+    from core import run_reading
+
+    offered: list[float] = []
+    monkeypatch.setattr(run_reading.time, "sleep", offered.append)
+    events = sample_run() * 300
+    run_reading.fold_run(events, share_gil=True)
+    assert len(offered) == -(-len(events) // run_reading.YIELD_EVERY)
+    offered.clear()
+    run_reading.fold_run(events)
+    assert offered == []
