@@ -11,6 +11,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel
+
+from core.events import RunStarted
 
 STATUS_WORDS = {
     "running": "running",
@@ -41,3 +46,28 @@ def run_name(mode: str, preset: str | None, args: Sequence[str], agents: Sequenc
 def status_word(status: str) -> str:
     """``aborted`` → ``cancelled``, ``ok`` → ``done`` …; unknown words are shown as they are."""
     return STATUS_WORDS.get(status, status)
+
+
+class RunOrigin(BaseModel):
+    """A run's parent: ``resume`` / ``rerun`` (:class:`core.events.Lineage`) or ``child`` (an
+    agent started it from ``step`` of ``run_id``)."""
+
+    kind: Literal["resume", "rerun", "child"]
+    run_id: str
+    step: int
+
+    @classmethod
+    def of(cls, event: RunStarted) -> RunOrigin | None:
+        if event.lineage is not None:
+            return cls(
+                kind=event.lineage.kind, run_id=event.lineage.run_id, step=event.lineage.step
+            )
+        if event.parent_run is not None:
+            return cls(kind="child", run_id=event.parent_run, step=event.parent_step or 0)
+        return None
+
+    def describe(self) -> str:
+        """``resumed from run X at step 2`` …, steps counted from 1."""
+        verb = {"resume": "resumed from", "rerun": "re-run from", "child": "started by"}[self.kind]
+        where = "at step" if self.kind != "child" else "step"
+        return f"{verb} run {self.run_id}, {where} {self.step + 1}"

@@ -39,6 +39,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.run_names import RunOrigin
 from core.text_buffer import TextBuffer
 
 StepPhase = Literal["pending", "running", "waiting", "ok", "error", "aborted", "not_run"]
@@ -180,6 +181,8 @@ class RunState:
     params: dict[str, str | int | float | bool] = field(default_factory=dict)
     cwd: str = ""
     started_at: str = ""
+    origin: str = ""
+    """Where the run came from, in words ("resumed from run X, at step 2"), if anywhere."""
     status: Literal["running", "ok", "error", "aborted", "interrupted"] = "running"
     error: str | None = None
     usage: UsageStats = field(default_factory=UsageStats)
@@ -230,6 +233,8 @@ class RunState:
         self.params = dict(event.params)
         self.cwd = event.cwd
         self.started_at = event.started_at
+        origin = RunOrigin.of(event)
+        self.origin = origin.describe() if origin is not None else ""
         self.steps = [
             StepState(
                 index=i,

@@ -26,7 +26,7 @@ from core import paths
 from core.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
 from core.liveness import lock_path, owner_alive
 from core.redaction import Redactor as Redactor  # also known as core.runs.Redactor
-from core.run_names import STATUS_WORDS
+from core.run_names import STATUS_WORDS, RunOrigin
 
 INTERRUPTED_ERROR = "the process running it ended before the run did (killed or crashed)"
 
@@ -110,6 +110,8 @@ class RunRecord(BaseModel):
     usage: UsageStats
     error: str | None
     path: str
+    origin: RunOrigin | None = None
+    """Where the run came from: resumed or re-run from another, or started by a step."""
 
 
 _SCHEMA = """
@@ -130,6 +132,8 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at DESC);
 """
+_COLUMNS_ADDED = {"origin": "TEXT"}
+"""Columns newer than the first index: added to an older ``runs.sqlite`` when it is opened."""
 
 SORT_KEYS = {
     "started": "started_at",
@@ -167,6 +171,10 @@ class RunIndex:
         self.path = path or paths.data_dir() / "runs.sqlite"
         with self._connect() as db:
             db.executescript(_SCHEMA)
+            have = {row["name"] for row in db.execute("PRAGMA table_info(runs)")}
+            for column, kind in _COLUMNS_ADDED.items():
+                if column not in have:
+                    db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -180,7 +188,7 @@ class RunIndex:
         with self._connect() as db:
             db.execute(
                 "INSERT OR REPLACE INTO runs (id, mode, preset, agents, args, cwd, started_at,"
-                " status, usage, path) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
+                " status, usage, path, origin) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)",
                 (
                     event.run_id,
                     event.mode,
@@ -191,6 +199,7 @@ class RunIndex:
                     event.started_at,
                     UsageStats().model_dump_json(),
                     str(path),
+                    origin.model_dump_json() if (origin := RunOrigin.of(event)) else None,
                 ),
             )
 
@@ -246,6 +255,7 @@ class RunIndex:
             usage=UsageStats.model_validate_json(row["usage"]),
             error=row["error"],
             path=row["path"],
+            origin=RunOrigin.model_validate_json(row["origin"]) if row["origin"] else None,
         )
 
     def _interrupted(self, row: sqlite3.Row) -> sqlite3.Row:

@@ -43,6 +43,9 @@ def test_a_run_started_by_a_step_is_linked_to_that_step(
     outer = next(s for s in starts if isinstance(s, RunStarted) and s.parent_run is None)
     child = next(s for s in starts if isinstance(s, RunStarted) and s.parent_run is not None)
     assert (child.parent_run, child.parent_step) == (outer.run_id, 0)
+    record = records[child.run_id]
+    assert record.origin is not None
+    assert record.origin.describe() == f"started by run {outer.run_id}, step 1"
 
 
 def test_a_run_two_levels_down_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

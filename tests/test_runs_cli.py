@@ -123,3 +123,23 @@ def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
     # Indexing the unfinished, ownerless file already recorded it as interrupted.
     assert events[:3] == sample_run()[:3] and isinstance(events[3], RunFinished)
     assert len(events) == 4 and not any(isinstance(e, TextDelta) for e in events)
+
+
+def test_an_index_from_before_run_origins_gets_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "runs.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE runs (id TEXT PRIMARY KEY, mode TEXT NOT NULL, preset TEXT,"
+            " agents TEXT NOT NULL, args TEXT NOT NULL, cwd TEXT NOT NULL,"
+            " started_at TEXT NOT NULL, finished_at TEXT, status TEXT NOT NULL, duration_s REAL,"
+            " usage TEXT NOT NULL, error TEXT, path TEXT NOT NULL)"
+        )
+        db.execute(
+            "INSERT INTO runs VALUES ('old', 'single', NULL, '[\"scout\"]', '[]', '/w',"
+            " '2026-01-01T00:00:00+00:00', NULL, 'ok', 1.0, '{}', NULL, '/w/old.jsonl')"
+        )
+    index = RunIndex(path)
+    (record,) = index.list()
+    assert record.id == "old" and record.origin is None

@@ -178,7 +178,7 @@ class RunsTableModel(QAbstractTableModel):
         if column == 0:
             return started_text(record.started_at)
         if column == 1:
-            return what_ran(record)
+            return what_ran(record) + (f"  ↳ {record.origin.describe()}" if record.origin else "")
         if column == 2:
             return run_status_label(record.status)
         if column == 3:
@@ -187,16 +187,25 @@ class RunsTableModel(QAbstractTableModel):
             if not (usage.input or usage.output):
                 return "—"
             return f"↑{compact_number(usage.input)} ↓{compact_number(usage.output)}"
+        if not usage.priced:
+            return f"≥${usage.cost:.4f}" if usage.cost else "$—"
         return f"${usage.cost:.4f}" if usage.cost else "—"
 
     @staticmethod
     def _tooltip(record: RunRecord) -> str:
         lines = [what_ran(record), f"{record.mode} · {record.id}", record.cwd]
+        if record.origin is not None:
+            lines.append(record.origin.describe().capitalize())
         if record.error:
             lines.append(record.error)
         line = record.usage.line()
         if line:
             lines.append(line)
+        if not record.usage.priced:
+            lines.append(
+                f"Cost unknown for {record.usage.model or 'a model'}: it is in no price table. "
+                "Give it a price under 'prices:' in config.yaml."
+            )
         return "\n".join(lines)
 
     def _icon(self, status: str) -> QIcon:

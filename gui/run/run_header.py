@@ -122,6 +122,9 @@ class RunHeader(QWidget):
         self.params.setToolTip("The agents' parameter values this run used")
         self.params.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.params.hide()
+        self.origin = QLabel("")
+        self.origin.setObjectName("RunOrigin")
+        self.origin.hide()
         self.folder = ElidedLabel("")
         self.folder.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.started = QLabel("")
@@ -131,6 +134,7 @@ class RunHeader(QWidget):
             self.progress,
             self.usage,
             self.params,
+            self.origin,
             self.folder,
             self.started,
         ):
@@ -147,6 +151,7 @@ class RunHeader(QWidget):
             details.addWidget(separator)
             details.addWidget(label)
         details.addWidget(self.params)
+        details.addWidget(self.origin)
         details.addSpacing(8)
         details.addWidget(self.folder, 1)  # the path gives way first; "started …" stays whole
         details.addWidget(self.started)
@@ -179,6 +184,10 @@ class RunHeader(QWidget):
             self.params.setText(f"·  {params}" if params else "")
             self.params.setVisible(bool(params))
         self.folder.set_full_text(home_relative(state.cwd))
+        origin = f"·  {state.origin}" if state.origin else ""
+        if origin != self.origin.text():
+            self.origin.setText(origin)
+            self.origin.setVisible(bool(origin))
         started = state.started_at[:19].replace("T", " ")
         self.started.setText(f"·  started {started}" if started else "")
         finished = state.status != "running" and bool(state.steps)
