@@ -412,18 +412,7 @@ class Runner:
             scrub=self._redactor.scrub if self._redactor is not None else (lambda text: text),
             budget=self.budget,
         )
-        self._emit(
-            StepStarted(
-                run_id=self.run_id,
-                step=index,
-                ts=self._clock.now(),
-                agent=step.agent.name,
-                task=task,
-                model=step.model,
-                backend=step.backend,
-                cwd=str(step.cwd),
-            )
-        )
+        self._emit_step_started(index, step, task)
         outcome: list[StepFinished] = []
         try:
             backend = self._backend_factory(step.backend)
@@ -572,19 +561,7 @@ class Runner:
         """A step reused from the parent run: its answer shown and handed on as saved, with
         no request and no cost in this run; marked so the pane and the run file say so."""
         source = self.request.lineage.run_id if self.request.lineage else None
-        self._emit(
-            StepStarted(
-                run_id=self.run_id,
-                step=index,
-                ts=self._clock.now(),
-                agent=step.agent.name,
-                task=task,
-                model=step.model,
-                backend=step.backend,
-                cwd=str(step.cwd),
-                reused_from=source,
-            )
-        )
+        self._emit_step_started(index, step, task, reused_from=source)
         if saved.output:
             self._emit(
                 TextDelta(run_id=self.run_id, step=index, ts=self._clock.now(), text=saved.output)
@@ -600,6 +577,23 @@ class Runner:
         )
         self._emit(event)
         return event
+
+    def _emit_step_started(
+        self, index: int, step: _PreparedStep, task: str, reused_from: str | None = None
+    ) -> None:
+        self._emit(
+            StepStarted(
+                run_id=self.run_id,
+                step=index,
+                ts=self._clock.now(),
+                agent=step.agent.name,
+                task=task,
+                model=step.model,
+                backend=step.backend,
+                cwd=str(step.cwd),
+                reused_from=reused_from,
+            )
+        )
 
     def _emit_step_finished(
         self,
