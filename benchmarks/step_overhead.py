@@ -29,7 +29,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from llm_server import MODEL, LLMServer, Reply  # noqa: E402
 
-from core.runner import Runner, RunRequest, StepSpec  # noqa: E402
+from core.run_request import RunRequest, StepSpec  # noqa: E402
+from core.runner import Runner  # noqa: E402
 from core.settings import Settings  # noqa: E402
 
 RUNS = 20

@@ -4,8 +4,8 @@ step N with that step changed (Re-run from step N).
 A saved run's ``run_started`` holds everything needed to repeat it: mode, agents, planned tasks
 (arguments and parameters already substituted, ``{previous}`` still open), folders, preset,
 arguments and parameter values. Resume and re-run-from also copy the finished steps' results
-(their ``step_finished``) into :attr:`core.runner.RunRequest.reused`: the runner shows and hands
-them on as saved, byte for byte, and sends no request for them. The new run is linked to its
+(their ``step_finished``) into :attr:`core.run_request.RunRequest.reused`: the runner shows and
+hands them on as saved, byte for byte, and sends no request for them. The new run is linked to its
 parent (:class:`core.events.Lineage`).
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 from core.errors import RunError
 from core.events import Event, Lineage, RunStarted, StepFinished
 from core.params import split_shown
-from core.runner import RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
 
 
 def request_from_run(started: RunStarted) -> RunRequest:

@@ -40,24 +40,22 @@ import sqlite3
 import traceback
 from collections.abc import Callable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from core.agents import AgentCatalog, AgentDefinition, Scope, discover_agents
+from core.agents import AgentCatalog, AgentDefinition, discover_agents
 from core.approvals import ApprovalGate, Responder, deny_all
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, backend_for, create_backend
-from core.budget import Budget, BudgetAsker, BudgetGuard, BudgetReached, stop_at_cap
+from core.budget import BudgetAsker, BudgetGuard, BudgetReached, stop_at_cap
 from core.errors import RunError
 from core.events import (
     Event,
-    Lineage,
     Log,
     PlannedStep,
     RunFinished,
-    RunMode,
     RunStarted,
     StepFinished,
     StepStarted,
@@ -75,15 +73,13 @@ from core.presets import (
     MAX_PARALLEL_TASKS,
     Preset,
     PresetCatalog,
-    PresetError,
-    check_agents,
     discover_presets,
     expand_template,
-    required_argument_count,
 )
 from core.publisher import EventListener, EventPublisher, RunFileSink
 from core.redaction import Redactor
 from core.rule_store import RuleStore
+from core.run_request import RunRequest, StepSpec
 from core.run_state import RunState
 from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
@@ -93,65 +89,6 @@ from core.trust import TrustStore, UntrustedProjectError, project_files
 MAX_CONCURRENT_STEPS = 4
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class StepSpec:
-    agent: str
-    task: str
-    """The task template (see :func:`core.presets.expand_template`)."""
-    cwd: str | None = None
-    """Relative to the run's folder (or absolute)."""
-    model: str | None = None
-    args: tuple[str, ...] | None = None
-    """Positional arguments for ``$1``… in ``task``; None takes ``$…`` literally (ad-hoc tasks,
-    re-runs of already expanded tasks)."""
-    params: dict[str, Any] = field(default_factory=dict)
-    """Values for this step's agent only (``--param STEP.NAME=VALUE``), over the run's."""
-
-
-@dataclass
-class RunRequest:
-    mode: RunMode
-    steps: list[StepSpec]
-    cwd: Path
-    preset: str | None = None
-    args: list[str] = field(default_factory=list)
-    model: str | None = None
-    """Overrides every step's model."""
-    backend: str | None = None
-    """Overrides every agent's and the settings' backend choice."""
-    scope: Scope = "both"
-    trust_project: bool = False
-    params: dict[str, Any] = field(default_factory=dict)
-    """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
-    allow_outside_folder: bool = False
-    """Let a step work in a folder outside :attr:`cwd` (the person confirmed it)."""
-    budget: Budget | None = None
-    """Cost and token caps (``--max-cost``/``--max-tokens``, a preset's ``budget:``)."""
-    reused: dict[int, StepFinished] = field(default_factory=dict)
-    """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
-    them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
-    lineage: Lineage | None = None
-
-
-def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
-    """Expand a preset's ``$1``/``$@`` arguments into a request; refuses missing arguments."""
-    needed = required_argument_count(preset)
-    if len(args) < needed:
-        hint = f" {preset.argument_hint}" if preset.argument_hint else ""
-        raise RunError(
-            f"preset '{preset.name}' needs {needed} argument{'s' if needed != 1 else ''}"
-            f" (usage: baton run {preset.name}{hint})"
-        )
-    steps = [
-        StepSpec(agent=s.agent, task=s.task, cwd=s.cwd, model=s.model, args=tuple(args))
-        for s in preset.steps
-    ]
-    options.setdefault("budget", preset.budget)
-    return RunRequest(
-        mode=preset.mode, steps=steps, cwd=cwd, preset=preset.name, args=list(args), **options
-    )
 
 
 @dataclass
@@ -722,26 +659,3 @@ class Runner:
             return None
         presets = self._presets or discover_presets(self.request.cwd, self.request.scope)
         return presets.get(self.request.preset)
-
-
-def preset_request(
-    name: str, args: list[str], cwd: Path, scope: Scope = "both", **options: Any
-) -> tuple[RunRequest, AgentCatalog, PresetCatalog]:
-    """Find a preset by name and expand it; the error names what is available.
-
-    The catalogs read on the way come back too: pass them to :class:`Runner` so it does not
-    read every definition file again."""
-    presets = discover_presets(cwd, scope)
-    preset = presets.get(name)
-    problem = presets.problem_for(name) if preset is None else None
-    if problem is not None:
-        raise RunError(f"preset '{name}' cannot run: {problem.location}: {problem.message}")
-    if preset is None:
-        available = ", ".join(p.name for p in presets.presets) or "none"
-        raise RunError(f"unknown preset '{name}' (available: {available})")
-    agents = discover_agents(cwd, scope)
-    try:
-        check_agents(preset, agents)
-    except PresetError as error:
-        raise RunError(str(error)) from None
-    return request_from_preset(preset, args, cwd, scope=scope, **options), agents, presets

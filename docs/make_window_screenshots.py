@@ -228,7 +228,8 @@ def headless_runs(server: Any) -> dict[str, Path]:
     from llm_server import Reply, Tokens
 
     from core.approvals import approve_all
-    from core.runner import Runner, RunRequest, StepSpec, preset_request
+    from core.run_request import RunRequest, StepSpec, preset_request
+    from core.runner import Runner
     from core.settings import load_settings
 
     settings = load_settings()
@@ -293,7 +294,7 @@ async def window_scenes(output: Path, server: Any) -> None:
     from llm_server import Reply, Tokens, last_user_text
     from PySide6.QtWidgets import QApplication
 
-    from core.runner import RunRequest, StepSpec
+    from core.run_request import RunRequest, StepSpec
     from gui.window.main_window import MainWindow
 
     def save(widget: Any, name: str) -> None:

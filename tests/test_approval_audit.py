@@ -24,9 +24,10 @@ from core.cli import main
 from core.documents import DocumentStore
 from core.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
 from core.rule_store import RuleStore
+from core.run_request import RunRequest, StepSpec
 from core.run_state import ToolCall as StateToolCall
 from core.run_state import fold
-from core.runner import Runner, RunRequest, StepSpec
+from core.runner import Runner
 from core.runs import load_run
 from core.settings import DEFAULT_POLICY, load_settings, save_settings
 

@@ -20,7 +20,8 @@ from core import paths
 from core.approvals import approve_all
 from core.cli import main
 from core.events import RunFinished, ToolCallFinished
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import SandboxSettings, load_settings, save_settings
 from core.tools.sandbox import sandbox_status

@@ -10,7 +10,8 @@ from llm_server import LLMServer, Reply, Tokens
 
 from core.budget import Budget, BudgetQuestion, Caps
 from core.cli import main
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.settings import save_settings
 from core.terminal_budget import ask_on_terminal
 

@@ -45,7 +45,8 @@ from core.events import (
     UsageStats,
 )
 from core.paths import data_dir
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.settings import Limits, Settings
 
 DENIAL = "Not in this test: shell commands are off."

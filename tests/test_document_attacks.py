@@ -23,7 +23,8 @@ from core import approval_describe, paths
 from core.approval_describe import StoredDocument, describe
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.documents import DocumentStore
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 
 SECRET = "sk-live-0123456789abcdefXYZ"
 

@@ -12,7 +12,8 @@ from llm_server import LLMServer, Reply
 from core.cli import main
 from core.events import RunStarted
 from core.nesting import PARENT_VARIABLE, NestedRunRefused, current_parent
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
 

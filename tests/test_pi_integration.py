@@ -36,7 +36,8 @@ from core.events import (
     Usage,
 )
 from core.paths import config_dir
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.settings import Settings
 
 pytestmark = pytest.mark.integration

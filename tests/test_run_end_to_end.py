@@ -16,7 +16,8 @@ from llm_server import LLMServer, Reply
 from core import paths
 from core.cli import main
 from core.events import RunFinished, RunStarted, StepFinished, event_from_json
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
 

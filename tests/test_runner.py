@@ -30,8 +30,9 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.run_request import RunRequest, StepSpec, preset_request
 from core.run_state import fold
-from core.runner import Runner, RunRequest, StepSpec, preset_request
+from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import DEFAULT_POLICY, Limits, Settings
 from core.trust import TrustStore, UntrustedProjectError

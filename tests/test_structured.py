@@ -12,7 +12,8 @@ from llm_server import LLMServer, Reply
 from core.agents import AgentFileError, parse_agent_text
 from core.events import StepFinished
 from core.run_export import run_to_markdown
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.runs import load_run, run_file
 from core.structured import OutputSpec, StructuredOutputError, extract_json, issue_counts
 

@@ -13,8 +13,9 @@ from llm_server import LLMServer, Reply, last_user_text
 from core.backends.openai_compat import OpenAICompatBackend
 from core.events import Retry, TextDelta
 from core.run_export import run_to_markdown
+from core.run_request import RunRequest, StepSpec
 from core.run_state import TextBlock, fold
-from core.runner import Runner, RunRequest, StepSpec
+from core.runner import Runner
 from core.runs import load_run, run_file
 from core.terminal_output import TranscriptPrinter
 

@@ -25,7 +25,8 @@ from core.budget import Budget, BudgetAsker, Caps, stop_at_cap
 from core.errors import RunError
 from core.events import Event, event_to_json
 from core.redaction import Redactor
-from core.runner import Runner, RunRequest, StepSpec, preset_request
+from core.run_request import RunRequest, StepSpec, preset_request
+from core.runner import Runner
 from core.settings import Settings, SettingsError, load_settings
 from core.tools.sandbox import sandbox_status
 

@@ -44,7 +44,8 @@ from PySide6.QtWidgets import (
 from core.agents import BATON_TOOLS, AgentFileError, discover_agents, load_agent_file
 from core.errors import RunError
 from core.presets import PresetError, parse_preset_text
-from core.runner import Runner, RunRequest
+from core.run_request import RunRequest
+from core.runner import Runner
 from core.trust import TrustStore, UntrustedProjectError
 from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import icons, secondary_text

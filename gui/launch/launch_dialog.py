@@ -12,7 +12,7 @@ Two tabs share one set of options:
 Below: the typed parameters of the agents involved (:mod:`gui.launch.params_form`), the working
 folder, a model override, the backend and how this run's approvals are answered.
 
-Nothing is checked twice: the dialog builds a :class:`core.runner.RunRequest` and hands it to
+Nothing is checked twice: the dialog builds a :class:`core.run_request.RunRequest` and hands it to
 a *launcher* (the window's :class:`gui.run.run_controller.RunController`), which prepares a
 :class:`core.runner.Runner` — the same checks as ``baton run``: agents exist, folders exist,
 the project is trusted (asking with the trust dialog). Whatever goes wrong comes back as one
@@ -60,7 +60,7 @@ from core.model_choice import choose_model, configured_model, missing_model_prob
 from core.params import ParamsError
 from core.presets import Preset, discover_presets, required_argument_count
 from core.provider_http import ProbeError, list_models
-from core.runner import RunRequest, StepSpec, request_from_preset
+from core.run_request import RunRequest, StepSpec, request_from_preset
 from core.secrets import api_key_for
 from core.settings import Settings, SettingsError, load_settings
 from gui.launch.launch_preset_page import PresetPage

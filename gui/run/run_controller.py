@@ -33,7 +33,8 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from core.approvals import Responder, approve_all, deny_by_setting
 from core.errors import RunError
 from core.events import RunFinished
-from core.runner import Runner, RunRequest
+from core.run_request import RunRequest
+from core.runner import Runner
 from core.settings import SettingsError, load_settings
 from gui.approvals.approval_queue import ApprovalQueue
 from gui.approvals.trust_dialog import prepare_runner

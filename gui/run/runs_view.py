@@ -40,7 +40,7 @@ from core.rerun import request_from_run, request_from_run_file, resume_request
 from core.run_export import run_to_markdown
 from core.run_import import import_run
 from core.run_reading import FoldedRun, fold_run, read_folded
-from core.runner import RunRequest
+from core.run_request import RunRequest
 from core.runs import RunIndex, RunRecord, load_run, read_events, run_file, runs_dir
 from gui.history.runs_history import HistoryPage
 from gui.history.runs_table import status_icon, what_ran

@@ -21,7 +21,8 @@ from core.approval_describe import describe as real_describe
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
 from core.rule_store import RuleStore
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.runs import load_run, run_file
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.approval_queue import ApprovalQueue

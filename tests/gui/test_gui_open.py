@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from llm_server import LLMServer, Reply
 
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from gui.launcher import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from core.agents import AgentCatalog, AgentDefinition
 from core.events import RunFinished
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.settings import Settings
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.approval_queue import ApprovalQueue

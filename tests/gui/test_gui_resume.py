@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
-from core.runner import RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
 from core.settings import save_settings
 from gui.window.main_window import MainWindow
 

@@ -24,7 +24,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.runner import RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
 from core.runs import RunIndex
 from core.settings import save_settings
 from gui.approvals.approval_dialog import ApprovalDialog

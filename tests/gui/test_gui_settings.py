@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from core import paths
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.secrets import SERVICE
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
 from core.trust import TrustStore

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from core.errors import RunError
-from core.runner import Runner, RunRequest, StepSpec
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.settings import Settings
 from core.trust import TrustStore, project_files
 from gui.approvals.trust_dialog import TrustDialog, ask_trust_blocking, prepare_runner
