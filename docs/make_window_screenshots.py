@@ -269,7 +269,9 @@ def headless_runs(server: Any) -> dict[str, Path]:
     release.set()
 
     server.queue(*scout_replies(), *planner_replies(), *worker_replies())  # fmt: skip
-    request, _ = preset_request("implement", ["add a --json flag to 'todo list'"], PROJECT)
+    request, _agents, _presets = preset_request(
+        "implement", ["add a --json flag to 'todo list'"], PROJECT
+    )
     run("finished", request)
 
     server.queue(
@@ -281,7 +283,7 @@ def headless_runs(server: Any) -> dict[str, Path]:
         Reply.error(502, "bad gateway"),
         Reply.error(500, "upstream overloaded"),
     )  # fmt: skip
-    request, _ = preset_request("implement", ["store the items in SQLite"], PROJECT)
+    request, _agents, _presets = preset_request("implement", ["store the items in SQLite"], PROJECT)
     run("failed", request)
     return made
 
@@ -399,7 +401,7 @@ def main() -> int:
         for name, run_file in (("finished", "window-run-finished.png"),
                                ("failed", "window-run-failed.png")):  # fmt: skip
             subprocess.run(
-                [sys.executable, "-m", "core.cli", "open", str(runs[name]), "--screenshot",
+                [sys.executable, "-m", "gui.launcher", "open", str(runs[name]), "--screenshot",
                  str(output / run_file)],
                 cwd=ROOT, check=True,
             )  # fmt: skip
