@@ -78,7 +78,7 @@ class RunView(QWidget):
         self._fresh: set[int] = set()  # panes built in this batch: already in sync
         self._fill_gradually = False  # a run opened from a file: panes fill over a few turns
         self._follow = True
-        self._pending_focus: tuple[int, str | None] | None = None
+        self._pending_focus: tuple[int, str | None, bool] | None = None
         """A step (and tool call) to show once the panes exist (:meth:`focus_step`)."""
         self._scrolling = False
 
@@ -189,23 +189,24 @@ class RunView(QWidget):
         """Write the run as Markdown to ``path`` (atomically)."""
         atomic_write_text(path, self.to_markdown())
 
-    def focus_step(self, step: int, call_id: str | None = None) -> None:
+    def focus_step(self, step: int, call_id: str | None = None, *, highlight: bool = True) -> None:
         """Scroll to ``step``'s pane (open, highlighted, with ``call_id``'s row open), now or —
         for a run still being read — as soon as its panes exist."""
-        self._pending_focus = (step, call_id)
+        self._pending_focus = (step, call_id, highlight)
         self._apply_focus()
 
     def _apply_focus(self) -> None:
         if self._pending_focus is None:
             return
-        step, call_id = self._pending_focus
+        step, call_id, highlight = self._pending_focus
         if not 0 <= step < len(self._panes):
             return
         self._pending_focus = None
         pane = self._panes[step]
         pane.set_folded(False)
         row = pane.reveal_call(call_id) if call_id else None
-        pane.flash()
+        if highlight:
+            pane.flash()
         target = row or pane
         QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(target, 0, 40))
 

@@ -20,15 +20,24 @@ import sys
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import (
+    QMessageLogContext,
+    QSettings,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtWidgets import QApplication
 
 from core.events import Event, RunStarted
+from core.run_state import RunState
 from gui.app import create_application
 from gui.qt_asyncio import run_event_loop
 from gui.run.markdown_stream import MarkdownStream
 from gui.window.main_window import MainWindow
 
+OFFSCREEN_NOTE = "This plugin does not support"
+"""The offscreen plugin's warning when asked to raise a window or pass on size hints."""
 SETTLE_TURNS = 6
 """Event-loop turns (at TURN_MS each) given to layouts and deferred renders before grabbing."""
 TURN_MS = 40
@@ -45,6 +54,7 @@ def open_run_window(path: Path, events: list[Event], screenshot: Path | None = N
         window.runs_view.open_events(events, path)
         window.show()
         return run_event_loop(app)
+    qInstallMessageHandler(_quiet_offscreen)
     with tempfile.TemporaryDirectory(prefix="baton-open-") as scratch:
         state = QSettings(str(Path(scratch) / "view-state.ini"), QSettings.Format.IniFormat)
         window = MainWindow(folder, settings=state)
@@ -64,6 +74,10 @@ def open_run_window(path: Path, events: list[Event], screenshot: Path | None = N
             if page.is_reading() or not all(s.is_laid_out() for s in streams):
                 QTimer.singleShot(TURN_MS, lambda: settle(turns_left))  # still reading
                 return
+            if turns_left == SETTLE_TURNS:
+                failed = _first_failed_step(page.view.state())
+                if failed is not None:  # the picture of a failed run shows where it failed
+                    page.view.focus_step(failed, highlight=False)
             if turns_left > 0:
                 QTimer.singleShot(TURN_MS, lambda: settle(turns_left - 1))
                 return
@@ -74,6 +88,18 @@ def open_run_window(path: Path, events: list[Event], screenshot: Path | None = N
         QTimer.singleShot(0, lambda: settle(SETTLE_TURNS))
         run_event_loop(app)
         return outcome[0] if outcome else 1
+
+
+def _first_failed_step(state: RunState) -> int | None:
+    return next((s.index for s in state.steps if s.phase in ("error", "aborted")), None)
+
+
+def _quiet_offscreen(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Drop the offscreen platform's notes about window-manager features it lacks (a picture
+    needs none); say everything else as Qt would."""
+    if OFFSCREEN_NOTE in message:
+        return
+    print(message, file=sys.stderr)
 
 
 def _run_folder(events: list[Event]) -> Path | None:

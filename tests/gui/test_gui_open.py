@@ -59,6 +59,7 @@ def test_screenshot_of_a_saved_run_without_a_display(llm_server: LLMServer, tmp_
     )
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
+    assert "does not support" not in result.stderr  # no offscreen-plugin noise
     assert result.stdout.strip() == f"Saved {target} (1200×760)"
     assert _png_size(target) == (1200, 760)
     assert target.stat().st_size > 20_000  # a rendered window, not a blank image

@@ -393,3 +393,16 @@ def test_prose_keeps_a_readable_measure_on_a_wide_window(qtbot: QtBot, view: Run
     narrow = column - 100
     view.resize(narrow, 700)  # narrower than the column: all the width is used
     qtbot.waitUntil(lambda: pane.width() >= narrow - 2 * 16 - 24)
+
+
+def test_focus_step_scrolls_to_a_step_further_down(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(finished_chain())
+    view.resize(900, 400)
+    bar = view.scroll_area.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(0)
+    view.focus_step(2, highlight=False)
+    qtbot.waitUntil(lambda: bar.value() > 0)
+    assert not view.pane(2).is_highlighted()
+    view.focus_step(1)
+    assert view.pane(1).is_highlighted()
