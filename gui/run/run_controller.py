@@ -157,23 +157,35 @@ class RunController(QObject):
         active = self.active()
         if not active:
             return True
-        count = len(active)
         box = QMessageBox(self._window)
         box.setObjectName("CancelRunsPrompt")
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle("Runs still running")
-        box.setText(
-            f"{count} run{'s are' if count != 1 else ' is'} still running: "
-            + ", ".join(s.title() for s in active[:3])
-            + ("…" if count > 3 else "")
-        )
+        box.setText(_still_running(active))
         box.setInformativeText(
             "Cancel and quit? What the agents did so far stays in the run history."
         )
         stop = box.addButton("Cancel runs and quit", QMessageBox.ButtonRole.DestructiveRole)
         keep = box.addButton("Keep running", QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(keep)
-        box.exec()
+        ended: list[bool] = []
+
+        def follow(_session: object) -> None:
+            """Runs end while the question is open: say so, or stop asking when none is left."""
+            still = self.active()
+            if not still:
+                ended.append(True)
+                box.done(0)
+                return
+            box.setText(_still_running(still))
+
+        self.sessionFinished.connect(follow)
+        try:
+            box.exec()
+        finally:
+            self.sessionFinished.disconnect(follow)
+        if ended:
+            return True  # nothing runs any more: the window may close
         if box.clickedButton() is not stop:
             return False
         self._close_when_done = True
@@ -228,3 +240,9 @@ class RunController(QObject):
         self.notifier.notify(
             "Approval needed", f"{request.agent} (step {step + 1}) wants to use {what}."
         )
+
+
+def _still_running(active: list[RunSession]) -> str:
+    count = len(active)
+    names = ", ".join(s.title() for s in active[:3]) + ("…" if count > 3 else "")
+    return f"{count} run{'s are' if count != 1 else ' is'} still running: {names}"

@@ -22,7 +22,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QMessageBox,
@@ -118,6 +118,15 @@ class RunsView(QWidget):
         bar = self.tabs.tabBar()
         bar.setTabButton(0, QTabBar.ButtonPosition.RightSide, None)
         bar.setTabButton(0, QTabBar.ButtonPosition.LeftSide, None)
+        bar.setUsesScrollButtons(True)
+        # Always one click away, however many run tabs push the History tab out of sight.
+        self.history_button = QToolButton()
+        self.history_button.setObjectName("HistoryButton")
+        self.history_button.setText("History")
+        self.history_button.setAutoRaise(True)
+        self.history_button.setToolTip("Show the runs history")
+        self.history_button.clicked.connect(self.show_history)
+        self.tabs.setCornerWidget(self.history_button, Qt.Corner.TopLeftCorner)
         self.tabs.tabCloseRequested.connect(self._close_tab)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -370,8 +379,8 @@ class RunsView(QWidget):
         self.tabs.setTabIcon(index, status_icon(key))
         if state.steps:
             title = run_title(state)
-            self.tabs.setTabText(index, short(title))
-            self.tabs.setTabToolTip(index, title)
+            self.tabs.setTabText(index, tab_text(title, state.run_id))
+            self.tabs.setTabToolTip(index, f"{title}\n{state.run_id}")
 
     def _close_tab(self, index: int) -> None:
         page = self.tabs.widget(index)
@@ -417,6 +426,13 @@ class RunsView(QWidget):
     def _problem(self, message: str) -> None:
         self.show_history()
         self.history.banner.show_message("error", message)
+
+
+def tab_text(title: str, run_id: str) -> str:
+    """A tab's text: the run's name, shortened, and the end of its id — two runs of the same
+    preset differ by more than the colour of their dot."""
+    tail = run_id.rsplit("-", 1)[-1][:6] if run_id else ""
+    return f"{short(title)} · {tail}" if tail else short(title)
 
 
 def short(title: str) -> str:

@@ -326,3 +326,21 @@ def test_open_a_transcript_then_import_it(
     assert runs.tabs.currentWidget() is runs.history
     assert [p.path for p in runs.pages()] == [transcript]  # the failed tab went away
     assert runs.history.banner.message().startswith("Could not open notes.jsonl: ")
+
+
+def test_history_stays_reachable_and_tabs_tell_runs_apart(
+    qtbot: QtBot, make_window: Window, server: LLMServer
+) -> None:
+    window = make_window()
+    runs = window.runs_view
+    sessions = []
+    for _ in range(6):
+        server.queue(Reply.answer("done"))
+        sessions.append(_launch(qtbot, window, ("scout", "look"), mode="single"))
+    for session in sessions:
+        wait_until_finished(qtbot, session)
+    texts = {runs.tabs.tabText(runs.tabs.indexOf(runs.page_for(s.run_id))) for s in sessions}
+    assert len(texts) == 6  # the same run six times, six different tab texts
+    assert runs.history_button.isVisible()
+    qtbot.mouseClick(runs.history_button, Qt.MouseButton.LeftButton)
+    assert runs.tabs.currentWidget() is runs.history
