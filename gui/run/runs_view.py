@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QMessageBox,
@@ -127,6 +128,7 @@ class RunsView(QWidget):
         self.history_button.setToolTip("Show the runs history")
         self.history_button.clicked.connect(self.show_history)
         self.tabs.setCornerWidget(self.history_button, Qt.Corner.TopLeftCorner)
+        self.history_button.hide()  # shown only while the tabs overflow (see resizeEvent)
         self.tabs.tabCloseRequested.connect(self._close_tab)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -368,6 +370,21 @@ class RunsView(QWidget):
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)
         self.runOpened.emit(page)
+        QTimer.singleShot(0, self, self._update_history_button)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._update_history_button()
+
+    def _update_history_button(self) -> None:
+        """The History button appears once the tabs no longer fit, when the History tab may
+        have scrolled out of sight."""
+        bar = self.tabs.tabBar()
+        needed = sum(bar.tabRect(i).width() for i in range(bar.count()))
+        room = self.tabs.width() - (
+            self.history_button.sizeHint().width() if self.history_button.isVisible() else 0
+        )
+        self.history_button.setVisible(needed > room)
 
     def _update_tab(self, page: RunPage) -> None:
         index = self.tabs.indexOf(page)
@@ -408,6 +425,7 @@ class RunsView(QWidget):
         if page.session is not None:
             self.controller.forget(page.session)
         page.deleteLater()
+        self._update_history_button()
 
     def _session_finished(self, session: RunSession) -> None:
         self.history.set_active_runs({s.run_id for s in self.controller.active()})

@@ -332,7 +332,9 @@ def test_history_stays_reachable_and_tabs_tell_runs_apart(
     qtbot: QtBot, make_window: Window, server: LLMServer
 ) -> None:
     window = make_window()
+    window.resize(800, 600)
     runs = window.runs_view
+    assert not runs.history_button.isVisible()  # the History tab is in sight
     sessions = []
     for _ in range(6):
         server.queue(Reply.answer("done"))
@@ -341,6 +343,6 @@ def test_history_stays_reachable_and_tabs_tell_runs_apart(
         wait_until_finished(qtbot, session)
     texts = {runs.tabs.tabText(runs.tabs.indexOf(runs.page_for(s.run_id))) for s in sessions}
     assert len(texts) == 6  # the same run six times, six different tab texts
-    assert runs.history_button.isVisible()
+    qtbot.waitUntil(runs.history_button.isVisible)  # six tabs do not fit in 800 px
     qtbot.mouseClick(runs.history_button, Qt.MouseButton.LeftButton)
     assert runs.tabs.currentWidget() is runs.history
