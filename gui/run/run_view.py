@@ -28,9 +28,11 @@ from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QFrame,
+    QGridLayout,
     QLabel,
     QMessageBox,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -50,6 +52,8 @@ TICK_MS = 250
 MEASURE_CHARS = 110
 """The widest a step's column gets, in average characters: on a wide screen prose stays at a
 readable measure (about 100 characters of text inside the pane's margins) and is centred."""
+PARALLEL_MIN_WIDTH = 480
+"""The narrowest a parallel task's column gets before the panes stack instead."""
 PANE_CHROME = 80
 """A pane's own margins and the indent of its items, around the prose."""
 SIDE_MARGIN = 16
@@ -103,6 +107,14 @@ class RunView(QWidget):
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
         self._panes_layout.addWidget(self.placeholder)
+        # Parallel tasks side by side when there is room (see _arrange); stacked otherwise.
+        self._grid_host = QWidget()
+        self._grid = QGridLayout(self._grid_host)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSpacing(10)
+        self._grid_host.hide()
+        self._panes_layout.addWidget(self._grid_host)
+        self._columns = 1
         self._panes_layout.addStretch(1)
         self.scroll_area = QScrollArea()
         self.scroll_area.setWidgetResizable(True)
@@ -225,6 +237,7 @@ class RunView(QWidget):
     def _rebuild_panes(self) -> None:
         for pane in self._panes:
             self._panes_layout.removeWidget(pane)
+            self._grid.removeWidget(pane)
             pane.deleteLater()
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
@@ -233,8 +246,9 @@ class RunView(QWidget):
             for step in state.steps
         ]
         self._fresh = set(range(len(self._panes)))
-        for position, pane in enumerate(self._panes):
-            self._panes_layout.insertWidget(1 + position, pane)
+        self._columns = 0  # arrange anew
+        self._arrange(self.width())
+        for pane in self._panes:
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self.placeholder.setVisible(not self._panes)
         self._apply_focus()
@@ -273,10 +287,45 @@ class RunView(QWidget):
         prose = self.fontMetrics().horizontalAdvance(sample) * MEASURE_CHARS // len(sample)
         return prose + PANE_CHROME
 
+    def columns(self) -> int:
+        """How many panes stand side by side (parallel tasks on a wide window), else 1."""
+        return self._columns
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        side = max(SIDE_MARGIN, (event.size().width() - self.column_width()) // 2)
+        self._arrange(event.size().width())
+
+    def _arrange(self, width: int) -> None:
+        """Stack the panes, or put parallel tasks in columns when at least two fit at
+        :data:`PARALLEL_MIN_WIDTH`; the whole block keeps a readable width, centred."""
+        column = self.column_width()
+        parallel = self.model.state.mode == "parallel" and len(self._panes) > 1
+        room = width - 2 * SIDE_MARGIN
+        columns = min(len(self._panes), room // PARALLEL_MIN_WIDTH) if parallel else 1
+        columns = max(1, columns)
+        wanted = column if columns == 1 else columns * column
+        side = max(SIDE_MARGIN, (width - wanted) // 2)
         self._panes_layout.setContentsMargins(side, 12, side, 16)
+        if columns == self._columns:
+            return
+        self._columns = columns
+        # In columns every pane gets the same width, whatever its contents would like.
+        horizontal = QSizePolicy.Policy.Preferred if columns == 1 else QSizePolicy.Policy.Ignored
+        for pane in self._panes:
+            self._panes_layout.removeWidget(pane)
+            self._grid.removeWidget(pane)
+            pane.setSizePolicy(horizontal, QSizePolicy.Policy.Maximum)
+        if columns == 1:
+            for position, pane in enumerate(self._panes):
+                self._panes_layout.insertWidget(1 + position, pane)
+        else:
+            for position, pane in enumerate(self._panes):
+                self._grid.addWidget(
+                    pane, position // columns, position % columns, Qt.AlignmentFlag.AlignTop
+                )
+            for index in range(self._grid.columnCount()):
+                self._grid.setColumnStretch(index, 1 if index < columns else 0)
+        self._grid_host.setVisible(columns > 1)
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:

@@ -406,3 +406,30 @@ def test_focus_step_scrolls_to_a_step_further_down(qtbot: QtBot, view: RunView) 
     assert not view.pane(2).is_highlighted()
     view.focus_step(1)
     assert view.pane(1).is_highlighted()
+
+
+def test_parallel_tasks_stand_side_by_side_when_there_is_room(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(running_parallel())
+    view.resize(1700, 800)
+    qtbot.waitUntil(lambda: view.columns() == 3)
+    qtbot.waitUntil(  # one row, once the layout has settled
+        lambda: len({p.mapTo(view, p.rect().topLeft()).y() for p in view.panes()}) == 1
+    )
+    lefts = [pane.mapTo(view, pane.rect().topLeft()).x() for pane in view.panes()]
+    assert lefts == sorted(lefts) and len(set(lefts)) == 3
+
+    view.resize(800, 800)
+    qtbot.waitUntil(lambda: view.columns() == 1)
+
+    def stacked() -> bool:
+        tops = [p.mapTo(view, p.rect().topLeft()).y() for p in view.panes()]
+        return tops == sorted(set(tops)) and len(set(tops)) == 3
+
+    qtbot.waitUntil(stacked)
+
+
+def test_a_chain_always_stacks(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(finished_chain())
+    view.resize(2400, 800)
+    qtbot.waitUntil(lambda: view.pane(0).width() > 0)
+    assert view.columns() == 1
