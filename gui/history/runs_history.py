@@ -10,6 +10,8 @@ terminal adds rows as well).
 
 from __future__ import annotations
 
+import itertools
+
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
@@ -143,6 +145,19 @@ class HistoryPage(QWidget):
         selection = self.table.selectionModel()
         selection.selectionChanged.connect(lambda *_: self._update_buttons())
         self._update_buttons()
+        # Keyboard order: what a person looks for (filter), then the list, then what acts on it.
+        order = [
+            self.filter_field,
+            self.table,
+            self.open_button,
+            self.rerun_button,
+            self.export_button,
+            self.delete_button,
+            self.open_file_button,
+            self.import_button,
+        ]
+        for before, after in itertools.pairwise(order):
+            QWidget.setTabOrder(before, after)
 
     def _header_button(self, icon_name: str, text: str, tip: str) -> QPushButton:
         button = QPushButton(icons.icon(icon_name), text)
@@ -165,10 +180,16 @@ class HistoryPage(QWidget):
         self._update_buttons()
 
     def selected_record(self) -> RunRecord | None:
+        """The selected run; with none selected, the row the keyboard is on (Tab into the
+        table, Enter opens the run under the cursor)."""
         rows = self.table.selectionModel().selectedRows()
-        if not rows:
+        current = self.table.currentIndex()
+        if rows:
+            record = rows[0].data(ROLE_RECORD)
+        elif current.isValid() and self.table.hasFocus():
+            record = current.siblingAtColumn(0).data(ROLE_RECORD)
+        else:
             return None
-        record = rows[0].data(ROLE_RECORD)
         return record if isinstance(record, RunRecord) else None
 
     def select_run(self, run_id: str) -> bool:

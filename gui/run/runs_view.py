@@ -120,6 +120,7 @@ class RunsView(QWidget):
         bar.setTabButton(0, QTabBar.ButtonPosition.RightSide, None)
         bar.setTabButton(0, QTabBar.ButtonPosition.LeftSide, None)
         bar.setUsesScrollButtons(True)
+        bar.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # Tab goes to the content; Ctrl+PgUp/PgDn
         # Always one click away, however many run tabs push the History tab out of sight.
         self.history_button = QToolButton()
         self.history_button.setObjectName("HistoryButton")

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMessageBox,
     QStackedWidget,
@@ -334,7 +335,7 @@ class MainWindow(QMainWindow):
             action = self._action(
                 spec.label,
                 QKeySequence(f"Ctrl+{number}"),
-                lambda _=False, key=spec.key: self.show_view(key),
+                lambda _=False, key=spec.key: self._go_to_view(key),
                 spec.icon,
             )
             view_menu.addAction(action)
@@ -501,6 +502,14 @@ class MainWindow(QMainWindow):
     def _show_index(self, index: int) -> None:
         self.view(VIEWS[index].key)
         self.stack.setCurrentIndex(index)
+
+    def _go_to_view(self, key: str) -> None:
+        """View ▸ <view> (Ctrl+1…4): show it and put the keyboard in it — in its filter
+        field, so typing filters and Tab reaches its list — not left on the sidebar."""
+        self.show_view(key)
+        field = self.view(key).findChild(QLineEdit, "FilterField")
+        if field is not None and field.isVisible():
+            field.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _settings_saved(self) -> None:
         self._update_status()
