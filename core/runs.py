@@ -132,7 +132,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at DESC);
 """
-_COLUMNS_ADDED = {"origin": "TEXT"}
+_COLUMNS_ADDED = {"origin": "TEXT", "agent_usage": "TEXT"}
 """Columns newer than the first index: added to an older ``runs.sqlite`` when it is opened."""
 
 SORT_KEYS = {
@@ -203,25 +203,75 @@ class RunIndex:
                 ),
             )
 
-    def finished(self, event: RunFinished, started_at: str, *, if_running: bool = False) -> bool:
-        """Record the run's ending; ``if_running``: only over a row still ``running``.
-        Returns whether a row changed."""
+    def finished(
+        self,
+        event: RunFinished,
+        started_at: str,
+        *,
+        if_running: bool = False,
+        by_agent: dict[str, UsageStats] | None = None,
+    ) -> bool:
+        """Record the run's ending (and, when known, its usage per agent, for History's
+        charts); ``if_running``: only over a row still ``running``. Returns whether a row
+        changed."""
         condition = " AND status = 'running'" if if_running else ""
+        agents = (
+            json.dumps({name: usage.model_dump() for name, usage in by_agent.items()})
+            if by_agent
+            else None
+        )
         with self._connect() as db:
             return bool(
                 db.execute(
                     "UPDATE runs SET finished_at = ?, status = ?, duration_s = ?, usage = ?,"
-                    f" error = ? WHERE id = ?{condition}",
+                    f" error = ?, agent_usage = coalesce(?, agent_usage) WHERE id = ?{condition}",
                     (
                         _finished_at(started_at, event.ts),
                         event.status,
                         event.ts,
                         event.usage.model_dump_json(),
                         event.error,
+                        agents,
                         event.run_id,
                     ),
                 ).rowcount
             )
+
+    def usage_by_agent(self) -> dict[str, UsageStats]:
+        """Every recorded run's usage, summed per agent (runs from before this was kept
+        count under their only agent, when they had one)."""
+        totals: dict[str, UsageStats] = {}
+        with self._connect() as db:
+            rows = db.execute("SELECT agents, usage, agent_usage FROM runs").fetchall()
+        for row in rows:
+            if row["agent_usage"]:
+                parts = {
+                    name: UsageStats.model_validate(value)
+                    for name, value in json.loads(row["agent_usage"]).items()
+                }
+            else:
+                names = set(json.loads(row["agents"]))
+                if len(names) != 1:
+                    continue
+                parts = {names.pop(): UsageStats.model_validate_json(row["usage"])}
+            for name, usage in parts.items():
+                totals[name] = totals.get(name, UsageStats()) + usage
+        return totals
+
+    def usage_by_day(self, days: int = 30) -> list[tuple[str, UsageStats]]:
+        """(YYYY-MM-DD, usage) for the last ``days`` days that had runs, oldest first."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT substr(started_at, 1, 10) AS day, usage FROM runs"
+                " WHERE started_at >= date('now', ?) ORDER BY started_at",
+                (f"-{days} days",),
+            ).fetchall()
+        totals: dict[str, UsageStats] = {}
+        for row in rows:
+            totals[row["day"]] = totals.get(row["day"], UsageStats()) + (
+                UsageStats.model_validate_json(row["usage"])
+            )
+        return list(totals.items())
 
     def add_file(self, path: Path) -> RunRecord:
         """Index a run file written elsewhere (an import, a copy from another machine)."""

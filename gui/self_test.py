@@ -75,11 +75,27 @@ def _check_window() -> str:
     return f"main window shown and closed ({app.platformName()})"
 
 
+def _check_charts() -> str:
+    """QtCharts comes from PySide6-Addons: a bundle that lost it would fail at the first click
+    on Usage, so draw one chart here."""
+    from core.events import UsageStats
+    from gui.widgets.usage_charts import UsageBar, UsageCharts
+
+    charts = UsageCharts("step")
+    charts.resize(600, 220)
+    charts.set_bars([UsageBar("1 scout", UsageStats(input=1200, output=300, cost=0.01))])
+    image = charts.grab().toImage()
+    if image.isNull() or charts.tokens.values()["input"] != [1200]:
+        raise RuntimeError("the usage chart could not be drawn")
+    return f"usage charts drawn ({image.width()}×{image.height()})"
+
+
 CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("agent and preset definitions", _check_definitions),
     ("document store", _check_documents),
     ("backends", _check_backends),
     ("window", _check_window),
+    ("charts", _check_charts),
 ]
 
 

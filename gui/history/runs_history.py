@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.runs import RunRecord
+from core.runs import RunIndex, RunRecord
 from gui.history.runs_table import ROLE_RECORD, RunsTableModel
 from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
+from gui.widgets.usage_charts import UsageBar, UsageCharts
 
 FILTER_DELAY_MS = 150
 """The filter queries the index this long after the last key press."""
@@ -131,6 +132,18 @@ class HistoryPage(QWidget):
         layout.addWidget(self.header)
         layout.addLayout(toolbar)
         layout.addWidget(self.banner)
+        self.charts_button = self._header_button(
+            "info", "Charts", "Cost and tokens over the last 30 days and per agent"
+        )
+        self.charts_button.setCheckable(True)
+        self.charts_button.toggled.connect(self._show_charts)
+        self.day_charts: UsageCharts | None = None
+        self.agent_charts: UsageCharts | None = None
+        self._charts_box = QWidget()
+        self._charts_layout = QVBoxLayout(self._charts_box)
+        self._charts_layout.setContentsMargins(8, 4, 8, 4)
+        self._charts_box.hide()
+        layout.addWidget(self._charts_box)
         layout.addWidget(self.stack, 1)
 
         self.open_button.clicked.connect(lambda: self._emit(self.openRequested))
@@ -168,12 +181,32 @@ class HistoryPage(QWidget):
         layout.addWidget(button)
         return button
 
+    def _show_charts(self, shown: bool) -> None:
+        if shown and self.day_charts is None:
+            self.day_charts = UsageCharts("day")
+            self.agent_charts = UsageCharts("agent")
+            self._charts_layout.addWidget(self.day_charts)
+            self._charts_layout.addWidget(self.agent_charts)
+        self._charts_box.setVisible(shown)
+        if shown:
+            self._fill_charts()
+
+    def _fill_charts(self) -> None:
+        if self.day_charts is None or self.agent_charts is None:
+            return
+        index = RunIndex()
+        self.day_charts.set_bars([UsageBar(day[5:], usage) for day, usage in index.usage_by_day()])
+        by_agent = sorted(index.usage_by_agent().items(), key=lambda item: -item[1].cost)
+        self.agent_charts.set_bars([UsageBar(name, usage) for name, usage in by_agent[:12]])
+
     # -- public API ----------------------------------------------------------------------
 
     def refresh(self) -> None:
         """Re-read the index, keeping the selected run selected."""
         chosen = self.selected_record()
         self.model.reload()
+        if self._charts_box.isVisible():
+            self._fill_charts()
         self.stack.setCurrentIndex(1 if self.model.rowCount() or self._filtering() else 0)
         if chosen is not None:
             self.select_run(chosen.id)

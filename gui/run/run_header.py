@@ -25,6 +25,7 @@ from core.run_state import RunState
 from gui.run.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
 from gui.widgets import Banner, ElidedLabel
+from gui.widgets.usage_charts import UsageBar, UsageCharts
 
 COPY_LABEL = "Copy as Markdown"
 COPIED_MS = 1500
@@ -95,6 +96,13 @@ class RunHeader(QWidget):
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the run as a Markdown file")
         self.export_button.clicked.connect(self.exportRequested)
+        self.charts_button = QPushButton("Usage")
+        self.charts_button.setObjectName("UsageChartsButton")
+        self.charts_button.setCheckable(True)
+        self.charts_button.setToolTip("Tokens and cost per step, as bars")
+        self.charts_button.toggled.connect(self._show_charts)
+        self.charts: UsageCharts | None = None
+        self._state: RunState | None = None
         self.rerun_button = QPushButton("Re-run")
         self.rerun_button.setToolTip("Run it again from the start, as a new run")
         self.rerun_button.clicked.connect(self.rerunRequested)
@@ -108,6 +116,7 @@ class RunHeader(QWidget):
         top.addWidget(self.icon)
         top.addWidget(self.title, 1)
         top.addWidget(self.copy_button)
+        top.addWidget(self.charts_button)
         top.addWidget(self.export_button)
         top.addWidget(self.rerun_button)
         top.addWidget(self.cancel_button)
@@ -162,11 +171,25 @@ class RunHeader(QWidget):
         layout.setSpacing(6)
         layout.addLayout(top)
         layout.addLayout(details)
+        self._layout = layout
         layout.addWidget(self.banner)
 
     # ---------------------------------------------------------------- public API
 
+    def _show_charts(self, shown: bool) -> None:
+        """Per-step bars, built the first time they are asked for."""
+        if shown and self.charts is None:
+            self.charts = UsageCharts("step")
+            self._layout.insertWidget(self._layout.indexOf(self.banner), self.charts)
+        if self.charts is not None:
+            self.charts.setVisible(shown)
+            if shown and self._state is not None:
+                self.charts.set_bars(step_bars(self._state))
+
     def update_from(self, state: RunState, *, live: bool, elapsed: float) -> None:
+        self._state = state
+        if self.charts is not None and self.charts.isVisible():
+            self.charts.set_bars(step_bars(state))
         self.title.set_full_text(run_title(state) if state.steps else self.title.full_text())
         status = display_status(state, live)
         if status != self._status:
@@ -250,6 +273,20 @@ class RunHeader(QWidget):
         self.cancel_button.setEnabled(False)
         self.cancel_button.setText("Cancelling…")
         self.cancelRequested.emit()
+
+
+def step_bars(state: RunState) -> list[UsageBar]:
+    """One bar per step: its usage and how long it took."""
+    return [
+        UsageBar(
+            f"{step.index + 1} {step.agent}",
+            step.usage,
+            step.finished - step.started
+            if step.started is not None and step.finished is not None
+            else None,
+        )
+        for step in state.steps
+    ]
 
 
 def home_relative(path: str) -> str:
