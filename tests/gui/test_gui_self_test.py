@@ -30,6 +30,7 @@ def test_self_test_passes_offscreen_without_touching_the_real_folders(tmp_path: 
         "ok    document store",
         "ok    backends",
         "ok    window",
+        "ok    charts",
     ]
     assert lines[-1] == "self-test passed"
     assert not (tmp_path / "real-config").exists()
