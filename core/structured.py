@@ -16,7 +16,6 @@ import json
 import re
 from typing import Any, Literal
 
-import jsonschema
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.events import StepFinished
@@ -63,6 +62,8 @@ class OutputSpec(BaseModel):
             return cls(kind="review", json_schema=Review.model_json_schema())
         if isinstance(value, dict) and isinstance(value.get("schema"), dict):
             schema: dict[str, Any] = value["schema"]
+            import jsonschema  # here, not at import: it costs ~45 ms of every start-up
+
             try:
                 jsonschema.validators.validator_for(schema).check_schema(schema)
             except jsonschema.SchemaError as error:
@@ -95,6 +96,8 @@ class OutputSpec(BaseModel):
                 raise StructuredOutputError(
                     f"the JSON does not fit the review shape: {problems}"
                 ) from None
+        import jsonschema
+
         validator = jsonschema.validators.validator_for(self.json_schema)(self.json_schema)
         errors = sorted(validator.iter_errors(data), key=lambda e: list(e.path))
         if errors:
