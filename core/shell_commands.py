@@ -20,10 +20,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import bashlex
-import bashlex.ast
-import bashlex.errors
-
 #: ``$X``, ``${X}``, ``$1``, ``$@``: a plain parameter. ``${X:-$(rm x)}`` is not — bashlex does
 #: not look inside an expansion's operators, so anything past a name counts as a problem.
 _PLAIN_PARAMETER = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])$")
@@ -51,6 +47,8 @@ class ShellAnalysis:
 
 def analyse(command: str) -> ShellAnalysis:
     """Split ``command`` into simple commands and list the constructs that do more."""
+    import bashlex  # here, not at import: its parser tables cost ~80 ms of every start-up
+
     result = ShellAnalysis()
     try:
         trees = bashlex.parse(command)
@@ -132,6 +130,8 @@ def _redirect(node: Any, out: ShellAnalysis) -> None:
 
 
 def _children(node: Any) -> list[Any]:
+    import bashlex.ast
+
     children: list[Any] = []
     for name in ("parts", "list"):
         value = getattr(node, name, None)

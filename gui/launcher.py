@@ -16,9 +16,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.cli import main as cli_main
-from core.events import Event
+if TYPE_CHECKING:
+    from core.events import Event
 from gui.system_libraries import missing_libraries_problem
 
 EXIT_USAGE = 2
@@ -76,7 +77,14 @@ class Window:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli_main(argv, window=Window())
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments:
+        # A double-click: straight to the window, without building the command line's
+        # parser (it imports every sub-command: ~150 ms of start-up).
+        return Window().open_window([])
+    from core.cli import main as cli_main
+
+    return cli_main(arguments, window=Window())
 
 
 if __name__ == "__main__":
