@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.documents import DocumentProvenance, SearchHit
 from gui.theme import foreground, secondary_text
+from gui.widgets.plain_text import plain_markdown
 
 COLUMNS = ("Title", "Type", "Tags", "Summary", "Updated", "Run")
 COL_TITLE, COL_TYPE, COL_TAGS, COL_SUMMARY, COL_UPDATED, COL_RUN = range(len(COLUMNS))
@@ -115,15 +116,6 @@ def run_tooltip(provenance: DocumentProvenance) -> str:
     if provenance.call_id:
         lines.append(f"Tool call: {provenance.call_id}")
     return "\n".join(lines)
-
-
-_INLINE_MARKUP = re.compile(r"`+|\*\*|__")
-
-
-def plain_markdown(text: str) -> str:
-    """Text with the Markdown marks that read as noise in one line (backticks, bold) removed:
-    snippets and summaries are cut from the Markdown source."""
-    return _INLINE_MARKUP.sub("", text)
 
 
 def snippet_segments(snippet: str) -> list[tuple[str, bool]]:

@@ -19,8 +19,6 @@ dropped at the front.
 
 from __future__ import annotations
 
-import re
-
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import (
@@ -49,6 +47,7 @@ from gui.run.step_items import make_item_widget, refresh_item_widget
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
+from gui.widgets.plain_text import plain_markdown
 
 HIGHLIGHT_MS = 2500
 """How long a pane reached through a link stays highlighted."""
@@ -491,11 +490,6 @@ class StepPane(HeaderToggleMixin, QFrame):
         widget.deleteLater()
 
 
-_MARKUP = re.compile(r"[#*`|>_]+|-{3,}|\[(?=[^\]]*\]\()|\]\([^)]*\)")
-"""Markdown's marks (headings, emphasis, code, table rules, link targets): a summary reads as
-plain words."""
-
-
 def step_summary(step: StepState) -> str:
     """One line for a folded pane: how it went, how much it did, how its answer starts."""
     calls = len(step.calls)
@@ -503,6 +497,6 @@ def step_summary(step: StepState) -> str:
     if calls:
         parts.append(f"{calls} tool call{'s' if calls != 1 else ''}")
     parts.append(f"{len(step.items)} item{'s' if len(step.items) != 1 else ''}")
-    answer = " ".join(_MARKUP.sub(" ", step.output).split()) if step.output else ""
+    answer = " ".join(plain_markdown(step.output).split()) if step.output else ""
     line = " · ".join(parts)
     return f"{line} — {answer}" if answer else line

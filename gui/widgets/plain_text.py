@@ -1,0 +1,26 @@
+"""Markdown source as one plain line, for summaries and snippets (a folded step, a document
+in the list): the marks that read as noise are dropped, the words — identifiers with
+underscores included — are kept."""
+
+from __future__ import annotations
+
+import re
+
+_MARKS = re.compile(
+    r"""`+                      # code spans
+    | \*\* | __                 # bold
+    | ^\s{0,3}\#{1,6}\s+        # heading marks
+    | ^\s{0,3}>\s?              # quote marks
+    | ^\s*\|?[\s:|-]*-{3,}[\s:|-]*$  # table rules and horizontal rules
+    | \|                        # table cell bars
+    | !?\[(?=[^\]]*\]\()        # the opening bracket of a link or image
+    | \]\([^)]*\)               # and its target
+    """,
+    re.MULTILINE | re.VERBOSE,
+)
+
+
+def plain_markdown(text: str) -> str:
+    """``text`` without Markdown marks: inline ones vanish (``**a**`` reads ``a``), the ones
+    that stand between cells or lines become a space (callers fold whitespace)."""
+    return _MARKS.sub(lambda m: "" if m.group()[0] in "`*_[]!" else " ", text)

@@ -1,0 +1,23 @@
+"""One plain line from Markdown source: marks dropped, words (identifiers too) kept."""
+
+from __future__ import annotations
+
+from gui.widgets.plain_text import plain_markdown
+
+
+def _line(text: str) -> str:
+    return " ".join(plain_markdown(text).split())
+
+
+def test_marks_go_and_identifiers_stay() -> None:
+    source = (
+        "## Goal\nAdd a `--json` flag **now** to load_items and __init__\n"
+        "| File | Lines |\n|---|---|\n| a.py | 3 |\n> see [the docs](http://x)"
+    )
+    assert _line(source) == (
+        "Goal Add a --json flag now to load_items and init File Lines a.py 3 see the docs"
+    )
+
+
+def test_inline_marks_leave_no_gap() -> None:
+    assert plain_markdown("**bold** and `code`") == "bold and code"
