@@ -39,12 +39,6 @@ def request_from_run(started: RunStarted) -> RunRequest:
     )
 
 
-def request_from_run_file(events: list[Event]) -> RunRequest:
-    """:func:`request_from_run` for a whole saved run (its ``run_started`` found in it)."""
-    started, _finished = _parts(events)
-    return request_from_run(started)
-
-
 def _parts(events: list[Event]) -> tuple[RunStarted, dict[int, StepFinished]]:
     started = next((e for e in events if isinstance(e, RunStarted)), None)
     if started is None:

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from core.atomic import atomic_write_text
 from core.errors import RunError
 from core.events import Event, RunStarted
-from core.rerun import request_from_run, request_from_run_file, resume_request
+from core.rerun import request_from_run, resume_request
 from core.run_export import run_to_markdown
 from core.run_import import import_run
 from core.run_reading import FoldedRun, fold_run, read_folded
@@ -204,19 +204,7 @@ class RunsView(QWidget):
 
     def rerun(self, record: RunRecord) -> asyncio.Future[None] | None:
         """Start a new run with this run's inputs (the task is returned for tests)."""
-        try:
-            first = next(read_events(Path(record.path)), None)  # the first line is enough
-        except OSError as error:
-            self._problem(f"Could not read the run file {record.path}: {error.strerror or error}")
-            return None
-        started = first if isinstance(first, RunStarted) else None
-        if started is None:
-            self._problem("This run file does not say how the run was started.")
-            return None
-        task = asyncio.ensure_future(self._launch(request_from_run(started)))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._rerun_file(Path(record.path))
 
     def export_record(self, record: RunRecord) -> Path | None:
         target, _filter = QFileDialog.getSaveFileName(
@@ -284,19 +272,33 @@ class RunsView(QWidget):
 
     # -- private -------------------------------------------------------------------------
 
-    def _again(
-        self, page: RunPage, build: Callable[[list[Event]], RunRequest]
-    ) -> asyncio.Future[None] | None:
-        """Re-run or resume the run shown in ``page`` from its saved run file."""
+    def _rerun_file(self, path: Path) -> asyncio.Future[None] | None:
+        """Re-run the run saved at ``path``: its first line, ``run_started``, holds the inputs,
+        so a long run file is not read to the end."""
+        try:
+            first = next(read_events(path), None)
+        except OSError as error:
+            self._problem(f"Could not read the run file {path}: {error.strerror or error}")
+            return None
+        if not isinstance(first, RunStarted):
+            self._problem("This run file does not say how the run was started.")
+            return None
+        return self._start(request_from_run(first))
+
+    def _resume(self, page: RunPage) -> asyncio.Future[None] | None:
+        """Resume the run shown in ``page`` from its first unfinished step."""
         path = page.path or run_file(page.run_id)
         try:
-            request = build(load_run(path))
+            request = resume_request(load_run(path))
         except OSError as error:
             self._problem(f"Could not read the run file {path}: {error.strerror or error}")
             return None
         except RunError as error:
             self._problem(str(error)[:1].upper() + str(error)[1:])
             return None
+        return self._start(request)
+
+    def _start(self, request: RunRequest) -> asyncio.Future[None]:
         task = asyncio.ensure_future(self._launch(request))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -366,8 +368,10 @@ class RunsView(QWidget):
         close.clicked.connect(lambda: self._close_tab(self.tabs.indexOf(page)))
         self.tabs.tabBar().setTabButton(index, QTabBar.ButtonPosition.RightSide, close)
         page.view.model.runChanged.connect(lambda: self._update_tab(page))
-        page.view.rerunRequested.connect(lambda: self._again(page, request_from_run_file))
-        page.view.resumeRequested.connect(lambda: self._again(page, resume_request))
+        page.view.rerunRequested.connect(
+            lambda: self._rerun_file(page.path or run_file(page.run_id))
+        )
+        page.view.resumeRequested.connect(lambda: self._resume(page))
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)
         self.runOpened.emit(page)
