@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from core.documents import DocumentProvenance, SearchHit
 from gui.theme import foreground, secondary_text
-from gui.widgets.plain_text import plain_markdown
+from gui.widgets.plain_text import markdown_line, plain_markdown
 
 COLUMNS = ("Title", "Type", "Tags", "Summary", "Updated", "Run")
 COL_TITLE, COL_TYPE, COL_TAGS, COL_SUMMARY, COL_UPDATED, COL_RUN = range(len(COLUMNS))
@@ -141,11 +141,6 @@ def snippet_segments(snippet: str) -> list[tuple[str, bool]]:
 
 def plain_snippet(snippet: str) -> str:
     return "".join(text for text, _match in snippet_segments(snippet))
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line, without inline Markdown marks: how the summary column shows it."""
-    return plain_markdown(" ".join(text.split()))
 
 
 # -- the model -----------------------------------------------------------------------------
@@ -270,7 +265,7 @@ class DocumentsTableModel(QAbstractTableModel):
         return run_text(hit.provenance)
 
     def _summary(self, hit: SearchHit) -> str:
-        return one_line(hit.summary or self._previews.get(hit.id, ""))
+        return markdown_line(hit.summary or self._previews.get(hit.id, ""))
 
     def _tooltip(self, hit: SearchHit, column: int) -> str:
         if column == COL_UPDATED:

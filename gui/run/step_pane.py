@@ -47,7 +47,7 @@ from gui.run.step_items import make_item_widget, refresh_item_widget
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
-from gui.widgets.plain_text import plain_markdown
+from gui.widgets.plain_text import markdown_line
 
 HIGHLIGHT_MS = 2500
 """How long a pane reached through a link stays highlighted."""
@@ -497,6 +497,6 @@ def step_summary(step: StepState) -> str:
     if calls:
         parts.append(f"{calls} tool call{'s' if calls != 1 else ''}")
     parts.append(f"{len(step.items)} item{'s' if len(step.items) != 1 else ''}")
-    answer = " ".join(plain_markdown(step.output).split()) if step.output else ""
+    answer = markdown_line(step.output) if step.output else ""
     line = " · ".join(parts)
     return f"{line} — {answer}" if answer else line

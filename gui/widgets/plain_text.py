@@ -22,5 +22,11 @@ _MARKS = re.compile(
 
 def plain_markdown(text: str) -> str:
     """``text`` without Markdown marks: inline ones vanish (``**a**`` reads ``a``), the ones
-    that stand between cells or lines become a space (callers fold whitespace)."""
+    that stand between cells or lines become a space (see :func:`markdown_line`)."""
     return _MARKS.sub(lambda m: "" if m.group()[0] in "`*_[]!" else " ", text)
+
+
+def markdown_line(text: str) -> str:
+    """``text`` as one plain line. The marks go first, while headings, quotes and tables
+    still start their lines; then the whitespace is folded, so no line begins with a gap."""
+    return " ".join(plain_markdown(text).split())
