@@ -7,7 +7,7 @@ none at all).
 
 Example::
 
-    from llm_server import LLMServer, Reply, ToolCall, Tokens
+    from tests.llm_server import LLMServer, Reply, ToolCall, Tokens
 
     with LLMServer() as server:              # or the ``llm_server`` fixture (already started)
         server.queue(

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply, ToolCall
 
 from core import paths
 from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalGate, ApprovalRequest
@@ -30,6 +29,7 @@ from core.run_state import fold
 from core.runner import Runner
 from core.runs import load_run
 from core.settings import DEFAULT_POLICY, load_settings, save_settings
+from tests.llm_server import LLMServer, Reply, ToolCall
 
 MARKER = "baton-hostile-7f3a"
 

@@ -12,14 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_claude import (
-    init,
-    install,
-    read_log,
-    result,
-    streamed_text,
-    tool_use,
-)
 
 from core.agents import AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, Responder, deny_all
@@ -40,6 +32,14 @@ from core.events import (
 )
 from core.paths import config_dir
 from core.settings import Limits, PolicyValue, Settings
+from tests.fake_claude import (
+    init,
+    install,
+    read_log,
+    result,
+    streamed_text,
+    tool_use,
+)
 
 
 class Harness:

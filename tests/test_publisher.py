@@ -8,13 +8,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_runner import chain, echo_script, make_runner
 
 from core.backends.base import StepContext
 from core.events import Event, Log, RunFinished, StepFinished, TextDelta
 from core.publisher import EventPublisher, RunFileSink
 from core.redaction import Redactor
 from core.runs import RunIndex, RunWriter, load_run, run_file
+from tests.test_runner import chain, echo_script, make_runner
 
 
 def delta(n: int) -> TextDelta:

@@ -8,8 +8,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from llm_server import LLMServer, Reply, last_user_text
-
 from core.backends.openai_compat import OpenAICompatBackend
 from core.events import Retry, TextDelta
 from core.run_export import run_to_markdown
@@ -18,6 +16,7 @@ from core.run_state import TextBlock, fold
 from core.runner import Runner
 from core.runs import load_run, run_file
 from core.terminal_output import TranscriptPrinter
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 PARTIAL = "Half of an answer that"
 WHOLE = "Half of an answer that is now complete."

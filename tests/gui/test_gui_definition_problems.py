@@ -9,17 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from launching import (
-    click,
-    click_preset_row,
-    current_run_page,
-    open_launch_dialog,
-    pick_preset,
-    type_into,
-    wait_for_session,
-    wait_until_finished,
-)
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -29,6 +18,17 @@ from core.settings import save_settings
 from gui.launch.launch_dialog import LaunchDialog
 from gui.launch.launch_steps import StepRow
 from gui.window.main_window import MainWindow
+from tests.gui.launching import (
+    click,
+    click_preset_row,
+    current_run_page,
+    open_launch_dialog,
+    pick_preset,
+    type_into,
+    wait_for_session,
+    wait_until_finished,
+)
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from documents_support import RUN_ID, click_row, fill, open_view, titles, type_text
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -21,6 +20,7 @@ from core.documents import DocumentNotFound, DocumentStore
 from gui.documents.document_prompts import KEEP_MINE, TAKE_THEIRS
 from gui.documents.documents_view import DocumentsView
 from gui.window.main_window import MainWindow
+from tests.gui.documents_support import RUN_ID, click_row, fill, open_view, titles, type_text
 
 
 @pytest.fixture

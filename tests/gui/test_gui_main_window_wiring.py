@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from test_run_state import sample_run
-from test_runs_cli import save
 
 from gui.window.main_window import MainWindow
+from tests.test_run_state import sample_run
+from tests.test_runs_cli import save
 
 
 def test_a_document_run_link_opens_that_run(

@@ -8,8 +8,6 @@ import threading
 from collections.abc import Callable
 
 import pytest
-from launching import RUN_TIMEOUT_MS, wait_until_finished
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
@@ -18,6 +16,8 @@ from core.run_request import RunRequest, StepSpec
 from core.settings import save_settings
 from gui.window.main_window import MainWindow
 from gui.window.shortcuts_dialog import ShortcutsDialog
+from tests.gui.launching import RUN_TIMEOUT_MS, wait_until_finished
+from tests.llm_server import LLMServer, Reply
 
 Window = Callable[..., MainWindow]
 

@@ -7,7 +7,6 @@ import threading
 from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
-from run_events import finished_chain, flood, many_items
 
 from core.run_export import run_to_markdown, state_to_markdown
 from core.runs import Redactor, RunWriter, load_run
@@ -16,6 +15,7 @@ from gui.run.run_view import RunView
 from gui.run.step_items import TextItem
 from gui.run.step_pane import COLLAPSED_ITEMS, EXPANDED_PAGE, LIVE_PAGE, MAX_NEW_WIDGETS
 from gui.run.tool_call_row import ToolCallRow
+from tests.gui.run_events import finished_chain, flood, many_items
 
 
 class Recorder:

@@ -10,16 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from launching import (
-    RUN_TIMEOUT_MS,
-    click,
-    open_launch_dialog,
-    pick_preset,
-    type_into,
-    wait_for_session,
-    wait_until_finished,
-)
-from llm_server import LLMServer, Reply, Tokens
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
@@ -31,6 +21,16 @@ from gui.approvals.approval_dialog import ApprovalDialog
 from gui.run.run_controller import RunSession
 from gui.run.runs_view import RunPage, RunsView
 from gui.window.main_window import MainWindow
+from tests.gui.launching import (
+    RUN_TIMEOUT_MS,
+    click,
+    open_launch_dialog,
+    pick_preset,
+    type_into,
+    wait_for_session,
+    wait_until_finished,
+)
+from tests.llm_server import LLMServer, Reply, Tokens
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]

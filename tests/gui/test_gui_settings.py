@@ -14,7 +14,6 @@ import pytest
 import yaml
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
@@ -26,6 +25,7 @@ from core.secrets import SERVICE
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
 from core.trust import TrustStore
 from gui.settings.settings_dialog import SettingsDialog
+from tests.llm_server import LLMServer, Reply
 
 SECRET = "sk-test-0123456789abcdef"
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from llm_server import LLMServer
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
 from gui.window.welcome_panel import WelcomePanel, needs_welcome
+from tests.llm_server import LLMServer
 
 Which = Callable[[str], str | None]
 
