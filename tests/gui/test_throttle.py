@@ -86,6 +86,7 @@ def test_restart_counts_the_interval_from_now() -> None:
     owner.throttle.request()
     QApplication.processEvents()
     assert owner.calls == 0 and owner.throttle.is_pending()
+    owner.throttle.cancel()
 
 
 def test_a_request_made_by_the_call_itself_stays_pending(qtbot: QtBot) -> None:
