@@ -201,7 +201,12 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
 def test_the_policy_becomes_claude_s_permission_flags(tmp_path: Path) -> None:
     """ask → an ask rule (reads in Claude's safe set too); deny → disallowed, not offered."""
     agent = AgentDefinition(name="scout", description="d", declared_tools=("read", "Bash", "Grep"))
-    policy = {"read": "ask", "bash": "deny", "grep": "allow", "WebFetch": "deny"}
+    policy: dict[str, PolicyValue] = {
+        "read": "ask",
+        "bash": "deny",
+        "grep": "allow",
+        "WebFetch": "deny",
+    }
     harness = Harness(tmp_path, agent=agent, claude_path="claude", policy=policy)
     argv = build_command("claude", harness.ctx)
     settings = json.loads(next(a for a in argv if a.startswith("--settings="))[11:])

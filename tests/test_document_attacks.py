@@ -52,7 +52,7 @@ def run_keeper(
 
     async def person(request: ApprovalRequest) -> ApprovalAnswer:
         asked.append(request)
-        return ApprovalAnswer(decision=decision, reason="not yours")  # type: ignore[arg-type]
+        return ApprovalAnswer(decision=decision, reason="not yours")
 
     server.queue(
         *(Reply.tools(ToolCall("document", arguments)) for arguments in calls),

@@ -658,7 +658,7 @@ def test_without_a_keyring_reads_give_none_and_writes_explain() -> None:
 
 
 class _MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         self.store: dict[tuple[str, str], str] = {}

@@ -199,7 +199,7 @@ async def test_cleanup_is_done_before_the_step_result_is_handed_over(tmp_path: P
             assert gone(seen["pid"])
             assert not exists(seen["prompt_path"])
             break
-    await run.aclose()  # type: ignore[attr-defined]
+    await run.aclose()
 
 
 @pytest.mark.parametrize(

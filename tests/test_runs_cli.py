@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from core.runs import INTERRUPTED_ERROR, Redactor, RunIndex, RunWriter, load_run
 from tests.test_run_state import sample_run
 
 
-def save(events: list[Event], index: RunIndex | None = None) -> Path:
+def save(events: Sequence[Event], index: RunIndex | None = None) -> Path:
     writer = RunWriter(events[0].run_id, Redactor())
     for event in events:
         writer.write(event)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ PARTIAL = "Half of an answer that"
 WHOLE = "Half of an answer that is now complete."
 
 
-def run(server: LLMServer, request: RunRequest) -> tuple[Runner, str]:
+def run(server: LLMServer, request: RunRequest) -> tuple[Runner, Callable[[], str]]:
     out = io.StringIO()
     runner = Runner(
         request,

@@ -19,6 +19,7 @@ import sys
 import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -166,7 +167,7 @@ def no_running_qt_timers(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) ->
     started: weakref.WeakKeyDictionary[QTimer, str] = weakref.WeakKeyDictionary()
     shots: dict[object, tuple[str, weakref.ref[QObject] | None]] = {}
     base_start = QTimer.start
-    base_single_shot = QTimer.singleShot
+    base_single_shot: Callable[..., None] = QTimer.singleShot  # every overload goes through
 
     def start(timer: QTimer, *args: Any) -> None:
         started[timer] = _called_from()
@@ -206,8 +207,8 @@ def no_running_qt_timers(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) ->
 
 def _called_from() -> str:
     """Where a timer was started: the caller, and its caller (a throttle's owner, say)."""
-    frames = []
-    frame = sys._getframe(2)
+    frames: list[str] = []
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and len(frames) < 2:
         frames.append(f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno}")
         frame = frame.f_back

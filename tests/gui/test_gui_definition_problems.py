@@ -110,8 +110,8 @@ def test_an_agent_with_an_error_is_listed_marked_and_refused_in_the_dialog(
     window = make_window()
     entries = {e.name: e for e in window.agents_view.agent_list.visible_entries()}
     assert entries["lister"].mark == "error"
-    (row,) = [r for r in window.agents_view.diagnostics.row_texts() if "lister.md" in r]
-    assert row.startswith("lister.md:5") and "'tools' cannot be read" in row
+    (problem,) = [r for r in window.agents_view.diagnostics.row_texts() if "lister.md" in r]
+    assert problem.startswith("lister.md:5") and "'tools' cannot be read" in problem
 
     dialog, row = build_one_step(qtbot, window, "lister", "list it")
     assert dialog.error_text().startswith(f"Step 1: agent 'lister' cannot run: {path}:5: ")

@@ -45,12 +45,12 @@ def view(
 
 
 def click(qtbot: QtBot, button: object) -> None:
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # type: ignore[arg-type]
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
 def append_text(qtbot: QtBot, editor: object, text: str) -> None:
     """Go to the end of the text (Ctrl+End) and type ``text``."""
-    qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)  # type: ignore[arg-type]
+    qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
     type_text(qtbot, editor, text)  # type: ignore[arg-type]
 
 
@@ -58,7 +58,7 @@ def replace_text(qtbot: QtBot, widget: object, text: str) -> None:
     """Select all in a field or editor and type over it."""
     widget.setFocus()  # type: ignore[attr-defined]
     widget.selectAll()  # type: ignore[attr-defined]
-    qtbot.keyClick(widget, Qt.Key.Key_Delete)  # type: ignore[arg-type]
+    qtbot.keyClick(widget, Qt.Key.Key_Delete)
     type_text(qtbot, widget, text)  # type: ignore[arg-type]
 
 

@@ -43,7 +43,7 @@ def opened(
 
 
 def click(qtbot: QtBot, widget: object) -> None:
-    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)  # type: ignore[arg-type]
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
 
 
 def test_history_shows_each_version_with_its_writer_and_restores_one(

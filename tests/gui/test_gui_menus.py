@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QLineEdit, QMenu
 from pytestqt.qtbot import QtBot
 
 from core.run_request import RunRequest, StepSpec
@@ -56,7 +56,8 @@ def test_edit_menu_acts_on_the_focused_field(qtbot: QtBot, make_window: Window) 
     qtbot.keyClicks(field, "planner")
     actions = {a.text().replace("&", ""): a for a in window.menuBar().actions()}
     edit = actions["Edit"].menu()
-    items = {a.text().replace("&", ""): a for a in edit.actions()}  # type: ignore[union-attr]
+    assert isinstance(edit, QMenu)
+    items = {a.text().replace("&", ""): a for a in edit.actions()}
     items["Select All"].trigger()
     items["Cut"].trigger()
     assert field.text() == ""

@@ -82,7 +82,11 @@ def test_events_from_another_thread_are_applied_on_the_gui_thread(qtbot: QtBot) 
     recorder = Recorder(model)
     events = finished_chain()
 
-    worker = threading.Thread(target=lambda: [model.add_event(e) for e in events])
+    def produce() -> None:
+        for event in events:
+            model.add_event(event)
+
+    worker = threading.Thread(target=produce)
     worker.start()
     worker.join()
 

@@ -341,7 +341,11 @@ def test_history_stays_reachable_and_tabs_tell_runs_apart(
         sessions.append(_launch(qtbot, window, ("scout", "look"), mode="single"))
     for session in sessions:
         wait_until_finished(qtbot, session)
-    texts = {runs.tabs.tabText(runs.tabs.indexOf(runs.page_for(s.run_id))) for s in sessions}
+    texts = set()
+    for session in sessions:
+        page = runs.page_for(session.run_id)
+        assert page is not None
+        texts.add(runs.tabs.tabText(runs.tabs.indexOf(page)))
     assert len(texts) == 6  # the same run six times, six different tab texts
     qtbot.waitUntil(runs.history_button.isVisible)  # six tabs do not fit in 800 px
     qtbot.mouseClick(runs.history_button, Qt.MouseButton.LeftButton)
