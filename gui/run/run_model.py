@@ -5,8 +5,8 @@ output chunk). Updating widgets per event would freeze the window, so :class:`Ru
 queues events when they arrive and folds them into a :class:`~core.run_state.RunState` in
 batches: at most ~20 times a second, immediately for the first event and for ``run_finished``
 (a :class:`~gui.widgets.throttle.Throttle`: leading and trailing edge, one pending update at
-most). A batch is also cut into time slices
-of a few milliseconds, so even a backlog of 100,000 events never blocks input for long.
+most). A batch is also cut into time slices of a few milliseconds, so even a backlog of
+100,000 events never blocks input for long.
 
 The state is the one reducer of :mod:`core.run_state`: every item of every step lives there,
 whether or not a widget shows it. Views read the state after each signal and keep widgets only
