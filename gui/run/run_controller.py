@@ -36,6 +36,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from core.approvals import Responder, approve_all, deny_by_setting
 from core.errors import RunError
 from core.events import RunFinished
+from core.run_names import run_name
 from core.run_request import RunRequest
 from core.runner import Runner
 from core.settings import SettingsError, load_settings
@@ -76,7 +77,14 @@ class RunSession:
         return self.task is not None and not self.task.done()
 
     def title(self) -> str:
-        return run_title(self.view.state())
+        """The run's name; from the request until the view has folded the run's start (a
+        question may come before the view's next update)."""
+        state = self.view.state()
+        if state.run_id:
+            return run_title(state)
+        request = self.request
+        agents = [step.agent for step in request.steps]
+        return run_name(request.mode, request.preset, request.args, agents) or self.run_id
 
 
 class RunController(QObject):
