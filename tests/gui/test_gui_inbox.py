@@ -104,8 +104,7 @@ def test_questions_of_two_runs_wait_in_one_list_until_answered(
     assert isinstance(view, InboxView)
     assert view.texts() == [
         "Approval needed — worker, step 1\nworker wants to use bash.",
-        "Budget reached — scout, step 1\n"
-        "the run cap is reached ($0.0600 spent of a $0.0500 cap).",
+        "Budget reached — scout, step 1\nthe run cap is reached ($0.0600 spent of a $0.0500 cap).",
     ]
     assert "Inbox (2)" in window.sidebar.labels()
     assert window.windowTitle() == "Baton (2 waiting for you)"
