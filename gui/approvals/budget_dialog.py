@@ -93,7 +93,7 @@ class BudgetDialog(QDialog):
         layout.addWidget(self.reason)
         layout.addLayout(cap_row)
         layout.addLayout(buttons)
-        self.resize(460, 0)
+        self.setMinimumWidth(480)
 
     # -- public API ----------------------------------------------------------------------
 
@@ -116,6 +116,7 @@ class BudgetDialog(QDialog):
             else:
                 self.tokens.setValue(min(MAX_TOKENS, 2 * (question.caps.max_tokens or 1)))
         self.show()
+        self.adjustSize()  # the wrapped sentences decide the height
         self.raise_()
         self.activateWindow()
 

@@ -15,6 +15,8 @@ from core.run_state import RunState
 from core.usage_rollup import agent_totals
 
 COLUMNS = ["Agent", "Model", "Tool calls", "Tokens", "Cost"]
+MAX_HEIGHT = 220
+"""Pixels; a run with many agents scrolls inside the panel instead of pushing the steps away."""
 
 
 def _item(name: str, model: str | None, tool_calls: int, usage: UsageStats) -> QTreeWidgetItem:
@@ -33,7 +35,8 @@ class UsageRollup(QTreeWidget):
         self.setHeaderLabels(COLUMNS)
         self.setRootIsDecorated(True)
         self.setUniformRowHeights(True)
-        self.setMaximumHeight(220)
+        self.setSizeAdjustPolicy(QTreeWidget.SizeAdjustPolicy.AdjustToContents)
+        self.setMaximumHeight(MAX_HEIGHT)
         header = self.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
