@@ -275,6 +275,25 @@ class Usage(_Event):
     None: count the calls that carry ``parent_call_id`` (Claude Code)."""
 
 
+class BudgetAsked(_Event):
+    """A cap was reached before a request: the step waits for a person's answer (or, with
+    nobody to ask, stops at once). See :mod:`core.budget`."""
+
+    type: Literal["budget_asked"] = "budget_asked"
+    scope: Literal["run", "step"]
+    kind: Literal["cost", "tokens"]
+    reason: str
+
+
+class BudgetAnswered(_Event):
+    """The answer to :class:`BudgetAsked`: the raised caps of that scope, or stopped."""
+
+    type: Literal["budget_answered"] = "budget_answered"
+    stopped: bool
+    max_cost: float | None = None
+    max_tokens: int | None = None
+
+
 class StepFinished(_Event):
     type: Literal["step_finished"] = "step_finished"
     status: StepStatus
@@ -316,6 +335,8 @@ Event = Annotated[
     | ApprovalResolved
     | Retry
     | Usage
+    | BudgetAsked
+    | BudgetAnswered
     | StepFinished
     | RunFinished
     | Log,

@@ -21,9 +21,12 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any, Literal
 
 from core.approval_describe import resolution_text
+from core.budget import budget_answer_text
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
+    BudgetAnswered,
+    BudgetAsked,
     Event,
     Log,
     Retry,
@@ -120,7 +123,7 @@ def _delegation(arguments: dict[str, object]) -> str:
 class Notice:
     """A retry, an approval or a log line shown inline in the step's stream."""
 
-    kind: Literal["retry", "approval", "log"]
+    kind: Literal["retry", "approval", "budget", "log"]
     text: str
     level: str = "info"
 
@@ -322,6 +325,13 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         level = "error" if event.decision == "deny" else "info"
         text = f"{subject} — {resolution_text(event)}"
         step.items.append(Notice("approval", text, level))
+    elif isinstance(event, BudgetAsked):
+        step.phase = "waiting"
+        step.items.append(Notice("budget", f"budget reached: {event.reason}", "warning"))
+    elif isinstance(event, BudgetAnswered):
+        if step.phase == "waiting":
+            step.phase = "running"
+        step.items.append(Notice("budget", budget_answer_text(event), "info"))
     elif isinstance(event, Retry):
         _supersede_current_attempt(step)
         limit = f"/{event.max_attempts}" if event.max_attempts else ""

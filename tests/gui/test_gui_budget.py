@@ -69,6 +69,8 @@ def test_a_preset_cap_pauses_the_run_and_stop_sends_nothing_more(
     assert question.heading.text() == "look: step 1 reached its budget"
     assert "$0.0600 spent of a $0.0500 cap" in question.reason.text()
     assert len(server.requests) == 1
+    qtbot.waitUntil(lambda: session.view.state().steps[0].phase == "waiting")
+    assert session.view.header.status_text() == "Waiting for you"
     assert window.inbox.count() == 1
     assert "Inbox (1)" in window.sidebar.labels()
     assert window.windowTitle() == "Baton (1 waiting for you)"
@@ -78,6 +80,7 @@ def test_a_preset_cap_pauses_the_run_and_stop_sends_nothing_more(
     assert len(server.requests) == 1  # nothing went out after the cap
     step = session.view.state().steps[0]
     assert step.error == "budget reached: $0.0600 spent of a $0.0500 cap"
+    assert session.view.header.status_text() == "Failed"
     assert [item.kind for item in window.inbox.items] == ["failed"]  # the stopped step waits
 
 
