@@ -178,11 +178,10 @@ def _shoot(output: Path, project: Path) -> int:
 
 
 def _settle(app: object) -> None:
-    from PySide6.QtCore import QEventLoop, QTimer
+    """Let layouts, fonts and charts finish before a picture is taken."""
+    from PySide6.QtTest import QTest
 
-    loop = QEventLoop()
-    QTimer.singleShot(400, loop.quit)
-    loop.exec()
+    QTest.qWait(400)
 
 
 if __name__ == "__main__":

@@ -8,30 +8,17 @@ import json
 from typing import Any
 
 from fake_claude import assistant, streamed_text, tool_result, tool_use
+from test_claude_events import one_step
 
 from core.backends.claude_events import ClaudeEventParser
 from core.backends.pi_events import PiEventParser
-from core.events import Event, StepFinished, Usage
+from core.events import Event, Usage
 from core.run_state import RunState, fold
 from core.subagents import subagent_rows
-from core.transcripts import one_step_run
 
 
-def _run(events: list[Event], usage_total: Any = None) -> RunState:
-    end = StepFinished(run_id="r", step=0, status="ok", output="")
-    return fold(
-        one_step_run(
-            run_id="r",
-            agent="main",
-            task="t",
-            model=None,
-            backend="claude",
-            cwd="/w",
-            started_at="2026-12-01T00:00:00",
-            body=events,
-            finished=end,
-        )
-    )
+def _run(events: list[Event]) -> RunState:
+    return fold(one_step(events))
 
 
 def test_a_claude_sub_agent_has_its_own_model_calls_and_tokens() -> None:

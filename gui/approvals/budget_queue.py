@@ -11,21 +11,14 @@ Threading: GUI thread only (= the asyncio loop's thread, qasync).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from core.budget import BudgetQuestion, Caps
 from gui.approvals.budget_dialog import BudgetDialog
-
-
-@dataclass(eq=False)
-class _Pending:
-    question: BudgetQuestion
-    future: asyncio.Future[Caps | None]
+from gui.approvals.waiting import WaitingList
 
 
 class BudgetQueue(QObject):
@@ -45,24 +38,14 @@ class BudgetQueue(QObject):
         self._parent_widget = parent
         self._titles = titles
         self._dialog: BudgetDialog | None = None
-        self._pending: list[_Pending] = []
+        self._waiting: WaitingList[BudgetQuestion, Caps | None] = WaitingList(
+            self._queued, self._resolved
+        )
 
     # -- public API ----------------------------------------------------------------------
 
     async def __call__(self, question: BudgetQuestion) -> Caps | None:
-        future: asyncio.Future[Caps | None] = asyncio.get_running_loop().create_future()
-        entry = _Pending(question, future)
-        self._pending.append(entry)
-        self.questionQueued.emit(question)
-        self._refresh()
-        try:
-            return await future
-        except asyncio.CancelledError:
-            if entry in self._pending:
-                self._pending.remove(entry)
-                self.questionResolved.emit(question)
-                self._refresh()
-            raise
+        return await self._waiting.ask(question)
 
     @property
     def dialog(self) -> BudgetDialog:
@@ -72,7 +55,7 @@ class BudgetQueue(QObject):
         return self._dialog
 
     def pending(self) -> list[BudgetQuestion]:
-        return [entry.question for entry in self._pending]
+        return [entry.question for entry in self._waiting.entries()]
 
     def show_dialog(self) -> None:
         """Bring the question back to the front (the inbox's "open")."""
@@ -80,27 +63,31 @@ class BudgetQueue(QObject):
 
     def stop_all(self) -> None:
         """Answer every question with "stop" (the window is closing)."""
-        for entry in list(self._pending):
-            self._resolve(entry, None)
+        for entry in self._waiting.entries():
+            self._waiting.answer(entry, None)
+            self._resolved(entry.question)
 
     # -- private -------------------------------------------------------------------------
 
-    def _answered(self, question: BudgetQuestion, caps: Caps | None) -> None:
-        entry = next((e for e in self._pending if e.question is question), None)
-        if entry is not None:
-            self._resolve(entry, caps)
-
-    def _resolve(self, entry: _Pending, caps: Caps | None) -> None:
-        self._pending.remove(entry)
-        if not entry.future.done():
-            entry.future.set_result(caps)
-        self.questionResolved.emit(entry.question)
+    def _queued(self, question: BudgetQuestion) -> None:
+        self.questionQueued.emit(question)
         self._refresh()
 
+    def _resolved(self, question: BudgetQuestion) -> None:
+        self.questionResolved.emit(question)
+        self._refresh()
+
+    def _answered(self, question: BudgetQuestion, caps: Caps | None) -> None:
+        entry = self._waiting.find(lambda waiting: waiting is question)
+        if entry is not None:
+            self._waiting.answer(entry, caps)
+            self._resolved(question)
+
     def _refresh(self) -> None:
-        if not self._pending:
+        entries = self._waiting.entries()
+        if not entries:
             if self._dialog is not None:
                 self._dialog.clear_question()
             return
-        first = self._pending[0].question
-        self.dialog.show_question(first, self._titles(first.run_id), len(self._pending))
+        first = entries[0].question
+        self.dialog.show_question(first, self._titles(first.run_id), len(entries))

@@ -4,11 +4,10 @@ run and why, whose click shows the step."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
-from launching import RUN_TIMEOUT_MS, click, wait_until_finished
+from launching import RUN_TIMEOUT_MS, click, launch_request, wait_until_finished
 from llm_server import LLMServer, Reply, Tokens
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
@@ -19,7 +18,6 @@ from core.run_request import RunRequest, StepSpec
 from core.settings import save_settings
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.inbox.inbox_view import InboxView
-from gui.run.run_controller import RunSession
 from gui.window.main_window import MainWindow
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
@@ -31,14 +29,6 @@ EXPENSIVE = Tokens(prompt=200_000, completion=50_000)  # $0.06 with gpt-4o-mini
 def server(llm_server: LLMServer) -> LLMServer:
     save_settings(llm_server.settings(default_model="gpt-4o-mini"))
     return llm_server
-
-
-def _launch(qtbot: QtBot, window: MainWindow, request: RunRequest) -> RunSession:
-    task = asyncio.ensure_future(window.run_controller.launch(request, "ask", window))
-    qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
-    session = task.result()
-    assert session is not None
-    return session
 
 
 def _look_elsewhere(qtbot: QtBot, window: MainWindow) -> None:
@@ -56,7 +46,7 @@ def test_a_failed_step_notifies_when_away_and_the_click_shows_the_step(
     window = make_window()
     _look_elsewhere(qtbot, window)
     steps = [StepSpec("scout", "find"), StepSpec("planner", "plan {previous}")]
-    session = _launch(qtbot, window, RunRequest("chain", steps, window.working_folder))
+    session = launch_request(qtbot, window, RunRequest("chain", steps, window.working_folder))
     assert wait_until_finished(qtbot, session) == "error"
 
     notes = window.run_controller.notifier.sent
@@ -85,7 +75,7 @@ def test_questions_of_two_runs_wait_in_one_list_until_answered(
     window = make_window()
     controller = window.run_controller
     server.queue(Reply.tool("bash", {"command": "touch made.txt"}))
-    asking = _launch(
+    asking = launch_request(
         qtbot, window, RunRequest("single", [StepSpec("worker", "make")], window.working_folder)
     )
     qtbot.waitUntil(lambda: len(controller.approvals.pending()) == 1, timeout=RUN_TIMEOUT_MS)
@@ -96,7 +86,7 @@ def test_questions_of_two_runs_wait_in_one_list_until_answered(
         window.working_folder,
         budget=Budget(run=Caps(max_cost=0.05)),
     )
-    spending = _launch(qtbot, window, capped)
+    spending = launch_request(qtbot, window, capped)
     qtbot.waitUntil(lambda: len(controller.budgets.pending()) == 1, timeout=RUN_TIMEOUT_MS)
 
     window.show_view("inbox")

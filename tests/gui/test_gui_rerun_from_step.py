@@ -3,12 +3,11 @@ before it reused from the saved run (no request for them), the later ones run ag
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
 from conftest import OFFSCREEN_NOISE, DialogAnswerer
-from launching import RUN_TIMEOUT_MS, wait_for_session, wait_until_finished
+from launching import launch_request, wait_for_session, wait_until_finished
 from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
@@ -56,11 +55,8 @@ def test_rerun_from_step_3_with_an_edited_task_sends_nothing_for_steps_1_and_2(
         StepSpec("planner", "plan {previous}"),
         StepSpec("worker", "do {previous}"),
     ]
-    request = RunRequest(mode="chain", steps=steps, cwd=window.working_folder)
-    task = asyncio.ensure_future(window.run_controller.launch(request, "ask", window))
-    qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
-    first = task.result()
-    assert first is not None and wait_until_finished(qtbot, first) == "ok"
+    first = launch_request(qtbot, window, RunRequest("chain", steps, window.working_folder))
+    assert wait_until_finished(qtbot, first) == "ok"
     qtbot.waitUntil(lambda: len(first.view.panes()) == 3)
 
     def edit(dialog: QWidget) -> None:
@@ -96,11 +92,8 @@ def test_a_step_after_a_failed_one_says_why_it_cannot_be_rerun(
     llm_server.queue(Reply.error(400, "no"))
     window = make_window()
     steps = [StepSpec("scout", "find"), StepSpec("planner", "plan {previous}")]
-    request = RunRequest(mode="chain", steps=steps, cwd=window.working_folder)
-    task = asyncio.ensure_future(window.run_controller.launch(request, "ask", window))
-    qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
-    run = task.result()
-    assert run is not None and wait_until_finished(qtbot, run) == "error"
+    run = launch_request(qtbot, window, RunRequest("chain", steps, window.working_folder))
+    assert wait_until_finished(qtbot, run) == "error"
     qtbot.waitUntil(lambda: len(run.view.panes()) == 2)
     _choose_rerun(qtbot, run.view.pane(1))
     banner = window.runs_view.history.banner
