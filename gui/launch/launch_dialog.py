@@ -173,6 +173,7 @@ class LaunchDialog(QDialog):
         adhoc_layout.addWidget(self.steps_editor)
         self.tabs.addTab(adhoc, "Build a run")
         self.tabs.currentChanged.connect(lambda _i: self._inputs_changed())
+        self.tabs.currentChanged.connect(lambda _i: self._show_estimate())
 
         self.params_form = ParamsForm()
         self.params_form.changed.connect(self._update_preview)
@@ -514,8 +515,13 @@ class LaunchDialog(QDialog):
         self.preset_page.describe(self._agents)
         preset = self.current_preset()
         self.budget_fields.set_budget(preset.budget if preset else None)
-        self.budget_fields.show_estimate_for(preset.name if preset else None)
+        self._show_estimate()
         self._inputs_changed()
+
+    def _show_estimate(self) -> None:
+        """Earlier runs of the chosen preset; a run built by hand has none to learn from."""
+        preset = self.current_preset() if self.tabs.currentIndex() == 0 else None
+        self.budget_fields.show_estimate_for(preset.name if preset else None)
 
     def _used_agents(self) -> list[AgentDefinition]:
         if self.tabs.currentIndex() == 0:

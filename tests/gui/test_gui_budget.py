@@ -17,6 +17,7 @@ from launching import (
     wait_until_finished,
 )
 from llm_server import LLMServer, Reply, Tokens
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSpinBox
 from pytestqt.qtbot import QtBot
 
@@ -111,3 +112,7 @@ def test_a_cap_typed_in_the_dialog_can_be_raised_and_feeds_the_estimate(
     estimate = again.budget_fields.estimate.text()
     assert estimate.startswith("usually $0.06")
     assert estimate.endswith("(median of 1 earlier run)")
+    bar = again.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
+    assert again.tabs.currentIndex() == 1
+    assert again.budget_fields.estimate.text() == "no estimate yet"  # a run built by hand
