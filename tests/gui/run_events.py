@@ -216,12 +216,29 @@ class RunBuilder:
         return self
 
     def usage(
-        self, step: int, model: str, input: int, output: int, cost: float, **more: int
+        self,
+        step: int,
+        model: str,
+        input: int,
+        output: int,
+        cost: float,
+        parent_call_id: str | None = None,
+        **more: int,
     ) -> RunBuilder:
+        """``parent_call_id``: a sub-agent's usage (counted in the step, not its model)."""
         usage = UsageStats(turns=1, input=input, output=output, cost=cost, model=model, **more)
-        self._step_usage[step] = self._step_usage.get(step, UsageStats()) + usage
-        self._total = self._total + usage
-        self.events.append(Usage(run_id=self.run_id, step=step, ts=self._ts(0.01), usage=usage))
+        part = usage if parent_call_id is None else usage.without_latest()
+        self._step_usage[step] = self._step_usage.get(step, UsageStats()) + part
+        self._total = self._total + part
+        self.events.append(
+            Usage(
+                run_id=self.run_id,
+                step=step,
+                ts=self._ts(0.01),
+                usage=usage,
+                parent_call_id=parent_call_id,
+            )
+        )
         return self
 
     def step_finished(

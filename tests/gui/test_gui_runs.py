@@ -281,7 +281,8 @@ def test_an_approval_request_reaches_the_queue_and_notifies_when_away(
     qtbot.waitUntil(lambda: len(queue.pending()) == 1, timeout=RUN_TIMEOUT_MS)
     notes = window.run_controller.notifier.sent
     assert notes[0].title == "Approval needed"
-    assert notes[0].message == "worker (step 1) wants to use bash."
+    assert notes[0].message == "worker, step 1: worker wants to use bash."
+    assert notes[0].target == (session.run_id, 0)
     qtbot.waitUntil(lambda: session.view.state().steps[0].phase == "waiting")
 
     dialog = queue.dialog
