@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fake_claude import assistant, streamed_text, tool_result, tool_use
-from test_claude_events import one_step
-
 from core.backends.claude_events import ClaudeEventParser
 from core.backends.pi_events import PiEventParser
 from core.events import Event, Usage
 from core.run_state import RunState, fold
 from core.subagents import subagent_rows
+from tests.fake_claude import assistant, streamed_text, tool_result, tool_use
+from tests.test_claude_events import one_step
 
 
 def _run(events: list[Event]) -> RunState:

@@ -8,7 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from launching import (
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractSpinBox
+from pytestqt.qtbot import QtBot
+
+from core.settings import save_settings
+from gui.window.main_window import MainWindow
+from tests.gui.launching import (
     RUN_TIMEOUT_MS,
     click,
     open_launch_dialog,
@@ -16,13 +22,7 @@ from launching import (
     wait_for_session,
     wait_until_finished,
 )
-from llm_server import LLMServer, Reply, Tokens
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractSpinBox
-from pytestqt.qtbot import QtBot
-
-from core.settings import save_settings
-from gui.window.main_window import MainWindow
+from tests.llm_server import LLMServer, Reply, Tokens
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from launching import RUN_TIMEOUT_MS, click, launch_request, wait_until_finished
-from llm_server import LLMServer, Reply, Tokens
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
@@ -19,6 +17,8 @@ from core.settings import save_settings
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.inbox.inbox_view import InboxView
 from gui.window.main_window import MainWindow
+from tests.gui.launching import RUN_TIMEOUT_MS, click, launch_request, wait_until_finished
+from tests.llm_server import LLMServer, Reply, Tokens
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
@@ -58,8 +58,8 @@ def test_a_failed_step_notifies_when_away_and_the_click_shows_the_step(
     window.show_view("agents")
     window.run_controller.notifier.open_latest()  # the tray's messageClicked
     assert window.current_view() == "runs"
-    assert window.runs_view.current_page() is not None
-    assert window.runs_view.current_page().view is session.view
+    page = window.runs_view.current_page()
+    assert page is not None and page.view is session.view
     qtbot.waitUntil(lambda: len(session.view.panes()) == 2)
     qtbot.waitUntil(session.view.pane(1).is_highlighted)
     assert not session.view.pane(0).is_highlighted()
@@ -105,7 +105,8 @@ def test_questions_of_two_runs_wait_in_one_list_until_answered(
     qtbot.mouseClick(view.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.keyClick(view.list, Qt.Key.Key_Return)  # opens the row under the cursor
     assert window.current_view() == "runs"
-    assert window.runs_view.current_page().view is spending.view
+    page = window.runs_view.current_page()
+    assert page is not None and page.view is spending.view
     assert controller.budgets.dialog.isVisible()  # the question is back in front
     click(qtbot, controller.budgets.dialog.stop_button)
     assert wait_until_finished(qtbot, spending) == "error"

@@ -6,9 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from conftest import OFFSCREEN_NOISE, DialogAnswerer
-from launching import launch_request, wait_for_session, wait_until_finished
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 from pytestqt.qtbot import QtBot
@@ -18,6 +15,9 @@ from core.settings import save_settings
 from gui.run.rerun_dialog import RerunDialog
 from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow
+from tests.gui.conftest import OFFSCREEN_NOISE, DialogAnswerer
+from tests.gui.launching import launch_request, wait_for_session, wait_until_finished
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = [
     pytest.mark.usefixtures("qasync_loop"),

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from run_events import RunBuilder
 
 from core.events import ToolCallStarted
 from gui.run.run_view import RunView
+from tests.gui.run_events import RunBuilder
 
 
 def _subagent_chain() -> RunBuilder:
