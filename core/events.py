@@ -282,6 +282,20 @@ class RunFinished(_Event):
     error: str | None = None
 
 
+class UserMessage(_Event):
+    """What a person typed to a step while it ran (or to continue it once finished).
+
+    Recorded when the runner hands it to the step, which is where it shows in the stream; the
+    backend delivers it at the agent's next turn boundary, so nothing running is cancelled."""
+
+    type: Literal["user_message"] = "user_message"
+    text: str
+    delivery: Literal["steer", "continue"] = "steer"
+    """``steer``: to a running step, before its next model request (Baton's loop), through
+    pi's RPC ``steer`` or on Claude Code's stream-json input; ``continue``: the task of a new
+    step that continues a finished step's conversation."""
+
+
 class Log(_Event):
     """Something worth keeping that is not part of the conversation: a backend's stderr, a
     line a parser could not read, a diagnostic."""
@@ -305,6 +319,7 @@ Event = Annotated[
     | Usage
     | StepFinished
     | RunFinished
+    | UserMessage
     | Log,
     Field(discriminator="type"),
 ]
