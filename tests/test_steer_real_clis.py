@@ -1,0 +1,155 @@
+"""Talking to a running step through the REAL pi and Claude Code CLIs, against the scripted
+servers: the message is in the very next model request and no tool call is aborted.
+
+The message is sent while the step's only tool call waits for its approval, so it is
+certainly "during a tool call" without any timing: the CLI holds the call until Baton
+answers. Where the CLIs are: ``tests/real_clis.py`` (skipped without them, failed under
+``CI=true``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+import real_clis
+from anthropic_server import AnthropicServer, ToolUse, reply, tool_result_text
+from llm_server import LLMServer, Reply
+
+from core.agents import AgentCatalog, AgentDefinition
+from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.events import Event, Log, StepFinished, ToolCallFinished, UserMessage
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
+from core.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+STEER = "Also name the colour of the flower."
+
+
+def steering_runner(
+    backend: str, work: Path, settings: Settings, tool: str, declared: str | None = None
+) -> tuple[Runner, list[Event]]:
+    """A one-step run whose first approval question steers the step, then approves."""
+    events: list[Event] = []
+    worker = AgentDefinition(
+        name="worker",
+        description="w",
+        tools=(tool,),
+        declared_tools=(declared,) if declared else None,
+        system_prompt="W",
+    )
+    request = RunRequest(
+        mode="single", steps=[StepSpec("worker", "Find the code word")], cwd=work, backend=backend
+    )
+    holder: list[Runner] = []
+
+    async def responder(request: ApprovalRequest) -> ApprovalAnswer:
+        holder[0].steer(0, STEER)
+        return ApprovalAnswer(decision="approve")
+
+    runner = Runner(
+        request,
+        settings=settings,
+        responder=responder,
+        listeners=[events.append],
+        record=False,
+        agents=AgentCatalog(agents=[worker]),
+    )
+    holder.append(runner)
+    return runner, events
+
+
+def check_events(events: list[Event]) -> StepFinished:
+    (said,) = [e for e in events if isinstance(e, UserMessage)]
+    assert (said.step, said.text, said.delivery) == (0, STEER, "steer")
+    (done,) = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert done.status == "ok", done  # the call ran to its end
+    (finished,) = [e for e in events if isinstance(e, StepFinished)]
+    assert finished.status == "ok", [e for e in events if isinstance(e, Log)]
+    return finished
+
+
+@pytest.fixture(params=real_clis.PI_CLIS, ids=lambda cli: cli.name)
+def real_pi(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    llm_server: LLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[Path, Path]:
+    executable = real_clis.find(request.param, monkeypatch)
+    return executable, real_clis.configure_pi(tmp_path, llm_server, monkeypatch)
+
+
+async def test_pi_gets_the_message_in_its_very_next_request(
+    real_pi: tuple[Path, Path], llm_server: LLMServer
+) -> None:
+    executable, work = real_pi
+    llm_server.queue(Reply.tool("read", {"path": "notes.txt"}), Reply.answer("marigold, yellow"))
+    settings = Settings(pi_path=str(executable), policy={"read": "ask"})
+    runner, events = steering_runner("pi", work, settings, "read")
+    result = await asyncio.wait_for(runner.run(), 120)
+
+    assert result.status == "ok", events
+    first, second = llm_server.requests  # the message cost no request of its own
+    roles = [m["role"] for m in second.messages]
+    assert roles[-2:] == ["tool", "user"]
+    assert "marigold" in str(second.messages[-2]["content"])
+    assert STEER in str(second.messages[-1]["content"])
+    assert STEER not in str(first.messages)
+    assert check_events(events).output == "marigold, yellow"
+
+
+@pytest.fixture(params=real_clis.CLAUDE_CLIS, ids=lambda cli: cli.name)
+def real_claude(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[Path, Path]:
+    executable = real_clis.find(request.param, monkeypatch)
+    for name in ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY"):
+        monkeypatch.setenv(name, "1")
+    monkeypatch.setenv("DISABLE_AUTOUPDATER", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("The launch code word is: marigold.\n", encoding="utf-8")
+    return executable, work
+
+
+def _texts(message: dict[str, Any]) -> str:
+    """Everything a user message of the Messages API says, tool results included."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or ():
+        parts.append(tool_result_text(block) if block.get("type") == "tool_result" else "")
+        parts.append(str(block.get("text", "")))
+    return "\n".join(parts)
+
+
+async def test_claude_code_gets_the_message_in_its_very_next_request(
+    real_claude: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    executable, work = real_claude
+    bash = ToolUse("Bash", {"command": "cat notes.txt", "description": "Read the notes"})
+    with AnthropicServer([reply("Reading.", bash), reply("marigold, yellow")]) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        settings = Settings(claude_path=str(executable), policy={"bash": "ask"})
+        runner, events = steering_runner("claude", work, settings, "bash", "Bash")
+        result = await asyncio.wait_for(runner.run(), 120)
+        requests = server.main_requests
+
+    assert result.status == "ok", events
+    first, second = requests[:2]
+    last_user = second.body["messages"][-1]
+    assert last_user["role"] == "user"
+    said = _texts(last_user)
+    assert "marigold" in said  # the tool's result: the call ran to its end
+    assert STEER in said  # … and the message is in the same, very next request
+    assert STEER not in str(first.body["messages"])
+    check_events(events)
