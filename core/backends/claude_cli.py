@@ -29,8 +29,9 @@ tool calls with ``can_use_tool`` control requests, and a cancel is an ``interrup
   turn of its own; 2.1.x only the former), so nothing running is aborted.
 * **When stdin closes.** In stream-json input mode the CLI waits for the next user message
   until stdin ends. Baton sends its messages while the step runs, so stdin is closed at the
-  first ``result`` (no more messages are taken from then on): the CLI then finishes what is still running (2.1.x background subagents, which may
-  print a second ``result``) and exits; stdout is read until then and the last ``result`` wins.
+  first ``result`` (no more messages are taken from then on): the CLI then finishes what is
+  still running (2.1.x background subagents, which may print a second ``result``) and exits;
+  stdout is read until then and the last ``result`` wins.
   Keeping stdin open for background work instead would hang every step whose CLI waits for
   input. The cost: a background subagent that asks for permission after the first ``result``
   cannot be asked (it is logged, and the CLI treats the closed channel as a refusal).
