@@ -23,6 +23,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+TALKING_BACKENDS = frozenset({"openai", "pi", "claude"})
+"""Backends that deliver a person's messages to a running step and can continue a finished
+one; a step of any other (an imported transcript's) shows its message box disabled."""
+
 
 class SteerError(Exception):
     """The message cannot be delivered; the text says why, in words for the person."""

@@ -44,6 +44,7 @@ from gui.run.run_status import (
     status_color,
 )
 from gui.run.step_items import make_item_widget, refresh_item_widget
+from gui.run.step_message_box import StepMessageBox
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
@@ -184,6 +185,9 @@ class StepPane(HeaderToggleMixin, QFrame):
         layout.addWidget(self.folder)
         layout.addWidget(self.summary)
         layout.addWidget(self.body)
+        self.message_box = StepMessageBox()
+        """Talk to the running step, or continue the finished one (the run view wires it)."""
+        layout.addWidget(self.message_box)
         self.sync(step, run_running=run_running)
 
     # ---------------------------------------------------------------- public API
@@ -309,6 +313,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.error.setText(error)
             self.error.setVisible(bool(error))
         self._show_structured(step)
+        self.message_box.update_for(step, run_running=run_running)
         if self._folded:  # no widgets are kept up to date while nobody can see them
             self.summary.set_full_text(step_summary(step))
             return
