@@ -117,7 +117,8 @@ class Lineage(BaseModel):
 
     run_id: str
     step: int
-    kind: Literal["resume", "rerun"]
+    kind: Literal["resume", "rerun", "continue"]
+    """``continue``: the run's one step goes on with the conversation of the parent's ``step``."""
 
 
 class _Event(BaseModel):
@@ -273,6 +274,8 @@ class StepFinished(_Event):
     """The validated JSON result of an agent that declares ``output:`` (:mod:`core.structured`)."""
     reused_from: str | None = None
     """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
+    session: str | None = None
+    """The CLI's id of the conversation (Claude Code's session id), so it can be continued."""
 
 
 class RunFinished(_Event):

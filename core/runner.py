@@ -368,8 +368,11 @@ class Runner:
             clock=self._clock,
             scrub=self._redactor.scrub if self._redactor is not None else (lambda text: text),
             budget=self.budget,
+            continues=step.spec.continues,
         )
         self._emit_step_started(index, step, task)
+        if step.spec.continues is not None:  # the follow-up, shown as said
+            self._emit(ctx.make(UserMessage, text=task, delivery="continue"))
         outcome: list[StepFinished] = []
         try:
             backend = self._backend_factory(step.backend)
@@ -386,7 +389,7 @@ class Runner:
         if outcome and stop is None:
             result = with_structure(step.agent.output, outcome[0])
             return self._emit_step_finished(
-                index, result.status, result.output, result.error, result.structured
+                index, result.status, result.output, result.error, result.structured, result.session
             )
         if outcome and outcome[0].status == "aborted" and stop == "cancelled":
             return self._emit_step_finished(index, "aborted", outcome[0].output, "cancelled")
@@ -571,6 +574,7 @@ class Runner:
         output: str,
         error: str | None,
         structured: dict[str, Any] | None = None,
+        session: str | None = None,
     ) -> StepFinished:
         event = StepFinished(
             run_id=self.run_id,
@@ -581,6 +585,7 @@ class Runner:
             error=error,
             usage=self._state.steps[index].usage,
             structured=structured,
+            session=session,
         )
         self._emit(event)
         return event

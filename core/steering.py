@@ -22,10 +22,26 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
 
 TALKING_BACKENDS = frozenset({"openai", "pi", "claude"})
 """Backends that deliver a person's messages to a running step and can continue a finished
 one; a step of any other (an imported transcript's) shows its message box disabled."""
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """The finished conversation a new step continues (Continue, :mod:`core.continuation`)."""
+
+    run_id: str
+    step: int
+    """The 0-based step of :attr:`run_id` whose conversation goes on."""
+    messages: tuple[dict[str, Any], ...] = ()
+    """Baton's own loop: that conversation after its system prompt, as Chat Completions
+    messages rebuilt from the run file (so redacted as the run file is)."""
+    session: str | None = None
+    """A CLI's own record of it: Claude Code's session id (resumed as a fork)."""
 
 
 class SteerError(Exception):

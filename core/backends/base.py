@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from core.agents import AgentDefinition
 from core.settings import Settings
-from core.steering import StepInbox
+from core.steering import Continuation, StepInbox
 
 if TYPE_CHECKING:
     from core.approvals import ApprovalGate
@@ -74,6 +74,8 @@ class StepContext:
     """The run's redactor, for what tools keep beyond the run (agent-written documents)."""
     budget: BudgetGuard | None = None
     """Checked before every model request (``await ctx.budget.check(ctx.step)``)."""
+    continues: Continuation | None = None
+    """The finished conversation this step goes on with (Continue); ``task`` is the follow-up."""
     inbox: StepInbox = field(default_factory=StepInbox)
     """What a person types to the running step (:mod:`core.steering`); a backend opens it
     while it can deliver at its next turn boundary."""

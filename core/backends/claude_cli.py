@@ -59,7 +59,7 @@ from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object
 from core.backends.cli_paths import protected_refusal
 from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
-from core.events import Event, Log
+from core.events import Event, Log, StepFinished
 from core.process_tree import stop_tree
 
 INSTALL_HINT = (
@@ -128,6 +128,9 @@ def build_command(executable: str, ctx: StepContext) -> list[str]:
     argv += permission_args(ctx.approvals, policy)
     if ctx.model:
         argv += ["--model", ctx.model]
+    if ctx.continues is not None and ctx.continues.session:
+        # Continue: a fork of the finished session, which itself stays as it was.
+        argv += ["--resume", ctx.continues.session, "--fork-session"]
     if ctx.agent.declared_tools is not None:
         denied = denied_tools(ctx.approvals, policy)
         offered = [t for t in claude_tools(ctx.agent.declared_tools) if t not in denied]
@@ -244,6 +247,8 @@ class _Session:
         await self.close()
         stderr = self.stderr_tail.decode("utf-8", errors="replace")
         for event in self.parser.finish(self.proc.returncode, stderr, cancelled=self.interrupted):
+            if isinstance(event, StepFinished):  # the session, so Continue can resume it
+                event = event.model_copy(update={"session": self.parser.session_id})
             yield event
 
     async def _send_user_message(self, text: str) -> None:

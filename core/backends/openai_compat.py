@@ -139,6 +139,8 @@ class OpenAICompatBackend:
         system_prompt = ctx.agent.system_prompt + (spec.instructions() if spec else "")
         if system_prompt.strip():
             messages.append({"role": "system", "content": scrub(system_prompt)})
+        if ctx.continues is not None:  # Continue: the finished conversation, then the follow-up
+            messages.extend(dict(message) for message in ctx.continues.messages)
         messages.append({"role": "user", "content": scrub(ctx.task)})
         request: dict[str, Any] = {
             "model": model,
