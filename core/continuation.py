@@ -31,6 +31,7 @@ from core.errors import RunError
 from core.events import (
     Event,
     Lineage,
+    MessagesDelivered,
     Retry,
     RunStarted,
     StepFinished,
@@ -121,16 +122,17 @@ def conversation(events: list[Event], step: int) -> list[dict[str, Any]]:
     events as Chat Completions messages.
 
     The loop yields a response's text, then its ``usage``, then runs its tool calls; a
-    ``retry`` drops the text of the failed attempt; a person's messages are delivered after
-    the tool results, before the next request. So each ``usage`` closes an assistant message,
-    the calls after it belong to that message, and their results and the person's messages
-    follow it.
+    ``retry`` drops the text of the failed attempt. So each ``usage`` closes an assistant
+    message, the calls after it belong to that message, and their results follow it.
+
+    A person's message is recorded when it was said (``user_message``) and joins the
+    conversation where the loop says it delivered it (``messages_delivered``, before a
+    request, after the tool results).
     """
     messages: list[dict[str, Any]] = []
     text = ""
     assistant: dict[str, Any] | None = None
-    after: list[dict[str, Any]] = []  # tool results, then the person's messages
-    said: list[dict[str, Any]] = []
+    said: list[dict[str, Any]] = []  # not delivered yet
     for event in events:
         if event.step != step:
             continue
@@ -141,8 +143,6 @@ def conversation(events: list[Event], step: int) -> list[dict[str, Any]]:
         elif isinstance(event, Retry):
             text = ""
         elif isinstance(event, Usage):
-            messages.extend(after + said)
-            after, said = [], []
             assistant = {"role": "assistant", "content": text}
             messages.append(assistant)
             text = ""
@@ -153,7 +153,12 @@ def conversation(events: list[Event], step: int) -> list[dict[str, Any]]:
                 {"id": event.call_id, "type": "function", "function": call}
             )
         elif isinstance(event, ToolCallFinished):
-            after.append({"role": "tool", "tool_call_id": event.call_id, "content": event.result})
+            messages.append(
+                {"role": "tool", "tool_call_id": event.call_id, "content": event.result}
+            )
         elif isinstance(event, UserMessage) and event.delivery == "steer":
             said.append({"role": "user", "content": event.text})
-    return messages + after + said
+        elif isinstance(event, MessagesDelivered):
+            messages.extend(said[: event.count])
+            del said[: event.count]
+    return messages

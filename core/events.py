@@ -299,6 +299,15 @@ class UserMessage(_Event):
     step that continues a finished step's conversation."""
 
 
+class MessagesDelivered(_Event):
+    """Baton's own loop added the step's ``count`` oldest undelivered messages to the
+    conversation here, just before a request: where they sit in it, so Continue rebuilds the
+    conversation exactly (:mod:`core.continuation`). Not shown; the CLIs need none."""
+
+    type: Literal["messages_delivered"] = "messages_delivered"
+    count: int
+
+
 class Log(_Event):
     """Something worth keeping that is not part of the conversation: a backend's stderr, a
     line a parser could not read, a diagnostic."""
@@ -323,6 +332,7 @@ Event = Annotated[
     | StepFinished
     | RunFinished
     | UserMessage
+    | MessagesDelivered
     | Log,
     Field(discriminator="type"),
 ]

@@ -44,6 +44,10 @@ class Continuation:
     """A CLI's own record of it: Claude Code's session id (resumed as a fork)."""
 
 
+CONTINUABLE_BACKENDS = frozenset({"openai", "claude"})
+"""Backends whose finished steps can be continued (:mod:`core.continuation`)."""
+
+
 class SteerError(Exception):
     """The message cannot be delivered; the text says why, in words for the person."""
 

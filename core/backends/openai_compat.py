@@ -59,6 +59,7 @@ from core.backends.tool_calls import ToolOutcome, run_tool_call
 from core.budget import BudgetReached
 from core.events import (
     Event,
+    MessagesDelivered,
     Retry,
     StepFinished,
     TextDelta,
@@ -180,8 +181,10 @@ class OpenAICompatBackend:
                         except BudgetReached as reached:
                             raise _StepFailure(str(reached)) from None
                     # A person's messages: after the tool results, before the request.
-                    for text in ctx.inbox.take():
-                        messages.append({"role": "user", "content": scrub(text)})
+                    said = ctx.inbox.take()
+                    if said:
+                        messages.extend({"role": "user", "content": scrub(t)} for t in said)
+                        yield ctx.make(MessagesDelivered, count=len(said))
                     turn = _Turn()
                     requesting = self._request(ctx, client, url, headers, request, turn)
                     async with aclosing(requesting) as events:

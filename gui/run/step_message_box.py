@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.run_state import StepState
-from core.steering import TALKING_BACKENDS
+from core.steering import CONTINUABLE_BACKENDS, TALKING_BACKENDS
 from gui.run.run_status import status_color
 
 BoxMode = Literal["steer", "continue"]
@@ -40,10 +40,12 @@ CANNOT_TALK = "This step's backend cannot take messages."
 def box_mode(step: StepState, *, run_running: bool) -> BoxMode | None:
     """What the box under ``step`` is for, or None when it has no box: a running step takes
     messages; a finished one (in a run that ended) can be continued, unless it was copied
-    from another run or its backend is unknown (an imported transcript)."""
+    from another run or its backend cannot continue a conversation (pi, an imported
+    transcript)."""
     if run_running and step.phase in ("running", "waiting"):
         return "steer"
-    if not run_running and step.phase == "ok" and not step.reused_from and step.backend:
+    finished = not run_running and step.phase == "ok" and not step.reused_from
+    if finished and step.backend in CONTINUABLE_BACKENDS:
         return "continue"
     return None
 

@@ -1,5 +1,6 @@
-"""The message box under a running step: a person types, presses Enter, sees the message in
-the step's stream, and the agent gets it in its very next request."""
+"""The message box under a step: a person types to the running step, presses Enter, sees the
+message in the step's stream, and the agent gets it in its very next request; once the step
+finished, the same box continues its conversation as a new, linked run."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import threading
 from collections.abc import Callable
 
 import pytest
-from launching import RUN_TIMEOUT_MS, wait_until_finished
+from launching import RUN_TIMEOUT_MS, wait_for_session, wait_until_finished
 from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -69,6 +70,23 @@ def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
     pane = session.view.pane(0)
     assert pane.message_box.mode == "continue"  # finished: the box continues it instead
     assert pane.message_box.button.text() == "Continue"
+
+    llm_server.queue(Reply.answer("Three test files."))
+    qtbot.keyClicks(pane.message_box.editor, "How many?")
+    qtbot.keyClick(pane.message_box.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    continued = wait_for_session(qtbot, window, count=2)
+    assert wait_until_finished(qtbot, continued) == "ok"
+    third = llm_server.requests[2]
+    assert third.messages[-4:] == [  # the message said while the answer streamed, after it
+        {"role": "assistant", "content": "Looking around…"},
+        {"role": "user", "content": MESSAGE},
+        {"role": "assistant", "content": "Tests only."},
+        {"role": "user", "content": "How many?"},
+    ]
+    new_pane = continued.view.pane(0)
+    qtbot.waitUntil(lambda: shown_messages(new_pane) == ["➤  You: How many?"])
+    origin = f"continues run {session.run_id}, step 1"
+    assert continued.view.header.origin.text() == f"·  {origin}"
 
 
 def test_shift_enter_is_a_new_line_and_a_refusal_is_shown(
