@@ -10,6 +10,7 @@ answers. Where the CLIs are: ``tests/real_clis.py`` (skipped without them, faile
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,11 @@ from llm_server import LLMServer, Reply
 
 from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.continuation import continue_request
 from core.events import Event, Log, StepFinished, ToolCallFinished, UserMessage
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
+from core.runs import load_run, run_file
 from core.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -153,3 +156,40 @@ async def test_claude_code_gets_the_message_in_its_very_next_request(
     assert STEER in said  # … and the message is in the same, very next request
     assert STEER not in str(first.body["messages"])
     check_events(events)
+
+
+async def test_claude_code_continues_a_fork_of_the_finished_session(
+    real_claude: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    executable, work = real_claude
+    worker = AgentDefinition(name="worker", description="w", system_prompt="W")
+    settings = Settings(claude_path=str(executable))
+
+    async def run(request: RunRequest) -> Runner:
+        runner = Runner(request, settings=settings, agents=AgentCatalog(agents=[worker]))
+        await asyncio.wait_for(runner.run(), 120)
+        return runner
+
+    with AnthropicServer([reply("The word is marigold."), reply("souci")]) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        first = await run(
+            RunRequest(
+                mode="single", steps=[StepSpec("worker", "Find it")], cwd=work, backend="claude"
+            )
+        )
+        events = load_run(run_file(first.run_id))
+        (finished,) = [e for e in events if isinstance(e, StepFinished)]
+        assert finished.status == "ok" and finished.session
+        second = await run(continue_request(events, 0, "And in French?"))
+        requests = server.main_requests
+
+    assert second.result is not None and second.result.status == "ok"
+    assert len(requests) == 2
+    history = json.dumps(requests[1].body["messages"])
+    said = [history.index(text) for text in ("Find it", "marigold", "And in French?")]
+    assert said == sorted(said)  # the finished conversation, then the follow-up
+    assert "And in French?" in _texts(requests[1].body["messages"][-1])
+    continued = load_run(run_file(second.run_id))
+    (step,) = [e for e in continued if isinstance(e, StepFinished)]
+    assert step.output == "souci"
+    assert step.session and step.session != finished.session  # a fork, the old one kept
