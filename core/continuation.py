@@ -16,8 +16,8 @@ How the conversation goes on, per backend:
   saved, so this needs nothing else, and it is redacted as the run file is.
 * Claude Code: ``--resume <session> --fork-session``: the CLI's own session, recorded in the
   step's ``step_finished.session``, forked so the finished step's session stays as it was.
-* pi runs with ``--no-session`` (nothing of a step is kept outside the run file), so a pi
-  step cannot be continued yet; the request is refused with that reason.
+* pi: ``--fork <session file>``, the step's session (pi keeps it in Baton's private data
+  folder, named in ``step_finished.session``), forked the same way.
 """
 
 from __future__ import annotations
@@ -74,9 +74,10 @@ def continue_request(
         raise RunError(f"{where} was copied from run {begun.reused_from}; continue that one")
     if not text.strip():
         raise RunError("the follow-up is empty")
-    if begun.backend == "claude":
+    if begun.backend in ("claude", "pi"):
+        name = "Claude Code" if begun.backend == "claude" else "pi"
         if not ended.session:
-            raise RunError(f"{where} has no recorded Claude Code session to continue")
+            raise RunError(f"{where} has no recorded {name} session to continue")
         continues = Continuation(started.run_id, step, session=ended.session)
     elif begun.backend == "openai":
         messages = tuple(_history(events, step, load))
@@ -84,7 +85,7 @@ def continue_request(
     else:
         raise RunError(
             f"{where} ran on {begun.backend or 'an unknown backend'}, whose steps cannot be "
-            "continued (pi runs without a saved session)"
+            "continued"
         )
     spec = StepSpec(
         agent=begun.agent, task=text.strip(), cwd=begun.cwd, model=begun.model, continues=continues

@@ -275,7 +275,8 @@ class StepFinished(_Event):
     reused_from: str | None = None
     """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
     session: str | None = None
-    """The CLI's id of the conversation (Claude Code's session id), so it can be continued."""
+    """The CLI's record of the conversation (Claude Code's session id, pi's session file), so
+    it can be continued."""
 
 
 class RunFinished(_Event):

@@ -41,10 +41,10 @@ class Continuation:
     """Baton's own loop: that conversation after its system prompt, as Chat Completions
     messages rebuilt from the run file (so redacted as the run file is)."""
     session: str | None = None
-    """A CLI's own record of it: Claude Code's session id (resumed as a fork)."""
+    """A CLI's own record of it: Claude Code's session id, pi's session file (forked)."""
 
 
-CONTINUABLE_BACKENDS = frozenset({"openai", "claude"})
+CONTINUABLE_BACKENDS = frozenset({"openai", "pi", "claude"})
 """Backends whose finished steps can be continued (:mod:`core.continuation`)."""
 
 

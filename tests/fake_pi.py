@@ -39,8 +39,9 @@ exists. Without an ``exit`` step the fake exits 0 after the last step (``--mode 
 
 With ``--mode rpc`` it speaks pi's RPC protocol on stdin/stdout like the real pi: it answers
 ``get_commands`` (listing ``baton-gate`` when ``-e`` loads Baton's ``baton-gate.js``),
-``get_state`` (idle), ``prompt`` and ``steer`` (queued: a ``queue_update`` listing it, then the
-response, as pi 0.73.1 and 1.x answer), plays the steps only once the prompt came, and exits 0
+``get_state`` (idle; with ``--session-dir`` the ``sessionFile`` pi would write there),
+``prompt`` and ``steer`` (queued: a ``queue_update`` listing it, then the response, as pi
+0.73.1 and 1.x answer), plays the steps only once the prompt came, and exits 0
 when stdin ends (also mid-script, as pi shuts down at end of input).
 """
 
@@ -136,6 +137,10 @@ class Rpc:
         self.record = record
         gate = argv[argv.index("-e") + 1] if "-e" in argv else ""
         self.gate_loaded = gate.endswith("baton-gate.js") and Path(gate).is_file()
+        self.session_file: str | None = None
+        if "--session-dir" in argv:  # where pi would keep this session
+            folder = argv[argv.index("--session-dir") + 1]
+            self.session_file = str(Path(folder) / f"fake-{os.getpid()}.jsonl")
         threading.Thread(target=self._read, daemon=True).start()
 
     def write(self, data: dict[str, Any]) -> None:
@@ -164,6 +169,8 @@ class Rpc:
                 self.write({**reply, "success": True, "data": {"commands": gate}})
             elif kind == "get_state":
                 state = {"isStreaming": False, "isCompacting": False}
+                if self.session_file is not None:
+                    state["sessionFile"] = self.session_file
                 self.write({**reply, "success": True, "data": state})
             elif kind == "prompt" and self.refusal:
                 self.write({**reply, "success": False, "error": self.refusal})

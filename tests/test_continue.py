@@ -129,10 +129,15 @@ async def test_what_cannot_be_continued_says_why(llm_server: LLMServer, tmp_path
         continue_request(events, 1, "go on")
     with pytest.raises(RunError, match="the follow-up is empty"):
         continue_request(events, 0, "   ")
+    imported = [
+        e.model_copy(update={"backend": ""}) if isinstance(e, StepStarted) else e for e in events
+    ]
+    with pytest.raises(RunError, match="ran on an unknown backend, whose steps cannot be"):
+        continue_request(imported, 0, "go on")
     on_pi = [
         e.model_copy(update={"backend": "pi"}) if isinstance(e, StepStarted) else e for e in events
     ]
-    with pytest.raises(RunError, match="ran on pi, whose steps cannot be continued"):
+    with pytest.raises(RunError, match="no recorded pi session"):
         continue_request(on_pi, 0, "go on")
     on_claude = [
         e.model_copy(update={"backend": "claude"}) if isinstance(e, StepStarted) else e

@@ -193,3 +193,39 @@ async def test_claude_code_continues_a_fork_of_the_finished_session(
     (step,) = [e for e in continued if isinstance(e, StepFinished)]
     assert step.output == "souci"
     assert step.session and step.session != finished.session  # a fork, the old one kept
+
+
+async def test_pi_continues_a_fork_of_the_finished_session(
+    real_pi: tuple[Path, Path], llm_server: LLMServer
+) -> None:
+    executable, work = real_pi
+    worker = AgentDefinition(name="worker", description="w", tools=("read",), system_prompt="W")
+    settings = Settings(pi_path=str(executable))
+
+    async def run(request: RunRequest) -> Runner:
+        runner = Runner(request, settings=settings, agents=AgentCatalog(agents=[worker]))
+        await asyncio.wait_for(runner.run(), 120)
+        return runner
+
+    llm_server.queue(Reply.answer("The word is marigold."), Reply.answer("souci"))
+    first = await run(
+        RunRequest(mode="single", steps=[StepSpec("worker", "Find it")], cwd=work, backend="pi")
+    )
+    events = load_run(run_file(first.run_id))
+    (finished,) = [e for e in events if isinstance(e, StepFinished)]
+    assert finished.status == "ok" and finished.session
+    saved_session = Path(finished.session)
+    before = saved_session.read_bytes()  # noqa: ASYNC240 (a small file, in a test)
+    second = await run(continue_request(events, 0, "And in French?"))
+
+    assert second.result is not None and second.result.status == "ok"
+    assert len(llm_server.requests) == 2
+    said = [(m["role"], str(m["content"])) for m in llm_server.requests[1].messages[1:]]
+    assert said[0] == ("user", str([{"type": "text", "text": "Task: Find it"}]))
+    assert said[1] == ("assistant", "The word is marigold.")
+    assert said[2] == ("user", str([{"type": "text", "text": "And in French?"}]))
+    continued = load_run(run_file(second.run_id))
+    (step,) = [e for e in continued if isinstance(e, StepFinished)]
+    assert step.output == "souci"
+    assert step.session and step.session != finished.session  # a fork
+    assert saved_session.read_bytes() == before  # noqa: ASYNC240 (the finished one is kept)

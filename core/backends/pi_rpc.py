@@ -71,6 +71,8 @@ class PiRpcSession:
         self._close_input = close_input
         self.failure: str | None = None
         """Why the step failed before or outside pi's events (gate missing, prompt refused)."""
+        self.session_file: str | None = None
+        """pi's session file for this step (from ``get_state``), for Continue."""
         self.done = False
         self._settle_id: str | None = None
         self._settle_count = 0
@@ -129,9 +131,13 @@ class PiRpcSession:
             names = {c.get("name") for c in commands or () if isinstance(c, dict)}
             if GATE_COMMAND in names:
                 message = {"type": "prompt", "id": "baton-prompt", "message": self._task_text}
+                self._spawn(self._send({"type": "get_state", "id": "baton-session"}))
                 self._spawn(self._send(message))
             else:
                 self._fail(NOT_LOADED)
+        elif request_id == "baton-session":
+            path = (data.get("data") or {}).get("sessionFile")
+            self.session_file = path if isinstance(path, str) and path else None
         elif request_id == "baton-prompt" and data.get("success") is False:
             self._fail(f"pi refused the task: {data.get('error') or 'no reason given'}")
         elif str(request_id).startswith("baton-steer-") and data.get("success") is False:
