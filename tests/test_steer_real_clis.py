@@ -4,8 +4,11 @@ servers: the message is in the very next model request and no tool call is abort
 The message is sent while the step's only tool call waits for its approval, so it is
 certainly "during a tool call" without any timing: the CLI holds the call until Baton
 answers. Where the CLIs are: ``tests/real_clis.py`` (skipped without them, failed under
-``CI=true``).
+``CI=true``); they are set up against the scripted servers by the integration tests' own
+fixtures, imported here (ruff takes a fixture parameter for a redefinition: F811 is off).
 """
+
+# ruff: noqa: F811
 
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import real_clis
 from anthropic_server import AnthropicServer, ToolUse, reply, tool_result_text
 from llm_server import LLMServer, Reply
+from test_claude_integration import offline_claude, server  # noqa: F401 (fixtures)
+from test_pi_integration import real_pi  # noqa: F401 (a fixture)
 
 from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalRequest
@@ -76,17 +80,6 @@ def check_events(events: list[Event]) -> StepFinished:
     return finished
 
 
-@pytest.fixture(params=real_clis.PI_CLIS, ids=lambda cli: cli.name)
-def real_pi(
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    llm_server: LLMServer,
-    monkeypatch: pytest.MonkeyPatch,
-) -> tuple[Path, Path]:
-    executable = real_clis.find(request.param, monkeypatch)
-    return executable, real_clis.configure_pi(tmp_path, llm_server, monkeypatch)
-
-
 async def test_pi_gets_the_message_in_its_very_next_request(
     real_pi: tuple[Path, Path], llm_server: LLMServer
 ) -> None:
@@ -106,23 +99,6 @@ async def test_pi_gets_the_message_in_its_very_next_request(
     assert check_events(events).output == "marigold, yellow"
 
 
-@pytest.fixture(params=real_clis.CLAUDE_CLIS, ids=lambda cli: cli.name)
-def real_claude(
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-) -> tuple[Path, Path]:
-    executable = real_clis.find(request.param, monkeypatch)
-    for name in ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY"):
-        monkeypatch.setenv(name, "1")
-    monkeypatch.setenv("DISABLE_AUTOUPDATER", "1")
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "notes.txt").write_text("The launch code word is: marigold.\n", encoding="utf-8")
-    return executable, work
-
-
 def _texts(message: dict[str, Any]) -> str:
     """Everything a user message of the Messages API says, tool results included."""
     content = message.get("content")
@@ -135,17 +111,23 @@ def _texts(message: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+@pytest.fixture
+def claude_work(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("The launch code word is: marigold.\n", encoding="utf-8")
+    return work
+
+
 async def test_claude_code_gets_the_message_in_its_very_next_request(
-    real_claude: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    offline_claude: Path, server: AnthropicServer, claude_work: Path
 ) -> None:
-    executable, work = real_claude
     bash = ToolUse("Bash", {"command": "cat notes.txt", "description": "Read the notes"})
-    with AnthropicServer([reply("Reading.", bash), reply("marigold, yellow")]) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        settings = Settings(claude_path=str(executable), policy={"bash": "ask"})
-        runner, events = steering_runner("claude", work, settings, "bash", "Bash")
-        result = await asyncio.wait_for(runner.run(), 120)
-        requests = server.main_requests
+    server.script = [reply("Reading.", bash), reply("marigold, yellow")]
+    settings = Settings(claude_path=str(offline_claude), policy={"bash": "ask"})
+    runner, events = steering_runner("claude", claude_work, settings, "bash", "Bash")
+    result = await asyncio.wait_for(runner.run(), 120)
+    requests = server.main_requests
 
     assert result.status == "ok", events
     first, second = requests[:2]
@@ -159,29 +141,27 @@ async def test_claude_code_gets_the_message_in_its_very_next_request(
 
 
 async def test_claude_code_continues_a_fork_of_the_finished_session(
-    real_claude: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+    offline_claude: Path, server: AnthropicServer, claude_work: Path
 ) -> None:
-    executable, work = real_claude
     worker = AgentDefinition(name="worker", description="w", system_prompt="W")
-    settings = Settings(claude_path=str(executable))
+    settings = Settings(claude_path=str(offline_claude))
 
     async def run(request: RunRequest) -> Runner:
         runner = Runner(request, settings=settings, agents=AgentCatalog(agents=[worker]))
         await asyncio.wait_for(runner.run(), 120)
         return runner
 
-    with AnthropicServer([reply("The word is marigold."), reply("souci")]) as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        first = await run(
-            RunRequest(
-                mode="single", steps=[StepSpec("worker", "Find it")], cwd=work, backend="claude"
-            )
+    server.script = [reply("The word is marigold."), reply("souci")]
+    first = await run(
+        RunRequest(
+            mode="single", steps=[StepSpec("worker", "Find it")], cwd=claude_work, backend="claude"
         )
-        events = load_run(run_file(first.run_id))
-        (finished,) = [e for e in events if isinstance(e, StepFinished)]
-        assert finished.status == "ok" and finished.session
-        second = await run(continue_request(events, 0, "And in French?"))
-        requests = server.main_requests
+    )
+    events = load_run(run_file(first.run_id))
+    (finished,) = [e for e in events if isinstance(e, StepFinished)]
+    assert finished.status == "ok" and finished.session
+    second = await run(continue_request(events, 0, "And in French?"))
+    requests = server.main_requests
 
     assert second.result is not None and second.result.status == "ok"
     assert len(requests) == 2

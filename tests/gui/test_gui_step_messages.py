@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from core.run_request import RunRequest, StepSpec
 from core.settings import save_settings
+from gui.run.run_controller import RunSession
 from gui.run.step_items import NoticeItem
 from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow
@@ -31,13 +32,10 @@ def shown_messages(pane: StepPane) -> list[str]:
     ]
 
 
-def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
-    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
-) -> None:
-    save_settings(llm_server.settings())
-    release = threading.Event()
-    llm_server.queue(Reply.answer("Looking around…", hold=release), Reply.answer("Tests only."))
-    window = make_window()
+def start_held_run(qtbot: QtBot, window: MainWindow, server: LLMServer) -> RunSession:
+    """A one-step run launched from ``window``, its first request sent and held by the
+    server: the step is running and its message box shown."""
+    save_settings(server.settings())
     request = RunRequest(
         mode="single", steps=[StepSpec("scout", "find")], cwd=window.working_folder
     )
@@ -45,10 +43,20 @@ def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
     qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
     session = task.result()
     assert session is not None
-    qtbot.waitUntil(lambda: len(llm_server.requests) == 1, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: len(server.requests) == 1, timeout=RUN_TIMEOUT_MS)
     qtbot.waitUntil(lambda: len(session.view.panes()) == 1)
+    qtbot.waitUntil(session.view.pane(0).message_box.isVisible)
+    return session
+
+
+def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
+) -> None:
+    release = threading.Event()
+    llm_server.queue(Reply.answer("Looking around…", hold=release), Reply.answer("Tests only."))
+    window = make_window()
+    session = start_held_run(qtbot, window, llm_server)
     box = session.view.pane(0).message_box
-    qtbot.waitUntil(box.isVisible)
     assert box.mode == "steer" and box.button.text() == "Send"
     assert not box.button.isEnabled()  # nothing typed yet
 
@@ -92,21 +100,10 @@ def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
 def test_shift_enter_is_a_new_line_and_a_refusal_is_shown(
     qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
 ) -> None:
-    save_settings(llm_server.settings())
     release = threading.Event()
     llm_server.queue(Reply.answer("Working", hold=release))
-    window = make_window()
-    request = RunRequest(
-        mode="single", steps=[StepSpec("scout", "find")], cwd=window.working_folder
-    )
-    task = asyncio.ensure_future(window.run_controller.launch(request, "ask", window))
-    qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
-    session = task.result()
-    assert session is not None
-    qtbot.waitUntil(lambda: len(llm_server.requests) == 1, timeout=RUN_TIMEOUT_MS)
-    qtbot.waitUntil(lambda: len(session.view.panes()) == 1)
+    session = start_held_run(qtbot, make_window(), llm_server)
     box = session.view.pane(0).message_box
-    qtbot.waitUntil(box.isVisible)
     qtbot.keyClicks(box.editor, "one")
     qtbot.keyClick(box.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClicks(box.editor, "two")
