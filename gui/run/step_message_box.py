@@ -83,7 +83,7 @@ class StepMessageBox(QWidget):
         row.addWidget(self.editor, 1)
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(30, 6, 0, 0)
+        layout.setContentsMargins(0, 6, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(row)
         layout.addWidget(self.problem)

@@ -186,8 +186,9 @@ class StepPane(HeaderToggleMixin, QFrame):
         layout.addWidget(self.summary)
         layout.addWidget(self.body)
         self.message_box = StepMessageBox()
-        """Talk to the running step, or continue the finished one (the run view wires it)."""
-        layout.addWidget(self.message_box)
+        """Talk to the running step, or continue the finished one (the run view wires it);
+        under the items, so a folded pane hides it too."""
+        self._body_layout.addWidget(self.message_box)
         self.sync(step, run_running=run_running)
 
     # ---------------------------------------------------------------- public API
@@ -392,7 +393,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.issues.setVisible(True)
         if self.review is None:
             self.review = ReviewTable()
-            self._body_layout.addWidget(self.review)
+            self._body_layout.insertWidget(self._body_layout.indexOf(self.message_box), self.review)
             self.review.set_result(result)
 
     def _show_earlier(self) -> None:
