@@ -13,7 +13,8 @@ from llm_server import LLMServer, Reply
 
 from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalRequest
-from core.events import Event, StepFinished, ToolCallFinished, UserMessage
+from core.events import Event, StepFinished, TextDelta, ToolCallFinished, UserMessage
+from core.redaction import Redactor, StreamRedactor
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
 from core.steering import SteerError, StepInbox
@@ -121,6 +122,17 @@ async def test_an_empty_message_is_refused(llm_server: LLMServer, work: Path) ->
     await runner.run()
     assert refused == ["the message is empty"]
     assert all(m["content"] for m in llm_server.requests[1].messages if m["role"] == "user")
+
+
+def test_a_message_ends_the_text_block_before_it_in_the_run_file() -> None:
+    """A text tail held back by the redactor (it might start a secret) comes out before the
+    message, where it was written, not after it."""
+    streaming = StreamRedactor(Redactor(["sk-live-4f9a8b7c6d5e4f3a2b1c"]))
+    assert streaming.feed(TextDelta(run_id="r", step=0, text="Reading sk-live")) == [
+        TextDelta(run_id="r", step=0, text="Reading ")
+    ]
+    said = UserMessage(run_id="r", step=0, text="stop")
+    assert streaming.feed(said) == [TextDelta(run_id="r", step=0, text="sk-live"), said]
 
 
 async def test_the_inbox_says_why_it_is_closed() -> None:
