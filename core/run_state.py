@@ -41,6 +41,7 @@ from core.events import (
     ToolCallStarted,
     Usage,
     UsageStats,
+    UserMessage,
 )
 from core.run_names import RunOrigin
 from core.text_buffer import TextBuffer
@@ -121,9 +122,10 @@ def _delegation(arguments: dict[str, object]) -> str:
 
 @dataclass
 class Notice:
-    """A retry, an approval or a log line shown inline in the step's stream."""
+    """A retry, an approval, a log line or what a person said to the step, shown inline in
+    the step's stream."""
 
-    kind: Literal["retry", "approval", "budget", "log"]
+    kind: Literal["retry", "approval", "budget", "log", "message"]
     text: str
     level: str = "info"
 
@@ -359,6 +361,8 @@ def _apply_to_step(step: StepState, event: Event) -> None:
             if (call := step.tool_call(request.call_id)) is not None:
                 call.awaiting_approval = False
         step.approval_requests.clear()
+    elif isinstance(event, UserMessage):
+        step.items.append(Notice("message", event.text))
     elif isinstance(event, Log) and event.level != "debug":
         # Debug lines (events a backend recognised but does not map, say) stay in the run
         # file for diagnosis; a person watching the run does not need them.
