@@ -1,8 +1,9 @@
 """Checkpoints: the whole working folder recorded before and after each step, as git commits
 the user never sees.
 
-A snapshot is ``git add -A`` into a *temporary* index (a copy of the user's, so only files whose
-stat data changed are hashed again), ``git write-tree``, ``git commit-tree`` and ``git
+A snapshot is ``git add -A`` into a *temporary* index (a copy of Baton's own index of the
+folder, kept in its data folder, so only files whose stat data changed are hashed again; the
+first is seeded from the user's index), ``git write-tree``, ``git commit-tree`` and ``git
 update-ref`` of a private ref, ``refs/baton/<run>/<step>/{before,after}`` (steps counted from 1).
 That covers tracked changes, new files (``.gitignore`` honoured) and whatever ``bash`` changed,
 and leaves the user's branch, index, stash and reflogs exactly as they were: no porcelain
@@ -58,6 +59,13 @@ class Workspace:
         if index is not None:
             env["GIT_INDEX_FILE"] = str(index)
         return env
+
+    def stat_cache(self) -> Path:
+        """Baton's own index of this folder, kept between snapshots in its data folder, so a
+        snapshot hashes only files whose stat data changed since the last one (seeded from the
+        user's index the first time; the user's is never written)."""
+        digest = hashlib.sha256(f"{self.git_dir}\0{self.work_tree}".encode()).hexdigest()[:20]
+        return paths.data_dir() / "checkpoints" / "indexes" / digest
 
     async def git(
         self,
@@ -141,15 +149,18 @@ async def _check_size(workspace: Workspace, limit_mb: int) -> None:
 async def snapshot(workspace: Workspace, ref: str, message: str) -> Checkpoint:
     """Record the folder as it is now under ``ref`` (a full ref name)."""
     options = await guarded_options(workspace.work_tree, workspace.env())
-    seed = workspace.git_dir / ("baton-index" if workspace.shadow else "index")
+    cache = workspace.stat_cache()
+    user_index = workspace.git_dir / "index"
     with tempfile.TemporaryDirectory(prefix="baton-checkpoint-") as temp:
         index = Path(temp) / "index"
-        if seed.is_file():
-            shutil.copyfile(seed, index)
+        for seed in (cache, user_index):
+            if seed.is_file():
+                shutil.copyfile(seed, index)
+                break
         await workspace.git("add", "-A", "--", ".", index=index, options=options)
         tree = (await workspace.git("write-tree", index=index, options=options)).strip()
-        if workspace.shadow:
-            os.replace(index, seed)  # the shadow's own stat cache, for the next snapshot
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(index, cache)
     head = None if workspace.shadow else await _head(workspace, options)
     parents = ["-p", head] if head else []
     commit = (
