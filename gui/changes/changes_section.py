@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from core.events import StepChanges
 from gui.changes import actions
-from gui.changes.labels import file_label, totals_text
+from gui.changes.labels import change_label, totals_text
 from gui.changes.run_changes import open_run_changes
 from gui.theme import secondary_text
 
@@ -66,9 +66,7 @@ class ChangesSection(QWidget):
         self.file_buttons = []
         link = self.palette().color(self.palette().ColorRole.Link).name()
         for change in changes.files[:MAX_ROWS]:
-            mark = {"added": "new", "deleted": "deleted"}.get(change.status, "")
-            text = file_label(change.path, change.added, change.removed)
-            button = QPushButton(f"{text}  {mark}".rstrip())
+            button = QPushButton(change_label(change))
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
             button.setStyleSheet(f"color: {link}; text-align: left; padding: 1px 4px;")

@@ -95,7 +95,7 @@ class DiffViewer(QDialog):
         split = QSplitter()
         split.addWidget(self.file_list)
         split.addWidget(right)
-        split.setSizes([280, 820])
+        split.setSizes([240, 860])
         layout = QVBoxLayout(self)
         layout.addWidget(split)
 

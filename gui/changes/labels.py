@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.events import StepChanges
+from core.events import FileChange, StepChanges
 
 
 def file_label(path: str, added: int | None, removed: int | None) -> str:
@@ -10,6 +10,12 @@ def file_label(path: str, added: int | None, removed: int | None) -> str:
     if added is None or removed is None:
         return f"{path}  binary"
     return f"{path}  +{added} −{removed}"
+
+
+def change_label(change: FileChange) -> str:
+    """``docs/new.md  +1 −0  new``: the file line of the Changes section and view."""
+    mark = {"added": "  new", "deleted": "  deleted"}.get(change.status, "")
+    return file_label(change.path, change.added, change.removed) + mark
 
 
 def totals_text(changes: StepChanges) -> str:

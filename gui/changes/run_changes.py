@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from core.events import Event, RunStarted, StepChanges
 from core.restore import RestoreError, checkpoints_of
 from gui.changes import actions
-from gui.changes.labels import file_label, totals_text
+from gui.changes.labels import change_label, totals_text
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -80,9 +80,7 @@ class RunChangesDialog(QDialog):
         item = QTreeWidgetItem([title])
         item.setData(0, STEP_ROLE, changes.step if changes.kind == "step" else None)
         for change in changes.files:
-            child = QTreeWidgetItem(
-                [f"{change.status:<8} {file_label(change.path, change.added, change.removed)}"]
-            )
+            child = QTreeWidgetItem([change_label(change)])
             child.setData(0, STEP_ROLE, changes.step if changes.kind == "step" else None)
             child.setData(0, PATH_ROLE, change.path)
             item.addChild(child)
