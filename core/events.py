@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 RunMode = Literal["single", "parallel", "chain"]
+Isolation = Literal["none", "worktree"]
 StepStatus = Literal["ok", "error", "aborted"]
 RunStatus = Literal["ok", "error", "aborted", "interrupted"]
 """``interrupted``: the process running the run ended first (written when the run is next read,
@@ -120,6 +121,20 @@ class Lineage(BaseModel):
     kind: Literal["resume", "rerun"]
 
 
+class WorktreeInfo(BaseModel):
+    """Where an isolated run worked (kept in its ``run_started`` event)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    """The worktree's top folder."""
+    branch: str
+    base: str
+    """The commit the branch started from."""
+    repo: str
+    """The person's checkout (the repository's main working folder)."""
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -144,6 +159,8 @@ class RunStarted(_Event):
     parent_step: int | None = None
     lineage: Lineage | None = None
     """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
+    worktree: WorktreeInfo | None = None
+    """Set when the run worked in its own git worktree (:mod:`core.worktrees`)."""
 
 
 class StepStarted(_Event):

@@ -34,6 +34,7 @@ Steps never get a tool to start other agents: sub-agents cannot launch sub-agent
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import sqlite3
@@ -64,6 +65,7 @@ from core.events import (
     ToolCallFinished,
     Usage,
     UsageStats,
+    WorktreeInfo,
 )
 from core.handoff import hand_off
 from core.liveness import LivenessLock
@@ -86,6 +88,7 @@ from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
 from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
+from core.worktrees import WorktreeError, create_worktree
 
 MAX_CONCURRENT_STEPS = 4
 
@@ -232,6 +235,7 @@ class Runner:
         """Run to the end and return the ``run_finished`` event (also published)."""
         self.prepare()
         assert self._steps is not None
+        worktree = await self._isolate(self._steps)
         index = self._start_publishing()
         start = RunStarted(
             run_id=self.run_id,
@@ -255,6 +259,7 @@ class Runner:
             parent_run=self._parent.run_id if self._parent else None,
             parent_step=self._parent.step if self._parent else None,
             lineage=self.request.lineage,
+            worktree=worktree,
         )
         if index is not None and self._publisher.sink is not None:
             try:
@@ -273,6 +278,22 @@ class Runner:
             self._finish("error", f"internal error: {bug!r}", index, start)
             raise
         return self._finish(status, error, index, start)
+
+    async def _isolate(self, steps: list[_PreparedStep]) -> WorktreeInfo | None:
+        """Move the run into its own git worktree when it asks for one (core.worktrees);
+        agents and trust were settled in the person's folder, as they asked."""
+        if self.request.isolation != "worktree":
+            return None
+        old = self.request.cwd.resolve()
+        try:
+            info, folder = await create_worktree(old, self.run_id)
+        except WorktreeError as error:
+            raise RunError(str(error)) from None
+        self.request = dataclasses.replace(self.request, cwd=folder)
+        for step in steps:
+            if step.cwd.is_relative_to(old):
+                step.cwd = folder / step.cwd.relative_to(old)
+        return info
 
     # ---------------------------------------------------------------------------- modes
 
