@@ -122,6 +122,27 @@ async def _confirm(plan: RestorePlan, parent: QWidget | None) -> bool:
         dialog.deleteLater()
 
 
+async def confirm(parent: QWidget | None, title: str, text: str, action: str) -> bool:
+    """Ask yes/no without a nested event loop; True when ``action`` was clicked."""
+    no_buttons = QMessageBox.StandardButton.NoButton
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, no_buttons, parent)
+    box.setObjectName("ChangesConfirm")
+    yes = box.addButton(action, QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    def finished(_result: int) -> None:
+        if not future.done():
+            future.set_result(box.clickedButton() is yes)
+
+    box.finished.connect(finished)
+    box.open()
+    try:
+        return await future
+    finally:
+        box.deleteLater()
+
+
 async def restore_step(parent: QWidget | None, run_id: str, step: int) -> StepChanges | None:
     """Plan, confirm, apply and record a restore to before ``step``; None when cancelled or
     impossible (the person was told why)."""
