@@ -29,6 +29,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from core import paths
 from core.events import Event, FileChange, StepChanges
@@ -66,6 +67,29 @@ class Workspace:
         user's index the first time; the user's is never written)."""
         digest = hashlib.sha256(f"{self.git_dir}\0{self.work_tree}".encode()).hexdigest()[:20]
         return paths.data_dir() / "checkpoints" / "indexes" / digest
+
+    def changes(
+        self,
+        run_id: str,
+        step: int,
+        before: str,
+        after: Checkpoint,
+        files: list[FileChange],
+        kind: Literal["step", "restore"] = "step",
+    ) -> StepChanges:
+        """The ``step_changes`` event recording ``before`` → ``after`` here."""
+        return StepChanges(
+            run_id=run_id,
+            step=step,
+            kind=kind,
+            before=before,
+            after=after.commit,
+            head=after.head,
+            git_dir=str(self.git_dir),
+            work_tree=str(self.work_tree),
+            shadow=self.shadow,
+            files=files,
+        )
 
     async def git(
         self,
@@ -259,17 +283,7 @@ class RunCheckpoints:
             files = await changed_files(workspace, before.commit, after.commit)
         except (GitError, OSError) as error:
             return f"no checkpoint after the step: {error}"
-        return StepChanges(
-            run_id=self.run_id,
-            step=step,
-            before=before.commit,
-            after=after.commit,
-            head=after.head,
-            git_dir=str(workspace.git_dir),
-            work_tree=str(workspace.work_tree),
-            shadow=workspace.shadow,
-            files=files,
-        )
+        return workspace.changes(self.run_id, step, before.commit, after, files)
 
     async def _workspace(self, folder: Path) -> Workspace | None:
         if folder not in self._workspaces:

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from git_repos import ALLOW, git, make_repo, three_changes, user_state
+from git_repos import git, isolated_run, make_repo, user_state
 from llm_server import LLMServer
 
 from core.cli import main
@@ -27,18 +27,8 @@ def repo(tmp_path: Path) -> Path:
     return folder
 
 
-async def isolated_run(server: LLMServer, folder: Path) -> tuple[RunStarted, list[Event]]:
-    three_changes(server)
-    events: list[Event] = []
-    request = RunRequest(
-        mode="single",
-        steps=[StepSpec(agent="worker", task="change things")],
-        cwd=folder,
-        isolation="worktree",
-    )
-    runner = Runner(request, settings=server.settings(policy=ALLOW), listeners=[events.append])
-    finished = await runner.run()
-    assert finished.status == "ok", finished.error
+async def started_run(server: LLMServer, folder: Path) -> tuple[RunStarted, list[Event]]:
+    events = await isolated_run(server, folder)
     started = events[0]
     assert isinstance(started, RunStarted) and started.worktree is not None
     return started, events
@@ -57,7 +47,7 @@ async def test_the_run_works_in_its_worktree_and_a_fast_forward_brings_its_work_
 ) -> None:
     before = user_state(repo)
     main_commit = git(repo, "rev-parse", "main")
-    started, events = await isolated_run(llm_server, repo)
+    started, events = await started_run(llm_server, repo)
     info = started.worktree
     assert info is not None
     worktree = Path(info.path)
@@ -87,7 +77,7 @@ async def test_discard_removes_the_worktree_and_the_branch(
     llm_server: LLMServer, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     before = user_state(repo)
-    started, _events = await isolated_run(llm_server, repo)
+    started, _events = await started_run(llm_server, repo)
     info = started.worktree
     assert info is not None and exists(info.path)
     assert git(repo, "for-each-ref", "--format=%(refname)", "refs/heads/baton").split() == [

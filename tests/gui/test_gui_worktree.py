@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from git_repos import ALLOW, git, three_changes
+from git_repos import git, isolated_run
 from launching import (
     click,
     open_launch_dialog,
@@ -22,8 +22,6 @@ from llm_server import LLMServer, Reply
 from pytestqt.qtbot import QtBot
 
 from core.events import Event, RunStarted
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
 from gui.changes.run_changes import RunChangesDialog
@@ -68,19 +66,9 @@ def test_the_launch_dialog_option_runs_in_a_worktree_on_its_own_branch(
 
 
 def _isolated_run(qtbot: QtBot, server: LLMServer, folder: Path) -> list[Event]:
-    three_changes(server)
-    events: list[Event] = []
-    request = RunRequest(
-        mode="single",
-        steps=[StepSpec(agent="worker", task="change things")],
-        cwd=folder,
-        isolation="worktree",
-    )
-    runner = Runner(request, settings=server.settings(policy=ALLOW), listeners=[events.append])
-    task = asyncio.ensure_future(runner.run())
+    task = asyncio.ensure_future(isolated_run(server, folder))
     qtbot.waitUntil(task.done, timeout=15_000)
-    assert task.result().status == "ok"
-    return events
+    return task.result()
 
 
 @pytest.fixture
