@@ -88,7 +88,7 @@ from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
 from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
-from core.worktrees import WorktreeError, create_worktree
+from core.worktrees import WorktreeError, check_repository, create_worktree
 
 MAX_CONCURRENT_STEPS = 4
 
@@ -197,6 +197,8 @@ class Runner:
         agents = self._agents or discover_agents(request.cwd, request.scope)
         self._agents = agents
         self._check_trust(agents)
+        if request.isolation == "worktree":
+            check_repository(request.cwd)
         chosen = [
             self._runnable_agent(agents, number, spec)
             for number, spec in enumerate(request.steps, 1)
@@ -235,7 +237,7 @@ class Runner:
         """Run to the end and return the ``run_finished`` event (also published)."""
         self.prepare()
         assert self._steps is not None
-        worktree = await self._isolate(self._steps)
+        worktree, refused = await self._isolate(self._steps)
         index = self._start_publishing()
         start = RunStarted(
             run_id=self.run_id,
@@ -269,6 +271,8 @@ class Runner:
                 self._release_lock()
                 raise
         self._emit(start)
+        if refused is not None:
+            return self._finish("error", refused, index, start)
         try:
             status, error = await self._run_mode(self._steps)
         except asyncio.CancelledError:
@@ -279,21 +283,22 @@ class Runner:
             raise
         return self._finish(status, error, index, start)
 
-    async def _isolate(self, steps: list[_PreparedStep]) -> WorktreeInfo | None:
+    async def _isolate(self, steps: list[_PreparedStep]) -> tuple[WorktreeInfo | None, str | None]:
         """Move the run into its own git worktree when it asks for one (core.worktrees);
-        agents and trust were settled in the person's folder, as they asked."""
+        agents and trust were settled in the person's folder, as they asked. The second
+        value says why the worktree could not be made (the run then ends with it)."""
         if self.request.isolation != "worktree":
-            return None
+            return None, None
         old = self.request.cwd.resolve()
         try:
             info, folder = await create_worktree(old, self.run_id)
         except WorktreeError as error:
-            raise RunError(str(error)) from None
+            return None, str(error)
         self.request = dataclasses.replace(self.request, cwd=folder)
         for step in steps:
             if step.cwd.is_relative_to(old):
                 step.cwd = folder / step.cwd.relative_to(old)
-        return info
+        return info, None
 
     # ---------------------------------------------------------------------------- modes
 

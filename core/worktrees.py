@@ -22,14 +22,29 @@ from pathlib import Path
 import pathspec
 import platformdirs
 
+from core.errors import RunError
 from core.events import WorktreeInfo
-from core.git_command import GitError, guarded_options, run_git
+from core.git_command import GitError, guarded_options, run_git, run_git_sync
 
 INCLUDE_FILE = ".worktreeinclude"
 
 
 class WorktreeError(Exception):
     """The worktree cannot be made, merged or discarded; the message says why."""
+
+
+NOT_A_REPOSITORY = (
+    "a worktree run needs a git repository with at least one commit; {} is not in one"
+)
+
+
+def check_repository(folder: Path) -> None:
+    """Refuse early (:class:`RunError`, before anything is shown) a folder that cannot have a
+    worktree."""
+    try:
+        run_git_sync(["rev-parse", "--verify", "HEAD^{commit}"], cwd=folder)
+    except (GitError, OSError):
+        raise RunError(NOT_A_REPOSITORY.format(folder)) from None
 
 
 def worktrees_dir() -> Path:
@@ -49,10 +64,7 @@ async def create_worktree(folder: Path, run_id: str) -> tuple[WorktreeInfo, Path
         top = Path(await _git(folder, "rev-parse", "--show-toplevel"))
         base = await _git(top, "rev-parse", "--verify", "HEAD^{commit}")
     except (GitError, OSError):
-        raise WorktreeError(
-            f"a worktree run needs a git repository with at least one commit; {folder} is not "
-            "in one"
-        ) from None
+        raise WorktreeError(NOT_A_REPOSITORY.format(folder)) from None
     branch = f"baton/{run_id}"
     path = worktrees_dir() / f"{top.name}-{run_id}"
     path.parent.mkdir(parents=True, exist_ok=True)
