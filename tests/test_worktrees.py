@@ -104,3 +104,21 @@ async def test_a_worktree_run_outside_git_is_refused_before_anything_runs(
     with pytest.raises(RunError, match="needs a git repository"):
         await Runner(request, settings=llm_server.settings()).run()
     assert llm_server.requests == []
+
+
+async def test_a_worktree_that_cannot_be_made_ends_the_run_with_the_reason(
+    llm_server: LLMServer, repo: Path
+) -> None:
+    git(repo, "branch", "baton/taken")
+    request = RunRequest(
+        mode="single",
+        steps=[StepSpec(agent="worker", task="x")],
+        cwd=repo,
+        isolation="worktree",
+    )
+    runner = Runner(request, settings=llm_server.settings(), run_id="taken")
+    finished = await runner.run()
+    assert finished.status == "error"
+    assert finished.error is not None and "baton/taken" in finished.error
+    assert "already exists" in finished.error
+    assert llm_server.requests == []
