@@ -1,5 +1,5 @@
 """Screenshots of reviewing changes for the README: a step pane's Changes section, the diff
-viewer side by side, and the whole run's Changes view.
+viewer side by side, and the whole run's Changes view (of a run in its own worktree).
 
 A real run does the changes: Baton's own agent loop with its edit / write / bash tools, on a
 small git repository in a temporary folder, answered by the scripted test server (no model is
@@ -95,6 +95,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         os.environ["BATON_CONFIG_DIR"] = str(Path(home) / "config")
         os.environ["BATON_DATA_DIR"] = str(Path(home) / "data")
+        os.environ["BATON_WORKTREE_DIR"] = str(Path(home) / "worktrees")
         project = Path(home) / "todo-app"
         project.mkdir()
         _repo(project)
@@ -124,6 +125,7 @@ def _shoot(output: Path, project: Path) -> int:
             mode="single",
             steps=[StepSpec(agent="worker", task="Add a --verbose flag to the CLI")],
             cwd=project,
+            isolation="worktree",
         )
         policy = {"bash": "allow", "edit": "allow", "write": "allow"}
         runner = Runner(request, settings=server.settings(policy=policy), listeners=[events.append])
@@ -151,7 +153,7 @@ def _shoot(output: Path, project: Path) -> int:
     viewer.grab().save(str(output / "changes-diff.png"))
 
     dialog = RunChangesDialog(runner.run_id, events)
-    dialog.resize(640, 300)
+    dialog.resize(760, 320)
     dialog.show()
     _settle(app)
     dialog.grab().save(str(output / "changes-run.png"))
