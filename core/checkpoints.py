@@ -22,6 +22,7 @@ and go when the run is deleted (:func:`prune_run`).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import shutil
@@ -181,11 +182,15 @@ async def snapshot(workspace: Workspace, ref: str, message: str) -> Checkpoint:
             if seed.is_file():
                 shutil.copyfile(seed, index)
                 break
-        await workspace.git("add", "-A", "--", ".", index=index, options=options)
+        added = workspace.git("add", "-A", "--", ".", index=index, options=options)
+        if workspace.shadow:
+            await added
+            head = None
+        else:  # HEAD is read while the files are hashed
+            _out, head = await asyncio.gather(added, _head(workspace, options))
         tree = (await workspace.git("write-tree", index=index, options=options)).strip()
         cache.parent.mkdir(parents=True, exist_ok=True)
         os.replace(index, cache)
-    head = None if workspace.shadow else await _head(workspace, options)
     parents = ["-p", head] if head else []
     commit = (
         await workspace.git("commit-tree", tree, *parents, "-m", message, options=options)
@@ -204,28 +209,35 @@ async def _head(workspace: Workspace, options: Sequence[str]) -> str | None:
 
 
 async def changed_files(workspace: Workspace, before: str, after: str) -> list[FileChange]:
-    """Files that differ between two checkpoints, with line counts, sorted by path."""
-    options = await guarded_options(workspace.work_tree, workspace.env())
-    diff = ("diff-tree", "-r", "-z", "--no-renames", before, after)
-    statuses = await workspace.git(*diff, "--name-status", options=options)
-    counts = await workspace.git(*diff, "--numstat", options=options)
-    kinds = {"A": "added", "D": "deleted"}
-    status_of: dict[str, str] = {}
-    fields = statuses.split("\0")
-    for letter, path in zip(fields[0::2], fields[1::2], strict=False):
-        if letter:
-            status_of[path] = kinds.get(letter[0], "modified")
+    """Files that differ between two checkpoints, with line counts, sorted by path. One
+    ``diff-tree`` prints both: the raw records (status) first, then the line counts."""
+    out = await workspace.git(
+        "diff-tree",
+        "-r",
+        "-z",
+        "--no-renames",
+        "--raw",
+        "--numstat",
+        before,
+        after,
+    )
+    kinds: dict[str, Literal["added", "deleted"]] = {"A": "added", "D": "deleted"}
+    status_of: dict[str, Literal["added", "modified", "deleted"]] = {}
     changes: list[FileChange] = []
-    for entry in filter(None, counts.split("\0")):
-        added, removed, path = entry.split("\t", 2)
-        changes.append(
-            FileChange(
-                path=path,
-                status=status_of.get(path, "modified"),
-                added=int(added) if added != "-" else None,
-                removed=int(removed) if removed != "-" else None,
+    fields = iter(out.split("\0"))
+    for field in fields:
+        if field.startswith(":"):  # ":100644 100644 <sha> <sha> M", then the path
+            status_of[next(fields, "")] = kinds.get(field.rsplit(" ", 1)[-1][:1], "modified")
+        elif field:
+            added, removed, path = field.split("\t", 2)
+            changes.append(
+                FileChange(
+                    path=path,
+                    status=status_of.get(path, "modified"),
+                    added=int(added) if added != "-" else None,
+                    removed=int(removed) if removed != "-" else None,
+                )
             )
-        )
     return sorted(changes, key=lambda change: change.path)
 
 
