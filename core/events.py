@@ -70,6 +70,11 @@ class UsageStats(BaseModel):
             priced=self.priced and other.priced,
         )
 
+    def without_latest(self) -> UsageStats:
+        """These figures as a part of someone else's total: counted, but not becoming the
+        total's latest model or context size (a sub-agent's usage inside its step's)."""
+        return self.model_copy(update={"model": None, "context_tokens": 0})
+
     def line(self) -> str:
         """DESIGN §4's usage line: ``3 turns ↑1.2k ↓850 R12k W2.1k $0.0123 ctx:8.4k model``.
 
@@ -277,6 +282,33 @@ class Usage(_Event):
 
     type: Literal["usage"] = "usage"
     usage: UsageStats
+    parent_call_id: str | None = None
+    """Set for a sub-agent's usage: the call that started it (Claude Code's Task tool, pi's
+    ``subagent`` tool). It counts in the step's total, but is not the step's model."""
+    subagent: str | None = None
+    """The sub-agent's name, where the backend says it (pi's subagent tool results)."""
+    tool_calls: int | None = None
+    """How many tool calls the sub-agent made, where the backend reports only a summary (pi);
+    None: count the calls that carry ``parent_call_id`` (Claude Code)."""
+
+
+class BudgetAsked(_Event):
+    """A cap was reached before a request: the step waits for a person's answer (or, with
+    nobody to ask, stops at once). See :mod:`core.budget`."""
+
+    type: Literal["budget_asked"] = "budget_asked"
+    scope: Literal["run", "step"]
+    kind: Literal["cost", "tokens"]
+    reason: str
+
+
+class BudgetAnswered(_Event):
+    """The answer to :class:`BudgetAsked`: the raised caps of that scope, or stopped."""
+
+    type: Literal["budget_answered"] = "budget_answered"
+    stopped: bool
+    max_cost: float | None = None
+    max_tokens: int | None = None
 
 
 class StepFinished(_Event):
@@ -353,6 +385,8 @@ Event = Annotated[
     | ApprovalResolved
     | Retry
     | Usage
+    | BudgetAsked
+    | BudgetAnswered
     | StepFinished
     | StepChanges
     | RunFinished

@@ -50,10 +50,19 @@ from core.agents import AgentCatalog, AgentDefinition, discover_agents
 from core.approvals import ApprovalGate, Responder, deny_all
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, backend_for, create_backend
-from core.budget import BudgetAsker, BudgetGuard, BudgetReached, stop_at_cap
+from core.budget import (
+    BudgetAsker,
+    BudgetGuard,
+    BudgetQuestion,
+    BudgetReached,
+    Caps,
+    stop_at_cap,
+)
 from core.checkpoints import RunCheckpoints
 from core.errors import RunError
 from core.events import (
+    BudgetAnswered,
+    BudgetAsked,
     Event,
     Log,
     PlannedStep,
@@ -144,7 +153,7 @@ class Runner:
         self.run_id = run_id or new_run_id()
         self._parent = current_parent()
         self.budget = (
-            BudgetGuard(request.budget, self._usage_of, budget_asker, self.run_id)
+            BudgetGuard(request.budget, self._usage_of, self._recorded(budget_asker), self.run_id)
             if request.budget is not None
             else None
         )
@@ -440,9 +449,7 @@ class Runner:
             finally:
                 # A backend left suspended after its StepFinished (or abandoned on cancel)
                 # releases its stream or process now, not whenever it is garbage-collected.
-                close = getattr(events, "aclose", None)
-                if close is not None:
-                    await close()
+                await events.aclose()
         except (BackendError, BudgetReached) as error:
             outcome.append(ctx.make(StepFinished, status="error", error=str(error)))
         except Exception as error:  # a bug in a backend must not take the run down
@@ -454,6 +461,38 @@ class Runner:
                     error=f"internal error in the {backend.name} backend: {error!r}",
                 )
             )
+
+    def _recorded(self, ask: BudgetAsker) -> BudgetAsker:
+        """``ask``, with the question and its answer in the run: the run file keeps who spent
+        more, and the step shows "waiting for you" while a person decides."""
+
+        async def recorded(question: BudgetQuestion) -> Caps | None:
+            asked = BudgetAsked(
+                run_id=self.run_id,
+                step=question.step,
+                ts=self._clock.now(),
+                scope="run" if question.scope == "run" else "step",
+                kind=question.kind,
+                reason=question.reason,
+            )
+            self._emit(asked)
+            answer: Caps | None = None
+            try:
+                answer = await ask(question)
+            finally:
+                self._emit(
+                    BudgetAnswered(
+                        run_id=self.run_id,
+                        step=question.step,
+                        ts=self._clock.now(),
+                        stopped=answer is None,
+                        max_cost=answer.max_cost if answer is not None else None,
+                        max_tokens=answer.max_tokens if answer is not None else None,
+                    )
+                )
+            return answer
+
+        return recorded
 
     async def _check_cli_budget(self, ctx: StepContext) -> None:
         if self.budget is not None:

@@ -19,7 +19,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 CLI = '''"""Command line of the to-do app."""
 
@@ -56,7 +55,7 @@ def _repo(folder: Path) -> None:
 
 
 def _script(server: object) -> None:
-    from llm_server import Reply, ToolCall
+    from tests.llm_server import Reply, ToolCall
 
     server.queue(  # type: ignore[attr-defined]
         Reply.tools(
@@ -103,7 +102,6 @@ def main() -> int:
 
 
 def _shoot(output: Path, project: Path) -> int:
-    from llm_server import LLMServer
     from PySide6.QtWidgets import QApplication
 
     from core.checkpoints import patch
@@ -117,6 +115,7 @@ def _shoot(output: Path, project: Path) -> int:
     from gui.run.run_view import RunView
     from gui.theme import apply_theme
     from gui.theme.icons import app_icon
+    from tests.llm_server import LLMServer
 
     events: list[Event] = []
     with LLMServer() as server:

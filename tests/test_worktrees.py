@@ -8,14 +8,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from git_repos import git, isolated_run, make_repo, user_state
-from llm_server import LLMServer
 
 from core.cli import main
 from core.errors import RunError
 from core.events import Event, RunStarted, StepChanges
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
+from tests.git_repos import git, isolated_run, make_repo, user_state
+from tests.llm_server import LLMServer
 
 KEPT = ("status", "index", "stash", "head")
 

@@ -73,6 +73,8 @@ class RunView(QWidget):
     """The header's Re-run (also in a failed run's banner)."""
     resumeRequested = Signal()
     """A failed or cancelled run's "Resume from step N"."""
+    rerunFromRequested = Signal(int)
+    """(0-based step): "Re-run from here…" on that step's pane."""
 
     def __init__(self, parent: QWidget | None = None, *, model: RunModel | None = None) -> None:
         super().__init__(parent)
@@ -245,6 +247,8 @@ class RunView(QWidget):
             StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
             for step in state.steps
         ]
+        for pane in self._panes:
+            pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
         self._fresh = set(range(len(self._panes)))
         self._columns = 0  # arrange anew
         self._arrange(self.width())

@@ -45,6 +45,7 @@ from gui.run.run_status import (
     status_color,
 )
 from gui.run.step_items import make_item_widget, refresh_item_widget
+from gui.run.step_menu import StepMenuButton
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
@@ -142,6 +143,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         row.addStretch(1)
         row.addWidget(self.usage)
         row.addWidget(self.duration)
+        self.menu_button = StepMenuButton(step.index)
+        row.addWidget(self.menu_button)
 
         self.task = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.task.setStyleSheet(f"color: {muted};")

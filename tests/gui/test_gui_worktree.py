@@ -9,16 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from git_repos import git, isolated_run
-from launching import (
-    click,
-    open_launch_dialog,
-    pick_preset,
-    type_into,
-    wait_for_session,
-    wait_until_finished,
-)
-from llm_server import LLMServer, Reply
 from pytestqt.qtbot import QtBot
 
 from core.events import Event, RunStarted
@@ -26,6 +16,17 @@ from core.runs import RunIndex, load_run
 from core.settings import save_settings
 from gui.changes.run_changes import RunChangesDialog
 from gui.window.main_window import MainWindow
+from tests.git_repos import git, isolated_run
+from tests.gui.conftest import DialogAnswerer
+from tests.gui.launching import (
+    click,
+    open_launch_dialog,
+    pick_preset,
+    type_into,
+    wait_for_session,
+    wait_until_finished,
+)
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
@@ -82,7 +83,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_discard_in_the_changes_view_removes_worktree_and_branch(
-    qtbot: QtBot, llm_server: LLMServer, repo: Path, dialogs: object
+    qtbot: QtBot, llm_server: LLMServer, repo: Path, dialogs: DialogAnswerer
 ) -> None:
     events = _isolated_run(qtbot, llm_server, repo)
     started = events[0]
@@ -93,8 +94,8 @@ def test_discard_in_the_changes_view_removes_worktree_and_branch(
     assert view.worktree_label.text() == (
         f"Worked in {started.worktree.path} on branch {started.worktree.branch}"
     )
-    dialogs.answer("Discard")  # type: ignore[attr-defined]
-    dialogs.answer("OK")  # type: ignore[attr-defined]
+    dialogs.answer("Discard")
+    dialogs.answer("OK")
     click(qtbot, view.discard_button)
     qtbot.waitUntil(lambda: not view.discard_button.isVisible(), timeout=10_000)
     assert not Path(started.worktree.path).exists()
@@ -103,7 +104,7 @@ def test_discard_in_the_changes_view_removes_worktree_and_branch(
 
 
 def test_merge_in_the_changes_view_fast_forwards_the_checkout(
-    qtbot: QtBot, llm_server: LLMServer, repo: Path, dialogs: object
+    qtbot: QtBot, llm_server: LLMServer, repo: Path, dialogs: DialogAnswerer
 ) -> None:
     events = _isolated_run(qtbot, llm_server, repo)
     started = events[0]
@@ -112,7 +113,7 @@ def test_merge_in_the_changes_view_fast_forwards_the_checkout(
     view = RunChangesDialog(started.run_id, events)
     qtbot.addWidget(view)
     view.show()
-    dialogs.answer("OK")  # type: ignore[attr-defined]
+    dialogs.answer("OK")
     click(qtbot, view.merge_button)
     qtbot.waitUntil(lambda: not view.merge_button.isVisible(), timeout=10_000)
     assert "hi" in (repo / "app.py").read_text(encoding="utf-8")
