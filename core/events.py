@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 RunMode = Literal["single", "parallel", "chain"]
+Isolation = Literal["none", "worktree"]
 StepStatus = Literal["ok", "error", "aborted"]
 RunStatus = Literal["ok", "error", "aborted", "interrupted"]
 """``interrupted``: the process running the run ended first (written when the run is next read,
@@ -126,6 +127,20 @@ class Lineage(BaseModel):
     """``continue``: the run's one step goes on with the conversation of the parent's ``step``."""
 
 
+class WorktreeInfo(BaseModel):
+    """Where an isolated run worked (kept in its ``run_started`` event)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    """The worktree's top folder."""
+    branch: str
+    base: str
+    """The commit the branch started from."""
+    repo: str
+    """The person's checkout (the repository's main working folder)."""
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -150,6 +165,8 @@ class RunStarted(_Event):
     parent_step: int | None = None
     lineage: Lineage | None = None
     """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
+    worktree: WorktreeInfo | None = None
+    """Set when the run worked in its own git worktree (:mod:`core.worktrees`)."""
 
 
 class StepStarted(_Event):
@@ -311,6 +328,39 @@ class StepFinished(_Event):
     it can be continued."""
 
 
+class FileChange(BaseModel):
+    """One file a step (or a restore) changed. ``added`` / ``removed`` are line counts, None
+    for a binary file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    """Relative to :attr:`StepChanges.work_tree`, with forward slashes."""
+    status: Literal["added", "modified", "deleted"]
+    added: int | None = None
+    removed: int | None = None
+
+
+class StepChanges(_Event):
+    """What a step changed in its folder, between two checkpoints (:mod:`core.checkpoints`):
+    commits under ``refs/baton/<run>/...`` in the folder's repository (or Baton's shadow
+    repository for a folder outside git). ``kind="restore"`` records a restore made after the
+    run (appended to its file); ``step`` is then the step restored to the start of."""
+
+    type: Literal["step_changes"] = "step_changes"
+    kind: Literal["step", "restore"] = "step"
+    before: str
+    """The checkpoint commit before the step."""
+    after: str
+    """The checkpoint commit after the step."""
+    head: str | None = None
+    """The repository's HEAD commit when ``after`` was taken (None outside git)."""
+    git_dir: str
+    work_tree: str
+    shadow: bool = False
+    files: list[FileChange] = Field(default_factory=list)
+
+
 class RunFinished(_Event):
     type: Literal["run_finished"] = "run_finished"
     status: RunStatus
@@ -365,6 +415,7 @@ Event = Annotated[
     | BudgetAsked
     | BudgetAnswered
     | StepFinished
+    | StepChanges
     | RunFinished
     | UserMessage
     | MessagesDelivered

@@ -34,6 +34,7 @@ Steps never get a tool to start other agents: sub-agents cannot launch sub-agent
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import sqlite3
@@ -57,6 +58,7 @@ from core.budget import (
     Caps,
     stop_at_cap,
 )
+from core.checkpoints import RunCheckpoints
 from core.errors import RunError
 from core.events import (
     BudgetAnswered,
@@ -73,6 +75,7 @@ from core.events import (
     Usage,
     UsageStats,
     UserMessage,
+    WorktreeInfo,
 )
 from core.handoff import hand_off
 from core.liveness import LivenessLock
@@ -96,6 +99,7 @@ from core.settings import Settings, load_settings
 from core.steering import SteerError
 from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
+from core.worktrees import WorktreeError, check_repository, create_worktree
 
 MAX_CONCURRENT_STEPS = 4
 
@@ -182,6 +186,7 @@ class Runner:
             rules=RuleStore(),
         )
         self.result: RunFinished | None = None
+        self._checkpoints = RunCheckpoints(self.run_id, self.settings.checkpoints)
 
     # ---------------------------------------------------------------------------- public API
 
@@ -205,6 +210,8 @@ class Runner:
         agents = self._agents or discover_agents(request.cwd, request.scope)
         self._agents = agents
         self._check_trust(agents)
+        if request.isolation == "worktree":
+            check_repository(request.cwd)
         chosen = [
             self._runnable_agent(agents, number, spec)
             for number, spec in enumerate(request.steps, 1)
@@ -259,6 +266,7 @@ class Runner:
         """Run to the end and return the ``run_finished`` event (also published)."""
         self.prepare()
         assert self._steps is not None
+        worktree, refused = await self._isolate(self._steps)
         index = self._start_publishing()
         start = RunStarted(
             run_id=self.run_id,
@@ -282,6 +290,7 @@ class Runner:
             parent_run=self._parent.run_id if self._parent else None,
             parent_step=self._parent.step if self._parent else None,
             lineage=self.request.lineage,
+            worktree=worktree,
         )
         if index is not None and self._publisher.sink is not None:
             try:
@@ -291,6 +300,8 @@ class Runner:
                 self._release_lock()
                 raise
         self._emit(start)
+        if refused is not None:
+            return self._finish("error", refused, index, start)
         try:
             status, error = await self._run_mode(self._steps)
         except asyncio.CancelledError:
@@ -300,6 +311,23 @@ class Runner:
             self._finish("error", f"internal error: {bug!r}", index, start)
             raise
         return self._finish(status, error, index, start)
+
+    async def _isolate(self, steps: list[_PreparedStep]) -> tuple[WorktreeInfo | None, str | None]:
+        """Move the run into its own git worktree when it asks for one (core.worktrees);
+        agents and trust were settled in the person's folder, as they asked. The second
+        value says why the worktree could not be made (the run then ends with it)."""
+        if self.request.isolation != "worktree":
+            return None, None
+        old = self.request.cwd.resolve()
+        try:
+            info, folder = await create_worktree(old, self.run_id)
+        except WorktreeError as error:
+            return None, str(error)
+        self.request = dataclasses.replace(self.request, cwd=folder)
+        for step in steps:
+            if step.cwd.is_relative_to(old):
+                step.cwd = folder / step.cwd.relative_to(old)
+        return info, None
 
     # ---------------------------------------------------------------------------- modes
 
@@ -359,6 +387,25 @@ class Runner:
     # ---------------------------------------------------------------------------- one step
 
     async def _run_step(self, index: int, step: _PreparedStep, task: str) -> StepFinished:
+        """The step between two checkpoints of its folder (:mod:`core.checkpoints`), when the
+        run is recorded (the run file is what restores read). Parallel tasks share their
+        folder at the same time, so no checkpoint could say which of them changed what."""
+        recorded = self._record and self.request.mode != "parallel"
+        if not recorded or self._cancel.is_set() or index in self.request.reused:
+            return await self._run_unrecorded_step(index, step, task)
+        notice = await self._checkpoints.before(index, step.cwd)
+        finished = await self._run_unrecorded_step(index, step, task)
+        changes = await self._checkpoints.after(index)
+        for said in (notice, changes):
+            if isinstance(said, str):
+                self._emit(Log(run_id=self.run_id, step=index, level="warning", message=said))
+            elif said is not None:
+                self._emit(said.model_copy(update={"ts": self._clock.now()}))
+        return finished
+
+    async def _run_unrecorded_step(
+        self, index: int, step: _PreparedStep, task: str
+    ) -> StepFinished:
         if self._cancel.is_set():
             return self._emit_step_finished(index, "aborted", "", "cancelled before it started")
         reused = self.request.reused.get(index)

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.commands import changes as changes_command
 from core.commands import rerun as rerun_command
+from core.commands import worktree as worktree_command
 from core.redaction import Redactor, redact_all
 from core.run_export import run_to_json, run_to_markdown
 from core.run_names import run_name, status_word
@@ -35,6 +37,8 @@ def register(commands: Any) -> None:
     delete.add_argument("run_id")
     delete.set_defaults(handler=_delete)
     rerun_command.register(actions)
+    changes_command.register(actions)
+    worktree_command.register(actions)
 
 
 def _title(record: RunRecord) -> str:

@@ -236,6 +236,14 @@ class LaunchDialog(QDialog):
         self.outside_check.setObjectName("AllowOutsideFolder")
         self.outside_check.toggled.connect(lambda _on: self._refresh_blocking())
         self.outside_check.hide()
+        self.worktree_check = QCheckBox(
+            "Work in a separate git worktree (branch baton/<run>; merge or discard afterwards)"
+        )
+        self.worktree_check.setObjectName("WorktreeIsolation")
+        self.worktree_check.setToolTip(
+            "Your checkout stays untouched until you merge; presets with isolation: worktree "
+            "always do this"
+        )
         self.error_banner = Banner()
         self.error_banner.setObjectName("LaunchError")
         hint = QLabel("Ctrl+Enter runs")
@@ -258,6 +266,7 @@ class LaunchDialog(QDialog):
         layout.addWidget(options)
         layout.addWidget(budget_box)
         layout.addWidget(self.outside_check)
+        layout.addWidget(self.worktree_check)
         layout.addWidget(self.error_banner)
         layout.addLayout(buttons)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
@@ -344,6 +353,8 @@ class LaunchDialog(QDialog):
             "allow_outside_folder": self.outside_check.isChecked(),
             "budget": self.budget_fields.budget(),
         }
+        if self.worktree_check.isChecked():
+            options["isolation"] = "worktree"
         if self.tabs.currentIndex() == 0:
             preset = self.current_preset()
             if preset is None:
