@@ -90,11 +90,20 @@ def _documents(window: MainWindow) -> QWidget:
     return view
 
 
+def _batches(window: MainWindow) -> QWidget:
+    from gui.batch.batch_view import BatchView
+
+    view = BatchView(responder=window.run_controller.approvals)
+    view.openRunRequested.connect(window.open_run_by_id)
+    return view
+
+
 VIEWS: list[ViewSpec] = [
     ViewSpec("agents", "Agents", "nav-agents", _agents),
     ViewSpec("presets", "Presets", "nav-presets", _presets),
     ViewSpec("runs", "Runs", "nav-runs", _runs),
     ViewSpec("documents", "Documents", "nav-documents", _documents),
+    ViewSpec("batches", "Batches", "nav-batches", _batches),
 ]
 """The views in sidebar order, one line each. The views for "agents", "presets" and "runs" must
 be an AgentsView, a PresetsView and a RunsView."""
@@ -504,7 +513,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(index)
 
     def _go_to_view(self, key: str) -> None:
-        """View ▸ <view> (Ctrl+1…4): show it and put the keyboard in it — in its filter
+        """View ▸ <view> (Ctrl+1…5): show it and put the keyboard in it — in its filter
         field, so typing filters and Tab reaches its list — not left on the sidebar."""
         self.show_view(key)
         field = self.view(key).findChild(QLineEdit, "FilterField")
