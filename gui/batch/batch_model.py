@@ -30,7 +30,9 @@ from core.batch.store import BatchRecord
 from core.events import Event, RunFinished, RunStarted, compact_number
 from core.run_names import status_word
 from core.run_state import RunState
+from gui.history.runs_table import status_icon
 from gui.run.run_model import BATCH_INTERVAL_MS
+from gui.widgets.plain_text import markdown_line
 
 COLUMNS = ("#", "Input", "Status", "Step", "Tokens", "Cost", "Duration", "Output")
 FAILED = frozenset({"error", "aborted", "interrupted"})
@@ -175,6 +177,8 @@ class BatchTableModel(QAbstractTableModel):
         row = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, index.column())
+        if role == Qt.ItemDataRole.DecorationRole and index.column() == 2:
+            return status_icon(row.status)
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 7 and row.output:
                 return row.output[:2000]
@@ -200,8 +204,7 @@ class BatchTableModel(QAbstractTableModel):
             return f"${row.cost:.4f}" if row.cost else ""
         if column == 6:
             return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
-        text = row.output or (row.error or "")
-        return " ".join(text.split())[:PREVIEW_CHARS]
+        return markdown_line(row.output or (row.error or ""))[:PREVIEW_CHARS]
 
     @staticmethod
     def _key(row: ItemRow, column: int) -> Any:

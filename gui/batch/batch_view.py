@@ -43,7 +43,10 @@ from core.events import compact_number
 from core.run_names import status_word
 from core.settings import SettingsError, load_settings
 from gui.batch.batch_model import FAILED, BatchTableModel, FailedFilter
+from gui.history.runs_table import started_text
 
+_ORDER = ("running", "ok", "error", "pending")
+"""The order of the counts in the totals line (every failure counts as failed)."""
 RERUN_CONCURRENCY = 4
 """Items at once when the window re-runs a batch's failed items."""
 
@@ -65,6 +68,8 @@ class BatchView(QWidget):
 
         self.batches = QListWidget()
         self.batches.setObjectName("BatchList")
+        self.batches.setWordWrap(True)
+        self.batches.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.batches.currentItemChanged.connect(lambda *_: self._chosen())
 
         self.title = QLabel("No batch chosen")
@@ -98,7 +103,7 @@ class BatchView(QWidget):
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
-        for column, width in enumerate((44, 220, 80, 120, 70, 80, 80)):
+        for column, width in enumerate((44, 300, 90, 110, 64, 72, 76)):
             header.resizeSection(column, width)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
@@ -169,7 +174,7 @@ class BatchView(QWidget):
         self.record = record
         self.title.setText(
             f"<b>{record.spec.preset}</b> over {record.inputs} · {len(record.items)} items · "
-            f"{record.created_at} · <span style='color:gray'>{record.id}</span>"
+            f"{started_text(record.created_at)} · <span style='color:gray'>{record.id}</span>"
         )
         if self.running is None or self.running.record.id != record.id:
             self.model.load(record, batch_results(record))
@@ -271,10 +276,8 @@ class BatchView(QWidget):
 
     def _show_totals(self) -> None:
         counts = self.model.counts()
-        failed = sum(n for status, n in counts.items() if status in FAILED)
-        words = [f"{n} {status_word(s)}" for s, n in sorted(counts.items()) if s not in FAILED]
-        if failed:
-            words.append(f"{failed} failed")
+        counts["error"] = sum(n for status, n in counts.items() if status in FAILED)
+        words = [f"{counts[s]} {status_word(s)}" for s in _ORDER if counts.get(s)]
         tokens, cost = self.model.totals()
         figures = [", ".join(words)] if words else []
         if tokens:
@@ -299,4 +302,4 @@ class BatchView(QWidget):
 
 def _list_text(record: BatchRecord) -> str:
     counts = ", ".join(f"{n} {status_word(s)}" for s, n in record.counts().items())
-    return f"{record.spec.preset} · {record.inputs}\n{record.created_at[:16]} · {counts}"
+    return f"{record.spec.preset} · {record.inputs}\n{started_text(record.created_at)} · {counts}"
