@@ -164,6 +164,14 @@ class BatchView(QWidget):
             self.show_batch(ids[0])
         self._update_buttons()
 
+    def choose(self, batch_id: str) -> None:
+        """Select and show this batch (read afresh: it may be new)."""
+        self.record = None
+        self.refresh()
+        for row in range(self.count()):
+            if self.batches.item(row).data(Qt.ItemDataRole.UserRole) == batch_id:
+                self.batches.setCurrentRow(row)  # shows it
+
     def count(self) -> int:
         return self.batches.count()
 

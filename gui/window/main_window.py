@@ -78,6 +78,7 @@ def _runs(window: MainWindow) -> QWidget:
 
     view = RunsView(window.run_controller)
     view.runOpened.connect(lambda _page: window.show_view("runs"))
+    view.history.batchRequested.connect(lambda record: window.show_batch(record.batch_id))
     return view
 
 
@@ -256,6 +257,14 @@ class MainWindow(QMainWindow):
         self.show_view("runs")
         if step >= 0:
             page.view.focus_step(step, call_id or None)
+
+    def show_batch(self, batch_id: str | None) -> None:
+        """Show a batch in the Batches view (History's "Show its batch")."""
+        if batch_id is None:
+            self.statusBar().showMessage("This run is not part of a batch.", 8000)
+            return
+        self.show_view("batches")
+        self.view("batches").choose(batch_id)  # type: ignore[attr-defined]
 
     def show_view(self, key: str) -> None:
         self.sidebar.set_current([spec.key for spec in VIEWS].index(key))

@@ -162,3 +162,20 @@ def test_open_and_compare_show_items_as_normal_runs_in_the_window(
     qtbot.waitUntil(lambda: window.current_view() == "runs")
     assert window.runs_view.page_for(first) is not None
     assert window.runs_view.page_for(third) is not None
+
+
+def test_history_shows_the_batch_a_run_belongs_to(
+    recorded: BatchRecord, make_window: Callable[..., MainWindow], qtbot: QtBot
+) -> None:
+    window = make_window()
+    window.show_view("runs")
+    history = window.runs_view.history
+    qtbot.waitUntil(lambda: history.model.rowCount() == 3)
+    history.table.selectRow(0)
+    action = next(a for a in history.table.actions() if a.text() == "Show its batch")
+    action.trigger()
+    assert window.current_view() == "batches"
+    view = window.view("batches")
+    assert isinstance(view, BatchView)
+    assert view.record is not None and view.record.id == recorded.id
+    assert view.proxy.rowCount() == 3
