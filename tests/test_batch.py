@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_child import interrupt_baton_run
 from llm_server import LLMServer, Reply, last_user_text
 
 from core.batch.executors import ExecutorOptions, LocalExecutor
@@ -128,25 +126,11 @@ def test_ctrl_c_mid_batch_cancels_every_item_and_completes_every_run_file(
     run file ends with run_finished (aborted), the rest stay pending for a resume."""
     configured.responder = lambda body: Reply.hang()
     inputs = write_inputs(tmp_path, 12)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     options = ["--concurrency", "4", "--json", "--cwd", str(tmp_path)]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", *BATCH, str(inputs), *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=REPO,
+    code, out, err = interrupt_baton_run(
+        configured, [*BATCH, str(inputs), *options], after_requests=4
     )
-    try:
-        configured.wait_requests(4, timeout=30)
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == 130, err
+    assert code == 130, err
     lines = batch_lines(out)
     (batch_id,) = {line["batch_id"] for line in lines}
     record = BatchStore().get(batch_id)

@@ -30,6 +30,7 @@ from core.commands.run import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
+    add_run_options,
     runner_options,
     usage_error,
 )
@@ -64,22 +65,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="items at once (default 4)")
     parser.add_argument("--executor", choices=sorted(EXECUTORS), default="local")
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster (--executor ray)")
-    parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="working folder")
-    parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
-    parser.add_argument(
-        "--trust-project",
-        action="store_true",
-        help="run the project's own agents without a stored trust record",
-    )
-    parser.add_argument("--model", help="use this model for every step")
-    parser.add_argument("--backend", choices=["openai", "pi", "claude"])
-    parser.add_argument(
-        "--approve",
-        choices=["prompt", "deny", "all"],
-        default=None,
-        help="how to answer tool calls that need approval "
-        "(default: prompt on a terminal, deny without one)",
-    )
+    add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print NDJSON events (or results)")
     parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="export")
     parser.add_argument("--output", type=Path, help="export to this file (default: stdout)")
