@@ -100,6 +100,14 @@ def test_fifty_items_three_failures_and_a_resume_that_runs_only_those(
         assert isinstance(events[0], RunStarted) and events[0].batch_item == item.index
         assert isinstance(events[-1], RunFinished)
 
+    capsys.readouterr()
+    assert main(["batch", "status", batch_id]) == 0
+    status = capsys.readouterr().out
+    assert "50 items: 47 done, 3 failed" in status
+    assert re.search(r"^\s+8  failed .* item-07  \(.*item-07 is refused", status, re.MULTILINE)
+    assert main(["batch", "list"]) == 0
+    assert batch_id in capsys.readouterr().out
+
     script.failing.clear()
     before = len(configured.requests)
     assert main(["batch", "resume", batch_id]) == 0, capsys.readouterr().err
