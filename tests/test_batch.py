@@ -203,3 +203,24 @@ def test_the_ray_executor_without_ray_names_the_extra(
     assert code == 2
     assert "pip install 'baton[ray]'" in capsys.readouterr().err
     assert configured.requests == []
+
+
+def test_without_json_each_finished_item_is_one_line_and_the_end_a_summary(
+    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configured.responder = Script({"item-01"})
+    inputs = write_inputs(tmp_path, 3)
+    code = main([*BATCH, str(inputs), "--concurrency", "1", "--cwd", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    lines = out.splitlines()
+    assert [line.split()[:4] for line in lines] == [
+        ["[1/3]", "done", "item", "1"],
+        ["[2/3]", "failed", "item", "2"],
+        ["[3/3]", "done", "item", "3"],
+    ]
+    assert "item-01 is refused" in lines[1]
+    run = RunIndex().get(lines[0].split()[4])  # the item's run id, then its input
+    assert run is not None and run.batch_id is not None and run.args == ["item-00"]
+    assert lines[0].endswith("item-00")
+    assert re.search(r"2 done, 1 failed \(run the rest: baton batch resume batch-\S+\)", err)
