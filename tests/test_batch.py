@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_child import interrupt_baton_run
-from llm_server import LLMServer, Reply, last_user_text
 
 from core.batch.executors import ExecutorOptions, LocalExecutor
 from core.batch.inputs import BatchItem
@@ -23,6 +21,8 @@ from core.cli import main
 from core.events import RunFinished, RunStarted, event_from_json
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
+from tests.cli_child import interrupt_baton_run
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 REPO = Path(__file__).resolve().parents[1]
 FAILING = {"item-07", "item-23", "item-41"}
