@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import IO
+from typing import IO, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -113,6 +113,8 @@ class RunRecord(BaseModel):
     path: str
     origin: RunOrigin | None = None
     """Where the run came from: resumed or re-run from another, or started by a step."""
+    batch_id: str | None = None
+    """The batch this run is an item of (:mod:`core.batch`)."""
 
 
 _SCHEMA = """
@@ -133,7 +135,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at DESC);
 """
-_COLUMNS_ADDED = {"origin": "TEXT", "agent_usage": "TEXT"}
+_COLUMNS_ADDED = {"origin": "TEXT", "agent_usage": "TEXT", "batch_id": "TEXT"}
 """Columns newer than the first index: added to an older ``runs.sqlite`` when it is opened."""
 
 SORT_KEYS = {
@@ -168,19 +170,28 @@ def _filter_clause(words: Sequence[str]) -> tuple[str, list[str]]:
 class RunIndex:
     """``runs.sqlite``: one row per run, written at start and at finish."""
 
+    _ready: ClassVar[set[Path]] = set()
+    """Index files whose schema this process has already brought up to date."""
+
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or paths.data_dir() / "runs.sqlite"
+        if self.path in RunIndex._ready and self.path.exists():
+            return  # every run opens an index: check the schema once per process, not each time
         with self._connect() as db:
             db.executescript(_SCHEMA)
             have = {row["name"] for row in db.execute("PRAGMA table_info(runs)")}
             for column, kind in _COLUMNS_ADDED.items():
                 if column not in have:
                     db.execute(f"ALTER TABLE runs ADD COLUMN {column} {kind}")
+        RunIndex._ready.add(self.path)
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         with closing(sqlite3.connect(self.path, timeout=10)) as db:
             db.execute("PRAGMA journal_mode=WAL")
+            # A cache of the run files: a power cut may lose its last rows (rebuilt from the
+            # files), never corrupt it; no fsync per row keeps a 64-item batch cheap.
+            db.execute("PRAGMA synchronous=NORMAL")
             db.row_factory = sqlite3.Row
             with db:
                 yield db
@@ -189,7 +200,8 @@ class RunIndex:
         with self._connect() as db:
             db.execute(
                 "INSERT OR REPLACE INTO runs (id, mode, preset, agents, args, cwd, started_at,"
-                " status, usage, path, origin) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+                " status, usage, path, origin, batch_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
                 (
                     event.run_id,
                     event.mode,
@@ -201,6 +213,7 @@ class RunIndex:
                     UsageStats().model_dump_json(),
                     str(path),
                     origin.model_dump_json() if (origin := RunOrigin.of(event)) else None,
+                    event.batch_id,
                 ),
             )
 
@@ -318,6 +331,7 @@ class RunIndex:
             error=row["error"],
             path=row["path"],
             origin=RunOrigin.model_validate_json(row["origin"]) if row["origin"] else None,
+            batch_id=row["batch_id"],
         )
 
     def _interrupted(self, row: sqlite3.Row) -> sqlite3.Row:

@@ -96,7 +96,14 @@ def test_sidebar_lists_the_views_and_the_keyboard_moves_between_them(
     qtbot: QtBot, make_window: Callable[..., MainWindow]
 ) -> None:
     window = make_window()
-    assert window.sidebar.labels() == ["Agents", "Presets", "Runs", "Documents", "Inbox"]
+    assert window.sidebar.labels() == [
+        "Agents",
+        "Presets",
+        "Runs",
+        "Documents",
+        "Batches",
+        "Inbox",
+    ]
     assert window.current_view() == "agents"
 
     window.sidebar.list.setFocus()
