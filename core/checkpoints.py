@@ -28,13 +28,14 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from core import paths
 from core.events import Event, FileChange, StepChanges
-from core.git_command import GitError, guarded_options, run_git, run_git_sync
+from core.git_command import GitError, guarded_options, run_git, run_git_sync, stream_names
 from core.settings import CheckpointSettings
 
 REF_ROOT = "refs/baton"
@@ -153,19 +154,28 @@ def shadow_dir(folder: Path) -> Path:
 
 
 async def _check_size(workspace: Workspace, limit_mb: int) -> None:
-    listing = await workspace.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
-    total = 0
-    for name in filter(None, listing.split("\0")):
-        try:
-            total += (workspace.work_tree / name).lstat().st_size
-        except OSError:
+    """Refuse a shadow copy of a folder over the limit, counting what a snapshot would take
+    (``.gitignore`` honoured). The count stops at the limit, so a run started in a home
+    folder learns it at once instead of after a walk of every file under it."""
+    listing = stream_names(
+        ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=workspace.work_tree,
+        options=await guarded_options(workspace.work_tree, workspace.env()),
+        env=workspace.env(),
+    )
+    limit, total = limit_mb * 1024 * 1024, 0
+    async for name in listing:
+        if not name:
             continue
-    if total > limit_mb * 1024 * 1024:
-        raise CheckpointsOff(
-            f"checkpoints are off for {workspace.work_tree}: it is not in a git repository and "
-            f"holds {total / 1048576:.0f} MB, over the {limit_mb} MB limit for a shadow copy "
-            "(raise checkpoints.max_folder_mb in config.yaml, or run in a git repository)"
-        )
+        with suppress(OSError):
+            total += (workspace.work_tree / name).lstat().st_size
+        if total > limit:
+            await listing.aclose()
+            raise CheckpointsOff(
+                f"checkpoints are off for {workspace.work_tree}: it is not in a git repository "
+                f"and holds more than the {limit_mb} MB limit for a shadow copy "
+                "(raise checkpoints.max_folder_mb in config.yaml, or run in a git repository)"
+            )
 
 
 # -------------------------------------------------------------------------------- recording

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 
@@ -106,6 +106,40 @@ async def run_git(
     if process.returncode != 0:
         raise GitError(f"git {args[0]} failed: {err.decode(errors='replace').strip()}")
     return out
+
+
+async def stream_names(
+    args: Sequence[str],
+    *,
+    cwd: Path,
+    options: Sequence[str],
+    env: Mapping[str, str] | None = None,
+) -> AsyncGenerator[str, None]:
+    """The NUL-separated names ``git <options> <args>`` prints (``-z`` listings), as git
+    prints them. Leaving the loop early stops git: listing a huge folder only to learn it is
+    too big would take as long as the whole walk."""
+    process = await asyncio.create_subprocess_exec(
+        "git",
+        *options,
+        *args,
+        cwd=cwd,
+        env=git_environment(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdout is not None
+    pending = b""
+    try:
+        while chunk := await process.stdout.read(65536):
+            *names, pending = (pending + chunk).split(b"\0")
+            for name in names:
+                yield name.decode("utf-8", errors="surrogateescape")
+    finally:
+        if process.returncode is None:
+            with suppress(ProcessLookupError):
+                process.kill()
+        await process.wait()
 
 
 def run_git_sync(

@@ -171,7 +171,7 @@ async def test_a_large_folder_outside_git_says_why_it_has_no_checkpoints(
     events = await run_step(llm_server, folder, checkpoints={"max_folder_mb": 1})
     assert not [e for e in events if isinstance(e, StepChanges)]
     (notice,) = [e for e in events if isinstance(e, Log) and e.level == "warning"]
-    assert "over the 1 MB limit" in notice.message and "max_folder_mb" in notice.message
+    assert "more than the 1 MB limit" in notice.message and "max_folder_mb" in notice.message
 
 
 async def test_checkpoints_switched_off_record_nothing(llm_server: LLMServer, repo: Path) -> None:
