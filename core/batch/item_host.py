@@ -1,0 +1,152 @@
+"""The worker's side of a remote batch item: the core runner as-is, its events and questions
+queued for the supervisor to collect.
+
+A worker (a Ray actor, :mod:`core.batch.ray_executor`) hosts one :class:`ItemHost` and runs
+several items on its own asyncio loop. For each item it builds an ordinary
+:class:`~core.runner.Runner` that records nothing here (``record=False``): the run file, the
+index and every subscriber live with the supervisor, which replays what it collects through
+the ordinary publisher (:mod:`core.batch.remote_run`), so a run file does not depend on where
+its steps ran (DESIGN §10).
+
+What crosses back is plain text — events as their JSON lines, approval requests as JSON — in
+:class:`Outgoing` messages, in the order they happened:
+
+* ``event``: one event, already redacted by the worker's own publisher;
+* ``ask``: an :class:`~core.approvals.ApprovalRequest`; the step waits until the supervisor's
+  responder (the terminal, the window, a ``--approve`` setting) answers through
+  :meth:`ItemHost.answer`;
+* ``end``: the item is over. Its body is empty when the run recorded its own ending, else it
+  says why the run could not start (a working folder missing on this worker, say).
+
+The host knows nothing of Ray, so it is tested in-process, and another transport could carry
+the same messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+from core.agents import AgentCatalog
+from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.errors import RunError
+from core.events import Event, event_to_json
+from core.presets import PresetCatalog
+from core.run_request import RunRequest
+from core.runner import Runner
+from core.settings import Settings
+
+MAX_MESSAGES = 2000
+"""Messages handed over by one :meth:`ItemHost.collect` at most (bounds one reply's size)."""
+
+
+@dataclass(frozen=True)
+class ItemJob:
+    """Everything a worker needs to run one item, checked by the supervisor beforehand.
+
+    The definitions travel with the job: the worker runs exactly what the supervisor checked
+    (and the person trusted), not whatever its own folders hold.
+    """
+
+    run_id: str
+    request: RunRequest
+    settings: Settings
+    agents: AgentCatalog | None = None
+    presets: PresetCatalog | None = None
+
+
+class Outgoing(NamedTuple):
+    kind: Literal["event", "ask", "end"]
+    body: str
+
+
+@dataclass
+class _Item:
+    outbox: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
+    asks: dict[str, asyncio.Future[ApprovalAnswer]] = field(default_factory=dict)
+    runner: Runner | None = None
+    task: asyncio.Task[None] | None = None
+
+
+class ItemHost:
+    """Runs items on this process's event loop; every method is a coroutine on that loop
+    (Ray calls an async actor's methods there)."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, _Item] = {}
+
+    async def start(self, job: ItemJob) -> None:
+        """Begin running ``job``; returns at once (collect its messages with :meth:`collect`)."""
+        item = _Item()
+        self._items[job.run_id] = item
+
+        async def ask(request: ApprovalRequest) -> ApprovalAnswer:
+            answer: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+            item.asks[request.request_id] = answer
+            item.outbox.put_nowait(Outgoing("ask", request.model_dump_json()))
+            try:
+                return await answer
+            finally:
+                item.asks.pop(request.request_id, None)
+
+        def send(event: Event) -> None:
+            item.outbox.put_nowait(Outgoing("event", event_to_json(event)))
+
+        item.runner = Runner(
+            job.request,
+            settings=job.settings,
+            responder=ask,
+            listeners=[send],
+            record=False,
+            agents=job.agents,
+            presets=job.presets,
+            run_id=job.run_id,
+        )
+        item.task = asyncio.create_task(self._run(item, item.runner))
+
+    async def collect(self, run_id: str) -> list[Outgoing]:
+        """The item's messages since the last call, waiting for at least one. After an
+        ``end`` message the item is forgotten."""
+        item = self._items.get(run_id)
+        if item is None:
+            return [Outgoing("end", f"this worker runs no item {run_id}")]
+        messages = [await item.outbox.get()]
+        while len(messages) < MAX_MESSAGES and not item.outbox.empty():
+            messages.append(item.outbox.get_nowait())
+        if messages[-1].kind == "end":
+            del self._items[run_id]
+        return messages
+
+    async def answer(self, run_id: str, request_id: str, answer: str) -> None:
+        """The supervisor's answer to an ``ask`` (an :class:`ApprovalAnswer` as JSON)."""
+        item = self._items.get(run_id)
+        waiting = item.asks.get(request_id) if item is not None else None
+        if waiting is not None and not waiting.done():
+            waiting.set_result(ApprovalAnswer.model_validate_json(answer))
+
+    async def cancel(self, run_id: str) -> None:
+        """Cancel the item as Ctrl+C cancels a run: it ends ``aborted``, its file complete."""
+        item = self._items.get(run_id)
+        if item is not None and item.runner is not None:
+            item.runner.cancel()
+
+    async def whereabouts(self) -> tuple[int, str]:
+        """This worker's process id and host (named when it dies; tests kill it by pid)."""
+        return os.getpid(), socket.gethostname()
+
+    async def running(self) -> int:
+        """How many items this worker holds (started and not yet fully collected)."""
+        return len(self._items)
+
+    async def _run(self, item: _Item, runner: Runner) -> None:
+        refused = ""
+        try:
+            await runner.run()
+        except RunError as error:  # raised before run_started: nothing was recorded
+            refused = str(error)
+        except Exception as bug:  # the runner recorded its ending; say what broke as well
+            refused = "" if runner.result is not None else f"internal error: {bug!r}"
+        item.outbox.put_nowait(Outgoing("end", refused))
