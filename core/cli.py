@@ -21,6 +21,7 @@ from typing import Protocol
 
 from core import __version__
 from core.commands import agents as agents_command
+from core.commands import batch as batch_command
 from core.commands import docs as docs_command
 from core.commands import open as open_command
 from core.commands import presets as presets_command
@@ -33,6 +34,7 @@ COMMAND_MODULES = [
     agents_command,
     presets_command,
     run_command,
+    batch_command,
     runs_command,
     docs_command,
     open_command,

@@ -63,6 +63,9 @@ class RunRequest:
     """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
     them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
     lineage: Lineage | None = None
+    batch_id: str | None = None
+    """The batch this run is an item of (:mod:`core.batch`), recorded in ``run_started``."""
+    batch_item: int | None = None
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
@@ -91,6 +94,15 @@ def preset_request(
 
     The catalogs read on the way come back too: pass them to :class:`Runner` so it does not
     read every definition file again."""
+    preset, agents, presets = find_preset(name, cwd, scope)
+    return request_from_preset(preset, args, cwd, scope=scope, **options), agents, presets
+
+
+def find_preset(
+    name: str, cwd: Path, scope: Scope = "both"
+) -> tuple[Preset, AgentCatalog, PresetCatalog]:
+    """The preset called ``name`` with the catalogs read to find and check it (a batch
+    expands it once per item); raises :class:`RunError` naming what is available."""
     presets = discover_presets(cwd, scope)
     preset = presets.get(name)
     problem = presets.problem_for(name) if preset is None else None
@@ -104,4 +116,4 @@ def preset_request(
         check_agents(preset, agents)
     except PresetError as error:
         raise RunError(str(error)) from None
-    return request_from_preset(preset, args, cwd, scope=scope, **options), agents, presets
+    return preset, agents, presets

@@ -253,6 +253,8 @@ class Runner:
             parent_run=self._parent.run_id if self._parent else None,
             parent_step=self._parent.step if self._parent else None,
             lineage=self.request.lineage,
+            batch_id=self.request.batch_id,
+            batch_item=self.request.batch_item,
         )
         if index is not None and self._publisher.sink is not None:
             try:

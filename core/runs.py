@@ -112,6 +112,8 @@ class RunRecord(BaseModel):
     path: str
     origin: RunOrigin | None = None
     """Where the run came from: resumed or re-run from another, or started by a step."""
+    batch_id: str | None = None
+    """The batch this run is an item of (:mod:`core.batch`)."""
 
 
 _SCHEMA = """
@@ -132,7 +134,7 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at DESC);
 """
-_COLUMNS_ADDED = {"origin": "TEXT", "agent_usage": "TEXT"}
+_COLUMNS_ADDED = {"origin": "TEXT", "agent_usage": "TEXT", "batch_id": "TEXT"}
 """Columns newer than the first index: added to an older ``runs.sqlite`` when it is opened."""
 
 SORT_KEYS = {
@@ -188,7 +190,8 @@ class RunIndex:
         with self._connect() as db:
             db.execute(
                 "INSERT OR REPLACE INTO runs (id, mode, preset, agents, args, cwd, started_at,"
-                " status, usage, path, origin) VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+                " status, usage, path, origin, batch_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
                 (
                     event.run_id,
                     event.mode,
@@ -200,6 +203,7 @@ class RunIndex:
                     UsageStats().model_dump_json(),
                     str(path),
                     origin.model_dump_json() if (origin := RunOrigin.of(event)) else None,
+                    event.batch_id,
                 ),
             )
 
@@ -306,6 +310,7 @@ class RunIndex:
             error=row["error"],
             path=row["path"],
             origin=RunOrigin.model_validate_json(row["origin"]) if row["origin"] else None,
+            batch_id=row["batch_id"],
         )
 
     def _interrupted(self, row: sqlite3.Row) -> sqlite3.Row:

@@ -1,0 +1,140 @@
+"""Executors: where a batch's items run. The seam between a batch and what runs its items.
+
+An executor gets the batch's :class:`~core.batch.jobs.ItemJob` list and an :class:`ItemHost`
+(the supervising Baton) and runs every job through the host, in whatever way it likes:
+
+* :meth:`ItemHost.run_here` runs one item in this process, recorded as an ordinary run
+  (the local executor does only this, at most ``concurrency`` at once);
+* :meth:`ItemHost.remote` opens a :class:`~core.batch.recording.RemoteRecording` for an item
+  run elsewhere: publish the worker's events into it as they arrive (they go to the run file,
+  the index and the batch's listeners exactly as a local item's do), then ``close`` it — with
+  the reason, when the worker died: it then ends the run file itself — and pass the outcome
+  ``close`` returns to :meth:`ItemHost.item_ended`.
+  A worker runs :func:`core.batch.jobs.item_runner` with ``record=False`` and a listener that
+  forwards each event (and ``run_item``'s outcome) to the supervisor.
+
+Rules for every executor: one item's failure is never the batch's (the host turns a crash into
+that item's ``error``); when :attr:`ItemHost.cancelled` is set, start nothing more and let
+every started item end (the host cancels local runners; a remote executor cancels its
+workers), so every started item's run file ends with ``run_finished``; when the task running
+:meth:`BatchExecutor.run` is cancelled, stop the same way before re-raising.
+
+Executors are found by name in :data:`EXECUTORS` (``--executor NAME``); an optional one whose
+extra is missing raises :class:`ExecutorUnavailable` with the install command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from core.errors import RunError
+
+if TYPE_CHECKING:
+    from core.approvals import Responder
+    from core.batch.jobs import ItemJob, ItemOutcome
+    from core.batch.recording import RemoteRecording
+    from core.settings import Settings
+
+
+class ExecutorUnavailable(RunError):
+    """The executor asked for cannot run here; the message says what to install."""
+
+
+class ItemHost(Protocol):
+    """The supervising side of a batch, as an executor sees it. Used on the event loop that
+    runs the batch only."""
+
+    settings: Settings
+    responder: Responder
+    """Answers approvals for every item (a remote executor relays workers' asks to it)."""
+    cancelled: asyncio.Event
+    """Set when the batch is cancelled (Ctrl+C, the window's Cancel)."""
+
+    async def run_here(self, job: ItemJob) -> ItemOutcome:
+        """Run the item in this process as an ordinary recorded run; never raises for the
+        item's own failure (only ``CancelledError``)."""
+        ...
+
+    def remote(self, job: ItemJob) -> RemoteRecording:
+        """Start recording an item that runs elsewhere (see the module docstring)."""
+        ...
+
+    def item_ended(self, outcome: ItemOutcome) -> ItemOutcome:
+        """Record a remote item's ending (``run_here`` does this itself)."""
+        ...
+
+
+class BatchExecutor(Protocol):
+    name: str
+
+    async def run(self, jobs: Sequence[ItemJob], host: ItemHost) -> None:
+        """Run every job through ``host``; returns when each has ended or, once the batch
+        is cancelled, when every started one has."""
+        ...
+
+
+@dataclass(frozen=True)
+class ExecutorOptions:
+    concurrency: int = 4
+    """Items running at once (a remote executor may read it as its number of workers)."""
+    address: str | None = None
+    """Where the cluster is (``--ray-address``); None: start one on this machine."""
+
+
+class LocalExecutor:
+    """Items as asyncio tasks in this process, at most ``concurrency`` at once."""
+
+    name = "local"
+
+    def __init__(self, options: ExecutorOptions) -> None:
+        if options.concurrency < 1:
+            raise RunError("--concurrency must be at least 1")
+        self.concurrency = options.concurrency
+
+    async def run(self, jobs: Sequence[ItemJob], host: ItemHost) -> None:
+        slots = asyncio.Semaphore(self.concurrency)
+
+        async def one(job: ItemJob) -> None:
+            async with slots:
+                if not host.cancelled.is_set():
+                    await host.run_here(job)
+
+        async with asyncio.TaskGroup() as group:
+            for job in jobs:
+                group.create_task(one(job))
+
+
+ExecutorFactory = Callable[[ExecutorOptions], BatchExecutor]
+
+RAY_MISSING = "the Ray executor needs the ray extra: pip install 'baton[ray]'"
+
+
+def _ray(options: ExecutorOptions) -> BatchExecutor:
+    """The Ray executor, imported only when asked for: Ray is an optional extra."""
+    try:
+        importlib.import_module("ray")
+    except ImportError:
+        raise ExecutorUnavailable(RAY_MISSING) from None
+    try:
+        module = importlib.import_module("core.batch.ray_executor")
+    except ImportError as error:
+        raise ExecutorUnavailable(f"the Ray executor cannot be loaded: {error}") from None
+    executor: BatchExecutor = module.RayExecutor(options)
+    return executor
+
+
+EXECUTORS: dict[str, ExecutorFactory] = {"local": LocalExecutor, "ray": _ray}
+"""``--executor`` names → factories. Add an executor by adding an entry."""
+
+
+def create_executor(name: str, options: ExecutorOptions) -> BatchExecutor:
+    factory = EXECUTORS.get(name)
+    if factory is None:
+        raise ExecutorUnavailable(
+            f"unknown executor '{name}' (available: {', '.join(sorted(EXECUTORS))})"
+        )
+    return factory(options)

@@ -1,0 +1,148 @@
+"""One item of a batch: the job that describes it and the function that runs it anywhere.
+
+:class:`ItemJob` is plain data (pydantic: JSON and pickle both work), so it can be shipped to
+another process or machine. :func:`run_item` runs it with the ordinary :class:`Runner` — the
+same code as ``baton run`` — and returns an :class:`ItemOutcome`; with ``record=True`` the run
+writes its own run file and index row here, with ``record=False`` it only hands its events to
+``listeners`` (a remote worker forwards them to the supervisor, which records them through
+:class:`core.batch.recording.RemoteRecording`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from core.agents import AgentCatalog
+from core.approvals import Responder, deny_all
+from core.batch.inputs import BatchItem
+from core.batch.store import BatchSpec
+from core.budget import BudgetAsker, stop_at_cap
+from core.errors import RunError
+from core.events import Event, RunStatus, StepFinished, UsageStats
+from core.presets import Preset, PresetCatalog
+from core.publisher import EventListener
+from core.run_request import RunRequest, find_preset, request_from_preset
+from core.runner import Runner
+from core.settings import Settings
+
+
+class ItemJob(BaseModel):
+    """Everything a worker needs to run one item (besides Baton, the settings and the
+    working folder): which batch and row it is, the run id to use, what to run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    batch_id: str
+    index: int
+    run_id: str
+    spec: BatchSpec
+    item: BatchItem
+
+
+class ItemOutcome(BaseModel):
+    """How one item ended: its run's status, usage and final output (the last step's)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    run_id: str
+    status: RunStatus
+    error: str | None = None
+    usage: UsageStats = UsageStats()
+    output: str = ""
+    duration_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Definitions:
+    """The preset and the catalogs, read once per batch instead of once per item."""
+
+    preset: Preset
+    agents: AgentCatalog
+    presets: PresetCatalog
+
+    @classmethod
+    def load(cls, spec: BatchSpec) -> Definitions:
+        """Raises :class:`RunError` for an unknown or broken preset."""
+        return cls(*find_preset(spec.preset, Path(spec.cwd), spec.scope))
+
+
+def item_request(job: ItemJob, definitions: Definitions) -> RunRequest:
+    """The item's run request: the preset expanded with the row's arguments and
+    parameters, tagged with the batch; raises :class:`RunError` for a row that cannot run."""
+    spec = job.spec
+    request = request_from_preset(
+        definitions.preset,
+        job.item.args,
+        Path(spec.cwd),
+        scope=spec.scope,
+        model=spec.model,
+        backend=spec.backend,
+        trust_project=spec.trust_project,
+    )
+    return dataclasses.replace(
+        request, params=dict(job.item.params), batch_id=job.batch_id, batch_item=job.index
+    )
+
+
+def item_runner(
+    job: ItemJob,
+    *,
+    settings: Settings,
+    definitions: Definitions | None = None,
+    responder: Responder = deny_all,
+    listeners: Iterable[EventListener] = (),
+    record: bool = True,
+    budget_asker: BudgetAsker = stop_at_cap,
+) -> Runner:
+    """A prepared :class:`Runner` for the item (``definitions``: None reads them here, as
+    a remote worker must); raises :class:`RunError` when the item cannot run."""
+    definitions = definitions or Definitions.load(job.spec)
+    try:
+        runner = Runner(
+            item_request(job, definitions),
+            settings=settings,
+            responder=responder,
+            listeners=listeners,
+            record=record,
+            agents=definitions.agents,
+            presets=definitions.presets,
+            run_id=job.run_id,
+            budget_asker=budget_asker,
+        )
+        runner.prepare()
+    except RunError as error:
+        raise RunError(f"item {job.index + 1} ({job.item.label()}): {error}") from None
+    return runner
+
+
+class OutputKeeper:
+    """A listener keeping the last step's final output (what a batch's table and export
+    show for the item), so nothing has to read the run file back."""
+
+    def __init__(self) -> None:
+        self.output = ""
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, StepFinished):
+            self.output = event.output
+
+
+async def run_item(runner: Runner, job: ItemJob, keeper: OutputKeeper) -> ItemOutcome:
+    """Run a prepared item (see :func:`item_runner`; ``keeper`` among its listeners) to the
+    end. Never raises for the item's own failure: that is the outcome's status."""
+    finished = await runner.run()
+    return ItemOutcome(
+        index=job.index,
+        run_id=job.run_id,
+        status=finished.status,
+        error=finished.error,
+        usage=finished.usage,
+        output=keeper.output,
+        duration_s=finished.ts,
+    )

@@ -1,0 +1,112 @@
+"""Recording an item that runs elsewhere: its events in, an ordinary run file and index row out.
+
+A remote worker runs the core :class:`~core.runner.Runner` with ``record=False`` and sends
+its events back; the supervisor publishes each into a :class:`RemoteRecording`, which does
+what the runner does for a local run — the liveness lock, the run file on its writer thread
+(through the same :class:`~core.publisher.EventPublisher`, so redaction and subscriber
+isolation are the same), the index row at ``run_started`` and ``run_finished``. So History,
+``baton runs`` and the window cannot tell where an item ran.
+
+If the worker dies, :meth:`RemoteRecording.close` without a ``run_finished`` seen ends the
+run file itself (``error``, the reason given, the usage received so far).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from contextlib import suppress
+from datetime import UTC, datetime
+
+from core.batch.jobs import ItemJob, ItemOutcome
+from core.events import Event, RunFinished, RunStarted, StepFinished
+from core.liveness import LivenessLock
+from core.publisher import EventListener, EventPublisher, RunFileSink
+from core.redaction import Redactor
+from core.run_state import RunState
+from core.runs import RunIndex, RunWriter
+from core.settings import Settings
+
+WORKER_LOST = "the worker running this item ended before the item did"
+
+
+class RemoteRecording:
+    """One remote item's run file and index row. Use from one thread (the batch's loop):
+    :meth:`publish` each event in order, then :meth:`close` once."""
+
+    def __init__(
+        self, job: ItemJob, settings: Settings, listeners: Iterable[EventListener] = ()
+    ) -> None:
+        self.job = job
+        writer = RunWriter(job.run_id)
+        self._path = writer.path
+        self._lock: LivenessLock | None = LivenessLock(writer.path)
+        self._publisher = EventPublisher(
+            Redactor.for_settings(settings), RunFileSink(writer), list(listeners)
+        )
+        self._index = RunIndex()
+        self._state = RunState()
+        self._start: RunStarted | None = None
+        self._end: RunFinished | None = None
+        self._output = ""
+
+    def publish(self, event: Event) -> None:
+        """Record one event of the item's run (already in order, from the worker)."""
+        if self._end is not None:
+            return  # nothing follows run_finished in a run file
+        self._state.apply(event)
+        if isinstance(event, RunStarted):
+            self._start = event
+            self._index.started(self._publisher.redacted(event), self._path)
+        elif isinstance(event, StepFinished):
+            self._output = event.output
+        elif isinstance(event, RunFinished):
+            self._end = self._publisher.redacted(event)
+        self._publisher.publish(event)
+
+    def close(self, reason: str = WORKER_LOST) -> ItemOutcome:
+        """Finish the recording. Without a ``run_finished`` from the worker, the run ends
+        ``error`` with ``reason`` (the worker died or was cut off). Returns the outcome."""
+        if self._start is None:
+            self.publish(self._stand_in_start())
+        if self._end is None:
+            self.publish(
+                RunFinished(
+                    run_id=self.job.run_id,
+                    ts=self._state.elapsed,
+                    status="error",
+                    usage=self._state.usage,
+                    error=reason,
+                )
+            )
+        assert self._start is not None and self._end is not None
+        self._publisher.close()
+        # On failure the lock still goes below: the row then reads "interrupted".
+        with suppress(sqlite3.Error):
+            self._index.finished(self._end, self._start.started_at)
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        return ItemOutcome(
+            index=self.job.index,
+            run_id=self.job.run_id,
+            status=self._end.status,
+            error=self._end.error,
+            usage=self._end.usage,
+            output=self._output,
+            duration_s=self._end.ts,
+        )
+
+    def _stand_in_start(self) -> RunStarted:
+        """A ``run_started`` for an item whose worker died before sending its own."""
+        return RunStarted(
+            run_id=self.job.run_id,
+            mode="chain",
+            preset=self.job.spec.preset,
+            args=self.job.item.args,
+            steps=[],
+            cwd=self.job.spec.cwd,
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            batch_id=self.job.batch_id,
+            batch_item=self.job.index,
+        )

@@ -1,0 +1,93 @@
+"""A batch's results, one row per item: for ``baton batch status|export`` and the window.
+
+Figures come from the runs index (status, usage, duration, error) and the final output from
+the item's run file (the last ``step_finished``), so a result reads the same as the run does
+in History. Exports are CSV (one column per argument, ``$1``…) or JSONL (the row's ``args`` and
+``params`` as given, so an export's rows can be fed back as inputs).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from core.batch.store import BatchRecord, ItemRecord
+from core.events import StepFinished, UsageStats
+from core.runs import RunIndex, RunRecord, read_events
+
+_FIGURES = ("tokens", "cost", "duration_s", "output", "error")
+
+
+class ItemResult(BaseModel):
+    item: int
+    """1-based row, as a person counts."""
+    status: str
+    args: list[str]
+    params: dict[str, Any]
+    run_id: str | None
+    tokens: int = 0
+    cost: float = 0.0
+    duration_s: float | None = None
+    output: str = ""
+    error: str | None = None
+
+
+def final_output(path: Path) -> str:
+    """The last step's final output in a run file ("" when it has none or is gone)."""
+    output = ""
+    try:
+        for event in read_events(path):
+            if isinstance(event, StepFinished):
+                output = event.output
+    except OSError:
+        return ""
+    return output
+
+
+def item_result(item: ItemRecord, run: RunRecord | None) -> ItemResult:
+    usage = run.usage if run is not None else UsageStats()
+    return ItemResult(
+        item=item.index + 1,
+        status=item.status,
+        args=item.item.args,
+        params=dict(item.item.params),
+        run_id=item.run_id,
+        tokens=usage.input + usage.output,
+        cost=usage.cost,
+        duration_s=run.duration_s if run is not None else None,
+        output=final_output(Path(run.path)) if run is not None else "",
+        error=run.error if run is not None else None,
+    )
+
+
+def batch_results(record: BatchRecord, index: RunIndex | None = None) -> list[ItemResult]:
+    index = index or RunIndex()
+    return [
+        item_result(item, index.get(item.run_id) if item.run_id else None) for item in record.items
+    ]
+
+
+def results_jsonl(results: list[ItemResult]) -> str:
+    return "".join(json.dumps(r.model_dump(), ensure_ascii=False) + "\n" for r in results)
+
+
+def results_csv(results: list[ItemResult]) -> str:
+    """CSV with a header row; arguments spread over ``$1``… columns."""
+    width = max((len(r.args) for r in results), default=0)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    dollars = [f"${n}" for n in range(1, width + 1)]
+    writer.writerow(["item", "status", *dollars, "params", "run_id", *_FIGURES])
+    for r in results:
+        params = json.dumps(r.params, ensure_ascii=False) if r.params else ""
+        took = r.duration_s if r.duration_s is not None else ""
+        padding = [""] * (width - len(r.args))
+        run = r.run_id or ""
+        figures = [r.tokens, f"{r.cost:.6f}", took, r.output, r.error or ""]
+        writer.writerow([r.item, r.status, *r.args, *padding, params, run, *figures])
+    return out.getvalue()

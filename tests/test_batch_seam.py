@@ -1,0 +1,117 @@
+"""The executor seam: an item run "elsewhere" (an unrecorded runner whose events are handed to
+``host.remote(job)``, as a Ray worker's would be) leaves the same run file and index row as an
+item the local executor ran; a worker lost mid-item fails that item only."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from llm_server import LLMServer, Reply, last_user_text
+
+from core.batch.executors import ExecutorOptions, ItemHost, LocalExecutor
+from core.batch.inputs import BatchItem
+from core.batch.jobs import ItemJob, OutputKeeper, item_runner, run_item
+from core.batch.recording import WORKER_LOST, RemoteRecording
+from core.batch.store import BatchSpec, BatchStore
+from core.batch.supervisor import BatchRun
+from core.events import Event, RunFinished, RunStarted
+from core.runs import RunIndex, load_run
+from core.settings import Settings, save_settings
+
+
+class InProcessRemote:
+    """An executor that runs each item the way a remote worker does: the runner unrecorded,
+    its events forwarded one by one into the supervisor's recording. The item named ``lose``
+    has its "worker" die once its first model request reached ``server``: nothing more is
+    forwarded, as nothing more would arrive from a dead worker."""
+
+    name = "in-process-remote"
+
+    def __init__(self, server: LLMServer | None = None, lose: str | None = None) -> None:
+        self.server = server
+        self.lose = lose
+
+    async def run(self, jobs: Sequence[ItemJob], host: ItemHost) -> None:
+        for job in jobs:
+            recording = host.remote(job)
+            alive = [True]
+
+            def forward(
+                event: Event, recording: RemoteRecording = recording, alive: list[bool] = alive
+            ) -> None:
+                if alive[0]:
+                    recording.publish(event)
+
+            keeper = OutputKeeper()
+            runner = item_runner(
+                job, settings=host.settings, listeners=[keeper, forward], record=False
+            )
+            worker = asyncio.create_task(run_item(runner, job, keeper))
+            if job.item.args == [self.lose] and self.server is not None:
+                await self.server.wait_requests_async(1, timeout=10)
+                alive[0] = False
+                worker.cancel()
+            await asyncio.gather(worker, return_exceptions=True)
+            host.item_ended(recording.close())
+
+
+def comparable(events: list[Event]) -> list[dict[str, Any]]:
+    """A run's events without what differs between two runs of the same item."""
+    rows = []
+    for event in events:
+        data = event.model_dump()
+        for key in ("run_id", "ts", "started_at", "batch_id"):
+            data.pop(key, None)
+        data.pop("message_id", None)
+        rows.append(data)
+    return rows
+
+
+def echo(body: dict[str, Any]) -> Reply:
+    return Reply.answer(f"answer to {last_user_text(body)[-12:]}")
+
+
+async def run_batch(settings: Settings, folder: Path, executor: Any) -> Any:
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(folder))
+    record = store.create(spec, [BatchItem(args=["alpha"]), BatchItem(args=["beta"])], "x")
+    await BatchRun(record, executor, settings=settings, store=store).run()
+    return store.get(record.id)
+
+
+async def test_a_remote_item_is_recorded_like_a_local_one(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    save_settings(llm_server.settings())
+    llm_server.responder = echo
+    settings = llm_server.settings()
+    local = await run_batch(settings, tmp_path, LocalExecutor(ExecutorOptions(concurrency=1)))
+    remote = await run_batch(settings, tmp_path, InProcessRemote())
+    assert local.counts() == remote.counts() == {"ok": 2}
+    for mine, theirs in zip(local.items, remote.items, strict=True):
+        here = RunIndex().get(mine.run_id)
+        there = RunIndex().get(theirs.run_id)
+        assert here is not None and there is not None
+        assert there.batch_id == remote.id and there.status == "ok"
+        assert there.usage == here.usage
+        assert comparable(load_run(Path(there.path))) == comparable(load_run(Path(here.path)))
+
+
+async def test_a_lost_worker_fails_its_item_and_completes_its_run_file(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    save_settings(llm_server.settings())
+    llm_server.responder = lambda body: (
+        Reply.hang() if "alpha" in last_user_text(body) else echo(body)
+    )
+    executor = InProcessRemote(llm_server, lose="alpha")
+    record = await run_batch(llm_server.settings(), tmp_path, executor)
+    assert [item.status for item in record.items] == ["error", "ok"]
+    run = RunIndex().get(record.items[0].run_id)
+    assert run is not None and run.status == "error" and run.error == WORKER_LOST
+    events = load_run(Path(run.path))
+    assert isinstance(events[0], RunStarted) and events[0].batch_id == record.id
+    assert isinstance(events[-1], RunFinished) and events[-1].error == WORKER_LOST
