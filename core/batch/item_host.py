@@ -2,8 +2,9 @@
 queued for the supervisor to collect.
 
 A worker (a Ray actor, :mod:`core.batch.ray_executor`) hosts one :class:`ItemHost` and runs
-several items on its own asyncio loop. For each item it builds an ordinary
-:class:`~core.runner.Runner` that records nothing here (``record=False``): the run file, the
+several items on its own asyncio loop. For each item it builds the ordinary
+:class:`~core.runner.Runner` (:func:`core.batch.jobs.item_runner`, as the local executor does)
+recording nothing here (``record=False``): the run file, the
 index and every subscriber live with the supervisor, which replays what it collects through
 the ordinary publisher (:mod:`core.batch.remote_run`), so a run file does not depend on where
 its steps ran (DESIGN §10).
@@ -15,8 +16,8 @@ What crosses back is plain text — events as their JSON lines, approval request
 * ``ask``: an :class:`~core.approvals.ApprovalRequest`; the step waits until the supervisor's
   responder (the terminal, the window, a ``--approve`` setting) answers through
   :meth:`ItemHost.answer`;
-* ``end``: the item is over. Its body is empty when the run recorded its own ending, else it
-  says why the run could not start (a working folder missing on this worker, say).
+* ``end``: the item is over. Its body is empty when the run sent its own ending, else it says
+  why there is none (the run could not start here: a working folder missing on this worker).
 
 The host knows nothing of Ray, so it is tested in-process, and another transport could carry
 the same messages.
@@ -30,32 +31,15 @@ import socket
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
-from core.agents import AgentCatalog
 from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.batch.jobs import Definitions, ItemJob, item_runner
 from core.errors import RunError
 from core.events import Event, event_to_json
-from core.presets import PresetCatalog
-from core.run_request import RunRequest
 from core.runner import Runner
 from core.settings import Settings
 
 MAX_MESSAGES = 2000
 """Messages handed over by one :meth:`ItemHost.collect` at most (bounds one reply's size)."""
-
-
-@dataclass(frozen=True)
-class ItemJob:
-    """Everything a worker needs to run one item, checked by the supervisor beforehand.
-
-    The definitions travel with the job: the worker runs exactly what the supervisor checked
-    (and the person trusted), not whatever its own folders hold.
-    """
-
-    run_id: str
-    request: RunRequest
-    settings: Settings
-    agents: AgentCatalog | None = None
-    presets: PresetCatalog | None = None
 
 
 class Outgoing(NamedTuple):
@@ -78,8 +62,9 @@ class ItemHost:
     def __init__(self) -> None:
         self._items: dict[str, _Item] = {}
 
-    async def start(self, job: ItemJob) -> None:
-        """Begin running ``job``; returns at once (collect its messages with :meth:`collect`)."""
+    async def start(self, job: ItemJob, settings: Settings, definitions: Definitions) -> None:
+        """Begin running ``job`` with the supervisor's settings and checked definitions;
+        returns at once (collect its messages with :meth:`collect`)."""
         item = _Item()
         self._items[job.run_id] = item
 
@@ -95,16 +80,18 @@ class ItemHost:
         def send(event: Event) -> None:
             item.outbox.put_nowait(Outgoing("event", event_to_json(event)))
 
-        item.runner = Runner(
-            job.request,
-            settings=job.settings,
-            responder=ask,
-            listeners=[send],
-            record=False,
-            agents=job.agents,
-            presets=job.presets,
-            run_id=job.run_id,
-        )
+        try:
+            item.runner = item_runner(
+                job,
+                settings=settings,
+                definitions=definitions,
+                responder=ask,
+                listeners=[send],
+                record=False,
+            )
+        except RunError as error:  # a working folder missing on this worker, say
+            item.outbox.put_nowait(Outgoing("end", str(error)))
+            return
         item.task = asyncio.create_task(self._run(item, item.runner))
 
     async def collect(self, run_id: str) -> list[Outgoing]:
@@ -142,11 +129,9 @@ class ItemHost:
         return len(self._items)
 
     async def _run(self, item: _Item, runner: Runner) -> None:
-        refused = ""
+        ending = ""
         try:
             await runner.run()
-        except RunError as error:  # raised before run_started: nothing was recorded
-            refused = str(error)
-        except Exception as bug:  # the runner recorded its ending; say what broke as well
-            refused = "" if runner.result is not None else f"internal error: {bug!r}"
-        item.outbox.put_nowait(Outgoing("end", refused))
+        except Exception as bug:  # the run_finished went out unless it broke before
+            ending = "" if runner.result is not None else f"internal error: {bug!r}"
+        item.outbox.put_nowait(Outgoing("end", ending))

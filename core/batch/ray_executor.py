@@ -1,87 +1,138 @@
-"""Batch items on Ray: a cluster by address, or a local Ray started on demand.
+"""The Ray executor: a batch's items on a Ray cluster by address, or on a local Ray.
 
-Ray is the optional extra ``baton[ray]`` and is imported only here, only when this executor
-is chosen; without it :func:`import_ray` says how to install it.
+Ray is the optional extra ``baton[ray]``; this module imports it at the top and is itself
+imported only when ``--executor ray`` is chosen (:data:`core.batch.executors.EXECUTORS` checks
+Ray is there first and names the extra when it is not).
 
-:class:`RayWorkers` keeps one actor per worker (an :class:`~core.batch.item_host.ItemHost`,
-async, one CPU each) and places each item on the least busy one; a worker runs its items
-concurrently on its own event loop, exactly as the local executor runs them here. The core
-runner is shipped as-is with the item's request, settings and checked definitions
-(:class:`~core.batch.item_host.ItemJob`); its events come back over the actor's ``collect``
-method, which the supervisor long-polls, and are recorded by :class:`RemoteRun` through the
-ordinary publisher. An actor that dies fails the items it held (:class:`WorkerLost`) and is
-replaced for the next items.
+One actor per worker (an async :class:`~core.batch.item_host.ItemHost`, one CPU each) runs
+items concurrently on its own event loop, the core runner as-is
+(:func:`~core.batch.jobs.item_runner`, as the local executor runs it) with the supervisor's
+settings and checked definitions, shipped once per batch. Each item's events come back through
+the actor's ``collect``, which the supervisor long-polls, and are recorded by
+:func:`~core.batch.relay.relay` into the batch's ordinary recording. An actor that dies fails
+the items it held (their run files end ``error``, saying the worker died) and is replaced for
+the items still to run.
 
-Ray's own chatter stays out of the person's terminal (``--json`` output must stay NDJSON):
-its driver logging is set to errors only, workers' output is not forwarded, and the error
-messages its raylet pushes to the driver are not printed (it lands in Ray's log folder).
+``--concurrency N`` is the number of items running at once, spread over ``min(N, the
+cluster's CPUs)`` workers. With no address a local Ray is started with this machine's CPUs
+(at most N) and shut down after the batch; its workers see this process's Baton folders, so
+documents and project rules are shared. A cluster's workers use their own (DESIGN §10; the
+README's "Running on a Ray cluster" lists what a worker needs).
+
+Ray's own chatter stays out of the person's terminal (``--json`` output must stay NDJSON): the
+driver logs errors only, workers' output is not forwarded, and the raylet's reports ("a worker
+died…") are not printed; they stay in Ray's log folder.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
+import ray
+import ray.exceptions
+
 from core import paths
-from core.approvals import Responder
-from core.batch.item_host import ItemHost, ItemJob, Outgoing
-from core.batch.remote_run import RemoteRun, WorkerLost
+from core.batch.executors import ExecutorOptions, ItemHost
+from core.batch.item_host import ItemHost as WorkerHost
+from core.batch.item_host import Outgoing
+from core.batch.jobs import Definitions, ItemJob
+from core.batch.relay import WorkerLost, relay
 from core.errors import RunError
-from core.events import RunFinished
-from core.publisher import EventListener
-
-RAY_MISSING = (
-    "the Ray executor needs Ray, an optional extra: install it with pip install 'baton[ray]'"
-)
 
 
-def import_ray() -> ModuleType:
-    """Ray, or a :class:`RunError` that says how to get it."""
-    try:
-        import ray
-    except ImportError:
-        raise RunError(RAY_MISSING) from None
-    return ray
+class RayExecutor:
+    """Runs a batch's items on Ray workers (see the module docstring)."""
+
+    name = "ray"
+
+    def __init__(self, options: ExecutorOptions) -> None:
+        if options.concurrency < 1:
+            raise RunError("--concurrency must be at least 1")
+        self.options = options
+
+    async def run(self, jobs: Sequence[ItemJob], host: ItemHost) -> None:
+        if not jobs:
+            return
+        workers = RayWorkers(self.options.address, self.options.concurrency)
+        await asyncio.to_thread(workers.start)
+        try:
+            await self._run(jobs, host, workers)
+        finally:
+            await asyncio.to_thread(workers.close)
+
+    async def _run(self, jobs: Sequence[ItemJob], host: ItemHost, workers: RayWorkers) -> None:
+        # Shipped once; trust was checked here (BatchRun.prepare), against this machine's store.
+        definitions = Definitions.load(jobs[0].spec)
+        workers.ship(host.settings, definitions)
+        slots = asyncio.Semaphore(self.options.concurrency)
+        running: set[_ActorChannel] = set()
+
+        async def one(job: ItemJob) -> None:
+            async with slots:
+                if host.cancelled.is_set():
+                    return
+                recording = host.remote(job)
+                channel = await workers.start_item(_trusted(job))
+                if isinstance(channel, str):
+                    host.item_ended(recording.close(channel))
+                    return
+                running.add(channel)
+                try:
+                    await relay(channel, recording, host.responder, host.item_ended)
+                finally:
+                    running.discard(channel)
+                    channel.release()
+
+        async def cancel_on_request() -> None:
+            await host.cancelled.wait()
+            for channel in list(running):
+                channel.cancel()
+
+        watcher = asyncio.create_task(cancel_on_request())
+        try:
+            async with asyncio.TaskGroup() as group:
+                for job in jobs:
+                    group.create_task(one(job))
+        finally:
+            watcher.cancel()
+            with suppress(asyncio.CancelledError):
+                await watcher
 
 
 @dataclass
 class _Worker:
     actor: Any
-    pid: int
-    node: str
+    where: str = "a Ray worker"
+    """Its process and host once known (named when it dies)."""
     items: int = 0
     alive: bool = True
 
 
 class RayWorkers:
-    """Ray for one batch: connect (or start a local Ray), host items, let go.
+    """Ray for one batch: connect (or start a local Ray), keep the workers, let go.
 
-    ``address`` None starts a local Ray with ``workers`` CPUs (default: this machine's), and
-    shuts it down at :meth:`close`; with an address, Baton connects to that cluster and leaves
-    it running. A Ray already initialised in this process (a test's, a notebook's) is used
-    as it is. Local workers see this process's Baton folders, so documents and project rules
-    are shared with the supervisor; a cluster's workers use their own.
+    :meth:`start` and :meth:`close` block (Ray starts processes, or connects): call them in
+    a thread. A Ray already initialised in this process (a test's, a notebook's) is used as it
+    is and left running.
     """
 
-    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
-        self._ray = import_ray()
+    def __init__(self, address: str | None, concurrency: int) -> None:
         self._address = address
-        self._wanted = workers
+        self._concurrency = concurrency
         self._owns_ray = False
         self._workers: list[_Worker] = []
-        self._capacity = 0
+        self._capacity = 1
         self._host_class: Any = None
-
-    # -- life cycle -----------------------------------------------------------------------
+        self._shipped: tuple[Any, Any] | None = None
 
     def start(self) -> None:
-        """Connect or start Ray; raises :class:`RunError` if no cluster answers."""
-        ray = self._ray
+        """Connect or start Ray; raises :class:`RunError` when it cannot."""
         if not ray.is_initialized():
             options: dict[str, Any] = {
                 "include_dashboard": False,
@@ -89,19 +140,18 @@ class RayWorkers:
                 "logging_level": logging.ERROR,
             }
             if self._address is None:
-                options["num_cpus"] = self._wanted or os.cpu_count() or 1
+                options["num_cpus"] = min(os.cpu_count() or 1, self._concurrency)
             try:
                 ray.init(address=self._address, **options)
             except (ConnectionError, ValueError, RuntimeError) as error:
-                raise RunError(
-                    f"could not reach the Ray cluster {self._address}: {error}"
-                ) from None
+                where = self._address or "a local Ray"
+                raise RunError(f"could not start or reach {where}: {error}") from None
             self._owns_ray = True
-        _quiet_driver(ray)
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        self._capacity = max(1, min(self._wanted or cpus, cpus))
-        env = {} if self._address is not None else _local_environment()
-        self._host_class = ray.remote(ItemHost).options(
+        _quiet_driver()
+        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+        self._capacity = max(1, min(self._concurrency, cpus))
+        env = _local_environment() if self._address is None else {}
+        self._host_class = ray.remote(WorkerHost).options(
             num_cpus=1, max_restarts=0, runtime_env={"env_vars": env} if env else None
         )
 
@@ -109,81 +159,58 @@ class RayWorkers:
         """End every worker (and the local Ray this started)."""
         for worker in self._workers:
             if worker.alive:
-                self._ray.kill(worker.actor)
+                ray.kill(worker.actor)
         self._workers.clear()
         if self._owns_ray:
-            self._ray.shutdown()
+            ray.shutdown()
             self._owns_ray = False
 
-    @property
-    def capacity(self) -> int:
-        """How many workers the batch gets (one CPU each)."""
-        return self._capacity
+    def ship(self, settings: Any, definitions: Definitions) -> None:
+        """Put what every item needs in Ray's object store once, not once per item."""
+        self._shipped = (ray.put(settings), ray.put(definitions))
 
-    # -- items ----------------------------------------------------------------------------
-
-    async def run_item(
-        self,
-        job: ItemJob,
-        *,
-        responder: Responder,
-        listeners: list[EventListener] | None = None,
-        record: bool = True,
-        on_start: Callable[[RemoteRun], None] | None = None,
-    ) -> RunFinished:
-        """Run one item on a worker and record it here; the ``run_finished`` it ended with.
-
-        ``on_start`` (optional) receives the :class:`RemoteRun` once placed, so a caller can
-        cancel it. Raises :class:`RunError` when the worker could not start the run.
-        """
-        worker = await self._place()
-        worker.items += 1
+    async def start_item(self, job: ItemJob) -> _ActorChannel | str:
+        """Start ``job`` on the least busy worker; its channel, or why it could not start."""
+        assert self._shipped is not None, "ship() first"
+        worker = self._place()
         try:
-            channel = _ActorChannel(self._ray, worker, job.run_id)
-            try:
-                await worker.actor.start.remote(_shipped(job))
-            except self._ray.exceptions.RayActorError as error:
-                worker.alive = False
-                raise RunError(
-                    f"the Ray worker could not start the item: {_first_line(error)}"
-                ) from None
-            remote = RemoteRun(
-                job.run_id, channel, responder=responder, listeners=listeners, record=record
-            )
-            if on_start is not None:
-                on_start(remote)
-            return await remote.run()
-        finally:
+            if worker.where == _Worker.where:
+                pid, node = await worker.actor.whereabouts.remote()
+                worker.where = f"Ray worker process {pid} on {node}"
+            await worker.actor.start.remote(job, *self._shipped)
+        except ray.exceptions.RayError as error:
+            worker.alive = False
             worker.items -= 1
+            return f"the item could not start on {worker.where}: {_first_line(error)}"
+        return _ActorChannel(worker, job.run_id)
 
-    async def _place(self) -> _Worker:
-        """The least busy live worker, starting one while there are fewer than capacity."""
+    def _place(self) -> _Worker:
+        """The least busy live worker (its item count raised), starting one while there are
+        fewer than the batch's share of the cluster."""
         self._workers = [w for w in self._workers if w.alive or w.items]
         alive = [w for w in self._workers if w.alive]
         if len(alive) < self._capacity:
-            actor = self._host_class.remote()
-            pid, node = await actor.whereabouts.remote()
-            worker = _Worker(actor, pid=pid, node=node)
+            worker = _Worker(self._host_class.remote())
             self._workers.append(worker)
-            return worker
-        return min(alive, key=lambda w: w.items)
+        else:
+            worker = min(alive, key=lambda w: w.items)
+        worker.items += 1
+        return worker
 
 
 class _ActorChannel:
-    """One item on one actor, as :class:`RemoteRun` reaches it."""
+    """One item on one actor, as :func:`relay` reaches it."""
 
-    def __init__(self, ray: ModuleType, worker: _Worker, run_id: str) -> None:
-        self._ray = ray
+    def __init__(self, worker: _Worker, run_id: str) -> None:
         self._worker = worker
         self._run_id = run_id
 
     async def collect(self) -> list[Outgoing]:
         try:
             messages: list[Outgoing] = await self._worker.actor.collect.remote(self._run_id)
-        except self._ray.exceptions.RayActorError as error:
+        except ray.exceptions.RayActorError as error:
             self._worker.alive = False
-            where = f"Ray worker process {self._worker.pid} on {self._worker.node}"
-            raise WorkerLost(f"{where}: {_first_line(error)}") from None
+            raise WorkerLost(f"{self._worker.where}: {_first_line(error)}") from None
         return messages
 
     def answer(self, request_id: str, answer: str) -> None:
@@ -192,10 +219,15 @@ class _ActorChannel:
     def cancel(self) -> None:
         self._worker.actor.cancel.remote(self._run_id)
 
+    def release(self) -> None:
+        """The item is over: its worker has room for another."""
+        self._worker.items -= 1
 
-def _shipped(job: ItemJob) -> ItemJob:
-    """The job as a worker runs it: trust was checked here, against this machine's store."""
-    return dataclasses.replace(job, request=dataclasses.replace(job.request, trust_project=True))
+
+def _trusted(job: ItemJob) -> ItemJob:
+    """The job as a worker runs it: its project's trust was checked by the supervisor, against
+    the supervisor's trust store; a worker's own store may not know the project."""
+    return job.model_copy(update={"spec": job.spec.model_copy(update={"trust_project": True})})
 
 
 def _local_environment() -> dict[str, str]:
@@ -203,9 +235,9 @@ def _local_environment() -> dict[str, str]:
     return {"BATON_CONFIG_DIR": str(paths.config_dir()), "BATON_DATA_DIR": str(paths.data_dir())}
 
 
-def _quiet_driver(ray: ModuleType) -> None:
-    """Keep the raylet's error reports (a worker died…) off stdout: they go to Ray's logs.
-    Ray has no public switch for this; its own debugger flips the same flag."""
+def _quiet_driver() -> None:
+    """Keep the raylet's error reports ("a worker died…") off stdout: they stay in Ray's
+    logs. Ray has no public switch for this; its own debugger flips the same flag."""
     worker_module = getattr(getattr(ray, "_private", None), "worker", None)
     if worker_module is not None and hasattr(worker_module, "_worker_logs_enabled"):
         worker_module._worker_logs_enabled = False

@@ -166,7 +166,10 @@ def _execute(record: BatchRecord, args: argparse.Namespace, store: BatchStore) -
         f"{executor.name} executor, concurrency {args.concurrency}",
         file=sys.stderr,
     )
-    code = asyncio.run(_run_with_ctrl_c(batch))
+    try:
+        code = asyncio.run(_run_with_ctrl_c(batch))
+    except RunError as error:  # the executor could not start (a Ray cluster out of reach)
+        return usage_error(COMMAND, error)
     final = store.get(record.id) or record
     counts = ", ".join(f"{n} {status_word(s)}" for s, n in final.counts().items())
     hint = f" (run the rest: baton batch resume {record.id})" if final.unfinished() else ""
