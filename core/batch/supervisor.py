@@ -84,7 +84,8 @@ class BatchRun:
     async def run(self) -> list[ItemOutcome]:
         """Run the items; returns the outcomes of those that ran, in row order."""
         self.prepare()
-        await self.executor.run(self.jobs, self)
+        with self._store.held_open():
+            await self.executor.run(self.jobs, self)
         return [self.outcomes[index] for index in sorted(self.outcomes)]
 
     def cancel(self) -> None:

@@ -1,0 +1,207 @@
+"""Batch throughput: 200 items of a 2-step chain against the scripted server, 200 ms a request.
+
+The scripted OpenAI-compatible server runs in a child process (this file with ``--serve``), so
+the CPU time measured here is the supervisor's alone: the runner, Baton's HTTP agent loop,
+the publisher, the run files and the index — everything a batch costs besides the model.
+Every item is an ordinary recorded run (``scout-and-plan``: scout, then planner).
+
+For the local executor at concurrency 4, 16 and 64: items/s next to the latency-bound limit
+``concurrency / (2 × latency)`` (each item makes two requests in a row), and the supervisor's
+CPU per event (process CPU time / events published). 200 items do not divide into waves of 64,
+so at c64 the last wave runs 8 items and the best possible figure is 200 / (4 waves × 0.4 s)
+= 125 items/s, 78 % of the limit: ``tail_limit_c64`` gives that bound beside the plain one.
+
+The Ray executor is measured too when it is installed (``ray_items_per_s_2workers``,
+:func:`optional_executors`). Last line: one JSON object, keys ``local_items_per_s_c4`` …,
+``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event`` (the c64 figure) and the
+others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.batch.executors import (  # noqa: E402
+    BatchExecutor,
+    ExecutorOptions,
+    ExecutorUnavailable,
+    create_executor,
+)
+from core.batch.inputs import BatchItem  # noqa: E402
+from core.batch.store import BatchSpec, BatchStore  # noqa: E402
+from core.batch.supervisor import BatchRun  # noqa: E402
+from core.events import Event  # noqa: E402
+from core.settings import Settings  # noqa: E402
+
+ITEMS = 200
+LATENCY_S = 0.2
+CONCURRENCIES = (4, 16, 64)
+
+
+# ------------------------------------------------------------------------ the server (child)
+
+
+def serve(latency: float) -> None:
+    """Run the scripted server until stdin closes; print its port first. Every request waits
+    ``latency`` seconds (in its own handler thread), then gets a short streamed answer."""
+    sys.path[:0] = [str(ROOT / "tests")]  # the scripted server lives with the tests
+    import llm_server
+    from llm_server import LLMServer, Reply
+
+    # Tuned for load, not for tests: 64 connections at once overflow the default accept queue
+    # of 5 (refused, then retried by Baton), and Nagle's algorithm with delayed ACKs holds
+    # each small SSE write ~40 ms — both would be measured as Baton's overhead.
+    llm_server._HTTPServer.request_queue_size = 256
+    llm_server._Handler.disable_nagle_algorithm = True
+
+    def respond(body: dict[str, Any]) -> Any:
+        time.sleep(latency)
+        return Reply.answer("## Files Retrieved\n- none needed")
+
+    with LLMServer(responder=respond) as server:
+        print(server.port, flush=True)
+        sys.stdin.read()
+
+
+class ServerProcess:
+    def __init__(self, latency: float) -> None:
+        self.child = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(latency)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.child.stdout is not None
+        self.port = int(self.child.stdout.readline())
+        self.process = psutil.Process(self.child.pid)
+
+    def cpu_s(self) -> float:
+        """CPU seconds the server has used so far (to tell its limits from Baton's)."""
+        times = self.process.cpu_times()
+        return float(times.user + times.system)
+
+    def close(self) -> None:
+        assert self.child.stdin is not None
+        self.child.stdin.close()
+        self.child.wait(timeout=30)
+
+
+# ------------------------------------------------------------------------ the supervisor
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.events = 0
+
+    def __call__(self, index: int, event: Event) -> None:
+        self.events += 1
+
+
+async def measure(
+    executor: BatchExecutor, settings: Settings, folder: Path, items: int = ITEMS
+) -> dict[str, float]:
+    """Run one batch of ``items``; items/s and the supervisor's CPU ms per event."""
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(folder))
+    rows = [BatchItem(args=[f"task {n}"]) for n in range(items)]
+    record = store.create(spec, rows, "benchmark")
+    counter = Counter()
+    batch = BatchRun(record, executor, settings=settings, listeners=[counter], store=store)
+    batch.prepare()
+    cpu, wall = time.process_time(), time.perf_counter()
+    outcomes = await batch.run()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    failed = [o for o in outcomes if o.status != "ok"]
+    if failed or len(outcomes) != items:
+        raise SystemExit(f"{len(failed)} items failed, e.g. {failed[0].error if failed else ''}")
+    return {
+        "items_per_s": items / wall,
+        "ms_per_event": cpu * 1000 / counter.events,
+        "events": counter.events,
+    }
+
+
+async def optional_executors(settings: Settings, folder: Path) -> dict[str, float]:
+    """Figures for executors that need an extra (skipped, with a note, when it is missing)."""
+    results: dict[str, float] = {}
+    try:
+        ray = create_executor("ray", ExecutorOptions(concurrency=2))
+    except ExecutorUnavailable as why:
+        print(f"ray: skipped ({why})")
+        return results
+    figures = await measure(ray, settings, folder)
+    limit = 2 / (2 * LATENCY_S)
+    results["ray_items_per_s_2workers"] = round(figures["items_per_s"], 2)
+    results["ray_efficiency_2workers"] = round(figures["items_per_s"] / limit, 3)
+    print(f"ray, 2 workers: {figures['items_per_s']:.1f} items/s (limit {limit:.1f})")
+    return results
+
+
+async def run_all(server: ServerProcess, folder: Path) -> dict[str, float]:
+    provider = {"name": "bench", "base_url": f"http://127.0.0.1:{server.port}/v1"}
+    settings = Settings.model_validate({"providers": [provider], "default_model": "test-model"})
+    results: dict[str, float] = {}
+    warm_up = create_executor("local", ExecutorOptions(concurrency=CONCURRENCIES[0]))
+    await measure(warm_up, settings, folder, items=CONCURRENCIES[0])  # imports, price table
+    for concurrency in CONCURRENCIES:
+        executor = create_executor("local", ExecutorOptions(concurrency=concurrency))
+        server_cpu = server.cpu_s()
+        figures = await measure(executor, settings, folder)
+        server_cpu = server.cpu_s() - server_cpu
+        limit = concurrency / (2 * LATENCY_S)
+        waves = math.ceil(ITEMS / concurrency)
+        tail_limit = ITEMS / (waves * 2 * LATENCY_S)
+        speed = figures["items_per_s"]
+        results[f"local_items_per_s_c{concurrency}"] = round(speed, 2)
+        results[f"limit_c{concurrency}"] = round(limit, 2)
+        results[f"tail_limit_c{concurrency}"] = round(tail_limit, 2)
+        results[f"local_efficiency_c{concurrency}"] = round(speed / limit, 3)
+        results[f"overhead_ms_per_event_c{concurrency}"] = round(figures["ms_per_event"], 3)
+        results[f"server_cpu_s_c{concurrency}"] = round(server_cpu, 2)
+        print(
+            f"local c{concurrency}: {speed:.1f} items/s, limit {limit:.1f} "
+            f"({speed / limit:.0%}; {tail_limit:.1f} with the last partial wave), "
+            f"{figures['ms_per_event']:.3f} ms CPU per event ({figures['events']:.0f} events); "
+            f"the server used {server_cpu:.1f} s CPU"
+        )
+    results["overhead_ms_per_event"] = results[f"overhead_ms_per_event_c{CONCURRENCIES[-1]}"]
+    results.update(await optional_executors(settings, folder))
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--serve", type=float, metavar="LATENCY", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.serve)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        os.environ["BATON_CONFIG_DIR"] = str(home / "config")
+        os.environ["BATON_DATA_DIR"] = str(home / "data")
+        server = ServerProcess(LATENCY_S)
+        try:
+            results = asyncio.run(run_all(server, home))
+        finally:
+            server.close()
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
