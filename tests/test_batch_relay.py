@@ -6,22 +6,26 @@ leave complete run files. The Ray transport itself: tests/test_batch_ray.py."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from pathlib import Path
 
 import pytest
 from llm_server import LLMServer, Reply
 
 from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.batch.checkout import Checkout
 from core.batch.inputs import BatchItem
 from core.batch.item_host import ItemHost, Outgoing
 from core.batch.jobs import Definitions, ItemJob, ItemOutcome
 from core.batch.recording import RemoteRecording
 from core.batch.relay import WorkerLost, relay
 from core.batch.store import BatchSpec
+from core.cli import main
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
     RunFinished,
+    RunStarted,
     StepFinished,
     ToolCallFinished,
 )
@@ -84,10 +88,12 @@ def shell_job(user_presets: Path, tmp_path: Path) -> ItemJob:
     )
 
 
-async def start(server: LLMServer, job: ItemJob) -> InProcessChannel:
+async def start(
+    server: LLMServer, job: ItemJob, checkout: Checkout | None = None
+) -> InProcessChannel:
     """The item started on a fresh worker-side host; the channel to it."""
     host = ItemHost()
-    await host.start(job, server.settings(), Definitions.load(job.spec))
+    await host.start(job, server.settings(), Definitions.load(job.spec), checkout)
     return InProcessChannel(host, job.run_id)
 
 
@@ -182,3 +188,67 @@ async def test_cancelling_the_relay_cancels_the_item_on_the_worker(
 
 async def approve(request: ApprovalRequest) -> ApprovalAnswer:
     return ApprovalAnswer(decision="approve")
+
+
+def git_repository(folder: Path) -> Path:
+    """A repository with one commit on branch ``trunk``: NOTES.md."""
+    folder.mkdir()
+    (folder / "NOTES.md").write_text("only in the repository\n", encoding="utf-8")
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.invalid"]
+    for command in (
+        ["init", "--quiet"],
+        ["checkout", "--quiet", "-b", "trunk"],
+        ["add", "NOTES.md"],
+        [*identity, "commit", "--quiet", "-m", "notes"],
+    ):
+        subprocess.run(["git", *command], cwd=folder, check=True)
+    return folder
+
+
+async def test_an_item_runs_in_its_own_copy_of_the_repository_removed_after(
+    llm_server: LLMServer, shell_job: ItemJob, tmp_path: Path
+) -> None:
+    repository = git_repository(tmp_path / "origin")
+    llm_server.queue(Reply.tool("read", {"path": "NOTES.md"}), Reply.answer("read it"))
+    channel = await start(llm_server, shell_job, Checkout(repository.as_uri(), "trunk"))
+    outcomes: list[ItemOutcome] = []
+    recording = RemoteRecording(shell_job, llm_server.settings())
+    await relay(channel, recording, approve, outcomes.append)
+
+    assert [o.status for o in outcomes] == ["ok"]
+    events = load_run(run_file(shell_job.run_id))
+    start_event = events[0]
+    assert isinstance(start_event, RunStarted)
+    copy = Path(start_event.cwd)
+    assert copy != Path(shell_job.spec.cwd) and copy.name.startswith("baton-item-")
+    read = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert [e.status for e in read] == ["ok"] and "only in the repository" in read[0].result
+    assert not await asyncio.to_thread(copy.exists)
+
+
+async def test_a_repository_that_cannot_be_copied_fails_the_item_saying_why(
+    llm_server: LLMServer, shell_job: ItemJob, tmp_path: Path
+) -> None:
+    repository = git_repository(tmp_path / "origin")
+    channel = await start(llm_server, shell_job, Checkout(repository.as_uri(), "no-such-ref"))
+    outcomes: list[ItemOutcome] = []
+    recording = RemoteRecording(shell_job, llm_server.settings())
+    await relay(channel, recording, approve, outcomes.append)
+
+    (outcome,) = outcomes
+    assert outcome.status == "error" and outcome.error is not None
+    assert outcome.error.startswith(f"cannot copy {repository.as_uri()} at no-such-ref: git fetch")
+    assert "no-such-ref" in outcome.error.split("git fetch:", 1)[1]
+    end = load_run(run_file(shell_job.run_id))[-1]
+    assert isinstance(end, RunFinished) and end.error == outcome.error
+    assert llm_server.requests == []
+
+
+def test_repo_is_refused_without_the_ray_executor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text('{"args": ["x"]}\n', encoding="utf-8")
+    code = main(["batch", "scout-and-plan", "--inputs", str(inputs), "--repo", "https://x/y"])
+    assert code == 2
+    assert "--repo works with --executor ray" in capsys.readouterr().err

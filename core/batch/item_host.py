@@ -29,9 +29,11 @@ import asyncio
 import os
 import socket
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, NamedTuple
 
 from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.batch.checkout import Checkout, check_out, remove
 from core.batch.jobs import Definitions, ItemJob, item_runner
 from core.errors import RunError
 from core.events import Event, event_to_json
@@ -53,6 +55,20 @@ class _Item:
     asks: dict[str, asyncio.Future[ApprovalAnswer]] = field(default_factory=dict)
     runner: Runner | None = None
     task: asyncio.Task[None] | None = None
+    cancelled: bool = False
+
+    async def ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        """The runner's responder: the question goes out, the step waits for the answer."""
+        answer: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+        self.asks[request.request_id] = answer
+        self.outbox.put_nowait(Outgoing("ask", request.model_dump_json()))
+        try:
+            return await answer
+        finally:
+            self.asks.pop(request.request_id, None)
+
+    def send(self, event: Event) -> None:
+        self.outbox.put_nowait(Outgoing("event", event_to_json(event)))
 
 
 class ItemHost:
@@ -62,37 +78,19 @@ class ItemHost:
     def __init__(self) -> None:
         self._items: dict[str, _Item] = {}
 
-    async def start(self, job: ItemJob, settings: Settings, definitions: Definitions) -> None:
-        """Begin running ``job`` with the supervisor's settings and checked definitions;
-        returns at once (collect its messages with :meth:`collect`)."""
+    async def start(
+        self,
+        job: ItemJob,
+        settings: Settings,
+        definitions: Definitions,
+        checkout: Checkout | None = None,
+    ) -> None:
+        """Begin running ``job`` with the supervisor's settings and checked definitions (in
+        a fresh copy of ``checkout`` when given, instead of the job's folder); returns at once
+        (collect its messages with :meth:`collect`)."""
         item = _Item()
         self._items[job.run_id] = item
-
-        async def ask(request: ApprovalRequest) -> ApprovalAnswer:
-            answer: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-            item.asks[request.request_id] = answer
-            item.outbox.put_nowait(Outgoing("ask", request.model_dump_json()))
-            try:
-                return await answer
-            finally:
-                item.asks.pop(request.request_id, None)
-
-        def send(event: Event) -> None:
-            item.outbox.put_nowait(Outgoing("event", event_to_json(event)))
-
-        try:
-            item.runner = item_runner(
-                job,
-                settings=settings,
-                definitions=definitions,
-                responder=ask,
-                listeners=[send],
-                record=False,
-            )
-        except RunError as error:  # a working folder missing on this worker, say
-            item.outbox.put_nowait(Outgoing("end", str(error)))
-            return
-        item.task = asyncio.create_task(self._run(item, item.runner))
+        item.task = asyncio.create_task(self._run(item, job, settings, definitions, checkout))
 
     async def collect(self, run_id: str) -> list[Outgoing]:
         """The item's messages since the last call, waiting for at least one. After an
@@ -117,8 +115,10 @@ class ItemHost:
     async def cancel(self, run_id: str) -> None:
         """Cancel the item as Ctrl+C cancels a run: it ends ``aborted``, its file complete."""
         item = self._items.get(run_id)
-        if item is not None and item.runner is not None:
-            item.runner.cancel()
+        if item is not None:
+            item.cancelled = True
+            if item.runner is not None:
+                item.runner.cancel()
 
     async def whereabouts(self) -> tuple[int, str]:
         """This worker's process id and host (named when it dies; tests kill it by pid)."""
@@ -128,10 +128,44 @@ class ItemHost:
         """How many items this worker holds (started and not yet fully collected)."""
         return len(self._items)
 
-    async def _run(self, item: _Item, runner: Runner) -> None:
-        ending = ""
+    async def _run(
+        self,
+        item: _Item,
+        job: ItemJob,
+        settings: Settings,
+        definitions: Definitions,
+        checkout: Checkout | None,
+    ) -> None:
+        folder: Path | None = None
+        try:
+            if checkout is not None:
+                folder = await check_out(checkout)
+                job = job.model_copy(
+                    update={"spec": job.spec.model_copy(update={"cwd": str(folder)})}
+                )
+            item.runner = item_runner(
+                job,
+                settings=settings,
+                definitions=definitions,
+                responder=item.ask,
+                listeners=[item.send],
+                record=False,
+            )
+            if item.cancelled:
+                item.runner.cancel()  # ends at once, aborted, with a complete run file
+            ending = await self._ending(item.runner)
+        except RunError as error:  # no copy of the repository, a folder missing here
+            ending = str(error)
+        finally:
+            if folder is not None:
+                remove(folder)
+        item.outbox.put_nowait(Outgoing("end", ending))
+
+    @staticmethod
+    async def _ending(runner: Runner) -> str:
+        """Run to the end; "" when the run sent its own ending, else why it did not."""
         try:
             await runner.run()
-        except Exception as bug:  # the run_finished went out unless it broke before
-            ending = "" if runner.result is not None else f"internal error: {bug!r}"
-        item.outbox.put_nowait(Outgoing("end", ending))
+        except Exception as bug:
+            return "" if runner.result is not None else f"internal error: {bug!r}"
+        return ""

@@ -59,7 +59,7 @@ class RayExecutor:
     async def run(self, jobs: Sequence[ItemJob], host: ItemHost) -> None:
         if not jobs:
             return
-        workers = RayWorkers(self.options.address, self.options.concurrency)
+        workers = RayWorkers(self.options)
         await asyncio.to_thread(workers.start)
         try:
             await self._run(jobs, host, workers)
@@ -122,9 +122,10 @@ class RayWorkers:
     is and left running.
     """
 
-    def __init__(self, address: str | None, concurrency: int) -> None:
-        self._address = address
-        self._concurrency = concurrency
+    def __init__(self, options: ExecutorOptions) -> None:
+        self._address = options.address
+        self._concurrency = options.concurrency
+        self._checkout = options.checkout
         self._owns_ray = False
         self._workers: list[_Worker] = []
         self._capacity = 1
@@ -177,7 +178,7 @@ class RayWorkers:
             if worker.where == _Worker.where:
                 pid, node = await worker.actor.whereabouts.remote()
                 worker.where = f"Ray worker process {pid} on {node}"
-            await worker.actor.start.remote(job, *self._shipped)
+            await worker.actor.start.remote(job, *self._shipped, self._checkout)
         except ray.exceptions.RayError as error:
             worker.alive = False
             worker.items -= 1

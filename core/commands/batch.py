@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.atomic import atomic_write_text
+from core.batch.checkout import Checkout
 from core.batch.executors import EXECUTORS, ExecutorOptions, create_executor
 from core.batch.inputs import read_inputs
 from core.batch.results import batch_results, results_csv, results_jsonl
@@ -64,6 +65,13 @@ def register(commands: Any) -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="items at once (default 4)")
     parser.add_argument("--executor", choices=sorted(EXECUTORS), default="local")
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster (--executor ray)")
+    parser.add_argument(
+        "--repo",
+        metavar="URL",
+        help="run each item in a fresh copy of this git repository, made on its Ray worker "
+        "(--executor ray; instead of a folder every worker can reach)",
+    )
+    parser.add_argument("--ref", default="HEAD", help="the branch, tag or commit for --repo")
     parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="working folder")
     parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
     parser.add_argument(
@@ -143,9 +151,7 @@ def _resume(record: BatchRecord, args: argparse.Namespace, store: BatchStore) ->
 def _execute(record: BatchRecord, args: argparse.Namespace, store: BatchStore) -> int:
     try:
         settings = load_settings()
-        executor = create_executor(
-            args.executor, ExecutorOptions(concurrency=args.concurrency, address=args.ray_address)
-        )
+        executor = create_executor(args.executor, _executor_options(args))
         options = runner_options(args, settings)
         printer = _json_printer(record.id) if args.json else _ProgressPrinter(record)
         batch = BatchRun(
@@ -175,6 +181,17 @@ def _execute(record: BatchRecord, args: argparse.Namespace, store: BatchStore) -
     hint = f" (run the rest: baton batch resume {record.id})" if final.unfinished() else ""
     print(f"{COMMAND}: {record.id}: {counts}{hint}", file=sys.stderr)
     return code
+
+
+def _executor_options(args: argparse.Namespace) -> ExecutorOptions:
+    checkout = None
+    if args.repo:
+        if args.executor != "ray":
+            raise RunError("--repo works with --executor ray (a local batch runs in --cwd)")
+        checkout = Checkout(args.repo, args.ref)
+    return ExecutorOptions(
+        concurrency=args.concurrency, address=args.ray_address, checkout=checkout
+    )
 
 
 def _say_sandbox(settings: Settings) -> None:
