@@ -181,3 +181,31 @@ async def test_a_worker_killed_mid_item_fails_that_item_not_the_batch(
     step, end = events[-2:]
     assert isinstance(step, StepFinished) and (step.status, step.error) == ("error", run.error)
     assert isinstance(end, RunFinished) and (end.status, end.error) == ("error", run.error)
+
+
+async def test_cancelling_a_batch_on_ray_aborts_the_items_on_their_workers(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    save_settings(llm_server.settings())
+    llm_server.responder = lambda body: Reply.hang()
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=[f"item {n}"]) for n in range(4)], "x")
+    executor = RayExecutor(ExecutorOptions(concurrency=WORKERS))
+    batch = BatchRun(record, executor, settings=llm_server.settings())
+    running = asyncio.create_task(batch.run())
+
+    await llm_server.wait_until_async(lambda: llm_server.in_flight == WORKERS, timeout=120)
+    batch.cancel()  # what Ctrl+C does
+    await running
+
+    final = store.get(record.id)
+    assert final is not None and final.counts() == {"aborted": 2, "pending": 2}
+    for item in final.items:
+        if item.status == "aborted":
+            run = RunIndex().get(item.run_id or "")
+            assert run is not None and run.status == "aborted"
+            step, end = load_run(Path(run.path))[-2:]
+            assert isinstance(step, StepFinished) and step.status == "aborted"
+            assert isinstance(end, RunFinished) and end.status == "aborted"
+    assert llm_server.in_flight == 0  # the workers closed their requests
