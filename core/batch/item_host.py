@@ -42,6 +42,10 @@ from core.settings import Settings
 
 MAX_MESSAGES = 2000
 """Messages handed over by one :meth:`ItemHost.collect` at most (bounds one reply's size)."""
+GATHER_S = 0.02
+"""After the first message of a reply, how long :meth:`ItemHost.collect` lets more gather: a
+streamed answer's deltas then cross in one remote call, not one each (a person cannot see
+20 ms; the supervisor's CPU per event is what a remote call costs)."""
 
 
 class Outgoing(NamedTuple):
@@ -99,6 +103,8 @@ class ItemHost:
         if item is None:
             return [Outgoing("end", f"this worker runs no item {run_id}")]
         messages = [await item.outbox.get()]
+        if messages[0].kind == "event" and item.outbox.empty():
+            await asyncio.sleep(GATHER_S)
         while len(messages) < MAX_MESSAGES and not item.outbox.empty():
             messages.append(item.outbox.get_nowait())
         if messages[-1].kind == "end":
