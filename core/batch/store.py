@@ -92,8 +92,9 @@ class BatchRecord(BaseModel):
         return counts
 
     def unfinished(self) -> list[ItemRecord]:
-        """The items a resume runs again: every one that did not finish ``ok``."""
-        return [item for item in self.items if item.status != "ok"]
+        """The items a resume runs again: every one that did not finish ``ok`` and is not
+        running now (in another process: a dead one's items read ``interrupted``)."""
+        return [item for item in self.items if item.status not in ("ok", "running")]
 
 
 def new_batch_id() -> str:

@@ -44,6 +44,8 @@ class HistoryPage(QWidget):
     rerunRequested = Signal(object)
     exportRequested = Signal(object)
     deleteRequested = Signal(object)
+    batchRequested = Signal(object)
+    """Show the batch this :class:`RunRecord` is an item of ("Show its batch")."""
     openFileRequested = Signal()
     importRequested = Signal()
 
@@ -107,6 +109,7 @@ class HistoryPage(QWidget):
             ("Re-run", self.rerunRequested, ""),
             ("Export as Markdown…", self.exportRequested, ""),
             ("Delete…", self.deleteRequested, "Delete"),
+            ("Show its batch", self.batchRequested, ""),
         ):
             action = QAction(text, self.table)
             if keys:

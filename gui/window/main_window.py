@@ -78,6 +78,7 @@ def _runs(window: MainWindow) -> QWidget:
 
     view = RunsView(window.run_controller)
     view.runOpened.connect(lambda _page: window.show_view("runs"))
+    view.history.batchRequested.connect(lambda record: window.show_batch(record.batch_id))
     return view
 
 
@@ -90,11 +91,20 @@ def _documents(window: MainWindow) -> QWidget:
     return view
 
 
+def _batches(window: MainWindow) -> QWidget:
+    from gui.batch.batch_view import BatchView
+
+    view = BatchView(responder=window.run_controller.approvals)
+    view.openRunRequested.connect(window.open_run_by_id)
+    return view
+
+
 VIEWS: list[ViewSpec] = [
     ViewSpec("agents", "Agents", "nav-agents", _agents),
     ViewSpec("presets", "Presets", "nav-presets", _presets),
     ViewSpec("runs", "Runs", "nav-runs", _runs),
     ViewSpec("documents", "Documents", "nav-documents", _documents),
+    ViewSpec("batches", "Batches", "nav-batches", _batches),
 ]
 """The views in sidebar order, one line each. The views for "agents", "presets" and "runs" must
 be an AgentsView, a PresetsView and a RunsView."""
@@ -247,6 +257,14 @@ class MainWindow(QMainWindow):
         self.show_view("runs")
         if step >= 0:
             page.view.focus_step(step, call_id or None)
+
+    def show_batch(self, batch_id: str | None) -> None:
+        """Show a batch in the Batches view (History's "Show its batch")."""
+        if batch_id is None:
+            self.statusBar().showMessage("This run is not part of a batch.", 8000)
+            return
+        self.show_view("batches")
+        self.view("batches").choose(batch_id)  # type: ignore[attr-defined]
 
     def show_view(self, key: str) -> None:
         self.sidebar.set_current([spec.key for spec in VIEWS].index(key))
@@ -504,7 +522,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(index)
 
     def _go_to_view(self, key: str) -> None:
-        """View ▸ <view> (Ctrl+1…4): show it and put the keyboard in it — in its filter
+        """View ▸ <view> (Ctrl+1…5): show it and put the keyboard in it — in its filter
         field, so typing filters and Tab reaches its list — not left on the sidebar."""
         self.show_view(key)
         field = self.view(key).findChild(QLineEdit, "FilterField")

@@ -1,7 +1,7 @@
-"""The navigation sidebar: Agents · Presets · Runs · Documents.
+"""The navigation sidebar: Agents · Presets · Runs · Documents · Batches.
 
 A plain list widget, so arrow keys, Home/End and type-ahead work out of the box; the window
-adds Ctrl+1..4. Each row shows an icon and a label; the style sheet gives the selected row
+adds Ctrl+1..5. Each row shows an icon and a label; the style sheet gives the selected row
 a tinted pill.
 """
 

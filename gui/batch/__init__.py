@@ -1,0 +1,1 @@
+"""Batches (see README: Batches)."""

@@ -1,0 +1,246 @@
+"""The batch view's table model: one row per item, live from core events, coalesced.
+
+A live batch publishes every event of every item (the core's :data:`BatchListener`, on the
+qasync loop = the GUI thread). :meth:`BatchTableModel.add_event` only queues; a single-shot
+timer folds the queue into each item's :class:`~core.run_state.RunState` — the run view's
+reducer — at most every :data:`~gui.run.run_model.BATCH_INTERVAL_MS` (the run view's pace),
+at once for an item's start and end, and repaints only the rows that changed. A saved batch
+is loaded from its results (:mod:`core.batch.results`): no run file is replayed.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+
+from core.batch.results import ItemResult
+from core.batch.store import BatchRecord
+from core.events import Event, RunFinished, RunStarted, compact_number
+from core.run_names import status_word
+from core.run_state import RunState
+from gui.history.runs_table import status_icon
+from gui.run.run_model import BATCH_INTERVAL_MS
+from gui.widgets.plain_text import markdown_line
+
+COLUMNS = ("#", "Input", "Status", "Step", "Tokens", "Cost", "Duration", "Output")
+FAILED = frozenset({"error", "aborted", "interrupted"})
+PREVIEW_CHARS = 160
+_Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass
+class ItemRow:
+    """What the table shows for one item."""
+
+    index: int
+    label: str
+    status: str = "pending"
+    run_id: str | None = None
+    step: str = ""
+    tokens: int = 0
+    cost: float = 0.0
+    duration_s: float | None = None
+    output: str = ""
+    error: str | None = None
+    state: RunState | None = None
+    """The live item's folded run (None for a saved batch)."""
+
+    def fold(self, state: RunState) -> None:
+        """Take the figures of the live item's state."""
+        self.run_id = state.run_id or self.run_id
+        self.status = state.status
+        self.tokens = state.usage.input + state.usage.output
+        self.cost = state.usage.cost
+        self.duration_s = state.elapsed
+        self.error = state.error
+        active = next((s for s in state.steps if s.phase in ("running", "waiting")), None)
+        self.step = f"{active.index + 1}/{len(state.steps)} {active.agent}" if active else ""
+        done = [s.output for s in state.steps if s.output]
+        self.output = done[-1] if done else self.output
+
+
+class BatchTableModel(QAbstractTableModel):
+    """The items of one batch. GUI thread only (the qasync loop's thread)."""
+
+    # -- signals (GUI thread) ------------------------------------------------------------
+    totalsChanged = Signal()
+    """Counts, tokens or cost may have changed (after a load or a live batch of events)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[ItemRow] = []
+        self._by_index: dict[int, int] = {}
+        self._pending: deque[tuple[int, Event]] = deque()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.flush)
+
+    # -- public API ----------------------------------------------------------------------
+
+    def load(self, record: BatchRecord, results: list[ItemResult]) -> None:
+        """Show a batch as recorded (no live state)."""
+        self._timer.stop()
+        self._pending.clear()
+        self.beginResetModel()
+        self.rows = [
+            ItemRow(
+                index=item.index,
+                label=item.item.label(),
+                status=result.status,
+                run_id=result.run_id,
+                tokens=result.tokens,
+                cost=result.cost,
+                duration_s=result.duration_s,
+                output=result.output,
+                error=result.error,
+            )
+            for item, result in zip(record.items, results, strict=True)
+        ]
+        self._by_index = {row.index: number for number, row in enumerate(self.rows)}
+        self.endResetModel()
+        self.totalsChanged.emit()
+
+    def add_event(self, index: int, event: Event) -> None:
+        """Queue one event of item ``index`` (the core's BatchListener signature)."""
+        self._pending.append((index, event))
+        if isinstance(event, RunStarted | RunFinished):
+            self._timer.start(0)
+        elif not self._timer.isActive():
+            self._timer.start(BATCH_INTERVAL_MS)
+
+    def flush(self) -> None:
+        """Fold everything queued and repaint the rows it changed."""
+        self._timer.stop()
+        changed: set[int] = set()
+        while self._pending:
+            index, event = self._pending.popleft()
+            number = self._by_index.get(index)
+            if number is None:
+                continue
+            row = self.rows[number]
+            if row.state is None or isinstance(event, RunStarted):
+                row.state = RunState()
+            row.state.apply(event)
+            changed.add(number)
+        for number in changed:
+            row = self.rows[number]
+            assert row.state is not None
+            row.fold(row.state)
+        if changed:
+            right = self.columnCount() - 1
+            self.dataChanged.emit(self.index(min(changed), 0), self.index(max(changed), right))
+            self.totalsChanged.emit()
+
+    def row(self, number: int) -> ItemRow:
+        return self.rows[number]
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for row in self.rows:
+            counts[row.status] = counts.get(row.status, 0) + 1
+        return counts
+
+    def totals(self) -> tuple[int, float]:
+        """(tokens, cost) of every item."""
+        return sum(row.tokens for row in self.rows), sum(row.cost for row in self.rows)
+
+    # -- Qt model ------------------------------------------------------------------------
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(row, index.column())
+        if role == Qt.ItemDataRole.DecorationRole and index.column() == 2:
+            return status_icon(row.status)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if index.column() == 7 and row.output:
+                return row.output[:2000]
+            if index.column() == 2 and row.error:
+                return row.error
+        if role == Qt.ItemDataRole.UserRole:  # the sort key
+            return self._key(row, index.column())
+        return None
+
+    @staticmethod
+    def _text(row: ItemRow, column: int) -> str:
+        if column == 0:
+            return str(row.index + 1)
+        if column == 1:
+            return row.label
+        if column == 2:
+            return status_word(row.status)
+        if column == 3:
+            return row.step
+        if column == 4:
+            return compact_number(row.tokens) if row.tokens else ""
+        if column == 5:
+            return f"${row.cost:.4f}" if row.cost else ""
+        if column == 6:
+            return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
+        return markdown_line(row.output or (row.error or ""))[:PREVIEW_CHARS]
+
+    @staticmethod
+    def _key(row: ItemRow, column: int) -> Any:
+        keys: tuple[Any, ...] = (
+            row.index,
+            row.label.casefold(),
+            row.status,
+            row.step,
+            row.tokens,
+            row.cost,
+            row.duration_s or 0.0,
+            row.output.casefold(),
+        )
+        return keys[column]
+
+
+class FailedFilter(QSortFilterProxyModel):
+    """Sorts by each column's value; with :attr:`failed_only`, shows failed items only."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.failed_only = False
+        self.setSortRole(Qt.ItemDataRole.UserRole)
+
+    def set_failed_only(self, on: bool) -> None:
+        if not hasattr(self, "beginFilterChange"):  # Qt < 6.9
+            self.failed_only = on
+            self.invalidateRowsFilter()
+            return
+        self.beginFilterChange()
+        self.failed_only = on
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+        if not self.failed_only:
+            return True
+        model = self.sourceModel()
+        assert isinstance(model, BatchTableModel)
+        return model.row(source_row).status in FAILED

@@ -1,0 +1,181 @@
+"""The Batches view: a recorded batch as a table, the failed filter, totals, opening an item
+as a run, a live re-run of the failed items, and export — driven by clicks, against the
+scripted server and real batch records."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_server import LLMServer, Reply, last_user_text
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+from pytestqt.qtbot import QtBot
+
+from core.batch.executors import ExecutorOptions, LocalExecutor
+from core.batch.inputs import BatchItem
+from core.batch.store import BatchRecord, BatchSpec, BatchStore
+from core.batch.supervisor import BatchRun
+from core.settings import save_settings
+from gui.batch.batch_view import BatchView
+from gui.window.main_window import MainWindow
+
+MARK = re.compile(r"item-\d")
+
+
+def scripted(failing: set[str], hold: threading.Event | None = None) -> Callable[..., Reply]:
+    def respond(body: dict[str, Any]) -> Reply:
+        mark = MARK.search(last_user_text(body))
+        assert mark is not None
+        if mark.group() in failing:
+            return Reply.error(400, f"{mark.group()} refused")
+        return Reply.answer(f"plan for {mark.group()}", hold=hold)
+
+    return respond
+
+
+@pytest.fixture
+def recorded(llm_server: LLMServer, tmp_path: Path) -> BatchRecord:
+    """A finished 3-item batch of scout-and-plan whose item-1 failed."""
+    save_settings(llm_server.settings())
+    llm_server.responder = scripted({"item-1"})
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=[f"item-{n}"]) for n in range(3)], "in.jsonl")
+    executor = LocalExecutor(ExecutorOptions(concurrency=3))
+    asyncio.run(BatchRun(record, executor, settings=llm_server.settings(), store=store).run())
+    done = store.get(record.id)
+    assert done is not None
+    return done
+
+
+def cell(view: BatchView, row: int, column: int) -> str:
+    return str(view.proxy.index(row, column).data())
+
+
+def shown_column(view: BatchView, column: int) -> list[str]:
+    return [cell(view, row, column) for row in range(view.proxy.rowCount())]
+
+
+@pytest.fixture
+def batch_view(qtbot: QtBot) -> BatchView:
+    view = BatchView()
+    qtbot.addWidget(view)
+    view.resize(1200, 600)
+    view.show()
+    return view
+
+
+def test_a_recorded_batch_shows_its_items_totals_and_filters_the_failed(
+    recorded: BatchRecord, batch_view: BatchView, qtbot: QtBot
+) -> None:
+    assert batch_view.count() == 1
+    assert "scout-and-plan" in batch_view.title.text() and "3 items" in batch_view.title.text()
+    assert shown_column(batch_view, 1) == ["item-0", "item-1", "item-2"]
+    assert shown_column(batch_view, 2) == ["done", "failed", "done"]
+    assert cell(batch_view, 0, 7) == "plan for item-0"
+    assert "item-1 refused" in cell(batch_view, 1, 7)
+    assert "2 done" in batch_view.totals.text() and "1 failed" in batch_view.totals.text()
+    assert "tokens" in batch_view.totals.text()
+
+    qtbot.mouseClick(batch_view.failed_only, Qt.MouseButton.LeftButton)
+    assert shown_column(batch_view, 1) == ["item-1"]
+    qtbot.mouseClick(batch_view.failed_only, Qt.MouseButton.LeftButton)
+    assert batch_view.proxy.rowCount() == 3
+
+
+def test_re_run_failed_runs_only_those_live_and_updates_the_table(
+    recorded: BatchRecord,
+    batch_view: BatchView,
+    llm_server: LLMServer,
+    qtbot: QtBot,
+    qasync_loop: asyncio.AbstractEventLoop,
+) -> None:
+    release = threading.Event()
+    llm_server.responder = scripted(set(), hold=release)
+    before = len(llm_server.requests)
+    assert batch_view.rerun_button.isEnabled() and not batch_view.cancel_button.isEnabled()
+    qtbot.mouseClick(batch_view.rerun_button, Qt.MouseButton.LeftButton)
+    assert batch_view.task is not None
+    qtbot.waitUntil(lambda: cell(batch_view, 1, 2) == "running")  # live, while it waits
+    qtbot.waitUntil(lambda: cell(batch_view, 1, 3) == "1/2 scout")
+    assert batch_view.cancel_button.isEnabled() and not batch_view.rerun_button.isEnabled()
+    release.set()
+    qtbot.waitUntil(lambda: batch_view.task is not None and batch_view.task.done(), timeout=15_000)
+    assert shown_column(batch_view, 2) == ["done", "done", "done"]
+    assert cell(batch_view, 1, 7) == "plan for item-1"
+    again = llm_server.requests[before:]
+    assert [MARK.search(r.user_text).group() for r in again] == ["item-1", "item-1"]  # type: ignore[union-attr]
+    assert "3 done" in batch_view.totals.text()
+    assert not batch_view.rerun_button.isEnabled()
+
+
+def test_cancel_stops_a_live_re_run(
+    recorded: BatchRecord,
+    batch_view: BatchView,
+    llm_server: LLMServer,
+    qtbot: QtBot,
+    qasync_loop: asyncio.AbstractEventLoop,
+) -> None:
+    llm_server.responder = lambda body: Reply.hang()
+    qtbot.mouseClick(batch_view.rerun_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: cell(batch_view, 1, 2) == "running")
+    qtbot.mouseClick(batch_view.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: batch_view.task is not None and batch_view.task.done(), timeout=15_000)
+    assert cell(batch_view, 1, 2) == "cancelled"
+
+
+def test_export_writes_the_results_as_csv(
+    recorded: BatchRecord,
+    batch_view: BatchView,
+    qtbot: QtBot,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    target = tmp_path / "results.csv"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    qtbot.mouseClick(batch_view.csv_button, Qt.MouseButton.LeftButton)
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("item,status,$1,")
+    assert [line.split(",")[1] for line in lines[1:]] == ["ok", "error", "ok"]
+    assert "Exported 3 items" in batch_view.totals.text()
+
+
+def test_open_and_compare_show_items_as_normal_runs_in_the_window(
+    recorded: BatchRecord, make_window: Callable[..., MainWindow], qtbot: QtBot
+) -> None:
+    window = make_window()
+    window.show_view("batches")
+    view = window.view("batches")
+    assert isinstance(view, BatchView)
+    assert not view.open_button.isEnabled() and not view.compare_button.isEnabled()
+    view.select(0, 2)
+    assert view.compare_button.isEnabled()
+    qtbot.mouseClick(view.compare_button, Qt.MouseButton.LeftButton)
+    first, third = recorded.items[0].run_id, recorded.items[2].run_id
+    assert first and third
+    qtbot.waitUntil(lambda: window.current_view() == "runs")
+    assert window.runs_view.page_for(first) is not None
+    assert window.runs_view.page_for(third) is not None
+
+
+def test_history_shows_the_batch_a_run_belongs_to(
+    recorded: BatchRecord, make_window: Callable[..., MainWindow], qtbot: QtBot
+) -> None:
+    window = make_window()
+    window.show_view("runs")
+    history = window.runs_view.history
+    qtbot.waitUntil(lambda: history.model.rowCount() == 3)
+    history.table.selectRow(0)
+    action = next(a for a in history.table.actions() if a.text() == "Show its batch")
+    action.trigger()
+    assert window.current_view() == "batches"
+    view = window.view("batches")
+    assert isinstance(view, BatchView)
+    assert view.record is not None and view.record.id == recorded.id
+    assert view.proxy.rowCount() == 3
