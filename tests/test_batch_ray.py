@@ -18,7 +18,6 @@ from typing import Any
 
 import psutil
 import pytest
-from conftest import LEFTOVER_GRACE_S
 from llm_server import LLMServer, Reply, last_user_text
 from test_batch_seam import comparable, echo
 
@@ -40,6 +39,8 @@ from core.runs import RunIndex, load_run
 from core.settings import save_settings
 
 WORKERS = 2
+GRACE_S = 10.0
+"""How long a batch's Ray workers and threads get to end after a test (conftest's check)."""
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -79,10 +80,10 @@ def no_leftover_threads_or_processes() -> Iterator[None]:
     actor's process) or a thread."""
     threads_before = set(threading.enumerate())
     yield
-    _, alive = psutil.wait_procs(item_hosts(), timeout=LEFTOVER_GRACE_S)
+    _, alive = psutil.wait_procs(item_hosts(), timeout=GRACE_S)
     new_threads = [t for t in threading.enumerate() if t not in threads_before]
     for thread in new_threads:
-        thread.join(timeout=LEFTOVER_GRACE_S)
+        thread.join(timeout=GRACE_S)
     assert not alive, f"Ray workers still running after the test: {alive}"
     assert not [t.name for t in new_threads if t.is_alive()]
 
