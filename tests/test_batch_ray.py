@@ -19,6 +19,7 @@ from typing import Any
 import psutil
 import pytest
 from llm_server import LLMServer, Reply, last_user_text
+from test_batch_relay import SHELL_PRESET
 from test_batch_seam import comparable, echo
 
 try:
@@ -28,14 +29,22 @@ except ImportError:
         raise
     pytest.skip("Ray is not installed (pip install 'baton[ray]')", allow_module_level=True)
 
+from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.batch.executors import ExecutorOptions
 from core.batch.inputs import BatchItem
 from core.batch.ray_executor import RayExecutor
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.cli import main
-from core.events import Event, RunFinished, RunStarted, StepFinished, event_from_json
-from core.runs import RunIndex, load_run
+from core.events import (
+    ApprovalResolved,
+    Event,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    event_from_json,
+)
+from core.runs import RunIndex, load_run, run_file
 from core.settings import save_settings
 
 WORKERS = 2
@@ -210,3 +219,31 @@ async def test_cancelling_a_batch_on_ray_aborts_the_items_on_their_workers(
             assert isinstance(step, StepFinished) and step.status == "aborted"
             assert isinstance(end, RunFinished) and end.status == "aborted"
     assert llm_server.in_flight == 0  # the workers closed their requests
+
+
+async def test_an_approval_asked_on_a_worker_is_answered_by_the_supervisor(
+    llm_server: LLMServer, tmp_path: Path, user_presets: Path
+) -> None:
+    (user_presets / "shell.yaml").write_text(SHELL_PRESET, encoding="utf-8")
+    save_settings(llm_server.settings())
+    llm_server.queue(Reply.tool("bash", {"command": "echo approved-here"}), Reply.answer("done"))
+    asked: list[ApprovalRequest] = []
+
+    async def person(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(decision="approve")
+
+    store = BatchStore()
+    record = store.create(
+        BatchSpec(preset="shell", cwd=str(tmp_path)), [BatchItem(args=["x"])], "x"
+    )
+    executor = RayExecutor(ExecutorOptions(concurrency=1))
+    await BatchRun(record, executor, settings=llm_server.settings(), responder=person).run()
+
+    assert [(r.tool, r.arguments["command"]) for r in asked] == [("bash", "echo approved-here")]
+    final = store.get(record.id)
+    assert final is not None and final.counts() == {"ok": 1}
+    events = load_run(run_file(final.items[0].run_id or ""))
+    decided = [(e.decision, e.decided_by) for e in events if isinstance(e, ApprovalResolved)]
+    assert decided == [("approve", "person")]
+    assert "approved-here" in llm_server.requests[1].tool_messages[0]["content"]
