@@ -1,8 +1,9 @@
 """Batch throughput: 200 items of a 2-step chain against the scripted server, 200 ms a request.
 
-The scripted OpenAI-compatible server runs in a child process (this file with ``--serve``), so
-the CPU time measured here is the supervisor's alone: the runner, Baton's HTTP agent loop,
-the publisher, the run files and the index — everything a batch costs besides the model.
+Run from the repository root: ``python -m benchmarks.batch``. The scripted OpenAI-compatible
+server runs in a child process (this module with ``--serve``), so the CPU time measured here
+is the supervisor's alone: the runner, Baton's HTTP agent loop, the publisher, the run files
+and the index — everything a batch costs besides the model.
 Every item is an ordinary recorded run (``scout-and-plan``: scout, then planner).
 
 For the local executor at concurrency 4, 16 and 64: items/s next to the latency-bound limit
@@ -34,20 +35,19 @@ from typing import Any
 
 import psutil
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from core.batch.executors import (  # noqa: E402
+from core.batch.executors import (
     BatchExecutor,
     ExecutorOptions,
     ExecutorUnavailable,
     create_executor,
 )
-from core.batch.inputs import BatchItem  # noqa: E402
-from core.batch.store import BatchSpec, BatchStore  # noqa: E402
-from core.batch.supervisor import BatchRun  # noqa: E402
-from core.events import Event  # noqa: E402
-from core.settings import Settings  # noqa: E402
+from core.batch.inputs import BatchItem
+from core.batch.store import BatchSpec, BatchStore
+from core.batch.supervisor import BatchRun
+from core.events import Event
+from core.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ITEMS = 200
 LATENCY_S = 0.2
@@ -60,9 +60,8 @@ CONCURRENCIES = (4, 16, 64)
 def serve(latency: float) -> None:
     """Run the scripted server until stdin closes; print its port first. Every request waits
     ``latency`` seconds (in its own handler thread), then gets a short streamed answer."""
-    sys.path[:0] = [str(ROOT / "tests")]  # the scripted server lives with the tests
-    import llm_server
-    from llm_server import LLMServer, Reply
+    from tests import llm_server
+    from tests.llm_server import LLMServer, Reply
 
     # Tuned for load, not for tests: 64 connections at once overflow the default accept queue
     # of 5 (refused, then retried by Baton), and Nagle's algorithm with delayed ACKs holds
@@ -82,10 +81,11 @@ def serve(latency: float) -> None:
 class ServerProcess:
     def __init__(self, latency: float) -> None:
         self.child = subprocess.Popen(
-            [sys.executable, __file__, "--serve", str(latency)],
+            [sys.executable, "-m", "benchmarks.batch", "--serve", str(latency)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
+            cwd=ROOT,
         )
         assert self.child.stdout is not None
         self.port = int(self.child.stdout.readline())

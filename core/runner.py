@@ -395,9 +395,7 @@ class Runner:
             finally:
                 # A backend left suspended after its StepFinished (or abandoned on cancel)
                 # releases its stream or process now, not whenever it is garbage-collected.
-                close = getattr(events, "aclose", None)
-                if close is not None:
-                    await close()
+                await events.aclose()
         except (BackendError, BudgetReached) as error:
             outcome.append(ctx.make(StepFinished, status="error", error=str(error)))
         except Exception as error:  # a bug in a backend must not take the run down

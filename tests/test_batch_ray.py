@@ -18,9 +18,10 @@ from typing import Any
 
 import psutil
 import pytest
-from llm_server import LLMServer, Reply, last_user_text
-from test_batch_relay import SHELL_PRESET
-from test_batch_seam import comparable, echo
+
+from tests.llm_server import LLMServer, Reply, last_user_text
+from tests.test_batch_relay import SHELL_PRESET
+from tests.test_batch_seam import comparable, echo
 
 try:
     import ray

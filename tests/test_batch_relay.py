@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.batch.checkout import Checkout
@@ -31,6 +32,7 @@ from core.events import (
 )
 from core.runner import new_run_id
 from core.runs import RunIndex, load_run, run_file
+from tests.llm_server import LLMServer, Reply
 
 SHELL_PRESET = """\
 name: shell
@@ -73,8 +75,8 @@ class InProcessChannel:
         self.cancels += 1
         self._send(self.host.cancel(self.run_id))
 
-    def _send(self, call: object) -> None:
-        task = asyncio.ensure_future(call)  # type: ignore[arg-type]
+    def _send(self, call: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(call)
         self._sent.add(task)
         task.add_done_callback(self._sent.discard)
 

@@ -9,8 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_server import LLMServer, Reply, last_user_text
-
 from core.batch.executors import ExecutorOptions, ItemHost, LocalExecutor
 from core.batch.inputs import BatchItem
 from core.batch.jobs import ItemJob, OutputKeeper, item_runner, run_item
@@ -20,6 +18,7 @@ from core.batch.supervisor import BatchRun
 from core.events import Event, RunFinished, RunStarted
 from core.runs import RunIndex, load_run
 from core.settings import Settings, save_settings
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 
 class InProcessRemote:

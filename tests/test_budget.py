@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply, Tokens
 
 from core.budget import Budget, BudgetQuestion, Caps
 from core.cli import main
@@ -14,6 +13,7 @@ from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
 from core.settings import save_settings
 from core.terminal_budget import ask_on_terminal
+from tests.llm_server import LLMServer, Reply, Tokens
 
 # gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
 EXPENSIVE = Tokens(prompt=200_000, completion=50_000)  # $0.03 + $0.03 = $0.06

@@ -5,7 +5,7 @@ read back from a saved transcript) and returns the Baton events it stands for; a
 :meth:`ClaudeEventParser.finish` closes what was left open and returns the step's one
 :class:`~core.events.StepFinished`. No I/O happens here, so the live backend
 (:mod:`core.backends.claude_cli`) and the transcript importer
-(:mod:`core.backends.claude_transcript`) share every rule, and tests feed it the real
+(:mod:`core.run_import.claude`) share every rule, and tests feed it the real
 transcripts of ``reference/claude/``. Rules (see ``PROTOCOL.md`` there):
 
 * Text and thinking come from the ``stream_event`` deltas when the CLI streams partial

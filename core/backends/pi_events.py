@@ -4,7 +4,7 @@ Pure and stateful per step: :class:`PiEventParser` gets each line pi printed (as
 read back from a saved transcript) and returns the Baton events it stands for; at the end,
 :meth:`PiEventParser.finish` closes whatever pi left open and returns the step's one
 :class:`~core.events.StepFinished`. No I/O happens here, so the live backend
-(:mod:`core.backends.pi_cli`) and the transcript importer (:mod:`core.transcripts`) share every
+(:mod:`core.backends.pi_cli`) and the transcript importer (:mod:`core.run_import`) share every
 rule, and tests feed it the real transcripts of ``reference/pi/``.
 
 Both wire generations give the same Baton events (``PROTOCOL.md`` beside the transcripts):

@@ -76,8 +76,18 @@ def results_jsonl(results: list[ItemResult]) -> str:
     return "".join(json.dumps(r.model_dump(), ensure_ascii=False) + "\n" for r in results)
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str) -> str:
+    """Text a spreadsheet will not run: a model's answer starting ``=HYPERLINK(…)`` is shown
+    with a leading ``'``, not evaluated (the model is assumed hostile; OWASP's CSV advice)."""
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
 def results_csv(results: list[ItemResult]) -> str:
-    """CSV with a header row; arguments spread over ``$1``… columns."""
+    """CSV with a header row; arguments spread over ``$1``… columns. Text cells that a
+    spreadsheet would read as a formula are quoted with a leading ``'`` (see :func:`_cell`)."""
     width = max((len(r.args) for r in results), default=0)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -88,6 +98,7 @@ def results_csv(results: list[ItemResult]) -> str:
         took = r.duration_s if r.duration_s is not None else ""
         padding = [""] * (width - len(r.args))
         run = r.run_id or ""
-        figures = [r.tokens, f"{r.cost:.6f}", took, r.output, r.error or ""]
-        writer.writerow([r.item, r.status, *r.args, *padding, params, run, *figures])
+        figures = [r.tokens, f"{r.cost:.6f}", took, _cell(r.output), _cell(r.error or "")]
+        args = [_cell(arg) for arg in r.args]
+        writer.writerow([r.item, r.status, *args, *padding, _cell(params), run, *figures])
     return out.getvalue()

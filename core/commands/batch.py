@@ -31,6 +31,7 @@ from core.commands.run import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
+    add_run_options,
     runner_options,
     usage_error,
 )
@@ -72,22 +73,7 @@ def register(commands: Any) -> None:
         "(--executor ray; instead of a folder every worker can reach)",
     )
     parser.add_argument("--ref", default="HEAD", help="the branch, tag or commit for --repo")
-    parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="working folder")
-    parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
-    parser.add_argument(
-        "--trust-project",
-        action="store_true",
-        help="run the project's own agents without a stored trust record",
-    )
-    parser.add_argument("--model", help="use this model for every step")
-    parser.add_argument("--backend", choices=["openai", "pi", "claude"])
-    parser.add_argument(
-        "--approve",
-        choices=["prompt", "deny", "all"],
-        default=None,
-        help="how to answer tool calls that need approval "
-        "(default: prompt on a terminal, deny without one)",
-    )
+    add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print NDJSON events (or results)")
     parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="export")
     parser.add_argument("--output", type=Path, help="export to this file (default: stdout)")

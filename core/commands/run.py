@@ -76,6 +76,17 @@ def register(commands: Any) -> None:
         action="store_true",
         help="let a step work in a folder outside the working folder (a preset's step cwd)",
     )
+    add_run_options(parser)
+    parser.add_argument("--json", action="store_true", help="print NDJSON events")
+    add_budget_options(parser)
+    parser.add_argument(
+        "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
+    )
+    parser.set_defaults(handler=run)
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """Where and how steps run (shared with ``baton batch``)."""
     parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="working folder")
     parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
     parser.add_argument(
@@ -94,12 +105,6 @@ def register(commands: Any) -> None:
         help="how to answer tool calls that need approval "
         "(default: prompt on a terminal, deny without one)",
     )
-    parser.add_argument("--json", action="store_true", help="print NDJSON events")
-    add_budget_options(parser)
-    parser.add_argument(
-        "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
-    )
-    parser.set_defaults(handler=run)
 
 
 def _pairs(values: list[str], flag: str) -> list[StepSpec]:

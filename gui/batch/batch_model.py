@@ -1,11 +1,12 @@
 """The batch view's table model: one row per item, live from core events, coalesced.
 
 A live batch publishes every event of every item (the core's :data:`BatchListener`, on the
-qasync loop = the GUI thread). :meth:`BatchTableModel.add_event` only queues; a single-shot
-timer folds the queue into each item's :class:`~core.run_state.RunState` — the run view's
-reducer — at most every :data:`~gui.run.run_model.BATCH_INTERVAL_MS` (the run view's pace),
-at once for an item's start and end, and repaints only the rows that changed. A saved batch
-is loaded from its results (:mod:`core.batch.results`): no run file is replayed.
+qasync loop = the GUI thread). :meth:`BatchTableModel.add_event` only queues; the run view's
+:class:`~gui.widgets.throttle.Throttle`, at the run view's pace
+(:data:`~gui.run.run_model.BATCH_INTERVAL_MS`, at once for an item's start and end), folds the
+queue into each item's :class:`~core.run_state.RunState` — the run view's reducer — and
+repaints only the rows that changed. A saved batch is loaded from its results
+(:mod:`core.batch.results`): no run file is replayed.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
-    QTimer,
     Signal,
 )
 
@@ -33,6 +33,7 @@ from core.run_state import RunState
 from gui.history.runs_table import status_icon
 from gui.run.run_model import BATCH_INTERVAL_MS
 from gui.widgets.plain_text import markdown_line
+from gui.widgets.throttle import Throttle
 
 COLUMNS = ("#", "Input", "Status", "Step", "Tokens", "Cost", "Duration", "Output")
 FAILED = frozenset({"error", "aborted", "interrupted"})
@@ -83,15 +84,13 @@ class BatchTableModel(QAbstractTableModel):
         self.rows: list[ItemRow] = []
         self._by_index: dict[int, int] = {}
         self._pending: deque[tuple[int, Event]] = deque()
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self.flush)
+        self._throttle = Throttle(self.flush, BATCH_INTERVAL_MS, self)
 
     # -- public API ----------------------------------------------------------------------
 
     def load(self, record: BatchRecord, results: list[ItemResult]) -> None:
         """Show a batch as recorded (no live state)."""
-        self._timer.stop()
+        self._throttle.cancel()
         self._pending.clear()
         self.beginResetModel()
         self.rows = [
@@ -115,14 +114,11 @@ class BatchTableModel(QAbstractTableModel):
     def add_event(self, index: int, event: Event) -> None:
         """Queue one event of item ``index`` (the core's BatchListener signature)."""
         self._pending.append((index, event))
-        if isinstance(event, RunStarted | RunFinished):
-            self._timer.start(0)
-        elif not self._timer.isActive():
-            self._timer.start(BATCH_INTERVAL_MS)
+        self._throttle.request(urgent=isinstance(event, RunStarted | RunFinished))
 
     def flush(self) -> None:
         """Fold everything queued and repaint the rows it changed."""
-        self._timer.stop()
+        self._throttle.cancel()
         changed: set[int] = set()
         while self._pending:
             index, event = self._pending.popleft()

@@ -55,7 +55,10 @@ def click_preset_row(qtbot: QtBot, dialog: LaunchDialog, name: str) -> None:
     raise AssertionError(f"no preset {name!r} in the dialog")
 
 
-def type_into(qtbot: QtBot, widget: QWidget, text: str) -> None:
+def type_into(qtbot: QtBot, widget: QWidget | None, text: str) -> None:
+    """Type ``text`` into ``widget`` (``None``, as an editable combo box's missing line edit
+    would be, fails the test)."""
+    assert widget is not None, "nothing to type into"
     widget.setFocus()
     qtbot.keyClicks(widget, text)
 

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply, last_user_text
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
@@ -24,6 +23,7 @@ from core.batch.supervisor import BatchRun
 from core.settings import save_settings
 from gui.batch.batch_view import BatchView
 from gui.window.main_window import MainWindow
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 MARK = re.compile(r"item-\d")
 
