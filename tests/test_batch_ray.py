@@ -71,12 +71,12 @@ def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     ray.shutdown()
 
 
-def item_hosts() -> list[psutil.Process]:
-    """The processes of the Ray executor's workers (actors are titled ``ray::ItemHost``)."""
+def worker_hosts() -> list[psutil.Process]:
+    """The processes of the Ray executor's workers (actors are titled ``ray::WorkerHost``)."""
     found = []
     for process in psutil.Process().children(recursive=True):
         try:
-            if "ItemHost" in " ".join(process.cmdline()):
+            if "WorkerHost" in " ".join(process.cmdline()):
                 found.append(process)
         except psutil.Error:
             continue
@@ -86,11 +86,11 @@ def item_hosts() -> list[psutil.Process]:
 @pytest.fixture(autouse=True)
 def no_leftover_threads_or_processes() -> Iterator[None]:
     """conftest's check, for a module sharing one Ray: Ray starts and reaps its idle worker
-    processes as it likes, so what must not outlive a test is a Baton worker (an ItemHost
+    processes as it likes, so what must not outlive a test is a Baton worker (an WorkerHost
     actor's process) or a thread."""
     threads_before = set(threading.enumerate())
     yield
-    _, alive = psutil.wait_procs(item_hosts(), timeout=GRACE_S)
+    _, alive = psutil.wait_procs(worker_hosts(), timeout=GRACE_S)
     new_threads = [t for t in threading.enumerate() if t not in threads_before]
     for thread in new_threads:
         thread.join(timeout=GRACE_S)
@@ -133,7 +133,7 @@ def test_a_batch_on_ray_leaves_the_same_runs_as_the_local_executor(
     workers_seen: set[int] = set()
 
     def answer_and_note_workers(body: dict[str, Any]) -> Reply:
-        workers_seen.update(process.pid for process in item_hosts())
+        workers_seen.update(process.pid for process in worker_hosts())
         return echo(body)
 
     llm_server.responder = answer_and_note_workers
@@ -172,7 +172,7 @@ async def test_a_worker_killed_mid_item_fails_that_item_not_the_batch(
     batch = asyncio.create_task(BatchRun(record, executor, settings=llm_server.settings()).run())
 
     await llm_server.wait_until_async(lambda: llm_server.in_flight == WORKERS, timeout=120)
-    hosts = item_hosts()
+    hosts = worker_hosts()
     assert len(hosts) == WORKERS
     victim = hosts[0]
     victim.kill()

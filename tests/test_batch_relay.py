@@ -1,4 +1,4 @@
-"""The remote item's two halves without Ray: the worker's ItemHost running the core runner and
+"""The remote item's two halves without Ray: the worker's WorkerHost running the core runner and
 the supervisor's relay recording it, joined by an in-process channel (what the Ray executor's
 actor calls carry). Approvals travel to the supervisor and back; a lost worker and a cancel
 leave complete run files. The Ray transport itself: tests/test_batch_ray.py."""
@@ -16,11 +16,11 @@ import pytest
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.batch.checkout import Checkout
 from core.batch.inputs import BatchItem
-from core.batch.item_host import ItemHost, Outgoing
 from core.batch.jobs import Definitions, ItemJob, ItemOutcome
 from core.batch.recording import RemoteRecording
 from core.batch.relay import WorkerLost, relay
 from core.batch.store import BatchSpec
+from core.batch.worker_host import Outgoing, WorkerHost
 from core.cli import main
 from core.events import (
     ApprovalRequested,
@@ -48,7 +48,7 @@ class InProcessChannel:
     """The actor calls of the Ray executor, made directly; :meth:`lose` makes the next
     ``collect`` fail as a dead actor's does."""
 
-    def __init__(self, host: ItemHost, run_id: str) -> None:
+    def __init__(self, host: WorkerHost, run_id: str) -> None:
         self.host = host
         self.run_id = run_id
         self.lost = asyncio.Event()
@@ -94,12 +94,12 @@ async def start(
     server: LLMServer, job: ItemJob, checkout: Checkout | None = None
 ) -> InProcessChannel:
     """The item started on a fresh worker-side host; the channel to it."""
-    host = ItemHost()
+    host = WorkerHost()
     await host.start(job, server.settings(), Definitions.load(job.spec), checkout)
     return InProcessChannel(host, job.run_id)
 
 
-async def finish_on_worker(host: ItemHost, run_id: str) -> None:
+async def finish_on_worker(host: WorkerHost, run_id: str) -> None:
     """What a dead worker's process would have done: stop (cancel, then drain to the end)."""
     await host.cancel(run_id)
     while (await host.collect(run_id))[-1].kind != "end":

@@ -4,7 +4,7 @@ Ray is the optional extra ``baton[ray]``; this module imports it at the top and 
 imported only when ``--executor ray`` is chosen (:data:`core.batch.executors.EXECUTORS` checks
 Ray is there first and names the extra when it is not).
 
-One actor per worker (an async :class:`~core.batch.item_host.ItemHost`, one CPU each) runs
+One actor per worker (an async :class:`~core.batch.worker_host.WorkerHost`, one CPU each) runs
 items concurrently on its own event loop, the core runner as-is
 (:func:`~core.batch.jobs.item_runner`, as the local executor runs it) with the supervisor's
 settings and checked definitions, shipped once per batch. Each item's events come back through
@@ -17,7 +17,9 @@ the items still to run.
 cluster's CPUs)`` workers. With no address a local Ray is started with this machine's CPUs
 (at most N) and shut down after the batch; its workers see this process's Baton folders, so
 documents and project rules are shared. A cluster's workers use their own (DESIGN §10; the
-README's "Running on a Ray cluster" lists what a worker needs).
+README's "Running on a Ray cluster" lists what a worker needs). Where no folder is shared,
+``--repo``/``--ref`` gives each item a fresh copy of a git ref on its worker
+(:mod:`core.batch.checkout`).
 
 Ray's own chatter stays out of the person's terminal (``--json`` output must stay NDJSON): the
 driver logs errors only, workers' output is not forwarded, and the raylet's reports ("a worker
@@ -39,10 +41,9 @@ import ray.exceptions
 
 from core import paths
 from core.batch.executors import ExecutorOptions, ItemHost
-from core.batch.item_host import ItemHost as WorkerHost
-from core.batch.item_host import Outgoing
 from core.batch.jobs import Definitions, ItemJob
 from core.batch.relay import WorkerLost, relay
+from core.batch.worker_host import Outgoing, WorkerHost
 from core.errors import RunError
 
 

@@ -1,7 +1,7 @@
 """The supervisor's side of an item running on a worker: its messages in, its run recorded.
 
-:func:`relay` collects what the worker's :class:`~core.batch.item_host.ItemHost` sends for one
-item and gives it the life a local item has: every event goes into the batch's
+:func:`relay` collects what the worker's :class:`~core.batch.worker_host.WorkerHost` sends
+for one item and gives it the life a local item has: every event goes into the batch's
 :class:`~core.batch.recording.RemoteRecording` (the ordinary publisher: redaction, the run
 file, the index, the batch's listeners), and every approval the worker asks is put to the
 batch's responder — the terminal, the window's dialog or a ``--approve`` setting — and the
@@ -22,9 +22,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 from core.approvals import ApprovalAnswer, ApprovalRequest, Responder
-from core.batch.item_host import Outgoing
 from core.batch.jobs import ItemOutcome
 from core.batch.recording import RemoteRecording
+from core.batch.worker_host import Outgoing
 from core.events import event_from_json
 
 CANCEL_GRACE_S = 30.0
@@ -39,7 +39,7 @@ class WorkerLost(Exception):
 
 
 class ItemChannel(Protocol):
-    """One item on one worker, as the supervisor reaches it (see :mod:`core.batch.item_host`
+    """One item on one worker, as the supervisor reaches it (see :mod:`core.batch.worker_host`
     for the messages). ``answer`` and ``cancel`` only send: they never wait for the worker."""
 
     async def collect(self) -> list[Outgoing]:

@@ -1,13 +1,14 @@
 """The worker's side of a remote batch item: the core runner as-is, its events and questions
 queued for the supervisor to collect.
 
-A worker (a Ray actor, :mod:`core.batch.ray_executor`) hosts one :class:`ItemHost` and runs
+A worker (a Ray actor, :mod:`core.batch.ray_executor`) hosts one :class:`WorkerHost` and runs
 several items on its own asyncio loop. For each item it builds the ordinary
 :class:`~core.runner.Runner` (:func:`core.batch.jobs.item_runner`, as the local executor does)
-recording nothing here (``record=False``): the run file, the
-index and every subscriber live with the supervisor, which replays what it collects through
-the ordinary publisher (:mod:`core.batch.remote_run`), so a run file does not depend on where
-its steps ran (DESIGN §10).
+recording nothing here (``record=False``): the run file, the index and every subscriber live
+with the supervisor, which records what it collects through the ordinary publisher
+(:mod:`core.batch.relay`), so a run file does not depend on where its steps ran (DESIGN §10).
+With a :class:`~core.batch.checkout.Checkout`, the item runs in its own fresh copy of a git
+ref instead of the job's folder.
 
 What crosses back is plain text — events as their JSON lines, approval requests as JSON — in
 :class:`Outgoing` messages, in the order they happened:
@@ -15,7 +16,7 @@ What crosses back is plain text — events as their JSON lines, approval request
 * ``event``: one event, already redacted by the worker's own publisher;
 * ``ask``: an :class:`~core.approvals.ApprovalRequest`; the step waits until the supervisor's
   responder (the terminal, the window, a ``--approve`` setting) answers through
-  :meth:`ItemHost.answer`;
+  :meth:`WorkerHost.answer`;
 * ``end``: the item is over. Its body is empty when the run sent its own ending, else it says
   why there is none (the run could not start here: a working folder missing on this worker).
 
@@ -41,9 +42,9 @@ from core.runner import Runner
 from core.settings import Settings
 
 MAX_MESSAGES = 2000
-"""Messages handed over by one :meth:`ItemHost.collect` at most (bounds one reply's size)."""
+"""Messages handed over by one :meth:`WorkerHost.collect` at most (bounds one reply's size)."""
 GATHER_S = 0.02
-"""After the first message of a reply, how long :meth:`ItemHost.collect` lets more gather: a
+"""After the first message of a reply, how long :meth:`WorkerHost.collect` lets more gather: a
 streamed answer's deltas then cross in one remote call, not one each (a person cannot see
 20 ms; the supervisor's CPU per event is what a remote call costs)."""
 
@@ -75,7 +76,7 @@ class _Item:
         self.outbox.put_nowait(Outgoing("event", event_to_json(event)))
 
 
-class ItemHost:
+class WorkerHost:
     """Runs items on this process's event loop; every method is a coroutine on that loop
     (Ray calls an async actor's methods there)."""
 
