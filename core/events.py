@@ -139,15 +139,15 @@ class RunStarted(_Event):
     cwd: str
     started_at: str
     """Wall-clock start, ISO 8601 with timezone."""
+    batch_id: str | None = None
+    """The batch this run is one item of (``baton batch``, :mod:`core.batch`), if any."""
+    batch_item: int | None = None
+    """The item's 0-based row in the batch's inputs."""
     parent_run: str | None = None
     """The run whose step started this one (an agent typed ``baton run``), if any."""
     parent_step: int | None = None
     lineage: Lineage | None = None
     """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
-    batch_id: str | None = None
-    """The batch this run is one item of (``baton batch``, :mod:`core.batch`), if any."""
-    batch_item: int | None = None
-    """The item's 0-based row in the batch's inputs."""
 
 
 class StepStarted(_Event):

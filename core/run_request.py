@@ -53,6 +53,9 @@ class RunRequest:
     """Overrides every agent's and the settings' backend choice."""
     scope: Scope = "both"
     trust_project: bool = False
+    batch_id: str | None = None
+    """The batch this run is an item of (:mod:`core.batch`), recorded in ``run_started``."""
+    batch_item: int | None = None
     params: dict[str, Any] = field(default_factory=dict)
     """Values of the agents' typed ``params:``, substituted into tasks as ``{name}``."""
     allow_outside_folder: bool = False
@@ -63,9 +66,6 @@ class RunRequest:
     """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
     them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
     lineage: Lineage | None = None
-    batch_id: str | None = None
-    """The batch this run is an item of (:mod:`core.batch`), recorded in ``run_started``."""
-    batch_item: int | None = None
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:

@@ -250,11 +250,11 @@ class Runner:
             params=params_shown([(s.agent, s.params) for s in self._steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            batch_id=self.request.batch_id,
+            batch_item=self.request.batch_item,
             parent_run=self._parent.run_id if self._parent else None,
             parent_step=self._parent.step if self._parent else None,
             lineage=self.request.lineage,
-            batch_id=self.request.batch_id,
-            batch_item=self.request.batch_item,
         )
         if index is not None and self._publisher.sink is not None:
             try:

@@ -54,17 +54,24 @@ def register(commands: Any) -> None:
         "baton batch export BATCH_ID --format csv --output results.csv; baton batch list",
     )
     parser.add_argument("preset", metavar="PRESET|ACTION", help=f"a preset, or {'|'.join(ACTIONS)}")
-    parser.add_argument("batch_id", nargs="?", help="the batch (resume, status, export)")
+    parser.add_argument(
+        "batch_id", nargs="?", metavar="BATCH_ID", help="the batch (resume, status, export)"
+    )
     parser.add_argument(
         "--inputs",
         type=Path,
+        metavar="FILE",
         help='JSONL rows {"args": [...], "params": {...}}, or CSV rows (columns are $1, $2...)',
     )
     parser.add_argument(
         "--csv-header", action="store_true", help="the CSV's first row names columns: skip it"
     )
-    parser.add_argument("--concurrency", type=int, default=4, help="items at once (default 4)")
-    parser.add_argument("--executor", choices=sorted(EXECUTORS), default="local")
+    parser.add_argument(
+        "--concurrency", type=int, default=4, metavar="N", help="items at once (default 4)"
+    )
+    parser.add_argument(
+        "--executor", choices=sorted(EXECUTORS), default="local", help="where items run"
+    )
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster (--executor ray)")
     parser.add_argument(
         "--repo",
@@ -75,8 +82,12 @@ def register(commands: Any) -> None:
     parser.add_argument("--ref", default="HEAD", help="the branch, tag or commit for --repo")
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print NDJSON events (or results)")
-    parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="export")
-    parser.add_argument("--output", type=Path, help="export to this file (default: stdout)")
+    parser.add_argument(
+        "--format", choices=["jsonl", "csv"], default="jsonl", help="what export writes"
+    )
+    parser.add_argument(
+        "--output", type=Path, metavar="FILE", help="export to this file (default: stdout)"
+    )
     parser.set_defaults(handler=run)
 
 

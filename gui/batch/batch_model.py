@@ -94,22 +94,29 @@ class BatchTableModel(QAbstractTableModel):
         self._pending.clear()
         self.beginResetModel()
         self.rows = [
-            ItemRow(
-                index=item.index,
-                label=item.item.label(),
-                status=result.status,
-                run_id=result.run_id,
-                tokens=result.tokens,
-                cost=result.cost,
-                duration_s=result.duration_s,
-                output=result.output,
-                error=result.error,
-            )
+            _recorded_row(item.index, item.item.label(), result)
             for item, result in zip(record.items, results, strict=True)
         ]
         self._by_index = {row.index: number for number, row in enumerate(self.rows)}
         self.endResetModel()
         self.totalsChanged.emit()
+
+    def update(self, results: dict[int, ItemResult]) -> None:
+        """Take newer recorded figures for some items (a batch running elsewhere moved on);
+        items folded live here keep their live figures."""
+        changed = []
+        for index, result in results.items():
+            number = self._by_index.get(index)
+            if number is None or self.rows[number].state is not None:
+                continue
+            self.rows[number] = _recorded_row(
+                self.rows[number].index, self.rows[number].label, result
+            )
+            changed.append(number)
+        if changed:
+            right = self.columnCount() - 1
+            self.dataChanged.emit(self.index(min(changed), 0), self.index(max(changed), right))
+            self.totalsChanged.emit()
 
     def add_event(self, index: int, event: Event) -> None:
         """Queue one event of item ``index`` (the core's BatchListener signature)."""
@@ -215,6 +222,20 @@ class BatchTableModel(QAbstractTableModel):
             row.output.casefold(),
         )
         return keys[column]
+
+
+def _recorded_row(index: int, label: str, result: ItemResult) -> ItemRow:
+    return ItemRow(
+        index=index,
+        label=label,
+        status=result.status,
+        run_id=result.run_id,
+        tokens=result.tokens,
+        cost=result.cost,
+        duration_s=result.duration_s,
+        output=result.output,
+        error=result.error,
+    )
 
 
 class FailedFilter(QSortFilterProxyModel):

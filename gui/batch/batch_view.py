@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -35,12 +35,13 @@ from PySide6.QtWidgets import (
 from core.approvals import Responder, deny_by_setting
 from core.atomic import atomic_write_text
 from core.batch.executors import ExecutorOptions, LocalExecutor
-from core.batch.results import batch_results, results_csv, results_jsonl
+from core.batch.results import batch_results, item_result, results_csv, results_jsonl
 from core.batch.store import BatchRecord, BatchStore
 from core.batch.supervisor import BatchRun
 from core.errors import RunError
 from core.events import compact_number
 from core.run_names import status_word
+from core.runs import RunIndex
 from core.settings import SettingsError, load_settings
 from gui.batch.batch_model import FAILED, BatchTableModel, FailedFilter
 from gui.history.runs_table import started_text
@@ -48,6 +49,8 @@ from gui.history.runs_table import started_text
 _ORDER = ("running", "ok", "error", "pending")
 """The order of the counts in the totals line (every failure counts as failed)."""
 RERUN_CONCURRENCY = 4
+WATCH_MS = 2000
+"""How often a batch running in another process is read again."""
 """Items at once when the window re-runs a batch's failed items."""
 
 
@@ -86,6 +89,10 @@ class BatchView(QWidget):
         self.cancel_button = self._button("Cancel", self.cancel)
         self.csv_button = self._button("Export CSV…", lambda: self.export("csv"))
         self.jsonl_button = self._button("Export JSONL…", lambda: self.export("jsonl"))
+
+        self._watch = QTimer(self)  # a batch running in another process (baton batch)
+        self._watch.setInterval(WATCH_MS)
+        self._watch.timeout.connect(self._poll)
 
         self.model = BatchTableModel(self)
         self.model.totalsChanged.connect(self._show_totals)
@@ -187,6 +194,7 @@ class BatchView(QWidget):
         if self.running is None or self.running.record.id != record.id:
             self.model.load(record, batch_results(record))
         self._update_buttons()
+        self._watch_elsewhere()
 
     def selected_rows(self) -> list[int]:
         """Source-model rows of the selected items, top to bottom."""
@@ -229,6 +237,7 @@ class BatchView(QWidget):
         self.running = batch
         self.task = asyncio.ensure_future(self._run(batch))
         self._update_buttons()
+        self._watch_elsewhere()
         return self.task
 
     def cancel(self) -> None:
@@ -268,6 +277,40 @@ class BatchView(QWidget):
             self.model.flush()
             self.running = None
             self.refresh()
+
+    def _watch_elsewhere(self) -> None:
+        """Poll the record while the shown batch runs in another process, so its table
+        moves on as items finish there (a batch run here is followed live instead)."""
+        elsewhere = (
+            self.running is None
+            and self.record is not None
+            and any(item.status == "running" for item in self.record.items)
+        )
+        if elsewhere and not self._watch.isActive():
+            self._watch.start()
+        elif not elsewhere:
+            self._watch.stop()
+
+    def _poll(self) -> None:
+        if self.record is None:
+            return
+        record = BatchStore().get(self.record.id)
+        if record is None:
+            return
+        shown = {row.index: row.status for row in self.model.rows}
+        moved = [item for item in record.items if item.status != shown.get(item.index)]
+        index = RunIndex()
+        self.model.update(
+            {
+                item.index: item_result(item, index.get(item.run_id) if item.run_id else None)
+                for item in moved
+            }
+        )
+        self.record = record
+        current = self.batches.currentItem()
+        if current is not None:
+            current.setText(_list_text(record))
+        self._watch_elsewhere()
 
     def _chosen(self) -> None:
         item = self.batches.currentItem()

@@ -179,3 +179,32 @@ def test_history_shows_the_batch_a_run_belongs_to(
     assert isinstance(view, BatchView)
     assert view.record is not None and view.record.id == recorded.id
     assert view.proxy.rowCount() == 3
+
+
+def test_a_batch_running_elsewhere_moves_on_in_the_table(
+    llm_server: LLMServer,
+    tmp_path: Path,
+    batch_view: BatchView,
+    qtbot: QtBot,
+    qasync_loop: asyncio.AbstractEventLoop,
+) -> None:
+    """A batch the view did not start (as ``baton batch`` in a terminal) is read again while
+    it runs: rows turn from running to done as its items finish."""
+    save_settings(llm_server.settings())
+    release = threading.Event()
+    llm_server.responder = scripted(set(), hold=release)
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=[f"item-{n}"]) for n in range(2)], "in.jsonl")
+    executor = LocalExecutor(ExecutorOptions(concurrency=2))
+    elsewhere = asyncio.ensure_future(
+        BatchRun(record, executor, settings=llm_server.settings()).run()
+    )
+    qtbot.waitUntil(lambda: len(llm_server.requests) == 2)
+    qtbot.mouseClick(batch_view.refresh_button, Qt.MouseButton.LeftButton)
+    assert shown_column(batch_view, 2) == ["running", "running"]
+    release.set()
+    qtbot.waitUntil(elsewhere.done, timeout=15_000)
+    qtbot.waitUntil(lambda: shown_column(batch_view, 2) == ["done", "done"], timeout=10_000)
+    assert cell(batch_view, 1, 7) == "plan for item-1"
+    assert "2 done" in batch_view.batches.currentItem().text()
