@@ -79,7 +79,9 @@ def register(commands: Any) -> None:
         help="run each item in a fresh copy of this git repository, made on its Ray worker "
         "(--executor ray; instead of a folder every worker can reach)",
     )
-    parser.add_argument("--ref", default="HEAD", help="the branch, tag or commit for --repo")
+    parser.add_argument(
+        "--ref", metavar="REF", default="HEAD", help="the branch, tag or commit for --repo"
+    )
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print NDJSON events (or results)")
     parser.add_argument(
