@@ -213,6 +213,13 @@ class RunState:
         line = f"{done}/{len(self.steps)} done"
         return f"{line}, {running} running" if running else line
 
+    def usage_by_agent(self) -> dict[str, UsageStats]:
+        """Usage summed per agent (the index keeps it for History's charts)."""
+        totals: dict[str, UsageStats] = {}
+        for step in self.steps:
+            totals[step.agent] = totals.get(step.agent, UsageStats()) + step.usage
+        return totals
+
     def step(self, index: int | None) -> StepState | None:
         if index is None or not 0 <= index < len(self.steps):
             return None

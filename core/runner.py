@@ -529,12 +529,6 @@ class Runner:
         if self.budget is not None:
             await self.budget.check(ctx.step)
 
-    def _usage_by_agent(self) -> dict[str, UsageStats]:
-        totals: dict[str, UsageStats] = {}
-        for step in self._state.steps:
-            totals[step.agent] = totals.get(step.agent, UsageStats()) + step.usage
-        return totals
-
     def _usage_of(self, step: int) -> tuple[UsageStats, UsageStats]:
         return self._state.usage, self._state.steps[step].usage
 
@@ -704,7 +698,7 @@ class Runner:
             finished = finished.model_copy(update={"status": "error", "error": self._write_error})
         if index is not None:
             try:
-                index.finished(finished, start.started_at, by_agent=self._usage_by_agent())
+                index.finished(finished, start.started_at, by_agent=self._state.usage_by_agent())
             except sqlite3.Error as failure:
                 # The lock goes below, so the row then reads "interrupted", not "running".
                 _log.error("could not record the end of run %s: %s", self.run_id, failure)

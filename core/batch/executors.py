@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from core.batch.checkout import Checkout
 from core.errors import RunError
 
 if TYPE_CHECKING:
@@ -83,6 +84,9 @@ class ExecutorOptions:
     """Items running at once (a remote executor may read it as its number of workers)."""
     address: str | None = None
     """Where the cluster is (``--ray-address``); None: start one on this machine."""
+    checkout: Checkout | None = None
+    """Run each item in its own copy of this repository (``--repo``/``--ref``), made on its
+    worker, instead of the spec's folder (a remote executor's option)."""
 
 
 class LocalExecutor:

@@ -8,7 +8,8 @@ isolation are the same), the index row at ``run_started`` and ``run_finished``. 
 ``baton runs`` and the window cannot tell where an item ran.
 
 If the worker dies, :meth:`RemoteRecording.close` without a ``run_finished`` seen ends the
-run file itself (``error``, the reason given, the usage received so far).
+run file itself: what was open (approvals, tool calls, running steps) is closed with the
+reason, then ``run_finished`` ``error`` with the reason and the usage received so far.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from contextlib import suppress
 from datetime import UTC, datetime
 
 from core.batch.jobs import ItemJob, ItemOutcome
-from core.events import Event, RunFinished, RunStarted, StepFinished
+from core.events import (
+    ApprovalResolved,
+    Event,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    ToolCallFinished,
+)
 from core.liveness import LivenessLock
 from core.publisher import EventListener, EventPublisher, RunFileSink
 from core.redaction import Redactor
@@ -70,6 +78,7 @@ class RemoteRecording:
         if self._start is None:
             self.publish(self._stand_in_start())
         if self._end is None:
+            self._close_steps(reason)
             self.publish(
                 RunFinished(
                     run_id=self.job.run_id,
@@ -83,7 +92,9 @@ class RemoteRecording:
         self._publisher.close()
         # On failure the lock still goes below: the row then reads "interrupted".
         with suppress(sqlite3.Error):
-            self._index.finished(self._end, self._start.started_at)
+            self._index.finished(
+                self._end, self._start.started_at, by_agent=self._state.usage_by_agent()
+            )
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -96,6 +107,50 @@ class RemoteRecording:
             output=self._output,
             duration_s=self._end.ts,
         )
+
+    def _close_steps(self, reason: str) -> None:
+        """End what the worker left open — approvals waiting, tool calls, running steps —
+        as the runner ends them when a step is cut short, so the run reads as it stopped."""
+        ts = self._state.elapsed
+        run_id = self.job.run_id
+        for step in self._state.steps:
+            if step.phase not in ("running", "waiting"):
+                continue
+            for request_id in sorted(step.pending_approvals):
+                self.publish(
+                    ApprovalResolved(
+                        run_id=run_id,
+                        step=step.index,
+                        ts=ts,
+                        request_id=request_id,
+                        decision="deny",
+                        reason=reason,
+                        automatic=True,
+                        decided_by="cancel",
+                    )
+                )
+            for call in step.open_calls():
+                self.publish(
+                    ToolCallFinished(
+                        run_id=run_id,
+                        step=step.index,
+                        ts=ts,
+                        call_id=call.call_id,
+                        status="aborted",
+                        result=f"(aborted: {reason})",
+                    )
+                )
+            self.publish(
+                StepFinished(
+                    run_id=run_id,
+                    step=step.index,
+                    ts=ts,
+                    status="error",
+                    output=step.text_since_last_tool_call(),
+                    error=reason,
+                    usage=step.usage,
+                )
+            )
 
     def _stand_in_start(self) -> RunStarted:
         """A ``run_started`` for an item whose worker died before sending its own."""

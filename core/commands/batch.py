@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from core.atomic import atomic_write_text
+from core.batch.checkout import Checkout
 from core.batch.executors import EXECUTORS, ExecutorOptions, create_executor
 from core.batch.inputs import read_inputs
 from core.batch.results import batch_results, results_csv, results_jsonl
@@ -72,6 +73,15 @@ def register(commands: Any) -> None:
         "--executor", choices=sorted(EXECUTORS), default="local", help="where items run"
     )
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster (--executor ray)")
+    parser.add_argument(
+        "--repo",
+        metavar="URL",
+        help="run each item in a fresh copy of this git repository, made on its Ray worker "
+        "(--executor ray; instead of a folder every worker can reach)",
+    )
+    parser.add_argument(
+        "--ref", metavar="REF", default="HEAD", help="the branch, tag or commit for --repo"
+    )
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print NDJSON events (or results)")
     parser.add_argument(
@@ -140,9 +150,7 @@ def _resume(record: BatchRecord, args: argparse.Namespace, store: BatchStore) ->
 def _execute(record: BatchRecord, args: argparse.Namespace, store: BatchStore) -> int:
     try:
         settings = load_settings()
-        executor = create_executor(
-            args.executor, ExecutorOptions(concurrency=args.concurrency, address=args.ray_address)
-        )
+        executor = create_executor(args.executor, _executor_options(args))
         options = runner_options(args, settings)
         printer = _json_printer(record.id) if args.json else _ProgressPrinter(record)
         batch = BatchRun(
@@ -163,12 +171,26 @@ def _execute(record: BatchRecord, args: argparse.Namespace, store: BatchStore) -
         f"{executor.name} executor, concurrency {args.concurrency}",
         file=sys.stderr,
     )
-    code = asyncio.run(_run_with_ctrl_c(batch))
+    try:
+        code = asyncio.run(_run_with_ctrl_c(batch))
+    except RunError as error:  # the executor could not start (a Ray cluster out of reach)
+        return usage_error(COMMAND, error)
     final = store.get(record.id) or record
     counts = ", ".join(f"{n} {status_word(s)}" for s, n in final.counts().items())
     hint = f" (run the rest: baton batch resume {record.id})" if final.unfinished() else ""
     print(f"{COMMAND}: {record.id}: {counts}{hint}", file=sys.stderr)
     return code
+
+
+def _executor_options(args: argparse.Namespace) -> ExecutorOptions:
+    checkout = None
+    if args.repo:
+        if args.executor != "ray":
+            raise RunError("--repo works with --executor ray (a local batch runs in --cwd)")
+        checkout = Checkout(args.repo, args.ref)
+    return ExecutorOptions(
+        concurrency=args.concurrency, address=args.ray_address, checkout=checkout
+    )
 
 
 def _say_sandbox(settings: Settings) -> None:

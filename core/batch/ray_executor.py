@@ -1,0 +1,249 @@
+"""The Ray executor: a batch's items on a Ray cluster by address, or on a local Ray.
+
+Ray is the optional extra ``baton[ray]``; this module imports it at the top and is itself
+imported only when ``--executor ray`` is chosen (:data:`core.batch.executors.EXECUTORS` checks
+Ray is there first and names the extra when it is not).
+
+One actor per worker (an async :class:`~core.batch.worker_host.WorkerHost`, one CPU each) runs
+items concurrently on its own event loop, the core runner as-is
+(:func:`~core.batch.jobs.item_runner`, as the local executor runs it) with the supervisor's
+settings and checked definitions, shipped once per batch. Each item's events come back through
+the actor's ``collect``, which the supervisor long-polls, and are recorded by
+:func:`~core.batch.relay.relay` into the batch's ordinary recording. An actor that dies fails
+the items it held (their run files end ``error``, saying the worker died) and is replaced for
+the items still to run.
+
+``--concurrency N`` is the number of items running at once, spread over ``min(N, the
+cluster's CPUs)`` workers. With no address a local Ray is started with this machine's CPUs
+(at most N) and shut down after the batch; its workers see this process's Baton folders, so
+documents and project rules are shared. A cluster's workers use their own (DESIGN §10; the
+README's "Running on a Ray cluster" lists what a worker needs). Where no folder is shared,
+``--repo``/``--ref`` gives each item a fresh copy of a git ref on its worker
+(:mod:`core.batch.checkout`).
+
+Ray's own chatter stays out of the person's terminal (``--json`` output must stay NDJSON): the
+driver logs errors only, workers' output is not forwarded, and the raylet's reports ("a worker
+died…") are not printed; they stay in Ray's log folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any
+
+import ray
+import ray.exceptions
+
+from core import paths
+from core.batch.executors import ExecutorOptions, ItemHost
+from core.batch.jobs import Definitions, ItemJob
+from core.batch.relay import WorkerLost, relay
+from core.batch.worker_host import Outgoing, WorkerHost
+from core.errors import RunError
+
+
+class RayExecutor:
+    """Runs a batch's items on Ray workers (see the module docstring)."""
+
+    name = "ray"
+
+    def __init__(self, options: ExecutorOptions) -> None:
+        if options.concurrency < 1:
+            raise RunError("--concurrency must be at least 1")
+        self.options = options
+
+    async def run(self, jobs: Sequence[ItemJob], host: ItemHost) -> None:
+        if not jobs:
+            return
+        workers = RayWorkers(self.options)
+        await asyncio.to_thread(workers.start)
+        try:
+            await self._run(jobs, host, workers)
+        finally:
+            await asyncio.to_thread(workers.close)
+
+    async def _run(self, jobs: Sequence[ItemJob], host: ItemHost, workers: RayWorkers) -> None:
+        # Shipped once; trust was checked here (BatchRun.prepare), against this machine's store.
+        definitions = Definitions.load(jobs[0].spec)
+        workers.ship(host.settings, definitions)
+        slots = asyncio.Semaphore(self.options.concurrency)
+        running: set[_ActorChannel] = set()
+
+        async def one(job: ItemJob) -> None:
+            async with slots:
+                if host.cancelled.is_set():
+                    return
+                recording = host.remote(job)
+                channel = await workers.start_item(_trusted(job))
+                if isinstance(channel, str):
+                    host.item_ended(recording.close(channel))
+                    return
+                running.add(channel)
+                try:
+                    await relay(channel, recording, host.responder, host.item_ended)
+                finally:
+                    running.discard(channel)
+                    channel.release()
+
+        async def cancel_on_request() -> None:
+            await host.cancelled.wait()
+            for channel in list(running):
+                channel.cancel()
+
+        watcher = asyncio.create_task(cancel_on_request())
+        try:
+            async with asyncio.TaskGroup() as group:
+                for job in jobs:
+                    group.create_task(one(job))
+        finally:
+            watcher.cancel()
+            with suppress(asyncio.CancelledError):
+                await watcher
+
+
+@dataclass
+class _Worker:
+    actor: Any
+    where: str = "a Ray worker"
+    """Its process and host once known (named when it dies)."""
+    items: int = 0
+    alive: bool = True
+
+
+class RayWorkers:
+    """Ray for one batch: connect (or start a local Ray), keep the workers, let go.
+
+    :meth:`start` and :meth:`close` block (Ray starts processes, or connects): call them in
+    a thread. A Ray already initialised in this process (a test's, a notebook's) is used as it
+    is and left running.
+    """
+
+    def __init__(self, options: ExecutorOptions) -> None:
+        self._address = options.address
+        self._concurrency = options.concurrency
+        self._checkout = options.checkout
+        self._owns_ray = False
+        self._workers: list[_Worker] = []
+        self._capacity = 1
+        self._host_class: Any = None
+        self._shipped: tuple[Any, Any] | None = None
+
+    def start(self) -> None:
+        """Connect or start Ray; raises :class:`RunError` when it cannot."""
+        if not ray.is_initialized():
+            options: dict[str, Any] = {
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "logging_level": logging.ERROR,
+            }
+            if self._address is None:
+                options["num_cpus"] = min(os.cpu_count() or 1, self._concurrency)
+            try:
+                ray.init(address=self._address, **options)
+            except (ConnectionError, ValueError, RuntimeError) as error:
+                where = self._address or "a local Ray"
+                raise RunError(f"could not start or reach {where}: {error}") from None
+            self._owns_ray = True
+        _quiet_driver()
+        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+        self._capacity = max(1, min(self._concurrency, cpus))
+        env = _local_environment() if self._address is None else {}
+        self._host_class = ray.remote(WorkerHost).options(
+            num_cpus=1, max_restarts=0, runtime_env={"env_vars": env} if env else None
+        )
+
+    def close(self) -> None:
+        """End every worker (and the local Ray this started)."""
+        for worker in self._workers:
+            if worker.alive:
+                ray.kill(worker.actor)
+        self._workers.clear()
+        if self._owns_ray:
+            ray.shutdown()
+            self._owns_ray = False
+
+    def ship(self, settings: Any, definitions: Definitions) -> None:
+        """Put what every item needs in Ray's object store once, not once per item."""
+        self._shipped = (ray.put(settings), ray.put(definitions))
+
+    async def start_item(self, job: ItemJob) -> _ActorChannel | str:
+        """Start ``job`` on the least busy worker; its channel, or why it could not start."""
+        assert self._shipped is not None, "ship() first"
+        worker = self._place()
+        try:
+            if worker.where == _Worker.where:
+                pid, node = await worker.actor.whereabouts.remote()
+                worker.where = f"Ray worker process {pid} on {node}"
+            await worker.actor.start.remote(job, *self._shipped, self._checkout)
+        except ray.exceptions.RayError as error:
+            worker.alive = False
+            worker.items -= 1
+            return f"the item could not start on {worker.where}: {_first_line(error)}"
+        return _ActorChannel(worker, job.run_id)
+
+    def _place(self) -> _Worker:
+        """The least busy live worker (its item count raised), starting one while there are
+        fewer than the batch's share of the cluster."""
+        self._workers = [w for w in self._workers if w.alive or w.items]
+        alive = [w for w in self._workers if w.alive]
+        if len(alive) < self._capacity:
+            worker = _Worker(self._host_class.remote())
+            self._workers.append(worker)
+        else:
+            worker = min(alive, key=lambda w: w.items)
+        worker.items += 1
+        return worker
+
+
+class _ActorChannel:
+    """One item on one actor, as :func:`relay` reaches it."""
+
+    def __init__(self, worker: _Worker, run_id: str) -> None:
+        self._worker = worker
+        self._run_id = run_id
+
+    async def collect(self) -> list[Outgoing]:
+        try:
+            messages: list[Outgoing] = await self._worker.actor.collect.remote(self._run_id)
+        except ray.exceptions.RayActorError as error:
+            self._worker.alive = False
+            raise WorkerLost(f"{self._worker.where}: {_first_line(error)}") from None
+        return messages
+
+    def answer(self, request_id: str, answer: str) -> None:
+        self._worker.actor.answer.remote(self._run_id, request_id, answer)
+
+    def cancel(self) -> None:
+        self._worker.actor.cancel.remote(self._run_id)
+
+    def release(self) -> None:
+        """The item is over: its worker has room for another."""
+        self._worker.items -= 1
+
+
+def _trusted(job: ItemJob) -> ItemJob:
+    """The job as a worker runs it: its project's trust was checked by the supervisor, against
+    the supervisor's trust store; a worker's own store may not know the project."""
+    return job.model_copy(update={"spec": job.spec.model_copy(update={"trust_project": True})})
+
+
+def _local_environment() -> dict[str, str]:
+    """Baton's folders, for workers of a local Ray (they share this machine's)."""
+    return {"BATON_CONFIG_DIR": str(paths.config_dir()), "BATON_DATA_DIR": str(paths.data_dir())}
+
+
+def _quiet_driver() -> None:
+    """Keep the raylet's error reports ("a worker died…") off stdout: they stay in Ray's
+    logs. Ray has no public switch for this; its own debugger flips the same flag."""
+    worker_module = getattr(getattr(ray, "_private", None), "worker", None)
+    if worker_module is not None and hasattr(worker_module, "_worker_logs_enabled"):
+        worker_module._worker_logs_enabled = False
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
