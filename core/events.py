@@ -117,7 +117,8 @@ class Lineage(BaseModel):
 
     run_id: str
     step: int
-    kind: Literal["resume", "rerun"]
+    kind: Literal["resume", "rerun", "follow_up"]
+    """``follow_up``: a new step acting on review comments (:mod:`core.review_comments`)."""
 
 
 class _Event(BaseModel):

@@ -52,7 +52,7 @@ class RunOrigin(BaseModel):
     """A run's parent: ``resume`` / ``rerun`` (:class:`core.events.Lineage`) or ``child`` (an
     agent started it from ``step`` of ``run_id``)."""
 
-    kind: Literal["resume", "rerun", "child"]
+    kind: Literal["resume", "rerun", "follow_up", "child"]
     run_id: str
     step: int
 
@@ -68,6 +68,11 @@ class RunOrigin(BaseModel):
 
     def describe(self) -> str:
         """``resumed from run X at step 2`` …, steps counted from 1."""
-        verb = {"resume": "resumed from", "rerun": "re-run from", "child": "started by"}[self.kind]
+        verb = {
+            "resume": "resumed from",
+            "rerun": "re-run from",
+            "follow_up": "follow-up of",
+            "child": "started by",
+        }[self.kind]
         where = "at step" if self.kind != "child" else "step"
         return f"{verb} run {self.run_id}, {where} {self.step + 1}"

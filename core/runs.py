@@ -367,6 +367,16 @@ class RunIndex:
             ).fetchall()
         return [self._record(row) for row in rows]
 
+    def ended_runs(self) -> list[tuple[str, str, str]]:
+        """``(id, path, finished_at)`` of every run that has ended, oldest first (what the run
+        search indexes, :mod:`core.run_search`)."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT id, path, finished_at FROM runs WHERE status != 'running'"
+                " AND finished_at IS NOT NULL ORDER BY started_at, id"
+            ).fetchall()
+        return [(row["id"], row["path"], row["finished_at"]) for row in rows]
+
     def delete(self, run_id: str) -> None:
         record = self.get(run_id)
         with self._connect() as db:

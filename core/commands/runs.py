@@ -1,4 +1,5 @@
-"""``baton runs``: the run history — list, export, import, delete, resume, re-run."""
+"""``baton runs``: the run history — list, export, import, delete, resume, re-run, search,
+compare."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from core.commands import rerun as rerun_command
+from core.commands import runs_review
 from core.redaction import Redactor, redact_all
 from core.run_export import run_to_json, run_to_markdown
 from core.run_names import run_name, status_word
@@ -35,6 +37,7 @@ def register(commands: Any) -> None:
     delete.add_argument("run_id")
     delete.set_defaults(handler=_delete)
     rerun_command.register(actions)
+    runs_review.register(actions)
 
 
 def _title(record: RunRecord) -> str:

@@ -1,0 +1,259 @@
+"""Search every saved run: prompts, outputs, tool arguments and tool results.
+
+The index is a sibling of the history's ``runs.sqlite``: ``run_search.sqlite`` in the data
+folder, a cache that can be deleted at any time and is rebuilt from the run files. Each run is
+cut into *passages* — a step's task, its answer, each tool call's arguments and its result —
+and every passage is indexed the way documents are (:mod:`core.documents_search`, the same
+functions, not a copy): a word index over :func:`~core.documents_search.segment`-ed text
+(words, prefixes, CJK unigrams and bigrams) and a trigram index for exact substrings, both
+answering a plan made by :func:`~core.documents_search.plan_query`. So ``登录``, ``auth``,
+``"user_id"`` and ``C++`` mean here exactly what they mean in the Documents search box.
+
+When runs are indexed: :meth:`RunSearch.update` indexes every run that has ended (status not
+``running``) and is not indexed yet, or was re-indexed in the history since (an import over
+an older copy), and drops runs deleted from the history. It runs before each search and after
+a run ends in the window (on a worker thread, never the GUI's), so runs recorded by
+``baton run`` in a terminal, or before this index existed, are caught up lazily, oldest first,
+which makes rowid order newest-last: results come newest run first without sorting them all.
+
+Passages are cut at :data:`PASSAGE_CHARS` characters: a 5 MB bash log is found by its first
+64 KB, which keeps indexing a run and building a snippet bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from core import paths
+from core.documents_search import make_snippet, plan_query, segment
+from core.run_reading import fold_run
+from core.run_state import RunState, TextBlock, ToolCall
+from core.runs import RunIndex, read_events
+
+PassageKind = Literal["task", "output", "arguments", "result"]
+KIND_WORDS: dict[str, str] = {
+    "task": "task",
+    "output": "output",
+    "arguments": "tool call",
+    "result": "tool result",
+}
+"""How a passage kind is named to a person (CLI and History)."""
+
+PASSAGE_CHARS = 65_536
+"""Characters of one passage that are indexed (the head of a longer one)."""
+DEFAULT_LIMIT = 20
+MATCH_WINDOW = 500
+"""Newest matching passages considered per query: a one-letter prefix may match every run;
+the newest 500 answer a search box, at a bounded cost whatever the history's size."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS indexed_runs (
+    run_id TEXT PRIMARY KEY,
+    finished_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS passages (
+    id INTEGER PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    call_id TEXT,
+    tool TEXT,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passages_by_run ON passages (run_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_tri USING fts5(
+    text, content='passages', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_seg USING fts5(
+    text, content='', tokenize='unicode61 remove_diacritics 0', prefix='1 2');
+"""
+
+
+@dataclass(frozen=True)
+class Passage:
+    step: int
+    kind: PassageKind
+    text: str
+    call_id: str | None = None
+    tool: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One matching passage: where it is (run, step, tool call) and a snippet around it."""
+
+    run_id: str
+    step: int
+    kind: PassageKind
+    snippet: str
+    """About 80 characters around the match, each match wrapped in ``[`` ``]``."""
+    call_id: str | None = None
+    tool: str | None = None
+
+    def where(self) -> str:
+        """``step 2 · tool result (bash)``, steps counted from 1."""
+        tool = f" ({self.tool})" if self.tool else ""
+        return f"step {self.step + 1} · {KIND_WORDS[self.kind]}{tool}"
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[SearchHit]
+    patterns: tuple[str, ...]
+    """Regular expressions (case-insensitive) that find the matched text again: a view
+    highlights with them."""
+
+
+def passages(state: RunState) -> Iterator[Passage]:
+    """What a run is searched by, step by step: task, answer, each tool call's arguments and
+    result (superseded attempts left out: they are not what the step did)."""
+    for step in state.steps:
+        if step.task:
+            yield Passage(step.index, "task", step.task)
+        answer = "\n\n".join(
+            item.text
+            for item in step.items
+            if isinstance(item, TextBlock) and item.kind == "text" and not item.superseded
+        )
+        if answer or step.output:
+            yield Passage(step.index, "output", answer or step.output)
+        for item in step.items:
+            if not isinstance(item, ToolCall) or item.superseded:
+                continue
+            if item.arguments:
+                arguments = json.dumps(item.arguments, ensure_ascii=False, indent=1)
+                yield Passage(step.index, "arguments", arguments, item.call_id, item.tool)
+            result = item.result or item.output
+            if result:
+                yield Passage(step.index, "result", result, item.call_id, item.tool)
+
+
+class RunSearch:
+    """The run search index. Each call opens its own connection, so any thread may use it
+    (the GUI uses it from a worker thread only); SQLite's WAL serialises writers."""
+
+    def __init__(self, path: Path | None = None, history: RunIndex | None = None) -> None:
+        self.path = path or paths.data_dir() / "run_search.sqlite"
+        self.history = history or RunIndex()
+        with self._connect() as db:
+            db.executescript(_SCHEMA)
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with closing(sqlite3.connect(self.path, timeout=10)) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # a cache: losing the last write is fine
+            with db:
+                yield db
+
+    # -- indexing ---------------------------------------------------------------------------
+
+    def update(self) -> int:
+        """Index every ended run not indexed yet, drop deleted ones; returns how many runs
+        were (re)indexed. A run file that cannot be read is skipped (and tried again later)."""
+        ended = self.history.ended_runs()
+        with self._connect() as db:
+            known = dict(db.execute("SELECT run_id, finished_at FROM indexed_runs").fetchall())
+        wanted = {run_id for run_id, _path, _finished in ended}
+        for gone in set(known) - wanted:
+            with self._connect() as db:
+                self._forget(db, gone)
+        count = 0
+        for run_id, path, finished_at in ended:
+            if known.get(run_id) != finished_at and self.index_file(Path(path), finished_at):
+                count += 1
+        return count
+
+    def index_file(self, path: Path, finished_at: str) -> bool:
+        """(Re)index the run saved at ``path``; False when it cannot be read."""
+        try:
+            state = fold_run(read_events(path)).state
+        except OSError:
+            return False
+        if not state.run_id:
+            return False
+        rows = [
+            (state.run_id, p.step, p.kind, p.call_id, p.tool, p.text[:PASSAGE_CHARS])
+            for p in passages(state)
+        ]
+        with self._connect() as db:
+            self._forget(db, state.run_id)
+            for row in rows:
+                rowid = db.execute(
+                    "INSERT INTO passages (run_id, step, kind, call_id, tool, text)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    row,
+                ).lastrowid
+                db.execute(
+                    "INSERT INTO passages_tri (rowid, text) VALUES (?, ?)", (rowid, row[5])
+                )
+                db.execute(
+                    "INSERT INTO passages_seg (rowid, text) VALUES (?, ?)",
+                    (rowid, segment(row[5])),
+                )
+            db.execute(
+                "INSERT OR REPLACE INTO indexed_runs (run_id, finished_at) VALUES (?, ?)",
+                (state.run_id, finished_at),
+            )
+        return True
+
+    @staticmethod
+    def _forget(db: sqlite3.Connection, run_id: str) -> None:
+        """Remove a run's passages. Both FTS tables are told the old text: the trigram one is
+        external-content, the word one contentless (deleted from by re-tokenizing)."""
+        old = db.execute("SELECT id, text FROM passages WHERE run_id = ?", (run_id,)).fetchall()
+        for rowid, text in old:
+            db.execute(
+                "INSERT INTO passages_tri (passages_tri, rowid, text) VALUES ('delete', ?, ?)",
+                (rowid, text),
+            )
+            db.execute(
+                "INSERT INTO passages_seg (passages_seg, rowid, text) VALUES ('delete', ?, ?)",
+                (rowid, segment(text)),
+            )
+        db.execute("DELETE FROM passages WHERE run_id = ?", (run_id,))
+        db.execute("DELETE FROM indexed_runs WHERE run_id = ?", (run_id,))
+
+    # -- searching --------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = DEFAULT_LIMIT, *, update: bool = True) -> SearchResult:
+        """Passages matching every term of ``query``, newest run first (``update``: catch the
+        index up first). Query syntax as in Documents (:mod:`core.documents_search`)."""
+        if update:
+            self.update()
+        plan = plan_query(query)
+        if plan.empty:
+            return SearchResult([], plan.patterns)
+        if plan.segmented:
+            match = "SELECT rowid FROM passages_seg WHERE passages_seg MATCH ?"
+            args = [plan.segmented]
+            if plan.trigram:
+                match += " AND rowid IN (SELECT rowid FROM passages_tri WHERE passages_tri MATCH ?)"
+                args.append(plan.trigram)
+        else:
+            match = "SELECT rowid FROM passages_tri WHERE passages_tri MATCH ?"
+            args = [plan.trigram]
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT p.run_id, p.step, p.kind, p.call_id, p.tool, p.text FROM passages p"
+                f" JOIN ({match} ORDER BY rowid DESC LIMIT {MATCH_WINDOW}) m ON p.id = m.rowid"
+                " ORDER BY p.id DESC LIMIT ?",
+                (*args, limit),
+            ).fetchall()
+        hits = [
+            SearchHit(
+                run_id=run_id,
+                step=step,
+                kind=kind,
+                snippet=make_snippet(text, plan.patterns),
+                call_id=call_id,
+                tool=tool,
+            )
+            for run_id, step, kind, call_id, tool, text in rows
+        ]
+        return SearchResult(hits, plan.patterns)
