@@ -40,8 +40,10 @@ class ReviewComment:
     @property
     def lines(self) -> str:
         """``12`` or ``12-14``."""
-        return str(self.line) if not self.end_line or self.end_line == self.line else (
-            f"{self.line}-{self.end_line}"
+        return (
+            str(self.line)
+            if not self.end_line or self.end_line == self.line
+            else (f"{self.line}-{self.end_line}")
         )
 
 

@@ -57,8 +57,10 @@ class StepComparison:
 
     @property
     def same_tools(self) -> bool:
-        return self.left is not None and self.right is not None and (
-            self.left.tools == self.right.tools
+        return (
+            self.left is not None
+            and self.right is not None
+            and (self.left.tools == self.right.tools)
         )
 
 
@@ -89,8 +91,9 @@ def step_side(step: StepState) -> StepSide:
             if path and path not in files:
                 files.append(path)
     answer = "".join(
-        i.text for i in step.items if isinstance(i, TextBlock) and i.kind == "text"
-        and not i.superseded
+        i.text
+        for i in step.items
+        if isinstance(i, TextBlock) and i.kind == "text" and not i.superseded
     )
     duration = (
         step.finished - step.started
@@ -203,7 +206,8 @@ def comparison_markdown(comparison: RunComparison) -> str:
             "|---|---|---|---|",
             f"| Agent | {left.agent} | {right.agent} | |",
             f"| Status | {left.phase} | {right.phase} | |",
-            f"| Tokens | {left.tokens:,} | {right.tokens:,} | {_delta(left.tokens, right.tokens)} |",
+            f"| Tokens | {left.tokens:,} | {right.tokens:,} |"
+            f" {_delta(left.tokens, right.tokens)} |",
             f"| Cost | {_cost(left.usage)} | {_cost(right.usage)} |"
             f" {_delta(left.usage.cost, right.usage.cost, '$')} |",
             f"| Duration | {_seconds(left.duration_s)} | {_seconds(right.duration_s)} |"

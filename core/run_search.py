@@ -189,9 +189,7 @@ class RunSearch:
                     " VALUES (?, ?, ?, ?, ?, ?)",
                     row,
                 ).lastrowid
-                db.execute(
-                    "INSERT INTO passages_tri (rowid, text) VALUES (?, ?)", (rowid, row[5])
-                )
+                db.execute("INSERT INTO passages_tri (rowid, text) VALUES (?, ?)", (rowid, row[5]))
                 db.execute(
                     "INSERT INTO passages_seg (rowid, text) VALUES (?, ?)",
                     (rowid, segment(row[5])),
@@ -221,7 +219,9 @@ class RunSearch:
 
     # -- searching --------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int = DEFAULT_LIMIT, *, update: bool = True) -> SearchResult:
+    def search(
+        self, query: str, limit: int = DEFAULT_LIMIT, *, update: bool = True
+    ) -> SearchResult:
         """Passages matching every term of ``query``, newest run first (``update``: catch the
         index up first). Query syntax as in Documents (:mod:`core.documents_search`)."""
         if update:

@@ -18,9 +18,7 @@ from core.settings import save_settings
 
 
 @pytest.fixture
-def searched_run(
-    llm_server: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> str:
+def searched_run(llm_server: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     """A two-step chain: the scout reads a file (Chinese text inside) and answers; the
     planner answers. Returns the run id."""
     save_settings(llm_server.settings())

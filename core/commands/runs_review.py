@@ -25,9 +25,7 @@ def register(actions: Any) -> None:
     search.add_argument("--limit", type=int, default=DEFAULT_LIMIT)
     search.add_argument("--json", action="store_true")
     search.set_defaults(handler=_search)
-    compare = actions.add_parser(
-        "compare", help="two runs side by side, step by step, as Markdown"
-    )
+    compare = actions.add_parser("compare", help="two runs side by side, step by step, as Markdown")
     compare.add_argument("first")
     compare.add_argument("second")
     compare.set_defaults(handler=_compare)
