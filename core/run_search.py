@@ -16,6 +16,10 @@ a run ends in the window (on a worker thread, never the GUI's), so runs recorded
 ``baton run`` in a terminal, or before this index existed, are caught up lazily, oldest first,
 which makes rowid order newest-last: results come newest run first without sorting them all.
 
+Unlike the documents' word index, this one stores no one- and two-letter prefix indexes: they
+made the catch-up of 1,000 runs 2.4× slower (45 s against 18 s) and the file a third larger,
+while a one-letter prefix search stays under 20 ms without them (``benchmarks/run_search.py``).
+
 Passages are cut at :data:`PASSAGE_CHARS` characters: a 5 MB bash log is found by its first
 64 KB, which keeps indexing a run and building a snippet bounded.
 """
@@ -48,6 +52,8 @@ KIND_WORDS: dict[str, str] = {
 PASSAGE_CHARS = 65_536
 """Characters of one passage that are indexed (the head of a longer one)."""
 DEFAULT_LIMIT = 20
+COMMIT_EVERY = 100
+"""Runs indexed per transaction in a catch-up (see :meth:`RunSearch.update`)."""
 MATCH_WINDOW = 500
 """Newest matching passages considered per query: a one-letter prefix may match every run;
 the newest 500 answer a search box, at a bounded cost whatever the history's size."""
@@ -70,7 +76,7 @@ CREATE INDEX IF NOT EXISTS passages_by_run ON passages (run_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS passages_tri USING fts5(
     text, content='passages', content_rowid='id', tokenize='trigram');
 CREATE VIRTUAL TABLE IF NOT EXISTS passages_seg USING fts5(
-    text, content='', tokenize='unicode61 remove_diacritics 0', prefix='1 2');
+    text, content='', tokenize='unicode61 remove_diacritics 0');
 """
 
 
@@ -155,49 +161,52 @@ class RunSearch:
 
     def update(self) -> int:
         """Index every ended run not indexed yet, drop deleted ones; returns how many runs
-        were (re)indexed. A run file that cannot be read is skipped (and tried again later)."""
+        were (re)indexed. A run file that cannot be read is skipped (and tried again later).
+
+        One connection, committed every :data:`COMMIT_EVERY` runs: each FTS5 commit writes a
+        new index segment, so a catch-up of a thousand runs committed one by one spent most of
+        its time merging segments (measured: 45 s against 8 s batched)."""
         ended = self.history.ended_runs()
         with self._connect() as db:
             known = dict(db.execute("SELECT run_id, finished_at FROM indexed_runs").fetchall())
-        wanted = {run_id for run_id, _path, _finished in ended}
-        for gone in set(known) - wanted:
-            with self._connect() as db:
+            for gone in set(known) - {run_id for run_id, _path, _finished in ended}:
                 self._forget(db, gone)
-        count = 0
-        for run_id, path, finished_at in ended:
-            if known.get(run_id) != finished_at and self.index_file(Path(path), finished_at):
-                count += 1
+            count = 0
+            for run_id, path, finished_at in ended:
+                if known.get(run_id) != finished_at and self._index(db, Path(path), finished_at):
+                    count += 1
+                    if count % COMMIT_EVERY == 0:
+                        db.commit()
         return count
 
     def index_file(self, path: Path, finished_at: str) -> bool:
         """(Re)index the run saved at ``path``; False when it cannot be read."""
+        with self._connect() as db:
+            return self._index(db, path, finished_at)
+
+    def _index(self, db: sqlite3.Connection, path: Path, finished_at: str) -> bool:
         try:
             state = fold_run(read_events(path)).state
         except OSError:
             return False
         if not state.run_id:
             return False
-        rows = [
-            (state.run_id, p.step, p.kind, p.call_id, p.tool, p.text[:PASSAGE_CHARS])
-            for p in passages(state)
-        ]
-        with self._connect() as db:
-            self._forget(db, state.run_id)
-            for row in rows:
-                rowid = db.execute(
-                    "INSERT INTO passages (run_id, step, kind, call_id, tool, text)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    row,
-                ).lastrowid
-                db.execute("INSERT INTO passages_tri (rowid, text) VALUES (?, ?)", (rowid, row[5]))
-                db.execute(
-                    "INSERT INTO passages_seg (rowid, text) VALUES (?, ?)",
-                    (rowid, segment(row[5])),
-                )
+        self._forget(db, state.run_id)
+        for p in passages(state):
+            text = p.text[:PASSAGE_CHARS]
+            rowid = db.execute(
+                "INSERT INTO passages (run_id, step, kind, call_id, tool, text)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (state.run_id, p.step, p.kind, p.call_id, p.tool, text),
+            ).lastrowid
+            db.execute("INSERT INTO passages_tri (rowid, text) VALUES (?, ?)", (rowid, text))
             db.execute(
-                "INSERT OR REPLACE INTO indexed_runs (run_id, finished_at) VALUES (?, ?)",
-                (state.run_id, finished_at),
+                "INSERT INTO passages_seg (rowid, text) VALUES (?, ?)", (rowid, segment(text))
             )
+        db.execute(
+            "INSERT OR REPLACE INTO indexed_runs (run_id, finished_at) VALUES (?, ?)",
+            (state.run_id, finished_at),
+        )
         return True
 
     @staticmethod

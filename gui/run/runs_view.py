@@ -38,11 +38,14 @@ from core.atomic import atomic_write_text
 from core.errors import RunError
 from core.events import Event, RunStarted
 from core.rerun import request_from_run, resume_request
+from core.run_compare import RunComparison, compare_runs
 from core.run_export import run_to_markdown
 from core.run_import import import_run
 from core.run_reading import FoldedRun, fold_run, read_folded
 from core.run_request import RunRequest
+from core.run_search import SearchHit
 from core.runs import RunIndex, RunRecord, load_run, read_events, run_file, runs_dir
+from gui.compare.compare_view import CompareDialog
 from gui.history.runs_history import HistoryPage
 from gui.history.runs_table import status_icon, what_ran
 from gui.run.markdown_stream import warm_up
@@ -51,6 +54,8 @@ from gui.run.run_header import display_status, run_title
 from gui.run.run_loader import RunLoader
 from gui.run.run_view import RunView
 from gui.widgets import Banner
+from gui.widgets.background import LatestJob
+from gui.widgets.match_highlight import highlight_matches
 
 TAB_TITLE_CHARS = 30
 FILE_FILTER = "Runs and transcripts (*.jsonl *.json *.ndjson);;All files (*)"
@@ -141,6 +146,12 @@ class RunsView(QWidget):
         self.history.deleteRequested.connect(self.delete_record)
         self.history.openFileRequested.connect(self.open_file_dialog)
         self.history.importRequested.connect(self.import_file_dialog)
+        self.history.compareRequested.connect(self.compare)
+        self.history.search_panel.hitActivated.connect(self.open_hit)
+        self.comparing = LatestJob("baton-compare-runs", self)
+        self.comparing.done.connect(lambda _tag, found: self._show_comparison(found))
+        self.comparing.failed.connect(lambda _tag, why: self._problem(f"Could not compare: {why}"))
+        self.compare_dialog: CompareDialog | None = None
         controller.sessionStarted.connect(self.add_session)
         controller.sessionFinished.connect(self._session_finished)
         self.history.refresh()
@@ -201,6 +212,41 @@ class RunsView(QWidget):
         return self._open_reading(
             path, lambda: read_folded(path), run_id=record.id, title=what_ran(record)
         )
+
+    def open_hit(self, hit: SearchHit, patterns: tuple[str, ...]) -> RunPage | None:
+        """Open a search result's run at its step (and tool call), the match highlighted."""
+        record = RunIndex().get(hit.run_id)
+        if record is None:
+            self._problem(f"Run {hit.run_id} is no longer in the history.")
+            return None
+        page = self.open_record(record)
+
+        def reveal() -> None:
+            page.view.focus_step(hit.step, hit.call_id)
+            highlight_matches(page.view.pane(hit.step), patterns)
+
+        if page.loader is None:
+            reveal()
+        else:
+            page.loader.loaded.connect(lambda _folded: QTimer.singleShot(0, page, reveal))
+        return page
+
+    def compare(self, first: RunRecord, second: RunRecord) -> None:
+        """Read both runs on a worker thread, then show them side by side."""
+        paths = (Path(first.path), Path(second.path))
+        self.comparing.submit(
+            "compare",
+            lambda: compare_runs(read_folded(paths[0]).state, read_folded(paths[1]).state),
+        )
+
+    def _show_comparison(self, comparison: object) -> None:
+        if not isinstance(comparison, RunComparison):
+            return
+        if self.compare_dialog is not None:
+            self.compare_dialog.close()
+            self.compare_dialog.deleteLater()
+        self.compare_dialog = CompareDialog(comparison, self.window())
+        self.compare_dialog.show()
 
     def rerun(self, record: RunRecord) -> asyncio.Future[None] | None:
         """Start a new run with this run's inputs (the task is returned for tests)."""
@@ -435,6 +481,7 @@ class RunsView(QWidget):
     def _session_finished(self, session: RunSession) -> None:
         self.history.set_active_runs({s.run_id for s in self.controller.active()})
         self.history.refresh()
+        self.history.search_panel.catch_up()  # index the run now, off the GUI thread
         page = self.page_for(session.run_id)
         if page is not None and page.property("closeWhenDone"):
             self._remove_page(page)
