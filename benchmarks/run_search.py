@@ -78,9 +78,7 @@ def make_runs(count: int) -> int:
         steps = [PlannedStep(agent=a, task=t, cwd="/w") for a, t in zip(agents, tasks, strict=True)]
         started_at = f"2026-{1 + number % 12:02d}-{1 + number % 28:02d}T10:00:00+00:00"
         events: list[object] = [
-            RunStarted(
-                run_id=run_id, mode="chain", steps=steps, cwd="/w", started_at=started_at
-            )
+            RunStarted(run_id=run_id, mode="chain", steps=steps, cwd="/w", started_at=started_at)
         ]
         ts = 0.0
         for step, (agent, task) in enumerate(zip(agents, tasks, strict=True)):
@@ -97,13 +95,21 @@ def make_runs(count: int) -> int:
                 call_id = f"c{step}{call}"
                 events.append(
                     ToolCallStarted(
-                        run_id=run_id, step=step, ts=ts, call_id=call_id, tool=tool,
+                        run_id=run_id,
+                        step=step,
+                        ts=ts,
+                        call_id=call_id,
+                        tool=tool,
                         arguments=arguments,
                     )
                 )
                 events.append(
                     ToolCallFinished(
-                        run_id=run_id, step=step, ts=ts, call_id=call_id, status="ok",
+                        run_id=run_id,
+                        step=step,
+                        ts=ts,
+                        call_id=call_id,
+                        status="ok",
                         result=maker.document().content,
                     )
                 )
@@ -111,7 +117,11 @@ def make_runs(count: int) -> int:
             events.append(TextDelta(run_id=run_id, step=step, ts=ts, text=answer))
             events.append(
                 StepFinished(
-                    run_id=run_id, step=step, ts=ts, status="ok", output=answer,
+                    run_id=run_id,
+                    step=step,
+                    ts=ts,
+                    status="ok",
+                    output=answer,
                     usage=UsageStats(turns=4, input=4000, output=500),
                 )
             )
@@ -132,13 +142,15 @@ def main() -> int:
 
         began = time.perf_counter()
         passages = make_runs(RUNS)
-        print(f"{RUNS} runs written and indexed in the history: {time.perf_counter() - began:.1f} s")
+        took = time.perf_counter() - began
+        print(f"{RUNS} runs written and indexed in the history: {took:.1f} s")
         search = RunSearch()
         began = time.perf_counter()
         indexed = search.update()
         index_s = time.perf_counter() - began
         size_mb = Path(search.path).stat().st_size / 1e6
-        print(f"lazy catch-up: {indexed} runs, {passages:,} passages, {index_s:.1f} s, {size_mb:.0f} MB")
+        print(f"lazy catch-up: {indexed} runs, {passages:,} passages, {index_s:.1f} s")
+        print(f"index file: {size_mb:.0f} MB")
 
         cold: dict[str, list[float]] = {}
         warm: dict[str, list[float]] = {}

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 from launching import click, type_into
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from run_events import RunBuilder
-from PySide6.QtCore import Qt
 
 from core.runs import Redactor, RunIndex, RunWriter
 from gui.compare.compare_view import CompareDialog
