@@ -73,6 +73,8 @@ class RunView(QWidget):
     """The header's Re-run (also in a failed run's banner)."""
     resumeRequested = Signal()
     """A failed or cancelled run's "Resume from step N"."""
+    commentRequested = Signal(int)
+    """A step pane's "Comment…": review that step (0-based index)."""
 
     def __init__(self, parent: QWidget | None = None, *, model: RunModel | None = None) -> None:
         super().__init__(parent)
@@ -249,6 +251,7 @@ class RunView(QWidget):
         self._columns = 0  # arrange anew
         self._arrange(self.width())
         for pane in self._panes:
+            pane.commentRequested.connect(self.commentRequested)
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self.placeholder.setVisible(not self._panes)
         self._apply_focus()

@@ -38,24 +38,20 @@ from core.atomic import atomic_write_text
 from core.errors import RunError
 from core.events import Event, RunStarted
 from core.rerun import request_from_run, resume_request
-from core.run_compare import RunComparison, compare_runs
 from core.run_export import run_to_markdown
 from core.run_import import import_run
 from core.run_reading import FoldedRun, fold_run, read_folded
 from core.run_request import RunRequest
-from core.run_search import SearchHit
 from core.runs import RunIndex, RunRecord, load_run, read_events, run_file, runs_dir
-from gui.compare.compare_view import CompareDialog
 from gui.history.runs_history import HistoryPage
 from gui.history.runs_table import status_icon, what_ran
 from gui.run.markdown_stream import warm_up
+from gui.run.review_actions import ReviewActions
 from gui.run.run_controller import RunController, RunSession
 from gui.run.run_header import display_status, run_title
 from gui.run.run_loader import RunLoader
 from gui.run.run_view import RunView
 from gui.widgets import Banner
-from gui.widgets.background import LatestJob
-from gui.widgets.match_highlight import highlight_matches
 
 TAB_TITLE_CHARS = 30
 FILE_FILTER = "Runs and transcripts (*.jsonl *.json *.ndjson);;All files (*)"
@@ -146,12 +142,8 @@ class RunsView(QWidget):
         self.history.deleteRequested.connect(self.delete_record)
         self.history.openFileRequested.connect(self.open_file_dialog)
         self.history.importRequested.connect(self.import_file_dialog)
-        self.history.compareRequested.connect(self.compare)
-        self.history.search_panel.hitActivated.connect(self.open_hit)
-        self.comparing = LatestJob("baton-compare-runs", self)
-        self.comparing.done.connect(lambda _tag, found: self._show_comparison(found))
-        self.comparing.failed.connect(lambda _tag, why: self._problem(f"Could not compare: {why}"))
-        self.compare_dialog: CompareDialog | None = None
+        self.review = ReviewActions(self)
+        """Search results, comparisons and review comments (:mod:`gui.run.review_actions`)."""
         controller.sessionStarted.connect(self.add_session)
         controller.sessionFinished.connect(self._session_finished)
         self.history.refresh()
@@ -212,41 +204,6 @@ class RunsView(QWidget):
         return self._open_reading(
             path, lambda: read_folded(path), run_id=record.id, title=what_ran(record)
         )
-
-    def open_hit(self, hit: SearchHit, patterns: tuple[str, ...]) -> RunPage | None:
-        """Open a search result's run at its step (and tool call), the match highlighted."""
-        record = RunIndex().get(hit.run_id)
-        if record is None:
-            self._problem(f"Run {hit.run_id} is no longer in the history.")
-            return None
-        page = self.open_record(record)
-
-        def reveal() -> None:
-            page.view.focus_step(hit.step, hit.call_id)
-            highlight_matches(page.view.pane(hit.step), patterns)
-
-        if page.loader is None:
-            reveal()
-        else:
-            page.loader.loaded.connect(lambda _folded: QTimer.singleShot(0, page, reveal))
-        return page
-
-    def compare(self, first: RunRecord, second: RunRecord) -> None:
-        """Read both runs on a worker thread, then show them side by side."""
-        paths = (Path(first.path), Path(second.path))
-        self.comparing.submit(
-            "compare",
-            lambda: compare_runs(read_folded(paths[0]).state, read_folded(paths[1]).state),
-        )
-
-    def _show_comparison(self, comparison: object) -> None:
-        if not isinstance(comparison, RunComparison):
-            return
-        if self.compare_dialog is not None:
-            self.compare_dialog.close()
-            self.compare_dialog.deleteLater()
-        self.compare_dialog = CompareDialog(comparison, self.window())
-        self.compare_dialog.show()
 
     def rerun(self, record: RunRecord) -> asyncio.Future[None] | None:
         """Start a new run with this run's inputs (the task is returned for tests)."""
@@ -355,7 +312,7 @@ class RunsView(QWidget):
             await self.controller.launch(request, "ask", self.window())
         except RunError as error:
             message = str(error)
-            self._problem("Could not re-run: " + message[:1].upper() + message[1:])
+            self._problem("Could not start the run: " + message[:1].upper() + message[1:])
 
     def _open_reading(
         self, path: Path | None, read: Callable[[], FoldedRun], run_id: str = "", title: str = ""
@@ -418,6 +375,7 @@ class RunsView(QWidget):
             lambda: self._rerun_file(page.path or run_file(page.run_id))
         )
         page.view.resumeRequested.connect(lambda: self._resume(page))
+        page.view.commentRequested.connect(lambda step: self.review.review_step(page, step))
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)
         self.runOpened.emit(page)
@@ -492,6 +450,14 @@ class RunsView(QWidget):
         record = self.import_path(page.path)
         if record is not None:
             page.banner.show_message("info", "Imported into the history.")
+
+    def start(self, request: RunRequest) -> asyncio.Future[None]:
+        """Launch ``request`` through the window's launcher (trust and agent checks apply)."""
+        return self._start(request)
+
+    def problem(self, message: str) -> None:
+        """Say what went wrong in the history's banner."""
+        self._problem(message)
 
     def _problem(self, message: str) -> None:
         self.show_history()

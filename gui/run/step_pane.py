@@ -70,6 +70,8 @@ class StepPane(HeaderToggleMixin, QFrame):
     step later. GUI thread only. :attr:`expandedChanged` reports the new expanded state."""
 
     expandedChanged = Signal(bool)
+    commentRequested = Signal(int)
+    """The person clicked "Comment…" on this (finished) step: its index."""
 
     def __init__(
         self,
@@ -140,6 +142,14 @@ class StepPane(HeaderToggleMixin, QFrame):
         row.addStretch(1)
         row.addWidget(self.usage)
         row.addWidget(self.duration)
+        self.comment_button = QToolButton()
+        self.comment_button.setObjectName("StepCommentButton")
+        self.comment_button.setText("Comment…")
+        self.comment_button.setAutoRaise(True)
+        self.comment_button.setToolTip("Comment on lines of this step's work and send them back")
+        self.comment_button.clicked.connect(lambda: self.commentRequested.emit(self.index))
+        self.comment_button.hide()  # shown once the step finished ok
+        row.addWidget(self.comment_button)
 
         self.task = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.task.setStyleSheet(f"color: {muted};")
@@ -281,6 +291,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         if phase != self._phase:
             self._phase = phase
             self._on_phase_changed(phase)
+            self.comment_button.setVisible(phase == "ok")
         model = step.model or ""
         if step.reused_from:
             model = f"reused from run {step.reused_from}"

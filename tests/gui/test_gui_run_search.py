@@ -103,8 +103,10 @@ def test_compare_two_selected_runs(qtbot: QtBot, make_window: Window) -> None:
     assert history.compare_button.isEnabled()
     assert not history.open_button.isEnabled()  # one run at a time for the others
     click(qtbot, history.compare_button)
-    qtbot.waitUntil(lambda: runs.compare_dialog is not None and runs.compare_dialog.isVisible())
-    dialog = runs.compare_dialog
+    qtbot.waitUntil(
+        lambda: runs.review.compare_dialog is not None and runs.review.compare_dialog.isVisible()
+    )
+    dialog = runs.review.compare_dialog
     assert isinstance(dialog, CompareDialog)
     view = dialog.view
     assert {view.comparison.left.run_id, view.comparison.right.run_id} == {"run-a", "run-b"}
