@@ -1,0 +1,98 @@
+"""Review comments in the window: a finished step's Comment…, lines selected with the mouse
+and the keyboard, comments typed and added, Send — and the follow-up step's request, as the
+scripted server receives it, carries path, line, code line and comment for each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from launching import (
+    click,
+    open_launch_dialog,
+    pick_preset,
+    type_into,
+    wait_for_session,
+    wait_until_finished,
+)
+from llm_server import LLMServer, Reply
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from pytestqt.qtbot import QtBot
+
+from core.runs import RunIndex
+from core.settings import save_settings
+from gui.review.review_dialog import ReviewDialog
+from gui.window.main_window import MainWindow
+
+pytestmark = pytest.mark.usefixtures("qasync_loop")
+Window = Callable[..., MainWindow]
+PLAN = "## Plan\n1. Add a cache\n2. Use a global lock\n3. Ship it"
+
+
+def _click_line(qtbot: QtBot, dialog: ReviewDialog, line: int) -> None:
+    """Click at the start of ``line`` (from 1) in the review text."""
+    block = dialog.text.document().findBlockByNumber(line - 1)
+    cursor = QTextCursor(block)
+    rect = dialog.text.cursorRect(cursor)
+    qtbot.mouseClick(dialog.text.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_comments_on_a_step_reach_the_follow_up_request(
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer
+) -> None:
+    save_settings(llm_server.settings())
+    llm_server.queue(Reply.answer("Found src/cache.py"), Reply.answer(PLAN))
+    window = make_window()
+    dialog = open_launch_dialog(qtbot, window)
+    pick_preset(qtbot, dialog, "scout-and-plan")
+    type_into(qtbot, dialog.args_edit, "caching")
+    click(qtbot, dialog.run_button)
+    session = wait_for_session(qtbot, window)
+    assert wait_until_finished(qtbot, session) == "ok"
+    runs = window.runs_view
+    page = runs.page_for(session.run_id)
+    assert page is not None
+    pane = page.view.pane(1)
+    qtbot.waitUntil(pane.comment_button.isVisible)
+    click(qtbot, pane.comment_button)
+    review = runs.review.review_dialog
+    assert review is not None and review.isVisible()
+    assert review.agent.currentText() == "planner"
+    assert review.text.toPlainText() == PLAN
+    assert not review.send_button.isEnabled()
+
+    _click_line(qtbot, review, 3)  # "2. Use a global lock"
+    assert review.where.text() == "Commenting on step 2 output, line 3"
+    type_into(qtbot, review.comment, "No global state, please.")
+    click(qtbot, review.add_button)
+    _click_line(qtbot, review, 2)
+    qtbot.keyClick(review.text, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(review.text, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
+    assert review.where.text() == "Commenting on step 2 output, lines 2-3"
+    type_into(qtbot, review.comment, "Measure first.")
+    click(qtbot, review.add_button)
+    assert [review.comment_list.item(i).text() for i in range(2)] == [
+        "step 2 output:3 — No global state, please.",
+        "step 2 output:2-3 — Measure first.",
+    ]
+    assert review.send_button.text() == "Send 2 comments"
+
+    llm_server.queue(Reply.answer("Revised plan without a global lock."))
+    click(qtbot, review.send_button)
+    follow = wait_for_session(qtbot, window, count=2)
+    assert wait_until_finished(qtbot, follow) == "ok"
+    assert len(llm_server.requests) == 3  # the reviewed steps were reused, not sent again
+    sent = llm_server.requests[2].user_text
+    assert "## Comment 1: step 2 output, line 3\n\n```\n2. Use a global lock\n```" in sent
+    assert "No global state, please." in sent
+    assert (
+        "## Comment 2: step 2 output, line 2-3\n\n```\n1. Add a cache\n2. Use a global lock\n```"
+        in sent
+    )
+    assert "Measure first." in sent
+    assert PLAN in sent  # the answer under review, for context
+    record = RunIndex().get(follow.run_id)
+    assert record is not None and record.origin is not None
+    assert (record.origin.kind, record.origin.run_id) == ("follow_up", session.run_id)
+    assert [s.agent for s in follow.view.state().steps] == ["scout", "planner", "planner"]
