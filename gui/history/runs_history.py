@@ -177,7 +177,6 @@ class HistoryPage(QWidget):
         # Keyboard order: what a person looks for (filter), then the list, then what acts on it.
         order = [
             self.filter_field,
-            self.search_panel.field,
             self.table,
             self.open_button,
             self.rerun_button,
@@ -186,6 +185,7 @@ class HistoryPage(QWidget):
             self.delete_button,
             self.open_file_button,
             self.import_button,
+            self.search_panel.field,
         ]
         for before, after in itertools.pairwise(order):
             QWidget.setTabOrder(before, after)
