@@ -276,6 +276,39 @@ class StepFinished(_Event):
     """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
 
 
+class FileChange(BaseModel):
+    """One file a step (or a restore) changed. ``added`` / ``removed`` are line counts, None
+    for a binary file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    """Relative to :attr:`StepChanges.work_tree`, with forward slashes."""
+    status: Literal["added", "modified", "deleted"]
+    added: int | None = None
+    removed: int | None = None
+
+
+class StepChanges(_Event):
+    """What a step changed in its folder, between two checkpoints (:mod:`core.checkpoints`):
+    commits under ``refs/baton/<run>/...`` in the folder's repository (or Baton's shadow
+    repository for a folder outside git). ``kind="restore"`` records a restore made after the
+    run (appended to its file); ``step`` is then the step restored to the start of."""
+
+    type: Literal["step_changes"] = "step_changes"
+    kind: Literal["step", "restore"] = "step"
+    before: str
+    """The checkpoint commit before the step."""
+    after: str
+    """The checkpoint commit after the step."""
+    head: str | None = None
+    """The repository's HEAD commit when ``after`` was taken (None outside git)."""
+    git_dir: str
+    work_tree: str
+    shadow: bool = False
+    files: list[FileChange] = Field(default_factory=list)
+
+
 class RunFinished(_Event):
     type: Literal["run_finished"] = "run_finished"
     status: RunStatus
@@ -305,6 +338,7 @@ Event = Annotated[
     | Retry
     | Usage
     | StepFinished
+    | StepChanges
     | RunFinished
     | Log,
     Field(discriminator="type"),

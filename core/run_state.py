@@ -29,6 +29,7 @@ from core.events import (
     Retry,
     RunFinished,
     RunStarted,
+    StepChanges,
     StepFinished,
     StepStarted,
     TextDelta,
@@ -140,6 +141,8 @@ class StepState:
     """The run this step's answer was copied from (resume, re-run from a step)."""
     structured: dict[str, Any] | None = None
     """The step's validated JSON result, if its agent declares ``output:``."""
+    changes: StepChanges | None = None
+    """What the step changed in its folder (:mod:`core.checkpoints`), once it is recorded."""
     """The step's working folder when it is not the run's ("" when it is)."""
     phase: StepPhase = "pending"
     items: list[Item] = field(default_factory=list)
@@ -189,6 +192,9 @@ class RunState:
     steps: list[StepState] = field(default_factory=list)
     elapsed: float = 0.0
     events: int = 0
+    checkpoints: list[StepChanges] = field(default_factory=list)
+    """Every ``step_changes`` in order, restores included: the last is the folder's latest
+    recorded state."""
 
     def progress_line(self) -> str:
         """``2/3 done, 1 running`` — the parallel progress line of DESIGN §4."""
@@ -217,6 +223,8 @@ class RunState:
                 if step.phase == "pending":
                     step.phase = "not_run"
             return None
+        if isinstance(event, StepChanges):
+            self.checkpoints.append(event)
         changed = self.step(event.step)
         if changed is None:
             return None
@@ -337,6 +345,8 @@ def _apply_to_step(step: StepState, event: Event) -> None:
             if (call := step.tool_call(request.call_id)) is not None:
                 call.awaiting_approval = False
         step.approval_requests.clear()
+    elif isinstance(event, StepChanges) and event.kind == "step":
+        step.changes = event
     elif isinstance(event, Log) and event.level != "debug":
         # Debug lines (events a backend recognised but does not map, say) stay in the run
         # file for diagnosis; a person watching the run does not need them.

@@ -50,6 +50,7 @@ from core.approvals import ApprovalGate, Responder, deny_all
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, backend_for, create_backend
 from core.budget import BudgetAsker, BudgetGuard, BudgetReached, stop_at_cap
+from core.checkpoints import RunCheckpoints
 from core.errors import RunError
 from core.events import (
     Event,
@@ -169,6 +170,7 @@ class Runner:
             rules=RuleStore(),
         )
         self.result: RunFinished | None = None
+        self._checkpoints = RunCheckpoints(self.run_id, self.settings.checkpoints)
 
     # ---------------------------------------------------------------------------- public API
 
@@ -330,6 +332,25 @@ class Runner:
     # ---------------------------------------------------------------------------- one step
 
     async def _run_step(self, index: int, step: _PreparedStep, task: str) -> StepFinished:
+        """The step between two checkpoints of its folder (:mod:`core.checkpoints`), when the
+        run is recorded (the run file is what restores read). Parallel tasks share their
+        folder at the same time, so no checkpoint could say which of them changed what."""
+        recorded = self._record and self.request.mode != "parallel"
+        if not recorded or self._cancel.is_set() or index in self.request.reused:
+            return await self._run_unrecorded_step(index, step, task)
+        notice = await self._checkpoints.before(index, step.cwd)
+        finished = await self._run_unrecorded_step(index, step, task)
+        changes = await self._checkpoints.after(index)
+        for said in (notice, changes):
+            if isinstance(said, str):
+                self._emit(Log(run_id=self.run_id, step=index, level="warning", message=said))
+            elif said is not None:
+                self._emit(said.model_copy(update={"ts": self._clock.now()}))
+        return finished
+
+    async def _run_unrecorded_step(
+        self, index: int, step: _PreparedStep, task: str
+    ) -> StepFinished:
         if self._cancel.is_set():
             return self._emit_step_finished(index, "aborted", "", "cancelled before it started")
         reused = self.request.reused.get(index)

@@ -23,6 +23,7 @@ from typing import IO
 from pydantic import BaseModel, ValidationError
 
 from core import paths
+from core.checkpoints import prune_run
 from core.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
 from core.liveness import lock_path, owner_alive
 from core.redaction import Redactor as Redactor  # also known as core.runs.Redactor
@@ -378,10 +379,13 @@ class RunIndex:
         return [self._record(row) for row in rows]
 
     def delete(self, run_id: str) -> None:
+        """Forget the run: its row, its file and its checkpoint refs (:mod:`core.checkpoints`)."""
         record = self.get(run_id)
         with self._connect() as db:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         if record is not None:
+            if Path(record.path).is_file():
+                prune_run(run_id, read_events(Path(record.path)))
             Path(record.path).unlink(missing_ok=True)
 
 
@@ -404,6 +408,11 @@ def _interruption(run_id: str, path: Path) -> RunFinished:
     return RunFinished(
         run_id=run_id, ts=ts, status="interrupted", usage=usage, error=INTERRUPTED_ERROR
     )
+
+
+def append_event(path: Path, event: Event) -> None:
+    """Add an event to a finished run's file (a restore made afterwards, say)."""
+    _append_line(path, event.model_dump_json())
 
 
 def _append_line(path: Path, line: str) -> None:

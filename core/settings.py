@@ -114,6 +114,19 @@ class SandboxSettings(BaseModel):
     """Network inside the sandbox; ``baton run --no-network`` turns it off for one run."""
 
 
+class CheckpointSettings(BaseModel):
+    """Per-step snapshots of the working folder (see :mod:`core.checkpoints`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    """Record the folder before and after every step; ``false`` turns checkpoints off."""
+    outside_git: bool = True
+    """In a folder that is not in a git repository, keep a private shadow repository."""
+    max_folder_mb: int = Field(default=200, ge=1)
+    """A folder outside git larger than this is not snapshotted (the run says so)."""
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -131,6 +144,7 @@ class Settings(BaseModel):
     claude_path: str | None = None
     limits: Limits = Field(default_factory=Limits)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
 
     def effective_policy(self) -> dict[str, PolicyValue]:
         return {**DEFAULT_POLICY, **self.policy}

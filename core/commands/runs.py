@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.commands import changes as changes_command
 from core.commands import rerun as rerun_command
 from core.commands import runs_review
 from core.redaction import Redactor, redact_all
@@ -37,6 +38,7 @@ def register(commands: Any) -> None:
     delete.add_argument("run_id")
     delete.set_defaults(handler=_delete)
     rerun_command.register(actions)
+    changes_command.register(actions)
     runs_review.register(actions)
 
 

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from core.events import UsageStats
 from core.run_state import StepState
+from gui.changes import ChangesSection
 from gui.run.review_table import ReviewTable, counts_text
 from gui.run.run_header import home_relative
 from gui.run.run_status import (
@@ -122,6 +123,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.issues.setObjectName("StepIssues")
         self.issues.hide()
         self.review: ReviewTable | None = None
+        self.changes: ChangesSection | None = None
         self.usage = QLabel("")
         self.usage.setStyleSheet(f"color: {muted};")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -320,6 +322,11 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.error.setText(error)
             self.error.setVisible(bool(error))
         self._show_structured(step)
+        if step.changes is not None and step.changes.files:
+            if self.changes is None:
+                self.changes = ChangesSection()
+                self._body_layout.addWidget(self.changes)
+            self.changes.set_changes(step.changes, run_running=run_running)
         if self._folded:  # no widgets are kept up to date while nobody can see them
             self.summary.set_full_text(step_summary(step))
             return

@@ -1,0 +1,308 @@
+"""Checkpoints: the whole working folder recorded before and after each step, as git commits
+the user never sees.
+
+A snapshot is ``git add -A`` into a *temporary* index (a copy of Baton's own index of the
+folder, kept in its data folder, so only files whose stat data changed are hashed again; the
+first is seeded from the user's index), ``git write-tree``, ``git commit-tree`` and ``git
+update-ref`` of a private ref, ``refs/baton/<run>/<step>/{before,after}`` (steps counted from 1).
+That covers tracked changes, new files (``.gitignore`` honoured) and whatever ``bash`` changed,
+and leaves the user's branch, index, stash and reflogs exactly as they were: no porcelain
+command runs, HEAD is only read, the refs are written with ref logging off. Ignored files are
+not recorded, so a restore leaves them alone.
+
+A folder outside any git repository gets a private *shadow* repository in Baton's data folder
+(``checkpoints/<hash of the folder>``: ``GIT_DIR`` there, ``GIT_WORK_TREE`` the folder), where
+no agent tool may write. It is refused past ``checkpoints.max_folder_mb`` with a message that
+names the setting; ``checkpoints.enabled: false`` turns checkpoints off altogether.
+
+Restores (:mod:`core.restore`) trust only the commit ids saved in the run file (Baton's own
+data folder), never the refs, which a model could rewrite; the refs only keep the commits alive
+and go when the run is deleted (:func:`prune_run`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from core import paths
+from core.events import Event, FileChange, StepChanges
+from core.git_command import GitError, guarded_options, run_git, run_git_sync
+from core.settings import CheckpointSettings
+
+REF_ROOT = "refs/baton"
+
+
+class CheckpointsOff(Exception):
+    """Checkpoints cannot be kept for this folder; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A folder whose states are recorded, and the repository that records them."""
+
+    work_tree: Path
+    git_dir: Path
+    shadow: bool
+
+    @classmethod
+    def of(cls, changes: StepChanges) -> Workspace:
+        return cls(Path(changes.work_tree), Path(changes.git_dir), changes.shadow)
+
+    def env(self, index: Path | None = None) -> dict[str, str]:
+        env = {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.work_tree)}
+        if index is not None:
+            env["GIT_INDEX_FILE"] = str(index)
+        return env
+
+    def stat_cache(self) -> Path:
+        """Baton's own index of this folder, kept between snapshots in its data folder, so a
+        snapshot hashes only files whose stat data changed since the last one (seeded from the
+        user's index the first time; the user's is never written)."""
+        digest = hashlib.sha256(f"{self.git_dir}\0{self.work_tree}".encode()).hexdigest()[:20]
+        return paths.data_dir() / "checkpoints" / "indexes" / digest
+
+    async def git(
+        self,
+        *args: str,
+        index: Path | None = None,
+        options: Sequence[str] | None = None,
+        stdin: bytes | None = None,
+    ) -> str:
+        """Run git on this workspace (``options`` read afresh unless given)."""
+        if options is None:
+            options = await guarded_options(self.work_tree, self.env())
+        out = await run_git(
+            args, cwd=self.work_tree, options=options, env=self.env(index), stdin=stdin
+        )
+        return out.decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    commit: str
+    head: str | None
+
+
+# -------------------------------------------------------------------------------- finding one
+
+
+async def find_workspace(folder: Path, settings: CheckpointSettings) -> Workspace | None:
+    """The workspace recording ``folder``: its git repository's, else a shadow one. None when
+    checkpoints are switched off; :class:`CheckpointsOff` when this folder cannot have them.
+    ``folder`` is resolved already (symlinks followed), as the runner's step folders are."""
+    if not settings.enabled:
+        return None
+    try:
+        out = await run_git(
+            ["rev-parse", "--show-toplevel", "--absolute-git-dir"],
+            cwd=folder,
+            options=(),
+        )
+    except (GitError, OSError):
+        out = b""
+    lines = out.decode(errors="replace").splitlines()
+    if len(lines) == 2:
+        return Workspace(Path(lines[0]), Path(lines[1]), shadow=False)
+    if not settings.outside_git:
+        raise CheckpointsOff(
+            f"{folder} is not in a git repository and checkpoints.outside_git is off"
+        )
+    workspace = Workspace(folder, shadow_dir(folder), shadow=True)
+    if not (workspace.git_dir / "HEAD").exists():
+        workspace.git_dir.mkdir(parents=True, exist_ok=True)
+        await run_git(["init", "-q", "--bare", str(workspace.git_dir)], cwd=folder, options=())
+        (workspace.git_dir / "baton-folder").write_text(str(folder), encoding="utf-8")
+    await _check_size(workspace, settings.max_folder_mb)
+    return workspace
+
+
+def shadow_dir(folder: Path) -> Path:
+    digest = hashlib.sha256(str(folder).encode()).hexdigest()[:20]
+    return paths.data_dir() / "checkpoints" / digest
+
+
+async def _check_size(workspace: Workspace, limit_mb: int) -> None:
+    listing = await workspace.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    total = 0
+    for name in filter(None, listing.split("\0")):
+        try:
+            total += (workspace.work_tree / name).lstat().st_size
+        except OSError:
+            continue
+    if total > limit_mb * 1024 * 1024:
+        raise CheckpointsOff(
+            f"checkpoints are off for {workspace.work_tree}: it is not in a git repository and "
+            f"holds {total / 1048576:.0f} MB, over the {limit_mb} MB limit for a shadow copy "
+            "(raise checkpoints.max_folder_mb in config.yaml, or run in a git repository)"
+        )
+
+
+# -------------------------------------------------------------------------------- recording
+
+
+async def snapshot(workspace: Workspace, ref: str, message: str) -> Checkpoint:
+    """Record the folder as it is now under ``ref`` (a full ref name)."""
+    options = await guarded_options(workspace.work_tree, workspace.env())
+    cache = workspace.stat_cache()
+    user_index = workspace.git_dir / "index"
+    with tempfile.TemporaryDirectory(prefix="baton-checkpoint-") as temp:
+        index = Path(temp) / "index"
+        for seed in (cache, user_index):
+            if seed.is_file():
+                shutil.copyfile(seed, index)
+                break
+        await workspace.git("add", "-A", "--", ".", index=index, options=options)
+        tree = (await workspace.git("write-tree", index=index, options=options)).strip()
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(index, cache)
+    head = None if workspace.shadow else await _head(workspace, options)
+    parents = ["-p", head] if head else []
+    commit = (
+        await workspace.git("commit-tree", tree, *parents, "-m", message, options=options)
+    ).strip()
+    await workspace.git("update-ref", "--no-deref", ref, commit, options=options)
+    return Checkpoint(commit, head)
+
+
+async def _head(workspace: Workspace, options: Sequence[str]) -> str | None:
+    try:
+        return (
+            await workspace.git("rev-parse", "-q", "--verify", "HEAD^{commit}", options=options)
+        ).strip() or None
+    except GitError:
+        return None  # a repository without commits yet
+
+
+async def changed_files(workspace: Workspace, before: str, after: str) -> list[FileChange]:
+    """Files that differ between two checkpoints, with line counts, sorted by path."""
+    options = await guarded_options(workspace.work_tree, workspace.env())
+    diff = ("diff-tree", "-r", "-z", "--no-renames", before, after)
+    statuses = await workspace.git(*diff, "--name-status", options=options)
+    counts = await workspace.git(*diff, "--numstat", options=options)
+    kinds = {"A": "added", "D": "deleted"}
+    status_of: dict[str, str] = {}
+    fields = statuses.split("\0")
+    for letter, path in zip(fields[0::2], fields[1::2], strict=False):
+        if letter:
+            status_of[path] = kinds.get(letter[0], "modified")
+    changes: list[FileChange] = []
+    for entry in filter(None, counts.split("\0")):
+        added, removed, path = entry.split("\t", 2)
+        changes.append(
+            FileChange(
+                path=path,
+                status=status_of.get(path, "modified"),
+                added=int(added) if added != "-" else None,
+                removed=int(removed) if removed != "-" else None,
+            )
+        )
+    return sorted(changes, key=lambda change: change.path)
+
+
+async def patch(workspace: Workspace, before: str, after: str, paths_: Iterable[str] = ()) -> str:
+    """The unified diff between two checkpoints (optionally of some paths only). Plumbing
+    (``diff-tree``) so the user's diff settings, external diff tools and text conversions
+    play no part."""
+    return await workspace.git(
+        "diff-tree", "-p", "-r", "--no-renames", "--no-color", before, after, "--", *paths_
+    )
+
+
+# -------------------------------------------------------------------------------- one run
+
+
+def step_ref(run_id: str, step: int, which: str) -> str:
+    """``refs/baton/<run>/<step counted from 1>/<which>``."""
+    return f"{REF_ROOT}/{run_id}/{step + 1}/{which}"
+
+
+class RunCheckpoints:
+    """The runner's side: one per run; :meth:`before` and :meth:`after` bracket each step.
+    Errors never stop a run: they come back as text for a notice in the step."""
+
+    def __init__(self, run_id: str, settings: CheckpointSettings) -> None:
+        self.run_id = run_id
+        self._settings = settings
+        self._workspaces: dict[Path, Workspace | None] = {}
+        self._before: dict[int, tuple[Workspace, Checkpoint]] = {}
+
+    async def before(self, step: int, folder: Path) -> str | None:
+        """Record the folder before ``step`` runs; returns a notice when it could not."""
+        try:
+            workspace = await self._workspace(folder)
+            if workspace is None:
+                return None
+            checkpoint = await snapshot(
+                workspace, step_ref(self.run_id, step, "before"), f"before step {step + 1}"
+            )
+        except (CheckpointsOff, GitError, OSError) as error:
+            return str(error) if isinstance(error, CheckpointsOff) else f"no checkpoint: {error}"
+        self._before[step] = (workspace, checkpoint)
+        return None
+
+    async def after(self, step: int) -> StepChanges | str | None:
+        """Record the folder after ``step``; the step's changes, a notice, or None."""
+        taken = self._before.pop(step, None)
+        if taken is None:
+            return None
+        workspace, before = taken
+        try:
+            after = await snapshot(
+                workspace, step_ref(self.run_id, step, "after"), f"after step {step + 1}"
+            )
+            files = await changed_files(workspace, before.commit, after.commit)
+        except (GitError, OSError) as error:
+            return f"no checkpoint after the step: {error}"
+        return StepChanges(
+            run_id=self.run_id,
+            step=step,
+            before=before.commit,
+            after=after.commit,
+            head=after.head,
+            git_dir=str(workspace.git_dir),
+            work_tree=str(workspace.work_tree),
+            shadow=workspace.shadow,
+            files=files,
+        )
+
+    async def _workspace(self, folder: Path) -> Workspace | None:
+        if folder not in self._workspaces:
+            self._workspaces[folder] = None  # asked once: a refusal is said once per run
+            self._workspaces[folder] = await find_workspace(folder, self._settings)
+        return self._workspaces[folder]
+
+
+# -------------------------------------------------------------------------------- pruning
+
+
+def prune_run(run_id: str, events: Iterable[Event]) -> None:
+    """Delete the run's checkpoint refs from every repository its steps recorded into (the
+    commits become unreachable, and git's own garbage collection frees them in time)."""
+    seen: set[tuple[str, str]] = set()
+    for event in events:
+        if isinstance(event, StepChanges):
+            seen.add((event.git_dir, event.work_tree))
+    for git_dir, work_tree in seen:
+        workspace = Workspace(Path(work_tree), Path(git_dir), shadow=False)
+        try:
+            listing = run_git_sync(
+                ["for-each-ref", "--format=%(refname)", f"{REF_ROOT}/{run_id}/"],
+                cwd=workspace.work_tree,
+                env=workspace.env(),
+            )
+            commands = "".join(f"delete {ref}\n" for ref in listing.decode().split())
+            if commands:
+                run_git_sync(
+                    ["update-ref", "--stdin"],
+                    cwd=workspace.work_tree,
+                    env=workspace.env(),
+                    stdin=commands.encode(),
+                )
+        except (GitError, OSError):
+            continue  # a repository since moved or deleted has nothing left to prune

@@ -1,0 +1,157 @@
+"""What the Changes buttons do: open a diff, restore a folder to before a step after the
+person has seen what it would change and lose. Coroutines, started from Qt slots with
+:func:`start`; dialogs are opened without nested event loops (see :mod:`gui.qt_asyncio`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.checkpoints import patch
+from core.commands.changes import run_patch
+from core.events import Event, StepChanges
+from core.git_command import GitError
+from core.restore import RestoreError, RestorePlan, apply_restore, plan_restore
+from core.runs import RunIndex, append_event, load_run
+from gui.changes.diff_viewer import DiffViewer
+from gui.theme import monospace_font
+
+_running: set[asyncio.Task[Any]] = set()
+
+
+def start(work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+    """Run ``work`` on the window's loop, keeping a reference until it ends."""
+    task = asyncio.ensure_future(work)
+    _running.add(task)
+    task.add_done_callback(_running.discard)
+    return task
+
+
+def run_events(run_id: str) -> tuple[Path, list[Event]]:
+    """The saved run's file and events (restores read the checkpoints recorded there)."""
+    record = RunIndex().get(run_id)
+    if record is None:
+        raise RestoreError(f"run {run_id} is not in the history")
+    return Path(record.path), load_run(Path(record.path))
+
+
+async def open_diff(
+    parent: QWidget | None,
+    checkpoints: list[StepChanges],
+    step: int | None,
+    path: str | None = None,
+) -> DiffViewer | None:
+    """Show step ``step``'s patch (the whole run's for None) in a new viewer, from the run's
+    recorded checkpoints (live or saved)."""
+    try:
+        workspace, before, after = run_patch(checkpoints, step)
+        text = await patch(workspace, before, after)
+    except (RestoreError, GitError, OSError) as error:
+        tell(parent, QMessageBox.Icon.Warning, "No diff", str(error))
+        return None
+    run_id = checkpoints[0].run_id
+    title = f"Step {step + 1} changes" if step is not None else "All changes"
+    viewer = DiffViewer(f"{title} — run {run_id}", text, path, parent)
+    viewer.show()
+    return viewer
+
+
+class RestoreDialog(QDialog):
+    """What a restore would change, and — when refused — what would be lost and why."""
+
+    def __init__(self, plan: RestorePlan, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RestoreDialog")
+        self.setWindowTitle(f"Restore to before step {plan.step + 1}?")
+        self.resize(620, 420)
+        where = plan.workspace.work_tree
+        intro = QLabel(
+            f"The files in {where} go back to how they were before step {plan.step + 1}. "
+            "The current state is checkpointed first, so this restore can be undone."
+        )
+        intro.setWordWrap(True)
+        self.details = QPlainTextEdit()
+        self.details.setObjectName("RestoreDetails")
+        self.details.setReadOnly(True)
+        self.details.setFont(monospace_font())
+        lines = []
+        if plan.refused:
+            lines += ["Warning — " + plan.explanation(), ""]
+        lines.append(f"{len(plan.changes)} file(s) would change:")
+        lines += [f"  {c.status:<8} {c.path}" for c in plan.changes]
+        self.details.setPlainText("\n".join(lines))
+        buttons = QDialogButtonBox()
+        label = "Restore anyway" if plan.refused else "Restore"
+        self.restore_button = buttons.addButton(label, QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.details, 1)
+        layout.addWidget(buttons)
+
+
+async def _confirm(plan: RestorePlan, parent: QWidget | None) -> bool:
+    dialog = RestoreDialog(plan, parent)
+    future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    def finished(result: int) -> None:
+        if not future.done():
+            future.set_result(result == QDialog.DialogCode.Accepted)
+
+    dialog.finished.connect(finished)
+    dialog.open()
+    try:
+        return await future
+    finally:
+        dialog.deleteLater()
+
+
+async def restore_step(parent: QWidget | None, run_id: str, step: int) -> StepChanges | None:
+    """Plan, confirm, apply and record a restore to before ``step``; None when cancelled or
+    impossible (the person was told why)."""
+    try:
+        path, events = run_events(run_id)
+        plan = await plan_restore(events, step)
+    except RestoreError as error:
+        tell(parent, QMessageBox.Icon.Warning, "Cannot restore", str(error))
+        return None
+    if not await _confirm(plan, parent):
+        return None
+    try:
+        done = await apply_restore(plan)
+    except RestoreError as error:
+        tell(parent, QMessageBox.Icon.Warning, "Restore failed", str(error))
+        return None
+    append_event(path, done)
+    tell(
+        parent,
+        QMessageBox.Icon.Information,
+        "Restored",
+        f"Restored {len(done.files)} file(s) to before step {step + 1}. "
+        f"To undo: baton runs restore {run_id} --undo",
+    )
+    return done
+
+
+def tell(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: str) -> None:
+    """A non-blocking message (no nested loop inside a coroutine)."""
+    box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, parent)
+    box.setObjectName("ChangesMessage")
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()

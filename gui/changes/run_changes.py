@@ -1,0 +1,133 @@
+"""The whole run's Changes view: every step's changed files (and the restores made since), the
+run's combined diff, and "Restore to before step N" for the selected step."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from core.events import Event, RunStarted, StepChanges
+from core.restore import RestoreError, checkpoints_of
+from gui.changes import actions
+from gui.changes.labels import change_label, totals_text
+
+STEP_ROLE = Qt.ItemDataRole.UserRole
+PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class RunChangesDialog(QDialog):
+    """Modeless. GUI thread only; reads the run's saved checkpoints when opened."""
+
+    def __init__(self, run_id: str, events: list[Event], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("RunChanges")
+        self.setWindowTitle(f"Changes — run {run_id}")
+        self.resize(720, 480)
+        self.run_id = run_id
+        self.checkpoints = checkpoints_of(events)
+        agents = next(([s.agent for s in e.steps] for e in events if isinstance(e, RunStarted)), [])
+        self.summary = QLabel("")
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("RunChangesTree")
+        self.tree.setHeaderHidden(True)
+        for changes in self.checkpoints:
+            self.tree.addTopLevelItem(self._item(changes, agents))
+        self.tree.expandAll()
+        self.tree.itemDoubleClicked.connect(self._open_item)
+        self.tree.currentItemChanged.connect(lambda *_: self._update_buttons())
+        buttons = QDialogButtonBox()
+        self.all_button = QPushButton("View all changes")
+        self.step_button = QPushButton("View step diff")
+        self.restore_button = QPushButton("Restore to before step…")
+        for button in (self.all_button, self.step_button, self.restore_button):
+            buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        self.all_button.clicked.connect(lambda: self._diff(None, None))
+        self.step_button.clicked.connect(lambda: self._diff(self._selected_step(), None))
+        self.restore_button.clicked.connect(self._restore)
+        steps = [c for c in self.checkpoints if c.kind == "step"]
+        files = {f.path for c in steps for f in c.files}
+        self.summary.setText(
+            f"{len(files)} file(s) changed by {len(steps)} step(s)"
+            if steps
+            else "This run recorded no checkpoints."
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(buttons)
+        self.all_button.setEnabled(bool(steps))
+        self._update_buttons()
+
+    def _item(self, changes: StepChanges, agents: list[str]) -> QTreeWidgetItem:
+        number = (changes.step or 0) + 1
+        if changes.kind == "restore":
+            title = f"Restored to before step {number} — {totals_text(changes)}"
+        else:
+            agent = agents[number - 1] if number - 1 < len(agents) else ""
+            title = f"Step {number} {agent} — {totals_text(changes)}"
+        item = QTreeWidgetItem([title])
+        item.setData(0, STEP_ROLE, changes.step if changes.kind == "step" else None)
+        for change in changes.files:
+            child = QTreeWidgetItem([change_label(change)])
+            child.setData(0, STEP_ROLE, changes.step if changes.kind == "step" else None)
+            child.setData(0, PATH_ROLE, change.path)
+            item.addChild(child)
+        return item
+
+    def _selected_step(self) -> int | None:
+        item = self.tree.currentItem()
+        step = item.data(0, STEP_ROLE) if item is not None else None
+        return step if isinstance(step, int) else None
+
+    def _update_buttons(self) -> None:
+        step = self._selected_step()
+        self.step_button.setEnabled(step is not None)
+        self.restore_button.setEnabled(step is not None)
+        self.restore_button.setText(
+            f"Restore to before step {step + 1}" if step is not None else "Restore to before step…"
+        )
+
+    def _open_item(self, item: QTreeWidgetItem, _column: int) -> None:
+        step = item.data(0, STEP_ROLE)
+        if isinstance(step, int):
+            path = item.data(0, PATH_ROLE)
+            self._diff(step, path if isinstance(path, str) else None)
+
+    def _diff(self, step: int | None, path: str | None) -> None:
+        actions.start(actions.open_diff(self, self.checkpoints, step, path))
+
+    def _restore(self) -> None:
+        step = self._selected_step()
+        if step is not None:
+            actions.start(self._restore_and_reload(step))
+
+    async def _restore_and_reload(self, step: int) -> None:
+        done = await actions.restore_step(self, self.run_id, step)
+        if done is not None:
+            self.checkpoints.append(done)
+            self.tree.addTopLevelItem(self._item(done, []))
+
+
+def open_run_changes(parent: QWidget | None, run_id: str) -> RunChangesDialog | None:
+    """Open the run's Changes view (None, after saying why, when the run is not saved)."""
+    try:
+        _path, events = actions.run_events(run_id)
+    except RestoreError as error:
+        actions.tell(parent, QMessageBox.Icon.Warning, "No changes", str(error))
+        return None
+    dialog = RunChangesDialog(run_id, events, parent)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.show()
+    return dialog

@@ -1,0 +1,164 @@
+"""The Changes section, the diff viewer and Undo, driven by clicks, on a real run that changed
+a real git repository (Baton's own loop, the scripted LLM server)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from git_repos import changes_of, make_repo, run_step, three_changes
+from llm_server import LLMServer, Reply
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QPushButton
+from pytestqt.qtbot import QtBot
+
+from core.events import Event
+from gui.changes.diff_viewer import DiffViewer
+from gui.changes.patch_view import PAGE_LINES
+from gui.changes.run_changes import RunChangesDialog
+from gui.run.run_view import RunView
+
+pytestmark = pytest.mark.usefixtures("qasync_loop")
+
+
+def _run(qtbot: QtBot, server: LLMServer, folder: Path) -> list[Event]:
+    task = asyncio.ensure_future(run_step(server, folder))
+    qtbot.waitUntil(task.done, timeout=15_000)
+    return task.result()
+
+
+def _top(kind: type) -> list[QApplication]:
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+
+
+def _click(qtbot: QtBot, button: QPushButton) -> None:
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def test_the_step_pane_lists_its_changes_and_opens_them_unified_and_side_by_side(
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    view.load_events(_run(qtbot, llm_server, repo))
+    section = view.pane(0).changes
+    assert section is not None and section.isVisible()
+    assert section.title.text() == "Changes · 3 files  +3 −2"
+    labels = [b.text() for b in section.file_buttons]
+    assert labels == ["app.py  +1 −1", "docs/new.md  +1 −0  new", "notes.txt  +1 −1"]
+
+    _click(qtbot, section.file_buttons[2])
+    qtbot.waitUntil(lambda: bool(_top(DiffViewer)))
+    viewer = _top(DiffViewer)[0]
+    assert isinstance(viewer, DiffViewer)
+    qtbot.addWidget(viewer)
+    assert viewer.current_file() is not None and viewer.current_file().path == "notes.txt"
+    assert viewer.unified.kinds == ["hunk", "removed", "added", "context"]
+    text = viewer.unified.toPlainText()
+    assert "colour: red" in text and "colour: blue" in text
+
+    _click(qtbot, viewer.split_button)
+    assert viewer.old_side.toPlainText().splitlines()[1].endswith("colour: red")
+    assert viewer.new_side.toPlainText().splitlines()[1].endswith("colour: blue")
+    assert viewer.old_side.kinds == ["hunk", "removed", "context"]
+    assert viewer.new_side.kinds == ["hunk", "added", "context"]
+
+    viewer.file_list.setCurrentRow(0)
+    assert "return 'hi'" in viewer.new_side.toPlainText()
+
+
+def test_undo_this_step_shows_what_changes_and_puts_all_three_files_back(
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: object
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    view.load_events(_run(qtbot, llm_server, repo))
+    section = view.pane(0).changes
+    assert section is not None and section.undo_button.isEnabled()
+    seen: list[str] = []
+    dialogs.answer(  # type: ignore[attr-defined]
+        "Restore", before=lambda dialog: seen.append(dialog.details.toPlainText())
+    )
+    dialogs.answer("OK")  # type: ignore[attr-defined]
+
+    _click(qtbot, section.undo_button)
+
+    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: not (repo / "docs").exists())
+    assert "3 file(s) would change" in seen[0] and "Warning" not in seen[0]
+    assert "deleted  docs/new.md" in seen[0]
+    assert "hello" in (repo / "app.py").read_text(encoding="utf-8")
+    assert "red" in (repo / "notes.txt").read_text(encoding="utf-8")
+
+
+def test_undo_over_a_later_edit_warns_what_would_be_lost_and_cancel_keeps_it(
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: object
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    view.load_events(_run(qtbot, llm_server, repo))
+    (repo / "app.py").write_text("mine\n", encoding="utf-8")
+    seen: list[str] = []
+    dialogs.answer(  # type: ignore[attr-defined]
+        "Cancel", before=lambda dialog: seen.append(dialog.details.toPlainText())
+    )
+    section = view.pane(0).changes
+    assert section is not None
+    _click(qtbot, section.undo_button)
+    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)  # type: ignore[attr-defined]
+    assert "1 file(s) changed since the run's last checkpoint" in seen[0]
+    assert "modified app.py" in seen[0]
+    assert (repo / "app.py").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_the_run_changes_view_restores_to_before_a_chosen_step(
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: object
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    events = _run(qtbot, llm_server, repo)
+    run_id = changes_of(events).run_id
+    dialog = RunChangesDialog(run_id, events)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.summary.text() == "3 file(s) changed by 1 step(s)"
+    top = dialog.tree.topLevelItem(0)
+    assert top.text(0) == "Step 1 worker — 3 files  +3 −2"
+    assert not dialog.restore_button.isEnabled()
+    dialog.tree.setCurrentItem(top.child(1))
+    assert dialog.restore_button.text() == "Restore to before step 1"
+    dialogs.answer("Restore")  # type: ignore[attr-defined]
+    dialogs.answer("OK")  # type: ignore[attr-defined]
+    _click(qtbot, dialog.restore_button)
+    qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2, timeout=10_000)
+    assert dialog.tree.topLevelItem(1).text(0).startswith("Restored to before step 1")
+    assert not (repo / "docs").exists()
+
+
+def test_a_large_diff_is_paged(qtbot: QtBot) -> None:
+    lines = PAGE_LINES + 150
+    body = "".join(f"+line {n}\n" for n in range(lines))
+    patch = (
+        "diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n"
+        f"@@ -0,0 +1,{lines} @@\n{body}"
+    )
+    viewer = DiffViewer("big", patch)
+    qtbot.addWidget(viewer)
+    viewer.show()
+    assert viewer.page_label.text() == f"lines 1–{PAGE_LINES} of {lines + 1} · page 1/2"
+    assert len(viewer.unified.kinds) == PAGE_LINES
+    assert not viewer.previous_button.isEnabled()
+    _click(qtbot, viewer.next_button)
+    assert viewer.page_label.text().startswith(f"lines {PAGE_LINES + 1}–{lines + 1}")
+    assert viewer.unified.toPlainText().splitlines()[-1].endswith(f"line {lines - 1}")
+    assert not viewer.next_button.isEnabled()
+
+
+def test_a_step_without_changes_has_no_section(
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    llm_server.queue(Reply.answer("Nothing to do."))
+    view.load_events(_run(qtbot, llm_server, repo))
+    assert view.pane(0).changes is None
