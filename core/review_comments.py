@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from core.errors import RunError
 from core.events import Event, Lineage, RunStarted, StepFinished
+from core.patch_lines import FilePatch
 from core.rerun import request_from_run
 from core.run_request import RunRequest, StepSpec
 
@@ -45,6 +46,55 @@ class ReviewComment:
             if not self.end_line or self.end_line == self.line
             else (f"{self.line}-{self.end_line}")
         )
+
+
+@dataclass(frozen=True)
+class ReviewText:
+    """A text that can be commented on, line by line: a step's answer, or one file's diff.
+
+    ``numbers[i]`` is the file's line number of shown line ``i`` (0-based; None for a hunk
+    header) and ``code[i]`` its code without the diff marker; both empty for an answer, whose
+    shown lines are its lines."""
+
+    path: str
+    text: str
+    numbers: tuple[int | None, ...] = ()
+    code: tuple[str, ...] = ()
+
+    def comment(self, first: int, last: int, text: str) -> ReviewComment:
+        """The comment ``text`` on shown lines ``first``..``last`` (from 1): its line is the
+        file's (the new side; the old side for a removed line), its code the lines' text."""
+        rows = range(first - 1, last)
+        if not self.numbers:
+            code = self.text.split("\n")[first - 1 : last]
+            return ReviewComment(
+                self.path, first, "\n".join(code), text, last if last > first else None
+            )
+        numbers = [n for i in rows if i < len(self.numbers) and (n := self.numbers[i]) is not None]
+        code = [self.code[i] for i in rows if i < len(self.numbers) and self.numbers[i] is not None]
+        line = numbers[0] if numbers else 0
+        end = numbers[-1] if numbers and numbers[-1] != line else None
+        return ReviewComment(self.path, line, "\n".join(code), text, end)
+
+
+def diff_texts(files: list[FilePatch]) -> list[ReviewText]:
+    """One commentable text per changed file of a patch (:mod:`core.patch_lines`): its diff
+    as shown (``+``/``-``/space markers, hunk headers), with each line's file line number."""
+    texts = []
+    for file in files:
+        if file.binary or not file.lines:
+            continue
+        marks = {"added": "+", "removed": "-", "context": " "}
+        shown = [
+            marks[line.kind] + line.text if line.kind in marks else line.text for line in file.lines
+        ]
+        numbers = tuple(
+            (line.new if line.kind != "removed" else line.old) if line.kind in marks else None
+            for line in file.lines
+        )
+        code = tuple(line.text for line in file.lines)
+        texts.append(ReviewText(file.path, "\n".join(shown), numbers, code))
+    return texts
 
 
 def output_path(step_index: int) -> str:

@@ -8,8 +8,10 @@ is shown as missing rather than guessed at. Everything here is pure: it reads tw
 Markdown (:func:`comparison_markdown`) and the window's Compare view (:mod:`gui.compare`)
 draws the same data.
 
-Files changed are the paths a step's ``edit`` and ``write`` calls named (what the agent said it
-changed through Baton's tools); a step that changed files through ``bash`` only shows none.
+Files changed come from the step's checkpoints (:mod:`core.checkpoints`: every file the step
+changed in its folder, ``bash`` included, with +/- line counts) when they were recorded; a run
+without them (outside a working folder Baton could checkpoint, or recorded before checkpoints
+existed) shows the paths its ``edit`` and ``write`` calls named instead.
 """
 
 from __future__ import annotations
@@ -80,16 +82,31 @@ class RunComparison:
     steps: list[StepComparison]
 
 
-def step_side(step: StepState) -> StepSide:
-    calls = [i for i in step.items if isinstance(i, ToolCall) and not i.superseded]
+def changed_files(step: StepState) -> list[str]:
+    """``app.py +1 −1`` per file the step's checkpoints recorded; else the paths its file
+    tools named."""
+    if step.changes is not None:
+        return [
+            f"{change.path} +{change.added or 0} −{change.removed or 0}"
+            if change.added is not None
+            else f"{change.path} (binary)"
+            for change in step.changes.files
+        ]
     files: list[str] = []
-    for call in calls:
+    for call in step.items:
+        if not isinstance(call, ToolCall) or call.superseded:
+            continue
         if call.tool.lower() in FILE_TOOLS:
             path = next(
                 (v for k in PATH_ARGUMENTS if isinstance(v := call.arguments.get(k), str)), None
             )
             if path and path not in files:
                 files.append(path)
+    return files
+
+
+def step_side(step: StepState) -> StepSide:
+    calls = [i for i in step.items if isinstance(i, ToolCall) and not i.superseded]
     answer = "".join(
         i.text
         for i in step.items
@@ -107,7 +124,7 @@ def step_side(step: StepState) -> StepSide:
         tools=[f"{c.tool}: {c.key_argument}".rstrip(": ") for c in calls],
         usage=step.usage,
         duration_s=duration,
-        files=files,
+        files=changed_files(step),
     )
 
 

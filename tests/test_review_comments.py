@@ -120,3 +120,42 @@ def test_a_failed_step_cannot_be_followed_up(reviewed_run: list[Event]) -> None:
     ]
     with pytest.raises(RunError, match=r"step 1 of run .* did not finish ok"):
         follow_up_request(broken, 1, COMMENTS)
+
+
+def test_a_comment_on_diff_lines_names_the_file_line_and_code() -> None:
+    from core.patch_lines import parse_patch
+    from core.review_comments import diff_texts
+
+    patch = (
+        "diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n"
+        "@@ -10,3 +10,3 @@\n context line\n-colour: red\n+colour: blue\n size: big\n"
+    )
+    [text] = diff_texts(parse_patch(patch))
+    assert text.path == "notes.txt"
+    assert text.text.split("\n") == [
+        "@@ -10,3 +10,3 @@",
+        " context line",
+        "-colour: red",
+        "+colour: blue",
+        " size: big",
+    ]
+    added = text.comment(4, 4, "Blue is wrong.")
+    assert (added.path, added.line, added.end_line, added.code) == (
+        "notes.txt",
+        11,
+        None,
+        "colour: blue",
+    )
+    removed = text.comment(3, 3, "Keep red.")  # a removed line: its old number
+    assert (removed.line, removed.code) == (11, "colour: red")
+    several = text.comment(1, 5, "All of it.")  # the hunk header is not code
+    assert (several.line, several.end_line) == (10, 12)
+    assert several.code == "context line\ncolour: red\ncolour: blue\nsize: big"
+
+
+def test_a_comment_on_an_answer_uses_its_own_lines() -> None:
+    from core.review_comments import ReviewText
+
+    answer = ReviewText("step 1 output", "one\ntwo\nthree")
+    comment = answer.comment(2, 3, "Why?")
+    assert (comment.line, comment.end_line, comment.code) == (2, 3, "two\nthree")

@@ -57,7 +57,7 @@ def test_steps_are_paired_and_differences_named(two_runs: tuple[str, str]) -> No
     assert changed.left is not None and changed.right is not None
     assert changed.left.tools == ["read: a.txt"]
     assert changed.right.tools == ["write: b.txt"]
-    assert changed.left.files == [] and changed.right.files == ["b.txt"]
+    assert changed.left.files == [] and changed.right.files == ["b.txt +1 −0"]
     assert changed.left.tokens == 550 and changed.right.tokens == 770
     assert "-kept one\n+wrote two\n" in changed.output_diff
     assert changed.left.duration_s is not None and changed.left.duration_s >= 0
@@ -74,7 +74,7 @@ def test_cli_compare_prints_markdown(
     step2 = out.split("## Step 2")[1]
     assert "| Tokens | 550 | 770 | +220 |" in step2
     assert "| Tool calls | 1 | 1 | different |" in step2
-    assert "| Files changed | — | `b.txt` | |" in step2
+    assert "| Files changed | — | `b.txt +1 −0` | |" in step2  # a shadow checkpoint
     assert "-read: a.txt\n+write: b.txt" in step2
     assert "```diff\n" in step2 and "-kept one\n+wrote two" in step2
     assert "Output: identical." in out.split("## Step 2")[0]
@@ -98,3 +98,23 @@ def test_a_step_only_one_run_has() -> None:
 def test_output_diff_is_empty_for_equal_texts() -> None:
     assert output_diff("a\nb\n", "a\nb\n") == ""
     assert output_diff("a\n", "b\n").splitlines()[2:] == ["@@ -1 +1 @@", "-a", "+b"]
+
+
+async def test_files_changed_come_from_the_checkpoints(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """A step that edits, writes and runs sed in a git repository: all three files listed,
+    the one sed changed included (the tool calls alone would name two)."""
+    from git_repos import make_repo, run_step, three_changes
+
+    from core.run_state import fold
+
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    first = fold(await run_step(llm_server, repo))
+    llm_server.queue(Reply.answer("Nothing to change."))
+    second = fold(await run_step(llm_server, repo))
+    [step] = compare_runs(first, second).steps
+    assert step.left is not None and step.right is not None
+    assert step.left.files == ["app.py +1 −1", "docs/new.md +1 −0", "notes.txt +1 −1"]
+    assert step.right.files == []

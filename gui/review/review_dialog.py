@@ -11,8 +11,6 @@ by the core (:func:`core.review_comments.follow_up_task`), never here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
@@ -29,16 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.review_comments import ReviewComment
+from core.review_comments import ReviewComment, ReviewText
 from gui.theme import monospace_font
-
-
-@dataclass(frozen=True)
-class ReviewSource:
-    """One text that can be commented on: its ``path`` (a file, or "step N output")."""
-
-    path: str
-    text: str
 
 
 class ReviewDialog(QDialog):
@@ -52,7 +42,7 @@ class ReviewDialog(QDialog):
         self,
         step_index: int,
         agent: str,
-        sources: list[ReviewSource],
+        sources: list[ReviewText],
         agents: list[str],
         parent: QWidget | None = None,
     ) -> None:
@@ -60,7 +50,7 @@ class ReviewDialog(QDialog):
         self.setObjectName("ReviewDialog")
         self.setWindowTitle(f"Review step {step_index + 1} ({agent})")
         self.step_index = step_index
-        self.sources = sources
+        self.sources = list(sources)
         self._comments: list[ReviewComment] = []
 
         self.source = QComboBox()
@@ -157,20 +147,25 @@ class ReviewDialog(QDialog):
             last -= 1  # a selection ending at a line's start does not take that line in
         return first, last
 
+    def add_sources(self, sources: list[ReviewText]) -> None:
+        """More texts to comment on (a step's file diffs, once read)."""
+        self.sources += sources
+        self.source.addItems([source.path for source in sources])
+        self.source.setVisible(len(self.sources) > 1)
+
+    def show_source(self, path: str) -> bool:
+        """Show the text of ``path``; False when there is none."""
+        index = self.source.findText(path)
+        if index >= 0:
+            self.source.setCurrentIndex(index)
+        return index >= 0
+
     def add_comment(self) -> None:
         """Add the comment field's text on the selected lines."""
         text = self.comment.toPlainText().strip()
         if not text:
             return
-        first, last = self.selected_lines()
-        lines = self.sources[self.source.currentIndex()].text.split("\n")[first - 1 : last]
-        comment = ReviewComment(
-            path=self.sources[self.source.currentIndex()].path,
-            line=first,
-            end_line=last if last != first else None,
-            code="\n".join(lines),
-            text=text,
-        )
+        comment = self._current().comment(*self.selected_lines(), text)
         self._comments.append(comment)
         self.comment_list.addItem(f"{comment.path}:{comment.lines} — {text}")
         self.comment.clear()
@@ -184,11 +179,14 @@ class ReviewDialog(QDialog):
             self.text.moveCursor(QTextCursor.MoveOperation.Start)
         self._update()
 
+    def _current(self) -> ReviewText:
+        return self.sources[max(0, self.source.currentIndex())]
+
     def _update(self) -> None:
-        first, last = self.selected_lines()
-        lines = f"line {first}" if first == last else f"lines {first}-{last}"
-        path = self.sources[self.source.currentIndex()].path if self.sources else ""
-        self.where.setText(f"Commenting on {path}, {lines}")
+        if self.sources:
+            shown = self._current().comment(*self.selected_lines(), "")
+            lines = "line" if shown.end_line is None else "lines"
+            self.where.setText(f"Commenting on {shown.path}, {lines} {shown.lines}")
         self.add_button.setEnabled(bool(self.comment.toPlainText().strip()))
         self.remove_button.setEnabled(self.comment_list.currentRow() >= 0)
         count = len(self._comments)

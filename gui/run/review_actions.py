@@ -10,20 +10,32 @@ each file has one job; the reading and comparing happen on a worker thread
 from __future__ import annotations
 
 import asyncio
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
 from core.agents import discover_agents
+from core.checkpoints import Workspace, patch
 from core.errors import RunError
-from core.review_comments import ReviewComment, follow_up_request, output_path
+from core.events import StepChanges
+from core.git_command import GitError
+from core.patch_lines import parse_patch
+from core.review_comments import (
+    ReviewComment,
+    ReviewText,
+    diff_texts,
+    follow_up_request,
+    output_path,
+)
 from core.run_compare import RunComparison, compare_runs
 from core.run_reading import read_folded
 from core.run_search import SearchHit
 from core.runs import RunIndex, RunRecord, load_run, run_file
+from gui.changes.actions import start
 from gui.compare.compare_view import CompareDialog
-from gui.review.review_dialog import ReviewDialog, ReviewSource
+from gui.review.review_dialog import ReviewDialog
 from gui.widgets.background import LatestJob
 from gui.widgets.match_highlight import highlight_matches
 
@@ -39,6 +51,8 @@ class ReviewActions(QObject):
         self._runs = runs
         self.compare_dialog: CompareDialog | None = None
         self.review_dialog: ReviewDialog | None = None
+        self.reading_diffs: asyncio.Task[None] | None = None
+        """The step's file diffs being read for the review dialog (git, off the GUI)."""
         self._comparing = LatestJob("baton-compare-runs", self)
         self._comparing.done.connect(lambda _tag, found: self._show_comparison(found))
         self._comparing.failed.connect(
@@ -82,7 +96,7 @@ class ReviewActions(QObject):
         if not 0 <= step < len(state.steps):
             return None
         shown = state.steps[step]
-        sources = [ReviewSource(output_path(step), shown.output)]
+        sources = [ReviewText(output_path(step), shown.output)]
         try:  # any agent may get the comments; the run's own are always offered
             others = discover_agents(Path(state.cwd)).names() if state.cwd else []
         except OSError:
@@ -97,6 +111,8 @@ class ReviewActions(QObject):
         )
         self.review_dialog = dialog
         dialog.show()
+        if shown.changes is not None and shown.changes.files:
+            self.reading_diffs = start(_add_diffs(dialog, shown.changes))
         return dialog
 
     def follow_up(
@@ -124,3 +140,14 @@ class ReviewActions(QObject):
             self.compare_dialog.deleteLater()
         self.compare_dialog = CompareDialog(comparison, self._runs.window())
         self.compare_dialog.show()
+
+
+async def _add_diffs(dialog: ReviewDialog, changes: StepChanges) -> None:
+    """Offer each changed file's diff in ``dialog`` once git has produced the patch; a
+    checkpoint that cannot be read leaves the dialog with the answer only."""
+    try:
+        text = await patch(Workspace.of(changes), changes.before, changes.after)
+    except (GitError, OSError):
+        return
+    with suppress(RuntimeError):  # the dialog was closed meanwhile
+        dialog.add_sources(diff_texts(parse_patch(text)))

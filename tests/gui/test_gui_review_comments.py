@@ -4,9 +4,12 @@ scripted server receives it, carries path, line, code line and comment for each.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from git_repos import ALLOW, make_repo, run_step, three_changes
 from launching import (
     click,
     open_launch_dialog,
@@ -96,3 +99,54 @@ def test_comments_on_a_step_reach_the_follow_up_request(
     assert record is not None and record.origin is not None
     assert (record.origin.kind, record.origin.run_id) == ("follow_up", session.run_id)
     assert [s.agent for s in follow.view.state().steps] == ["scout", "planner", "planner"]
+
+
+def test_a_comment_on_a_changed_file_s_diff_names_the_file_line(
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """A step that changed a git repository: its diff is offered in the review, a comment on
+    a ``+`` line carries the file's path, the new line number and the code."""
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    task = asyncio.ensure_future(run_step(llm_server, repo))
+    qtbot.waitUntil(task.done, timeout=15_000)
+    run_id = task.result()[0].run_id
+    save_settings(llm_server.settings(policy=ALLOW))
+    window = make_window(repo)
+    runs = window.runs_view
+    record = RunIndex().get(run_id)
+    assert record is not None
+    page = runs.open_record(record)
+    qtbot.waitUntil(lambda: not page.is_reading())
+    pane = page.view.pane(0)
+    qtbot.waitUntil(pane.comment_button.isVisible)
+    click(qtbot, pane.comment_button)
+    review = runs.review.review_dialog
+    assert review is not None
+    qtbot.waitUntil(lambda: review.source.count() == 4)  # the answer and three files' diffs
+    assert [review.source.itemText(i) for i in range(4)] == [
+        "step 1 output",
+        "app.py",
+        "docs/new.md",
+        "notes.txt",
+    ]
+    assert review.source.isVisible()
+    review.source.setFocus()
+    qtbot.keyClick(review.source, Qt.Key.Key_End)  # the last file, as a person picks it
+    assert review.text.toPlainText().split("\n") == [
+        "@@ -1,2 +1,2 @@",
+        "-colour: red",
+        "+colour: blue",
+        " size: big",
+    ]
+    _click_line(qtbot, review, 3)
+    assert review.where.text() == "Commenting on notes.txt, line 1"
+    type_into(qtbot, review.comment, "Blue clashes with the logo.")
+    click(qtbot, review.add_button)
+    llm_server.queue(Reply.answer("Changed it back."))
+    click(qtbot, review.send_button)
+    follow = wait_for_session(qtbot, window)
+    assert wait_until_finished(qtbot, follow) == "ok"
+    sent = llm_server.requests[-1].user_text
+    assert "## Comment 1: notes.txt, line 1\n\n```\ncolour: blue\n```" in sent
+    assert "Blue clashes with the logo." in sent
