@@ -18,7 +18,9 @@ Measured:
   ``warm`` are the next 5 runs of every query.
 
 Last line, JSON: ``run_search_p95_ms`` [goal ≤ 50] — the p95 over cold and warm together —
-then ``cold_p95_ms``, ``warm_p95_ms``, ``worst_class`` and its p95, ``index_s``, ``passages``.
+then ``run_search_cold_p95_ms``, ``run_search_warm_p95_ms``, the worst class and its p95,
+``run_search_index_s`` and the counts. ``benchmarks/checkpoint.py`` runs this too (measure
+``run_search``) and prints the same keys beside ``checkpoint_ms``.
 """
 
 from __future__ import annotations
@@ -135,56 +137,75 @@ def make_runs(count: int) -> int:
     return passages
 
 
-def main() -> int:
-    with tempfile.TemporaryDirectory() as data:
-        os.environ["BATON_DATA_DIR"] = data
-        from core.run_search import RunSearch
+def measure_run_search(runs: int = RUNS) -> dict[str, float | int | str]:
+    """Build ``runs`` runs in a temporary data folder, catch the index up, time the queries;
+    the table goes to stderr, the figures are returned (``benchmarks/checkpoint.py`` merges
+    them into its last line)."""
+    previous = os.environ.get("BATON_DATA_DIR")
+    try:
+        with tempfile.TemporaryDirectory() as data:
+            os.environ["BATON_DATA_DIR"] = data
+            return _measure(runs)
+    finally:
+        if previous is None:
+            os.environ.pop("BATON_DATA_DIR", None)
+        else:
+            os.environ["BATON_DATA_DIR"] = previous
 
-        began = time.perf_counter()
-        passages = make_runs(RUNS)
-        took = time.perf_counter() - began
-        print(f"{RUNS} runs written and indexed in the history: {took:.1f} s")
-        search = RunSearch()
-        began = time.perf_counter()
-        indexed = search.update()
-        index_s = time.perf_counter() - began
-        size_mb = Path(search.path).stat().st_size / 1e6
-        print(f"lazy catch-up: {indexed} runs, {passages:,} passages, {index_s:.1f} s")
-        print(f"index file: {size_mb:.0f} MB")
 
-        cold: dict[str, list[float]] = {}
-        warm: dict[str, list[float]] = {}
-        hits: dict[str, int] = {}
-        for repeat in range(1 + WARM_REPEATS):
-            for kind, queries in QUERIES.items():
-                for query in queries:
-                    began = time.perf_counter()
-                    result = search.search(query)
-                    took = (time.perf_counter() - began) * 1000
-                    (cold if repeat == 0 else warm).setdefault(kind, []).append(took)
-                    hits[query] = len(result.hits)
-        print(f"\n{'class':<11}{'queries':>8}{'cold p95':>10}{'warm p95':>10}   hits (of 20 max)")
-        every_cold = [t for times in cold.values() for t in times]
-        every_warm = [t for times in warm.values() for t in times]
+def _measure(runs: int) -> dict[str, float | int | str]:
+    from core.run_search import RunSearch
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    began = time.perf_counter()
+    passages = make_runs(runs)
+    say(f"{runs} runs written and indexed in the history: {time.perf_counter() - began:.1f} s")
+    search = RunSearch()
+    began = time.perf_counter()
+    indexed = search.update()
+    index_s = time.perf_counter() - began
+    size_mb = Path(search.path).stat().st_size / 1e6
+    say(f"lazy catch-up: {indexed} runs, {passages:,} passages, {index_s:.1f} s")
+    say(f"index file: {size_mb:.0f} MB")
+
+    cold: dict[str, list[float]] = {}
+    warm: dict[str, list[float]] = {}
+    hits: dict[str, int] = {}
+    for repeat in range(1 + WARM_REPEATS):
         for kind, queries in QUERIES.items():
-            found = ", ".join(f"{q} {hits[q]}" for q in queries)
-            print(
-                f"{kind:<11}{len(queries):>8}{percentile(cold[kind], 0.95):>10.2f}"
-                f"{percentile(warm[kind], 0.95):>10.2f}   {found}"
-            )
-        both = {kind: cold[kind] + warm[kind] for kind in QUERIES}
-        worst = max(both, key=lambda kind: percentile(both[kind], 0.95))
-        result = {
-            "run_search_p95_ms": round(percentile(every_cold + every_warm, 0.95), 2),
-            "cold_p95_ms": round(percentile(every_cold, 0.95), 2),
-            "warm_p95_ms": round(percentile(every_warm, 0.95), 2),
-            "worst_class": worst,
-            "worst_class_p95_ms": round(percentile(both[worst], 0.95), 2),
-            "runs": RUNS,
-            "passages": passages,
-            "index_s": round(index_s, 1),
-        }
-        print(json.dumps(result))
+            for query in queries:
+                began = time.perf_counter()
+                result = search.search(query)
+                took = (time.perf_counter() - began) * 1000
+                (cold if repeat == 0 else warm).setdefault(kind, []).append(took)
+                hits[query] = len(result.hits)
+    say(f"\n{'class':<11}{'queries':>8}{'cold p95':>10}{'warm p95':>10}   hits (of 20 max)")
+    every_cold = [t for times in cold.values() for t in times]
+    every_warm = [t for times in warm.values() for t in times]
+    for kind, queries in QUERIES.items():
+        found = ", ".join(f"{q} {hits[q]}" for q in queries)
+        say(
+            f"{kind:<11}{len(queries):>8}{percentile(cold[kind], 0.95):>10.2f}"
+            f"{percentile(warm[kind], 0.95):>10.2f}   {found}"
+        )
+    both = {kind: cold[kind] + warm[kind] for kind in QUERIES}
+    worst = max(both, key=lambda kind: percentile(both[kind], 0.95))
+    return {
+        "run_search_p95_ms": round(percentile(every_cold + every_warm, 0.95), 2),
+        "run_search_cold_p95_ms": round(percentile(every_cold, 0.95), 2),
+        "run_search_warm_p95_ms": round(percentile(every_warm, 0.95), 2),
+        "run_search_worst_class": worst,
+        "run_search_worst_class_p95_ms": round(percentile(both[worst], 0.95), 2),
+        "run_search_runs": runs,
+        "run_search_passages": passages,
+        "run_search_index_s": round(index_s, 1),
+    }
+
+
+def main() -> int:
+    print(json.dumps(measure_run_search()))
     return 0
 
 

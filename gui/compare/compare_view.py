@@ -4,8 +4,8 @@ The data is :func:`core.run_compare.compare_runs`'s (the same ``baton runs compa
 computed on a worker thread by the owner; this view only lays it out. Each step row says
 whether the output and the tool-call sequence are the same, and how tokens, cost and duration
 moved (B against A); choosing a row shows both tool-call sequences next to each other and the
-output diff (:class:`gui.widgets.diff_view.DiffView`). Files changed are the paths the step's
-``edit`` / ``write`` calls named.
+output diff (:class:`gui.widgets.diff_view.DiffView`). The files each side changed (from its
+checkpoints, see :func:`core.run_compare.changed_files`) are listed under its tool calls.
 """
 
 from __future__ import annotations
@@ -32,7 +32,16 @@ from gui.run.run_status import format_seconds
 from gui.widgets import PaneHeader
 from gui.widgets.diff_view import DiffView
 
-STEP_COLUMNS = ("Step", "Agent", "Output", "Tool calls", "Tokens", "Cost", "Duration", "Files")
+STEP_COLUMNS = (
+    "Step",
+    "Agent",
+    "Output",
+    "Tool calls",
+    "Tokens",
+    "Cost",
+    "Duration",
+    "Files changed",
+)
 
 
 def _cost(usage: UsageStats) -> str:
@@ -63,12 +72,14 @@ def step_cells(step: StepComparison) -> list[str]:
         _pair(compact_number(a.tokens), compact_number(b.tokens)),
         _pair(_cost(a.usage), _cost(b.usage)),
         _pair(_seconds(a.duration_s), _seconds(b.duration_s)),
-        _pair(_files(a), _files(b)),
+        _pair(str(len(a.files)), str(len(b.files))),
     ]
 
 
-def _files(side: StepSide) -> str:
-    return ", ".join(side.files) if side.files else "—"
+def _files(side: StepSide | None) -> str:
+    if side is None:
+        return ""
+    return "Files changed: " + (", ".join(side.files) if side.files else "none")
 
 
 class CompareView(QWidget):
@@ -130,11 +141,19 @@ class CompareView(QWidget):
         self.diff = DiffView()
         self.diff.setObjectName("CompareOutputDiff")
         self.step_title = QLabel("")
+        self.files_a = QLabel("")
+        self.files_b = QLabel("")
         tools = QHBoxLayout()
-        for name, widget in (("Tool calls in A", self.tools_a), ("Tool calls in B", self.tools_b)):
+        for name, widget, files in (
+            ("Tool calls in A", self.tools_a, self.files_a),
+            ("Tool calls in B", self.tools_b, self.files_b),
+        ):
+            files.setWordWrap(True)
+            files.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             side = QVBoxLayout()
             side.addWidget(QLabel(name))
             side.addWidget(widget)
+            side.addWidget(files)
             tools.addLayout(side)
         detail = QWidget()
         detail_layout = QVBoxLayout(detail)
@@ -170,6 +189,8 @@ class CompareView(QWidget):
         for widget, side in ((self.tools_a, step.left), (self.tools_b, step.right)):
             widget.clear()
             widget.addItems(side.tools if side is not None else ["(no such step)"])
+        self.files_a.setText(_files(step.left))
+        self.files_b.setText(_files(step.right))
         if step.left is None or step.right is None:
             self.diff.set_diff("(only one run has this step)")
         elif step.same_output:

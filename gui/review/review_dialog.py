@@ -23,12 +23,14 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from core.review_comments import ReviewComment, ReviewText
 from gui.theme import monospace_font
+from gui.widgets.diff_view import DiffView
 
 
 class ReviewDialog(QDialog):
@@ -57,15 +59,23 @@ class ReviewDialog(QDialog):
         self.source.setObjectName("ReviewSource")
         self.source.addItems([source.path for source in sources])
         self.source.setVisible(len(sources) > 1)
-        self.text = QPlainTextEdit()
-        self.text.setObjectName("ReviewText")
-        self.text.setReadOnly(True)
-        self.text.setTextInteractionFlags(
+        # An answer as plain text; a diff coloured (added green, removed red) by DiffView.
+        self.plain = QPlainTextEdit()
+        self.plain.setObjectName("ReviewText")
+        self.plain.setReadOnly(True)
+        self.plain.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.text.setFont(monospace_font())
+        self.plain.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.plain.setFont(monospace_font())
+        self.diff = DiffView()
+        self.diff.setObjectName("ReviewDiff")
+        self.text: QPlainTextEdit = self.plain
+        """The text shown now: :attr:`plain` or :attr:`diff`."""
+        self.texts = QStackedWidget()
+        self.texts.addWidget(self.plain)
+        self.texts.addWidget(self.diff)
         self.where = QLabel("Select the lines to comment on.")
         self.where.setObjectName("ReviewWhere")
         self.comment = QPlainTextEdit()
@@ -94,7 +104,7 @@ class ReviewDialog(QDialog):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.source)
-        left_layout.addWidget(self.text, 1)
+        left_layout.addWidget(self.texts, 1)
         left_layout.addWidget(self.where)
         left_layout.addWidget(self.comment)
         add_row = QHBoxLayout()
@@ -122,8 +132,9 @@ class ReviewDialog(QDialog):
         self.resize(1000, 620)
 
         self.source.currentIndexChanged.connect(self._show_source)
-        self.text.selectionChanged.connect(self._update)
-        self.text.cursorPositionChanged.connect(self._update)
+        for view in (self.plain, self.diff):
+            view.selectionChanged.connect(self._update)
+            view.cursorPositionChanged.connect(self._update)
         self.comment.textChanged.connect(self._update)
         self.add_button.clicked.connect(self.add_comment)
         self.remove_button.clicked.connect(self._remove)
@@ -175,7 +186,14 @@ class ReviewDialog(QDialog):
 
     def _show_source(self, index: int) -> None:
         if 0 <= index < len(self.sources):
-            self.text.setPlainText(self.sources[index].text)
+            source = self.sources[index]
+            if source.numbers:
+                self.text = self.diff
+                self.diff.set_diff(source.text)
+            else:
+                self.text = self.plain
+                self.plain.setPlainText(source.text)
+            self.texts.setCurrentWidget(self.text)
             self.text.moveCursor(QTextCursor.MoveOperation.Start)
         self._update()
 

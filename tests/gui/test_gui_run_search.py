@@ -113,9 +113,11 @@ def test_compare_two_selected_runs(qtbot: QtBot, make_window: Window) -> None:
     assert view.row_texts(0)[2] == "same"
     second = view.row_texts(1)
     assert second[2] == "changed" and second[3] == "same"
-    assert second[7] == "src/login.py"
+    assert second[7] == "1"
+    assert view.files_a.text() == "Files changed: none"  # step 1 is shown
     rect = view.steps.visualRect(view.steps.model().index(1, 0))
     qtbot.mouseClick(view.steps.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert view.files_a.text() == "Files changed: src/login.py"
     diff = view.diff.toPlainText()
     assert "-All green." in diff or "-One left." in diff
     assert [view.tools_a.item(i).text() for i in range(view.tools_a.count())] == [
