@@ -12,10 +12,8 @@ data folders. Under Xvfb, for real fonts::
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +22,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "docs"))
 
-from make_changes_screenshots import _repo, _script  # noqa: E402
+from make_changes_screenshots import _script  # noqa: E402
+from make_changes_screenshots import main as changes_main  # noqa: E402
 
 TASK = "Add a --verbose flag to the CLI"
 
@@ -60,15 +59,7 @@ def _second_script(server: object) -> None:
 
 
 def main() -> int:
-    output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
-    output.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["BATON_CONFIG_DIR"] = str(Path(home) / "config")
-        os.environ["BATON_DATA_DIR"] = str(Path(home) / "data")
-        project = Path(home) / "todo-app"
-        project.mkdir()
-        _repo(project)
-        return _shoot(output, project)
+    return changes_main(_shoot)
 
 
 def _run(server: object, project: Path) -> tuple[str, list[object]]:
