@@ -9,12 +9,13 @@ functions, not a copy): a word index over :func:`~core.documents_search.segment`
 answering a plan made by :func:`~core.documents_search.plan_query`. So ``登录``, ``auth``,
 ``"user_id"`` and ``C++`` mean here exactly what they mean in the Documents search box.
 
-When runs are indexed: :meth:`RunSearch.update` indexes every run that has ended (status not
-``running``) and is not indexed yet, or was re-indexed in the history since (an import over
-an older copy), and drops runs deleted from the history. It runs before each search and after
-a run ends in the window (on a worker thread, never the GUI's), so runs recorded by
-``baton run`` in a terminal, or before this index existed, are caught up lazily, oldest first,
-which makes rowid order newest-last: results come newest run first without sorting them all.
+When runs are indexed: as ``baton run`` (or ``runs resume``/``rerun``) ends, that run
+(:func:`index_ended_run`); after a run ends in the window, on a worker thread; and before each
+search, :meth:`RunSearch.update` catches up with every ended run not indexed yet (recorded
+before this index existed, by an older Baton, imported) or indexed in the history again since
+(an import over an older copy), oldest first, and drops runs deleted from the history. Results
+come in reverse indexing order — newest run first for runs indexed as they end — which a
+``rowid`` order gives without sorting every match.
 
 Unlike the documents' word index, this one stores no one- and two-letter prefix indexes: they
 made the catch-up of 1,000 runs 2.4× slower (45 s against 18 s) and the file a third larger,
@@ -27,6 +28,7 @@ Passages are cut at :data:`PASSAGE_CHARS` characters: a 5 MB bash log is found b
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -39,6 +41,8 @@ from core.documents_search import make_snippet, plan_query, segment
 from core.run_reading import fold_run
 from core.run_state import RunState, TextBlock, ToolCall
 from core.runs import RunIndex, read_events
+
+_log = logging.getLogger(__name__)
 
 PassageKind = Literal["task", "output", "arguments", "result"]
 KIND_WORDS: dict[str, str] = {
@@ -209,6 +213,13 @@ class RunSearch:
         )
         return True
 
+    def index_run(self, run_id: str) -> bool:
+        """Index one run that has just ended (the rest wait for :meth:`update`)."""
+        record = self.history.get(run_id)
+        if record is None or record.finished_at is None or record.status == "running":
+            return False
+        return self.index_file(Path(record.path), record.finished_at)
+
     @staticmethod
     def _forget(db: sqlite3.Connection, run_id: str) -> None:
         """Remove a run's passages. Both FTS tables are told the old text: the trigram one is
@@ -266,3 +277,12 @@ class RunSearch:
             for run_id, step, kind, call_id, tool, text in rows
         ]
         return SearchResult(hits, plan.patterns)
+
+
+def index_ended_run(run_id: str) -> None:
+    """Index a run ``baton run`` just finished, so a search finds it without a catch-up. A
+    failure is only logged: the next search indexes the run anyway."""
+    try:
+        RunSearch().index_run(run_id)
+    except (sqlite3.Error, OSError) as error:
+        _log.warning("could not add run %s to the search index: %s", run_id, error)

@@ -129,3 +129,9 @@ def test_a_long_tool_result_is_indexed_by_its_head(tmp_path: Path) -> None:
     search = RunSearch()
     assert search.search("headword").hits
     assert search.search("tailword").hits == []
+
+
+def test_baton_run_indexes_its_run_as_it_ends(searched_run: str) -> None:
+    """No catch-up needed: the run is in the index when ``baton run`` returns."""
+    assert RunSearch().update() == 0
+    assert RunSearch().search("backoff", update=False).hits[0].run_id == searched_run
