@@ -58,9 +58,6 @@ PASSAGE_CHARS = 65_536
 DEFAULT_LIMIT = 20
 COMMIT_EVERY = 100
 """Runs indexed per transaction in a catch-up (see :meth:`RunSearch.update`)."""
-MATCH_WINDOW = 500
-"""Newest matching passages considered per query: a one-letter prefix may match every run;
-the newest 500 answer a search box, at a bounded cost whatever the history's size."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS indexed_runs (
@@ -259,10 +256,12 @@ class RunSearch:
             match = "SELECT rowid FROM passages_tri WHERE passages_tri MATCH ?"
             args = [plan.trigram]
         with self._connect() as db:
+            # The newest ``limit`` matches in the index's own rowid order: a word found in
+            # every run is never sorted as a whole.
             rows = db.execute(
                 "SELECT p.run_id, p.step, p.kind, p.call_id, p.tool, p.text FROM passages p"
-                f" JOIN ({match} ORDER BY rowid DESC LIMIT {MATCH_WINDOW}) m ON p.id = m.rowid"
-                " ORDER BY p.id DESC LIMIT ?",
+                f" JOIN ({match} ORDER BY rowid DESC LIMIT ?) m ON p.id = m.rowid"
+                " ORDER BY p.id DESC",
                 (*args, limit),
             ).fetchall()
         hits = [
