@@ -145,10 +145,14 @@ class RunSearch:
     (the GUI uses it from a worker thread only); SQLite's WAL serialises writers."""
 
     def __init__(self, path: Path | None = None, history: RunIndex | None = None) -> None:
-        self.path = path or paths.data_dir() / "run_search.sqlite"
+        self.path = path or self.default_path()
         self.history = history or RunIndex()
         with self._connect() as db:
             db.executescript(_SCHEMA)
+
+    @staticmethod
+    def default_path() -> Path:
+        return paths.data_dir() / "run_search.sqlite"
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:

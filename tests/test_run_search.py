@@ -135,3 +135,18 @@ def test_baton_run_indexes_its_run_as_it_ends(searched_run: str) -> None:
     """No catch-up needed: the run is in the index when ``baton run`` returns."""
     assert RunSearch().update() == 0
     assert RunSearch().search("backoff", update=False).hits[0].run_id == searched_run
+
+
+def test_a_broken_index_file_says_how_to_rebuild_it(
+    searched_run: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = RunSearch.default_path()
+    for leftover in path.parent.glob(path.name + "*"):
+        leftover.unlink()
+    path.write_bytes(b"not a database" * 100)
+    assert main(["runs", "search", "backoff"]) == 1
+    err = capsys.readouterr().err
+    assert "the search index failed" in err and str(path) in err
+    path.unlink()
+    assert main(["runs", "search", "backoff"]) == 0  # rebuilt from the run files
+    assert "[backoff]" in capsys.readouterr().out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -33,7 +34,15 @@ def register(actions: Any) -> None:
 
 def _search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
-    result = RunSearch().search(query, max(1, args.limit))
+    try:
+        result = RunSearch().search(query, max(1, args.limit))
+    except sqlite3.Error as error:  # the index is a cache: deleting it is always safe
+        print(
+            f"baton runs search: the search index failed ({error}); delete"
+            f" {RunSearch.default_path()} and search again to rebuild it",
+            file=sys.stderr,
+        )
+        return 1
     if args.json:
         print(json.dumps([asdict(hit) for hit in result.hits], ensure_ascii=False, indent=2))
         return 0
