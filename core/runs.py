@@ -324,16 +324,6 @@ class RunIndex:
             lock_path(path).unlink(missing_ok=True)  # the dead owner's, no longer held
         return fresh if fresh is not None else row
 
-    def ended_runs(self) -> list[tuple[str, str, str]]:
-        """``(id, path, finished_at)`` of every run that has ended, oldest first (what the run
-        search indexes, :mod:`core.run_search`)."""
-        with self._connect() as db:
-            rows = db.execute(
-                "SELECT id, path, finished_at FROM runs WHERE status != 'running'"
-                " AND finished_at IS NOT NULL ORDER BY started_at, id"
-            ).fetchall()
-        return [(row["id"], row["path"], row["finished_at"]) for row in rows]
-
     def get(self, run_id: str) -> RunRecord | None:
         with self._connect() as db:
             row = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
