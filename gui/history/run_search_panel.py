@@ -132,7 +132,7 @@ class RunSearchPanel(QWidget):
 
     def _typed(self, text: str) -> None:
         shown = bool(text.strip())
-        if shown != self.results.isVisible():
+        if shown == self.results.isHidden():  # isHidden: right even while the page is not shown
             self.results.setVisible(shown)
             self.status.setVisible(shown)
             self.resultsShown.emit(shown)
