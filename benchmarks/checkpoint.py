@@ -9,8 +9,10 @@ line.
   2 new untracked ones), through the runner's own path: ``RunCheckpoints.before`` and ``after``.
   Every checkpoint is timed, none is a warm-up beyond the first (reported apart as
   ``first_checkpoint_ms``: it also finds the repository). ``checkpoint_ms`` is the median of
-  the rest, ``checkpoint_p95_ms`` their p95, ``step_overhead_ms`` the median time a step waits
-  for both of its checkpoints and the list of changed files. Goal: ``checkpoint_ms`` ≤ 150.
+  the rest (an after-checkpoint includes listing the step's changed files, as the runner
+  does), ``checkpoint_p95_ms`` their p95, ``step_overhead_ms`` the median time a step waits for
+  both of its checkpoints. Goal: ``checkpoint_ms`` ≤ 150. Timings are wall-clock: on a busy
+  machine they include waiting for a core.
 
 * ``run_search_p95_ms`` — searching 1,000 saved runs (``benchmarks/run_search.py``, where the
   query classes, cold and warm, are described). Goal: ≤ 50.

@@ -16,7 +16,7 @@ total past the store's count cap ("10,000+") must be at most LIKE's.
 Latin words differ by design (the store matches words *starting* with the term, LIKE any
 substring: ``port`` in ``report``); those differences are summed up per class.
 
-Run: ``python benchmarks/documents.py [--docs N] [--keep DIR]``. The last line is JSON:
+Run: ``python -m benchmarks.documents [--docs N] [--keep DIR]``. The last line is JSON:
 ``{"docs", "queries", "search_p95_ms", "worst_class_p95_ms", "worst_class", "like_p95_ms",
 "speedup_vs_like", "p95_speedup_vs_like", "count_mismatches", "capped_counts"}``:
 ``speedup_vs_like`` is the overall ratio (all LIKE time / all search time, the same queries),
@@ -38,15 +38,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-for extra in (ROOT, ROOT / "benchmarks"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-from documents_corpus import BATCH, CHINESE_2, CHINESE_4, ENGLISH, JAPANESE, batches  # noqa: E402
-
-from core.documents import DocumentStore  # noqa: E402
-from core.settings import Limits  # noqa: E402
+from benchmarks.documents_corpus import BATCH, CHINESE_2, CHINESE_4, ENGLISH, JAPANESE, batches
+from core.documents import DocumentStore
+from core.settings import Limits
 
 TAGS = ["plan", "review", "bug", "spec", "notes", "登录", "设计", "api"]
 _LATIN = re.compile(r"[A-Za-z]")

@@ -29,12 +29,8 @@ import gc
 import json
 import os
 import resource
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 EVENTS = 100_000
@@ -125,11 +121,11 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
 
 
 def main() -> None:
-    from big_runs import big_output, flood, long_answer
-    from markdown_stream import generate
     from PySide6.QtWidgets import QApplication
 
     import gui  # noqa: F401  (PySide6 work-around first)
+    from benchmarks.big_runs import big_output, flood, long_answer
+    from benchmarks.markdown_stream import generate
     from core.events import event_to_json
     from gui.run.markdown_stream import warm_up
     from gui.theme import apply_theme

@@ -33,12 +33,8 @@ from __future__ import annotations
 import json
 import os
 import random
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 TARGET_BYTES = 200_000

@@ -21,13 +21,10 @@ from __future__ import annotations
 import gc
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 TICK_MS = 5
@@ -93,11 +90,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="baton-open-run-") as scratch:
         os.environ["BATON_CONFIG_DIR"] = str(Path(scratch) / "config")
         os.environ["BATON_DATA_DIR"] = str(Path(scratch) / "data")
-        from big_runs import big_output, flood, write_run
         from PySide6.QtCore import QEventLoop, QTimer
         from PySide6.QtWidgets import QApplication, QWidget
 
         import gui  # noqa: F401  (PySide6 work-around first)
+        from benchmarks.big_runs import big_output, flood, write_run
         from core.runs import RunIndex, runs_dir
         from gui.run.run_controller import RunController
         from gui.run.runs_view import RunsView

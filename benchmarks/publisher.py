@@ -18,12 +18,8 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 EVENTS = 100_000
 ROUNDS = 3

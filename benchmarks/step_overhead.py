@@ -19,19 +19,16 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
+from core.settings import Settings
+from tests.llm_server import MODEL, LLMServer, Reply
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-
-from llm_server import MODEL, LLMServer, Reply  # noqa: E402
-
-from core.run_request import RunRequest, StepSpec  # noqa: E402
-from core.runner import Runner  # noqa: E402
-from core.settings import Settings  # noqa: E402
 
 RUNS = 20
 

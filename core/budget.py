@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.events import UsageStats
+from core.events import BudgetAnswered, UsageStats
 
 CapKind = Literal["cost", "tokens"]
 
@@ -70,6 +70,18 @@ BudgetAsker = Callable[[BudgetQuestion], Awaitable[Caps | None]]
 async def stop_at_cap(question: BudgetQuestion) -> None:
     """Nobody to ask (no terminal, a batch): the step stops."""
     return None
+
+
+def budget_answer_text(answer: BudgetAnswered) -> str:
+    """``cap raised to $1.00`` / ``stopped at the cap``, as the step's stream shows it."""
+    if answer.stopped:
+        return "stopped at the cap"
+    caps = []
+    if answer.max_cost is not None:
+        caps.append(f"${answer.max_cost:.2f}")
+    if answer.max_tokens is not None:
+        caps.append(f"{answer.max_tokens:,} tokens")
+    return "cap raised to " + " and ".join(caps)
 
 
 class BudgetReached(Exception):

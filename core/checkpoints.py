@@ -22,6 +22,7 @@ and go when the run is deleted (:func:`prune_run`).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import shutil
@@ -29,6 +30,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from core import paths
 from core.events import Event, FileChange, StepChanges
@@ -66,6 +68,29 @@ class Workspace:
         user's index the first time; the user's is never written)."""
         digest = hashlib.sha256(f"{self.git_dir}\0{self.work_tree}".encode()).hexdigest()[:20]
         return paths.data_dir() / "checkpoints" / "indexes" / digest
+
+    def changes(
+        self,
+        run_id: str,
+        step: int,
+        before: str,
+        after: Checkpoint,
+        files: list[FileChange],
+        kind: Literal["step", "restore"] = "step",
+    ) -> StepChanges:
+        """The ``step_changes`` event recording ``before`` → ``after`` here."""
+        return StepChanges(
+            run_id=run_id,
+            step=step,
+            kind=kind,
+            before=before,
+            after=after.commit,
+            head=after.head,
+            git_dir=str(self.git_dir),
+            work_tree=str(self.work_tree),
+            shadow=self.shadow,
+            files=files,
+        )
 
     async def git(
         self,
@@ -157,11 +182,15 @@ async def snapshot(workspace: Workspace, ref: str, message: str) -> Checkpoint:
             if seed.is_file():
                 shutil.copyfile(seed, index)
                 break
-        await workspace.git("add", "-A", "--", ".", index=index, options=options)
+        added = workspace.git("add", "-A", "--", ".", index=index, options=options)
+        if workspace.shadow:
+            await added
+            head = None
+        else:  # HEAD is read while the files are hashed
+            _out, head = await asyncio.gather(added, _head(workspace, options))
         tree = (await workspace.git("write-tree", index=index, options=options)).strip()
         cache.parent.mkdir(parents=True, exist_ok=True)
         os.replace(index, cache)
-    head = None if workspace.shadow else await _head(workspace, options)
     parents = ["-p", head] if head else []
     commit = (
         await workspace.git("commit-tree", tree, *parents, "-m", message, options=options)
@@ -180,28 +209,35 @@ async def _head(workspace: Workspace, options: Sequence[str]) -> str | None:
 
 
 async def changed_files(workspace: Workspace, before: str, after: str) -> list[FileChange]:
-    """Files that differ between two checkpoints, with line counts, sorted by path."""
-    options = await guarded_options(workspace.work_tree, workspace.env())
-    diff = ("diff-tree", "-r", "-z", "--no-renames", before, after)
-    statuses = await workspace.git(*diff, "--name-status", options=options)
-    counts = await workspace.git(*diff, "--numstat", options=options)
-    kinds = {"A": "added", "D": "deleted"}
-    status_of: dict[str, str] = {}
-    fields = statuses.split("\0")
-    for letter, path in zip(fields[0::2], fields[1::2], strict=False):
-        if letter:
-            status_of[path] = kinds.get(letter[0], "modified")
+    """Files that differ between two checkpoints, with line counts, sorted by path. One
+    ``diff-tree`` prints both: the raw records (status) first, then the line counts."""
+    out = await workspace.git(
+        "diff-tree",
+        "-r",
+        "-z",
+        "--no-renames",
+        "--raw",
+        "--numstat",
+        before,
+        after,
+    )
+    kinds: dict[str, Literal["added", "deleted"]] = {"A": "added", "D": "deleted"}
+    status_of: dict[str, Literal["added", "modified", "deleted"]] = {}
     changes: list[FileChange] = []
-    for entry in filter(None, counts.split("\0")):
-        added, removed, path = entry.split("\t", 2)
-        changes.append(
-            FileChange(
-                path=path,
-                status=status_of.get(path, "modified"),
-                added=int(added) if added != "-" else None,
-                removed=int(removed) if removed != "-" else None,
+    fields = iter(out.split("\0"))
+    for field in fields:
+        if field.startswith(":"):  # ":100644 100644 <sha> <sha> M", then the path
+            status_of[next(fields, "")] = kinds.get(field.rsplit(" ", 1)[-1][:1], "modified")
+        elif field:
+            added, removed, path = field.split("\t", 2)
+            changes.append(
+                FileChange(
+                    path=path,
+                    status=status_of.get(path, "modified"),
+                    added=int(added) if added != "-" else None,
+                    removed=int(removed) if removed != "-" else None,
+                )
             )
-        )
     return sorted(changes, key=lambda change: change.path)
 
 
@@ -259,17 +295,7 @@ class RunCheckpoints:
             files = await changed_files(workspace, before.commit, after.commit)
         except (GitError, OSError) as error:
             return f"no checkpoint after the step: {error}"
-        return StepChanges(
-            run_id=self.run_id,
-            step=step,
-            before=before.commit,
-            after=after.commit,
-            head=after.head,
-            git_dir=str(workspace.git_dir),
-            work_tree=str(workspace.work_tree),
-            shadow=workspace.shadow,
-            files=files,
-        )
+        return workspace.changes(self.run_id, step, before.commit, after, files)
 
     async def _workspace(self, folder: Path) -> Workspace | None:
         if folder not in self._workspaces:

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 RunMode = Literal["single", "parallel", "chain"]
+Isolation = Literal["none", "worktree"]
 StepStatus = Literal["ok", "error", "aborted"]
 RunStatus = Literal["ok", "error", "aborted", "interrupted"]
 """``interrupted``: the process running the run ended first (written when the run is next read,
@@ -68,6 +69,11 @@ class UsageStats(BaseModel):
             model=other.model or self.model,
             priced=self.priced and other.priced,
         )
+
+    def without_latest(self) -> UsageStats:
+        """These figures as a part of someone else's total: counted, but not becoming the
+        total's latest model or context size (a sub-agent's usage inside its step's)."""
+        return self.model_copy(update={"model": None, "context_tokens": 0})
 
     def line(self) -> str:
         """DESIGN §4's usage line: ``3 turns ↑1.2k ↓850 R12k W2.1k $0.0123 ctx:8.4k model``.
@@ -121,6 +127,20 @@ class Lineage(BaseModel):
     """``follow_up``: a new step acting on review comments (:mod:`core.review_comments`)."""
 
 
+class WorktreeInfo(BaseModel):
+    """Where an isolated run worked (kept in its ``run_started`` event)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    """The worktree's top folder."""
+    branch: str
+    base: str
+    """The commit the branch started from."""
+    repo: str
+    """The person's checkout (the repository's main working folder)."""
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -145,6 +165,8 @@ class RunStarted(_Event):
     parent_step: int | None = None
     lineage: Lineage | None = None
     """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
+    worktree: WorktreeInfo | None = None
+    """Set when the run worked in its own git worktree (:mod:`core.worktrees`)."""
 
 
 class StepStarted(_Event):
@@ -261,6 +283,33 @@ class Usage(_Event):
 
     type: Literal["usage"] = "usage"
     usage: UsageStats
+    parent_call_id: str | None = None
+    """Set for a sub-agent's usage: the call that started it (Claude Code's Task tool, pi's
+    ``subagent`` tool). It counts in the step's total, but is not the step's model."""
+    subagent: str | None = None
+    """The sub-agent's name, where the backend says it (pi's subagent tool results)."""
+    tool_calls: int | None = None
+    """How many tool calls the sub-agent made, where the backend reports only a summary (pi);
+    None: count the calls that carry ``parent_call_id`` (Claude Code)."""
+
+
+class BudgetAsked(_Event):
+    """A cap was reached before a request: the step waits for a person's answer (or, with
+    nobody to ask, stops at once). See :mod:`core.budget`."""
+
+    type: Literal["budget_asked"] = "budget_asked"
+    scope: Literal["run", "step"]
+    kind: Literal["cost", "tokens"]
+    reason: str
+
+
+class BudgetAnswered(_Event):
+    """The answer to :class:`BudgetAsked`: the raised caps of that scope, or stopped."""
+
+    type: Literal["budget_answered"] = "budget_answered"
+    stopped: bool
+    max_cost: float | None = None
+    max_tokens: int | None = None
 
 
 class StepFinished(_Event):
@@ -337,6 +386,8 @@ Event = Annotated[
     | ApprovalResolved
     | Retry
     | Usage
+    | BudgetAsked
+    | BudgetAnswered
     | StepFinished
     | StepChanges
     | RunFinished

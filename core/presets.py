@@ -33,7 +33,7 @@ from core.agents import (
 )
 from core.budget import Budget
 from core.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
-from core.events import RunMode
+from core.events import Isolation, RunMode
 from core.resources import builtin_dir
 from core.validation import format_validation_error
 
@@ -60,6 +60,8 @@ class Preset(BaseModel):
     steps: list[PresetStep] = Field(min_length=1)
     budget: Budget | None = None
     """Caps for every run of this preset (``budget: {run: {max_cost: 0.5}}``)."""
+    isolation: Isolation = "none"
+    """``worktree``: each run works in its own git worktree (:mod:`core.worktrees`)."""
     source: Source = "user"
     path: str | None = None
 

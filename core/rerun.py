@@ -77,10 +77,12 @@ def rerun_from_request(
     task: str | None = None,
     agent: str | None = None,
     model: str | None = None,
+    backend: str | None = None,
 ) -> RunRequest:
     """A chain again from step ``step_number`` (1-based), that step's task, agent or model
     changed if given; the steps before it are reused from the saved run (they must have
-    finished ok)."""
+    finished ok). ``backend`` runs that step and the later ones on another backend (the
+    reused steps send nothing, so it only matters from there on)."""
     started, finished = _parts(events)
     if started.mode != "chain":
         raise RunError("re-running from a step needs a chain; re-run the whole run instead")
@@ -105,6 +107,7 @@ def rerun_from_request(
     return replace(
         request,
         steps=steps,
+        backend=backend,
         reused={i: finished[i] for i in range(index)},
         lineage=Lineage(run_id=started.run_id, step=index, kind="rerun"),
     )

@@ -135,17 +135,8 @@ async def apply_restore(plan: RestorePlan) -> StepChanges:
         files = await changed_files(workspace, plan.current.commit, after.commit)
     except (GitError, OSError) as error:
         raise RestoreError(f"the restore failed: {error}") from None
-    return StepChanges(
-        run_id=plan.run_id,
-        step=plan.step,
-        kind="restore",
-        before=plan.current.commit,
-        after=after.commit,
-        head=after.head,
-        git_dir=str(workspace.git_dir),
-        work_tree=str(workspace.work_tree),
-        shadow=workspace.shadow,
-        files=files,
+    return workspace.changes(
+        plan.run_id, plan.step, plan.current.commit, after, files, kind="restore"
     )
 
 

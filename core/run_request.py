@@ -14,7 +14,7 @@ from typing import Any
 from core.agents import AgentCatalog, Scope, discover_agents
 from core.budget import Budget
 from core.errors import RunError
-from core.events import Lineage, RunMode, StepFinished
+from core.events import Isolation, Lineage, RunMode, StepFinished
 from core.presets import (
     Preset,
     PresetCatalog,
@@ -63,6 +63,8 @@ class RunRequest:
     """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
     them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
     lineage: Lineage | None = None
+    isolation: Isolation = "none"
+    """``worktree``: work in a new git worktree on branch ``baton/<run-id>`` (core.worktrees)."""
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
@@ -79,6 +81,7 @@ def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: A
         for s in preset.steps
     ]
     options.setdefault("budget", preset.budget)
+    options.setdefault("isolation", preset.isolation)
     return RunRequest(
         mode=preset.mode, steps=steps, cwd=cwd, preset=preset.name, args=list(args), **options
     )

@@ -21,9 +21,12 @@ from dataclasses import InitVar, dataclass, field
 from typing import Any, Literal
 
 from core.approval_describe import resolution_text
+from core.budget import budget_answer_text
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
+    BudgetAnswered,
+    BudgetAsked,
     Event,
     Log,
     Retry,
@@ -121,7 +124,7 @@ def _delegation(arguments: dict[str, object]) -> str:
 class Notice:
     """A retry, an approval or a log line shown inline in the step's stream."""
 
-    kind: Literal["retry", "approval", "log"]
+    kind: Literal["retry", "approval", "budget", "log"]
     text: str
     level: str = "info"
 
@@ -156,6 +159,11 @@ class StepState:
     """Pending approval requests by id: which tool call each one holds up."""
     calls: dict[str, ToolCall] = field(default_factory=dict, repr=False)
     """Tool calls by id (the newest of a reused id): output chunks find theirs at once."""
+    subagents: dict[tuple[str, str], UsageStats] = field(default_factory=dict)
+    """Usage of the sub-agents this step's agent ran, by (starting call id, name or "")
+    (:mod:`core.subagents` reads them as rows)."""
+    subagent_tool_calls: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Tool-call counts the backend reported for those sub-agents (pi)."""
 
     def open_calls(self) -> list[ToolCall]:
         return [i for i in self.items if isinstance(i, ToolCall) and i.status == "running"]
@@ -230,7 +238,8 @@ class RunState:
             return None
         _apply_to_step(changed, event)
         if isinstance(event, Usage):
-            self.usage = self.usage + event.usage
+            part = event.usage if event.parent_call_id is None else event.usage.without_latest()
+            self.usage = self.usage + part
         return changed
 
     def _start(self, event: RunStarted) -> None:
@@ -324,12 +333,25 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         level = "error" if event.decision == "deny" else "info"
         text = f"{subject} — {resolution_text(event)}"
         step.items.append(Notice("approval", text, level))
+    elif isinstance(event, BudgetAsked):
+        step.phase = "waiting"
+        step.items.append(Notice("budget", f"budget reached: {event.reason}", "warning"))
+    elif isinstance(event, BudgetAnswered):
+        if step.phase == "waiting":
+            step.phase = "running"
+        step.items.append(Notice("budget", budget_answer_text(event), "info"))
     elif isinstance(event, Retry):
         _supersede_current_attempt(step)
         limit = f"/{event.max_attempts}" if event.max_attempts else ""
         step.items.append(
             Notice("retry", f"retry {event.attempt}{limit}: {event.error}", "warning")
         )
+    elif isinstance(event, Usage) and event.parent_call_id is not None:
+        step.usage = step.usage + event.usage.without_latest()
+        key = (event.parent_call_id, event.subagent or "")
+        step.subagents[key] = step.subagents.get(key, UsageStats()) + event.usage
+        if event.tool_calls is not None:
+            step.subagent_tool_calls[key] = event.tool_calls
     elif isinstance(event, Usage):
         step.usage = step.usage + event.usage
         step.model = event.usage.model or step.model

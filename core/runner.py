@@ -34,6 +34,7 @@ Steps never get a tool to start other agents: sub-agents cannot launch sub-agent
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 import sqlite3
@@ -49,10 +50,19 @@ from core.agents import AgentCatalog, AgentDefinition, discover_agents
 from core.approvals import ApprovalGate, Responder, deny_all
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, backend_for, create_backend
-from core.budget import BudgetAsker, BudgetGuard, BudgetReached, stop_at_cap
+from core.budget import (
+    BudgetAsker,
+    BudgetGuard,
+    BudgetQuestion,
+    BudgetReached,
+    Caps,
+    stop_at_cap,
+)
 from core.checkpoints import RunCheckpoints
 from core.errors import RunError
 from core.events import (
+    BudgetAnswered,
+    BudgetAsked,
     Event,
     Log,
     PlannedStep,
@@ -64,6 +74,7 @@ from core.events import (
     ToolCallFinished,
     Usage,
     UsageStats,
+    WorktreeInfo,
 )
 from core.handoff import hand_off
 from core.liveness import LivenessLock
@@ -86,6 +97,7 @@ from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
 from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
+from core.worktrees import WorktreeError, check_repository, create_worktree
 
 MAX_CONCURRENT_STEPS = 4
 
@@ -141,7 +153,7 @@ class Runner:
         self.run_id = run_id or new_run_id()
         self._parent = current_parent()
         self.budget = (
-            BudgetGuard(request.budget, self._usage_of, budget_asker, self.run_id)
+            BudgetGuard(request.budget, self._usage_of, self._recorded(budget_asker), self.run_id)
             if request.budget is not None
             else None
         )
@@ -194,6 +206,8 @@ class Runner:
         agents = self._agents or discover_agents(request.cwd, request.scope)
         self._agents = agents
         self._check_trust(agents)
+        if request.isolation == "worktree":
+            check_repository(request.cwd)
         chosen = [
             self._runnable_agent(agents, number, spec)
             for number, spec in enumerate(request.steps, 1)
@@ -232,6 +246,7 @@ class Runner:
         """Run to the end and return the ``run_finished`` event (also published)."""
         self.prepare()
         assert self._steps is not None
+        worktree, refused = await self._isolate(self._steps)
         index = self._start_publishing()
         start = RunStarted(
             run_id=self.run_id,
@@ -255,6 +270,7 @@ class Runner:
             parent_run=self._parent.run_id if self._parent else None,
             parent_step=self._parent.step if self._parent else None,
             lineage=self.request.lineage,
+            worktree=worktree,
         )
         if index is not None and self._publisher.sink is not None:
             try:
@@ -264,6 +280,8 @@ class Runner:
                 self._release_lock()
                 raise
         self._emit(start)
+        if refused is not None:
+            return self._finish("error", refused, index, start)
         try:
             status, error = await self._run_mode(self._steps)
         except asyncio.CancelledError:
@@ -273,6 +291,23 @@ class Runner:
             self._finish("error", f"internal error: {bug!r}", index, start)
             raise
         return self._finish(status, error, index, start)
+
+    async def _isolate(self, steps: list[_PreparedStep]) -> tuple[WorktreeInfo | None, str | None]:
+        """Move the run into its own git worktree when it asks for one (core.worktrees);
+        agents and trust were settled in the person's folder, as they asked. The second
+        value says why the worktree could not be made (the run then ends with it)."""
+        if self.request.isolation != "worktree":
+            return None, None
+        old = self.request.cwd.resolve()
+        try:
+            info, folder = await create_worktree(old, self.run_id)
+        except WorktreeError as error:
+            return None, str(error)
+        self.request = dataclasses.replace(self.request, cwd=folder)
+        for step in steps:
+            if step.cwd.is_relative_to(old):
+                step.cwd = folder / step.cwd.relative_to(old)
+        return info, None
 
     # ---------------------------------------------------------------------------- modes
 
@@ -414,9 +449,7 @@ class Runner:
             finally:
                 # A backend left suspended after its StepFinished (or abandoned on cancel)
                 # releases its stream or process now, not whenever it is garbage-collected.
-                close = getattr(events, "aclose", None)
-                if close is not None:
-                    await close()
+                await events.aclose()
         except (BackendError, BudgetReached) as error:
             outcome.append(ctx.make(StepFinished, status="error", error=str(error)))
         except Exception as error:  # a bug in a backend must not take the run down
@@ -428,6 +461,38 @@ class Runner:
                     error=f"internal error in the {backend.name} backend: {error!r}",
                 )
             )
+
+    def _recorded(self, ask: BudgetAsker) -> BudgetAsker:
+        """``ask``, with the question and its answer in the run: the run file keeps who spent
+        more, and the step shows "waiting for you" while a person decides."""
+
+        async def recorded(question: BudgetQuestion) -> Caps | None:
+            asked = BudgetAsked(
+                run_id=self.run_id,
+                step=question.step,
+                ts=self._clock.now(),
+                scope="run" if question.scope == "run" else "step",
+                kind=question.kind,
+                reason=question.reason,
+            )
+            self._emit(asked)
+            answer: Caps | None = None
+            try:
+                answer = await ask(question)
+            finally:
+                self._emit(
+                    BudgetAnswered(
+                        run_id=self.run_id,
+                        step=question.step,
+                        ts=self._clock.now(),
+                        stopped=answer is None,
+                        max_cost=answer.max_cost if answer is not None else None,
+                        max_tokens=answer.max_tokens if answer is not None else None,
+                    )
+                )
+            return answer
+
+        return recorded
 
     async def _check_cli_budget(self, ctx: StepContext) -> None:
         if self.budget is not None:

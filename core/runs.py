@@ -259,6 +259,17 @@ class RunIndex:
                 totals[name] = totals.get(name, UsageStats()) + usage
         return totals
 
+    def usage_of_preset(self, preset: str, limit: int = 20) -> list[UsageStats]:
+        """The usage of the latest ``limit`` runs of ``preset`` that finished ok (a failed or
+        cancelled run says little about what a whole run costs), newest first."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT usage FROM runs WHERE preset = ? AND status = 'ok'"
+                " ORDER BY started_at DESC LIMIT ?",
+                (preset, limit),
+            ).fetchall()
+        return [UsageStats.model_validate_json(row["usage"]) for row in rows]
+
     def usage_by_day(self, days: int = 30) -> list[tuple[str, UsageStats]]:
         """(YYYY-MM-DD, usage) for the last ``days`` days that had runs, oldest first."""
         with self._connect() as db:

@@ -1,5 +1,5 @@
 """Screenshots of reviewing changes for the README: a step pane's Changes section, the diff
-viewer side by side, and the whole run's Changes view.
+viewer side by side, and the whole run's Changes view (of a run in its own worktree).
 
 A real run does the changes: Baton's own agent loop with its edit / write / bash tools, on a
 small git repository in a temporary folder, answered by the scripted test server (no model is
@@ -20,7 +20,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 CLI = '''"""Command line of the to-do app."""
 
@@ -57,7 +56,7 @@ def _repo(folder: Path) -> None:
 
 
 def _script(server: object) -> None:
-    from llm_server import Reply, ToolCall
+    from tests.llm_server import Reply, ToolCall
 
     server.queue(  # type: ignore[attr-defined]
         Reply.tools(
@@ -97,6 +96,7 @@ def main(shoot: Callable[[Path, Path], int] | None = None) -> int:
     with tempfile.TemporaryDirectory() as home:
         os.environ["BATON_CONFIG_DIR"] = str(Path(home) / "config")
         os.environ["BATON_DATA_DIR"] = str(Path(home) / "data")
+        os.environ["BATON_WORKTREE_DIR"] = str(Path(home) / "worktrees")
         project = Path(home) / "todo-app"
         project.mkdir()
         _repo(project)
@@ -104,7 +104,6 @@ def main(shoot: Callable[[Path, Path], int] | None = None) -> int:
 
 
 def _shoot(output: Path, project: Path) -> int:
-    from llm_server import LLMServer
     from PySide6.QtWidgets import QApplication
 
     from core.checkpoints import patch
@@ -118,6 +117,7 @@ def _shoot(output: Path, project: Path) -> int:
     from gui.run.run_view import RunView
     from gui.theme import apply_theme
     from gui.theme.icons import app_icon
+    from tests.llm_server import LLMServer
 
     events: list[Event] = []
     with LLMServer() as server:
@@ -126,6 +126,7 @@ def _shoot(output: Path, project: Path) -> int:
             mode="single",
             steps=[StepSpec(agent="worker", task="Add a --verbose flag to the CLI")],
             cwd=project,
+            isolation="worktree",
         )
         policy = {"bash": "allow", "edit": "allow", "write": "allow"}
         runner = Runner(request, settings=server.settings(policy=policy), listeners=[events.append])
@@ -153,7 +154,7 @@ def _shoot(output: Path, project: Path) -> int:
     viewer.grab().save(str(output / "changes-diff.png"))
 
     dialog = RunChangesDialog(runner.run_id, events)
-    dialog.resize(640, 300)
+    dialog.resize(760, 320)
     dialog.show()
     _settle(app)
     dialog.grab().save(str(output / "changes-run.png"))

@@ -21,7 +21,8 @@ import asyncio
 import contextlib
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any, ParamSpec
 
 # qasync picks its Qt binding from what is already imported: PySide6 must come first.
 import qasync
@@ -30,7 +31,20 @@ from PySide6.QtCore import QEventLoop as QtEventLoop
 
 __all__ = ["asyncClose", "asyncSlot", "asyncWrap", "attached_event_loop", "run_event_loop"]
 
-asyncSlot = qasync.asyncSlot
+_P = ParamSpec("_P")
+
+
+def asyncSlot(
+    *types: object, **options: object
+) -> Callable[[Callable[_P, Coroutine[Any, Any, object]]], Callable[_P, asyncio.Task[object]]]:
+    """``qasync.asyncSlot`` with its types written down (qasync ships none): a coroutine
+    function becomes a slot that starts it as a task on the running loop and returns it."""
+    decorator: Callable[
+        [Callable[_P, Coroutine[Any, Any, object]]], Callable[_P, asyncio.Task[object]]
+    ] = qasync.asyncSlot(*types, **options)
+    return decorator
+
+
 asyncClose = qasync.asyncClose
 asyncWrap = qasync.asyncWrap
 

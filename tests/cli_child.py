@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from llm_server import LLMServer
+from tests.llm_server import LLMServer
 
 REPO = Path(__file__).resolve().parents[1]
 

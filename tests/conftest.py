@@ -10,7 +10,10 @@ from pathlib import Path
 
 import psutil
 import pytest
-from llm_server import LLMServer
+
+from tests.llm_server import LLMServer
+
+pytest_plugins = ["pytester"]  # the suite's own checks are tested by running pytest on samples
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 """``../shared`` beside the checkout: reference transcripts. Tests that read it skip without it."""

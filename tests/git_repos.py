@@ -5,11 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from llm_server import LLMServer, Reply, ToolCall
-
 from core.events import Event, StepChanges
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
+from tests.llm_server import LLMServer, Reply, ToolCall
 
 ALLOW = {"bash": "allow", "edit": "allow", "write": "allow"}
 
@@ -80,3 +79,19 @@ async def run_step(server: LLMServer, folder: Path, **settings: object) -> list[
 def changes_of(events: list[Event]) -> StepChanges:
     (changes,) = [e for e in events if isinstance(e, StepChanges)]
     return changes
+
+
+async def isolated_run(server: LLMServer, folder: Path) -> list[Event]:
+    """The three changes, in a run that works in its own worktree (checked: ok)."""
+    three_changes(server)
+    events: list[Event] = []
+    request = RunRequest(
+        mode="single",
+        steps=[StepSpec(agent="worker", task="change things")],
+        cwd=folder,
+        isolation="worktree",
+    )
+    runner = Runner(request, settings=server.settings(policy=ALLOW), listeners=[events.append])
+    finished = await runner.run()
+    assert finished.status == "ok", finished.error
+    return events

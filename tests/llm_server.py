@@ -7,7 +7,7 @@ none at all).
 
 Example::
 
-    from llm_server import LLMServer, Reply, ToolCall, Tokens
+    from tests.llm_server import LLMServer, Reply, ToolCall, Tokens
 
     with LLMServer() as server:              # or the ``llm_server`` fixture (already started)
         server.queue(
@@ -688,7 +688,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not readable:
             return False
         try:
-            return self.connection.recv(1, socket.MSG_PEEK) == b""
+            peeked: bytes = self.connection.recv(1, socket.MSG_PEEK)
+            return peeked == b""
         except OSError:
             return True
 
@@ -772,8 +773,12 @@ def stream_chunks(
     """The ``chat.completion.chunk`` objects OpenAI would stream for ``reply``."""
     number = next(_completion_ids)
     model = reply.model or str(request.get("model") or MODEL)
-    base = {"id": f"chatcmpl-{number}", "object": "chat.completion.chunk", "model": model}
-    base["created"] = int(time.time())
+    base: dict[str, Any] = {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion.chunk",
+        "model": model,
+        "created": int(time.time()),
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from llm_server import MODEL, LLMServer
+
+from tests.llm_server import MODEL, LLMServer
 
 TOOLS = Path(__file__).resolve().parents[1] / ".tools"
 

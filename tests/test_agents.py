@@ -204,7 +204,7 @@ def test_scopes_select_folders(user_dir: Path, project: Path) -> None:
     write(user_dir / "u.md", agent_text("only-user"))
     write(project / ".pi/agents/p.md", agent_text("only-project"))
     names = {
-        scope: {a.name for a in discover_agents(project, scope).agents}  # type: ignore[arg-type]
+        scope: {a.name for a in discover_agents(project, scope).agents}
         for scope in ("user", "project", "both")
     }
     assert "only-user" in names["user"] and "only-project" not in names["user"]

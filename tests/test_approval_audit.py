@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply, ToolCall
 
 from core import paths
 from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalGate, ApprovalRequest
@@ -25,11 +24,12 @@ from core.documents import DocumentStore
 from core.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
 from core.rule_store import RuleStore
 from core.run_request import RunRequest, StepSpec
+from core.run_state import Notice, fold
 from core.run_state import ToolCall as StateToolCall
-from core.run_state import fold
 from core.runner import Runner
 from core.runs import load_run
 from core.settings import DEFAULT_POLICY, load_settings, save_settings
+from tests.llm_server import LLMServer, Reply, ToolCall
 
 MARKER = "baton-hostile-7f3a"
 
@@ -87,7 +87,9 @@ async def test_an_edited_command_is_what_the_run_file_records(
     state = fold(saved)
     [call] = [i for i in state.steps[0].items if isinstance(i, StateToolCall)]
     assert call.arguments == {"command": "echo right > out.txt"}  # what ran, not what was asked
-    notices = [i.text for i in state.steps[0].items if getattr(i, "kind", "") == "approval"]
+    notices = [
+        i.text for i in state.steps[0].items if isinstance(i, Notice) and i.kind == "approval"
+    ]
     assert notices == ["bash — Approved by you, edited to: echo right > out.txt"]
 
 
@@ -104,7 +106,9 @@ async def test_a_person_denial_reads_denied_by_you(configured: LLMServer, tmp_pa
         "Denied by the user: not in this repo"
     )
     state = fold(_saved(runner.run_id))
-    notices = [i.text for i in state.steps[0].items if getattr(i, "kind", "") == "approval"]
+    notices = [
+        i.text for i in state.steps[0].items if isinstance(i, Notice) and i.kind == "approval"
+    ]
     assert notices == ["bash — Denied by you: not in this repo"]
 
 

@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cli_child import interrupt_baton_run
-from llm_server import LLMServer, Reply
 
 from core import paths
 from core.approvals import approve_all
@@ -25,6 +23,8 @@ from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import SandboxSettings, load_settings, save_settings
 from core.tools.sandbox import sandbox_status
+from tests.cli_child import interrupt_baton_run
+from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]
 RUN_ID = "20260101-000000-attack"

@@ -6,14 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply, Tokens
 
 from core.budget import Budget, BudgetQuestion, Caps
 from core.cli import main
+from core.events import BudgetAnswered, BudgetAsked
 from core.run_request import RunRequest, StepSpec
+from core.run_state import Notice, fold
 from core.runner import Runner
+from core.runs import load_run, run_file
 from core.settings import save_settings
 from core.terminal_budget import ask_on_terminal
+from tests.llm_server import LLMServer, Reply, Tokens
 
 # gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
 EXPENSIVE = Tokens(prompt=200_000, completion=50_000)  # $0.03 + $0.03 = $0.06
@@ -86,3 +89,31 @@ async def test_the_terminal_question(capsys: pytest.CaptureFixture[str]) -> None
     assert raised == Caps(max_cost=0.2)
     assert "Budget reached in step 2 (run cap)" in capsys.readouterr().err
     assert await ask_on_terminal(question, lambda _prompt: "") is None
+
+
+async def test_the_question_and_its_answer_are_in_the_run_file(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    _tool_then_answer(llm_server)
+
+    async def raise_it(question: BudgetQuestion) -> Caps:
+        return question.caps.model_copy(update={"max_cost": 1.0})
+
+    request = RunRequest(
+        mode="single",
+        steps=[StepSpec(agent="scout", task="look")],
+        cwd=tmp_path,
+        model="gpt-4o-mini",
+        budget=Budget(run=Caps(max_cost=0.05)),
+    )
+    runner = Runner(request, settings=llm_server.settings(), budget_asker=raise_it)
+    await runner.run()
+    events = load_run(run_file(runner.run_id))
+    asked = [e for e in events if isinstance(e, BudgetAsked)]
+    answered = [e for e in events if isinstance(e, BudgetAnswered)]
+    assert [(a.step, a.scope, a.kind, a.reason) for a in asked] == [
+        (0, "run", "cost", "$0.0600 spent of a $0.0500 cap")
+    ]
+    assert [(a.stopped, a.max_cost) for a in answered] == [(False, 1.0)]
+    notices = [i.text for i in fold(events).steps[0].items if isinstance(i, Notice)]
+    assert notices == ["budget reached: $0.0600 spent of a $0.0500 cap", "cap raised to $1.00"]

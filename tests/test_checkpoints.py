@@ -7,13 +7,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from git_repos import changes_of, git, make_repo, run_step, three_changes, user_state
-from llm_server import LLMServer, Reply
 
 from core import paths
 from core.cli import main
 from core.events import Log, StepChanges
 from core.runs import RunIndex, load_run
+from tests.git_repos import changes_of, git, make_repo, run_step, three_changes, user_state
+from tests.llm_server import LLMServer, Reply
 
 
 @pytest.fixture

@@ -12,14 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_claude import (
-    init,
-    install,
-    read_log,
-    result,
-    streamed_text,
-    tool_use,
-)
 
 from core.agents import AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, Responder, deny_all
@@ -40,6 +32,14 @@ from core.events import (
 )
 from core.paths import config_dir
 from core.settings import Limits, PolicyValue, Settings
+from tests.fake_claude import (
+    init,
+    install,
+    read_log,
+    result,
+    streamed_text,
+    tool_use,
+)
 
 
 class Harness:
@@ -201,7 +201,12 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
 def test_the_policy_becomes_claude_s_permission_flags(tmp_path: Path) -> None:
     """ask → an ask rule (reads in Claude's safe set too); deny → disallowed, not offered."""
     agent = AgentDefinition(name="scout", description="d", declared_tools=("read", "Bash", "Grep"))
-    policy = {"read": "ask", "bash": "deny", "grep": "allow", "WebFetch": "deny"}
+    policy: dict[str, PolicyValue] = {
+        "read": "ask",
+        "bash": "deny",
+        "grep": "allow",
+        "WebFetch": "deny",
+    }
     harness = Harness(tmp_path, agent=agent, claude_path="claude", policy=policy)
     argv = build_command("claude", harness.ctx)
     settings = json.loads(next(a for a in argv if a.startswith("--settings="))[11:])

@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_claude import assistant, init, result, stream, streamed_text, tool_result, tool_use
 
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name, usage_of_result
-from core.backends.claude_transcript import looks_like_claude, transcript_to_events
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -32,8 +30,10 @@ from core.events import (
     event_to_json,
 )
 from core.run_export import run_to_markdown
+from core.run_import.claude import looks_like_claude, transcript_to_events
+from core.run_import.formats import import_transcript, one_step_run
 from core.run_state import StepState, TextBlock, ToolCall, fold
-from core.transcripts import import_transcript, one_step_run
+from tests.fake_claude import assistant, init, result, stream, streamed_text, tool_result, tool_use
 
 
 def _transcripts(shared: Path) -> list[Path]:

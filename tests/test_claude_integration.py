@@ -16,15 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-import real_clis
-from anthropic_server import (
-    AnthropicServer,
-    ErrorReply,
-    Thinking,
-    ToolUse,
-    reply,
-    tool_result_text,
-)
 
 from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
@@ -48,6 +39,15 @@ from core.paths import data_dir
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
 from core.settings import Limits, Settings
+from tests import real_clis
+from tests.anthropic_server import (
+    AnthropicServer,
+    ErrorReply,
+    Thinking,
+    ToolUse,
+    reply,
+    tool_result_text,
+)
 
 DENIAL = "Not in this test: shell commands are off."
 DENIED = f"Denied by the user: {DENIAL}"

@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core import paths
 from core.cli import main
 from core.events import RunStarted, event_from_json
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply, ToolCall
 
 from core import approval_describe, paths
 from core.approval_describe import StoredDocument, describe
@@ -25,6 +24,7 @@ from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.documents import DocumentStore
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
+from tests.llm_server import LLMServer, Reply, ToolCall
 
 SECRET = "sk-live-0123456789abcdefXYZ"
 
@@ -52,7 +52,7 @@ def run_keeper(
 
     async def person(request: ApprovalRequest) -> ApprovalAnswer:
         asked.append(request)
-        return ApprovalAnswer(decision=decision, reason="not yours")  # type: ignore[arg-type]
+        return ApprovalAnswer(decision=decision, reason="not yours")
 
     server.queue(
         *(Reply.tools(ToolCall("document", arguments)) for arguments in calls),

@@ -222,7 +222,7 @@ async def _delete_through_the_loop(
 
     async def person(request: ApprovalRequest) -> ApprovalAnswer:
         asked.append(request)
-        return ApprovalAnswer(decision=decision, reason="keep it")  # type: ignore[arg-type]
+        return ApprovalAnswer(decision=decision, reason="keep it")
 
     clock = RunClock()
     ctx = StepContext(

@@ -49,8 +49,10 @@ def ids(store: DocumentStore) -> dict[str, int]:
     }
 
 
-def found(store: DocumentStore, query: str, **filters: str) -> set[int]:
-    return {hit.id for hit in store.search(query, **filters).items}
+def found(
+    store: DocumentStore, query: str, *, type: str | None = None, tag: str | None = None
+) -> set[int]:
+    return {hit.id for hit in store.search(query, type=type, tag=tag).items}
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,8 @@ def test_no_module_in_core_imports_qt_or_gui() -> None:
                 names = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
+            else:
+                continue
             offenders += [
                 f"{file.relative_to(CORE)}:{node.lineno} {name}"
                 for name in names

@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core.cli import main
 from core.events import RunFinished, RunStarted, TextDelta
 from core.liveness import LivenessLock, lock_path, owner_alive
 from core.runs import INTERRUPTED_ERROR, RunIndex, load_run, runs_dir
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 import pytest
-from llm_server import LLMServer, Reply, Tokens, ToolCall, iter_sse_payloads
+
+from tests.llm_server import LLMServer, Reply, Tokens, ToolCall, iter_sse_payloads
 
 
 def _chat(server: LLMServer, **extra: Any) -> dict[str, Any]:

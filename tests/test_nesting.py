@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core.cli import main
 from core.events import RunStarted
@@ -16,6 +15,7 @@ from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 import keyring
 import pytest
 from keyring.backend import KeyringBackend
-from llm_server import LLMServer, Reply, Tokens, ToolCall
 from pydantic import BaseModel
 
 from core.agents import AgentDefinition
@@ -55,6 +54,7 @@ from core.secrets import (
 )
 from core.settings import Limits, Provider, Settings
 from core.tools.base import Tool, ToolContext, ToolError
+from tests.llm_server import LLMServer, Reply, Tokens, ToolCall
 
 # -- test tools ---------------------------------------------------------------------------
 
@@ -658,7 +658,7 @@ def test_without_a_keyring_reads_give_none_and_writes_explain() -> None:
 
 
 class _MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         self.store: dict[tuple[str, str], str] = {}

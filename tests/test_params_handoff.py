@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core import paths
 from core.cli import main
 from core.events import RunStarted, StepFinished, StepStarted
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply
 
 WRITER = """---
 name: writer

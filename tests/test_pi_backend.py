@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_pi import make_fake_pi
 
 from core.agents import AgentDefinition
 from core.approvals import ApprovalGate, deny_all
@@ -31,6 +30,7 @@ from core.events import (
     ToolCallStarted,
 )
 from core.settings import Settings
+from tests.fake_pi import make_fake_pi
 
 SESSION = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/x"})
 START = json.dumps({"type": "message_start", "message": {"role": "assistant", "content": []}})
@@ -199,7 +199,7 @@ async def test_cleanup_is_done_before_the_step_result_is_handed_over(tmp_path: P
             assert gone(seen["pid"])
             assert not exists(seen["prompt_path"])
             break
-    await run.aclose()  # type: ignore[attr-defined]
+    await run.aclose()
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """pi's ``--mode json`` lines → Baton events (core.backends.pi_events), and pi transcript
-import (core.transcripts).
+import (core.run_import).
 
 The reference transcripts in ``../shared/reference/pi/`` are real pi output of four scenarios
 for each wire generation (0.73.1 and 1.6.0); both must give the same Baton events.
@@ -33,7 +33,7 @@ from core.events import (
     event_from_json,
     event_to_json,
 )
-from core.transcripts import DETECTORS, import_transcript
+from core.run_import.formats import DETECTORS, import_transcript
 
 VERSIONS = ("pi-0.73.1", "pi-1.6.0")
 SCENARIOS = ("simple", "rich", "bashfail", "error500-retry")

@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_pi import make_fake_pi
-from test_pi_backend import AGENT_END, answer_lines, collect, gone, make_ctx, of, recorded
 
 from core.approvals import (
     NO_ONE_TO_ASK,
@@ -24,6 +22,8 @@ from core.backends import pi_cli
 from core.backends.pi_rpc import NOT_LOADED
 from core.events import ApprovalRequested, ApprovalResolved, Event, StepFinished, ToolCallFinished
 from core.paths import config_dir
+from tests.fake_pi import make_fake_pi
+from tests.test_pi_backend import AGENT_END, answer_lines, collect, gone, make_ctx, of, recorded
 
 CALL = {"toolCallId": "c1", "toolName": "bash", "input": {"command": "rm -rf build"}}
 START = {"type": "tool_execution_start", "toolCallId": "c1", "toolName": "bash"}

@@ -16,8 +16,6 @@ from typing import Any
 
 import psutil
 import pytest
-import real_clis
-from llm_server import MODEL, LLMServer, Reply
 
 from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalRequest, Responder, deny_all
@@ -39,6 +37,8 @@ from core.paths import config_dir
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
 from core.settings import Settings
+from tests import real_clis
+from tests.llm_server import MODEL, LLMServer, Reply
 
 pytestmark = pytest.mark.integration
 

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 import pytest
-from test_runner import chain, echo_script, make_runner
 
 from core.backends.base import StepContext
 from core.events import Event, Log, RunFinished, StepFinished, TextDelta
 from core.publisher import EventPublisher, RunFileSink
 from core.redaction import Redactor
 from core.runs import RunIndex, RunWriter, load_run, run_file
+from tests.test_runner import chain, echo_script, make_runner
 
 
 def delta(n: int) -> TextDelta:
@@ -88,8 +88,8 @@ async def test_a_failing_listener_never_fails_the_step(tmp_path: Path) -> None:
     assert isinstance(saved[-1], RunFinished) and saved[-1].status == "ok"
 
 
-def never_ending(ctx: StepContext) -> AsyncIterator[Event]:
-    async def steps() -> AsyncIterator[Event]:
+def never_ending(ctx: StepContext) -> AsyncGenerator[Event, None]:
+    async def steps() -> AsyncGenerator[Event, None]:
         yield ctx.make(TextDelta, text="thinking about it… ")
         await asyncio.Event().wait()  # only the runner's cancel ends this step
         yield ctx.make(StepFinished, status="ok")  # pragma: no cover

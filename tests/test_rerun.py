@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core.cli import main
 from core.events import RunStarted, StepFinished, StepStarted
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply
 
 ANSWER_1 = (
     "## Files Retrieved\n- `a.py` — odd spacing  \n\ttabs, “quotes”, 登录 and a trailing space "

@@ -10,8 +10,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from cli_child import interrupt_baton_run
-from llm_server import LLMServer, Reply
 
 from core import paths
 from core.cli import main
@@ -20,6 +18,8 @@ from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
+from tests.cli_child import interrupt_baton_run
+from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core.cli import main
 from core.run_names import run_name, status_word
 from core.runs import RunIndex
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from core.events import (
@@ -130,9 +132,10 @@ def test_fold_builds_steps_items_and_phases() -> None:
 def test_waiting_phase_while_an_approval_is_pending() -> None:
     events = sample_run()
     state = fold(events[:9])
-    assert state.steps[0].phase == "waiting"
+    phases = [state.steps[0].phase]
     state.apply(events[9])
-    assert state.steps[0].phase == "running"
+    phases.append(state.steps[0].phase)
+    assert phases == ["waiting", "running"]
     assert isinstance(state.steps[0].items[-1], Notice)
 
 
@@ -189,7 +192,7 @@ def test_folding_on_a_worker_offers_the_gil_as_it_goes(monkeypatch: pytest.Monke
     from core import run_reading
 
     offered: list[float] = []
-    monkeypatch.setattr(run_reading.time, "sleep", offered.append)
+    monkeypatch.setattr(time, "sleep", offered.append)  # run_reading's way to offer the GIL
     events = sample_run() * 300
     run_reading.fold_run(events, share_gil=True)
     assert len(offered) == -(-len(events) // run_reading.YIELD_EVERY)

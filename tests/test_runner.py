@@ -8,7 +8,7 @@ and the scripted LLM server are in ``test_run_end_to_end.py``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -37,7 +37,7 @@ from core.runs import RunIndex, load_run
 from core.settings import DEFAULT_POLICY, Limits, Settings
 from core.trust import TrustStore, UntrustedProjectError
 
-Script = Callable[[StepContext], AsyncIterator[Event]]
+Script = Callable[[StepContext], AsyncGenerator[Event, None]]
 
 
 class ScriptedBackend:
@@ -49,12 +49,12 @@ class ScriptedBackend:
     def __init__(self, script: Script) -> None:
         self._script = script
 
-    def run(self, ctx: StepContext) -> AsyncIterator[Event]:
+    def run(self, ctx: StepContext) -> AsyncGenerator[Event, None]:
         return self._script(ctx)
 
 
-def echo_script(ctx: StepContext) -> AsyncIterator[Event]:
-    async def steps() -> AsyncIterator[Event]:
+def echo_script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+    async def steps() -> AsyncGenerator[Event, None]:
         yield ctx.make(TextDelta, text="working… ")
         yield ctx.make(
             Usage, usage=UsageStats(turns=1, input=100, output=10, cost=0.01, model="m1")
@@ -114,8 +114,8 @@ async def test_usage_is_summed_per_step_and_per_run(tmp_path: Path) -> None:
 
 
 async def test_chain_stops_at_the_first_failing_step(tmp_path: Path) -> None:
-    def script(ctx: StepContext) -> AsyncIterator[Event]:
-        async def steps() -> AsyncIterator[Event]:
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
             if ctx.agent.name == "planner":
                 yield ctx.make(StepFinished, status="error", error="model refused")
             else:
@@ -138,8 +138,8 @@ async def test_chain_stops_at_the_first_failing_step(tmp_path: Path) -> None:
 async def test_backend_error_before_any_event_fails_the_step_with_its_message(
     tmp_path: Path,
 ) -> None:
-    def script(ctx: StepContext) -> AsyncIterator[Event]:
-        async def steps() -> AsyncIterator[Event]:
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
             raise BackendError("pi is not installed")
             yield  # pragma: no cover - makes this an async generator
 
@@ -151,8 +151,8 @@ async def test_backend_error_before_any_event_fails_the_step_with_its_message(
 
 
 async def test_a_crashing_backend_becomes_a_step_error_not_a_crash(tmp_path: Path) -> None:
-    def script(ctx: StepContext) -> AsyncIterator[Event]:
-        async def steps() -> AsyncIterator[Event]:
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
             yield ctx.make(TextDelta, text="partial")
             raise KeyError("boom")
 
@@ -169,8 +169,8 @@ async def test_parallel_limits_tasks_and_concurrency(tmp_path: Path) -> None:
     peak = 0
     release = asyncio.Event()
 
-    def script(ctx: StepContext) -> AsyncIterator[Event]:
-        async def steps() -> AsyncIterator[Event]:
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
             nonlocal running, peak
             running += 1
             peak = max(peak, running)
@@ -195,8 +195,8 @@ async def test_parallel_limits_tasks_and_concurrency(tmp_path: Path) -> None:
 
 
 async def test_parallel_failure_does_not_stop_the_others(tmp_path: Path) -> None:
-    def script(ctx: StepContext) -> AsyncIterator[Event]:
-        async def steps() -> AsyncIterator[Event]:
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
             if ctx.task == "bad":
                 yield ctx.make(StepFinished, status="error", error="nope")
             else:
@@ -218,8 +218,8 @@ async def test_cancel_reaches_every_running_step_and_closes_open_calls(tmp_path:
     started = asyncio.Event()
     cleaned_up: list[int] = []
 
-    def script(ctx: StepContext) -> AsyncIterator[Event]:
-        async def steps() -> AsyncIterator[Event]:
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
             try:
                 yield ctx.make(
                     ToolCallStarted,
@@ -259,7 +259,7 @@ async def test_graceful_cancel_lets_the_backend_finish_itself(tmp_path: Path) ->
 
     first_text = asyncio.Event()
 
-    async def steps(ctx: StepContext) -> AsyncIterator[Event]:
+    async def steps(ctx: StepContext) -> AsyncGenerator[Event, None]:
         yield ctx.make(TextDelta, text="started")
         first_text.set()
         await ctx.cancelled.wait()
@@ -282,8 +282,8 @@ async def test_graceful_cancel_lets_the_backend_finish_itself(tmp_path: Path) ->
 
 
 async def test_step_time_limit_ends_a_slow_step_with_a_clear_error(tmp_path: Path) -> None:
-    def script(ctx: StepContext) -> AsyncIterator[Event]:
-        async def steps() -> AsyncIterator[Event]:
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
             await asyncio.Event().wait()
             yield ctx.make(StepFinished, status="ok")  # pragma: no cover
 
@@ -356,8 +356,8 @@ async def test_secrets_never_reach_the_run_file(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value-123")
 
-    def script(ctx: StepContext) -> AsyncIterator[Event]:
-        async def steps() -> AsyncIterator[Event]:
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
             yield ctx.make(TextDelta, text="key is sk-test-secret-value-123 ok")
             yield ctx.make(TextDelta, text=" Authorization: Bearer abcdefghijklmnop")
             yield ctx.make(StepFinished, status="ok")

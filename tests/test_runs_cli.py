@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from test_run_state import sample_run
 
 from core.cli import main
 from core.events import Event, RunFinished, RunStarted, TextDelta
 from core.liveness import LivenessLock
 from core.runs import INTERRUPTED_ERROR, Redactor, RunIndex, RunWriter, load_run, run_file
+from tests.test_run_state import sample_run
 
 
-def save(events: list[Event], index: RunIndex | None = None) -> Path:
+def save(events: Sequence[Event], index: RunIndex | None = None) -> Path:
     writer = RunWriter(events[0].run_id, Redactor())
     for event in events:
         writer.write(event)

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 import yaml
-from llm_server import MODEL, LLMServer, Reply
 
 from core.cli import main
 from core.runs import RunIndex, runs_dir
 from core.settings import config_path
+from tests.llm_server import MODEL, LLMServer, Reply
 
 SECRET = "tok-acceptance-7f3e2d1c0b9a8877"
 URL_SECRET = "pw-in-the-url-55aa66bb77cc"

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core.agents import AgentFileError, parse_agent_text
 from core.events import StepFinished
@@ -16,6 +15,7 @@ from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
 from core.runs import load_run, run_file
 from core.structured import OutputSpec, StructuredOutputError, extract_json, issue_counts
+from tests.llm_server import LLMServer, Reply
 
 REVIEW = {
     "passed": False,

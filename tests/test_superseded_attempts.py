@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from llm_server import LLMServer, Reply, last_user_text
 
 from core.backends.openai_compat import OpenAICompatBackend
 from core.events import Retry, TextDelta
@@ -18,12 +17,13 @@ from core.run_state import TextBlock, fold
 from core.runner import Runner
 from core.runs import load_run, run_file
 from core.terminal_output import TranscriptPrinter
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 PARTIAL = "Half of an answer that"
 WHOLE = "Half of an answer that is now complete."
 
 
-def run(server: LLMServer, request: RunRequest) -> tuple[Runner, str]:
+def run(server: LLMServer, request: RunRequest) -> tuple[Runner, Callable[[], str]]:
     out = io.StringIO()
     runner = Runner(
         request,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
@@ -90,4 +90,4 @@ class Backend(Protocol):
     cancel_grace_s: ClassVar[float]
     """How long the runner waits after setting ``ctx.cancelled`` before cancelling the task."""
 
-    def run(self, ctx: StepContext) -> AsyncIterator[Event]: ...
+    def run(self, ctx: StepContext) -> AsyncGenerator[Event, None]: ...

@@ -45,7 +45,7 @@ import asyncio
 import contextlib
 import json
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, ClassVar
 
 from core.backends.base import BackendError, StepContext
@@ -144,7 +144,7 @@ class ClaudeBackend:
     interrupt_grace_s: float = 5.0
     terminate_grace_s: float = 5.0
 
-    async def run(self, ctx: StepContext) -> AsyncIterator[Event]:
+    async def run(self, ctx: StepContext) -> AsyncGenerator[Event, None]:
         argv = build_command(find_claude(ctx.settings.claude_path), ctx)
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -5,7 +5,7 @@ read back from a saved transcript) and returns the Baton events it stands for; a
 :meth:`ClaudeEventParser.finish` closes what was left open and returns the step's one
 :class:`~core.events.StepFinished`. No I/O happens here, so the live backend
 (:mod:`core.backends.claude_cli`) and the transcript importer
-(:mod:`core.backends.claude_transcript`) share every rule, and tests feed it the real
+(:mod:`core.run_import.claude`) share every rule, and tests feed it the real
 transcripts of ``reference/claude/``. Rules (see ``PROTOCOL.md`` there):
 
 * Text and thinking come from the ``stream_event`` deltas when the CLI streams partial
@@ -315,7 +315,8 @@ class ClaudeEventParser:
             model = message.get("model") if message.get("model") != "<synthetic>" else None
             self._streams[key] = _Message(message_id, model, message.get("usage") or {})
             self._streamed_ids.add(message_id)
-            self.model = model or self.model
+            if key == _MAIN:  # a sub-agent's model is its own, not the step's
+                self.model = model or self.model
             return
         current = self._streams.get(key)
         if current is None:
@@ -340,7 +341,7 @@ class ClaudeEventParser:
                 self._last_text = block.text
         elif kind == "message_delta":
             usage = {**current.usage, **(event.get("usage") or {})}
-            self._message_usage(current.id, usage, current.model, out)
+            self._message_usage(current.id, usage, current.model, out, key or None)
         elif kind == "message_stop":
             self._streams.pop(key, None)
         else:
@@ -372,12 +373,18 @@ class ClaudeEventParser:
         out.extend(self.announce(block.tool_id, block.tool_name, arguments, parent))
 
     def _message_usage(
-        self, message_id: str, usage: dict[str, Any], model: str | None, out: list[Event]
+        self,
+        message_id: str,
+        usage: dict[str, Any],
+        model: str | None,
+        out: list[Event],
+        parent: str | None = None,
     ) -> None:
+        """One usage event per API message; a sub-agent's names the Task call (``parent``)."""
         if message_id in self._usage_ids:
             return
         self._usage_ids.add(message_id)
-        out.append(self._usage(usage_of_message(usage, model)))
+        out.append(self._usage(usage_of_message(usage, model), parent))
 
     # ------------------------------------------------------------------------ whole lines
 
@@ -391,7 +398,8 @@ class ClaudeEventParser:
             return
         message_id = str(message.get("id") or "")
         model = message.get("model") if isinstance(message.get("model"), str) else None
-        self.model = model or self.model
+        if main:
+            self.model = model or self.model
         streamed = message_id in self._streamed_ids
         for block in message.get("content") or []:
             kind = block.get("type") if isinstance(block, dict) else None
@@ -407,7 +415,7 @@ class ClaudeEventParser:
             elif kind == "thinking" and not streamed and block.get("thinking"):
                 out.append(self._make(ThinkingDelta, text=str(block["thinking"]), **ids))
         if not streamed and message_id:
-            self._message_usage(message_id, message.get("usage") or {}, model, out)
+            self._message_usage(message_id, message.get("usage") or {}, model, out, parent)
 
     def _user(self, data: dict[str, Any], out: list[Event]) -> None:
         content = (data.get("message") or {}).get("content")
@@ -472,9 +480,9 @@ class ClaudeEventParser:
             ToolCallFinished, call_id=call_id, status=status, result=text, duration_ms=duration
         )
 
-    def _usage(self, usage: UsageStats) -> Usage:
-        self.emitted = self.emitted + usage
-        return self._make(Usage, usage=usage)
+    def _usage(self, usage: UsageStats, parent: str | None = None) -> Usage:
+        self.emitted = self.emitted + (usage if parent is None else usage.without_latest())
+        return self._make(Usage, usage=usage, parent_call_id=parent)
 
     def _make(self, kind: type[E], **fields: Any) -> E:
         return kind(run_id=self.run_id, step=self.step, ts=self._clock(), **fields)

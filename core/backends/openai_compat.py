@@ -36,7 +36,7 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -118,7 +118,7 @@ class OpenAICompatBackend:
 
     # -- the loop -------------------------------------------------------------------------
 
-    async def run(self, ctx: StepContext) -> AsyncIterator[Event]:
+    async def run(self, ctx: StepContext) -> AsyncGenerator[Event, None]:
         provider = ctx.settings.provider()
         if provider is None:
             raise BackendError(

@@ -40,7 +40,7 @@ import re
 import shutil
 import tempfile
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -231,7 +231,7 @@ class PiBackend:
     max_line_bytes: ClassVar[int] = 64 * 1024 * 1024
     """Longest stdout line read; longer ones are skipped with a ``log`` event."""
 
-    async def run(self, ctx: StepContext) -> AsyncIterator[Event]:
+    async def run(self, ctx: StepContext) -> AsyncGenerator[Event, None]:
         executable = find_pi(ctx.settings)
         version = await pi_version(executable)
         if version is not None and version < MIN_VERSION:

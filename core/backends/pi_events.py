@@ -4,7 +4,7 @@ Pure and stateful per step: :class:`PiEventParser` gets each line pi printed (as
 read back from a saved transcript) and returns the Baton events it stands for; at the end,
 :meth:`PiEventParser.finish` closes whatever pi left open and returns the step's one
 :class:`~core.events.StepFinished`. No I/O happens here, so the live backend
-(:mod:`core.backends.pi_cli`) and the transcript importer (:mod:`core.transcripts`) share every
+(:mod:`core.backends.pi_cli`) and the transcript importer (:mod:`core.run_import`) share every
 rule, and tests feed it the real transcripts of ``reference/pi/``.
 
 Both wire generations give the same Baton events (``PROTOCOL.md`` beside the transcripts):
@@ -50,6 +50,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
+from core.subagents import PI_SUBAGENT_TOOL, pi_subagent_usages
 
 E = TypeVar("E", bound=Event)
 
@@ -471,7 +472,25 @@ class PiEventParser:
             self._tool_start(data, out)  # an end without a start: still show the call
         result = data.get("result")
         text = content_text(result.get("content")) if isinstance(result, dict) else ""
+        call = self._calls.get(call_id)
+        if call is not None and call.tool == PI_SUBAGENT_TOOL and isinstance(result, dict):
+            self._subagents(call_id, result.get("details"), out)
         self._close_call(call_id, data.get("isError") is True, text, data.get("durationMs"), out)
+
+    def _subagents(self, call_id: str, details: Any, out: list[Event]) -> None:
+        """What each agent the ``subagent`` tool ran cost: counted in the step (they are
+        separate pi processes, so the step's own messages do not include it)."""
+        for agent in pi_subagent_usages(details):
+            self._outcome.usage = self._outcome.usage + agent.usage.without_latest()
+            out.append(
+                self._make(
+                    Usage,
+                    usage=agent.usage,
+                    parent_call_id=call_id,
+                    subagent=agent.name,
+                    tool_calls=agent.tool_calls,
+                )
+            )
 
     def _tool_result_message(self, message: dict[str, Any], out: list[Event]) -> None:
         """A ``toolResult`` message repeats ``tool_execution_end``; it only matters when the

@@ -76,6 +76,11 @@ def register(commands: Any) -> None:
         action="store_true",
         help="let a step work in a folder outside the working folder (a preset's step cwd)",
     )
+    parser.add_argument(
+        "--worktree",
+        action="store_true",
+        help="work in a new git worktree on branch baton/RUN_ID (then: baton runs merge|discard)",
+    )
     parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="working folder")
     parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
     parser.add_argument(
@@ -164,6 +169,8 @@ def _request_options(args: argparse.Namespace) -> dict[str, Any]:
         "trust_project": args.trust_project,
         "allow_outside_folder": args.allow_outside_folder,
     }
+    if args.worktree:  # else a preset's own isolation applies
+        options["isolation"] = "worktree"
     budget = budget_from(args)
     if budget is not None:  # else a preset's own budget applies
         options["budget"] = budget

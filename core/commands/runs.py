@@ -12,6 +12,7 @@ from typing import Any
 from core.commands import changes as changes_command
 from core.commands import rerun as rerun_command
 from core.commands import runs_review
+from core.commands import worktree as worktree_command
 from core.redaction import Redactor, redact_all
 from core.run_export import run_to_json, run_to_markdown
 from core.run_names import run_name, status_word
@@ -39,6 +40,7 @@ def register(commands: Any) -> None:
     delete.set_defaults(handler=_delete)
     rerun_command.register(actions)
     changes_command.register(actions)
+    worktree_command.register(actions)
     runs_review.register(actions)
 
 

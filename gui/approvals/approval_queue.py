@@ -30,13 +30,13 @@ from PySide6.QtWidgets import QWidget
 from core.approval_describe import Description, describe
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from gui.approvals.approval_dialog import ApprovalDialog
+from gui.approvals.waiting import Waiting, WaitingList
 
 
-@dataclass
-class _Pending:
+@dataclass(frozen=True)
+class _Asked:
     request: ApprovalRequest
     description: Description
-    future: asyncio.Future[ApprovalAnswer]
 
 
 class ApprovalQueue(QObject):
@@ -62,28 +62,16 @@ class ApprovalQueue(QObject):
         self._parent_widget = parent
         self._dialog_factory = dialog_factory
         self._dialog: ApprovalDialog | None = None
-        self._pending: list[_Pending] = []
+        self._waiting: WaitingList[_Asked, ApprovalAnswer] = WaitingList(
+            self._queued, self._cancelled
+        )
 
     # -- public API ----------------------------------------------------------------------
 
     async def __call__(self, request: ApprovalRequest) -> ApprovalAnswer:
         """Queue ``request`` and wait for the person's answer (the responder protocol)."""
         description = await asyncio.to_thread(describe, request)
-        future: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-        entry = _Pending(request, description, future)
-        self._pending.append(entry)
-        self.requestQueued.emit(request.run_id, request.step, request.request_id)
-        self._refresh()
-        try:
-            return await future
-        except asyncio.CancelledError:
-            if entry in self._pending:
-                self._pending.remove(entry)
-                self.requestResolved.emit(
-                    request.run_id, request.step, request.request_id, "cancelled"
-                )
-                self._refresh()
-            raise
+        return await self._waiting.ask(_Asked(request, description))
 
     @property
     def dialog(self) -> ApprovalDialog:
@@ -95,45 +83,55 @@ class ApprovalQueue(QObject):
 
     def pending(self) -> list[ApprovalRequest]:
         """Waiting requests, oldest (the shown one) first."""
-        return [entry.request for entry in self._pending]
+        return [entry.question.request for entry in self._waiting.entries()]
 
     def show_dialog(self) -> None:
         """Bring the dialog back to the front (e.g. from a "waiting for approval" pane)."""
-        if self._pending:
-            first = self._pending[0]
-            self.dialog.show_request(first.request, len(self._pending), first.description)
+        entries = self._waiting.entries()
+        if entries:
+            first = entries[0].question
+            self.dialog.show_request(first.request, len(entries), first.description)
 
     def deny_all(self, reason: str = "Denied: the window was closed") -> None:
         """Answer every waiting request with a denial (the window is closing, or the run was
         cancelled): nobody decided, so the answer says so."""
-        for entry in list(self._pending):
+        for entry in self._waiting.entries():
             answer = ApprovalAnswer(decision="deny", reason=reason, decided_by="cancel")
             self._resolve(entry, answer)
 
     # -- private -------------------------------------------------------------------------
 
+    def _queued(self, asked: _Asked) -> None:
+        request = asked.request
+        self.requestQueued.emit(request.run_id, request.step, request.request_id)
+        self._refresh()
+
+    def _cancelled(self, asked: _Asked) -> None:
+        request = asked.request
+        self.requestResolved.emit(request.run_id, request.step, request.request_id, "cancelled")
+        self._refresh()
+
     def _answered(self, request_id: str, answer: ApprovalAnswer) -> None:
-        entry = next((e for e in self._pending if e.request.request_id == request_id), None)
+        entry = self._waiting.find(lambda asked: asked.request.request_id == request_id)
         if entry is not None:
             self._resolve(entry, answer)
 
-    def _resolve(self, entry: _Pending, answer: ApprovalAnswer) -> None:
-        self._pending.remove(entry)
-        if not entry.future.done():
-            entry.future.set_result(answer)
-        request = entry.request
+    def _resolve(self, entry: Waiting[_Asked, ApprovalAnswer], answer: ApprovalAnswer) -> None:
+        self._waiting.answer(entry, answer)
+        request = entry.question.request
         self.requestResolved.emit(request.run_id, request.step, request.request_id, answer.decision)
         self._refresh()
 
     def _refresh(self) -> None:
         """Show the oldest waiting request, update the counter, or close the dialog."""
-        self.pendingCountChanged.emit(len(self._pending))
-        if not self._pending:
+        entries = self._waiting.entries()
+        self.pendingCountChanged.emit(len(entries))
+        if not entries:
             if self._dialog is not None:
                 self._dialog.clear_request()
             return
-        first = self._pending[0].request
+        first = entries[0].question.request
         shown = self.dialog.request
-        self.dialog.show_request(first, len(self._pending), self._pending[0].description)
+        self.dialog.show_request(first, len(entries), entries[0].question.description)
         if shown is None or shown.request_id != first.request_id:
             self.requestShown.emit(first.run_id, first.step, first.request_id)

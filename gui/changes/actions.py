@@ -6,7 +6,7 @@ person has seen what it would change and lose. Coroutines, started from Qt slots
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -106,13 +106,14 @@ class RestoreDialog(QDialog):
         layout.addWidget(buttons)
 
 
-async def _confirm(plan: RestorePlan, parent: QWidget | None) -> bool:
-    dialog = RestoreDialog(plan, parent)
+async def answered(dialog: QDialog, accepted: Callable[[], bool]) -> bool:
+    """Open ``dialog`` window-modal without a nested event loop and wait for it to close;
+    ``accepted()`` then says whether the person went ahead."""
     future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
-    def finished(result: int) -> None:
+    def finished(_result: int) -> None:
         if not future.done():
-            future.set_result(result == QDialog.DialogCode.Accepted)
+            future.set_result(accepted())
 
     dialog.finished.connect(finished)
     dialog.open()
@@ -120,6 +121,16 @@ async def _confirm(plan: RestorePlan, parent: QWidget | None) -> bool:
         return await future
     finally:
         dialog.deleteLater()
+
+
+async def confirm(parent: QWidget | None, title: str, text: str, action: str) -> bool:
+    """Ask yes/no; True when ``action`` was clicked."""
+    no_buttons = QMessageBox.StandardButton.NoButton
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, no_buttons, parent)
+    box.setObjectName("ChangesConfirm")
+    yes = box.addButton(action, QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    return await answered(box, lambda: box.clickedButton() is yes)
 
 
 async def restore_step(parent: QWidget | None, run_id: str, step: int) -> StepChanges | None:
@@ -131,7 +142,8 @@ async def restore_step(parent: QWidget | None, run_id: str, step: int) -> StepCh
     except RestoreError as error:
         tell(parent, QMessageBox.Icon.Warning, "Cannot restore", str(error))
         return None
-    if not await _confirm(plan, parent):
+    dialog = RestoreDialog(plan, parent)
+    if not await answered(dialog, lambda: dialog.result() == QDialog.DialogCode.Accepted):
         return None
     try:
         done = await apply_restore(plan)

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QLabel,
     QMessageBox,
     QPushButton,
@@ -16,8 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.commands.worktree import merge_message
 from core.events import Event, RunStarted, StepChanges
 from core.restore import RestoreError, checkpoints_of
+from core.worktrees import WorktreeError, discard_worktree, merge_worktree
 from gui.changes import actions
 from gui.changes.labels import change_label, totals_text
 
@@ -35,7 +38,9 @@ class RunChangesDialog(QDialog):
         self.resize(720, 480)
         self.run_id = run_id
         self.checkpoints = checkpoints_of(events)
-        agents = next(([s.agent for s in e.steps] for e in events if isinstance(e, RunStarted)), [])
+        started = next((e for e in events if isinstance(e, RunStarted)), None)
+        agents = [s.agent for s in started.steps] if started is not None else []
+        self.worktree = started.worktree if started is not None else None
         self.summary = QLabel("")
         self.tree = QTreeWidget()
         self.tree.setObjectName("RunChangesTree")
@@ -51,6 +56,19 @@ class RunChangesDialog(QDialog):
         self.restore_button = QPushButton("Restore to before step…")
         for button in (self.all_button, self.step_button, self.restore_button):
             buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.merge_button = QPushButton("Merge (fast-forward)")
+        self.squash_button = QPushButton("Merge (squash)")
+        self.discard_button = QPushButton("Discard worktree")
+        self.worktree_label = QLabel("")
+        self.worktree_label.setWordWrap(True)
+        worktree_row = QHBoxLayout()
+        worktree_row.addWidget(self.worktree_label, 1)
+        for button in (self.merge_button, self.squash_button, self.discard_button):
+            worktree_row.addWidget(button)
+        self.merge_button.clicked.connect(lambda: self._finish_worktree("merge"))
+        self.squash_button.clicked.connect(lambda: self._finish_worktree("squash"))
+        self.discard_button.clicked.connect(lambda: self._finish_worktree("discard"))
+        self._show_worktree(self.worktree is not None)
         buttons.addButton(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         self.all_button.clicked.connect(lambda: self._diff(None, None))
@@ -66,9 +84,52 @@ class RunChangesDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.tree, 1)
+        layout.addLayout(worktree_row)
         layout.addWidget(buttons)
         self.all_button.setEnabled(bool(steps))
         self._update_buttons()
+
+    def _show_worktree(self, open_: bool) -> None:
+        """The worktree line and its three buttons, while the worktree is there."""
+        info = self.worktree
+        if info is not None:
+            self.worktree_label.setText(
+                f"Worked in {info.path} on branch {info.branch}"
+                if open_
+                else f"The worktree on {info.branch} is closed."
+            )
+        self.worktree_label.setVisible(info is not None)
+        for button in (self.merge_button, self.squash_button, self.discard_button):
+            button.setVisible(info is not None and open_)
+
+    def _finish_worktree(self, how: str) -> None:
+        actions.start(self._finish_worktree_async(how))
+
+    async def _finish_worktree_async(self, how: str) -> None:
+        info = self.worktree
+        if info is None:
+            return
+        if how == "discard" and not await actions.confirm(
+            self,
+            "Discard the worktree?",
+            f"Delete {info.path} and the branch {info.branch}, with everything the run "
+            "changed there?",
+            "Discard",
+        ):
+            return
+        try:
+            if how == "discard":
+                await discard_worktree(info)
+                said = f"Removed {info.path} and the branch {info.branch}."
+            else:
+                said = await merge_worktree(
+                    info, squash=how == "squash", message=merge_message(self.run_id)
+                )
+        except WorktreeError as error:
+            actions.tell(self, QMessageBox.Icon.Warning, "Worktree", str(error))
+            return
+        self._show_worktree(False)
+        actions.tell(self, QMessageBox.Icon.Information, "Worktree", said)
 
     def _item(self, changes: StepChanges, agents: list[str]) -> QTreeWidgetItem:
         number = (changes.step or 0) + 1

@@ -63,6 +63,7 @@ from core.provider_http import ProbeError, list_models
 from core.run_request import RunRequest, StepSpec, request_from_preset
 from core.secrets import api_key_for
 from core.settings import Settings, SettingsError, load_settings
+from gui.launch.budget_fields import BudgetFields
 from gui.launch.launch_preset_page import PresetPage
 from gui.launch.launch_steps import StepInput, StepsEditor
 from gui.launch.params_form import ParamsForm
@@ -172,6 +173,7 @@ class LaunchDialog(QDialog):
         adhoc_layout.addWidget(self.steps_editor)
         self.tabs.addTab(adhoc, "Build a run")
         self.tabs.currentChanged.connect(lambda _i: self._inputs_changed())
+        self.tabs.currentChanged.connect(lambda _i: self._show_estimate())
 
         self.params_form = ParamsForm()
         self.params_form.changed.connect(self._update_preview)
@@ -226,10 +228,22 @@ class LaunchDialog(QDialog):
         self.model_combo.currentTextChanged.connect(lambda _t: self._refresh_blocking())
         self.backend_combo.currentIndexChanged.connect(lambda _i: self._refresh_blocking())
 
+        self.budget_fields = BudgetFields()
+        budget_box = QGroupBox("Budget")
+        QVBoxLayout(budget_box).addWidget(self.budget_fields)
+
         self.outside_check = QCheckBox()
         self.outside_check.setObjectName("AllowOutsideFolder")
         self.outside_check.toggled.connect(lambda _on: self._refresh_blocking())
         self.outside_check.hide()
+        self.worktree_check = QCheckBox(
+            "Work in a separate git worktree (branch baton/<run>; merge or discard afterwards)"
+        )
+        self.worktree_check.setObjectName("WorktreeIsolation")
+        self.worktree_check.setToolTip(
+            "Your checkout stays untouched until you merge; presets with isolation: worktree "
+            "always do this"
+        )
         self.error_banner = Banner()
         self.error_banner.setObjectName("LaunchError")
         hint = QLabel("Ctrl+Enter runs")
@@ -250,7 +264,9 @@ class LaunchDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.params_box)
         layout.addWidget(options)
+        layout.addWidget(budget_box)
         layout.addWidget(self.outside_check)
+        layout.addWidget(self.worktree_check)
         layout.addWidget(self.error_banner)
         layout.addLayout(buttons)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
@@ -335,7 +351,10 @@ class LaunchDialog(QDialog):
             "backend": self.backend_combo.currentData() or None,
             "params": params,
             "allow_outside_folder": self.outside_check.isChecked(),
+            "budget": self.budget_fields.budget(),
         }
+        if self.worktree_check.isChecked():
+            options["isolation"] = "worktree"
         if self.tabs.currentIndex() == 0:
             preset = self.current_preset()
             if preset is None:
@@ -505,7 +524,15 @@ class LaunchDialog(QDialog):
 
     def _preset_changed(self) -> None:
         self.preset_page.describe(self._agents)
+        preset = self.current_preset()
+        self.budget_fields.set_budget(preset.budget if preset else None)
+        self._show_estimate()
         self._inputs_changed()
+
+    def _show_estimate(self) -> None:
+        """Earlier runs of the chosen preset; a run built by hand has none to learn from."""
+        preset = self.current_preset() if self.tabs.currentIndex() == 0 else None
+        self.budget_fields.show_estimate_for(preset.name if preset else None)
 
     def _used_agents(self) -> list[AgentDefinition]:
         if self.tabs.currentIndex() == 0:

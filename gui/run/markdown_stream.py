@@ -7,8 +7,8 @@ renders incrementally instead:
   text can change how it renders). Newly finished blocks are rendered once and appended to a
   document (:meth:`~gui.run.markdown_view.MarkdownView.append_markdown`); what is shown stays put.
 * Only the open *tail* — the block still being written — is rendered again, into a small view
-  below, at most every :data:`STREAM_INTERVAL_MS` (a single-shot timer, leading edge: the
-  first delta after a quiet spell renders on the next loop turn, the rest are coalesced).
+  below, at most every :data:`STREAM_INTERVAL_MS` (a :class:`~gui.widgets.throttle.Throttle`:
+  the first delta after a quiet spell renders on the next loop turn, the rest are coalesced).
   New words that cannot change any markup (:func:`~gui.run.markdown_render.extends_plainly`) are
   appended to the tail's document as they are, without rendering Markdown at all.
 * Finished text goes into *segments* of about :data:`SEGMENT_CHARS` each, one view per
@@ -26,15 +26,13 @@ at once is laid out the same way. Deltas are kept in a
 
 from __future__ import annotations
 
-import math
-import time
-
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from core.text_buffer import TextBuffer
 from gui.run.markdown_render import BlockSplitter, extends_plainly, prepare_highlighting
 from gui.run.markdown_view import MarkdownView
+from gui.widgets.throttle import Throttle
 
 STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
@@ -64,10 +62,7 @@ class MarkdownStream(QWidget):
         self._tail: MarkdownView | None = None
         self._struck = False
         self._new_segment()
-        self._interval = interval_ms
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._render)
+        self._throttle = Throttle(self._render, interval_ms, self)
         self._whole = TextBuffer()  # everything fed so far
         self._unmerged: list[str] = []  # deltas since the last render
         self._open = ""  # the text after the rendered blocks: the open tail
@@ -75,7 +70,6 @@ class MarkdownStream(QWidget):
         self._tail_source = ""
         self._tail_stale = False  # renders were skipped while the tail was out of sight
         self._finished = False
-        self._last_render = 0.0
         self._ready = ""  # finished text waiting to be laid out, a slice per loop turn
         self._ready_pos = 0  # how much of it is laid out (always at a block boundary)
         self._ready_splitter = BlockSplitter()  # finds the cuts in ``_ready``
@@ -112,15 +106,13 @@ class MarkdownStream(QWidget):
             return
         self._whole.append(delta)
         self._unmerged.append(delta)
-        if not self._timer.isActive():
-            elapsed_ms = (time.monotonic() - self._last_render) * 1000
-            self._timer.start(max(0, math.ceil(self._interval - elapsed_ms)))
+        self._throttle.request()
 
     def finish(self) -> None:
         """The text is complete: render what is left now and drop the tail view."""
         if self._finished:
             return
-        self._timer.stop()
+        self._throttle.cancel()
         self._merge()
         if self._open.strip():
             self._queue(self._open)
@@ -133,7 +125,7 @@ class MarkdownStream(QWidget):
     def set_text(self, text: str, *, finished: bool) -> None:
         """Show ``text`` from scratch (a replayed or re-shown block): one render, or for a
         long finished text the first slice now and the rest a slice per event-loop turn."""
-        self._timer.stop()
+        self._throttle.restart()
         self._lazy_timer.stop()
         self._ready, self._ready_pos = "", 0
         self._whole = TextBuffer(text)
@@ -143,7 +135,6 @@ class MarkdownStream(QWidget):
         self._drop_tail()
         while len(self._segments) > 1:
             self._drop_view(self._segments.pop())
-        self._last_render = time.monotonic()
         cut = len(text) if finished else self._splitter.advance(text)
         self._splitter.rebase(cut)
         self._open = text[cut:]
@@ -177,9 +168,7 @@ class MarkdownStream(QWidget):
 
     def flush(self) -> None:
         """Render pending deltas now instead of at the next tick (tests, benchmarks)."""
-        if self._timer.isActive():
-            self._timer.stop()
-            self._render()
+        self._throttle.flush()
 
     def shown_text(self) -> str:
         """What a reader sees, as plain text: the finished views, then the open tail (brought
@@ -209,7 +198,6 @@ class MarkdownStream(QWidget):
             self._splitter.rebase(finished)
         self._render_tail(self._open)
         self._show_segments()
-        self._last_render = time.monotonic()
         self.rendered.emit()
 
     def _queue(self, finished: str) -> None:

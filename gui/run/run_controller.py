@@ -8,12 +8,15 @@
 2. creates a :class:`gui.run.run_view.RunView` and subscribes it to the runner's events;
 3. starts ``runner.run()`` as a task on the qasync loop (the GUI thread), so the runner, the
    view and the approval dialog share one thread and need no locks;
-4. answers approvals through the window's :class:`gui.approvals.approval_queue.ApprovalQueue` ("ask
-   me"), or approves / denies everything, as the launch dialog chose;
+4. answers budget questions through :class:`gui.approvals.budget_queue.BudgetQueue` (a run at its
+   cap pauses until the person raises the cap or stops it), and approvals through the
+   window's :class:`gui.approvals.approval_queue.ApprovalQueue` ("ask me"),
+   or approves / denies everything, as the launch dialog chose;
 5. cancels on the view's Cancel (``runner.cancel()``: the run ends ``aborted``, the run file
    keeps everything received);
-6. tells the person when a run finishes or waits for approval while they look elsewhere
-   (:mod:`gui.widgets.notifications`).
+6. tells the person when a run finishes while they look elsewhere
+   (:mod:`gui.widgets.notifications`); what waits for them — approvals, budget questions,
+   failed steps — is the inbox's to announce (:mod:`gui.inbox.inbox_model`).
 
 Closing the window while runs are active asks first; "Cancel runs and quit" cancels them and
 closes the window once every run has written its end (:meth:`confirm_close`).
@@ -33,10 +36,12 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from core.approvals import Responder, approve_all, deny_by_setting
 from core.errors import RunError
 from core.events import RunFinished
+from core.run_names import run_name
 from core.run_request import RunRequest
 from core.runner import Runner
 from core.settings import SettingsError, load_settings
 from gui.approvals.approval_queue import ApprovalQueue
+from gui.approvals.budget_queue import BudgetQueue
 from gui.approvals.trust_dialog import prepare_runner
 from gui.run.run_header import run_title
 from gui.run.run_view import RunView
@@ -46,10 +51,10 @@ if TYPE_CHECKING:
     from gui.launch.launch_dialog import ApprovalMode
 
 _ENDINGS = {
-    "ok": ("Run finished", False),
-    "error": ("Run failed", True),
-    "aborted": ("Run cancelled", False),
+    "ok": "Run finished",
+    "aborted": "Run cancelled",
 }
+"""Endings announced here; a failed step waits in the inbox, which announces it."""
 
 
 @dataclass(eq=False)
@@ -72,7 +77,14 @@ class RunSession:
         return self.task is not None and not self.task.done()
 
     def title(self) -> str:
-        return run_title(self.view.state())
+        """The run's name; from the request until the view has folded the run's start (a
+        question may come before the view's next update)."""
+        state = self.view.state()
+        if state.run_id:
+            return run_title(state)
+        request = self.request
+        agents = [step.agent for step in request.steps]
+        return run_name(request.mode, request.preset, request.args, agents) or self.run_id
 
 
 class RunController(QObject):
@@ -95,9 +107,9 @@ class RunController(QObject):
         self._window = window
         self.approvals = approvals if approvals is not None else ApprovalQueue(window)
         self.notifier = notifier if notifier is not None else Notifier(window)
+        self.budgets = BudgetQueue(window, titles=self._title_of)
         self._sessions: list[RunSession] = []
         self._close_when_done = False
-        self.approvals.requestQueued.connect(self._approval_waiting)
 
     # -- public API ----------------------------------------------------------------------
 
@@ -113,7 +125,7 @@ class RunController(QObject):
         responder = self._responder(approvals)
 
         def make(req: RunRequest) -> Runner:
-            return Runner(req, settings=settings, responder=responder)
+            return Runner(req, settings=settings, responder=responder, budget_asker=self.budgets)
 
         runner = await prepare_runner(parent or self._window, request, make)
         if runner is None:
@@ -150,6 +162,7 @@ class RunController(QObject):
         for session in self.active():
             session.runner.cancel()
         self.approvals.deny_all("Denied: the run was cancelled")
+        self.budgets.stop_all()
 
     def confirm_close(self) -> bool:
         """True when the window may close now. With active runs, asks; on "Cancel runs and
@@ -222,24 +235,20 @@ class RunController(QObject):
                 )
         result = runner.result
         status = result.status if result is not None else "error"
-        title, warning = _ENDINGS.get(status, ("Run ended", False))
-        detail = session.title()
-        if result is not None and result.error:
-            detail = f"{detail}\n{result.error}"
-        self.notifier.notify(title, detail, warning=warning)
+        title = _ENDINGS.get(status)
+        if title is not None:
+            detail = session.title()
+            if result is not None and result.error:
+                detail = f"{detail}\n{result.error}"
+            self.notifier.notify(title, detail)
         self.sessionFinished.emit(session)
         if self._close_when_done and not self.active():
             self._close_when_done = False
             self._window.close()
 
-    def _approval_waiting(self, run_id: str, step: int, request_id: str) -> None:
-        request = next((r for r in self.approvals.pending() if r.request_id == request_id), None)
-        if request is None:
-            return
-        what = f"{request.tool} {request.action}" if request.action else request.tool
-        self.notifier.notify(
-            "Approval needed", f"{request.agent} (step {step + 1}) wants to use {what}."
-        )
+    def _title_of(self, run_id: str) -> str:
+        session = self.session(run_id)
+        return session.title() if session is not None else run_id
 
 
 def _still_running(active: list[RunSession]) -> str:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from core.run_names import run_name
 from core.run_state import RunState
 from gui.run.run_status import StatusIcon, format_seconds, run_status_label, status_color
+from gui.run.usage_rollup import UsageRollup
 from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
 from gui.widgets import Banner, ElidedLabel
 from gui.widgets.usage_charts import UsageBar, UsageCharts
@@ -102,6 +103,7 @@ class RunHeader(QWidget):
         self.charts_button.setToolTip("Tokens and cost per step, as bars")
         self.charts_button.toggled.connect(self._show_charts)
         self.charts: UsageCharts | None = None
+        self.rollup: UsageRollup | None = None
         self._state: RunState | None = None
         self.rerun_button = QPushButton("Re-run")
         self.rerun_button.setToolTip("Run it again from the start, as a new run")
@@ -177,19 +179,25 @@ class RunHeader(QWidget):
     # ---------------------------------------------------------------- public API
 
     def _show_charts(self, shown: bool) -> None:
-        """Per-step bars, built the first time they are asked for."""
+        """Per-step bars and the per-agent roll-up, built the first time they are asked for."""
         if shown and self.charts is None:
             self.charts = UsageCharts("step")
+            self.rollup = UsageRollup()
             self._layout.insertWidget(self._layout.indexOf(self.banner), self.charts)
-        if self.charts is not None:
+            self._layout.insertWidget(self._layout.indexOf(self.banner), self.rollup)
+        if self.charts is not None and self.rollup is not None:
             self.charts.setVisible(shown)
+            self.rollup.setVisible(shown)
             if shown and self._state is not None:
                 self.charts.set_bars(step_bars(self._state))
+                self.rollup.set_state(self._state)
 
     def update_from(self, state: RunState, *, live: bool, elapsed: float) -> None:
         self._state = state
         if self.charts is not None and self.charts.isVisible():
             self.charts.set_bars(step_bars(state))
+        if self.rollup is not None and self.rollup.isVisible():
+            self.rollup.set_state(state)
         self.title.set_full_text(run_title(state) if state.steps else self.title.full_text())
         status = display_status(state, live)
         if status != self._status:

@@ -4,8 +4,9 @@ Backends can produce thousands of events a second (a token per text delta, a lin
 output chunk). Updating widgets per event would freeze the window, so :class:`RunModel` only
 queues events when they arrive and folds them into a :class:`~core.run_state.RunState` in
 batches: at most ~20 times a second, immediately for the first event and for ``run_finished``
-(leading and trailing edge, one pending update at most). A batch is also cut into time slices
-of a few milliseconds, so even a backlog of 100,000 events never blocks input for long.
+(a :class:`~gui.widgets.throttle.Throttle`: leading and trailing edge, one pending update at
+most). A batch is also cut into time slices of a few milliseconds, so even a backlog of
+100,000 events never blocks input for long.
 
 The state is the one reducer of :mod:`core.run_state`: every item of every step lives there,
 whether or not a widget shows it. Views read the state after each signal and keep widgets only
@@ -20,10 +21,11 @@ import time
 from collections import deque
 from collections.abc import Iterable
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.events import Event, RunFinished, RunStarted, StepFinished, StepStarted
 from core.run_state import RunState
+from gui.widgets.throttle import Throttle
 
 BATCH_INTERVAL_MS = 50
 """Events are folded in at most every 50 ms (20 Hz): smooth to the eye, cheap to draw."""
@@ -64,7 +66,6 @@ class RunModel(QObject):
         self._pending: deque[Event] = deque()
         self._urgent = False
         self._live = False
-        self._last_batch = 0.0
         self._last_emit = 0.0
         self._unreported: set[int] = set()
         self._unreported_count = 0
@@ -72,9 +73,7 @@ class RunModel(QObject):
         self._turning_point = False
         self._clock_ts = 0.0
         self._clock_wall = 0.0
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._apply_pending)
+        self._throttle = Throttle(self._apply_pending, BATCH_INTERVAL_MS, self)
         self._wakeRequested.connect(self._schedule)
 
     # ------------------------------------------------------------------ public API
@@ -101,7 +100,7 @@ class RunModel(QObject):
     def load_events(self, events: Iterable[Event]) -> None:
         """Replace the run with a saved one: all events in one batch, signals emitted before
         this returns. Replays are not live: nothing ticks, and nothing can be cancelled."""
-        self._timer.stop()
+        self._throttle.cancel()
         self._pending.clear()
         self.state = RunState()
         self._live = False
@@ -113,7 +112,7 @@ class RunModel(QObject):
     def load_state(self, state: RunState) -> None:
         """Replace the run with one already folded (off the GUI thread, see
         :mod:`gui.run.run_loader`); signals are emitted before this returns."""
-        self._timer.stop()
+        self._throttle.cancel()
         self._pending.clear()
         self.state = state
         self._live = False
@@ -122,9 +121,11 @@ class RunModel(QObject):
 
     def flush(self) -> None:
         """Apply everything queued now, without waiting for the timer (GUI thread only)."""
-        self._timer.stop()
-        while self._pending:
-            self._apply_pending(deadline=False)
+        self._throttle.cancel()
+        if self._pending:
+            while self._pending:
+                self._apply_pending(deadline=False)
+            self._throttle.restart()
 
     def is_live(self) -> bool:
         """True when events come from a running run (not a replay)."""
@@ -150,13 +151,7 @@ class RunModel(QObject):
 
     @Slot()
     def _schedule(self) -> None:
-        if self._urgent:
-            self._timer.start(0)
-            return
-        if self._timer.isActive():
-            return
-        since_ms = (time.monotonic() - self._last_batch) * 1000
-        self._timer.start(max(0, int(BATCH_INTERVAL_MS - since_ms)))
+        self._throttle.request(urgent=self._urgent)
 
     def _apply_pending(self, deadline: bool = True) -> None:
         """Apply queued events for one time slice; report them when the queue is empty or
@@ -185,9 +180,8 @@ class RunModel(QObject):
                 break
         self._unreported_count += count
         now = time.monotonic()
-        self._last_batch = now
         if pending and deadline:
-            self._timer.start(0)  # the rest after the event loop had its turn
+            self._throttle.request(urgent=True)  # the rest after the event loop had its turn
             if (now - self._last_emit) * 1000 < BATCH_INTERVAL_MS and not self._turning_point:
                 return
         self._turning_point = False

@@ -2,7 +2,7 @@
 
 Status icons are painted, not loaded: a filled disc with a check, a cross or a pause, a ring
 for pending, a dashed ring for "not run", and for running a rotating arc. All spinners share
-one timer that only runs while a spinner exists, and each repaint reads the angle from the
+one timer that only runs while a spinner is shown, and each repaint reads the angle from the
 clock, so a hundred spinners cost one timer and a few small paints per tick.
 """
 
@@ -13,7 +13,7 @@ import time
 import weakref
 
 import shiboken6
-from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -87,7 +87,9 @@ def format_ms(milliseconds: float) -> str:
 
 
 class _SpinnerClock(QObject):
-    """One timer for every spinner; runs only while at least one widget is registered."""
+    """One timer for every spinner; runs only while a registered widget is shown. A spinner
+    hidden with its window, tab or folded pane stops costing ticks, and one closed at the
+    end of a run (or of a test) leaves no timer behind."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -97,23 +99,43 @@ class _SpinnerClock(QObject):
         self._timer.timeout.connect(self._tick)
 
     def register(self, widget: QWidget) -> None:
-        self._widgets.add(widget)
-        if not self._timer.isActive():
-            self._timer.start()
+        if widget not in self._widgets:
+            self._widgets.add(widget)
+            widget.installEventFilter(self)
+        self._follow_visibility()
 
     def unregister(self, widget: QWidget) -> None:
-        self._widgets.discard(widget)
-        if not self._widgets:
-            self._timer.stop()
+        if widget in self._widgets:
+            self._widgets.discard(widget)
+            widget.removeEventFilter(self)
+        self._follow_visibility()
 
-    def _tick(self) -> None:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A registered widget was shown or hidden (Qt has already changed its visibility)."""
+        if event.type() in (QEvent.Type.Show, QEvent.Type.Hide):
+            self._follow_visibility()
+        return False
+
+    def is_ticking(self) -> bool:
+        return self._timer.isActive()
+
+    def _follow_visibility(self) -> None:
+        shown = False
         for widget in list(self._widgets):
             if not shiboken6.isValid(widget):
                 self._widgets.discard(widget)
             elif widget.isVisible():
-                widget.update()
-        if not self._widgets:
+                shown = True
+        if not shown:
             self._timer.stop()
+        elif not self._timer.isActive():
+            self._timer.start()
+
+    def _tick(self) -> None:
+        for widget in list(self._widgets):
+            if shiboken6.isValid(widget) and widget.isVisible():
+                widget.update()
+        self._follow_visibility()
 
 
 _clock: _SpinnerClock | None = None

@@ -73,8 +73,10 @@ class RunView(QWidget):
     """The header's Re-run (also in a failed run's banner)."""
     resumeRequested = Signal()
     """A failed or cancelled run's "Resume from step N"."""
+    rerunFromRequested = Signal(int)
+    """(0-based step): "Re-run from here…" on that step's pane."""
     commentRequested = Signal(int)
-    """A step pane's "Comment…": review that step (0-based index)."""
+    """(0-based step): "Comment on this step…" on that step's pane."""
 
     def __init__(self, parent: QWidget | None = None, *, model: RunModel | None = None) -> None:
         super().__init__(parent)
@@ -247,11 +249,13 @@ class RunView(QWidget):
             StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
             for step in state.steps
         ]
+        for pane in self._panes:
+            pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
+            pane.menu_button.commentRequested.connect(self.commentRequested)
         self._fresh = set(range(len(self._panes)))
         self._columns = 0  # arrange anew
         self._arrange(self.width())
         for pane in self._panes:
-            pane.commentRequested.connect(self.commentRequested)
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self.placeholder.setVisible(not self._panes)
         self._apply_focus()

@@ -46,6 +46,7 @@ from core.runs import RunIndex, RunRecord, load_run, read_events, run_file, runs
 from gui.history.runs_history import HistoryPage
 from gui.history.runs_table import status_icon, what_ran
 from gui.run.markdown_stream import warm_up
+from gui.run.rerun_dialog import ask_rerun_from
 from gui.run.review_actions import ReviewActions
 from gui.run.run_controller import RunController, RunSession
 from gui.run.run_header import display_status, run_title
@@ -375,6 +376,11 @@ class RunsView(QWidget):
             lambda: self._rerun_file(page.path or run_file(page.run_id))
         )
         page.view.resumeRequested.connect(lambda: self._resume(page))
+        page.view.rerunFromRequested.connect(
+            lambda step: ask_rerun_from(
+                self, page.path or run_file(page.run_id), step, self._start, self._problem
+            )
+        )
         page.view.commentRequested.connect(lambda step: self.review.review_step(page, step))
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)

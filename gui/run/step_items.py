@@ -173,10 +173,10 @@ class ThinkingItem(HeaderToggleMixin, QWidget):
 
 
 class NoticeItem(QLabel):
-    """A retry, an approval decision or a log line: one small muted line, tinted when it
+    """A retry, an approval or budget decision or a log line: one small muted line, tinted when it
     matters (a retry or warning amber, a denial or error red)."""
 
-    _GLYPHS: ClassVar[dict[str, str]] = {"retry": "↻", "approval": "✓", "log": "·"}
+    _GLYPHS: ClassVar[dict[str, str]] = {"retry": "↻", "approval": "✓", "budget": "$", "log": "·"}
 
     def __init__(self, notice: Notice, live: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -45,6 +45,7 @@ from gui.run.run_status import (
     status_color,
 )
 from gui.run.step_items import make_item_widget, refresh_item_widget
+from gui.run.step_menu import StepMenuButton
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
@@ -71,8 +72,6 @@ class StepPane(HeaderToggleMixin, QFrame):
     step later. GUI thread only. :attr:`expandedChanged` reports the new expanded state."""
 
     expandedChanged = Signal(bool)
-    commentRequested = Signal(int)
-    """The person clicked "Comment…" on this (finished) step: its index."""
 
     def __init__(
         self,
@@ -144,14 +143,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         row.addStretch(1)
         row.addWidget(self.usage)
         row.addWidget(self.duration)
-        self.comment_button = QToolButton()
-        self.comment_button.setObjectName("StepCommentButton")
-        self.comment_button.setText("Comment…")
-        self.comment_button.setAutoRaise(True)
-        self.comment_button.setToolTip("Comment on lines of this step's work and send them back")
-        self.comment_button.clicked.connect(lambda: self.commentRequested.emit(self.index))
-        self.comment_button.hide()  # shown once the step finished ok
-        row.addWidget(self.comment_button)
+        self.menu_button = StepMenuButton(step.index)
+        row.addWidget(self.menu_button)
 
         self.task = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.task.setStyleSheet(f"color: {muted};")
@@ -293,7 +286,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         if phase != self._phase:
             self._phase = phase
             self._on_phase_changed(phase)
-            self.comment_button.setVisible(phase == "ok")
+            self.menu_button.comment_action.setEnabled(phase == "ok")
         model = step.model or ""
         if step.reused_from:
             model = f"reused from run {step.reused_from}"

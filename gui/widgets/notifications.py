@@ -8,6 +8,11 @@ run needs no pop-up):
   tray icon is created on first use and stays until the window goes away, so messages from
   later runs reuse it instead of making icons flicker in and out of the tray.
 
+A notification may name a run and a step (``target``): clicking the tray message emits
+:attr:`Notifier.opened` with them, and the window shows that step. Where there is no tray, the
+window's title and taskbar entry carry the count of what waits (:meth:`Notifier.set_waiting`
+also puts it in the tray icon's tooltip).
+
 Every notification is also recorded in :attr:`Notifier.sent`, which is what the window's tests
 read.
 """
@@ -16,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon, QWidget
 
 from gui.theme import icons
@@ -29,18 +34,33 @@ class Notification:
     title: str
     message: str
     tray: bool
+    target: tuple[str, int] | None = None
+    """(run id, 0-based step) that clicking the message shows."""
 
 
 class Notifier(QObject):
     """Notifications on behalf of ``window``. GUI thread only."""
 
+    # -- signals (GUI thread) ------------------------------------------------------------
+
+    opened = Signal(str, int)
+    """(run id, step): the person clicked a notification that names a step."""
+
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
         self._window = window
         self._tray: QSystemTrayIcon | None = None
+        self._waiting = 0
         self.sent: list[Notification] = []
 
-    def notify(self, title: str, message: str, *, warning: bool = False) -> bool:
+    def notify(
+        self,
+        title: str,
+        message: str,
+        *,
+        warning: bool = False,
+        target: tuple[str, int] | None = None,
+    ) -> bool:
         """Alert when the window is not active; True when something was shown."""
         if self._window.isActiveWindow():
             return False
@@ -53,8 +73,22 @@ class Notifier(QObject):
                 else QSystemTrayIcon.MessageIcon.Information
             )
             self._tray_icon().showMessage(title, message, icon, MESSAGE_MS)
-        self.sent.append(Notification(title, message, tray))
+        self.sent.append(Notification(title, message, tray, target))
         return True
+
+    def open_latest(self) -> None:
+        """The latest message was clicked: bring the window back, on its step if it names
+        one (the tray's ``messageClicked`` carries no payload, so the latest is the one)."""
+        self._bring_window_back()
+        target = self.sent[-1].target if self.sent else None
+        if target is not None:
+            self.opened.emit(*target)
+
+    def set_waiting(self, count: int) -> None:
+        """How many things wait for the person: the tray icon's tooltip says so."""
+        self._waiting = count
+        if self._tray is not None:
+            self._tray.setToolTip(_tooltip(count))
 
     def shutdown(self) -> None:
         """Remove the tray icon (the window is closing)."""
@@ -66,8 +100,8 @@ class Notifier(QObject):
     def _tray_icon(self) -> QSystemTrayIcon:
         if self._tray is None:
             self._tray = QSystemTrayIcon(icons.app_icon(), self)
-            self._tray.setToolTip("Baton")
-            self._tray.messageClicked.connect(self._bring_window_back)
+            self._tray.setToolTip(_tooltip(self._waiting))
+            self._tray.messageClicked.connect(self.open_latest)
             self._tray.activated.connect(lambda _reason: self._bring_window_back())
             self._tray.show()
         return self._tray
@@ -76,3 +110,7 @@ class Notifier(QObject):
         self._window.showNormal()
         self._window.raise_()
         self._window.activateWindow()
+
+
+def _tooltip(waiting: int) -> str:
+    return f"Baton — {waiting} waiting for you" if waiting else "Baton"

@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # imported where first used: start-up imports only the first 
     from gui.definitions.agents_view import AgentsView
     from gui.definitions.presets_view import PresetsView
     from gui.documents.documents_view import DocumentsView
+    from gui.inbox.inbox_model import InboxModel
     from gui.launch.launch_dialog import LaunchDialog, LaunchInputs
     from gui.run.run_controller import RunController
     from gui.run.runs_view import RunsView
@@ -90,11 +91,18 @@ def _documents(window: MainWindow) -> QWidget:
     return view
 
 
+def _inbox(window: MainWindow) -> QWidget:
+    from gui.inbox.inbox_view import InboxView
+
+    return InboxView(window.inbox)
+
+
 VIEWS: list[ViewSpec] = [
     ViewSpec("agents", "Agents", "nav-agents", _agents),
     ViewSpec("presets", "Presets", "nav-presets", _presets),
     ViewSpec("runs", "Runs", "nav-runs", _runs),
     ViewSpec("documents", "Documents", "nav-documents", _documents),
+    ViewSpec("inbox", "Inbox", "nav-inbox", _inbox),
 ]
 """The views in sidebar order, one line each. The views for "agents", "presets" and "runs" must
 be an AgentsView, a PresetsView and a RunsView."""
@@ -146,6 +154,7 @@ class MainWindow(QMainWindow):
         self._theme_key = ""
         self._apply_style()
         self._run_controller: RunController | None = None
+        self._inbox: InboxModel | None = None
         self._launch_dialog: LaunchDialog | None = None
         self._last_launch: LaunchInputs | None = None
         self._working_folder = self.initial_folder
@@ -216,11 +225,36 @@ class MainWindow(QMainWindow):
     def run_controller(self) -> RunController:
         """Runs launched from this window (made on first use: it brings in the backends)."""
         if self._run_controller is None:
+            from gui.inbox.inbox_model import InboxModel
             from gui.run.run_controller import RunController
 
-            self._run_controller = RunController(self)
-            self._run_controller.sessionStarted.connect(self._session_started)
+            controller = RunController(self)
+            self._run_controller = controller
+            controller.sessionStarted.connect(self._session_started)
+            controller.notifier.opened.connect(self.focus_run_step)
+            self._inbox = InboxModel(controller)
+            self._inbox.changed.connect(self._waiting_changed)
+            self._inbox.openRequested.connect(self.focus_run_step)
         return self._run_controller
+
+    @property
+    def inbox(self) -> InboxModel:
+        """What waits for the person across the window's runs (made with the controller)."""
+        self.run_controller  # noqa: B018 - makes the inbox with it
+        assert self._inbox is not None
+        return self._inbox
+
+    def focus_run_step(self, run_id: str, step: int) -> None:
+        """Show ``step`` of run ``run_id`` — live or saved — highlighted (an inbox item or a
+        notification was opened)."""
+        session = self.run_controller.session(run_id)
+        if session is None:
+            self.open_run_by_id(run_id, step)
+            return
+        page = self.runs_view.add_session(session)
+        self.runs_view.tabs.setCurrentWidget(page)
+        self.show_view("runs")
+        page.view.focus_step(step)
 
     @property
     def working_folder(self) -> Path:
@@ -483,7 +517,9 @@ class MainWindow(QMainWindow):
             or ("presets" in self.views and self.presets_view.editor.is_dirty())
             or ("documents" in self.views and self.documents_view.detail.is_dirty())
         )
-        self.setWindowTitle("Baton" + (" — unsaved changes" if dirty else ""))
+        waiting = self._inbox.count() if self._inbox is not None else 0
+        title = "Baton" + (f" ({waiting} waiting for you)" if waiting else "")
+        self.setWindowTitle(title + (" — unsaved changes" if dirty else ""))
 
     def _save_current(self) -> None:
         if self.current_view() == "presets":
@@ -498,6 +534,12 @@ class MainWindow(QMainWindow):
         run (a view built from here missed this signal)."""
         if "runs" not in self.views:
             self.runs_view.add_session(session)  # type: ignore[arg-type]
+
+    def _waiting_changed(self, count: int) -> None:
+        """The inbox's count, wherever the person may look: sidebar, title, taskbar, tray."""
+        self.sidebar.set_count([spec.key for spec in VIEWS].index("inbox"), count)
+        self._update_title()
+        self.run_controller.notifier.set_waiting(count)
 
     def _show_index(self, index: int) -> None:
         self.view(VIEWS[index].key)

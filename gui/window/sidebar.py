@@ -69,6 +69,12 @@ class Sidebar(QWidget):
         item.setToolTip(tooltip or label)
         self.list.addItem(item)
 
+    def set_count(self, index: int, count: int) -> None:
+        """Show ``count`` after row ``index``'s label (``Inbox (3)``); 0 shows none."""
+        item = self.list.item(index)
+        label = item.text().split(" (")[0]
+        item.setText(f"{label} ({count})" if count else label)
+
     def current(self) -> int:
         return self.list.currentRow()
 

@@ -4,6 +4,7 @@ Every test already has temporary HOME/config/data folders (``tests/conftest.py``
 
 * ``gui_settings`` — a QSettings in an INI file under ``tmp_path``: QSettings caches its
   default path per process, so relying on ``$HOME`` would share state between tests.
+* ``no_running_qt_timers`` (autouse) — fails a test that leaves a Qt timer running.
 * ``dialogs`` (autouse) — answers modal dialogs by button label, as a person would click
   them. A dialog nobody expected is closed and fails the test instead of hanging it.
 * ``qasync_loop`` — a qasync loop on pytest-qt's QApplication, set as the *running* asyncio
@@ -14,11 +15,16 @@ Every test already has temporary HOME/config/data folders (``tests/conftest.py``
 from __future__ import annotations
 
 import asyncio
+import sys
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt, QTimer
+import shiboken6
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -148,7 +154,71 @@ class DialogAnswerer:
 
 
 @pytest.fixture(autouse=True)
-def dialogs(qapp: QApplication) -> Iterator[DialogAnswerer]:
+def no_running_qt_timers(qapp: QApplication, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail a test that leaves a Qt timer running (napari's ``_dangling_qtimers``): a timer
+    that outlives its test fires in a later one, into objects that test never made.
+
+    Every ``QTimer.start`` and ``QTimer.singleShot`` made from Python during the test is
+    noted with where it was called. After the test — its widgets closed by pytest-qt and
+    deleted here, the other fixtures torn down — a noted timer still active, or a single shot
+    still pending whose context object (if it has one) is alive, fails the test and is
+    stopped. Timers of deleted objects died with them and are not leaks.
+    """
+    started: weakref.WeakKeyDictionary[QTimer, str] = weakref.WeakKeyDictionary()
+    shots: dict[object, tuple[str, weakref.ref[QObject] | None]] = {}
+    base_start = QTimer.start
+    base_single_shot: Callable[..., None] = QTimer.singleShot  # every overload goes through
+
+    def start(timer: QTimer, *args: Any) -> None:
+        started[timer] = _called_from()
+        base_start(timer, *args)
+
+    def single_shot(*args: Any) -> None:
+        *head, callback = args
+        if not callable(callback):  # a receiver and a slot's name: Qt's own bookkeeping
+            base_single_shot(*args)
+            return
+        token = object()
+        context = head[-1] if len(head) > 1 and isinstance(head[-1], QObject) else None
+        shots[token] = (_called_from(), weakref.ref(context) if context is not None else None)
+
+        def fire() -> None:
+            shots.pop(token, None)
+            callback()
+
+        base_single_shot(*head, fire)
+
+    monkeypatch.setattr(QTimer, "start", start)
+    monkeypatch.setattr(QTimer, "singleShot", staticmethod(single_shot))
+    yield
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # closed widgets go now
+    running = []
+    for timer, where in list(started.items()):
+        if shiboken6.isValid(timer) and timer.isActive():
+            running.append(where)
+            timer.stop()
+    for where, context in shots.values():
+        alive = context() if context is not None else None
+        if context is None or (alive is not None and shiboken6.isValid(alive)):
+            running.append(f"single shot from {where}")
+    if running:
+        pytest.fail(f"Qt timers still running after the test, started at: {running}")
+
+
+def _called_from() -> str:
+    """Where a timer was started: the caller, and its caller (a throttle's owner, say)."""
+    frames: list[str] = []
+    frame: FrameType | None = sys._getframe(2)
+    while frame is not None and len(frames) < 2:
+        frames.append(f"{Path(frame.f_code.co_filename).name}:{frame.f_lineno}")
+        frame = frame.f_back
+    return " <- ".join(frames)
+
+
+@pytest.fixture(autouse=True)
+def dialogs(qapp: QApplication, no_running_qt_timers: None) -> Iterator[DialogAnswerer]:
+    """Answers dialogs; its polling timer is stopped before the timer check runs (hence the
+    dependency: the check is set up first and torn down last)."""
     answerer = DialogAnswerer()
     yield answerer
     answerer.stop()

@@ -6,10 +6,13 @@ so the autouse dialog answerer leaves it alone; these helpers click and type in 
 
 from __future__ import annotations
 
+import asyncio
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget, QWidget
 from pytestqt.qtbot import QtBot
 
+from core.run_request import RunRequest
 from gui.launch.launch_dialog import LaunchDialog
 from gui.run.run_controller import RunSession
 from gui.run.runs_view import RunPage
@@ -55,9 +58,21 @@ def click_preset_row(qtbot: QtBot, dialog: LaunchDialog, name: str) -> None:
     raise AssertionError(f"no preset {name!r} in the dialog")
 
 
-def type_into(qtbot: QtBot, widget: QWidget, text: str) -> None:
+def type_into(qtbot: QtBot, widget: QWidget | None, text: str) -> None:
+    """Type ``text`` into ``widget`` (``None``, as an editable combo box's missing line edit
+    would be, fails the test)."""
+    assert widget is not None, "nothing to type into"
     widget.setFocus()
     qtbot.keyClicks(widget, text)
+
+
+def launch_request(qtbot: QtBot, window: MainWindow, request: RunRequest) -> RunSession:
+    """Start ``request`` through the window's launcher (what the dialog and Re-run call)."""
+    task = asyncio.ensure_future(window.run_controller.launch(request, "ask", window))
+    qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
+    session = task.result()
+    assert session is not None
+    return session
 
 
 def wait_for_session(qtbot: QtBot, window: MainWindow, count: int = 1) -> RunSession:

@@ -8,6 +8,8 @@ the runs the tests, ``benchmarks/ingest.py`` and ``docs/make_screenshots.py`` sh
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -66,7 +68,7 @@ class RunBuilder:
         self.events.append(
             RunStarted(
                 run_id=self.run_id,
-                mode=mode,  # type: ignore[arg-type]
+                mode=mode,
                 preset=preset,
                 args=args or [],
                 steps=planned,
@@ -104,7 +106,7 @@ class RunBuilder:
             )
         return self
 
-    def tool_started(self, step: int, tool: str, arguments: dict[str, object]) -> str:
+    def tool_started(self, step: int, tool: str, arguments: Mapping[str, object]) -> str:
         self._calls += 1
         call_id = f"call_{self._calls:04d}"
         self.events.append(
@@ -114,7 +116,7 @@ class RunBuilder:
                 ts=self._ts(0.1),
                 call_id=call_id,
                 tool=tool,
-                arguments=arguments,
+                arguments=dict(arguments),
             )
         )
         return call_id
@@ -136,7 +138,7 @@ class RunBuilder:
                 step=step,
                 ts=self._ts(seconds),
                 call_id=call_id,
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 result=result,
             )
         )
@@ -146,7 +148,7 @@ class RunBuilder:
         self,
         step: int,
         tool: str,
-        arguments: dict[str, object],
+        arguments: Mapping[str, object],
         result: str,
         *,
         output: list[str] | None = None,
@@ -160,7 +162,12 @@ class RunBuilder:
         return call_id
 
     def approval(
-        self, step: int, call_id: str, tool: str, arguments: dict[str, object], decision: str = ""
+        self,
+        step: int,
+        call_id: str,
+        tool: str,
+        arguments: Mapping[str, object],
+        decision: str = "",
     ) -> RunBuilder:
         request = f"approval-{call_id[-4:]}"
         self.events.append(
@@ -171,7 +178,7 @@ class RunBuilder:
                 request_id=request,
                 call_id=call_id,
                 tool=tool,
-                arguments=arguments,
+                arguments=dict(arguments),
                 agent=self._agents[step],
                 cwd=CWD,
             )
@@ -183,7 +190,7 @@ class RunBuilder:
                     step=step,
                     ts=self._ts(1.4),
                     request_id=request,
-                    decision=decision,  # type: ignore[arg-type]
+                    decision=decision,
                 )
             )
         return self
@@ -204,17 +211,34 @@ class RunBuilder:
 
     def log(self, step: int, message: str, level: str = "info") -> RunBuilder:
         self.events.append(
-            Log(run_id=self.run_id, step=step, ts=self._ts(0.01), level=level, message=message)  # type: ignore[arg-type]
+            Log(run_id=self.run_id, step=step, ts=self._ts(0.01), level=level, message=message)
         )
         return self
 
     def usage(
-        self, step: int, model: str, input: int, output: int, cost: float, **more: int
+        self,
+        step: int,
+        model: str,
+        input: int,
+        output: int,
+        cost: float,
+        parent_call_id: str | None = None,
+        **more: int,
     ) -> RunBuilder:
+        """``parent_call_id``: a sub-agent's usage (counted in the step, not its model)."""
         usage = UsageStats(turns=1, input=input, output=output, cost=cost, model=model, **more)
-        self._step_usage[step] = self._step_usage.get(step, UsageStats()) + usage
-        self._total = self._total + usage
-        self.events.append(Usage(run_id=self.run_id, step=step, ts=self._ts(0.01), usage=usage))
+        part = usage if parent_call_id is None else usage.without_latest()
+        self._step_usage[step] = self._step_usage.get(step, UsageStats()) + part
+        self._total = self._total + part
+        self.events.append(
+            Usage(
+                run_id=self.run_id,
+                step=step,
+                ts=self._ts(0.01),
+                usage=usage,
+                parent_call_id=parent_call_id,
+            )
+        )
         return self
 
     def step_finished(
@@ -230,7 +254,7 @@ class RunBuilder:
                 run_id=self.run_id,
                 step=step,
                 ts=self._ts(0.02),
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 output=output,
                 error=error,
                 usage=self._step_usage.get(step, UsageStats()),
@@ -244,7 +268,7 @@ class RunBuilder:
             RunFinished(
                 run_id=self.run_id,
                 ts=self._ts(0.02),
-                status=status,  # type: ignore[arg-type]
+                status=status,
                 usage=self._total,
                 error=error,
             )

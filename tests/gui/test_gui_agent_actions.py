@@ -18,7 +18,9 @@ Window = Callable[..., MainWindow]
 Click = Callable[[MainWindow, Path], None]
 
 
-def _fill_new_agent(qtbot: QtBot, name: str, description: str, project: bool = False):  # type: ignore[no-untyped-def]
+def _fill_new_agent(
+    qtbot: QtBot, name: str, description: str, project: bool = False
+) -> Callable[[QWidget], None]:
     def fill(dialog: QWidget) -> None:
         qtbot.keyClicks(dialog.findChild(QLineEdit, "NameField"), name)
         qtbot.keyClicks(dialog.findChild(QLineEdit, "DescriptionField"), description)

@@ -82,6 +82,7 @@ def test_broken_file_shows_a_diagnostic_and_the_rest_load(
 
     # Double-clicking the problem opens the broken file so the user can fix it.
     item = panel.tree.topLevelItem(0)
+    assert item is not None
     rect = panel.tree.visualItemRect(item)
     # A real double-click is press, release, then a double-click event.
     qtbot.mouseClick(panel.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
@@ -128,7 +129,9 @@ def test_watcher_picks_up_files_created_changed_and_removed_elsewhere(
     qtbot.waitUntil(lambda: "newcomer@user" in _rows(window))
     # ...edits one in place...
     write_agent(user_agents, "newcomer", "Edited elsewhere")
-    qtbot.waitUntil(lambda: _rows(window).get("newcomer@user", ("",))[1] == "Edited elsewhere")
+    qtbot.waitUntil(
+        lambda: _rows(window).get("newcomer@user", ("", "", False))[1] == "Edited elsewhere"
+    )
     # ...and removes it.
     (user_agents / "newcomer.md").unlink()
     qtbot.waitUntil(lambda: "newcomer@user" not in _rows(window))
@@ -166,8 +169,8 @@ def test_filter_and_keyboard_navigation_skip_group_headers(
     click_agent(window, tester)
 
     qtbot.keyClick(agent_list, Qt.Key.Key_Down)  # over the "User"/"Built-in" header
-    assert agent_list.current_entry() is not None
-    assert agent_list.current_entry().source == "builtin"
+    entry = agent_list.current_entry()
+    assert entry is not None and entry.source == "builtin"
     assert window.agents_view.editor.path() == Path(agent_list.current_path() or "")
     qtbot.keyClick(agent_list, Qt.Key.Key_Up)
     assert agent_list.current_path() == str(tester)

@@ -96,7 +96,7 @@ def test_sidebar_lists_the_views_and_the_keyboard_moves_between_them(
     qtbot: QtBot, make_window: Callable[..., MainWindow]
 ) -> None:
     window = make_window()
-    assert window.sidebar.labels() == ["Agents", "Presets", "Runs", "Documents"]
+    assert window.sidebar.labels() == ["Agents", "Presets", "Runs", "Documents", "Inbox"]
     assert window.current_view() == "agents"
 
     window.sidebar.list.setFocus()
@@ -105,7 +105,8 @@ def test_sidebar_lists_the_views_and_the_keyboard_moves_between_them(
     assert window.stack.currentWidget() is window.presets_view
 
     qtbot.keyClick(window.sidebar.list, Qt.Key.Key_End)
-    assert window.current_view() == "documents"
+    assert window.current_view() == "inbox"
+    assert window.stack.currentWidget() is window.view("inbox")
     qtbot.keyClick(window.sidebar.list, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
     assert window.current_view() == "agents"
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
@@ -26,6 +25,7 @@ from core.runner import Runner
 from core.runs import load_run, run_file
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.approval_queue import ApprovalQueue
+from tests.llm_server import LLMServer, Reply
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from run_events import SONNET, RunBuilder, many_items
 
 from core.run_state import fold
 from gui.run.markdown_stream import LAZY_SLICE_CHARS
@@ -15,6 +14,7 @@ from gui.run.step_items import TextItem
 from gui.run.step_pane import COLLAPSED_ITEMS
 from gui.run.tool_call_row import ToolCallRow
 from gui.run.tool_output import LOAD_SLICE_CHARS, OUTPUT_LINES
+from tests.gui.run_events import SONNET, RunBuilder, many_items
 
 
 def _log_lines(count: int) -> list[str]:

@@ -7,17 +7,19 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from git_repos import changes_of, make_repo, run_step, three_changes
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.events import Event
+from gui.changes.actions import RestoreDialog
 from gui.changes.diff_viewer import DiffViewer
 from gui.changes.patch_view import PAGE_LINES
 from gui.changes.run_changes import RunChangesDialog
 from gui.run.run_view import RunView
+from tests.git_repos import changes_of, make_repo, run_step, three_changes
+from tests.gui.conftest import DialogAnswerer
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
@@ -28,8 +30,16 @@ def _run(qtbot: QtBot, server: LLMServer, folder: Path) -> list[Event]:
     return task.result()
 
 
-def _top(kind: type) -> list[QApplication]:
-    return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+def _viewers() -> list[DiffViewer]:
+    return [
+        w for w in QApplication.topLevelWidgets() if isinstance(w, DiffViewer) and w.isVisible()
+    ]
+
+
+def details(dialog: QWidget) -> str:
+    """The restore dialog's text of what would change and be lost."""
+    assert isinstance(dialog, RestoreDialog)
+    return dialog.details.toPlainText()
 
 
 def _click(qtbot: QtBot, button: QPushButton) -> None:
@@ -49,11 +59,11 @@ def test_the_step_pane_lists_its_changes_and_opens_them_unified_and_side_by_side
     assert labels == ["app.py  +1 −1", "docs/new.md  +1 −0  new", "notes.txt  +1 −1"]
 
     _click(qtbot, section.file_buttons[2])
-    qtbot.waitUntil(lambda: bool(_top(DiffViewer)))
-    viewer = _top(DiffViewer)[0]
-    assert isinstance(viewer, DiffViewer)
+    qtbot.waitUntil(lambda: bool(_viewers()))
+    viewer = _viewers()[0]
     qtbot.addWidget(viewer)
-    assert viewer.current_file() is not None and viewer.current_file().path == "notes.txt"
+    shown = viewer.current_file()
+    assert shown is not None and shown.path == "notes.txt"
     assert viewer.unified.kinds == ["hunk", "removed", "added", "context"]
     text = viewer.unified.toPlainText()
     assert "colour: red" in text and "colour: blue" in text
@@ -69,7 +79,7 @@ def test_the_step_pane_lists_its_changes_and_opens_them_unified_and_side_by_side
 
 
 def test_undo_this_step_shows_what_changes_and_puts_all_three_files_back(
-    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: object
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
 ) -> None:
     repo = make_repo(tmp_path / "repo")
     three_changes(llm_server)
@@ -77,14 +87,12 @@ def test_undo_this_step_shows_what_changes_and_puts_all_three_files_back(
     section = view.pane(0).changes
     assert section is not None and section.undo_button.isEnabled()
     seen: list[str] = []
-    dialogs.answer(  # type: ignore[attr-defined]
-        "Restore", before=lambda dialog: seen.append(dialog.details.toPlainText())
-    )
-    dialogs.answer("OK")  # type: ignore[attr-defined]
+    dialogs.answer("Restore", before=lambda dialog: seen.append(details(dialog)))
+    dialogs.answer("OK")
 
     _click(qtbot, section.undo_button)
 
-    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
     qtbot.waitUntil(lambda: not (repo / "docs").exists())
     assert "3 file(s) would change" in seen[0] and "Warning" not in seen[0]
     assert "deleted  docs/new.md" in seen[0]
@@ -93,27 +101,25 @@ def test_undo_this_step_shows_what_changes_and_puts_all_three_files_back(
 
 
 def test_undo_over_a_later_edit_warns_what_would_be_lost_and_cancel_keeps_it(
-    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: object
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
 ) -> None:
     repo = make_repo(tmp_path / "repo")
     three_changes(llm_server)
     view.load_events(_run(qtbot, llm_server, repo))
     (repo / "app.py").write_text("mine\n", encoding="utf-8")
     seen: list[str] = []
-    dialogs.answer(  # type: ignore[attr-defined]
-        "Cancel", before=lambda dialog: seen.append(dialog.details.toPlainText())
-    )
+    dialogs.answer("Cancel", before=lambda dialog: seen.append(details(dialog)))
     section = view.pane(0).changes
     assert section is not None
     _click(qtbot, section.undo_button)
-    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
     assert "1 file(s) changed since the run's last checkpoint" in seen[0]
     assert "modified app.py" in seen[0]
     assert (repo / "app.py").read_text(encoding="utf-8") == "mine\n"
 
 
 def test_the_run_changes_view_restores_to_before_a_chosen_step(
-    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: object
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
 ) -> None:
     repo = make_repo(tmp_path / "repo")
     three_changes(llm_server)
@@ -124,15 +130,19 @@ def test_the_run_changes_view_restores_to_before_a_chosen_step(
     dialog.show()
     assert dialog.summary.text() == "3 file(s) changed by 1 step(s)"
     top = dialog.tree.topLevelItem(0)
+    assert top is not None
     assert top.text(0) == "Step 1 worker — 3 files  +3 −2"
     assert not dialog.restore_button.isEnabled()
-    dialog.tree.setCurrentItem(top.child(1))
+    file_item = top.child(1)
+    assert file_item is not None
+    dialog.tree.setCurrentItem(file_item)
     assert dialog.restore_button.text() == "Restore to before step 1"
-    dialogs.answer("Restore")  # type: ignore[attr-defined]
-    dialogs.answer("OK")  # type: ignore[attr-defined]
+    dialogs.answer("Restore")
+    dialogs.answer("OK")
     _click(qtbot, dialog.restore_button)
     qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2, timeout=10_000)
-    assert dialog.tree.topLevelItem(1).text(0).startswith("Restored to before step 1")
+    restored = dialog.tree.topLevelItem(1)
+    assert restored is not None and restored.text(0).startswith("Restored to before step 1")
     assert not (repo / "docs").exists()
 
 

@@ -9,17 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from launching import (
-    click,
-    click_preset_row,
-    current_run_page,
-    open_launch_dialog,
-    pick_preset,
-    type_into,
-    wait_for_session,
-    wait_until_finished,
-)
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -29,6 +18,17 @@ from core.settings import save_settings
 from gui.launch.launch_dialog import LaunchDialog
 from gui.launch.launch_steps import StepRow
 from gui.window.main_window import MainWindow
+from tests.gui.launching import (
+    click,
+    click_preset_row,
+    current_run_page,
+    open_launch_dialog,
+    pick_preset,
+    type_into,
+    wait_for_session,
+    wait_until_finished,
+)
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
@@ -110,8 +110,8 @@ def test_an_agent_with_an_error_is_listed_marked_and_refused_in_the_dialog(
     window = make_window()
     entries = {e.name: e for e in window.agents_view.agent_list.visible_entries()}
     assert entries["lister"].mark == "error"
-    (row,) = [r for r in window.agents_view.diagnostics.row_texts() if "lister.md" in r]
-    assert row.startswith("lister.md:5") and "'tools' cannot be read" in row
+    (problem,) = [r for r in window.agents_view.diagnostics.row_texts() if "lister.md" in r]
+    assert problem.startswith("lister.md:5") and "'tools' cannot be read" in problem
 
     dialog, row = build_one_step(qtbot, window, "lister", "list it")
     assert dialog.error_text().startswith(f"Step 1: agent 'lister' cannot run: {path}:5: ")

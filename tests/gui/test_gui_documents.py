@@ -14,7 +14,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from documents_support import RUN_ID, click_row, fill, open_view, search, titles, wait_titles
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -33,6 +32,15 @@ from gui.documents.documents_table import (
     snippet_segments,
 )
 from gui.documents.documents_view import DocumentsView
+from tests.gui.documents_support import (
+    RUN_ID,
+    click_row,
+    fill,
+    open_view,
+    search,
+    titles,
+    wait_titles,
+)
 
 OLDEST_FIRST = [
     "Release checklist",

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from documents_support import RUN_ID, click_row, fill, open_view, titles, type_text
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -21,6 +20,7 @@ from core.documents import DocumentNotFound, DocumentStore
 from gui.documents.document_prompts import KEEP_MINE, TAKE_THEIRS
 from gui.documents.documents_view import DocumentsView
 from gui.window.main_window import MainWindow
+from tests.gui.documents_support import RUN_ID, click_row, fill, open_view, titles, type_text
 
 
 @pytest.fixture
@@ -45,12 +45,12 @@ def view(
 
 
 def click(qtbot: QtBot, button: object) -> None:
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # type: ignore[arg-type]
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
 def append_text(qtbot: QtBot, editor: object, text: str) -> None:
     """Go to the end of the text (Ctrl+End) and type ``text``."""
-    qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)  # type: ignore[arg-type]
+    qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
     type_text(qtbot, editor, text)  # type: ignore[arg-type]
 
 
@@ -58,7 +58,7 @@ def replace_text(qtbot: QtBot, widget: object, text: str) -> None:
     """Select all in a field or editor and type over it."""
     widget.setFocus()  # type: ignore[attr-defined]
     widget.selectAll()  # type: ignore[attr-defined]
-    qtbot.keyClick(widget, Qt.Key.Key_Delete)  # type: ignore[arg-type]
+    qtbot.keyClick(widget, Qt.Key.Key_Delete)
     type_text(qtbot, widget, text)  # type: ignore[arg-type]
 
 

@@ -11,15 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from documents_support import (
-    click_row,
-    fill,
-    open_view,
-    search,
-    titles,
-    type_text,
-    wait_titles,
-)
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontMetricsF
 from pytestqt.qtbot import QtBot
@@ -28,6 +19,15 @@ from core.documents import DocumentProvenance, DocumentStore
 from gui.documents.document_delegate import DocumentDelegate, tag_font
 from gui.documents.documents_table import COL_TAGS
 from gui.documents.documents_view import DocumentsView
+from tests.gui.documents_support import (
+    click_row,
+    fill,
+    open_view,
+    search,
+    titles,
+    type_text,
+    wait_titles,
+)
 
 AGENT = DocumentProvenance(run_id="20240502-140312-7f3a9c", step=0, agent="keeper", call_id="c1")
 
@@ -43,7 +43,7 @@ def opened(
 
 
 def click(qtbot: QtBot, widget: object) -> None:
-    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)  # type: ignore[arg-type]
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
 
 
 def test_history_shows_each_version_with_its_writer_and_restores_one(

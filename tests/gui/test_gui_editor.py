@@ -185,9 +185,8 @@ def test_outside_change_reloads_silently_when_there_are_no_edits(
     qtbot.waitUntil(lambda: editor.text() == theirs)
     assert not editor.is_dirty()
     assert not editor.disk_banner.isVisible()
-    assert "Now different" in window.agents_view.agent_list.item_for_path(str(agent_file)).toolTip(
-        0
-    )
+    item = window.agents_view.agent_list.item_for_path(str(agent_file))
+    assert item is not None and "Now different" in item.toolTip(0)
 
 
 @pytest.mark.parametrize("button", ["Reload", "Keep mine"])

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
-from test_runs_paging import fill
 
 from core.runs import RunIndex
 from gui.history import runs_table
 from gui.history.runs_history import HistoryPage
+from tests.test_runs_paging import fill
 
 
 @pytest.fixture(scope="module")

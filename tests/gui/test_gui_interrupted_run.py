@@ -7,12 +7,12 @@ from collections.abc import Callable
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from test_run_state import sample_run
 
 from core.events import RunFinished
 from core.liveness import LivenessLock
 from core.runs import Redactor, RunIndex, RunWriter, load_run, run_file
 from gui.window.main_window import MainWindow
+from tests.test_run_state import sample_run
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
-from test_run_state import sample_run
-from test_runs_cli import save
 
 from gui.window.main_window import MainWindow
+from tests.test_run_state import sample_run
+from tests.test_runs_cli import save
 
 
 def test_ctrl_3_tab_down_enter_opens_a_run(

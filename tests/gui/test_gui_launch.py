@@ -8,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from launching import (
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from core.settings import save_settings
+from core.trust import TrustStore
+from gui.window.main_window import MainWindow
+from tests.gui.launching import (
     click,
     current_run_page,
     open_launch_dialog,
@@ -17,13 +23,7 @@ from launching import (
     wait_for_session,
     wait_until_finished,
 )
-from llm_server import LLMServer, Reply
-from PySide6.QtCore import Qt
-from pytestqt.qtbot import QtBot
-
-from core.settings import save_settings
-from core.trust import TrustStore
-from gui.window.main_window import MainWindow
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

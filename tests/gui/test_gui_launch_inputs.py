@@ -7,7 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from launching import (
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from core.settings import save_settings
+from gui.window.main_window import MainWindow
+from tests.gui.launching import (
     click,
     open_launch_dialog,
     pick_preset,
@@ -15,12 +20,7 @@ from launching import (
     wait_for_session,
     wait_until_finished,
 )
-from llm_server import LLMServer, Reply
-from PySide6.QtCore import Qt
-from pytestqt.qtbot import QtBot
-
-from core.settings import save_settings
-from gui.window.main_window import MainWindow
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]

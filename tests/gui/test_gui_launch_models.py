@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from launching import open_launch_dialog, pick_preset, type_into
-from llm_server import LLMServer
 from pytestqt.qtbot import QtBot
 
 from core.settings import Settings, save_settings
 from gui.window.main_window import MainWindow
+from tests.gui.launching import open_launch_dialog, pick_preset, type_into
+from tests.llm_server import LLMServer
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]

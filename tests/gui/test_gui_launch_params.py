@@ -7,8 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from launching import click, open_launch_dialog, type_into, wait_for_session, wait_until_finished
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
 from pytestqt.qtbot import QtBot
@@ -17,6 +15,14 @@ from core.agents import ParamSpec
 from core.params import ParamsError, validate_params
 from core.settings import save_settings
 from gui.window.main_window import MainWindow
+from tests.gui.launching import (
+    click,
+    open_launch_dialog,
+    type_into,
+    wait_for_session,
+    wait_until_finished,
+)
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

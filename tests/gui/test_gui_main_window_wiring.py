@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from test_run_state import sample_run
-from test_runs_cli import save
 
+from gui.run.tool_call_row import ToolCallRow
 from gui.window.main_window import MainWindow
+from tests.test_run_state import sample_run
+from tests.test_runs_cli import save
 
 
 def test_a_document_run_link_opens_that_run(
@@ -62,6 +63,8 @@ def test_a_document_run_link_lands_on_the_step_and_call_open_or_not(
         qtbot.waitUntil(lambda: len(view.panes()) == 2)  # noqa: B023 (waited on at once)
         pane = view.pane(0)
         qtbot.waitUntil(pane.is_highlighted)
-        (row,) = [w for w in pane.item_widgets() if getattr(w, "call_id", lambda: "")() == "c1"]
+        (row,) = [
+            w for w in pane.item_widgets() if isinstance(w, ToolCallRow) and w.call_id() == "c1"
+        ]
         assert row.is_expanded()
     assert len(window.runs_view.pages()) == 1

@@ -57,8 +57,8 @@ Final words.
 """
 
 
-def make_view(qtbot: QtBot, source: str = "", **kwargs: bool) -> MarkdownView:
-    view = MarkdownView(**kwargs)
+def make_view(qtbot: QtBot, source: str = "") -> MarkdownView:
+    view = MarkdownView()
     qtbot.addWidget(view)
     view.resize(700, 600)
     view.show()

@@ -8,16 +8,16 @@ import threading
 from collections.abc import Callable
 
 import pytest
-from launching import RUN_TIMEOUT_MS, wait_until_finished
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QLineEdit, QMenu
 from pytestqt.qtbot import QtBot
 
 from core.run_request import RunRequest, StepSpec
 from core.settings import save_settings
 from gui.window.main_window import MainWindow
 from gui.window.shortcuts_dialog import ShortcutsDialog
+from tests.gui.launching import RUN_TIMEOUT_MS, wait_until_finished
+from tests.llm_server import LLMServer, Reply
 
 Window = Callable[..., MainWindow]
 
@@ -56,7 +56,8 @@ def test_edit_menu_acts_on_the_focused_field(qtbot: QtBot, make_window: Window) 
     qtbot.keyClicks(field, "planner")
     actions = {a.text().replace("&", ""): a for a in window.menuBar().actions()}
     edit = actions["Edit"].menu()
-    items = {a.text().replace("&", ""): a for a in edit.actions()}  # type: ignore[union-attr]
+    assert isinstance(edit, QMenu)
+    items = {a.text().replace("&", ""): a for a in edit.actions()}
     items["Select All"].trigger()
     items["Cut"].trigger()
     assert field.text() == ""

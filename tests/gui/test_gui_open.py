@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
 from gui.launcher import main
+from tests.llm_server import LLMServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import real_clis
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -20,6 +18,8 @@ from core.runner import Runner
 from core.settings import Settings
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.approval_queue import ApprovalQueue
+from tests import real_clis
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.integration
 

@@ -7,8 +7,6 @@ import asyncio
 from collections.abc import Callable
 
 import pytest
-from launching import RUN_TIMEOUT_MS, wait_for_session, wait_until_finished
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
@@ -16,6 +14,8 @@ from pytestqt.qtbot import QtBot
 from core.run_request import RunRequest, StepSpec
 from core.settings import save_settings
 from gui.window.main_window import MainWindow
+from tests.gui.launching import RUN_TIMEOUT_MS, wait_for_session, wait_until_finished
+from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 

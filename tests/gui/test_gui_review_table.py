@@ -4,9 +4,9 @@ badges, worst first, and a filter by severity."""
 from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
-from run_events import RunBuilder
 
 from gui.run.run_view import RunView
+from tests.gui.run_events import RunBuilder
 
 REVIEW = {
     "passed": False,

@@ -7,7 +7,6 @@ import threading
 from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
-from run_events import finished_chain, flood, many_items
 
 from core.run_export import run_to_markdown, state_to_markdown
 from core.runs import Redactor, RunWriter, load_run
@@ -16,6 +15,7 @@ from gui.run.run_view import RunView
 from gui.run.step_items import TextItem
 from gui.run.step_pane import COLLAPSED_ITEMS, EXPANDED_PAGE, LIVE_PAGE, MAX_NEW_WIDGETS
 from gui.run.tool_call_row import ToolCallRow
+from tests.gui.run_events import finished_chain, flood, many_items
 
 
 class Recorder:
@@ -82,7 +82,11 @@ def test_events_from_another_thread_are_applied_on_the_gui_thread(qtbot: QtBot) 
     recorder = Recorder(model)
     events = finished_chain()
 
-    worker = threading.Thread(target=lambda: [model.add_event(e) for e in events])
+    def produce() -> None:
+        for event in events:
+            model.add_event(event)
+
+    worker = threading.Thread(target=produce)
     worker.start()
     worker.join()
 

@@ -10,15 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
-from run_events import (
-    SONNET,
-    RunBuilder,
-    failed_chain,
-    finished_chain,
-    many_items,
-    running_parallel,
-    waiting_for_approval,
-)
 
 from core.events import ApprovalResolved, Event
 from gui.run import run_header
@@ -27,6 +18,15 @@ from gui.run.step_items import NoticeItem, TextItem, ThinkingItem
 from gui.run.step_pane import StepPane
 from gui.run.tool_call_row import ToolCallRow
 from gui.run.tool_output import OUTPUT_LINES
+from tests.gui.run_events import (
+    SONNET,
+    RunBuilder,
+    failed_chain,
+    finished_chain,
+    many_items,
+    running_parallel,
+    waiting_for_approval,
+)
 
 
 def live(qtbot: QtBot, view: RunView, events: list[Event]) -> None:

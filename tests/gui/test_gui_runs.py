@@ -10,16 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from launching import (
-    RUN_TIMEOUT_MS,
-    click,
-    open_launch_dialog,
-    pick_preset,
-    type_into,
-    wait_for_session,
-    wait_until_finished,
-)
-from llm_server import LLMServer, Reply, Tokens
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
@@ -31,6 +21,16 @@ from gui.approvals.approval_dialog import ApprovalDialog
 from gui.run.run_controller import RunSession
 from gui.run.runs_view import RunPage, RunsView
 from gui.window.main_window import MainWindow
+from tests.gui.launching import (
+    RUN_TIMEOUT_MS,
+    click,
+    open_launch_dialog,
+    pick_preset,
+    type_into,
+    wait_for_session,
+    wait_until_finished,
+)
+from tests.llm_server import LLMServer, Reply, Tokens
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]
@@ -281,7 +281,8 @@ def test_an_approval_request_reaches_the_queue_and_notifies_when_away(
     qtbot.waitUntil(lambda: len(queue.pending()) == 1, timeout=RUN_TIMEOUT_MS)
     notes = window.run_controller.notifier.sent
     assert notes[0].title == "Approval needed"
-    assert notes[0].message == "worker (step 1) wants to use bash."
+    assert notes[0].message == "worker, step 1: worker wants to use bash."
+    assert notes[0].target == (session.run_id, 0)
     qtbot.waitUntil(lambda: session.view.state().steps[0].phase == "waiting")
 
     dialog = queue.dialog
@@ -341,7 +342,11 @@ def test_history_stays_reachable_and_tabs_tell_runs_apart(
         sessions.append(_launch(qtbot, window, ("scout", "look"), mode="single"))
     for session in sessions:
         wait_until_finished(qtbot, session)
-    texts = {runs.tabs.tabText(runs.tabs.indexOf(runs.page_for(s.run_id))) for s in sessions}
+    texts = set()
+    for session in sessions:
+        page = runs.page_for(session.run_id)
+        assert page is not None
+        texts.add(runs.tabs.tabText(runs.tabs.indexOf(page)))
     assert len(texts) == 6  # the same run six times, six different tab texts
     qtbot.waitUntil(runs.history_button.isVisible)  # six tabs do not fit in 800 px
     qtbot.mouseClick(runs.history_button, Qt.MouseButton.LeftButton)

@@ -14,9 +14,8 @@ import pytest
 import yaml
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
-from llm_server import LLMServer, Reply
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from core import paths
@@ -26,6 +25,7 @@ from core.secrets import SERVICE
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
 from core.trust import TrustStore
 from gui.settings.settings_dialog import SettingsDialog
+from tests.llm_server import LLMServer, Reply
 
 SECRET = "sk-test-0123456789abcdef"
 
@@ -33,7 +33,7 @@ SECRET = "sk-test-0123456789abcdef"
 class MemoryKeyring(KeyringBackend):
     """A keyring that exists only in this process (the real one must never be touched)."""
 
-    priority = 5  # type: ignore[assignment]
+    priority = 5
 
     def __init__(self) -> None:
         super().__init__()
@@ -75,7 +75,7 @@ def make_dialog(qtbot: QtBot) -> Iterator[type[SettingsDialog]]:
         dialog.providers.shutdown()
 
 
-def _type(qtbot: QtBot, field, text: str) -> None:  # type: ignore[no-untyped-def]
+def _type(qtbot: QtBot, field: QLineEdit, text: str) -> None:
     field.selectAll()
     field.clear()
     qtbot.keyClicks(field, text)

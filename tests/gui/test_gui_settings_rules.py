@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from core.rule_store import RuleStore
@@ -25,7 +26,7 @@ def dialog(qtbot: QtBot) -> Iterator[SettingsDialog]:
 
 
 def _click(qtbot: QtBot, button: object) -> None:
-    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # type: ignore[arg-type]
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
 
 def _type(qtbot: QtBot, dialog: SettingsDialog, text: str) -> None:
@@ -40,8 +41,21 @@ def _shown(dialog: SettingsDialog) -> list[tuple[str, str]]:
         top = tree.topLevelItem(index)
         assert top is not None
         rows.append((top.text(0), ""))
-        rows += [(top.child(i).text(0), top.child(i).text(1)) for i in range(top.childCount())]
+        rows += [(rule.text(0), rule.text(1)) for rule in _children(top)]
     return rows
+
+
+def _children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    children = [item.child(index) for index in range(item.childCount())]
+    assert None not in children
+    return [child for child in children if child is not None]
+
+
+def _rule(tree: QTreeWidget, index: int) -> QTreeWidgetItem:
+    """The ``index``-th rule under the first project."""
+    project = tree.topLevelItem(0)
+    assert project is not None
+    return _children(project)[index]
 
 
 def test_rules_are_listed_per_project(qtbot: QtBot, tmp_path: Path) -> None:
@@ -71,13 +85,13 @@ def test_add_edit_and_delete_are_saved_only_with_the_dialog(
     _click(qtbot, page.add_button)
     assert RuleStore().projects() == {}  # nothing written before Save
 
-    first_rule = page.tree.topLevelItem(0).child(1)  # type: ignore[union-attr]
+    first_rule = _rule(page.tree, 1)
     assert first_rule.text(0) == "Bash(npm test)"
     page.tree.setCurrentItem(first_rule)
     assert page.rule_edit.text() == "Bash(npm test)"
     _type(qtbot, dialog, "Bash(npm run lint)")
     _click(qtbot, page.update_button)
-    page.tree.setCurrentItem(page.tree.topLevelItem(0).child(0))  # type: ignore[union-attr]
+    page.tree.setCurrentItem(_rule(page.tree, 0))
     _click(qtbot, page.delete_button)
     assert _shown(dialog) == [(str(tmp_path.resolve()), ""), ("Bash(npm run lint)", "allow")]
 
@@ -90,7 +104,7 @@ def test_cancel_drops_a_deleted_rule(qtbot: QtBot, tmp_path: Path) -> None:
     RuleStore().add(tmp_path, "allow", "Read")
     shown = SettingsDialog()
     qtbot.addWidget(shown)
-    shown.rules.tree.setCurrentItem(shown.rules.tree.topLevelItem(0).child(0))  # type: ignore[union-attr]
+    shown.rules.tree.setCurrentItem(_rule(shown.rules.tree, 0))
     _click(qtbot, shown.rules.delete_button)
     _click(qtbot, shown.cancel_button)
     assert RuleStore().for_project(tmp_path).texts()["allow"] == ["Read"]

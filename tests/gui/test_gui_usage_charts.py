@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from llm_server import LLMServer, Reply, Tokens
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from run_events import finished_chain
 
 from core.cli import main
 from core.runs import RunIndex
 from core.settings import save_settings
 from gui.run.run_view import RunView
 from gui.window.main_window import MainWindow
+from tests.gui.run_events import finished_chain
+from tests.llm_server import LLMServer, Reply, Tokens
 
 
 def test_the_run_header_draws_each_steps_tokens_and_cost(qtbot: QtBot, view: RunView) -> None:

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from llm_server import LLMServer
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from core.settings import Provider, Settings, config_path, load_settings, save_settings
+from gui.settings.settings_dialog import SettingsDialog
 from gui.window.welcome_panel import WelcomePanel, needs_welcome
+from tests.llm_server import LLMServer
 
 Which = Callable[[str], str | None]
 
@@ -125,7 +127,8 @@ def test_saving_a_provider_in_settings_dismisses_the_welcome_panel(
     window = make_window()
     assert window.welcome_panel is not None
 
-    def add_provider(dialog) -> None:  # type: ignore[no-untyped-def]
+    def add_provider(dialog: QWidget) -> None:
+        assert isinstance(dialog, SettingsDialog)
         page = dialog.providers
         qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
         qtbot.keyClicks(page.url_edit, "http://127.0.0.1:9/v1")

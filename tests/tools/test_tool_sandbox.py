@@ -3,6 +3,7 @@ confined command can and cannot do (network switch, private /tmp, agent frontmat
 
 from __future__ import annotations
 
+import shutil
 import socket
 import sys
 from collections.abc import Iterator
@@ -116,7 +117,7 @@ def fresh_probe() -> Iterator[None]:
 def test_missing_bwrap_is_reported_as_not_sandboxed(
     fresh_probe: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # how the probe looks for bwrap
     assert sandbox_status().describe() == "not sandboxed: bubblewrap (bwrap) is not installed"
 
 

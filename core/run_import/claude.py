@@ -1,5 +1,5 @@
-"""Saved Claude Code output as the events of one step, for ``baton runs import`` and "Open
-transcript…" (:mod:`core.transcripts` wraps the step into a run).
+"""Saved Claude Code output as one step (:mod:`core.run_import.formats` wraps it into a run);
+:class:`ClaudeEventParser` (the live backend's parser) maps the events.
 
 Two forms are read, both one JSON object a line:
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -32,23 +31,12 @@ from core.events import (
     StepFinished,
     ToolCallFinished,
 )
-
-
-@dataclass
-class ClaudeTranscript:
-    body: list[Event]
-    """The step's events before its :class:`StepFinished`."""
-    finished: StepFinished
-    task: str
-    model: str | None
-    cwd: str | None
-    started_at: datetime | None
-    """The first ``timestamp`` in the file, if it has any."""
+from core.run_import.step import StepTranscript
 
 
 def looks_like_claude(head: list[Any]) -> bool:
-    """For :data:`core.transcripts.DETECTORS`: the first lines (parsed JSON, ``None`` when not
-    JSON) hold Claude Code's ``system/init`` line, or are the conversation form."""
+    """For :data:`core.run_import.formats.DETECTORS`: the first lines (parsed JSON, ``None``
+    when not JSON) hold Claude Code's ``system/init`` line, or are the conversation form."""
     for line in head:
         if not isinstance(line, dict):
             continue
@@ -79,7 +67,8 @@ class _Clock:
 
 def read_claude_transcript(
     lines: Iterable[str | bytes], run_id: str, step: int = 0
-) -> ClaudeTranscript:
+) -> StepTranscript:
+    """The step in ``lines``; ``started_at`` is the first ``timestamp`` in the file, if any."""
     clock = _Clock()
     parser = ClaudeEventParser(run_id, step, clock=lambda: clock.now)
     body: list[Event] = []
@@ -120,12 +109,12 @@ def read_claude_transcript(
     if clock.origin is None and not clock.now:
         # No time in the file at all (1.0.x stdout): a call's duration is unknown, not 0 ms.
         body = [_unmeasured(e) for e in body]
-    return ClaudeTranscript(
+    return StepTranscript(
         body=body,
         finished=finished,
         task=task,
         model=parser.model,
-        cwd=parser.cwd,
+        cwd=parser.cwd or None,
         started_at=clock.origin,
     )
 

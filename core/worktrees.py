@@ -1,0 +1,144 @@
+"""Worktree isolation: a run that works in its own git worktree, on its own branch, so the
+person's checkout is untouched until they merge — and parallel runs cannot trample each other.
+
+``isolation: worktree`` (a preset field, the launch dialog's option, ``baton run --worktree``)
+makes the runner create ``git worktree add -b baton/<run-id>`` from the current ``HEAD`` in
+Baton's worktree folder (outside the repository and outside Baton's protected folders, so the
+agents' tools may work there), copy in the ignored files that ``.worktreeinclude`` names (an
+``.env``, say, in ``.gitignore`` syntax), and run every step there. Afterwards the person
+reviews the run's Changes and either merges — fast-forward, or squash (the changes staged on
+their branch, for them to commit) — or discards the worktree and its branch.
+
+Git runs with the same guards as checkpoints (:mod:`core.git_command`): no hooks, no filter
+drivers from a configuration an earlier agent may have written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pathspec
+import platformdirs
+
+from core.errors import RunError
+from core.events import WorktreeInfo
+from core.git_command import GitError, guarded_options, run_git, run_git_sync
+
+INCLUDE_FILE = ".worktreeinclude"
+
+
+class WorktreeError(Exception):
+    """The worktree cannot be made, merged or discarded; the message says why."""
+
+
+NOT_A_REPOSITORY = (
+    "a worktree run needs a git repository with at least one commit; {} is not in one"
+)
+
+
+def check_repository(folder: Path) -> None:
+    """Refuse early (:class:`RunError`, before anything is shown) a folder that cannot have a
+    worktree."""
+    try:
+        run_git_sync(["rev-parse", "--verify", "HEAD^{commit}"], cwd=folder)
+    except (GitError, OSError):
+        raise RunError(NOT_A_REPOSITORY.format(folder)) from None
+
+
+def worktrees_dir() -> Path:
+    """``BATON_WORKTREE_DIR``, else the platform's cache folder for Baton + ``worktrees``."""
+    override = os.environ.get("BATON_WORKTREE_DIR")
+    return Path(override) if override else Path(platformdirs.user_cache_dir("baton")) / "worktrees"
+
+
+async def _git(folder: Path, *args: str) -> str:
+    options = await guarded_options(folder)
+    return (await run_git(args, cwd=folder, options=options)).decode(errors="replace").strip()
+
+
+async def create_worktree(folder: Path, run_id: str) -> tuple[WorktreeInfo, Path]:
+    """Make the run's worktree; returns it and where ``folder`` (resolved) lies inside it."""
+    try:
+        top = Path(await _git(folder, "rev-parse", "--show-toplevel"))
+        base = await _git(top, "rev-parse", "--verify", "HEAD^{commit}")
+    except (GitError, OSError):
+        raise WorktreeError(NOT_A_REPOSITORY.format(folder)) from None
+    branch = f"baton/{run_id}"
+    path = worktrees_dir() / f"{top.name}-{run_id}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        await _git(top, "worktree", "add", "-q", "-b", branch, str(path), base)
+    except GitError as error:
+        raise WorktreeError(str(error)) from None
+    _copy_included(top, path)
+    info = WorktreeInfo(path=str(path), branch=branch, base=base, repo=str(top))
+    return info, path / folder.relative_to(top)
+
+
+def _copy_included(top: Path, path: Path) -> None:
+    """Copy the files ``.worktreeinclude`` names (they are ignored, so the checkout lacks
+    them). Links and anything outside the repository are never followed."""
+    include = top / INCLUDE_FILE
+    if not include.is_file():
+        return
+    spec = pathspec.GitIgnoreSpec.from_lines(include.read_text(encoding="utf-8").splitlines())
+    for root, folders, files in os.walk(top):
+        folders[:] = [f for f in folders if f != ".git"]
+        for name in files:
+            source = Path(root) / name
+            relative = source.relative_to(top)
+            if source.is_symlink() or not spec.match_file(relative.as_posix()):
+                continue
+            target = path / relative
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+
+
+async def commit_worktree(info: WorktreeInfo, message: str) -> bool:
+    """Commit everything in the worktree onto its branch; False when nothing changed."""
+    path = Path(info.path)
+    await _git(path, "add", "-A")
+    if not await _git(path, "status", "--porcelain"):
+        return False
+    await _git(path, "commit", "-q", "--no-verify", "-m", message)
+    return True
+
+
+async def merge_worktree(info: WorktreeInfo, *, squash: bool, message: str) -> str:
+    """Bring the run's work into the person's checkout, then remove the worktree and branch.
+
+    Fast-forward needs the checkout still on the commit the run started from (or behind the
+    branch); squash stages the changes on whatever is checked out, for the person to commit.
+    Returns what happened, in words."""
+    repo = Path(info.repo)
+    await commit_worktree(info, message)
+    try:
+        if squash:
+            await _git(repo, "merge", "--squash", info.branch)
+            said = f"The run's changes are staged in {repo}; commit them when you are ready."
+        else:
+            await _git(repo, "merge", "--ff-only", "-q", info.branch)
+            said = f"{repo} fast-forwarded to the run's work."
+    except GitError as error:
+        raise WorktreeError(
+            f"could not merge {info.branch}: {error}"
+            + ("" if squash else " (your branch moved since the run started: try --squash)")
+        ) from None
+    await discard_worktree(info, force=squash)
+    return said
+
+
+async def discard_worktree(info: WorktreeInfo, *, force: bool = True) -> None:
+    """Remove the worktree and delete its branch (``force``: even if not merged)."""
+    repo = Path(info.repo)
+    try:
+        try:
+            await _git(repo, "worktree", "remove", "--force", info.path)
+        except GitError:
+            await _git(repo, "worktree", "prune")  # its folder was deleted by hand
+        await _git(repo, "branch", "-D" if force else "-d", "-q", info.branch)
+    except GitError as error:
+        raise WorktreeError(str(error)) from None

@@ -1,0 +1,1 @@
+"""The attention inbox: everything waiting for the person across all runs."""
