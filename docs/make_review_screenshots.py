@@ -19,7 +19,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "docs"))
 
 from make_changes_screenshots import _script  # noqa: E402
@@ -30,7 +29,7 @@ TASK = "Add a --verbose flag to the CLI"
 
 def _second_script(server: object) -> None:
     """The same task, done another way: the flag only, through one edit, and a longer answer."""
-    from llm_server import Reply, Tokens, ToolCall
+    from tests.llm_server import Reply, Tokens, ToolCall
 
     server.queue(  # type: ignore[attr-defined]
         Reply.tools(
@@ -76,7 +75,6 @@ def _run(server: object, project: Path) -> tuple[str, list[object]]:
 
 
 def _shoot(output: Path, project: Path) -> int:
-    from llm_server import LLMServer
     from PySide6.QtGui import QTextCursor
     from PySide6.QtWidgets import QApplication
 
@@ -92,6 +90,7 @@ def _shoot(output: Path, project: Path) -> int:
     from gui.review.review_dialog import ReviewDialog
     from gui.theme import apply_theme
     from gui.theme.icons import app_icon
+    from tests.llm_server import LLMServer
 
     with LLMServer() as server:
         _script(server)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
 
 from core.cli import main
 from core.errors import RunError
@@ -15,6 +14,7 @@ from core.review_comments import ReviewComment, follow_up_request, follow_up_tas
 from core.runner import Runner
 from core.runs import RunIndex, load_run
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply
 
 COMMENTS = [
     ReviewComment("src/auth.py", 12, "    retries = 0", "Start at 1: the first try counts."),

@@ -6,13 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply, Tokens
 
 from core.cli import main
 from core.run_compare import compare_runs, output_diff
 from core.run_reading import read_folded
 from core.runs import RunIndex
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply, Tokens
 
 
 @pytest.fixture
@@ -83,9 +83,8 @@ def test_cli_compare_prints_markdown(
 
 
 def test_a_step_only_one_run_has() -> None:
-    from test_run_state import sample_run
-
     from core.run_state import fold
+    from tests.test_run_state import sample_run
 
     full = fold(sample_run())
     short = fold(sample_run())
@@ -105,9 +104,8 @@ async def test_files_changed_come_from_the_checkpoints(
 ) -> None:
     """A step that edits, writes and runs sed in a git repository: all three files listed,
     the one sed changed included (the tool calls alone would name two)."""
-    from git_repos import make_repo, run_step, three_changes
-
     from core.run_state import fold
+    from tests.git_repos import make_repo, run_step, three_changes
 
     repo = make_repo(tmp_path / "repo")
     three_changes(llm_server)

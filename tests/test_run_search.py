@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
-from llm_server import LLMServer, Reply
-from test_run_state import sample_run
-from test_runs_cli import save
 
 from core.cli import main
 from core.run_search import PASSAGE_CHARS, RunSearch
 from core.runs import RunIndex
 from core.settings import save_settings
+from tests.llm_server import LLMServer, Reply
+from tests.test_run_state import sample_run
+from tests.test_runs_cli import save
 
 
 @pytest.fixture

@@ -9,8 +9,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from git_repos import ALLOW, make_repo, run_step, three_changes
-from launching import (
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QApplication, QMenu
+from pytestqt.qtbot import QtBot
+
+from core.runs import RunIndex
+from core.settings import save_settings
+from gui.review.review_dialog import ReviewDialog
+from gui.run.step_pane import StepPane
+from gui.window.main_window import MainWindow
+from tests.git_repos import ALLOW, make_repo, run_step, three_changes
+from tests.gui.conftest import OFFSCREEN_NOISE
+from tests.gui.launching import (
     click,
     open_launch_dialog,
     pick_preset,
@@ -18,19 +29,30 @@ from launching import (
     wait_for_session,
     wait_until_finished,
 )
-from llm_server import LLMServer, Reply
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextCursor
-from pytestqt.qtbot import QtBot
+from tests.llm_server import LLMServer, Reply
 
-from core.runs import RunIndex
-from core.settings import save_settings
-from gui.review.review_dialog import ReviewDialog
-from gui.window.main_window import MainWindow
-
-pytestmark = pytest.mark.usefixtures("qasync_loop")
+pytestmark = [
+    pytest.mark.usefixtures("qasync_loop"),
+    # The offscreen platform cannot grab the keyboard for a popup menu; the menu works anyway.
+    pytest.mark.qt_log_ignore(
+        OFFSCREEN_NOISE, "This plugin does not support grabbing the keyboard"
+    ),
+]
 Window = Callable[..., MainWindow]
 PLAN = "## Plan\n1. Add a cache\n2. Use a global lock\n3. Ship it"
+
+
+def _choose_comment(qtbot: QtBot, pane: StepPane) -> None:
+    """Click the pane's "⋯" and pick "Comment on this step…" with the keyboard, as a person."""
+
+    def pick() -> None:
+        menu = QApplication.activePopupWidget()
+        assert isinstance(menu, QMenu)
+        for key in (Qt.Key.Key_Down, Qt.Key.Key_Down, Qt.Key.Key_Return):
+            qtbot.keyClick(menu, key)
+
+    QTimer.singleShot(50, pick)
+    qtbot.mouseClick(pane.menu_button, Qt.MouseButton.LeftButton)
 
 
 def _click_line(qtbot: QtBot, dialog: ReviewDialog, line: int) -> None:
@@ -57,8 +79,8 @@ def test_comments_on_a_step_reach_the_follow_up_request(
     page = runs.page_for(session.run_id)
     assert page is not None
     pane = page.view.pane(1)
-    qtbot.waitUntil(pane.comment_button.isVisible)
-    click(qtbot, pane.comment_button)
+    qtbot.waitUntil(pane.menu_button.comment_action.isEnabled)
+    _choose_comment(qtbot, pane)
     review = runs.review.review_dialog
     assert review is not None and review.isVisible()
     assert review.agent.currentText() == "planner"
@@ -119,8 +141,8 @@ def test_a_comment_on_a_changed_file_s_diff_names_the_file_line(
     page = runs.open_record(record)
     qtbot.waitUntil(lambda: not page.is_reading())
     pane = page.view.pane(0)
-    qtbot.waitUntil(pane.comment_button.isVisible)
-    click(qtbot, pane.comment_button)
+    qtbot.waitUntil(pane.menu_button.comment_action.isEnabled)
+    _choose_comment(qtbot, pane)
     review = runs.review.review_dialog
     assert review is not None
     qtbot.waitUntil(lambda: review.source.count() == 4)  # the answer and three files' diffs

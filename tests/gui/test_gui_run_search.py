@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from launching import click, type_into
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from run_events import RunBuilder
 
 from core.runs import Redactor, RunIndex, RunWriter
 from gui.compare.compare_view import CompareDialog
 from gui.run.runs_view import RunsView
 from gui.widgets.match_highlight import marked_texts
 from gui.window.main_window import MainWindow
+from tests.gui.launching import click, type_into
+from tests.gui.run_events import RunBuilder
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]
@@ -65,9 +65,10 @@ def test_search_box_finds_a_tool_result_and_opens_the_run_there(
     assert "test_[token]_[refresh]" in item.text()
     rect = panel.results.visualItemRect(item)
     qtbot.mouseClick(panel.results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    qtbot.waitUntil(lambda: runs.current_page() is not None and runs.current_page().loader is None)
+    qtbot.waitUntil(lambda: runs.current_page() is not None)
     page = runs.current_page()
     assert page is not None and page.run_id == "run-a"
+    qtbot.waitUntil(lambda: not page.is_reading())
     pane = page.view.pane(1)
     qtbot.waitUntil(lambda: bool(marked_texts(pane)))
     assert pane.is_highlighted()
