@@ -14,6 +14,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
+from core.run_request import RunRequest, StepSpec
 from core.runs import RunIndex
 from core.settings import save_settings
 from gui.review.review_dialog import ReviewDialog
@@ -23,8 +24,7 @@ from tests.git_repos import ALLOW, make_repo, run_step, three_changes
 from tests.gui.conftest import OFFSCREEN_NOISE
 from tests.gui.launching import (
     click,
-    open_launch_dialog,
-    pick_preset,
+    launch_request,
     type_into,
     wait_for_session,
     wait_until_finished,
@@ -69,11 +69,8 @@ def test_comments_on_a_step_reach_the_follow_up_request(
     save_settings(llm_server.settings())
     llm_server.queue(Reply.answer("Found src/cache.py"), Reply.answer(PLAN))
     window = make_window()
-    dialog = open_launch_dialog(qtbot, window)
-    pick_preset(qtbot, dialog, "scout-and-plan")
-    type_into(qtbot, dialog.args_edit, "caching")
-    click(qtbot, dialog.run_button)
-    session = wait_for_session(qtbot, window)
+    steps = [StepSpec("scout", "find the cache code"), StepSpec("planner", "plan {previous}")]
+    session = launch_request(qtbot, window, RunRequest("chain", steps, window.working_folder))
     assert wait_until_finished(qtbot, session) == "ok"
     runs = window.runs_view
     page = runs.page_for(session.run_id)
