@@ -123,8 +123,9 @@ class Lineage(BaseModel):
 
     run_id: str
     step: int
-    kind: Literal["resume", "rerun", "follow_up"]
-    """``follow_up``: a new step acting on review comments (:mod:`core.review_comments`)."""
+    kind: Literal["resume", "rerun", "continue", "follow_up"]
+    """``continue``: the run's one step goes on with the conversation of the parent's ``step``.
+    ``follow_up``: a new step acting on review comments (:mod:`core.review_comments`)."""
 
 
 class WorktreeInfo(BaseModel):
@@ -323,6 +324,9 @@ class StepFinished(_Event):
     """The validated JSON result of an agent that declares ``output:`` (:mod:`core.structured`)."""
     reused_from: str | None = None
     """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
+    session: str | None = None
+    """The CLI's record of the conversation (Claude Code's session id, pi's session file), so
+    it can be continued."""
 
 
 class FileChange(BaseModel):
@@ -365,6 +369,29 @@ class RunFinished(_Event):
     error: str | None = None
 
 
+class UserMessage(_Event):
+    """What a person typed to a step while it ran (or to continue it once finished).
+
+    Recorded when the runner hands it to the step, which is where it shows in the stream; the
+    backend delivers it at the agent's next turn boundary, so nothing running is cancelled."""
+
+    type: Literal["user_message"] = "user_message"
+    text: str
+    delivery: Literal["steer", "continue"] = "steer"
+    """``steer``: to a running step, before its next model request (Baton's loop), through
+    pi's RPC ``steer`` or on Claude Code's stream-json input; ``continue``: the task of a new
+    step that continues a finished step's conversation."""
+
+
+class MessagesDelivered(_Event):
+    """Baton's own loop added the step's ``count`` oldest undelivered messages to the
+    conversation here, just before a request: where they sit in it, so Continue rebuilds the
+    conversation exactly (:mod:`core.continuation`). Not shown; the CLIs need none."""
+
+    type: Literal["messages_delivered"] = "messages_delivered"
+    count: int
+
+
 class Log(_Event):
     """Something worth keeping that is not part of the conversation: a backend's stderr, a
     line a parser could not read, a diagnostic."""
@@ -391,6 +418,8 @@ Event = Annotated[
     | StepFinished
     | StepChanges
     | RunFinished
+    | UserMessage
+    | MessagesDelivered
     | Log,
     Field(discriminator="type"),
 ]

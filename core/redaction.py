@@ -46,6 +46,7 @@ from core.events import (
     ToolCallFinished,
     ToolCallOutput,
     ToolCallStarted,
+    UserMessage,
 )
 
 if TYPE_CHECKING:
@@ -232,7 +233,7 @@ class StreamRedactor:
             return run
         if isinstance(event, StepFinished | StepStarted):
             return [k for k in run if k.step == event.step]
-        if isinstance(event, ToolCallStarted | Retry) or (
+        if isinstance(event, ToolCallStarted | Retry | UserMessage) or (
             isinstance(event, Log) and event.level != "debug"
         ):
             return [k for k in run if k.step == event.step and k.kind != "output"]

@@ -23,6 +23,7 @@ from core.presets import (
     discover_presets,
     required_argument_count,
 )
+from core.steering import Continuation
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class StepSpec:
     re-runs of already expanded tasks)."""
     params: dict[str, Any] = field(default_factory=dict)
     """Values for this step's agent only (``--param STEP.NAME=VALUE``), over the run's."""
+    continues: Continuation | None = None
+    """The finished conversation this step goes on with (Continue); ``task`` is the follow-up."""
 
 
 @dataclass

@@ -42,6 +42,7 @@ from core.events import (
     ToolCallStarted,
     Usage,
     UsageStats,
+    UserMessage,
 )
 from core.run_names import RunOrigin
 from core.text_buffer import TextBuffer
@@ -122,9 +123,10 @@ def _delegation(arguments: dict[str, object]) -> str:
 
 @dataclass
 class Notice:
-    """A retry, an approval or a log line shown inline in the step's stream."""
+    """A retry, an approval, a log line or what a person said to the step, shown inline in
+    the step's stream."""
 
-    kind: Literal["retry", "approval", "budget", "log"]
+    kind: Literal["retry", "approval", "budget", "log", "message"]
     text: str
     level: str = "info"
 
@@ -367,6 +369,8 @@ def _apply_to_step(step: StepState, event: Event) -> None:
             if (call := step.tool_call(request.call_id)) is not None:
                 call.awaiting_approval = False
         step.approval_requests.clear()
+    elif isinstance(event, UserMessage):
+        step.items.append(Notice("message", event.text))
     elif isinstance(event, StepChanges) and event.kind == "step":
         step.changes = event
     elif isinstance(event, Log) and event.level != "debug":

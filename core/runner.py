@@ -74,6 +74,7 @@ from core.events import (
     ToolCallFinished,
     Usage,
     UsageStats,
+    UserMessage,
     WorktreeInfo,
 )
 from core.handoff import hand_off
@@ -95,6 +96,7 @@ from core.run_request import RunRequest, StepSpec
 from core.run_state import RunState
 from core.runs import RunIndex, RunWriter, run_file
 from core.settings import Settings, load_settings
+from core.steering import SteerError
 from core.structured import as_handoff, with_structure
 from core.trust import TrustStore, UntrustedProjectError, project_files
 from core.worktrees import WorktreeError, check_repository, create_worktree
@@ -174,6 +176,8 @@ class Runner:
         """Why the run file could not be written, once that happened (the run stops)."""
         self._state = RunState()
         """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
+        self._running: dict[int, StepContext] = {}
+        """The steps whose backend is running, for :meth:`steer`."""
         self.gate = ApprovalGate(
             self.settings.effective_policy(),
             responder,
@@ -241,6 +245,22 @@ class Runner:
     @property
     def cancelled(self) -> bool:
         return self._cancel.is_set()
+
+    def steer(self, step: int, text: str) -> UserMessage:
+        """Say ``text`` to running step ``step`` (0-based): it reaches the agent at its next
+        turn boundary, cancelling nothing (:mod:`core.steering`). Recorded as a
+        ``user_message`` event, which is returned. Raises :class:`SteerError` when the step
+        cannot take it (not running, finishing, an empty message)."""
+        ctx = self._running.get(step)
+        if ctx is None:
+            raise SteerError(f"step {step + 1} is not running")
+        message = text.strip()
+        if not message:
+            raise SteerError("the message is empty")
+        ctx.inbox.put(message)
+        event = ctx.make(UserMessage, text=message)
+        self._emit(event)
+        return event
 
     async def run(self) -> RunFinished:
         """Run to the end and return the ``run_finished`` event (also published)."""
@@ -404,20 +424,28 @@ class Runner:
             clock=self._clock,
             scrub=self._redactor.scrub if self._redactor is not None else (lambda text: text),
             budget=self.budget,
+            continues=step.spec.continues,
         )
         self._emit_step_started(index, step, task)
+        if step.spec.continues is not None:  # the follow-up, shown as said
+            self._emit(ctx.make(UserMessage, text=task, delivery="continue"))
         outcome: list[StepFinished] = []
         try:
             backend = self._backend_factory(step.backend)
         except (UnknownBackendError, BackendError, ImportError) as error:
             return self._emit_step_finished(index, "error", "", str(error))
         task_handle = asyncio.create_task(self._consume(backend, ctx, outcome))
-        stop = await self._supervise(task_handle, ctx, backend.cancel_grace_s)
+        self._running[index] = ctx
+        try:
+            stop = await self._supervise(task_handle, ctx, backend.cancel_grace_s)
+        finally:
+            del self._running[index]
+            ctx.inbox.close()
         self._close_open_calls(index)
         if outcome and stop is None:
             result = with_structure(step.agent.output, outcome[0])
             return self._emit_step_finished(
-                index, result.status, result.output, result.error, result.structured
+                index, result.status, result.output, result.error, result.structured, result.session
             )
         if outcome and outcome[0].status == "aborted" and stop == "cancelled":
             return self._emit_step_finished(index, "aborted", outcome[0].output, "cancelled")
@@ -441,6 +469,7 @@ class Runner:
             try:
                 async for event in events:
                     if isinstance(event, StepFinished):
+                        ctx.inbox.close()  # at once: a message now would reach no one
                         outcome.append(event)
                         return
                     self._emit(event)
@@ -631,6 +660,7 @@ class Runner:
         output: str,
         error: str | None,
         structured: dict[str, Any] | None = None,
+        session: str | None = None,
     ) -> StepFinished:
         event = StepFinished(
             run_id=self.run_id,
@@ -641,6 +671,7 @@ class Runner:
             error=error,
             usage=self._state.steps[index].usage,
             structured=structured,
+            session=session,
         )
         self._emit(event)
         return event

@@ -23,6 +23,9 @@ Run as ``python fake_claude.py <scenario.json> [the arguments claude would get]`
       the turn like Claude Code 2.0.76 does;
     * ``{"await_interrupt": true}`` — blocks until an ``interrupt`` and answers it with an
       ``error_during_execution`` result;
+    * ``{"await_user": N}`` — blocks until N user messages came after the task (a person
+      talking to the step); like the real CLI it prints nothing on receiving one, and
+      messages that come while it does something else are taken too (and logged);
     * ``{"await_response": "<request id>"}`` — waits for the answer to a request it printed;
     * ``{"exit": N}`` — exits at once.
 ``ignore_interrupt``, ``ignore_sigterm``
@@ -219,6 +222,8 @@ class FakeClaude:
     def __init__(self, scenario: dict[str, Any]) -> None:
         self.scenario = scenario
         self.log_path = Path(scenario["log"])
+        self.user_messages = 0
+        """User messages read after the task."""
 
     def log(self, entry: dict[str, Any]) -> None:
         with self.log_path.open("a", encoding="utf-8") as log:
@@ -234,6 +239,8 @@ class FakeClaude:
             return None
         message: dict[str, Any] = json.loads(line)
         self.log({"stdin": message})
+        if message.get("type") == "user":
+            self.user_messages += 1
         return message
 
     def hang(self) -> None:
@@ -257,6 +264,7 @@ class FakeClaude:
             response = {"subtype": "success", "request_id": first["request_id"], "response": {}}
             self.print({"type": "control_response", "response": response})
             self.read()  # the task
+            self.user_messages = 0
         try:
             for step in self.scenario.get("steps", []):
                 self.step(step)
@@ -285,6 +293,10 @@ class FakeClaude:
                 if message.get("response", {}).get("request_id") == step["await_response"]:
                     return
             self.hang()
+        elif "await_user" in step:
+            while self.user_messages < int(step["await_user"]):
+                if self.read() is None:
+                    self.hang()
         elif step.get("await_interrupt"):
             while (message := self.read()) is not None:
                 if message.get("request", {}).get("subtype") == "interrupt":

@@ -28,6 +28,10 @@ Usage: ``fake_pi.py SCRIPT.json [pi arguments...]``. The script (JSON)::
         {"spawn_detached": "/path/child.pid"},  # a sleeping grandchild in its own session
         {"wait_file": "/path"},                 # block until the file exists
         {"hang": true},                         # block forever
+        {"wait_steer": 1},                      # RPC: block until this many steer commands
+        {"deliver_steering": true},             # RPC: the next turn takes the queued steering
+                                                # messages (turn_start, queue_update, the
+                                                # user message_start/_end), as pi does
         {"exit": 3}]}                           # exit now with this status
 
 The record is written before the first step, so a test that saw the first line knows it
@@ -35,7 +39,9 @@ exists. Without an ``exit`` step the fake exits 0 after the last step (``--mode 
 
 With ``--mode rpc`` it speaks pi's RPC protocol on stdin/stdout like the real pi: it answers
 ``get_commands`` (listing ``baton-gate`` when ``-e`` loads Baton's ``baton-gate.js``),
-``get_state`` (idle) and ``prompt``, plays the steps only once the prompt came, and exits 0
+``get_state`` (idle; with ``--session-dir`` the ``sessionFile`` pi would write there),
+``prompt`` and ``steer`` (queued: a ``queue_update`` listing it, then the response, as pi
+0.73.1 and 1.x answer), plays the steps only once the prompt came, and exits 0
 when stdin ends (also mid-script, as pi shuts down at end of input).
 """
 
@@ -124,10 +130,17 @@ class Rpc:
         self.prompted = threading.Event()
         self.ended = threading.Event()
         self.answers: dict[str, dict[str, Any]] = {}
+        self.steering: list[str] = []
+        """Queued ``steer`` messages not yet taken by a turn."""
+        self.steered = 0
         self.answered = threading.Condition()
         self.record = record
         gate = argv[argv.index("-e") + 1] if "-e" in argv else ""
         self.gate_loaded = gate.endswith("baton-gate.js") and Path(gate).is_file()
+        self.session_file: str | None = None
+        if "--session-dir" in argv:  # where pi would keep this session
+            folder = argv[argv.index("--session-dir") + 1]
+            self.session_file = str(Path(folder) / f"fake-{os.getpid()}.jsonl")
         threading.Thread(target=self._read, daemon=True).start()
 
     def write(self, data: dict[str, Any]) -> None:
@@ -155,7 +168,9 @@ class Rpc:
                 gate = [{"name": "baton-gate", "source": "extension"}] if self.gate_loaded else []
                 self.write({**reply, "success": True, "data": {"commands": gate}})
             elif kind == "get_state":
-                state = {"isStreaming": False, "isCompacting": False}
+                state: dict[str, Any] = {"isStreaming": False, "isCompacting": False}
+                if self.session_file is not None:
+                    state["sessionFile"] = self.session_file
                 self.write({**reply, "success": True, "data": state})
             elif kind == "prompt" and self.refusal:
                 self.write({**reply, "success": False, "error": self.refusal})
@@ -163,6 +178,15 @@ class Rpc:
                 self._note("task", command.get("message"))
                 self.write({**reply, "success": True})
                 self.prompted.set()
+            elif kind == "steer":
+                with self.answered:
+                    self.steering.append(str(command.get("message")))
+                    self.steered += 1
+                    self.answered.notify_all()
+                    queued = list(self.steering)
+                self._note("steers", self.steered)
+                self.write({"type": "queue_update", "steering": queued, "followUp": []})
+                self.write({**reply, "success": True})
             elif kind == "extension_ui_response":
                 with self.answered:
                     self.answers[str(ident)] = command
@@ -171,6 +195,20 @@ class Rpc:
         with self.answered:
             self.answered.notify_all()
         os._exit(0)  # pi shuts down when its input ends
+
+    def wait_steer(self, count: int) -> None:
+        with self.answered:
+            self.answered.wait_for(lambda: self.steered >= count or self.ended.is_set())
+
+    def deliver_steering(self) -> None:
+        with self.answered:
+            taken, self.steering = self.steering, []
+        self.write({"type": "turn_start"})
+        self.write({"type": "queue_update", "steering": [], "followUp": []})
+        for text in taken:
+            message = {"role": "user", "content": [{"type": "text", "text": text}]}
+            self.write({"type": "message_start", "message": message})
+            self.write({"type": "message_end", "message": message})
 
     def ask(self, number: int, call: dict[str, Any]) -> None:
         ident = f"ui-{number}"
@@ -213,6 +251,10 @@ def main() -> int:
         if "ask" in step and rpc is not None:
             asked += 1
             rpc.ask(asked, step["ask"])
+        elif "wait_steer" in step and rpc is not None:
+            rpc.wait_steer(int(step["wait_steer"]))
+        elif step.get("deliver_steering") and rpc is not None:
+            rpc.deliver_steering()
         elif "err" in step:
             sys.stderr.write(step["err"] + "\n")
             sys.stderr.flush()

@@ -19,7 +19,7 @@ from core.agents import AgentDefinition
 from core.approvals import ApprovalGate, deny_all
 from core.backends.base import BackendError, RunClock, StepContext
 from core.backends.cli_output import read_lines
-from core.backends.pi_cli import PiBackend, parse_version
+from core.backends.pi_cli import PiBackend, parse_version, sessions_dir
 from core.backends.pi_rpc import gate_extension
 from core.events import (
     Event,
@@ -164,7 +164,8 @@ async def test_a_normal_step(tmp_path: Path) -> None:
     seen = recorded(record)
     prompt_file = seen["prompt_path"]
     assert seen["argv"] == [
-        "--mode", "rpc", "--no-session", "--no-extensions", "-e", str(gate_extension()),
+        "--mode", "rpc", "--session-dir", str(sessions_dir()), "--no-extensions",
+        "-e", str(gate_extension()),
         "--model", "m1", "--tools", "read,grep,find,ls,bash,edit,write",
         "--append-system-prompt", prompt_file,
     ]  # fmt: skip
@@ -229,7 +230,7 @@ async def test_tools_and_their_notes(
     pi = make_fake_pi(tmp_path / "bin", {"record": str(record), "steps": answer_lines("ok")})
     events = await collect(make_ctx(tmp_path, pi, tools=tools, **options))
     argv = recorded(record)["argv"]
-    assert argv[8 : 8 + len(expected)] == expected
+    assert argv[9 : 9 + len(expected)] == expected
     assert not any("subagent" in arg for arg in argv)
     logs = [f"{e.level}: {e.message}" for e in of(events, Log)]
     assert len(logs) == len(notes)

@@ -19,6 +19,8 @@ Contract, from the runner's side:
   records the step as aborted, so a backend never has to yield after being cancelled.
 * Tool calls that need permission go through ``ctx.approvals``; the gate emits the approval
   events itself.
+* A person's messages to the running step arrive in ``ctx.inbox`` (:mod:`core.steering`); a
+  backend that can deliver them opens it, and takes them at its next turn boundary.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from core.agents import AgentDefinition
 from core.settings import Settings
+from core.steering import Continuation, StepInbox
 
 if TYPE_CHECKING:
     from core.approvals import ApprovalGate
@@ -71,6 +74,11 @@ class StepContext:
     """The run's redactor, for what tools keep beyond the run (agent-written documents)."""
     budget: BudgetGuard | None = None
     """Checked before every model request (``await ctx.budget.check(ctx.step)``)."""
+    continues: Continuation | None = None
+    """The finished conversation this step goes on with (Continue); ``task`` is the follow-up."""
+    inbox: StepInbox = field(default_factory=StepInbox)
+    """What a person types to the running step (:mod:`core.steering`); a backend opens it
+    while it can deliver at its next turn boundary."""
 
     def make(self, kind: type[E], **fields: Any) -> E:
         """Build an event of this step, with ``run_id``, ``step`` and ``ts`` filled in."""

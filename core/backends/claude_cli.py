@@ -23,10 +23,15 @@ tool calls with ``can_use_tool`` control requests, and a cancel is an ``interrup
   stdout is read on; a ``control_cancel_request`` (the CLI gave up on a question, e.g. after an
   interrupt) cancels that task, which resolves the dialog as denied. The call is announced
   (``tool_call_started``) before the question, so the dialog belongs to a row.
+* **Talking to the step.** What a person types while the step runs (``ctx.inbox``,
+  :mod:`core.steering`) goes in as one more user message; the CLI adds it to its next request
+  (2.0.76 after the tool result as "the user sent the following message", then answers it in a
+  turn of its own; 2.1.x only the former), so nothing running is aborted.
 * **When stdin closes.** In stream-json input mode the CLI waits for the next user message
-  until stdin ends. Baton sends one message per step, so stdin is closed at the first
-  ``result``: the CLI then finishes what is still running (2.1.x background subagents, which may
-  print a second ``result``) and exits; stdout is read until then and the last ``result`` wins.
+  until stdin ends. Baton sends its messages while the step runs, so stdin is closed at the
+  first ``result`` (no more messages are taken from then on): the CLI then finishes what is
+  still running (2.1.x background subagents, which may print a second ``result``) and exits;
+  stdout is read until then and the last ``result`` wins.
   Keeping stdin open for background work instead would hang every step whose CLI waits for
   input. The cost: a background subagent that asks for permission after the first ``result``
   cannot be asked (it is logged, and the CLI treats the closed channel as a refusal).
@@ -54,7 +59,7 @@ from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object
 from core.backends.cli_paths import protected_refusal
 from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
-from core.events import Event, Log
+from core.events import Event, Log, StepFinished
 from core.process_tree import stop_tree
 
 INSTALL_HINT = (
@@ -123,6 +128,9 @@ def build_command(executable: str, ctx: StepContext) -> list[str]:
     argv += permission_args(ctx.approvals, policy)
     if ctx.model:
         argv += ["--model", ctx.model]
+    if ctx.continues is not None and ctx.continues.session:
+        # Continue: a fork of the finished session, which itself stays as it was.
+        argv += ["--resume", ctx.continues.session, "--fork-session"]
     if ctx.agent.declared_tools is not None:
         denied = denied_tools(ctx.approvals, policy)
         offered = [t for t in claude_tools(ctx.agent.declared_tools) if t not in denied]
@@ -194,10 +202,9 @@ class _Session:
         self._helpers.append(asyncio.create_task(self._watch_cancel()))
         init = {"subtype": "initialize", "hooks": None}
         await self._send({"type": "control_request", "request_id": "baton_init", "request": init})
-        message = {"role": "user", "content": self.ctx.task}
-        await self._send(
-            {"type": "user", "session_id": "", "parent_tool_use_id": None, "message": message}
-        )
+        await self._send_user_message(self.ctx.task)
+        self.ctx.inbox.open()
+        self._helpers.append(asyncio.create_task(self._forward_messages()))
         while True:
             try:
                 line = await self.proc.stdout.readline()
@@ -232,6 +239,7 @@ class _Session:
                 for event in self.parser.feed_object(data):
                     yield event
                 if kind == "result":
+                    self.ctx.inbox.close()
                     await self._close_stdin()
         # stdout ended: the CLI is exiting (or a cancel is stopping it).
         with contextlib.suppress(TimeoutError):
@@ -239,7 +247,21 @@ class _Session:
         await self.close()
         stderr = self.stderr_tail.decode("utf-8", errors="replace")
         for event in self.parser.finish(self.proc.returncode, stderr, cancelled=self.interrupted):
+            if isinstance(event, StepFinished):  # the session, so Continue can resume it
+                event = event.model_copy(update={"session": self.parser.session_id})
             yield event
+
+    async def _send_user_message(self, text: str) -> None:
+        message = {"role": "user", "content": text}
+        await self._send(
+            {"type": "user", "session_id": "", "parent_tool_use_id": None, "message": message}
+        )
+
+    async def _forward_messages(self) -> None:
+        """A person's messages, as they come: the CLI holds each until its next turn boundary
+        (it joins the next request, after the running tool's result)."""
+        async for text in self.ctx.inbox.stream():
+            await self._send_user_message(text)
 
     # ------------------------------------------------------------------------ approvals
 

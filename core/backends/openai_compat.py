@@ -3,7 +3,9 @@
 One step is a conversation: ``system`` = the agent's body, ``user`` = the task. Each turn
 streams one model response (SSE over httpx), then runs the tool calls it asked for — one after
 the other, each through the approval gate — and sends the results back, until a response asks
-for no tool, or the turn limit is reached.
+for no tool, or the turn limit is reached. What a person types to the running step
+(``ctx.inbox``, :mod:`core.steering`) joins as user messages after the tool results, before
+the next request; a message that arrives during the final answer earns one more request.
 
 Failures, and what the step does about them:
 
@@ -57,6 +59,7 @@ from core.backends.tool_calls import ToolOutcome, run_tool_call
 from core.budget import BudgetReached
 from core.events import (
     Event,
+    MessagesDelivered,
     Retry,
     StepFinished,
     TextDelta,
@@ -137,6 +140,8 @@ class OpenAICompatBackend:
         system_prompt = ctx.agent.system_prompt + (spec.instructions() if spec else "")
         if system_prompt.strip():
             messages.append({"role": "system", "content": scrub(system_prompt)})
+        if ctx.continues is not None:  # Continue: the finished conversation, then the follow-up
+            messages.extend(dict(message) for message in ctx.continues.messages)
         messages.append({"role": "user", "content": scrub(ctx.task)})
         request: dict[str, Any] = {
             "model": model,
@@ -164,6 +169,7 @@ class OpenAICompatBackend:
         total = UsageStats()
         output = ""
         async with provider_client(timeout, self._transport) as client:
+            ctx.inbox.open()
             try:
                 for turn_number in range(1, limits.max_turns + 1):
                     if ctx.cancelled.is_set():
@@ -174,6 +180,11 @@ class OpenAICompatBackend:
                             await ctx.budget.check(ctx.step)
                         except BudgetReached as reached:
                             raise _StepFailure(str(reached)) from None
+                    # A person's messages: after the tool results, before the request.
+                    said = ctx.inbox.take()
+                    if said:
+                        messages.extend({"role": "user", "content": scrub(t)} for t in said)
+                        yield ctx.make(MessagesDelivered, count=len(said))
                     turn = _Turn()
                     requesting = self._request(ctx, client, url, headers, request, turn)
                     async with aclosing(requesting) as events:
@@ -186,6 +197,10 @@ class OpenAICompatBackend:
                     if response.text:
                         output = response.text
                     calls = response.tool_calls()
+                    if not calls and ctx.inbox.has_pending:
+                        # Said while the answer streamed: the model hears it before the end.
+                        messages.append({"role": "assistant", "content": scrub(response.text)})
+                        continue
                     if not calls and spec is not None:
                         try:
                             structured = spec.validate_answer(output)

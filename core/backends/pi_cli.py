@@ -7,10 +7,14 @@ This module owns the process; the RPC conversation (task, approval questions, th
 
 The process, per step::
 
-    pi --mode rpc --no-session --no-extensions -e <baton-gate.js> [--model M]
+    pi --mode rpc --session-dir <Baton's data folder>/pi-sessions [--fork <session>]
+       --no-extensions -e <baton-gate.js> [--model M]
        [--tools a,b | --no-tools] [--append-system-prompt <0600 file in a 0700 temp folder>]
 
 and the task (``Task: <task>``) goes in as an RPC ``prompt`` once the gate is seen loaded.
+pi keeps the step's session in Baton's private data folder (out of every tool's reach), and
+the step's ``step_finished.session`` names its file, so Continue can go on with a fork of it
+(``--fork``: the finished step's session stays as it was; the follow-up is the prompt).
 
 * stdout is read as it arrives, line by line, never buffered whole (0.73.1's output grows
   quadratically with the answer). Lines longer than :attr:`PiBackend.max_line_bytes` are
@@ -50,6 +54,7 @@ from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
+from core.paths import data_dir
 from core.process_tree import stop_tree
 from core.settings import Settings
 
@@ -193,12 +198,22 @@ def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
     return names, notes
 
 
+def sessions_dir() -> Path:
+    """Where pi keeps the sessions of Baton's steps (private, inside Baton's data folder, so
+    out of every tool's reach): what Continue forks."""
+    path = data_dir() / "pi-sessions"
+    path.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
 def build_argv(
     executable: str, ctx: StepContext, tools: list[str], prompt_file: Path | None
 ) -> list[str]:
     # --no-extensions: neither the user's nor pi's built-in extensions (tools such as pi's
     # sub-agent); the explicitly loaded gate still is.
-    argv = [executable, "--mode", "rpc", "--no-session", "--no-extensions"]
+    argv = [executable, "--mode", "rpc", "--session-dir", str(sessions_dir()), "--no-extensions"]
+    if ctx.continues is not None and ctx.continues.session:
+        argv += ["--fork", ctx.continues.session]  # Continue: the finished one stays as it was
     argv += ["-e", str(gate_extension())]
     if ctx.model and ctx.settings.pi_pass_model:
         argv += ["--model", ctx.model]
@@ -277,7 +292,8 @@ class PiBackend:
             session = PiRpcSession(ctx, stdin.send, stdin.close)
             for note in notes:
                 yield note
-            await session.start(f"Task: {ctx.task}")
+            # A follow-up (Continue) is a message in the conversation, not a task.
+            await session.start(ctx.task if ctx.continues is not None else f"Task: {ctx.task}")
             async for event in self._stream(ctx, process, parser, stderr_tail, session):
                 yield event
             exit_code = await process.wait()
@@ -288,10 +304,11 @@ class PiBackend:
             await self._stop(process)
             shutil.rmtree(folder, ignore_errors=True)
         finished = parser.finish(exit_code, _tail_text(stderr_tail))
-        if session is not None and session.failure and isinstance(finished[-1], StepFinished):
-            finished[-1] = finished[-1].model_copy(
-                update={"status": "error", "error": session.failure}
-            )
+        if session is not None and isinstance(finished[-1], StepFinished):
+            update: dict[str, str | None] = {"session": session.session_file}
+            if session.failure:
+                update |= {"status": "error", "error": session.failure}
+            finished[-1] = finished[-1].model_copy(update=update)
         for event in finished:
             yield event
 

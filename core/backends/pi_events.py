@@ -61,7 +61,7 @@ _SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM"}
 
 # Events that carry nothing Baton shows (turn bookkeeping, 1.6.0's session entries).
 _QUIET_EVENTS = frozenset(
-    {"agent_start", "turn_start", "turn_end", "entry_appended", "auto_retry_end"}
+    {"agent_start", "turn_start", "turn_end", "entry_appended", "auto_retry_end", "queue_update"}
 )
 _HTTP_JSON_ERROR = re.compile(r"^(\d{3}):?\s*(\{.*\})\s*$", re.DOTALL)
 # pi 0.73.1's message_update lines, in the key order it writes them. Each repeats the whole

@@ -13,6 +13,7 @@ The conversation, per step::
     → {"type": "get_commands"}          ← response: Baton's "baton-gate" command is there
     → {"type": "prompt", "message": "Task: …"}
     ← events …, extension_ui_request(s) → extension_ui_response(s) …
+    → {"type": "steer", "message": …}    (a person's message, while the agent runs)
     ← agent_end → {"type": "get_state"} ← response: idle, no retry started → stdin closed
 
 * **Baton's folders** are refused to every file tool before the policy is asked
@@ -70,6 +71,8 @@ class PiRpcSession:
         self._close_input = close_input
         self.failure: str | None = None
         """Why the step failed before or outside pi's events (gate missing, prompt refused)."""
+        self.session_file: str | None = None
+        """pi's session file for this step (from ``get_state``), for Continue."""
         self.done = False
         self._settle_id: str | None = None
         self._settle_count = 0
@@ -80,6 +83,7 @@ class PiRpcSession:
     async def start(self, task_text: str) -> None:
         """Ask for pi's commands; the task follows once the gate is seen there."""
         self._task_text = task_text
+        self._spawn(self._forward_messages())
         await self._send({"type": "get_commands", "id": "baton-commands"})
 
     def handle(self, data: dict[str, Any]) -> list[Event] | None:
@@ -99,7 +103,10 @@ class PiRpcSession:
             return [self.ctx.make(Log, level="warning", message=message)]
         if kind in ("auto_retry_start", "compaction_start"):
             self._retry_seen = True
+        elif kind == "agent_start":
+            self.ctx.inbox.open()
         elif kind == "agent_end" and data.get("willRetry") is not True:
+            self.ctx.inbox.close()  # pi would keep a steering message queued, unread
             self._settle_count += 1
             self._settle_id = f"baton-settle-{self._settle_count}"
             self._retry_seen = False
@@ -124,11 +131,18 @@ class PiRpcSession:
             names = {c.get("name") for c in commands or () if isinstance(c, dict)}
             if GATE_COMMAND in names:
                 message = {"type": "prompt", "id": "baton-prompt", "message": self._task_text}
+                self._spawn(self._send({"type": "get_state", "id": "baton-session"}))
                 self._spawn(self._send(message))
             else:
                 self._fail(NOT_LOADED)
+        elif request_id == "baton-session":
+            path = (data.get("data") or {}).get("sessionFile")
+            self.session_file = path if isinstance(path, str) and path else None
         elif request_id == "baton-prompt" and data.get("success") is False:
             self._fail(f"pi refused the task: {data.get('error') or 'no reason given'}")
+        elif str(request_id).startswith("baton-steer-") and data.get("success") is False:
+            reason = data.get("error") or "no reason given"
+            return [self.ctx.make(Log, level="warning", message=f"pi refused a message: {reason}")]
         elif request_id is not None and request_id == self._settle_id:
             state = data.get("data") or {}
             busy = state.get("isStreaming") is True or state.get("isCompacting") is True
@@ -145,6 +159,14 @@ class PiRpcSession:
         if not self.done:
             self.done = True
             self._spawn(self._close_input())
+
+    async def _forward_messages(self) -> None:
+        """A person's messages, as RPC ``steer``: pi adds each after its running tool calls,
+        before its next model call."""
+        count = 0
+        async for text in self.ctx.inbox.stream():
+            count += 1
+            await self._send({"type": "steer", "id": f"baton-steer-{count}", "message": text})
 
     # ------------------------------------------------------------------------ questions
 

@@ -40,6 +40,7 @@ from core.run_names import run_name
 from core.run_request import RunRequest
 from core.runner import Runner
 from core.settings import SettingsError, load_settings
+from core.steering import SteerError
 from gui.approvals.approval_queue import ApprovalQueue
 from gui.approvals.budget_queue import BudgetQueue
 from gui.approvals.trust_dialog import prepare_runner
@@ -138,6 +139,7 @@ class RunController(QObject):
         session = RunSession(runner, view)
         runner.listeners.append(view.add_event)
         view.cancelRequested.connect(runner.cancel)
+        view.steerRequested.connect(partial(self._steer, session))
         self._sessions.append(session)
         session.task = asyncio.ensure_future(runner.run())
         session.task.add_done_callback(partial(self._finished, session))
@@ -218,6 +220,12 @@ class RunController(QObject):
         if approvals == "deny":
             return deny_by_setting("approvals: deny")
         return self.approvals
+
+    def _steer(self, session: RunSession, step: int, text: str) -> None:
+        try:
+            session.runner.steer(step, text)
+        except SteerError as error:
+            session.view.show_message_problem(step, f"Not sent: {error}.")
 
     def _finished(self, session: RunSession, task: asyncio.Future[RunFinished]) -> None:
         runner = session.runner

@@ -20,6 +20,7 @@ when they scroll back down). Ctrl+O expands or collapses the pane that has the f
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -75,6 +76,10 @@ class RunView(QWidget):
     """A failed or cancelled run's "Resume from step N"."""
     rerunFromRequested = Signal(int)
     """(0-based step): "Re-run from here…" on that step's pane."""
+    steerRequested = Signal(int, str)
+    """``(step, text)``: a message for a running step (the owner calls ``Runner.steer``)."""
+    continueRequested = Signal(int, str)
+    """``(step, text)``: a follow-up to a finished step, to run as a continuation."""
     commentRequested = Signal(int)
     """(0-based step): "Comment on this step…" on that step's pane."""
 
@@ -251,6 +256,7 @@ class RunView(QWidget):
         ]
         for pane in self._panes:
             pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
+            pane.message_box.sent.connect(partial(self._message_sent, pane.index))
             pane.menu_button.commentRequested.connect(self.commentRequested)
         self._fresh = set(range(len(self._panes)))
         self._columns = 0  # arrange anew
@@ -259,6 +265,15 @@ class RunView(QWidget):
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self.placeholder.setVisible(not self._panes)
         self._apply_focus()
+
+    def show_message_problem(self, step: int, text: str) -> None:
+        """Say under step ``step``'s message box why its message was not delivered."""
+        if 0 <= step < len(self._panes):
+            self._panes[step].message_box.show_problem(text)
+
+    def _message_sent(self, step: int, mode: str, text: str) -> None:
+        signal = self.steerRequested if mode == "steer" else self.continueRequested
+        signal.emit(step, text)
 
     def _sync_steps(self, indexes: frozenset[int]) -> None:
         state = self.model.state

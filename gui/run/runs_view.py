@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.atomic import atomic_write_text
+from core.continuation import continue_request
 from core.errors import RunError
 from core.events import Event, RunStarted
 from core.rerun import request_from_run, resume_request
@@ -302,6 +303,19 @@ class RunsView(QWidget):
             return None
         return self._start(request)
 
+    def _continue(self, page: RunPage, step: int, text: str) -> asyncio.Future[None] | None:
+        """Go on with step ``step``'s conversation, saying ``text``, as a new linked run."""
+        path = page.path or run_file(page.run_id)
+        try:
+            request = continue_request(load_run(path), step, text)
+        except OSError as error:
+            self._problem(f"Could not read the run file {path}: {error.strerror or error}")
+            return None
+        except RunError as error:
+            page.view.show_message_problem(step, f"Not continued: {error}.")
+            return None
+        return self._start(request)
+
     def _start(self, request: RunRequest) -> asyncio.Future[None]:
         task = asyncio.ensure_future(self._launch(request))
         self._tasks.add(task)
@@ -381,6 +395,7 @@ class RunsView(QWidget):
                 self, page.path or run_file(page.run_id), step, self._start, self._problem
             )
         )
+        page.view.continueRequested.connect(lambda step, text: self._continue(page, step, text))
         page.view.commentRequested.connect(lambda step: self.review.review_step(page, step))
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)

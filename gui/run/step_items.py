@@ -174,14 +174,22 @@ class ThinkingItem(HeaderToggleMixin, QWidget):
 
 class NoticeItem(QLabel):
     """A retry, an approval or budget decision or a log line: one small muted line, tinted when it
-    matters (a retry or warning amber, a denial or error red)."""
+    matters (a retry or warning amber, a denial or error red). What the person said to the
+    step reads in full colour, as "You: …", where they said it."""
 
-    _GLYPHS: ClassVar[dict[str, str]] = {"retry": "↻", "approval": "✓", "budget": "$", "log": "·"}
+    _GLYPHS: ClassVar[dict[str, str]] = {
+        "retry": "↻",
+        "approval": "✓",
+        "budget": "$",
+        "log": "·",
+        "message": "➤",
+    }
 
     def __init__(self, notice: Notice, live: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # a message may look like HTML
         self.setContentsMargins(4, 0, 4, 0)
         self._text = ""
         self.refresh(notice, live)
@@ -191,11 +199,15 @@ class NoticeItem(QLabel):
         glyph = self._GLYPHS.get(item.kind, "·")
         if item.kind == "approval" and item.level == "error":
             glyph = "✗"
-        text = f"{glyph}  {item.text}"
+        text = f"{glyph}  {item.text}" if item.kind != "message" else f"{glyph}  You: {item.text}"
         if text == self._text:
             return
         self._text = text
         self.setText(text)
+        if item.kind == "message":
+            self.setObjectName("UserMessage")
+            self.setStyleSheet("font-weight: 600; padding: 2px 0;")
+            return
         if item.kind == "approval":
             severity = "error" if item.level == "error" else ""
         else:

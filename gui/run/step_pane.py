@@ -46,6 +46,7 @@ from gui.run.run_status import (
 )
 from gui.run.step_items import make_item_widget, refresh_item_widget
 from gui.run.step_menu import StepMenuButton
+from gui.run.step_message_box import StepMessageBox
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
@@ -189,6 +190,10 @@ class StepPane(HeaderToggleMixin, QFrame):
         layout.addWidget(self.folder)
         layout.addWidget(self.summary)
         layout.addWidget(self.body)
+        self.message_box = StepMessageBox()
+        """Talk to the running step, or continue the finished one (the run view wires it);
+        under the items, so a folded pane hides it too."""
+        self._body_layout.addWidget(self.message_box)
         self.sync(step, run_running=run_running)
 
     # ---------------------------------------------------------------- public API
@@ -315,10 +320,14 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.error.setText(error)
             self.error.setVisible(bool(error))
         self._show_structured(step)
+        self.message_box.update_for(step, run_running=run_running)
         if step.changes is not None and step.changes.files:
             if self.changes is None:
                 self.changes = ChangesSection()
-                self._body_layout.addWidget(self.changes)
+                # above the message box, which stays the pane's last row
+                self._body_layout.insertWidget(
+                    self._body_layout.indexOf(self.message_box), self.changes
+                )
             self.changes.set_changes(step.changes, run_running=run_running)
         if self._folded:  # no widgets are kept up to date while nobody can see them
             self.summary.set_full_text(step_summary(step))
@@ -398,7 +407,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.issues.setVisible(True)
         if self.review is None:
             self.review = ReviewTable()
-            self._body_layout.addWidget(self.review)
+            self._body_layout.insertWidget(self._body_layout.indexOf(self.message_box), self.review)
             self.review.set_result(result)
 
     def _show_earlier(self) -> None:
