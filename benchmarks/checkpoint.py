@@ -14,6 +14,9 @@ line.
   both of its checkpoints. Goal: ``checkpoint_ms`` ≤ 150. Timings are wall-clock: on a busy
   machine they include waiting for a core.
 
+* ``run_search_p95_ms`` — searching 1,000 saved runs (``benchmarks/run_search.py``, where the
+  query classes, cold and warm, are described). Goal: ≤ 50.
+
 Run: ``python benchmarks/checkpoint.py [--files N] [--steps N] [--only NAME]``.
 """
 
@@ -35,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.run_search import measure_run_search  # noqa: E402
 from core.checkpoints import RunCheckpoints  # noqa: E402
 from core.events import StepChanges  # noqa: E402
 from core.settings import CheckpointSettings  # noqa: E402
@@ -103,6 +107,7 @@ def measure_checkpoints(args: argparse.Namespace) -> dict[str, Any]:
 
 MEASURES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "checkpoint": measure_checkpoints,
+    "run_search": lambda _args: measure_run_search(),
 }
 """Name → measure; each adds its own keys to the last line's JSON."""
 

@@ -455,8 +455,8 @@ def make_snippet(
         }
         if len(inside) > best_score:
             best_start, best_score = start, len(inside)
-    start = best_start
-    end = min(len(flat), start + width)
+    end = min(len(flat), best_start + width)
+    start = max(0, end - width)  # near the end, the window takes in more before the match
     # Never cut a match in half at either edge.
     for hit in hits:
         if hit.start() < start < hit.end():

@@ -123,8 +123,9 @@ class Lineage(BaseModel):
 
     run_id: str
     step: int
-    kind: Literal["resume", "rerun", "continue"]
-    """``continue``: the run's one step goes on with the conversation of the parent's ``step``."""
+    kind: Literal["resume", "rerun", "continue", "follow_up"]
+    """``continue``: the run's one step goes on with the conversation of the parent's ``step``.
+    ``follow_up``: a new step acting on review comments (:mod:`core.review_comments`)."""
 
 
 class WorktreeInfo(BaseModel):

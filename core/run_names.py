@@ -52,7 +52,7 @@ class RunOrigin(BaseModel):
     """A run's parent: ``resume`` / ``rerun`` (:class:`core.events.Lineage`) or ``child`` (an
     agent started it from ``step`` of ``run_id``)."""
 
-    kind: Literal["resume", "rerun", "continue", "child"]
+    kind: Literal["resume", "rerun", "continue", "follow_up", "child"]
     run_id: str
     step: int
 
@@ -72,7 +72,8 @@ class RunOrigin(BaseModel):
             "resume": "resumed from",
             "rerun": "re-run from",
             "continue": "continues",
+            "follow_up": "follow-up of",
             "child": "started by",
         }[self.kind]
-        where = "at step" if self.kind in ("resume", "rerun") else "step"
+        where = "at step" if self.kind in ("resume", "rerun", "follow_up") else "step"
         return f"{verb} run {self.run_id}, {where} {self.step + 1}"

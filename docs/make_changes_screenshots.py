@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +89,8 @@ def _script(server: object) -> None:
     )
 
 
-def main() -> int:
+def main(shoot: Callable[[Path, Path], int] | None = None) -> int:
+    """Shoot (``shoot``: another script's pictures of the same project) in temporary folders."""
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
     output.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as home:
@@ -98,7 +100,7 @@ def main() -> int:
         project = Path(home) / "todo-app"
         project.mkdir()
         _repo(project)
-        return _shoot(output, project)
+        return (shoot or _shoot)(output, project)
 
 
 def _shoot(output: Path, project: Path) -> int:

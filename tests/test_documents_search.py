@@ -327,3 +327,14 @@ def test_a_broad_query_lists_title_matches_first_then_newest_first(
     assert [hit.score for hit in pages[0].items] == [-1.0, -1.0, 0.0]
     assert {p.total for p in pages} == {8}
     assert store.search("lamp", type="memory").total == 0
+
+
+def test_a_short_text_is_shown_whole_around_a_late_match() -> None:
+    """The window shifts back when the match is near the end: nothing is cut that fits."""
+    assert make_snippet("Plan: add exponential backoff", (r"backoff",)) == (
+        "Plan: add exponential [backoff]"
+    )
+    long = "a " * 100 + "needle"
+    snippet = make_snippet(long, (r"needle",), width=20)
+    assert snippet.startswith("…") and snippet.endswith("[needle]")
+    assert len(snippet) == len("…") + 20 + 2

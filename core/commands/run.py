@@ -285,7 +285,11 @@ def execute(runner: Runner, settings: Settings, command: str) -> int:
     status = sandbox_status(settings.sandbox.enabled)
     if not status.active:  # said before anything runs, not discovered afterwards
         print(f"{command}: bash is {status.describe()}", file=sys.stderr)
-    return asyncio.run(_run_with_ctrl_c(runner))
+    code = asyncio.run(_run_with_ctrl_c(runner))
+    from core.run_search import index_ended_run  # imported once a run has ended, not at start-up
+
+    index_ended_run(runner.run_id)
+    return code
 
 
 async def _run_with_ctrl_c(runner: Runner) -> int:

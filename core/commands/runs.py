@@ -1,4 +1,5 @@
-"""``baton runs``: the run history — list, export, import, delete, resume, re-run."""
+"""``baton runs``: the run history — list, export, import, delete, resume, re-run, search,
+compare."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 
 from core.commands import changes as changes_command
 from core.commands import rerun as rerun_command
+from core.commands import runs_review
 from core.commands import worktree as worktree_command
 from core.redaction import Redactor, redact_all
 from core.run_export import run_to_json, run_to_markdown
@@ -39,6 +41,7 @@ def register(commands: Any) -> None:
     rerun_command.register(actions)
     changes_command.register(actions)
     worktree_command.register(actions)
+    runs_review.register(actions)
 
 
 def _title(record: RunRecord) -> str:

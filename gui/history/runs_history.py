@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.runs import RunIndex, RunRecord
+from gui.history.run_search_panel import RunSearchPanel
 from gui.history.runs_table import ROLE_RECORD, RunsTableModel
 from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
@@ -48,6 +49,8 @@ class HistoryPage(QWidget):
     """Show the batch this :class:`RunRecord` is an item of ("Show its batch")."""
     openFileRequested = Signal()
     importRequested = Signal()
+    compareRequested = Signal(object, object)
+    """Compare these two :class:`RunRecord` s (older first): two rows selected, "Compare"."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +76,8 @@ class HistoryPage(QWidget):
         self.rerun_button = QPushButton(icons.icon("reload"), "Re-run")
         self.export_button = QPushButton("Export…")
         self.delete_button = QPushButton(icons.icon("delete"), "Delete…")
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("Select two runs (Ctrl+click) to set them side by side")
         self.open_button.setToolTip("Show this run (Enter)")
         self.rerun_button.setToolTip("Start a new run with the same agents, tasks and folder")
         self.export_button.setToolTip("Save this run as a Markdown file")
@@ -80,8 +85,15 @@ class HistoryPage(QWidget):
         toolbar = QHBoxLayout()
         toolbar.setContentsMargins(8, 8, 8, 4)
         toolbar.addWidget(self.filter_field, 1)
-        for button in (self.open_button, self.rerun_button, self.export_button, self.delete_button):
+        for button in (
+            self.open_button,
+            self.rerun_button,
+            self.export_button,
+            self.compare_button,
+            self.delete_button,
+        ):
             toolbar.addWidget(button)
+        self.search_panel = RunSearchPanel()
 
         self.model = RunsTableModel(self)
         self.table = QTableView()
@@ -90,7 +102,8 @@ class HistoryPage(QWidget):
         self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.DescendingOrder)
         self.table.setSortingEnabled(True)  # a header click re-queries, sorted by SQLite
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Two rows (Ctrl+click) can be compared; every other action takes one.
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
         self.table.setShowGrid(False)
@@ -127,6 +140,7 @@ class HistoryPage(QWidget):
         self.stack = QStackedWidget()
         self.stack.addWidget(self.empty_state)
         self.stack.addWidget(self.table)
+        self.search_panel.resultsShown.connect(lambda shown: self.stack.setVisible(not shown))
         self.banner = Banner()
 
         layout = QVBoxLayout(self)
@@ -134,6 +148,7 @@ class HistoryPage(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.header)
         layout.addLayout(toolbar)
+        layout.addWidget(self.search_panel, 0)
         layout.addWidget(self.banner)
         self.charts_button = self._header_button(
             "info", "Charts", "Cost and tokens over the last 30 days and per agent"
@@ -153,6 +168,7 @@ class HistoryPage(QWidget):
         self.rerun_button.clicked.connect(lambda: self._emit(self.rerunRequested))
         self.export_button.clicked.connect(lambda: self._emit(self.exportRequested))
         self.delete_button.clicked.connect(lambda: self._emit(self.deleteRequested))
+        self.compare_button.clicked.connect(self._compare)
         self._filter_timer = QTimer(self)  # one query per pause in typing, not per key
         self._filter_timer.setSingleShot(True)
         self._filter_timer.setInterval(FILTER_DELAY_MS)
@@ -168,9 +184,11 @@ class HistoryPage(QWidget):
             self.open_button,
             self.rerun_button,
             self.export_button,
+            self.compare_button,
             self.delete_button,
             self.open_file_button,
             self.import_button,
+            self.search_panel.field,
         ]
         for before, after in itertools.pairwise(order):
             QWidget.setTabOrder(before, after)
@@ -208,6 +226,7 @@ class HistoryPage(QWidget):
         """Re-read the index, keeping the selected run selected."""
         chosen = self.selected_record()
         self.model.reload()
+        self.search_panel.refresh()
         if self._charts_box.isVisible():
             self._fill_charts()
         self.stack.setCurrentIndex(1 if self.model.rowCount() or self._filtering() else 0)
@@ -220,6 +239,8 @@ class HistoryPage(QWidget):
         table, Enter opens the run under the cursor)."""
         rows = self.table.selectionModel().selectedRows()
         current = self.table.currentIndex()
+        if len(rows) > 1:
+            return None
         if rows:
             record = rows[0].data(ROLE_RECORD)
         elif current.isValid() and self.table.hasFocus():
@@ -227,6 +248,12 @@ class HistoryPage(QWidget):
         else:
             return None
         return record if isinstance(record, RunRecord) else None
+
+    def selected_records(self) -> list[RunRecord]:
+        """Every selected run, in table order."""
+        rows = sorted(self.table.selectionModel().selectedRows(), key=lambda index: index.row())
+        found = [index.data(ROLE_RECORD) for index in rows]
+        return [record for record in found if isinstance(record, RunRecord)]
 
     def select_run(self, run_id: str) -> bool:
         row = self.model.row_of(run_id)
@@ -277,7 +304,14 @@ class HistoryPage(QWidget):
         self.stack.setCurrentIndex(1 if self.model.rowCount() or self._filtering() else 0)
         self._update_buttons()
 
+    def _compare(self) -> None:
+        records = self.selected_records()
+        if len(records) == 2:
+            older, newer = sorted(records, key=lambda record: (record.started_at, record.id))
+            self.compareRequested.emit(older, newer)
+
     def _update_buttons(self) -> None:
+        self.compare_button.setEnabled(len(self.selected_records()) == 2)
         record = self.selected_record()
         chosen = record is not None
         for button in (self.open_button, self.rerun_button, self.export_button):

@@ -80,6 +80,8 @@ class RunView(QWidget):
     """``(step, text)``: a message for a running step (the owner calls ``Runner.steer``)."""
     continueRequested = Signal(int, str)
     """``(step, text)``: a follow-up to a finished step, to run as a continuation."""
+    commentRequested = Signal(int)
+    """(0-based step): "Comment on this step…" on that step's pane."""
 
     def __init__(self, parent: QWidget | None = None, *, model: RunModel | None = None) -> None:
         super().__init__(parent)
@@ -255,6 +257,7 @@ class RunView(QWidget):
         for pane in self._panes:
             pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
             pane.message_box.sent.connect(partial(self._message_sent, pane.index))
+            pane.menu_button.commentRequested.connect(self.commentRequested)
         self._fresh = set(range(len(self._panes)))
         self._columns = 0  # arrange anew
         self._arrange(self.width())

@@ -48,6 +48,7 @@ from gui.history.runs_history import HistoryPage
 from gui.history.runs_table import status_icon, what_ran
 from gui.run.markdown_stream import warm_up
 from gui.run.rerun_dialog import ask_rerun_from
+from gui.run.review_actions import ReviewActions
 from gui.run.run_controller import RunController, RunSession
 from gui.run.run_header import display_status, run_title
 from gui.run.run_loader import RunLoader
@@ -143,6 +144,8 @@ class RunsView(QWidget):
         self.history.deleteRequested.connect(self.delete_record)
         self.history.openFileRequested.connect(self.open_file_dialog)
         self.history.importRequested.connect(self.import_file_dialog)
+        self.review = ReviewActions(self)
+        """Search results, comparisons and review comments (:mod:`gui.run.review_actions`)."""
         controller.sessionStarted.connect(self.add_session)
         controller.sessionFinished.connect(self._session_finished)
         self.history.refresh()
@@ -324,7 +327,7 @@ class RunsView(QWidget):
             await self.controller.launch(request, "ask", self.window())
         except RunError as error:
             message = str(error)
-            self._problem("Could not re-run: " + message[:1].upper() + message[1:])
+            self._problem("Could not start the run: " + message[:1].upper() + message[1:])
 
     def _open_reading(
         self, path: Path | None, read: Callable[[], FoldedRun], run_id: str = "", title: str = ""
@@ -393,6 +396,7 @@ class RunsView(QWidget):
             )
         )
         page.view.continueRequested.connect(lambda step, text: self._continue(page, step, text))
+        page.view.commentRequested.connect(lambda step: self.review.review_step(page, step))
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)
         self.runOpened.emit(page)
@@ -456,6 +460,7 @@ class RunsView(QWidget):
     def _session_finished(self, session: RunSession) -> None:
         self.history.set_active_runs({s.run_id for s in self.controller.active()})
         self.history.refresh()
+        self.history.search_panel.catch_up()  # index the run now, off the GUI thread
         page = self.page_for(session.run_id)
         if page is not None and page.property("closeWhenDone"):
             self._remove_page(page)
@@ -466,6 +471,14 @@ class RunsView(QWidget):
         record = self.import_path(page.path)
         if record is not None:
             page.banner.show_message("info", "Imported into the history.")
+
+    def start(self, request: RunRequest) -> asyncio.Future[None]:
+        """Launch ``request`` through the window's launcher (trust and agent checks apply)."""
+        return self._start(request)
+
+    def problem(self, message: str) -> None:
+        """Say what went wrong in the history's banner."""
+        self._problem(message)
 
     def _problem(self, message: str) -> None:
         self.show_history()

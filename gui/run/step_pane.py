@@ -291,6 +291,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         if phase != self._phase:
             self._phase = phase
             self._on_phase_changed(phase)
+            self.menu_button.comment_action.setEnabled(phase == "ok")
         model = step.model or ""
         if step.reused_from:
             model = f"reused from run {step.reused_from}"

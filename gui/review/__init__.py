@@ -1,0 +1,1 @@
+"""Review comments on a step's work (the follow-up run is :mod:`core.review_comments`')."""

@@ -1,0 +1,153 @@
+"""What the Runs view does for reviewing: open a search result where it matched, compare two
+runs, comment on a step and start the follow-up.
+
+Kept apart from :class:`gui.run.runs_view.RunsView` (which owns the tabs and launches runs) so
+each file has one job; the reading and comparing happen on a worker thread
+(:class:`gui.widgets.background.LatestJob`), the follow-up's request is the core's
+(:func:`core.review_comments.follow_up_request`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from core.agents import discover_agents
+from core.checkpoints import Workspace, patch
+from core.errors import RunError
+from core.events import StepChanges
+from core.git_command import GitError
+from core.patch_lines import parse_patch
+from core.review_comments import (
+    ReviewComment,
+    ReviewText,
+    diff_texts,
+    follow_up_request,
+    output_path,
+)
+from core.run_compare import RunComparison, compare_runs
+from core.run_reading import read_folded
+from core.run_search import SearchHit
+from core.runs import RunIndex, RunRecord, load_run, run_file
+from gui.changes.actions import start
+from gui.compare.compare_view import CompareDialog
+from gui.review.review_dialog import ReviewDialog
+from gui.widgets.background import LatestJob
+from gui.widgets.match_highlight import highlight_matches
+
+if TYPE_CHECKING:
+    from gui.run.runs_view import RunPage, RunsView
+
+
+class ReviewActions(QObject):
+    """Owned by a :class:`RunsView`; GUI thread only."""
+
+    def __init__(self, runs: RunsView) -> None:
+        super().__init__(runs)
+        self._runs = runs
+        self.compare_dialog: CompareDialog | None = None
+        self.review_dialog: ReviewDialog | None = None
+        self.reading_diffs: asyncio.Task[None] | None = None
+        """The step's file diffs being read for the review dialog (git, off the GUI)."""
+        self._comparing = LatestJob("baton-compare-runs", self)
+        self._comparing.done.connect(lambda _tag, found: self._show_comparison(found))
+        self._comparing.failed.connect(
+            lambda _tag, why: runs.problem(f"Could not compare the runs: {why}")
+        )
+        runs.history.compareRequested.connect(self.compare)
+        runs.history.search_panel.hitActivated.connect(self.open_hit)
+
+    # -- public API ---------------------------------------------------------------------
+
+    def open_hit(self, hit: SearchHit, patterns: tuple[str, ...]) -> RunPage | None:
+        """Open a search result's run at its step (and tool call), the match highlighted."""
+        record = RunIndex().get(hit.run_id)
+        if record is None:
+            self._runs.problem(f"Run {hit.run_id} is no longer in the history.")
+            return None
+        page = self._runs.open_record(record)
+
+        def reveal() -> None:
+            page.view.focus_step(hit.step, hit.call_id)
+            if 0 <= hit.step < len(page.view.panes()):
+                highlight_matches(page.view.pane(hit.step), patterns)
+
+        if page.loader is None:
+            reveal()
+        else:
+            page.loader.loaded.connect(lambda _folded: QTimer.singleShot(0, page, reveal))
+        return page
+
+    def compare(self, first: RunRecord, second: RunRecord) -> None:
+        """Read both runs on a worker thread, then show them side by side."""
+        paths = (Path(first.path), Path(second.path))
+        self._comparing.submit(
+            "compare",
+            lambda: compare_runs(read_folded(paths[0]).state, read_folded(paths[1]).state),
+        )
+
+    def review_step(self, page: RunPage, step: int) -> ReviewDialog | None:
+        """Open the review dialog on step ``step`` of the run in ``page``."""
+        state = page.view.state()
+        if not 0 <= step < len(state.steps):
+            return None
+        shown = state.steps[step]
+        sources = [ReviewText(output_path(step), shown.output)]
+        try:  # any agent may get the comments; the run's own are always offered
+            others = discover_agents(Path(state.cwd)).names() if state.cwd else []
+        except OSError:
+            others = []
+        if self.review_dialog is not None:
+            self.review_dialog.close()
+        dialog = ReviewDialog(
+            step, shown.agent, sources, [s.agent for s in state.steps] + others, self._runs.window()
+        )
+        dialog.sendRequested.connect(
+            lambda comments, agent: self.follow_up(page, step, comments, agent)
+        )
+        self.review_dialog = dialog
+        dialog.show()
+        if shown.changes is not None and shown.changes.files:
+            self.reading_diffs = start(_add_diffs(dialog, shown.changes))
+        return dialog
+
+    def follow_up(
+        self, page: RunPage, step: int, comments: list[ReviewComment], agent: str
+    ) -> asyncio.Future[None] | None:
+        """Start the follow-up run for review comments on ``step`` (the task is returned)."""
+        path = page.path or run_file(page.run_id)
+        try:
+            request = follow_up_request(load_run(path), step, comments, agent=agent)
+        except OSError as error:
+            self._runs.problem(f"Could not read the run file {path}: {error.strerror or error}")
+            return None
+        except RunError as error:
+            self._runs.problem(str(error)[:1].upper() + str(error)[1:])
+            return None
+        return self._runs.start(request)
+
+    # -- private ------------------------------------------------------------------------
+
+    def _show_comparison(self, comparison: object) -> None:
+        if not isinstance(comparison, RunComparison):
+            return
+        if self.compare_dialog is not None:
+            self.compare_dialog.close()
+            self.compare_dialog.deleteLater()
+        self.compare_dialog = CompareDialog(comparison, self._runs.window())
+        self.compare_dialog.show()
+
+
+async def _add_diffs(dialog: ReviewDialog, changes: StepChanges) -> None:
+    """Offer each changed file's diff in ``dialog`` once git has produced the patch; a
+    checkpoint that cannot be read leaves the dialog with the answer only."""
+    try:
+        text = await patch(Workspace.of(changes), changes.before, changes.after)
+    except (GitError, OSError):
+        return
+    with suppress(RuntimeError):  # the dialog was closed meanwhile
+        dialog.add_sources(diff_texts(parse_patch(text)))

@@ -1,0 +1,171 @@
+"""Review comments in the window: a finished step's Comment…, lines selected with the mouse
+and the keyboard, comments typed and added, Send — and the follow-up step's request, as the
+scripted server receives it, carries path, line, code line and comment for each."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QApplication, QMenu
+from pytestqt.qtbot import QtBot
+
+from core.run_request import RunRequest, StepSpec
+from core.runs import RunIndex
+from core.settings import save_settings
+from gui.review.review_dialog import ReviewDialog
+from gui.run.step_pane import StepPane
+from gui.window.main_window import MainWindow
+from tests.git_repos import ALLOW, make_repo, run_step, three_changes
+from tests.gui.conftest import OFFSCREEN_NOISE
+from tests.gui.launching import (
+    click,
+    launch_request,
+    type_into,
+    wait_for_session,
+    wait_until_finished,
+)
+from tests.llm_server import LLMServer, Reply
+
+pytestmark = [
+    pytest.mark.usefixtures("qasync_loop"),
+    # The offscreen platform cannot grab the keyboard for a popup menu; the menu works anyway.
+    pytest.mark.qt_log_ignore(
+        OFFSCREEN_NOISE, "This plugin does not support grabbing the keyboard"
+    ),
+]
+Window = Callable[..., MainWindow]
+PLAN = "## Plan\n1. Add a cache\n2. Use a global lock\n3. Ship it"
+
+
+def _choose_comment(qtbot: QtBot, pane: StepPane) -> None:
+    """Click the pane's "⋯" and pick "Comment on this step…" with the keyboard, as a person."""
+
+    def pick() -> None:
+        menu = QApplication.activePopupWidget()
+        assert isinstance(menu, QMenu)
+        for key in (Qt.Key.Key_Down, Qt.Key.Key_Down, Qt.Key.Key_Return):
+            qtbot.keyClick(menu, key)
+
+    QTimer.singleShot(50, pick)
+    qtbot.mouseClick(pane.menu_button, Qt.MouseButton.LeftButton)
+
+
+def _click_line(qtbot: QtBot, dialog: ReviewDialog, line: int) -> None:
+    """Click at the start of ``line`` (from 1) in the review text."""
+    block = dialog.text.document().findBlockByNumber(line - 1)
+    cursor = QTextCursor(block)
+    rect = dialog.text.cursorRect(cursor)
+    qtbot.mouseClick(dialog.text.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_comments_on_a_step_reach_the_follow_up_request(
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer
+) -> None:
+    save_settings(llm_server.settings())
+    llm_server.queue(Reply.answer("Found src/cache.py"), Reply.answer(PLAN))
+    window = make_window()
+    steps = [StepSpec("scout", "find the cache code"), StepSpec("planner", "plan {previous}")]
+    session = launch_request(qtbot, window, RunRequest("chain", steps, window.working_folder))
+    assert wait_until_finished(qtbot, session) == "ok"
+    runs = window.runs_view
+    page = runs.page_for(session.run_id)
+    assert page is not None
+    pane = page.view.pane(1)
+    qtbot.waitUntil(pane.menu_button.comment_action.isEnabled)
+    _choose_comment(qtbot, pane)
+    review = runs.review.review_dialog
+    assert review is not None and review.isVisible()
+    assert review.agent.currentText() == "planner"
+    assert review.text.toPlainText() == PLAN
+    assert not review.send_button.isEnabled()
+
+    _click_line(qtbot, review, 3)  # "2. Use a global lock"
+    assert review.where.text() == "Commenting on step 2 output, line 3"
+    type_into(qtbot, review.comment, "No global state, please.")
+    click(qtbot, review.add_button)
+    _click_line(qtbot, review, 2)
+    qtbot.keyClick(review.text, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(review.text, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
+    assert review.where.text() == "Commenting on step 2 output, lines 2-3"
+    type_into(qtbot, review.comment, "Measure first.")
+    click(qtbot, review.add_button)
+    assert [review.comment_list.item(i).text() for i in range(2)] == [
+        "step 2 output:3 — No global state, please.",
+        "step 2 output:2-3 — Measure first.",
+    ]
+    assert review.send_button.text() == "Send 2 comments"
+
+    llm_server.queue(Reply.answer("Revised plan without a global lock."))
+    click(qtbot, review.send_button)
+    follow = wait_for_session(qtbot, window, count=2)
+    assert wait_until_finished(qtbot, follow) == "ok"
+    assert len(llm_server.requests) == 3  # the reviewed steps were reused, not sent again
+    sent = llm_server.requests[2].user_text
+    assert "## Comment 1: step 2 output, line 3\n\n```\n2. Use a global lock\n```" in sent
+    assert "No global state, please." in sent
+    assert (
+        "## Comment 2: step 2 output, line 2-3\n\n```\n1. Add a cache\n2. Use a global lock\n```"
+        in sent
+    )
+    assert "Measure first." in sent
+    assert PLAN in sent  # the answer under review, for context
+    record = RunIndex().get(follow.run_id)
+    assert record is not None and record.origin is not None
+    assert (record.origin.kind, record.origin.run_id) == ("follow_up", session.run_id)
+    assert [s.agent for s in follow.view.state().steps] == ["scout", "planner", "planner"]
+
+
+def test_a_comment_on_a_changed_file_s_diff_names_the_file_line(
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """A step that changed a git repository: its diff is offered in the review, a comment on
+    a ``+`` line carries the file's path, the new line number and the code."""
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    task = asyncio.ensure_future(run_step(llm_server, repo))
+    qtbot.waitUntil(task.done, timeout=15_000)
+    run_id = task.result()[0].run_id
+    save_settings(llm_server.settings(policy=ALLOW))
+    window = make_window(repo)
+    runs = window.runs_view
+    record = RunIndex().get(run_id)
+    assert record is not None
+    page = runs.open_record(record)
+    qtbot.waitUntil(lambda: not page.is_reading())
+    pane = page.view.pane(0)
+    qtbot.waitUntil(pane.menu_button.comment_action.isEnabled)
+    _choose_comment(qtbot, pane)
+    review = runs.review.review_dialog
+    assert review is not None
+    qtbot.waitUntil(lambda: review.source.count() == 4)  # the answer and three files' diffs
+    assert [review.source.itemText(i) for i in range(4)] == [
+        "step 1 output",
+        "app.py",
+        "docs/new.md",
+        "notes.txt",
+    ]
+    assert review.source.isVisible()
+    review.source.setFocus()
+    qtbot.keyClick(review.source, Qt.Key.Key_End)  # the last file, as a person picks it
+    assert review.text.toPlainText().split("\n") == [
+        "@@ -1,2 +1,2 @@",
+        "-colour: red",
+        "+colour: blue",
+        " size: big",
+    ]
+    _click_line(qtbot, review, 3)
+    assert review.where.text() == "Commenting on notes.txt, line 1"
+    type_into(qtbot, review.comment, "Blue clashes with the logo.")
+    click(qtbot, review.add_button)
+    llm_server.queue(Reply.answer("Changed it back."))
+    click(qtbot, review.send_button)
+    follow = wait_for_session(qtbot, window)
+    assert wait_until_finished(qtbot, follow) == "ok"
+    sent = llm_server.requests[-1].user_text
+    assert "## Comment 1: notes.txt, line 1\n\n```\ncolour: blue\n```" in sent
+    assert "Blue clashes with the logo." in sent

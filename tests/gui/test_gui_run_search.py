@@ -1,0 +1,128 @@
+"""History's run search and Compare, driven as a person would: type in the search box, click
+a result (the run opens at the step, the match highlighted); select two runs, click Compare."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from core.runs import Redactor, RunIndex, RunWriter
+from gui.compare.compare_view import CompareDialog
+from gui.run.runs_view import RunsView
+from gui.widgets.match_highlight import marked_texts
+from gui.window.main_window import MainWindow
+from tests.gui.launching import click, type_into
+from tests.gui.run_events import RunBuilder
+
+pytestmark = pytest.mark.usefixtures("qasync_loop")
+Window = Callable[..., MainWindow]
+
+
+def _save(run_id: str, answer: str, bash_result: str, tokens: int) -> None:
+    """A finished two-step run (scout → worker), written and indexed as Baton records one."""
+    run = RunBuilder(run_id).start(
+        "chain", [("scout", "look around", "m"), ("worker", "fix the login", "m")]
+    )
+    run.step_started(0, "look around", "m").text(0, "Nothing odd.").usage(0, "m", 100, 10, 0.01)
+    run.step_finished(0, output="Nothing odd.")
+    run.step_started(1, "fix the login", "m")
+    run.tool(1, "bash", {"command": "pytest -q tests/test_login.py"}, bash_result)
+    run.tool(1, "write", {"path": "src/login.py", "content": "x"}, "wrote src/login.py")
+    run.text(1, answer).usage(1, "m", tokens, 50, 0.02)
+    run.step_finished(1, output=answer).run_finished()
+    writer = RunWriter(run_id, Redactor())
+    for event in run.events:
+        writer.write(event)
+    writer.close()
+    RunIndex().add_file(writer.path)
+
+
+def _runs(qtbot: QtBot, window: MainWindow) -> RunsView:
+    window.show_view("runs")
+    runs = window.runs_view
+    runs.show_history()
+    return runs
+
+
+def test_search_box_finds_a_tool_result_and_opens_the_run_there(
+    qtbot: QtBot, make_window: Window
+) -> None:
+    _save("run-a", "Fixed the 登录 retry loop.", "3 passed, 1 failed: test_token_refresh", 900)
+    _save("run-b", "Nothing to fix.", "4 passed", 700)
+    window = make_window()
+    runs = _runs(qtbot, window)
+    panel = runs.history.search_panel
+    type_into(qtbot, panel.field, "token_refresh")
+    qtbot.waitUntil(lambda: panel.results.count() == 1 and not panel.is_searching())
+    assert not runs.history.stack.isVisible()  # the results take the table's place
+    [hit] = panel.hits()
+    assert (hit.run_id, hit.step, hit.kind, hit.tool) == ("run-a", 1, "result", "bash")
+    item = panel.results.item(0)
+    assert "step 2 · tool result (bash)" in item.text()
+    assert "test_[token]_[refresh]" in item.text()
+    rect = panel.results.visualItemRect(item)
+    qtbot.mouseClick(panel.results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: runs.current_page() is not None)
+    page = runs.current_page()
+    assert page is not None and page.run_id == "run-a"
+    qtbot.waitUntil(lambda: not page.is_reading())
+    pane = page.view.pane(1)
+    qtbot.waitUntil(lambda: bool(marked_texts(pane)))
+    assert pane.is_highlighted()
+    assert set(marked_texts(pane)) == {"token", "refresh"}
+
+    runs.show_history()
+    panel.field.clear()
+    panel.field.insert("登录")  # as an input method commits it (QTest types Latin-1 only)
+    qtbot.waitUntil(lambda: panel.results.count() == 1 and not panel.is_searching())
+    assert panel.hits()[0].kind == "output"
+    panel.field.clear()
+    assert runs.history.stack.isVisible() and not panel.results.isVisible()
+    type_into(qtbot, panel.field, "nowhere")
+    qtbot.waitUntil(lambda: not panel.is_searching() and "No run mentions" in panel.status.text())
+    assert panel.results.count() == 0
+
+
+def test_compare_two_selected_runs(qtbot: QtBot, make_window: Window) -> None:
+    _save("run-a", "Fixed it.\nAll green.", "3 passed", 900)
+    _save("run-b", "Fixed it.\nOne left.", "4 passed", 700)
+    window = make_window()
+    runs = _runs(qtbot, window)
+    history = runs.history
+    qtbot.waitUntil(lambda: len(history.visible_records()) == 2)
+    assert not history.compare_button.isEnabled()
+    table = history.table
+    for row, modifier in (
+        (0, Qt.KeyboardModifier.NoModifier),
+        (1, Qt.KeyboardModifier.ControlModifier),
+    ):
+        rect = table.visualRect(history.model.index(row, 1))
+        qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, modifier, rect.center())
+    assert history.compare_button.isEnabled()
+    assert not history.open_button.isEnabled()  # one run at a time for the others
+    click(qtbot, history.compare_button)
+    qtbot.waitUntil(
+        lambda: runs.review.compare_dialog is not None and runs.review.compare_dialog.isVisible()
+    )
+    dialog = runs.review.compare_dialog
+    assert isinstance(dialog, CompareDialog)
+    view = dialog.view
+    assert {view.comparison.left.run_id, view.comparison.right.run_id} == {"run-a", "run-b"}
+    assert view.row_texts(0)[2] == "same"
+    second = view.row_texts(1)
+    assert second[2] == "changed" and second[3] == "same"
+    assert second[7] == "1"
+    assert view.files_a.text() == "Files changed: none"  # step 1 is shown
+    rect = view.steps.visualRect(view.steps.model().index(1, 0))
+    qtbot.mouseClick(view.steps.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert view.files_a.text() == "Files changed: src/login.py"
+    diff = view.diff.toPlainText()
+    assert "-All green." in diff or "-One left." in diff
+    assert [view.tools_a.item(i).text() for i in range(view.tools_a.count())] == [
+        "bash: pytest -q tests/test_login.py",
+        "write: src/login.py",
+    ]
+    dialog.close()
