@@ -66,7 +66,7 @@ class Window:
         refused = _refuse("baton open")
         if refused is not None:
             return refused
-        from gui.window.open_run import open_run_window
+        from gui.open_run import open_run_window
 
         return open_run_window(path, events, screenshot)
 

@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
 
 from core.events import UsageStats, compact_number
 from core.run_compare import RunComparison, StepComparison, StepSide
-from gui.run.run_status import format_seconds
 from gui.widgets import PaneHeader
 from gui.widgets.diff_view import DiffView
+from gui.widgets.run_status import format_seconds
 
 STEP_COLUMNS = (
     "Step",

@@ -25,7 +25,7 @@ from gui.definitions.agent_header import AgentHeader
 from gui.definitions.agent_list import AgentList
 from gui.definitions.agent_rows import SOURCE_LABELS
 from gui.definitions.definitions_view import DefinitionsView
-from gui.definitions.new_agent_dialog import Scope
+from gui.definitions.new_agent_dialog import Scope, ask_new_agent
 from gui.widgets.prompts import Prompts
 
 
@@ -82,7 +82,7 @@ class AgentsView(DefinitionsView):
             "user": [a.name for a in every if a.source == "user"],
             "project": [a.name for a in every if a.source == "project"],
         }
-        request = self.prompts.new_agent(self._working_folder, taken)
+        request = ask_new_agent(self.window(), self._working_folder, taken)
         if request is None:
             return
         self._create(request.path, agent_files.template(request.name, request.description))

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QApplication
 from core.events import compact_number
 from core.run_names import run_name
 from core.runs import RunIndex, RunRecord
-from gui.run.run_status import fill_color, format_seconds, run_status_label, status_color
+from gui.widgets.run_status import fill_color, format_seconds, run_status_label, status_color
 
 COLUMNS = ("Started", "Run", "Status", "Duration", "Tokens", "Cost")
 SORT_BY = ("started", "run", "status", "duration", "tokens", "cost")

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from core.run_names import run_name
 from core.run_state import RunState
-from gui.run.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.run.usage_rollup import UsageRollup
 from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
 from gui.widgets import Banner, ElidedLabel
+from gui.widgets.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.widgets.usage_charts import UsageBar, UsageCharts
 
 COPY_LABEL = "Copy as Markdown"

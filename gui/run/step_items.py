@@ -17,10 +17,10 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from core.run_state import Item, Notice, TextBlock, ToolCall
 from gui.run.markdown_stream import MarkdownStream
-from gui.run.run_status import status_color
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import HeaderToggleMixin
+from gui.widgets.run_status import status_color
 
 THINKING_CHARS = 30_000
 """An expanded thinking block shows its last this many characters."""

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.run_state import StepState
 from core.steering import CONTINUABLE_BACKENDS, TALKING_BACKENDS
-from gui.run.run_status import status_color
+from gui.widgets.run_status import status_color
 
 BoxMode = Literal["steer", "continue"]
 

@@ -37,13 +37,6 @@ from core.run_state import StepState
 from gui.changes import ChangesSection
 from gui.run.review_table import ReviewTable, counts_text
 from gui.run.run_header import home_relative
-from gui.run.run_status import (
-    PHASE_LABELS,
-    StatusIcon,
-    fill_color,
-    format_seconds,
-    status_color,
-)
 from gui.run.step_items import make_item_widget, refresh_item_widget
 from gui.run.step_menu import StepMenuButton
 from gui.run.step_message_box import StepMessageBox
@@ -51,6 +44,13 @@ from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text
 from gui.widgets import ElidedLabel, HeaderToggleMixin
 from gui.widgets.plain_text import markdown_line
+from gui.widgets.run_status import (
+    PHASE_LABELS,
+    StatusIcon,
+    fill_color,
+    format_seconds,
+    status_color,
+)
 
 HIGHLIGHT_MS = 2500
 """How long a pane reached through a link stays highlighted."""

@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
 )
 
 from core.run_state import ToolCall
-from gui.run.run_status import format_ms, paint_status, spinner_clock, status_color
 from gui.run.tool_output import MonospaceBox, ToolOutput
 from gui.theme import mix, monospace_font, secondary_text
+from gui.widgets.run_status import format_ms, paint_status, spinner_clock, status_color
 
 ARGUMENT_CHARS = 20_000
 

@@ -11,14 +11,13 @@ from inside a running coroutine (see :mod:`gui.qt_asyncio`).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from core.definition_checks import Problem
-from gui.definitions.new_agent_dialog import NewAgentRequest, Scope, ask_new_agent
 
 K = TypeVar("K")
 Label = str | QMessageBox.StandardButton
@@ -162,12 +161,6 @@ class Prompts:
             "Delete",
             QMessageBox.ButtonRole.DestructiveRole,
         )
-
-    def new_agent(
-        self, working_folder: Path, taken_names: Mapping[Scope, Iterable[str]]
-    ) -> NewAgentRequest | None:
-        """Ask for a new agent's name, description and scope (None: cancelled)."""
-        return ask_new_agent(self._parent, working_folder, taken_names)
 
     def confirm_delete_permanently(self, path: Path) -> bool:
         """The trash is not available: deleting now cannot be undone."""

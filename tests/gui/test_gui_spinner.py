@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.run.run_status import StatusIcon, spinner_clock
+from gui.widgets.run_status import StatusIcon, spinner_clock
 
 
 def test_the_clock_follows_the_shown_running_spinners(qtbot: QtBot) -> None:
