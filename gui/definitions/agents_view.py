@@ -1,8 +1,9 @@
 """The Agents view: the grouped list and its problems on the left, the editor on the right.
 
 The view owns the working folder's :class:`~core.agents.AgentCatalog` and re-reads it whenever
-the watched folders change, after a save, and after New / Duplicate / Delete. Discovery is
-cheap (1,000 files well under a second), so it runs on the GUI thread.
+the watched folders change (on a worker thread), after a save, and after New / Duplicate /
+Delete. Only files changed since the last read are parsed again
+(:mod:`gui.definitions.parse_caches`).
 
 The list / editor / prompts machine it shares with the Presets view lives in
 :class:`gui.definitions.definitions_view.DefinitionsView`; this module says what is particular to
@@ -13,6 +14,7 @@ free in the target folder, and the window state it remembers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Signal
@@ -26,6 +28,7 @@ from gui.definitions.agent_list import AgentList
 from gui.definitions.agent_rows import SOURCE_LABELS
 from gui.definitions.definitions_view import DefinitionsView
 from gui.definitions.new_agent_dialog import Scope
+from gui.definitions.parse_caches import AGENT_FILES
 from gui.widgets.prompts import Prompts
 
 
@@ -62,18 +65,6 @@ class AgentsView(DefinitionsView):
     def catalog(self) -> AgentCatalog:
         return self._catalog
 
-    def refresh(self) -> None:
-        """Re-read every agent folder and update the list, the problems and the editor."""
-        self._catalog = discover_agents(self._working_folder, "both")
-        self._by_path = {
-            a.path: a for a in [*self._catalog.shadowed, *self._catalog.agents] if a.path
-        }
-        self.agent_list.set_catalog(self._catalog)
-        self.diagnostics.set_diagnostics(self._catalog.diagnostics)
-        self._rewatch()
-        self._sync_open_file()
-        self.catalogChanged.emit()
-
     def new_agent(self) -> None:
         if not self.maybe_discard_changes():
             return
@@ -104,6 +95,22 @@ class AgentsView(DefinitionsView):
             self.open_path(Path(last))  # also a file that failed to load: it was being fixed
 
     # -- DefinitionsView hooks -----------------------------------------------------------
+
+    def _read(self, folder: Path) -> Callable[[], None]:
+        catalog = discover_agents(folder, "both", AGENT_FILES)
+        return lambda: self._show(catalog)
+
+    def _show(self, catalog: AgentCatalog) -> None:
+        """Show what a read found: the list, the problems, the open file."""
+        self._catalog = catalog
+        self._by_path = {
+            a.path: a for a in [*self._catalog.shadowed, *self._catalog.agents] if a.path
+        }
+        self.agent_list.set_catalog(self._catalog)
+        self.diagnostics.set_diagnostics(self._catalog.diagnostics)
+        self._rewatch()
+        self._sync_open_file()
+        self.catalogChanged.emit()
 
     def _validate(self, text: str) -> list[Problem]:
         return validate_agent_text(text)
