@@ -40,7 +40,7 @@ STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
 SEGMENT_CHARS = 12_000
 """Finished Markdown per view; the next finished block opens a new view."""
-LAZY_SLICE_CHARS = 4_000
+LAZY_SLICE_CHARS = 2_000
 """Finished text laid out per event-loop turn when more is waiting (a reopened long answer,
 a flood of deltas): ~10 ms of Markdown and Qt layout at most."""
 _NOT_A_SEGMENT_START = ("|", ">", "```", "~~~", " ", "\t")
