@@ -293,6 +293,46 @@ def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> No
     assert stream.shown_text().endswith("Open tail words more")
 
 
+def test_finished_blocks_out_of_sight_wait_for_a_slice_or_the_reader(qtbot: QtBot) -> None:
+    """Each append re-fits heights and repaints whatever its size: blocks nobody sees are
+    appended a slice at a time, or when the reader scrolls down to them."""
+    stream = MarkdownStream()
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    area.setWidgetResizable(True)
+    area.setWidget(stream)
+    area.resize(500, 300)
+    area.show()
+    stream.feed("".join(f"Paragraph {n} of the answer.\n\n" for n in range(60)) + "Open")
+    stream.flush()
+    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() > 0)
+    area.verticalScrollBar().setValue(0)  # the reader went back to the top
+
+    def finished_text() -> str:
+        return "\n".join(view.toPlainText() for view in stream.views())
+
+    blocks = stream.block_renders
+    for n in range(10):
+        stream.feed(f" end.\n\nShort block {n}")
+        stream.flush()
+    assert stream.block_renders == blocks  # ten finished blocks, none appended yet
+    assert "Short block 0" not in finished_text()
+
+    stream.feed("".join(f" end.\n\nLong block {n} " + "word " * 30 for n in range(15)))
+    stream.flush()  # a slice's worth is waiting: appended, still out of sight
+    qtbot.waitUntil(stream.is_laid_out)
+    assert stream.block_renders > blocks
+    assert "Short block 9 end." in finished_text()
+    assert "Long block 13" in finished_text()
+
+    stream.feed(" end.\n\nLast block")
+    stream.flush()
+    assert "Long block 14" not in finished_text()
+    area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
+    qtbot.waitUntil(lambda: "Long block 14" in finished_text())  # the reader came to see
+    assert stream.shown_text().endswith("Last block")
+
+
 @pytest.mark.parametrize(
     ("source", "added", "plain"),
     [
