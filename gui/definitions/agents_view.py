@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QSettings, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
 from core import agent_files, paths
@@ -51,19 +51,38 @@ class AgentsView(DefinitionsView):
         settings: QSettings,
         working_folder: Path | None = None,
         parent: QWidget | None = None,
+        *,
+        read_later: bool = False,
     ) -> None:
+        """``read_later``: show the view at once and read the agent files on a worker thread
+        (the window's first view: 1,000 files would hold up its first paint);
+        :attr:`catalogChanged` says when they are listed."""
         agent_list = AgentList()
         super().__init__(prompts, settings, working_folder, parent, agent_list, AgentHeader())
         self.agent_list = agent_list
         self._catalog = AgentCatalog()
         self._by_path: dict[str, AgentDefinition] = {}
-        self.refresh()
+        self._listed = False
+        self._open_when_read: Path | None = None
+        if read_later:
+            self._background.request()
+        else:
+            self.refresh()
 
     # -- public API ----------------------------------------------------------------------
 
     @property
     def catalog(self) -> AgentCatalog:
         return self._catalog
+
+    def is_read(self) -> bool:
+        """False until the agent files were first read and listed (see ``read_later``)."""
+        return self._listed
+
+    def finish_reading(self) -> None:
+        """Wait for the first read and list it now (scripts that capture the window)."""
+        self._background.wait()
+        QCoreApplication.sendPostedEvents(self._background)
 
     def new_agent(self) -> None:
         if not self.maybe_discard_changes():
@@ -92,7 +111,12 @@ class AgentsView(DefinitionsView):
         self.diagnostics.set_expanded(expanded not in (False, "false", "0", 0))
         last = self._settings.value("agents/openFile", "")
         if isinstance(last, str) and last and Path(last).is_file():
-            self.open_path(Path(last))  # also a file that failed to load: it was being fixed
+            # Also a file that failed to load: it was being fixed. Opened once listed: whether
+            # it is a read-only built-in comes from the catalog.
+            if self._listed:
+                self.open_path(Path(last))
+            else:
+                self._open_when_read = Path(last)
 
     # -- DefinitionsView hooks -----------------------------------------------------------
 
@@ -110,6 +134,10 @@ class AgentsView(DefinitionsView):
         self.diagnostics.set_diagnostics(self._catalog.diagnostics)
         self._rewatch()
         self._sync_open_file()
+        self._listed = True
+        if self._open_when_read is not None:
+            self.open_path(self._open_when_read)
+            self._open_when_read = None
         self.catalogChanged.emit()
 
     def _validate(self, text: str) -> list[Problem]:
