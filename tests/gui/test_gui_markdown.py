@@ -270,7 +270,8 @@ def test_only_words_that_cannot_change_markup_skip_rendering(qtbot: QtBot) -> No
     assert (stream.tail_renders, stream.tail_appends) == (3, 3)
 
 
-def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> None:
+def scrolled_to_the_top(qtbot: QtBot) -> tuple[MarkdownStream, QScrollArea]:
+    """A stream in a short scroll area, 60 paragraphs in, the reader back at the top."""
     stream = MarkdownStream()
     area = QScrollArea()
     qtbot.addWidget(area)
@@ -282,6 +283,11 @@ def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> No
     stream.flush()
     qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() > 0)
     area.verticalScrollBar().setValue(0)  # the reader went back to the top
+    return stream, area
+
+
+def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> None:
+    stream, area = scrolled_to_the_top(qtbot)
     renders = stream.tail_renders
     for word in [" **tail", "** words", " `more`"]:
         stream.feed(word)
@@ -296,17 +302,7 @@ def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> No
 def test_finished_blocks_out_of_sight_wait_for_a_slice_or_the_reader(qtbot: QtBot) -> None:
     """Each append re-fits heights and repaints whatever its size: blocks nobody sees are
     appended a slice at a time, or when the reader scrolls down to them."""
-    stream = MarkdownStream()
-    area = QScrollArea()
-    qtbot.addWidget(area)
-    area.setWidgetResizable(True)
-    area.setWidget(stream)
-    area.resize(500, 300)
-    area.show()
-    stream.feed("".join(f"Paragraph {n} of the answer.\n\n" for n in range(60)) + "Open")
-    stream.flush()
-    qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() > 0)
-    area.verticalScrollBar().setValue(0)  # the reader went back to the top
+    stream, area = scrolled_to_the_top(qtbot)
 
     def finished_text() -> str:
         return "\n".join(view.toPlainText() for view in stream.views())
