@@ -12,7 +12,7 @@ renders incrementally instead:
   New words that cannot change any markup (:func:`~gui.run.markdown_render.extends_plainly`) are
   appended to the tail's document as they are, without rendering Markdown at all.
 * While the tail is scrolled out of sight (the reader went up to read), neither it nor newly
-  finished blocks are rendered: blocks wait until a slice's worth (:data:`LAZY_SLICE_CHARS`)
+  finished blocks are rendered: blocks wait until a batch (:data:`HIDDEN_BATCH_CHARS`)
   has finished or the reader scrolls down to them, since every append, however small, makes
   Qt re-fit heights and repaint.
 * Finished text goes into *segments* of about :data:`SEGMENT_CHARS` each, one view per
@@ -47,6 +47,10 @@ SEGMENT_CHARS = 12_000
 LAZY_SLICE_CHARS = 2_000
 """Finished text laid out per event-loop turn when more is waiting (a reopened long answer,
 a flood of deltas): ~10 ms of Markdown and Qt layout at most."""
+HIDDEN_BATCH_CHARS = 3_000
+"""Finished blocks out of sight wait until this much has finished, then go in one append
+(up to twice as much, ~10 ms): each append costs Qt a fixed re-fit and repaint, whatever its
+size."""
 _NOT_A_SEGMENT_START = ("|", ">", "```", "~~~", " ", "\t")
 """A chunk starting like this (a table, a quote, code, an indented line) stays with the
 previous segment: Qt puts an empty line before a document that starts with a table."""
@@ -213,13 +217,14 @@ class MarkdownStream(QWidget):
             return
         self._merge()
         finished = self._splitter.advance(self._open)
-        if finished > 0 and (
-            force or finished >= LAZY_SLICE_CHARS or not self._tail_out_of_sight()
-        ):
-            # Out of sight (the reader went up to read), finished blocks wait for a slice's
-            # worth: each append makes Qt re-fit the heights and repaint the scroll bars
-            # (~4 ms), whatever its size, so 330-character blocks one by one cost 5x more.
-            self._queue(self._open[:finished])
+        hidden = not force and self._tail_out_of_sight()
+        if finished > 0 and (not hidden or finished >= HIDDEN_BATCH_CHARS):
+            # Out of sight (the reader went up to read), finished blocks wait for a batch:
+            # each append makes Qt re-fit the heights and repaint the scroll bars (~4 ms)
+            # whatever its size, so 330-character blocks one by one cost 5x more.
+            self._queue(
+                self._open[:finished], 2 * HIDDEN_BATCH_CHARS if hidden else LAZY_SLICE_CHARS
+            )
             self._open = self._open[finished:]
             self._splitter.rebase(finished)
             self._show_segments()
@@ -227,10 +232,11 @@ class MarkdownStream(QWidget):
         self._last_render = time.monotonic()
         self.rendered.emit()
 
-    def _queue(self, finished: str) -> None:
-        """Lay out finished blocks: at once when they are few, else a slice per loop turn
-        (a flood, or a long text set at once) so that no turn renders more than a slice."""
-        if not self._ready and len(finished) <= LAZY_SLICE_CHARS:
+    def _queue(self, finished: str, at_once: int = LAZY_SLICE_CHARS) -> None:
+        """Lay out finished blocks: at once when they are no more than ``at_once``
+        characters, else a slice per loop turn (a flood, or a long text set at once) so that
+        no turn renders more than a slice."""
+        if not self._ready and len(finished) <= at_once:
             self._append(finished)
             return
         self._ready = self._ready[self._ready_pos :] + finished

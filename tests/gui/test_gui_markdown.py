@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 import gui.run.markdown_view as markdown_view
 from gui.run.markdown_render import BlockSplitter, RenderedHtml, extends_plainly, render_html
-from gui.run.markdown_stream import MarkdownStream
+from gui.run.markdown_stream import HIDDEN_BATCH_CHARS, MarkdownStream
 from gui.run.markdown_view import MarkdownView
 
 DOCUMENT = """# Report
@@ -299,9 +299,9 @@ def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> No
     assert stream.shown_text().endswith("Open tail words more")
 
 
-def test_finished_blocks_out_of_sight_wait_for_a_slice_or_the_reader(qtbot: QtBot) -> None:
+def test_finished_blocks_out_of_sight_wait_for_a_batch_or_the_reader(qtbot: QtBot) -> None:
     """Each append re-fits heights and repaints whatever its size: blocks nobody sees are
-    appended a slice at a time, or when the reader scrolls down to them."""
+    appended a batch at a time, or when the reader scrolls down to them."""
     stream, area = scrolled_to_the_top(qtbot)
 
     def finished_text() -> str:
@@ -314,18 +314,19 @@ def test_finished_blocks_out_of_sight_wait_for_a_slice_or_the_reader(qtbot: QtBo
     assert stream.block_renders == blocks  # ten finished blocks, none appended yet
     assert "Short block 0" not in finished_text()
 
-    stream.feed("".join(f" end.\n\nLong block {n} " + "word " * 30 for n in range(15)))
-    stream.flush()  # a slice's worth is waiting: appended, still out of sight
-    qtbot.waitUntil(stream.is_laid_out)
-    assert stream.block_renders > blocks
+    long_blocks = "".join(f" end.\n\nLong block {n} " + "word " * 30 for n in range(30))
+    assert HIDDEN_BATCH_CHARS < len(long_blocks) < 2 * HIDDEN_BATCH_CHARS - 300
+    stream.feed(long_blocks)
+    stream.flush()  # a batch is waiting: appended in one go, still out of sight
+    assert stream.block_renders == blocks + 1
     assert "Short block 9 end." in finished_text()
-    assert "Long block 13" in finished_text()
+    assert "Long block 28" in finished_text()
 
     stream.feed(" end.\n\nLast block")
     stream.flush()
-    assert "Long block 14" not in finished_text()
+    assert "Long block 29" not in finished_text()
     area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
-    qtbot.waitUntil(lambda: "Long block 14" in finished_text())  # the reader came to see
+    qtbot.waitUntil(lambda: "Long block 29" in finished_text())  # the reader came to see
     assert stream.shown_text().endswith("Last block")
 
 
