@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Signal
+from PySide6.QtCore import QByteArray, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
 from core import agent_files, paths
@@ -79,11 +79,6 @@ class AgentsView(DefinitionsView):
         """False until the agent files were first read and listed (see ``read_later``)."""
         return self._listed
 
-    def finish_reading(self) -> None:
-        """Wait for the first read and list it now (scripts that capture the window)."""
-        self._background.wait()
-        QCoreApplication.sendPostedEvents(self._background)
-
     def new_agent(self) -> None:
         if not self.maybe_discard_changes():
             return
@@ -135,9 +130,9 @@ class AgentsView(DefinitionsView):
         self._rewatch()
         self._sync_open_file()
         self._listed = True
-        if self._open_when_read is not None:
-            self.open_path(self._open_when_read)
-            self._open_when_read = None
+        if self._open_when_read is not None and self.editor.path() is None:
+            self.open_path(self._open_when_read)  # unless the user opened another meanwhile
+        self._open_when_read = None
         self.catalogChanged.emit()
 
     def _validate(self, text: str) -> list[Problem]:
