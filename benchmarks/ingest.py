@@ -47,7 +47,7 @@ def json_loads_s(lines: list[str]) -> float:
 
 def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: ignore[type-arg]
     """Feed ``events`` live into a new view; wall and CPU time, longest gap, widgets."""
-    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtCore import QEvent, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from gui.run.markdown_stream import MarkdownStream
@@ -83,11 +83,16 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
                     if isinstance(widget, ToolCallRow) and not widget.is_expanded():
                         widget.set_expanded(True)
 
+    streams: list[MarkdownStream] = []
+
     def check_done() -> None:
         state = view.state()
         if fed[0] < len(events) or view.model.pending_count() or state.status == "running":
             return
-        if all(s.is_laid_out() for s in view.findChildren(MarkdownStream)):
+        # Every event is applied: the streams are final. Looked up once, not per check: a
+        # findChildren over documents of thousands of frames costs the probe 4 ms a call.
+        streams[:] = streams or view.findChildren(MarkdownStream)
+        if all(s.is_laid_out() for s in streams):
             loop.quit()
         else:  # long answers are still being laid out, a slice per turn
             QTimer.singleShot(TICK_MS, check_done)
@@ -108,9 +113,17 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
     ticker.stop()
     longest = max(gaps, default=(0.0, 0.0))
     widgets = sum(len(pane.item_widgets()) for pane in view.panes())
+    # A connection holds its Python slot, and these slots hold the timers, the view and the
+    # inputs: cycles through C++ that Python's GC cannot see. Cut them, and delete the view as
+    # the app's event loop would (a bare processEvents() leaves deleteLater() pending), so one
+    # run's inputs and view do not outlive it and fill the next run's peak RSS.
+    producer.timeout.disconnect(produce)
+    ticker.timeout.disconnect(tick)
+    view.model.batchApplied.disconnect()
     view.close()
     view.deleteLater()
     app.processEvents()
+    app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     return {
         "wall_s": wall,
         "cpu_s": cpu,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,6 +40,7 @@ from pydantic import (
 )
 
 from core import paths
+from core.definition_cache import ParseCache
 from core.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
 from core.resources import builtin_dir
 from core.structured import OutputSpec
@@ -495,8 +497,16 @@ def list_definition_files(folder: Path, pattern: str, diagnostics: list[Diagnost
     return found
 
 
-def discover_agents(cwd: Path | None = None, scope: Scope = "both") -> AgentCatalog:
-    """Find and parse every agent visible from ``cwd`` in ``scope``."""
+def discover_agents(
+    cwd: Path | None = None,
+    scope: Scope = "both",
+    cache: ParseCache[AgentDefinition] | None = None,
+) -> AgentCatalog:
+    """Find and parse every agent visible from ``cwd`` in ``scope``.
+
+    With a ``cache`` (the GUI keeps one), only files changed since the last discovery are
+    parsed again.
+    """
     folders, root = agent_folders(Path.cwd() if cwd is None else Path(cwd), scope)
     catalog = AgentCatalog(folders=folders, project_root=root)
     effective: dict[str, AgentDefinition] = {}
@@ -504,7 +514,13 @@ def discover_agents(cwd: Path | None = None, scope: Scope = "both") -> AgentCata
         seen_here: set[str] = set()
         for file in list_definition_files(folder.path, "*.md", catalog.diagnostics):
             try:
-                agent = load_agent_file(file, folder.source)
+                agent = (
+                    load_agent_file(file, folder.source)
+                    if cache is None
+                    else cache.get(
+                        file, folder.source, partial(load_agent_file, source=folder.source)
+                    )
+                )
             except AgentFileError as error:
                 catalog.diagnostics.append(
                     Diagnostic(

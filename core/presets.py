@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from core.agents import (
     list_definition_files,
 )
 from core.budget import Budget
+from core.definition_cache import ParseCache
 from core.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
 from core.events import Isolation, RunMode
 from core.resources import builtin_dir
@@ -109,9 +111,12 @@ def parse_preset_text(text: str, *, path: str | None = None, source: Source = "u
         raise PresetError(format_validation_error(error), line) from None
 
 
-def read_preset_file(path: Path, source: Source) -> Preset:
+def read_preset_file(path: Path, source: Source, cache: ParseCache[Preset] | None = None) -> Preset:
     """Read and parse one preset file; :class:`PresetError` says why it cannot be used
-    (too big, binary, not UTF-8, bad YAML, bad shape)."""
+    (too big, binary, not UTF-8, bad YAML, bad shape). A ``cache`` answers for an unchanged
+    file."""
+    if cache is not None:
+        return cache.get(path, source, partial(read_preset_file, source=source))
     try:
         if path.stat().st_size > MAX_PRESET_FILE_BYTES:
             raise PresetError("the file is over 1 MB; preset files are small text files")
@@ -182,13 +187,17 @@ def preset_files(folder: Path, diagnostics: list[Diagnostic]) -> list[Path]:
     return sorted(files + list_definition_files(folder, "*.yml", diagnostics))
 
 
-def discover_presets(cwd: Path | None = None, scope: str = "both") -> PresetCatalog:
+def discover_presets(
+    cwd: Path | None = None, scope: str = "both", cache: ParseCache[Preset] | None = None
+) -> PresetCatalog:
+    """Find and parse every preset visible from ``cwd`` in ``scope``; with a ``cache``, only
+    files changed since the last discovery are parsed again."""
     catalog = PresetCatalog()
     found: dict[str, Preset] = {}
     for folder, source in preset_folders(Path.cwd() if cwd is None else cwd, scope):
         for file in preset_files(folder, catalog.diagnostics):
             try:
-                preset = read_preset_file(file, source)
+                preset = read_preset_file(file, source, cache)
             except PresetError as error:
                 problem = Diagnostic(path=str(file), line=error.line, message=str(error))
                 catalog.diagnostics.append(problem)

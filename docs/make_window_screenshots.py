@@ -314,6 +314,7 @@ async def window_scenes(output: Path, server: Any) -> None:
     window = MainWindow(PROJECT)
     window.resize(1200, 760)
     window.show()
+    await until(window.agents_view.is_read)  # listed after the first paint
     await asyncio.sleep(0.4)
 
     window.show_view("presets")

@@ -1,8 +1,9 @@
 """The Agents view: the grouped list and its problems on the left, the editor on the right.
 
 The view owns the working folder's :class:`~core.agents.AgentCatalog` and re-reads it whenever
-the watched folders change, after a save, and after New / Duplicate / Delete. Discovery is
-cheap (1,000 files well under a second), so it runs on the GUI thread.
+the watched folders change (on a worker thread), after a save, and after New / Duplicate /
+Delete. Only files changed since the last read are parsed again
+(:mod:`gui.definitions.parse_caches`).
 
 The list / editor / prompts machine it shares with the Presets view lives in
 :class:`gui.definitions.definitions_view.DefinitionsView`; this module says what is particular to
@@ -13,6 +14,7 @@ free in the target folder, and the window state it remembers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, Signal
@@ -26,6 +28,7 @@ from gui.definitions.agent_list import AgentList
 from gui.definitions.agent_rows import SOURCE_LABELS
 from gui.definitions.definitions_view import DefinitionsView
 from gui.definitions.new_agent_dialog import Scope, ask_new_agent
+from gui.definitions.parse_caches import AGENT_FILES
 from gui.widgets.prompts import Prompts
 
 
@@ -48,13 +51,23 @@ class AgentsView(DefinitionsView):
         settings: QSettings,
         working_folder: Path | None = None,
         parent: QWidget | None = None,
+        *,
+        read_later: bool = False,
     ) -> None:
+        """``read_later``: show the view at once and read the agent files on a worker thread
+        (the window's first view: 1,000 files would hold up its first paint);
+        :attr:`catalogChanged` says when they are listed."""
         agent_list = AgentList()
         super().__init__(prompts, settings, working_folder, parent, agent_list, AgentHeader())
         self.agent_list = agent_list
         self._catalog = AgentCatalog()
         self._by_path: dict[str, AgentDefinition] = {}
-        self.refresh()
+        self._listed = False
+        self._open_when_read: Path | None = None
+        if read_later:
+            self._background.request()
+        else:
+            self.refresh()
 
     # -- public API ----------------------------------------------------------------------
 
@@ -62,17 +75,9 @@ class AgentsView(DefinitionsView):
     def catalog(self) -> AgentCatalog:
         return self._catalog
 
-    def refresh(self) -> None:
-        """Re-read every agent folder and update the list, the problems and the editor."""
-        self._catalog = discover_agents(self._working_folder, "both")
-        self._by_path = {
-            a.path: a for a in [*self._catalog.shadowed, *self._catalog.agents] if a.path
-        }
-        self.agent_list.set_catalog(self._catalog)
-        self.diagnostics.set_diagnostics(self._catalog.diagnostics)
-        self._rewatch()
-        self._sync_open_file()
-        self.catalogChanged.emit()
+    def is_read(self) -> bool:
+        """False until the agent files were first read and listed (see ``read_later``)."""
+        return self._listed
 
     def new_agent(self) -> None:
         if not self.maybe_discard_changes():
@@ -101,9 +106,34 @@ class AgentsView(DefinitionsView):
         self.diagnostics.set_expanded(expanded not in (False, "false", "0", 0))
         last = self._settings.value("agents/openFile", "")
         if isinstance(last, str) and last and Path(last).is_file():
-            self.open_path(Path(last))  # also a file that failed to load: it was being fixed
+            # Also a file that failed to load: it was being fixed. Opened once listed: whether
+            # it is a read-only built-in comes from the catalog.
+            if self._listed:
+                self.open_path(Path(last))
+            else:
+                self._open_when_read = Path(last)
 
     # -- DefinitionsView hooks -----------------------------------------------------------
+
+    def _read(self, folder: Path) -> Callable[[], None]:
+        catalog = discover_agents(folder, "both", AGENT_FILES)
+        return lambda: self._show(catalog)
+
+    def _show(self, catalog: AgentCatalog) -> None:
+        """Show what a read found: the list, the problems, the open file."""
+        self._catalog = catalog
+        self._by_path = {
+            a.path: a for a in [*self._catalog.shadowed, *self._catalog.agents] if a.path
+        }
+        self.agent_list.set_catalog(self._catalog)
+        self.diagnostics.set_diagnostics(self._catalog.diagnostics)
+        self._rewatch()
+        self._sync_open_file()
+        self._listed = True
+        if self._open_when_read is not None and self.editor.path() is None:
+            self.open_path(self._open_when_read)  # unless the user opened another meanwhile
+        self._open_when_read = None
+        self.catalogChanged.emit()
 
     def _validate(self, text: str) -> list[Problem]:
         return validate_agent_text(text)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -29,6 +30,7 @@ from core import file_state
 from core.atomic import atomic_write_text
 from core.definition_checks import Problem
 from gui.definitions.agent_list import AgentList
+from gui.definitions.background_read import BackgroundRead
 from gui.definitions.definition_editor import DefinitionEditor
 from gui.definitions.definition_header import DefinitionHeader
 from gui.definitions.diagnostics_panel import DiagnosticsPanel
@@ -128,7 +130,8 @@ class DefinitionsView(QWidget):
         layout.addWidget(self.splitter)
 
         self.watcher = FolderWatcher(parent=self)
-        self.watcher.changed.connect(self.refresh)
+        self._background = BackgroundRead(lambda: self._read(self._working_folder), self)
+        self.watcher.changed.connect(self._background.request)
         self.filter_field.textChanged.connect(definition_list.set_filter)
         definition_list.currentPathChanged.connect(self._on_list_selection)
         self.diagnostics.openRequested.connect(self._on_open_diagnostic)
@@ -146,8 +149,10 @@ class DefinitionsView(QWidget):
 
     # -- hooks for subclasses ------------------------------------------------------------
 
-    def refresh(self) -> None:
-        """Re-read the files; update the list, the problems and the open file."""
+    def _read(self, folder: Path) -> Callable[[], None]:
+        """Read the files visible from ``folder`` and return what shows them (list, problems,
+        open file). The read may run on a worker thread: it must not touch widgets; the
+        function it returns runs on the GUI thread."""
         raise NotImplementedError
 
     def _validate(self, text: str) -> list[Problem]:
@@ -184,6 +189,13 @@ class DefinitionsView(QWidget):
         self.open_path(Path(path), line)
 
     # -- public API ----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Re-read the files now; update the list, the problems and the open file. (A change
+        on disk re-reads them on a worker thread instead, see
+        :mod:`gui.definitions.background_read`.)"""
+        self._background.supersede()
+        self._read(self._working_folder)()
 
     @property
     def working_folder(self) -> Path:
@@ -262,6 +274,7 @@ class DefinitionsView(QWidget):
     def shutdown(self) -> None:
         """Stop watching the disk (before the window goes away)."""
         self.watcher.stop()
+        self._background.wait()
 
     def refresh_colors(self) -> None:
         self.editor.refresh_colors()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.agents import Diagnostic, Source
+from core.definition_cache import ParseCache
 from core.presets import (
     Preset,
     PresetCatalog,
@@ -39,14 +40,15 @@ class PresetFile:
     """None when the file does not parse (its problem is in the catalog's diagnostics)."""
 
 
-def read_preset_files(cwd: Path) -> list[PresetFile]:
-    """Every preset file visible from ``cwd``, lowest precedence first."""
+def read_preset_files(cwd: Path, cache: ParseCache[Preset] | None = None) -> list[PresetFile]:
+    """Every preset file visible from ``cwd``, lowest precedence first (parsed again only
+    when changed, with a ``cache``)."""
     found: list[PresetFile] = []
     ignored: list[Diagnostic] = []
     for folder, source in preset_folders(cwd, "both"):
         for file in preset_files(folder, ignored):
             try:
-                preset: Preset | None = read_preset_file(file, source)
+                preset: Preset | None = read_preset_file(file, source, cache)
             except PresetError:
                 preset = None
             found.append(PresetFile(file, source, preset))

@@ -17,13 +17,14 @@ replaced
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QWidget
 
 from core import preset_files
-from core.agents import AgentCatalog, discover_agents, find_project_root
+from core.agents import AgentCatalog, Diagnostic, discover_agents, find_project_root
 from core.definition_checks import Problem
 from core.presets import (
     PROJECT_PRESET_DIR,
@@ -32,6 +33,7 @@ from core.presets import (
     discover_presets,
 )
 from gui.definitions.definitions_view import DefinitionsView
+from gui.definitions.parse_caches import AGENT_FILES, PRESET_FILES
 from gui.definitions.preset_header import PresetHeader
 from gui.definitions.preset_list import PresetFile, PresetList, read_preset_files
 from gui.widgets.prompts import Prompts
@@ -78,18 +80,6 @@ class PresetsView(DefinitionsView):
     def catalog(self) -> PresetCatalog:
         return self._catalog
 
-    def refresh(self) -> None:
-        """Re-read presets and agents; update the list, the problems and the open file."""
-        self._agents = discover_agents(self._working_folder, "both")
-        self._catalog = discover_presets(self._working_folder, "both")
-        files = read_preset_files(self._working_folder)
-        self._files = {str(f.path): f for f in files}
-        problems = self._catalog.diagnostics + agent_diagnostics(self._catalog, self._agents)
-        self.preset_list.set_presets(files, self._catalog, problems)
-        self.diagnostics.set_diagnostics(problems)
-        self._rewatch(files)
-        self._sync_open_file(revalidate=True)  # agents may have changed
-
     def new_preset(self) -> Path | None:
         if not self.maybe_discard_changes():
             return None
@@ -118,6 +108,30 @@ class PresetsView(DefinitionsView):
             self._file_watcher.removePaths(watched)
 
     # -- DefinitionsView hooks -----------------------------------------------------------
+
+    def _read(self, folder: Path) -> Callable[[], None]:
+        """Presets and the agents their steps name (a step's agent may have come or gone)."""
+        agents = discover_agents(folder, "both", AGENT_FILES)
+        catalog = discover_presets(folder, "both", PRESET_FILES)
+        files = read_preset_files(folder, PRESET_FILES)
+        problems = catalog.diagnostics + agent_diagnostics(catalog, agents)
+        return lambda: self._show(agents, catalog, files, problems)
+
+    def _show(
+        self,
+        agents: AgentCatalog,
+        catalog: PresetCatalog,
+        files: list[PresetFile],
+        problems: list[Diagnostic],
+    ) -> None:
+        """Show what a read found: the list, the problems, the open file."""
+        self._agents = agents
+        self._catalog = catalog
+        self._files = {str(f.path): f for f in files}
+        self.preset_list.set_presets(files, catalog, problems)
+        self.diagnostics.set_diagnostics(problems)
+        self._rewatch(files)
+        self._sync_open_file(revalidate=True)  # agents may have changed
 
     def _validate(self, text: str) -> list[Problem]:
         return preset_files.validate_preset_text(text, self._agents)

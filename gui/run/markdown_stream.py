@@ -11,6 +11,10 @@ renders incrementally instead:
   the first delta after a quiet spell renders on the next loop turn, the rest are coalesced).
   New words that cannot change any markup (:func:`~gui.run.markdown_render.extends_plainly`) are
   appended to the tail's document as they are, without rendering Markdown at all.
+* While the tail is scrolled out of sight (the reader went up to read), neither it nor newly
+  finished blocks are rendered: blocks wait until a batch (:data:`HIDDEN_BATCH_CHARS`)
+  has finished or the reader scrolls down to them, since every append, however small, makes
+  Qt re-fit heights and repaint.
 * Finished text goes into *segments* of about :data:`SEGMENT_CHARS` each, one view per
   segment, so a 200 KB answer never makes Qt lay out and paint one enormous document at every
   update; only the last segment and the tail change.
@@ -26,7 +30,7 @@ at once is laid out the same way. Deltas are kept in a
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
 from core.text_buffer import TextBuffer
@@ -38,9 +42,13 @@ STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
 SEGMENT_CHARS = 12_000
 """Finished Markdown per view; the next finished block opens a new view."""
-LAZY_SLICE_CHARS = 4_000
+LAZY_SLICE_CHARS = 2_000
 """Finished text laid out per event-loop turn when more is waiting (a reopened long answer,
 a flood of deltas): ~10 ms of Markdown and Qt layout at most."""
+HIDDEN_BATCH_CHARS = 3_000
+"""Finished blocks out of sight wait until this much has finished, then go in one append
+(up to twice as much, ~10 ms): each append costs Qt a fixed re-fit and repaint, whatever its
+size."""
 _NOT_A_SEGMENT_START = ("|", ">", "```", "~~~", " ", "\t")
 """A chunk starting like this (a table, a quote, code, an indented line) stays with the
 previous segment: Qt puts an empty line before a document that starts with a table."""
@@ -85,6 +93,9 @@ class MarkdownStream(QWidget):
         self.layout_slices = 0
         """Slices a long text set at once was laid out in (one per event-loop turn)."""
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        # Only views are drawn here, no background of its own: when the stream grows at the
+        # bottom, Qt need not repaint the views already on screen (it did at every append).
+        self.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
 
     # ---------------------------------------------------------------- public API
 
@@ -187,23 +198,33 @@ class MarkdownStream(QWidget):
             self._open += "".join(self._unmerged)
             self._unmerged = []
 
-    def _render(self) -> None:
+    def _render(self, *, force: bool = False) -> None:
         """Render newly finished blocks once, then the open tail: the cost follows the size
-        of what changed, not of the whole text (which is never joined here)."""
+        of what changed, not of the whole text (which is never joined here). ``force``: also
+        what is out of sight (the reader is about to see it)."""
+        if self._finished:  # a catch-up scheduled before finish(): nothing is left to do
+            return
         self._merge()
         finished = self._splitter.advance(self._open)
-        if finished > 0:
-            self._queue(self._open[:finished])
+        hidden = not force and self._tail_out_of_sight()
+        if finished > 0 and (not hidden or finished >= HIDDEN_BATCH_CHARS):
+            # Out of sight (the reader went up to read), finished blocks wait for a batch:
+            # each append makes Qt re-fit the heights and repaint the scroll bars (~4 ms)
+            # whatever its size, so 330-character blocks one by one cost 5x more.
+            self._queue(
+                self._open[:finished], 2 * HIDDEN_BATCH_CHARS if hidden else LAZY_SLICE_CHARS
+            )
             self._open = self._open[finished:]
             self._splitter.rebase(finished)
-        self._render_tail(self._open)
-        self._show_segments()
+            self._show_segments()
+        self._render_tail(self._open, force=force)
         self.rendered.emit()
 
-    def _queue(self, finished: str) -> None:
-        """Lay out finished blocks: at once when they are few, else a slice per loop turn
-        (a flood, or a long text set at once) so that no turn renders more than a slice."""
-        if not self._ready and len(finished) <= LAZY_SLICE_CHARS:
+    def _queue(self, finished: str, at_once: int = LAZY_SLICE_CHARS) -> None:
+        """Lay out finished blocks: at once when they are no more than ``at_once``
+        characters, else a slice per loop turn (a flood, or a long text set at once) so that
+        no turn renders more than a slice."""
+        if not self._ready and len(finished) <= at_once:
             self._append(finished)
             return
         self._ready = self._ready[self._ready_pos :] + finished
@@ -257,7 +278,7 @@ class MarkdownStream(QWidget):
     def _render_tail(self, tail: str, *, force: bool = False) -> None:
         if tail == self._tail_source:
             return
-        if not force and self._tail is not None and self._tail.isVisible() and self._out_of_sight():
+        if not force and self._tail_out_of_sight():
             # Scrolled away (the reader went up to read): nothing to draw. The tail catches up
             # when it is painted again (see eventFilter) or when the block is finished.
             self._tail_stale = True
@@ -287,15 +308,21 @@ class MarkdownStream(QWidget):
         self._tail.show()
         self.tail_renders += 1
 
-    def _out_of_sight(self) -> bool:
-        return self._tail is not None and self._tail.visibleRegion().isEmpty()
+    def _tail_out_of_sight(self) -> bool:
+        """The tail is shown but scrolled away: what changes at the end is not seen."""
+        return (
+            self._tail is not None
+            and self._tail.isVisible()
+            and self._tail.visibleRegion().isEmpty()
+        )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """The tail is about to be painted again (scrolled back into view): bring it up to
-        date first, if renders were skipped while it was out of sight."""
+        date first — the finished blocks that waited and the tail — if renders were skipped
+        while it was out of sight."""
         if watched is self._tail and event.type() == QEvent.Type.Paint and self._tail_stale:
             self._tail_stale = False
-            QTimer.singleShot(0, self, lambda: self._render_tail(self._open, force=True))
+            QTimer.singleShot(0, self, lambda: self._render(force=True))
         return False
 
     def _drop_tail(self) -> None:

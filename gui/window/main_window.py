@@ -60,7 +60,10 @@ class ViewSpec:
 def _agents(window: MainWindow) -> QWidget:
     from gui.definitions.agents_view import AgentsView
 
-    view = AgentsView(window.prompts, window.settings, window.working_folder)
+    # The view the window opens on reads its files after the first paint, off the GUI thread.
+    view = AgentsView(
+        window.prompts, window.settings, window.working_folder, read_later=window.opening
+    )
     view.dirtyChanged.connect(window._update_title)
     return view
 
@@ -168,6 +171,8 @@ class MainWindow(QMainWindow):
         self._launch_dialog: LaunchDialog | None = None
         self._last_launch: LaunchInputs | None = None
         self._working_folder = self.initial_folder
+        self.opening = True
+        """True while the window is being built (see :data:`VIEWS`' factories)."""
 
         self.sidebar = Sidebar()
         self.stack = QStackedWidget()
@@ -193,6 +198,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self._restore_state()
+        self.opening = False
 
     # -- public API ----------------------------------------------------------------------
 

@@ -84,6 +84,8 @@ def make_window(
         window.show()
         window.activateWindow()
         qtbot.waitUntil(window.isActiveWindow)  # shortcuts (Ctrl+S...) need an active window
+        if "agents" in window.views:  # the first view lists its files after the first paint
+            qtbot.waitUntil(window.agents_view.is_read)
         windows.append(window)
         return window
 

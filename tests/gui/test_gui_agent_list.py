@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+import core.agents
+from core.agents import AgentDefinition
 from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]
+MAIN = threading.main_thread()
 
 
 def _rows(window: MainWindow) -> dict[str, tuple[str, str, bool]]:
@@ -179,3 +186,33 @@ def test_filter_and_keyboard_navigation_skip_group_headers(
     assert [e.name for e in agent_list.visible_entries()] == ["tester"]
     window.agents_view.filter_field.clear()
     assert len(agent_list.visible_entries()) == 5  # tester + the four built-ins
+
+
+def test_a_change_on_disk_re_parses_only_that_file_off_the_gui_thread(
+    qtbot: QtBot,
+    monkeypatch: pytest.MonkeyPatch,
+    make_window: Window,
+    project: Path,
+    write_agent: Callable[..., Path],
+) -> None:
+    folder = project / ".claude" / "agents"
+    files = [write_agent(folder, f"agent{n}", f"Agent number {n}") for n in range(6)]
+    for file in files:  # written long ago, as a person's agent files are
+        stat = file.stat()
+        os.utime(file, ns=(stat.st_atime_ns, stat.st_mtime_ns - 3_600 * 10**9))
+    window = make_window()
+    assert "agent4@project" in _rows(window)
+    parses: list[tuple[str, bool]] = []
+    parse = core.agents.parse_agent_text
+
+    def recording(text: str, **kwargs: Any) -> AgentDefinition:
+        parses.append((Path(kwargs["path"]).name, threading.current_thread() is MAIN))
+        return parse(text, **kwargs)
+
+    monkeypatch.setattr(core.agents, "parse_agent_text", recording)
+    write_agent(folder, "agent4", "Edited in another editor")
+    qtbot.waitUntil(lambda: _rows(window)["agent4@project"][1] == "Edited in another editor")
+
+    assert parses  # the change was read...
+    assert {name for name, _ in parses} == {"agent4.md"}  # ...and nothing else was
+    assert not any(on_gui_thread for _, on_gui_thread in parses)

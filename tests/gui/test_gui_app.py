@@ -204,3 +204,30 @@ def test_the_window_fits_800_pixels_on_every_view(qtbot: QtBot, make_window) -> 
         assert window.minimumSizeHint().width() <= 800, key
     window.resize(800, 560)
     qtbot.waitUntil(lambda: window.width() == 800)
+
+
+def test_the_first_view_lists_its_agents_after_the_window_opens(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], gui_settings: QSettings, project: Path
+) -> None:
+    first = make_window()
+    builtin = next(
+        e for e in first.agents_view.agent_list.visible_entries() if e.source == "builtin"
+    )
+    first.agents_view.open_path(Path(builtin.path))
+    first.close()
+
+    settings = QSettings(gui_settings.fileName(), QSettings.Format.IniFormat)
+    second = MainWindow(project, settings)
+    qtbot.addWidget(second)
+    view = second.agents_view
+    # Built and shown before a single agent file is read: they are read on a worker thread.
+    assert not view.is_read()
+    assert view.agent_list.visible_entries() == []
+    assert view.editor.path() is None
+    second.show()
+    qtbot.waitUntil(view.is_read)
+    assert builtin.name in [e.name for e in view.agent_list.visible_entries()]
+    # The file open at the last close is open again, read-only as a built-in is.
+    assert view.editor.path() == Path(builtin.path)
+    assert view.editor.is_read_only()
+    view.shutdown()

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 import gui.run.markdown_view as markdown_view
 from gui.run.markdown_render import BlockSplitter, RenderedHtml, extends_plainly, render_html
-from gui.run.markdown_stream import MarkdownStream
+from gui.run.markdown_stream import HIDDEN_BATCH_CHARS, MarkdownStream
 from gui.run.markdown_view import MarkdownView
 
 DOCUMENT = """# Report
@@ -270,7 +270,8 @@ def test_only_words_that_cannot_change_markup_skip_rendering(qtbot: QtBot) -> No
     assert (stream.tail_renders, stream.tail_appends) == (3, 3)
 
 
-def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> None:
+def scrolled_to_the_top(qtbot: QtBot) -> tuple[MarkdownStream, QScrollArea]:
+    """A stream in a short scroll area, 60 paragraphs in, the reader back at the top."""
     stream = MarkdownStream()
     area = QScrollArea()
     qtbot.addWidget(area)
@@ -282,6 +283,11 @@ def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> No
     stream.flush()
     qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() > 0)
     area.verticalScrollBar().setValue(0)  # the reader went back to the top
+    return stream, area
+
+
+def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> None:
+    stream, area = scrolled_to_the_top(qtbot)
     renders = stream.tail_renders
     for word in [" **tail", "** words", " `more`"]:
         stream.feed(word)
@@ -291,6 +297,37 @@ def test_a_tail_scrolled_out_of_sight_waits_until_it_is_seen(qtbot: QtBot) -> No
     area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
     qtbot.waitUntil(lambda: stream.tail_renders == renders + 1)  # caught up once, when seen
     assert stream.shown_text().endswith("Open tail words more")
+
+
+def test_finished_blocks_out_of_sight_wait_for_a_batch_or_the_reader(qtbot: QtBot) -> None:
+    """Each append re-fits heights and repaints whatever its size: blocks nobody sees are
+    appended a batch at a time, or when the reader scrolls down to them."""
+    stream, area = scrolled_to_the_top(qtbot)
+
+    def finished_text() -> str:
+        return "\n".join(view.toPlainText() for view in stream.views())
+
+    blocks = stream.block_renders
+    for n in range(10):
+        stream.feed(f" end.\n\nShort block {n}")
+        stream.flush()
+    assert stream.block_renders == blocks  # ten finished blocks, none appended yet
+    assert "Short block 0" not in finished_text()
+
+    long_blocks = "".join(f" end.\n\nLong block {n} " + "word " * 30 for n in range(30))
+    assert HIDDEN_BATCH_CHARS < len(long_blocks) < 2 * HIDDEN_BATCH_CHARS - 300
+    stream.feed(long_blocks)
+    stream.flush()  # a batch is waiting: appended in one go, still out of sight
+    assert stream.block_renders == blocks + 1
+    assert "Short block 9 end." in finished_text()
+    assert "Long block 28" in finished_text()
+
+    stream.feed(" end.\n\nLast block")
+    stream.flush()
+    assert "Long block 29" not in finished_text()
+    area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())
+    qtbot.waitUntil(lambda: "Long block 29" in finished_text())  # the reader came to see
+    assert stream.shown_text().endswith("Last block")
 
 
 @pytest.mark.parametrize(
