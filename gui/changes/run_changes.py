@@ -3,7 +3,7 @@ run's combined diff, and "Restore to before step N" for the selected step."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -30,6 +30,11 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 
 class RunChangesDialog(QDialog):
     """Modeless. GUI thread only; reads the run's saved checkpoints when opened."""
+
+    # -- signals ------------------------------------------------------------------------
+    commentsSent = Signal(int, object)
+    """``(step, list[ReviewComment])``: review comments made in a diff opened here, to send
+    in a follow-up after ``step`` (the step's diff; the run's last step for all changes)."""
 
     def __init__(self, run_id: str, events: list[Event], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,7 +172,10 @@ class RunChangesDialog(QDialog):
             self._diff(step, path if isinstance(path, str) else None)
 
     def _diff(self, step: int | None, path: str | None) -> None:
-        actions.start(actions.open_diff(self, self.checkpoints, step, path))
+        steps = [c.step for c in self.checkpoints if c.kind == "step" and c.step is not None]
+        after = step if step is not None else max(steps, default=None)
+        send = None if after is None else lambda comments: self.commentsSent.emit(after, comments)
+        actions.start(actions.open_diff(self, self.checkpoints, step, path, send))
 
     def _restore(self) -> None:
         step = self._selected_step()

@@ -404,6 +404,9 @@ class RunsView(QWidget):
         )
         page.view.continueRequested.connect(lambda step, text: self._continue(page, step, text))
         page.view.commentRequested.connect(lambda step: self.review.review_step(page, step))
+        page.view.diffCommentsSent.connect(
+            lambda step, comments: self.review.follow_up(page, step, comments, "")
+        )
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)
         self.runOpened.emit(page)

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtWidgets import QApplication, QMenu, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
 from core.run_request import RunRequest, StepSpec
 from core.runs import RunIndex
 from core.settings import save_settings
+from gui.changes.diff_viewer import DiffViewer
 from gui.review.review_dialog import ReviewDialog
 from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow
@@ -169,3 +170,76 @@ def test_a_comment_on_a_changed_file_s_diff_names_the_file_line(
     sent = llm_server.requests[-1].user_text
     assert "## Comment 1: notes.txt, line 1\n\n```\ncolour: blue\n```" in sent
     assert "Blue clashes with the logo." in sent
+
+
+def _click_row(qtbot: QtBot, view: QPlainTextEdit, row: int) -> None:
+    """Click at the start of shown row ``row`` (from 1) of a diff view."""
+    rect = view.cursorRect(QTextCursor(view.document().findBlockByNumber(row - 1)))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_comments_made_in_the_diff_viewer_reach_the_follow_up_request(
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """Comment on selection in the diff viewer (unified and side by side), Send comments:
+    the follow-up's request names each file, line, code line and comment."""
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    task = asyncio.ensure_future(run_step(llm_server, repo))
+    qtbot.waitUntil(task.done, timeout=15_000)
+    run_id = task.result()[0].run_id
+    save_settings(llm_server.settings(policy=ALLOW))
+    window = make_window(repo)
+    runs = window.runs_view
+    record = RunIndex().get(run_id)
+    assert record is not None
+    page = runs.open_record(record)
+    qtbot.waitUntil(lambda: not page.is_reading())
+    section = page.view.pane(0).changes
+    assert section is not None
+    click(qtbot, section.file_buttons[2])  # notes.txt
+    qtbot.waitUntil(lambda: bool(_viewers()))
+    (viewer,) = _viewers()
+    assert viewer.send_button.isVisible() and not viewer.send_button.isEnabled()
+
+    _click_row(qtbot, viewer.unified, 1)  # the hunk header: no file line
+    assert viewer.where.text() == "Select the lines of a file to comment on."
+    _click_row(qtbot, viewer.unified, 3)  # "+colour: blue"
+    assert viewer.where.text() == "Commenting on notes.txt, line 1"
+    assert not viewer.comment_button.isEnabled()  # nothing typed yet
+    type_into(qtbot, viewer.comment, "Blue clashes with the logo.")
+    click(qtbot, viewer.comment_button)
+
+    click(qtbot, viewer.split_button)
+    _click_row(qtbot, viewer.old_side, 2)  # "-colour: red", line 1 of the old file
+    qtbot.keyClick(viewer.old_side, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(viewer.old_side, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
+    assert viewer.where.text() == "Commenting on notes.txt, lines 1-2"
+    type_into(qtbot, viewer.comment, "Why was red wrong?")
+    click(qtbot, viewer.comment_button)
+    assert [viewer.comment_list.item(i).text() for i in range(2)] == [
+        "notes.txt:1 — Blue clashes with the logo.",
+        "notes.txt:1-2 — Why was red wrong?",
+    ]
+    assert viewer.send_button.text() == "Send 2 comments"
+
+    llm_server.queue(Reply.answer("Changed it back."))
+    click(qtbot, viewer.send_button)
+    follow = wait_for_session(qtbot, window)
+    assert wait_until_finished(qtbot, follow) == "ok"
+    assert not viewer.isVisible()
+    sent = llm_server.requests[-1].user_text
+    assert "## Comment 1: notes.txt, line 1\n\n```\ncolour: blue\n```" in sent
+    assert "Blue clashes with the logo." in sent
+    assert "## Comment 2: notes.txt, line 1-2\n\n```\ncolour: red\nsize: big\n```" in sent
+    assert "Why was red wrong?" in sent
+    assert [s.agent for s in follow.view.state().steps] == ["worker", "worker"]
+    origin = RunIndex().get(follow.run_id)
+    assert origin is not None and origin.origin is not None
+    assert (origin.origin.kind, origin.origin.run_id) == ("follow_up", run_id)
+
+
+def _viewers() -> list[DiffViewer]:
+    return [
+        w for w in QApplication.topLevelWidgets() if isinstance(w, DiffViewer) and w.isVisible()
+    ]
