@@ -200,6 +200,7 @@ class DiffViewer(QDialog):
             return
         self._comments.append(comment)
         self.comment_list.addItem(f"{comment.path}:{comment.lines} — {text}")
+        self.comment_list.item(self.comment_list.count() - 1).setToolTip(text)
         self.comment.clear()
         self._update_comment()
 
