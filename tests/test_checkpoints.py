@@ -10,10 +10,20 @@ import pytest
 
 from core import paths
 from core.cli import main
-from core.events import Log, StepChanges
+from core.events import Event, Log, StepChanges
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
 from core.runs import RunIndex, load_run
-from tests.git_repos import changes_of, git, make_repo, run_step, three_changes, user_state
-from tests.llm_server import LLMServer, Reply
+from tests.git_repos import (
+    ALLOW,
+    changes_of,
+    git,
+    make_repo,
+    run_step,
+    three_changes,
+    user_state,
+)
+from tests.llm_server import LLMServer, Reply, ToolCall
 
 
 @pytest.fixture
@@ -178,4 +188,53 @@ async def test_checkpoints_switched_off_record_nothing(llm_server: LLMServer, re
     llm_server.queue(Reply.answer("ok"))
     events = await run_step(llm_server, repo, checkpoints={"enabled": False})
     assert not [e for e in events if isinstance(e, StepChanges)]
+    assert git(repo, "for-each-ref", "refs/baton") == ""
+
+
+async def test_a_parallel_run_has_one_checkpoint_pair_for_the_whole_run(
+    llm_server: LLMServer, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Parallel tasks share the folder at once: one pair around them all, the changes of
+    both tasks together (not attributed to either), a diff and a restore of the whole run."""
+    before = user_state(repo)
+    llm_server.queue(  # whichever task asks first gets the first reply: both files change
+        Reply.tools(
+            ToolCall("edit", {"path": "app.py", "old_string": "hello", "new_string": "hi"})
+        ),
+        Reply.tools(ToolCall("write", {"path": "docs/new.md", "content": "# New\n"})),
+        Reply.answer("Done."),
+        Reply.answer("Done."),
+    )
+    events: list[Event] = []
+    steps = [StepSpec(agent="worker", task="one"), StepSpec(agent="worker", task="two")]
+    runner = Runner(
+        RunRequest(mode="parallel", steps=steps, cwd=repo),
+        settings=llm_server.settings(policy=ALLOW),
+        listeners=[events.append],
+    )
+    assert (await runner.run()).status == "ok"
+
+    (changes,) = [e for e in events if isinstance(e, StepChanges)]
+    assert (changes.kind, changes.step) == ("run", None)
+    assert {(c.path, c.status) for c in changes.files} == {
+        ("app.py", "modified"),
+        ("docs/new.md", "added"),
+    }
+    run_id = changes.run_id
+    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/baton").split()
+    assert refs == [f"refs/baton/{run_id}/run/after", f"refs/baton/{run_id}/run/before"]
+    after = user_state(repo)
+    kept = ("index", "stash", "reflog", "branches", "head")
+    assert {k: after[k] for k in kept} == {k: before[k] for k in kept}
+
+    assert await cli("runs", "diff", run_id) == 0
+    patch = capsys.readouterr().out
+    assert "+    return 'hi'" in patch and "+++ b/docs/new.md" in patch
+    assert await cli("runs", "diff", run_id, "--step", "2") == 1
+    assert "recorded for the whole run, not per task" in capsys.readouterr().err
+
+    assert await cli("runs", "restore", run_id, "--step", "1") == 0
+    assert "to before the run: 2 file(s) changed" in capsys.readouterr().out
+    assert user_state(repo) == before
+    RunIndex().delete(run_id)
     assert git(repo, "for-each-ref", "refs/baton") == ""

@@ -83,11 +83,11 @@ class RestoreDialog(QDialog):
     def __init__(self, plan: RestorePlan, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("RestoreDialog")
-        self.setWindowTitle(f"Restore to before step {plan.step + 1}?")
+        self.setWindowTitle(f"Restore to before {plan.target_name}?")
         self.resize(620, 420)
         where = plan.workspace.work_tree
         intro = QLabel(
-            f"The files in {where} go back to how they were before step {plan.step + 1}. "
+            f"The files in {where} go back to how they were before {plan.target_name}. "
             "The current state is checkpointed first, so this restore can be undone."
         )
         intro.setWordWrap(True)
@@ -162,7 +162,7 @@ async def restore_step(parent: QWidget | None, run_id: str, step: int) -> StepCh
         parent,
         QMessageBox.Icon.Information,
         "Restored",
-        f"Restored {len(done.files)} file(s) to before step {step + 1}. "
+        f"Restored {len(done.files)} file(s) to before {plan.target_name}. "
         f"To undo: baton runs restore {run_id} --undo",
     )
     return done
