@@ -10,20 +10,18 @@ import pytest
 
 from core import paths
 from core.cli import main
-from core.events import Event, Log, StepChanges
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
+from core.events import Log, StepChanges
 from core.runs import RunIndex, load_run
 from tests.git_repos import (
-    ALLOW,
     changes_of,
     git,
     make_repo,
+    run_parallel_edits,
     run_step,
     three_changes,
     user_state,
 )
-from tests.llm_server import LLMServer, Reply, ToolCall
+from tests.llm_server import LLMServer, Reply
 
 
 @pytest.fixture
@@ -197,22 +195,7 @@ async def test_a_parallel_run_has_one_checkpoint_pair_for_the_whole_run(
     """Parallel tasks share the folder at once: one pair around them all, the changes of
     both tasks together (not attributed to either), a diff and a restore of the whole run."""
     before = user_state(repo)
-    llm_server.queue(  # whichever task asks first gets the first reply: both files change
-        Reply.tools(
-            ToolCall("edit", {"path": "app.py", "old_string": "hello", "new_string": "hi"})
-        ),
-        Reply.tools(ToolCall("write", {"path": "docs/new.md", "content": "# New\n"})),
-        Reply.answer("Done."),
-        Reply.answer("Done."),
-    )
-    events: list[Event] = []
-    steps = [StepSpec(agent="worker", task="one"), StepSpec(agent="worker", task="two")]
-    runner = Runner(
-        RunRequest(mode="parallel", steps=steps, cwd=repo),
-        settings=llm_server.settings(policy=ALLOW),
-        listeners=[events.append],
-    )
-    assert (await runner.run()).status == "ok"
+    events = await run_parallel_edits(llm_server, repo)
 
     (changes,) = [e for e in events if isinstance(e, StepChanges)]
     assert (changes.kind, changes.step) == ("run", None)
