@@ -14,7 +14,6 @@ import html
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import (
-    QApplication,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.run_search import SearchHit
+from gui.widgets.item_paint import paint_item_frame
 
 ROLE_MARKED = Qt.ItemDataRole.UserRole + 2
 """The result as safe rich text (:func:`marked_html`)."""
@@ -62,12 +62,7 @@ class MarkedResultDelegate(QStyledItemDelegate):
         if not isinstance(text, str):
             super().paint(painter, option, index)
             return
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        widget = opt.widget
-        style = widget.style() if isinstance(widget, QWidget) else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        opt, _style = paint_item_frame(self, painter, option, index)
         document = _document(text, opt.rect.width(), opt)
         context = QAbstractTextDocumentLayout.PaintContext()
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)

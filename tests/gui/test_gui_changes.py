@@ -137,12 +137,7 @@ def test_the_run_changes_view_restores_to_before_a_chosen_step(
     assert file_item is not None
     dialog.tree.setCurrentItem(file_item)
     assert dialog.restore_button.text() == "Restore to before step 1"
-    dialogs.answer("Restore")
-    dialogs.answer("OK")
-    _click(qtbot, dialog.restore_button)
-    qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2, timeout=10_000)
-    restored = dialog.tree.topLevelItem(1)
-    assert restored is not None and restored.text(0).startswith("Restored to before step 1")
+    assert _restore(qtbot, dialog, dialogs).startswith("Restored to before step 1")
     assert not (repo / "docs").exists()
 
 
@@ -204,14 +199,20 @@ def test_a_parallel_run_s_changes_are_shown_and_restored_for_the_whole_run(
     assert [f.path for f in viewer.files] == ["app.py", "docs/new.md"]
     viewer.close()
 
+    assert _restore(qtbot, dialog, dialogs).startswith("Restored to before the run")
+    assert not (repo / "docs").exists()
+    assert "hello" in (repo / "app.py").read_text(encoding="utf-8")
+
+
+def _restore(qtbot: QtBot, dialog: RunChangesDialog, dialogs: DialogAnswerer) -> str:
+    """Click the Changes view's restore button, confirm, and return the new entry's text."""
     dialogs.answer("Restore")
     dialogs.answer("OK")
     _click(qtbot, dialog.restore_button)
     qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2, timeout=10_000)
     restored = dialog.tree.topLevelItem(1)
-    assert restored is not None and restored.text(0).startswith("Restored to before the run")
-    assert not (repo / "docs").exists()
-    assert "hello" in (repo / "app.py").read_text(encoding="utf-8")
+    assert restored is not None
+    return restored.text(0)
 
 
 def _run_changes() -> list[RunChangesDialog]:

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from core.run_request import RunRequest, StepSpec
 from core.settings import save_settings
+from gui.run.run_controller import RunSession
 from gui.window.main_window import MainWindow
 from tests.gui.launching import RUN_TIMEOUT_MS, wait_for_session, wait_until_finished
 from tests.llm_server import LLMServer, Reply
@@ -20,9 +21,10 @@ from tests.llm_server import LLMServer, Reply
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
 
-def test_resume_from_the_failed_step_reuses_the_steps_before_it(
+def _failed_chain(
     qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
-) -> None:
+) -> tuple[MainWindow, RunSession]:
+    """A window and a two-step chain in it whose second step failed."""
     save_settings(llm_server.settings())
     llm_server.queue(Reply.answer("found it"), Reply.error(400, "context too long"))
     window = make_window()
@@ -35,6 +37,13 @@ def test_resume_from_the_failed_step_reuses_the_steps_before_it(
     qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
     failed = task.result()
     assert failed is not None and wait_until_finished(qtbot, failed) == "error"
+    return window, failed
+
+
+def test_resume_from_the_failed_step_reuses_the_steps_before_it(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
+) -> None:
+    window, failed = _failed_chain(qtbot, make_window, llm_server)
     banner = failed.view.header.banner
     qtbot.waitUntil(banner.isVisible)
     labels = [b.text() for b in banner.findChildren(QPushButton)]
@@ -62,18 +71,7 @@ def test_resume_from_the_failed_step_reuses_the_steps_before_it(
 def test_history_resumes_a_failed_run_and_not_a_finished_one(
     qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
 ) -> None:
-    save_settings(llm_server.settings())
-    llm_server.queue(Reply.answer("found it"), Reply.error(400, "context too long"))
-    window = make_window()
-    request = RunRequest(
-        mode="chain",
-        steps=[StepSpec("scout", "find"), StepSpec("planner", "plan {previous}")],
-        cwd=window.working_folder,
-    )
-    task = asyncio.ensure_future(window.run_controller.launch(request, "ask", window))
-    qtbot.waitUntil(task.done, timeout=RUN_TIMEOUT_MS)
-    failed = task.result()
-    assert failed is not None and wait_until_finished(qtbot, failed) == "error"
+    window, failed = _failed_chain(qtbot, make_window, llm_server)
 
     runs = window.runs_view
     history = runs.history

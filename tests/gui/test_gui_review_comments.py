@@ -19,6 +19,7 @@ from core.runs import RunIndex
 from core.settings import save_settings
 from gui.changes.diff_viewer import DiffViewer
 from gui.review.review_dialog import ReviewDialog
+from gui.run.runs_view import RunPage
 from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow
 from tests.git_repos import ALLOW, make_repo, run_step, three_changes
@@ -56,6 +57,30 @@ def _choose_comment(qtbot: QtBot, pane: StepPane) -> None:
     qtbot.mouseClick(pane.menu_button, Qt.MouseButton.LeftButton)
 
 
+def _open_changed_repo_run(
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer, tmp_path: Path
+) -> tuple[MainWindow, RunPage]:
+    """A saved run whose step changed a git repository three ways, opened in a window."""
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    task = asyncio.ensure_future(run_step(llm_server, repo))
+    qtbot.waitUntil(task.done, timeout=15_000)
+    run_id = task.result()[0].run_id
+    save_settings(llm_server.settings(policy=ALLOW))
+    window = make_window(repo)
+    record = RunIndex().get(run_id)
+    assert record is not None
+    page = window.runs_view.open_record(record)
+    qtbot.waitUntil(lambda: not page.is_reading())
+    return window, page
+
+
+def _extend_to_next_line(qtbot: QtBot, view: QPlainTextEdit) -> None:
+    """Shift+Down, Shift+End: the selection takes in the next line, as a person extends it."""
+    qtbot.keyClick(view, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(view, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
+
+
 def _click_line(qtbot: QtBot, dialog: ReviewDialog, line: int) -> None:
     """Click at the start of ``line`` (from 1) in the review text."""
     block = dialog.text.document().findBlockByNumber(line - 1)
@@ -90,8 +115,7 @@ def test_comments_on_a_step_reach_the_follow_up_request(
     type_into(qtbot, review.comment, "No global state, please.")
     click(qtbot, review.add_button)
     _click_line(qtbot, review, 2)
-    qtbot.keyClick(review.text, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
-    qtbot.keyClick(review.text, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
+    _extend_to_next_line(qtbot, review.text)
     assert review.where.text() == "Commenting on step 2 output, lines 2-3"
     type_into(qtbot, review.comment, "Measure first.")
     click(qtbot, review.add_button)
@@ -126,18 +150,8 @@ def test_a_comment_on_a_changed_file_s_diff_names_the_file_line(
 ) -> None:
     """A step that changed a git repository: its diff is offered in the review, a comment on
     a ``+`` line carries the file's path, the new line number and the code."""
-    repo = make_repo(tmp_path / "repo")
-    three_changes(llm_server)
-    task = asyncio.ensure_future(run_step(llm_server, repo))
-    qtbot.waitUntil(task.done, timeout=15_000)
-    run_id = task.result()[0].run_id
-    save_settings(llm_server.settings(policy=ALLOW))
-    window = make_window(repo)
+    window, page = _open_changed_repo_run(qtbot, make_window, llm_server, tmp_path)
     runs = window.runs_view
-    record = RunIndex().get(run_id)
-    assert record is not None
-    page = runs.open_record(record)
-    qtbot.waitUntil(lambda: not page.is_reading())
     pane = page.view.pane(0)
     qtbot.waitUntil(pane.menu_button.comment_action.isEnabled)
     _choose_comment(qtbot, pane)
@@ -183,18 +197,8 @@ def test_comments_made_in_the_diff_viewer_reach_the_follow_up_request(
 ) -> None:
     """Comment on selection in the diff viewer (unified and side by side), Send comments:
     the follow-up's request names each file, line, code line and comment."""
-    repo = make_repo(tmp_path / "repo")
-    three_changes(llm_server)
-    task = asyncio.ensure_future(run_step(llm_server, repo))
-    qtbot.waitUntil(task.done, timeout=15_000)
-    run_id = task.result()[0].run_id
-    save_settings(llm_server.settings(policy=ALLOW))
-    window = make_window(repo)
-    runs = window.runs_view
-    record = RunIndex().get(run_id)
-    assert record is not None
-    page = runs.open_record(record)
-    qtbot.waitUntil(lambda: not page.is_reading())
+    window, page = _open_changed_repo_run(qtbot, make_window, llm_server, tmp_path)
+    run_id = page.run_id
     section = page.view.pane(0).changes
     assert section is not None
     click(qtbot, section.file_buttons[2])  # notes.txt
@@ -212,8 +216,7 @@ def test_comments_made_in_the_diff_viewer_reach_the_follow_up_request(
 
     click(qtbot, viewer.split_button)
     _click_row(qtbot, viewer.old_side, 2)  # "-colour: red", line 1 of the old file
-    qtbot.keyClick(viewer.old_side, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
-    qtbot.keyClick(viewer.old_side, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
+    _extend_to_next_line(qtbot, viewer.old_side)
     assert viewer.where.text() == "Commenting on notes.txt, lines 1-2"
     type_into(qtbot, viewer.comment, "Why was red wrong?")
     click(qtbot, viewer.comment_button)
