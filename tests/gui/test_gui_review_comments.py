@@ -7,17 +7,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QApplication, QMenu, QPlainTextEdit
+from PySide6.QtWidgets import QApplication, QMenu, QPlainTextEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.run_request import RunRequest, StepSpec
 from core.runs import RunIndex
 from core.settings import save_settings
 from gui.changes.diff_viewer import DiffViewer
+from gui.changes.run_changes import RunChangesDialog
 from gui.review.review_dialog import ReviewDialog
 from gui.run.runs_view import RunPage
 from gui.run.step_pane import StepPane
@@ -41,6 +43,7 @@ pytestmark = [
     ),
 ]
 Window = Callable[..., MainWindow]
+T = TypeVar("T", bound=QWidget)
 PLAN = "## Plan\n1. Add a cache\n2. Use a global lock\n3. Ship it"
 
 
@@ -192,16 +195,32 @@ def _click_row(qtbot: QtBot, view: QPlainTextEdit, row: int) -> None:
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
+@pytest.mark.parametrize("opened_from", ["step pane", "run changes"])
 def test_comments_made_in_the_diff_viewer_reach_the_follow_up_request(
-    qtbot: QtBot, make_window: Window, llm_server: LLMServer, tmp_path: Path
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer, tmp_path: Path, opened_from: str
 ) -> None:
     """Comment on selection in the diff viewer (unified and side by side), Send comments:
-    the follow-up's request names each file, line, code line and comment."""
+    the follow-up's request names each file, line, code line and comment. The viewer is
+    opened from the step's Changes, or from the run's Changes view."""
     window, page = _open_changed_repo_run(qtbot, make_window, llm_server, tmp_path)
     run_id = page.run_id
     section = page.view.pane(0).changes
     assert section is not None
-    click(qtbot, section.file_buttons[2])  # notes.txt
+    if opened_from == "step pane":
+        click(qtbot, section.file_buttons[2])  # notes.txt
+    else:
+        click(qtbot, section.run_button)
+        qtbot.waitUntil(lambda: bool(_top_level(RunChangesDialog)))
+        (changes,) = _top_level(RunChangesDialog)
+        qtbot.addWidget(changes)
+        step = changes.tree.topLevelItem(0)
+        assert step is not None
+        notes = step.child(2)
+        assert notes is not None and notes.text(0).startswith("notes.txt")
+        at = changes.tree.visualItemRect(notes).center()
+        # A double click is a click, then the second press (QTest sends only the latter).
+        qtbot.mouseClick(changes.tree.viewport(), Qt.MouseButton.LeftButton, pos=at)
+        qtbot.mouseDClick(changes.tree.viewport(), Qt.MouseButton.LeftButton, pos=at)
     qtbot.waitUntil(lambda: bool(_viewers()))
     (viewer,) = _viewers()
     assert viewer.send_button.isVisible() and not viewer.send_button.isEnabled()
@@ -242,7 +261,9 @@ def test_comments_made_in_the_diff_viewer_reach_the_follow_up_request(
     assert (origin.origin.kind, origin.origin.run_id) == ("follow_up", run_id)
 
 
+def _top_level(kind: type[T]) -> list[T]:
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+
+
 def _viewers() -> list[DiffViewer]:
-    return [
-        w for w in QApplication.topLevelWidgets() if isinstance(w, DiffViewer) and w.isVisible()
-    ]
+    return _top_level(DiffViewer)
