@@ -4,7 +4,8 @@ the user never sees.
 A snapshot is ``git add -A`` into a *temporary* index (a copy of Baton's own index of the
 folder, kept in its data folder, so only files whose stat data changed are hashed again; the
 first is seeded from the user's index), ``git write-tree``, ``git commit-tree`` and ``git
-update-ref`` of a private ref, ``refs/baton/<run>/<step>/{before,after}`` (steps counted from 1).
+update-ref`` of a private ref, ``refs/baton/<run>/<step>/{before,after}`` (steps counted from 1;
+``refs/baton/<run>/run/{before,after}`` around all the tasks of a parallel run).
 That covers tracked changes, new files (``.gitignore`` honoured) and whatever ``bash`` changed,
 and leaves the user's branch, index, stash and reflogs exactly as they were: no porcelain
 command runs, HEAD is only read, the refs are written with ref logging off. Ignored files are
