@@ -4,7 +4,8 @@ the user never sees.
 A snapshot is ``git add -A`` into a *temporary* index (a copy of Baton's own index of the
 folder, kept in its data folder, so only files whose stat data changed are hashed again; the
 first is seeded from the user's index), ``git write-tree``, ``git commit-tree`` and ``git
-update-ref`` of a private ref, ``refs/baton/<run>/<step>/{before,after}`` (steps counted from 1).
+update-ref`` of a private ref, ``refs/baton/<run>/<step>/{before,after}`` (steps counted from 1;
+``refs/baton/<run>/run/{before,after}`` around all the tasks of a parallel run).
 That covers tracked changes, new files (``.gitignore`` honoured) and whatever ``bash`` changed,
 and leaves the user's branch, index, stash and reflogs exactly as they were: no porcelain
 command runs, HEAD is only read, the refs are written with ref logging off. Ignored files are
@@ -73,11 +74,11 @@ class Workspace:
     def changes(
         self,
         run_id: str,
-        step: int,
+        step: int | None,
         before: str,
         after: Checkpoint,
         files: list[FileChange],
-        kind: Literal["step", "restore"] = "step",
+        kind: Literal["step", "restore", "run"] = "step",
     ) -> StepChanges:
         """The ``step_changes`` event recording ``before`` → ``after`` here."""
         return StepChanges(
@@ -263,20 +264,64 @@ async def patch(workspace: Workspace, before: str, after: str, paths_: Iterable[
 # -------------------------------------------------------------------------------- one run
 
 
-def step_ref(run_id: str, step: int, which: str) -> str:
-    """``refs/baton/<run>/<step counted from 1>/<which>``."""
-    return f"{REF_ROOT}/{run_id}/{step + 1}/{which}"
+def step_ref(run_id: str, step: int | None, which: str) -> str:
+    """``refs/baton/<run>/<step counted from 1>/<which>``; ``refs/baton/<run>/run/<which>``
+    for the whole run (``step`` None)."""
+    return f"{REF_ROOT}/{run_id}/{'run' if step is None else step + 1}/{which}"
 
 
 class RunCheckpoints:
-    """The runner's side: one per run; :meth:`before` and :meth:`after` bracket each step.
-    Errors never stop a run: they come back as text for a notice in the step."""
+    """The runner's side: one per run; :meth:`before` and :meth:`after` bracket each step
+    of a chain (or a single step). A parallel run's tasks share their folders at the same
+    time, so no pair around one task could say which task changed what: :meth:`before_run`
+    and :meth:`after_run` bracket the whole run instead, one pair per repository (``kind``
+    ``"run"``, not attributed to a task). Errors never stop a run: they come back as text for
+    a notice."""
 
     def __init__(self, run_id: str, settings: CheckpointSettings) -> None:
         self.run_id = run_id
         self._settings = settings
         self._workspaces: dict[Path, Workspace | None] = {}
         self._before: dict[int, tuple[Workspace, Checkpoint]] = {}
+        self._run_before: list[tuple[Workspace, Checkpoint]] = []
+
+    async def before_run(self, folders: Iterable[Path]) -> list[str]:
+        """Record each repository holding one of ``folders`` (once, however many tasks work
+        in it) before a parallel run's first task; returns the notices of those that could
+        not be."""
+        notices: list[str] = []
+        seen: set[Workspace] = set()
+        for folder in folders:
+            try:
+                workspace = await self._workspace(folder)
+                if workspace is None or workspace in seen:
+                    continue
+                seen.add(workspace)
+                checkpoint = await snapshot(
+                    workspace, step_ref(self.run_id, None, "before"), "before the run"
+                )
+            except (CheckpointsOff, GitError, OSError) as error:
+                notices.append(_notice(error))
+                continue
+            self._run_before.append((workspace, checkpoint))
+        return notices
+
+    async def after_run(self) -> list[StepChanges | str]:
+        """Record them again after the last task: the run's changes (one per repository),
+        or notices."""
+        said: list[StepChanges | str] = []
+        taken, self._run_before = self._run_before, []
+        for workspace, before in taken:
+            try:
+                after = await snapshot(
+                    workspace, step_ref(self.run_id, None, "after"), "after the run"
+                )
+                files = await changed_files(workspace, before.commit, after.commit)
+            except (GitError, OSError) as error:
+                said.append(f"no checkpoint after the run: {error}")
+                continue
+            said.append(workspace.changes(self.run_id, None, before.commit, after, files, "run"))
+        return said
 
     async def before(self, step: int, folder: Path) -> str | None:
         """Record the folder before ``step`` runs; returns a notice when it could not."""
@@ -288,7 +333,7 @@ class RunCheckpoints:
                 workspace, step_ref(self.run_id, step, "before"), f"before step {step + 1}"
             )
         except (CheckpointsOff, GitError, OSError) as error:
-            return str(error) if isinstance(error, CheckpointsOff) else f"no checkpoint: {error}"
+            return _notice(error)
         self._before[step] = (workspace, checkpoint)
         return None
 
@@ -312,6 +357,10 @@ class RunCheckpoints:
             self._workspaces[folder] = None  # asked once: a refusal is said once per run
             self._workspaces[folder] = await find_workspace(folder, self._settings)
         return self._workspaces[folder]
+
+
+def _notice(error: Exception) -> str:
+    return str(error) if isinstance(error, CheckpointsOff) else f"no checkpoint: {error}"
 
 
 # -------------------------------------------------------------------------------- pruning

@@ -49,6 +49,7 @@ import math
 import re
 import sqlite3
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -435,8 +436,22 @@ def make_snippet(
     ellipsis: str = "…",
 ) -> str:
     """About ``width`` characters of ``text`` around the densest cluster of matches, each match
-    wrapped in ``markers``. Without a match (the hit was in the title or tags) it is the start
-    of the text. Line breaks become spaces so a snippet is one line."""
+    wrapped in ``markers`` (:func:`snippet_parts`, joined)."""
+    return join_parts(snippet_parts(text, patterns, width=width, ellipsis=ellipsis), markers)
+
+
+def join_parts(parts: Sequence[tuple[str, bool]], markers: tuple[str, str] = ("[", "]")) -> str:
+    """The snippet as one string, each match wrapped in ``markers``."""
+    return "".join(markers[0] + part + markers[1] if match else part for part, match in parts)
+
+
+def snippet_parts(
+    text: str, patterns: tuple[str, ...], *, width: int = 80, ellipsis: str = "…"
+) -> list[tuple[str, bool]]:
+    """About ``width`` characters of ``text`` around the densest cluster of matches, as
+    ``(text, is_match)`` parts, so a view can mark the matches without markers that the text
+    itself might hold. Without a match (the hit was in the title or tags) it is the start of
+    the text. Line breaks become spaces so a snippet is one line."""
     flat = " ".join(text.split())
     finder = (
         re.compile("|".join(sorted(patterns, key=len, reverse=True)), re.IGNORECASE)
@@ -445,7 +460,7 @@ def make_snippet(
     )
     hits = list(finder.finditer(flat)) if finder else []
     if not hits:
-        return flat[:width] + (ellipsis if len(flat) > width else "")
+        return [(flat[:width] + (ellipsis if len(flat) > width else ""), False)]
     lead = width // 4
     best_start, best_score = 0, -1
     for hit in hits:
@@ -463,14 +478,14 @@ def make_snippet(
             start = hit.start()
         if hit.start() < end < hit.end():
             end = hit.end()
-    out: list[str] = [ellipsis] if start > 0 else []
+    out: list[tuple[str, bool]] = [(ellipsis, False)] if start > 0 else []
     pos = start
     for hit in hits:
         if hit.start() < start or hit.end() > end or hit.start() < pos:
             continue
-        out += [flat[pos : hit.start()], markers[0], hit.group(), markers[1]]
+        out += [(flat[pos : hit.start()], False), (hit.group(), True)]
         pos = hit.end()
-    out.append(flat[pos:end])
+    out.append((flat[pos:end], False))
     if end < len(flat):
-        out.append(ellipsis)
-    return "".join(out)
+        out.append((ellipsis, False))
+    return [(part, match) for part, match in out if part or match]

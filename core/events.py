@@ -350,10 +350,12 @@ class StepChanges(_Event):
     """What a step changed in its folder, between two checkpoints (:mod:`core.checkpoints`):
     commits under ``refs/baton/<run>/...`` in the folder's repository (or Baton's shadow
     repository for a folder outside git). ``kind="restore"`` records a restore made after the
-    run (appended to its file); ``step`` is then the step restored to the start of."""
+    run (appended to its file); ``step`` is then the step restored to the start of.
+    ``kind="run"`` (``step`` None) is a parallel run's one pair for the whole run: its tasks
+    share the folder at the same time, so their changes cannot be told apart."""
 
     type: Literal["step_changes"] = "step_changes"
-    kind: Literal["step", "restore"] = "step"
+    kind: Literal["step", "restore", "run"] = "step"
     before: str
     """The checkpoint commit before the step."""
     after: str

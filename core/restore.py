@@ -47,6 +47,13 @@ class RestorePlan:
     """Changes made since the run's last checkpoint by something else: lost by restoring."""
     head_moved: str | None = None
     """Why HEAD no longer matches the checkpoint, when it does not."""
+    whole_run: bool = False
+    """The target is before the whole run (a parallel run's one checkpoint pair)."""
+
+    @property
+    def target_name(self) -> str:
+        """``step 2``, or ``the run`` for a parallel run's whole-run checkpoint."""
+        return "the run" if self.whole_run else f"step {self.step + 1}"
 
     @property
     def refused(self) -> bool:
@@ -85,6 +92,8 @@ async def plan_restore(events: list[Event], step: int | None) -> RestorePlan:
         step = source.step if source.step is not None else 0
     else:
         found = [c for c in recorded if c.kind == "step" and c.step == step]
+        # A parallel run has one pair for the whole run: before any task is before the run.
+        found = found or [c for c in recorded if c.kind == "run"]
         if not found:
             raise RestoreError(f"step {step + 1} has no checkpoint")
         source = found[0]
@@ -115,6 +124,7 @@ async def plan_restore(events: list[Event], step: int | None) -> RestorePlan:
         changes=changes,
         lost=lost,
         head_moved=head_moved,
+        whole_run=source.kind == "run",
     )
 
 

@@ -13,11 +13,12 @@ new run is linked to the reviewed one (:class:`core.events.Lineage`, kind ``foll
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core.errors import RunError
 from core.events import Event, Lineage, RunStarted, StepFinished
-from core.patch_lines import FilePatch
+from core.patch_lines import FilePatch, PatchLine
 from core.rerun import request_from_run
 from core.run_request import RunRequest, StepSpec
 
@@ -80,21 +81,26 @@ class ReviewText:
 def diff_texts(files: list[FilePatch]) -> list[ReviewText]:
     """One commentable text per changed file of a patch (:mod:`core.patch_lines`): its diff
     as shown (``+``/``-``/space markers, hunk headers), with each line's file line number."""
-    texts = []
-    for file in files:
-        if file.binary or not file.lines:
-            continue
-        marks = {"added": "+", "removed": "-", "context": " "}
-        shown = [
-            marks[line.kind] + line.text if line.kind in marks else line.text for line in file.lines
-        ]
-        numbers = tuple(
-            (line.new if line.kind != "removed" else line.old) if line.kind in marks else None
-            for line in file.lines
-        )
-        code = tuple(line.text for line in file.lines)
-        texts.append(ReviewText(file.path, "\n".join(shown), numbers, code))
-    return texts
+    return [lines_text(f.path, f.lines) for f in files if not f.binary and f.lines]
+
+
+def lines_text(path: str, lines: Sequence[PatchLine | None]) -> ReviewText:
+    """Patch lines as shown — a whole file's diff, a page of it, or one side of a side-by-side
+    view (None: the blank beside a change) — with each line's file line number (the new side;
+    the old side for a removed line; none for a hunk header or a blank)."""
+    marks = {"added": "+", "removed": "-", "context": " "}
+    shown = [
+        "" if line is None else marks[line.kind] + line.text if line.kind in marks else line.text
+        for line in lines
+    ]
+    numbers = tuple(
+        (line.new if line.kind != "removed" else line.old)
+        if line is not None and line.kind in marks
+        else None
+        for line in lines
+    )
+    code = tuple("" if line is None else line.text for line in lines)
+    return ReviewText(path, "\n".join(shown), numbers, code)
 
 
 def output_path(step_index: int) -> str:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from core import paths
-from core.documents_search import make_snippet, plan_query, segment
+from core.documents_search import join_parts, plan_query, segment, snippet_parts
 from core.run_reading import fold_run
 from core.run_state import RunState, TextBlock, ToolCall
 from core.runs import RunIndex, read_events
@@ -110,9 +110,13 @@ class SearchHit:
     step: int
     kind: PassageKind
     snippet: str
-    """About 80 characters around the match, each match wrapped in ``[`` ``]``."""
+    """About 80 characters around the match, each match wrapped in ``[`` ``]`` (for a
+    terminal)."""
     call_id: str | None = None
     tool: str | None = None
+    parts: tuple[tuple[str, bool], ...] = ()
+    """The same snippet as ``(text, is_match)`` parts, so a view marks exactly the matches
+    (a ``[`` in the run's own text is not one)."""
 
     def where(self) -> str:
         """``step 2 · tool result (bash)``, steps counted from 1."""
@@ -286,17 +290,20 @@ class RunSearch:
                 " ORDER BY p.id DESC",
                 (*args, limit),
             ).fetchall()
-        hits = [
-            SearchHit(
-                run_id=run_id,
-                step=step,
-                kind=kind,
-                snippet=make_snippet(text, plan.patterns),
-                call_id=call_id,
-                tool=tool,
+        hits: list[SearchHit] = []
+        for run_id, step, kind, call_id, tool, text in rows:
+            parts = tuple(snippet_parts(text, plan.patterns))
+            hits.append(
+                SearchHit(
+                    run_id=run_id,
+                    step=step,
+                    kind=kind,
+                    snippet=join_parts(parts),
+                    call_id=call_id,
+                    tool=tool,
+                    parts=parts,
+                )
             )
-            for run_id, step, kind, call_id, tool, text in rows
-        ]
         return SearchResult(hits, plan.patterns)
 
 

@@ -68,6 +68,7 @@ from core.events import (
     PlannedStep,
     RunFinished,
     RunStarted,
+    StepChanges,
     StepFinished,
     StepStarted,
     TextDelta,
@@ -336,8 +337,13 @@ class Runner:
     async def _run_mode(
         self, steps: list[_PreparedStep]
     ) -> tuple[Literal["ok", "error", "aborted"], str | None]:
-        if self.request.mode == "parallel":
-            return await self._run_parallel(steps)
+        if self.request.mode == "parallel":  # one checkpoint pair around all its tasks
+            run_folders = [s.cwd for i, s in enumerate(steps) if i not in self.request.reused]
+            notices = await self._checkpoints.before_run(run_folders if self._record else [])
+            outcome = await self._run_parallel(steps)
+            for said in [*notices, *await self._checkpoints.after_run()]:
+                self._said(None, said)
+            return outcome
         previous = ""
         for index, step in enumerate(steps):
             task = step.task_with(previous) if self.request.mode == "chain" else step.task
@@ -391,7 +397,8 @@ class Runner:
     async def _run_step(self, index: int, step: _PreparedStep, task: str) -> StepFinished:
         """The step between two checkpoints of its folder (:mod:`core.checkpoints`), when the
         run is recorded (the run file is what restores read). Parallel tasks share their
-        folder at the same time, so no checkpoint could say which of them changed what."""
+        folder at the same time, so no checkpoint could say which of them changed what: their
+        run has one pair around all of them instead (:meth:`_run_mode`)."""
         recorded = self._record and self.request.mode != "parallel"
         if not recorded or self._cancel.is_set() or index in self.request.reused:
             return await self._run_unrecorded_step(index, step, task)
@@ -399,11 +406,15 @@ class Runner:
         finished = await self._run_unrecorded_step(index, step, task)
         changes = await self._checkpoints.after(index)
         for said in (notice, changes):
-            if isinstance(said, str):
-                self._emit(Log(run_id=self.run_id, step=index, level="warning", message=said))
-            elif said is not None:
-                self._emit(said.model_copy(update={"ts": self._clock.now()}))
+            self._said(index, said)
         return finished
+
+    def _said(self, index: int | None, said: StepChanges | str | None) -> None:
+        """A checkpoint's changes as an event, or its notice as a warning."""
+        if isinstance(said, str):
+            self._emit(Log(run_id=self.run_id, step=index, level="warning", message=said))
+        elif said is not None:
+            self._emit(said.model_copy(update={"ts": self._clock.now()}))
 
     async def _run_unrecorded_step(
         self, index: int, step: _PreparedStep, task: str

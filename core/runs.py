@@ -23,6 +23,7 @@ from typing import IO, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from core import paths
+from core.backends.pi_sessions import prune_sessions
 from core.checkpoints import prune_run
 from core.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
 from core.liveness import lock_path, owner_alive
@@ -394,13 +395,15 @@ class RunIndex:
         return [self._record(row) for row in rows]
 
     def delete(self, run_id: str) -> None:
-        """Forget the run: its row, its file and its checkpoint refs (:mod:`core.checkpoints`)."""
+        """Forget the run: its row, its file, its checkpoint refs (:mod:`core.checkpoints`) and
+        its pi session files (:mod:`core.backends.pi_sessions`)."""
         record = self.get(run_id)
         with self._connect() as db:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
         if record is not None:
             if Path(record.path).is_file():
                 prune_run(run_id, read_events(Path(record.path)))
+                prune_sessions(read_events(Path(record.path)))
             Path(record.path).unlink(missing_ok=True)
 
 

@@ -95,3 +95,26 @@ async def isolated_run(server: LLMServer, folder: Path) -> list[Event]:
     finished = await runner.run()
     assert finished.status == "ok", finished.error
     return events
+
+
+async def run_parallel_edits(server: LLMServer, folder: Path) -> list[Event]:
+    """A parallel run of two tasks in ``folder``: one edits app.py, the other writes
+    docs/new.md (whichever task asks first gets the first reply: both files change)."""
+    server.queue(
+        Reply.tools(
+            ToolCall("edit", {"path": "app.py", "old_string": "hello", "new_string": "hi"})
+        ),
+        Reply.tools(ToolCall("write", {"path": "docs/new.md", "content": "# New\n"})),
+        Reply.answer("Done."),
+        Reply.answer("Done."),
+    )
+    events: list[Event] = []
+    steps = [StepSpec(agent="worker", task="one"), StepSpec(agent="worker", task="two")]
+    runner = Runner(
+        RunRequest(mode="parallel", steps=steps, cwd=folder),
+        settings=server.settings(policy=ALLOW),
+        listeners=[events.append],
+    )
+    finished = await runner.run()
+    assert finished.status == "ok", finished.error
+    return events

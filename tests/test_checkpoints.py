@@ -12,7 +12,15 @@ from core import paths
 from core.cli import main
 from core.events import Log, StepChanges
 from core.runs import RunIndex, load_run
-from tests.git_repos import changes_of, git, make_repo, run_step, three_changes, user_state
+from tests.git_repos import (
+    changes_of,
+    git,
+    make_repo,
+    run_parallel_edits,
+    run_step,
+    three_changes,
+    user_state,
+)
 from tests.llm_server import LLMServer, Reply
 
 
@@ -178,4 +186,38 @@ async def test_checkpoints_switched_off_record_nothing(llm_server: LLMServer, re
     llm_server.queue(Reply.answer("ok"))
     events = await run_step(llm_server, repo, checkpoints={"enabled": False})
     assert not [e for e in events if isinstance(e, StepChanges)]
+    assert git(repo, "for-each-ref", "refs/baton") == ""
+
+
+async def test_a_parallel_run_has_one_checkpoint_pair_for_the_whole_run(
+    llm_server: LLMServer, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Parallel tasks share the folder at once: one pair around them all, the changes of
+    both tasks together (not attributed to either), a diff and a restore of the whole run."""
+    before = user_state(repo)
+    events = await run_parallel_edits(llm_server, repo)
+
+    (changes,) = [e for e in events if isinstance(e, StepChanges)]
+    assert (changes.kind, changes.step) == ("run", None)
+    assert {(c.path, c.status) for c in changes.files} == {
+        ("app.py", "modified"),
+        ("docs/new.md", "added"),
+    }
+    run_id = changes.run_id
+    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/baton").split()
+    assert refs == [f"refs/baton/{run_id}/run/after", f"refs/baton/{run_id}/run/before"]
+    after = user_state(repo)
+    kept = ("index", "stash", "reflog", "branches", "head")
+    assert {k: after[k] for k in kept} == {k: before[k] for k in kept}
+
+    assert await cli("runs", "diff", run_id) == 0
+    patch = capsys.readouterr().out
+    assert "+    return 'hi'" in patch and "+++ b/docs/new.md" in patch
+    assert await cli("runs", "diff", run_id, "--step", "2") == 1
+    assert "recorded for the whole run, not per task" in capsys.readouterr().err
+
+    assert await cli("runs", "restore", run_id, "--step", "1") == 0
+    assert "to before the run: 2 file(s) changed" in capsys.readouterr().out
+    assert user_state(repo) == before
+    RunIndex().delete(run_id)
     assert git(repo, "for-each-ref", "refs/baton") == ""

@@ -21,11 +21,12 @@ import pytest
 
 from core.agents import AgentCatalog, AgentDefinition
 from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.backends.pi_sessions import sessions_dir
 from core.continuation import continue_request
 from core.events import Event, Log, StepFinished, ToolCallFinished, UserMessage
 from core.run_request import RunRequest, StepSpec
 from core.runner import Runner
-from core.runs import load_run, run_file
+from core.runs import RunIndex, load_run, run_file
 from core.settings import Settings
 from tests.anthropic_server import AnthropicServer, ToolUse, reply, tool_result_text
 from tests.llm_server import LLMServer, Reply
@@ -209,3 +210,12 @@ async def test_pi_continues_a_fork_of_the_finished_session(
     assert step.output == "souci"
     assert step.session and step.session != finished.session  # a fork
     assert saved_session.read_bytes() == before  # noqa: ASYNC240 (the finished one is kept)
+
+    # Both files are in Baton's data folder, none in the working folder; each goes with its run.
+    fork = Path(step.session)
+    assert saved_session.parent == fork.parent == sessions_dir()
+    assert not [p for p in work.rglob("*.jsonl")]
+    RunIndex().delete(second.run_id)
+    assert not fork.exists() and saved_session.exists()  # noqa: ASYNC240
+    RunIndex().delete(first.run_id)
+    assert not saved_session.exists()  # noqa: ASYNC240

@@ -52,9 +52,9 @@ from core.backends.base import BackendError, StepContext
 from core.backends.cli_output import READ_CHUNK, Line, json_object, read_lines
 from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
+from core.backends.pi_sessions import sessions_dir
 from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
-from core.paths import data_dir
 from core.process_tree import stop_tree
 from core.settings import Settings
 
@@ -196,14 +196,6 @@ def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
             )
         )
     return names, notes
-
-
-def sessions_dir() -> Path:
-    """Where pi keeps the sessions of Baton's steps (private, inside Baton's data folder, so
-    out of every tool's reach): what Continue forks."""
-    path = data_dir() / "pi-sessions"
-    path.mkdir(mode=0o700, exist_ok=True)
-    return path
 
 
 def build_argv(

@@ -46,8 +46,13 @@ def _events(run_id: str, command: str) -> tuple[Path, list[Event]] | None:
 def run_patch(checkpoints: list[StepChanges], step: int | None) -> tuple[Workspace, str, str]:
     """The workspace and the two checkpoints whose diff is step ``step`` (0-based) or, for
     None, the whole run (first step's before to last step's after)."""
-    steps = [c for c in checkpoints if c.kind == "step"]
+    steps = [c for c in checkpoints if c.kind in ("step", "run")]
     if step is not None:
+        if any(c.kind == "run" for c in steps):
+            raise RestoreError(
+                "the tasks of a parallel run shared the folder, so their changes are "
+                "recorded for the whole run, not per task (leave out the step)"
+            )
         steps = [c for c in steps if c.step == step]
     if not steps:
         raise RestoreError(
@@ -93,7 +98,7 @@ def _restore(args: argparse.Namespace) -> int:
         return 1
     append_event(path, done)
     print(
-        f"Restored {done.work_tree} to before step {plan.step + 1}: "
+        f"Restored {done.work_tree} to before {plan.target_name}: "
         f"{len(done.files)} file(s) changed. Undo with 'baton runs restore {args.run_id} --undo'."
     )
     for change in done.files:

@@ -26,6 +26,7 @@ from core.commands.changes import run_patch
 from core.events import Event, StepChanges
 from core.git_command import GitError
 from core.restore import RestoreError, RestorePlan, apply_restore, plan_restore
+from core.review_comments import ReviewComment
 from core.runs import RunIndex, append_event, load_run
 from gui.changes.diff_viewer import DiffViewer
 from gui.theme import monospace_font
@@ -54,9 +55,11 @@ async def open_diff(
     checkpoints: list[StepChanges],
     step: int | None,
     path: str | None = None,
+    on_comments: Callable[[list[ReviewComment]], None] | None = None,
 ) -> DiffViewer | None:
     """Show step ``step``'s patch (the whole run's for None) in a new viewer, from the run's
-    recorded checkpoints (live or saved)."""
+    recorded checkpoints (live or saved). With ``on_comments`` the viewer takes review
+    comments, and "Send comments" hands them there."""
     try:
         workspace, before, after = run_patch(checkpoints, step)
         text = await patch(workspace, before, after)
@@ -65,7 +68,11 @@ async def open_diff(
         return None
     run_id = checkpoints[0].run_id
     title = f"Step {step + 1} changes" if step is not None else "All changes"
-    viewer = DiffViewer(f"{title} — run {run_id}", text, path, parent)
+    viewer = DiffViewer(
+        f"{title} — run {run_id}", text, path, parent, commentable=on_comments is not None
+    )
+    if on_comments is not None:
+        viewer.commentsSent.connect(on_comments)
     viewer.show()
     return viewer
 
@@ -76,11 +83,11 @@ class RestoreDialog(QDialog):
     def __init__(self, plan: RestorePlan, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("RestoreDialog")
-        self.setWindowTitle(f"Restore to before step {plan.step + 1}?")
+        self.setWindowTitle(f"Restore to before {plan.target_name}?")
         self.resize(620, 420)
         where = plan.workspace.work_tree
         intro = QLabel(
-            f"The files in {where} go back to how they were before step {plan.step + 1}. "
+            f"The files in {where} go back to how they were before {plan.target_name}. "
             "The current state is checkpointed first, so this restore can be undone."
         )
         intro.setWordWrap(True)
@@ -155,7 +162,7 @@ async def restore_step(parent: QWidget | None, run_id: str, step: int) -> StepCh
         parent,
         QMessageBox.Icon.Information,
         "Restored",
-        f"Restored {len(done.files)} file(s) to before step {step + 1}. "
+        f"Restored {len(done.files)} file(s) to before {plan.target_name}. "
         f"To undo: baton runs restore {run_id} --undo",
     )
     return done

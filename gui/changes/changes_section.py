@@ -4,7 +4,7 @@ the diff viewer at that file), and buttons for the step's diff, the whole run's 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core.events import StepChanges
@@ -19,6 +19,11 @@ MAX_ROWS = 8
 
 class ChangesSection(QWidget):
     """GUI thread only. Filled by :meth:`set_changes` (cheap when nothing changed)."""
+
+    # -- signals ------------------------------------------------------------------------
+    commentsSent = Signal(int, object)
+    """``(step, list[ReviewComment])``: review comments on this step's diff (or, from the
+    run's Changes view, on a step's or the whole run's) to send in a follow-up step."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -86,13 +91,15 @@ class ChangesSection(QWidget):
 
     def _open(self, path: str | None) -> None:
         if self._changes is not None:
-            actions.start(
-                actions.open_diff(self.window(), [self._changes], self._changes.step, path)
-            )
+            step = self._changes.step
+            send = None if step is None else lambda said: self.commentsSent.emit(step, said)
+            actions.start(actions.open_diff(self.window(), [self._changes], step, path, send))
 
     def _open_run(self) -> None:
         if self._changes is not None:
-            open_run_changes(self.window(), self._changes.run_id)
+            dialog = open_run_changes(self.window(), self._changes.run_id)
+            if dialog is not None:
+                dialog.commentsSent.connect(self.commentsSent)
 
     def _undo(self) -> None:
         if self._changes is not None and self._changes.step is not None:

@@ -3,10 +3,17 @@ patch on the right, unified or side by side, a page at a time.
 
 It shows a patch it is given (:func:`core.patch_lines.parse_patch` reads it); fetching the
 patch from the checkpoints is the caller's job (:mod:`gui.changes.actions`).
+
+Review comments: the person selects lines (either side, any page), writes a comment and clicks
+**Comment on selection**; each comment keeps the file's path, its line number(s) and the code
+(:class:`core.review_comments.ReviewComment`, numbered by :func:`core.review_comments.lines_text`
+exactly as in the review dialog). **Send comments** hands them to the owner
+(:attr:`DiffViewer.commentsSent`), which starts the same follow-up step as the review dialog.
 """
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
@@ -14,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -21,17 +29,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.patch_lines import FilePatch, parse_patch, side_by_side
+from core.patch_lines import FilePatch, PatchLine, parse_patch, side_by_side
+from core.review_comments import ReviewComment, lines_text
 from gui.changes.labels import file_label
 from gui.changes.patch_view import PAGE_LINES, PatchText, split_rows
 from gui.theme import secondary_text
+from gui.widgets.line_selection import selected_lines
 
 
 class DiffViewer(QDialog):
     """Modeless; one per request. GUI thread only."""
 
+    # -- signals ------------------------------------------------------------------------
+    commentsSent = Signal(object)
+    """``list[ReviewComment]``: "Send comments" was clicked (the viewer then closes)."""
+
     def __init__(
-        self, title: str, patch: str, path: str | None = None, parent: QWidget | None = None
+        self,
+        title: str,
+        patch: str,
+        path: str | None = None,
+        parent: QWidget | None = None,
+        *,
+        commentable: bool = False,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("DiffViewer")
@@ -87,13 +107,61 @@ class DiffViewer(QDialog):
         self.empty = QLabel("No changes to show.")
         self.views.addWidget(self.empty)
 
+        self._shown: dict[PatchText, list[PatchLine | None]] = {}
+        """The lines each view shows now (its page, its side): what a selection maps to."""
+        self._selecting: PatchText = self.unified
+        self._comments: list[ReviewComment] = []
+        self.where = QLabel("Select the lines to comment on.")
+        self.where.setObjectName("DiffWhere")
+        self.comment = QPlainTextEdit()
+        self.comment.setObjectName("DiffComment")
+        self.comment.setPlaceholderText("Your comment on the selected lines…")
+        self.comment.setMaximumHeight(70)
+        self.comment_button = QPushButton("Comment on selection")
+        self.comment_button.setObjectName("DiffCommentAdd")
+        self.comment_list = QListWidget()
+        self.comment_list.setObjectName("DiffComments")
+        self.send_button = QPushButton("Send comments")
+        self.send_button.setObjectName("DiffSend")
+        self.send_button.setToolTip(
+            "Start a follow-up step: the agent gets each comment with its file, line and code"
+        )
+        for view in (self.unified, self.old_side, self.new_side):
+            view.selectionChanged.connect(lambda v=view: self._selected(v))
+            view.cursorPositionChanged.connect(lambda v=view: self._selected(v))
+        self.comment.textChanged.connect(self._update_comment)
+        self.comment_button.clicked.connect(self.add_comment)
+        self.send_button.clicked.connect(self._send)
+
         right = QWidget()
         column = QVBoxLayout(right)
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(bar)
         column.addWidget(self.views, 1)
+        comment_row = QHBoxLayout()
+        comment_row.addWidget(self.comment, 1)
+        comment_row.addWidget(self.comment_button)
+        column.addWidget(self.where)
+        column.addLayout(comment_row)
+        left = QWidget()
+        files_column = QVBoxLayout(left)
+        files_column.setContentsMargins(0, 0, 0, 0)
+        files_column.addWidget(self.file_list, 2)
+        self.comments_label = QLabel("Comments")
+        files_column.addWidget(self.comments_label)
+        files_column.addWidget(self.comment_list, 1)
+        files_column.addWidget(self.send_button)
+        for part in (
+            self.where,
+            self.comment,
+            self.comment_button,
+            self.comments_label,
+            self.comment_list,
+            self.send_button,
+        ):
+            part.setVisible(commentable)
         split = QSplitter()
-        split.addWidget(self.file_list)
+        split.addWidget(left)
         split.addWidget(right)
         split.setSizes([240, 860])
         layout = QVBoxLayout(self)
@@ -111,6 +179,31 @@ class DiffViewer(QDialog):
         row = self.file_list.currentRow()
         return self.files[row] if 0 <= row < len(self.files) else None
 
+    def comments(self) -> list[ReviewComment]:
+        return list(self._comments)
+
+    def selected_comment(self, text: str) -> ReviewComment | None:
+        """``text`` as a comment on the selected lines of the view in use; None when they
+        are no file lines (a hunk header, a blank beside a change, no file)."""
+        file = self.current_file()
+        lines = self._shown.get(self._selecting)
+        if file is None or not lines:
+            return None
+        comment = lines_text(file.path, lines).comment(*selected_lines(self._selecting), text)
+        return comment if comment.line else None
+
+    def add_comment(self) -> None:
+        """Add the comment field's text on the selected lines."""
+        text = self.comment.toPlainText().strip()
+        comment = self.selected_comment(text) if text else None
+        if comment is None:
+            return
+        self._comments.append(comment)
+        self.comment_list.addItem(f"{comment.path}:{comment.lines} — {text}")
+        self.comment_list.item(self.comment_list.count() - 1).setToolTip(text)
+        self.comment.clear()
+        self._update_comment()
+
     def page_count(self) -> int:
         file = self.current_file()
         if file is None:
@@ -118,6 +211,29 @@ class DiffViewer(QDialog):
         return max(1, -(-self._row_count(file) // PAGE_LINES))
 
     # ---------------------------------------------------------------- private
+
+    def _selected(self, view: PatchText) -> None:
+        self._selecting = view
+        self._update_comment()
+
+    def _update_comment(self) -> None:
+        shown = self.selected_comment("")
+        if shown is None:
+            self.where.setText("Select the lines of a file to comment on.")
+        else:
+            lines = "line" if shown.end_line is None else "lines"
+            self.where.setText(f"Commenting on {shown.path}, {lines} {shown.lines}")
+        self.comment_button.setEnabled(
+            shown is not None and bool(self.comment.toPlainText().strip())
+        )
+        count = len(self._comments)
+        self.send_button.setEnabled(bool(count))
+        self.send_button.setText(f"Send {count} comment{'s' if count != 1 else ''}")
+
+    def _send(self) -> None:
+        if self._comments:
+            self.commentsSent.emit(self.comments())
+            self.close()
 
     def _row_count(self, file: FilePatch) -> int:
         if self.split_button.isChecked():
@@ -140,19 +256,26 @@ class DiffViewer(QDialog):
             self.page_label.setText("")
             self.previous_button.setEnabled(False)
             self.next_button.setEnabled(False)
+            self._shown = {}
+            self._update_comment()
             return
         self._page = min(self._page, self.page_count() - 1)
         first = self._page * PAGE_LINES
         window = slice(first, first + PAGE_LINES)
         if self.split_button.isChecked():
             old, new = split_rows(side_by_side(file.lines)[window])
+            self._shown = {self.old_side: old, self.new_side: new}
             self.old_side.show_lines(file.path, old, unified=False)
             self.new_side.show_lines(file.path, new, unified=False)
             self.views.setCurrentIndex(1)
+            self._selecting = self.new_side
             total = self._row_count(file)
         else:
-            self.unified.show_lines(file.path, list(file.lines[window]), unified=True)
+            unified: list[PatchLine | None] = list(file.lines[window])
+            self._shown = {self.unified: unified}
+            self.unified.show_lines(file.path, unified, unified=True)
             self.views.setCurrentWidget(self.unified)
+            self._selecting = self.unified
             total = len(file.lines)
         pages = self.page_count()
         last = min(total, first + PAGE_LINES)
@@ -161,3 +284,4 @@ class DiffViewer(QDialog):
         )
         self.previous_button.setEnabled(self._page > 0)
         self.next_button.setEnabled(self._page + 1 < pages)
+        self._update_comment()

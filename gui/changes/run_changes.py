@@ -1,9 +1,13 @@
 """The whole run's Changes view: every step's changed files (and the restores made since), the
-run's combined diff, and "Restore to before step N" for the selected step."""
+run's combined diff, and "Restore to before step N" for the selected step.
+
+A parallel run has one checkpoint pair for the whole run (its tasks shared the folder at the
+same time): the view lists its changed files under "All tasks", says they are not attributed
+to a task, and restores to before the run."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -26,10 +30,17 @@ from gui.changes.labels import change_label, totals_text
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+RUN_ROLE = Qt.ItemDataRole.UserRole + 2
+"""True on a parallel run's whole-run changes and their files."""
 
 
 class RunChangesDialog(QDialog):
     """Modeless. GUI thread only; reads the run's saved checkpoints when opened."""
+
+    # -- signals ------------------------------------------------------------------------
+    commentsSent = Signal(int, object)
+    """``(step, list[ReviewComment])``: review comments made in a diff opened here, to send
+    in a follow-up after ``step`` (the step's diff; the run's last step for all changes)."""
 
     def __init__(self, run_id: str, events: list[Event], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -38,6 +49,8 @@ class RunChangesDialog(QDialog):
         self.resize(720, 480)
         self.run_id = run_id
         self.checkpoints = checkpoints_of(events)
+        self.whole_run = any(c.kind == "run" for c in self.checkpoints)
+        """A parallel run: its changes are recorded for the whole run, not per task."""
         started = next((e for e in events if isinstance(e, RunStarted)), None)
         agents = [s.agent for s in started.steps] if started is not None else []
         self.worktree = started.worktree if started is not None else None
@@ -74,13 +87,21 @@ class RunChangesDialog(QDialog):
         self.all_button.clicked.connect(lambda: self._diff(None, None))
         self.step_button.clicked.connect(lambda: self._diff(self._selected_step(), None))
         self.restore_button.clicked.connect(self._restore)
-        steps = [c for c in self.checkpoints if c.kind == "step"]
+        steps = [c for c in self.checkpoints if c.kind in ("step", "run")]
         files = {f.path for c in steps for f in c.files}
-        self.summary.setText(
-            f"{len(files)} file(s) changed by {len(steps)} step(s)"
-            if steps
-            else "This run recorded no checkpoints."
-        )
+        self.summary.setWordWrap(True)
+        if self.whole_run:
+            self.summary.setText(
+                f"{len(files)} file(s) changed by the run's {len(agents)} parallel tasks. They "
+                "worked in the folder at the same time, so the changes are recorded for the "
+                "whole run, not per task."
+            )
+        else:
+            self.summary.setText(
+                f"{len(files)} file(s) changed by {len(steps)} step(s)"
+                if steps
+                else "This run recorded no checkpoints."
+            )
         layout = QVBoxLayout(self)
         layout.addWidget(self.summary)
         layout.addWidget(self.tree, 1)
@@ -133,8 +154,11 @@ class RunChangesDialog(QDialog):
 
     def _item(self, changes: StepChanges, agents: list[str]) -> QTreeWidgetItem:
         number = (changes.step or 0) + 1
+        if changes.kind == "run":
+            return self._run_item(changes)
         if changes.kind == "restore":
-            title = f"Restored to before step {number} — {totals_text(changes)}"
+            before = "the run" if self.whole_run else f"step {number}"
+            title = f"Restored to before {before} — {totals_text(changes)}"
         else:
             agent = agents[number - 1] if number - 1 < len(agents) else ""
             title = f"Step {number} {agent} — {totals_text(changes)}"
@@ -147,6 +171,24 @@ class RunChangesDialog(QDialog):
             item.addChild(child)
         return item
 
+    def _run_item(self, changes: StepChanges) -> QTreeWidgetItem:
+        """A parallel run's changes: every task's, together (step 0 to restore: before any
+        task is before the run)."""
+        item = QTreeWidgetItem([f"All tasks (not attributed per task) — {totals_text(changes)}"])
+        item.setData(0, STEP_ROLE, 0)
+        item.setData(0, RUN_ROLE, True)
+        for change in changes.files:
+            child = QTreeWidgetItem([change_label(change)])
+            child.setData(0, STEP_ROLE, 0)
+            child.setData(0, RUN_ROLE, True)
+            child.setData(0, PATH_ROLE, change.path)
+            item.addChild(child)
+        return item
+
+    def _run_level(self) -> bool:
+        item = self.tree.currentItem()
+        return item is not None and item.data(0, RUN_ROLE) is True
+
     def _selected_step(self) -> int | None:
         item = self.tree.currentItem()
         step = item.data(0, STEP_ROLE) if item is not None else None
@@ -154,20 +196,30 @@ class RunChangesDialog(QDialog):
 
     def _update_buttons(self) -> None:
         step = self._selected_step()
-        self.step_button.setEnabled(step is not None)
+        run_level = self._run_level()
+        self.step_button.setEnabled(step is not None and not run_level)
         self.restore_button.setEnabled(step is not None)
-        self.restore_button.setText(
-            f"Restore to before step {step + 1}" if step is not None else "Restore to before step…"
-        )
+        if run_level:
+            self.restore_button.setText("Restore to before the run")
+        else:
+            self.restore_button.setText(
+                f"Restore to before step {step + 1}"
+                if step is not None
+                else "Restore to before step…"
+            )
 
     def _open_item(self, item: QTreeWidgetItem, _column: int) -> None:
         step = item.data(0, STEP_ROLE)
         if isinstance(step, int):
             path = item.data(0, PATH_ROLE)
-            self._diff(step, path if isinstance(path, str) else None)
+            run_level = item.data(0, RUN_ROLE) is True
+            self._diff(None if run_level else step, path if isinstance(path, str) else None)
 
     def _diff(self, step: int | None, path: str | None) -> None:
-        actions.start(actions.open_diff(self, self.checkpoints, step, path))
+        steps = [c.step for c in self.checkpoints if c.kind == "step" and c.step is not None]
+        after = step if step is not None else max(steps, default=None)
+        send = None if after is None else lambda comments: self.commentsSent.emit(after, comments)
+        actions.start(actions.open_diff(self, self.checkpoints, step, path, send))
 
     def _restore(self) -> None:
         step = self._selected_step()

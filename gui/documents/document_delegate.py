@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
-    QWidget,
 )
 
 from gui.documents.documents_table import COL_SUMMARY, COL_TAGS, ROLE_SEGMENTS, ROLE_TAGS
 from gui.theme import is_dark, mix, secondary_text
+from gui.widgets.item_paint import paint_item_frame
 
 Index = QModelIndex | QPersistentModelIndex
 _LEFT_CENTRE = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
@@ -38,13 +38,8 @@ class DocumentDelegate(QStyledItemDelegate):
         if column not in (COL_TAGS, COL_SUMMARY):
             super().paint(painter, option, index)
             return
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        widget = opt.widget
-        style = widget.style() if isinstance(widget, QWidget) else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
+        opt, style = paint_item_frame(self, painter, option, index)
+        rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, opt.widget)
         rect = rect.adjusted(2, 0, -2, 0)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         palette: QPalette = opt.palette

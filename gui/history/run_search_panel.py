@@ -4,8 +4,9 @@ Typing searches after a short pause; the query runs on a worker thread
 (:class:`gui.widgets.background.LatestJob`: the index catches up with newly ended runs first,
 which can take a while after an upgrade), so the window never waits for SQLite. Each result is
 one passage — run, step, what it is (task, output, tool call, tool result) and a snippet with
-the match in ``[brackets]``; clicking it (or Enter) asks the owner to open the run at that
-step with the match highlighted (:attr:`RunSearchPanel.hitActivated`).
+the match in bold (:mod:`gui.history.search_results`: escaped, never the run's own HTML);
+clicking it (or Enter) asks the owner to open the run at that step with the match highlighted
+(:attr:`RunSearchPanel.hitActivated`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,12 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, Q
 from core.run_names import run_name
 from core.run_search import DEFAULT_LIMIT, RunSearch, SearchHit
 from core.runs import RunIndex
+from gui.history.search_results import (
+    ROLE_MARKED,
+    MarkedResultDelegate,
+    marked_html,
+    plain_result,
+)
 from gui.theme import icons
 from gui.widgets.background import LatestJob
 
@@ -77,6 +84,7 @@ class RunSearchPanel(QWidget):
         self.results.setAlternatingRowColors(True)
         self.results.setWordWrap(True)
         self.results.setUniformItemSizes(False)
+        self.results.setItemDelegate(MarkedResultDelegate(self.results))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 0, 8, 4)
         layout.addWidget(self.field)
@@ -149,8 +157,10 @@ class RunSearchPanel(QWidget):
         self.results.clear()
         for hit in found.hits:
             title = found.titles.get(hit.run_id, hit.run_id)
-            item = QListWidgetItem(f"{title} — {hit.where()}\n{hit.snippet}")
+            heading = f"{title} — {hit.where()}"
+            item = QListWidgetItem(plain_result(heading, hit))
             item.setData(ROLE_HIT, hit)
+            item.setData(ROLE_MARKED, marked_html(heading, hit))
             item.setToolTip(f"Run {hit.run_id}: open it at {hit.where()}")
             self.results.addItem(item)
         count = len(found.hits)

@@ -35,6 +35,9 @@ from gui.widgets.usage_charts import UsageBar, UsageCharts
 
 FILTER_DELAY_MS = 150
 """The filter queries the index this long after the last key press."""
+RESUMABLE = frozenset({"error", "aborted", "interrupted", "incomplete"})
+"""Statuses of a run that stopped before its end, so "Resume" can go on from there."""
+RESUME_TIP = "Go on from its first unfinished step; the finished steps are reused, not re-run"
 
 
 class HistoryPage(QWidget):
@@ -43,6 +46,9 @@ class HistoryPage(QWidget):
     openRequested = Signal(object)
     """Open this :class:`RunRecord` in a tab (double-click, Enter, "Open")."""
     rerunRequested = Signal(object)
+    resumeRequested = Signal(object)
+    """Resume this failed, cancelled or interrupted :class:`RunRecord` from its first
+    unfinished step (a new run linked to it)."""
     exportRequested = Signal(object)
     deleteRequested = Signal(object)
     batchRequested = Signal(object)
@@ -74,12 +80,14 @@ class HistoryPage(QWidget):
         self.filter_field.addAction(icons.icon("search"), QLineEdit.ActionPosition.LeadingPosition)
         self.open_button = QPushButton("Open")
         self.rerun_button = QPushButton(icons.icon("reload"), "Re-run")
+        self.resume_button = QPushButton("Resume")
         self.export_button = QPushButton("Export…")
         self.delete_button = QPushButton(icons.icon("delete"), "Delete…")
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Select two runs (Ctrl+click) to set them side by side")
         self.open_button.setToolTip("Show this run (Enter)")
         self.rerun_button.setToolTip("Start a new run with the same agents, tasks and folder")
+        self.resume_button.setToolTip(RESUME_TIP)
         self.export_button.setToolTip("Save this run as a Markdown file")
         self.delete_button.setToolTip("Delete this run and its file (Delete)")
         toolbar = QHBoxLayout()
@@ -88,6 +96,7 @@ class HistoryPage(QWidget):
         for button in (
             self.open_button,
             self.rerun_button,
+            self.resume_button,
             self.export_button,
             self.compare_button,
             self.delete_button,
@@ -120,6 +129,7 @@ class HistoryPage(QWidget):
         for text, signal, keys in (
             ("Open", self.openRequested, "Return"),
             ("Re-run", self.rerunRequested, ""),
+            ("Resume from the first unfinished step", self.resumeRequested, ""),
             ("Export as Markdown…", self.exportRequested, ""),
             ("Delete…", self.deleteRequested, "Delete"),
             ("Show its batch", self.batchRequested, ""),
@@ -130,6 +140,7 @@ class HistoryPage(QWidget):
                 action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
             action.triggered.connect(lambda _=False, s=signal: self._emit(s))
             self.table.addAction(action)
+        self.resume_action = self.table.actions()[2]
 
         self.empty_state = EmptyState(
             "nav-runs",
@@ -166,6 +177,7 @@ class HistoryPage(QWidget):
 
         self.open_button.clicked.connect(lambda: self._emit(self.openRequested))
         self.rerun_button.clicked.connect(lambda: self._emit(self.rerunRequested))
+        self.resume_button.clicked.connect(lambda: self._emit(self.resumeRequested))
         self.export_button.clicked.connect(lambda: self._emit(self.exportRequested))
         self.delete_button.clicked.connect(lambda: self._emit(self.deleteRequested))
         self.compare_button.clicked.connect(self._compare)
@@ -183,6 +195,7 @@ class HistoryPage(QWidget):
             self.table,
             self.open_button,
             self.rerun_button,
+            self.resume_button,
             self.export_button,
             self.compare_button,
             self.delete_button,
@@ -317,6 +330,12 @@ class HistoryPage(QWidget):
         for button in (self.open_button, self.rerun_button, self.export_button):
             button.setEnabled(chosen)
         running = record is not None and record.id in self._active
+        stopped = record is not None and record.status in RESUMABLE and not running
+        self.resume_button.setEnabled(stopped)
+        self.resume_action.setEnabled(stopped)
+        self.resume_button.setToolTip(
+            RESUME_TIP if stopped else "Only a failed, cancelled or interrupted run can be resumed"
+        )
         self.delete_button.setEnabled(chosen and not running)
         self.delete_button.setToolTip(
             "A running run cannot be deleted; cancel it first"

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from core.review_comments import ReviewComment, ReviewText
 from gui.theme import monospace_font
 from gui.widgets.diff_view import DiffView
+from gui.widgets.line_selection import selected_lines
 
 
 class ReviewDialog(QDialog):
@@ -149,14 +150,7 @@ class ReviewDialog(QDialog):
 
     def selected_lines(self) -> tuple[int, int]:
         """First and last selected line, from 1 (the cursor's line when nothing is)."""
-        cursor = self.text.textCursor()
-        document = self.text.document()
-        first = document.findBlock(cursor.selectionStart()).blockNumber() + 1
-        end = cursor.selectionEnd()
-        last = document.findBlock(end).blockNumber() + 1
-        if cursor.hasSelection() and last > first and document.findBlock(end).position() == end:
-            last -= 1  # a selection ending at a line's start does not take that line in
-        return first, last
+        return selected_lines(self.text)
 
     def add_sources(self, sources: list[ReviewText]) -> None:
         """More texts to comment on (a step's file diffs, once read)."""

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 
 from core.run_names import run_name
 from core.run_state import RunState
+from gui.changes.run_changes import open_run_changes
 from gui.run.usage_rollup import UsageRollup
 from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
 from gui.widgets import Banner, ElidedLabel
@@ -105,6 +106,14 @@ class RunHeader(QWidget):
         self.charts: UsageCharts | None = None
         self.rollup: UsageRollup | None = None
         self._state: RunState | None = None
+        self.changes_button = QPushButton("Changes…")
+        self.changes_button.setObjectName("RunChangesButton")
+        self.changes_button.setToolTip(
+            "What the run's parallel tasks changed, together (they shared the folder, so the "
+            "changes are not attributed per task), and restoring to before the run"
+        )
+        self.changes_button.clicked.connect(self._open_changes)
+        self.changes_button.hide()  # a step's changes are in its pane; a parallel run's here
         self.rerun_button = QPushButton("Re-run")
         self.rerun_button.setToolTip("Run it again from the start, as a new run")
         self.rerun_button.clicked.connect(self.rerunRequested)
@@ -120,6 +129,7 @@ class RunHeader(QWidget):
         top.addWidget(self.copy_button)
         top.addWidget(self.charts_button)
         top.addWidget(self.export_button)
+        top.addWidget(self.changes_button)
         top.addWidget(self.rerun_button)
         top.addWidget(self.cancel_button)
 
@@ -223,6 +233,7 @@ class RunHeader(QWidget):
         self.started.setText(f"·  started {started}" if started else "")
         finished = state.status != "running" and bool(state.steps)
         self.rerun_button.setVisible(finished and state.status == "ok")
+        self.changes_button.setVisible(any(c.kind == "run" for c in state.checkpoints))
         if state.error and state.status != "running":
             kind = "error" if state.status == "error" else "info"
             if self.banner.message() != state.error or self.banner.kind() != kind:
@@ -275,6 +286,10 @@ class RunHeader(QWidget):
         )
         icon_phase = {"incomplete": "aborted"}.get(status, status)
         self.icon.set_phase(icon_phase)
+
+    def _open_changes(self) -> None:
+        if self._state is not None:
+            open_run_changes(self.window(), self._state.run_id)
 
     def _on_cancel(self) -> None:
         self._cancelling = True

@@ -82,6 +82,8 @@ class RunView(QWidget):
     """``(step, text)``: a follow-up to a finished step, to run as a continuation."""
     commentRequested = Signal(int)
     """(0-based step): "Comment on this step…" on that step's pane."""
+    diffCommentsSent = Signal(int, object)
+    """``(step, list[ReviewComment])``: "Send comments" in a diff viewer of this run."""
 
     def __init__(self, parent: QWidget | None = None, *, model: RunModel | None = None) -> None:
         super().__init__(parent)
@@ -258,6 +260,7 @@ class RunView(QWidget):
             pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
             pane.message_box.sent.connect(partial(self._message_sent, pane.index))
             pane.menu_button.commentRequested.connect(self.commentRequested)
+            pane.commentsSent.connect(self.diffCommentsSent)
         self._fresh = set(range(len(self._panes)))
         self._columns = 0  # arrange anew
         self._arrange(self.width())

@@ -140,6 +140,7 @@ class RunsView(QWidget):
 
         self.history.openRequested.connect(self.open_record)
         self.history.rerunRequested.connect(self.rerun)
+        self.history.resumeRequested.connect(self.resume)
         self.history.exportRequested.connect(self.export_record)
         self.history.deleteRequested.connect(self.delete_record)
         self.history.openFileRequested.connect(self.open_file_dialog)
@@ -210,6 +211,11 @@ class RunsView(QWidget):
     def rerun(self, record: RunRecord) -> asyncio.Future[None] | None:
         """Start a new run with this run's inputs (the task is returned for tests)."""
         return self._rerun_file(Path(record.path))
+
+    def resume(self, record: RunRecord) -> asyncio.Future[None] | None:
+        """Resume a failed, cancelled or interrupted run from its first unfinished step, the
+        same way as its banner does (the task is returned for tests)."""
+        return self._resume_file(Path(record.path))
 
     def export_record(self, record: RunRecord) -> Path | None:
         target, _filter = QFileDialog.getSaveFileName(
@@ -290,9 +296,8 @@ class RunsView(QWidget):
             return None
         return self._start(request_from_run(first))
 
-    def _resume(self, page: RunPage) -> asyncio.Future[None] | None:
-        """Resume the run shown in ``page`` from its first unfinished step."""
-        path = page.path or run_file(page.run_id)
+    def _resume_file(self, path: Path) -> asyncio.Future[None] | None:
+        """Resume the run saved at ``path`` from its first unfinished step."""
         try:
             request = resume_request(load_run(path))
         except OSError as error:
@@ -389,7 +394,9 @@ class RunsView(QWidget):
         page.view.rerunRequested.connect(
             lambda: self._rerun_file(page.path or run_file(page.run_id))
         )
-        page.view.resumeRequested.connect(lambda: self._resume(page))
+        page.view.resumeRequested.connect(
+            lambda: self._resume_file(page.path or run_file(page.run_id))
+        )
         page.view.rerunFromRequested.connect(
             lambda step: ask_rerun_from(
                 self, page.path or run_file(page.run_id), step, self._start, self._problem
@@ -397,6 +404,9 @@ class RunsView(QWidget):
         )
         page.view.continueRequested.connect(lambda step, text: self._continue(page, step, text))
         page.view.commentRequested.connect(lambda step: self.review.review_step(page, step))
+        page.view.diffCommentsSent.connect(
+            lambda step, comments: self.review.follow_up(page, step, comments, "")
+        )
         self._update_tab(page)
         self.tabs.setCurrentIndex(index)
         self.runOpened.emit(page)

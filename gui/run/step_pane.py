@@ -73,6 +73,9 @@ class StepPane(HeaderToggleMixin, QFrame):
     step later. GUI thread only. :attr:`expandedChanged` reports the new expanded state."""
 
     expandedChanged = Signal(bool)
+    commentsSent = Signal(int, object)
+    """``(step, list[ReviewComment])``: review comments made on this step's diff (or in the
+    run's Changes view), to send in a follow-up step."""
 
     def __init__(
         self,
@@ -324,6 +327,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         if step.changes is not None and step.changes.files:
             if self.changes is None:
                 self.changes = ChangesSection()
+                self.changes.commentsSent.connect(self.commentsSent)
                 # above the message box, which stays the pane's last row
                 self._body_layout.insertWidget(
                     self._body_layout.indexOf(self.message_box), self.changes

@@ -2,22 +2,45 @@
 
 A search result names a step and a passage; after the run view has scrolled there, every
 ``QTextEdit`` / ``QPlainTextEdit`` under the step's pane (the Markdown answer, a tool call's
-arguments and output) gets its matches marked as extra selections — a warm tint that does not
-touch the text, the person's own selection or the document — and the first one is scrolled to.
-Patterns are the core's (:attr:`core.run_search.SearchResult.patterns`, Python ``re``), applied
-to each document's plain text, whose positions are the document's cursor positions.
+arguments and output) gets its matches marked as layout formats — bold on a warm tint, which
+does not touch the text, the person's own selection or the document — and the first one is
+scrolled to. Patterns are the core's (:attr:`core.run_search.SearchResult.patterns`, Python
+``re``), applied to each document's plain text, whose positions are the document's cursor
+positions.
 """
 
 from __future__ import annotations
 
 import re
 
-from PySide6.QtGui import QTextCharFormat, QTextCursor
+from PySide6.QtGui import (
+    QFont,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextLayout,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
 
 from gui import theme
 
 MATCH_HUE = theme.SEVERITY_HUES["warning"]
+
+
+class _Marks(QSyntaxHighlighter):
+    """Marks a pattern's matches in each block as layout formats: real bold (extra selections
+    only paint, so bold there would not be laid out), and the document itself untouched."""
+
+    def __init__(self, document: QTextDocument, finder: re.Pattern[str], fmt: QTextCharFormat):
+        super().__init__(document)
+        self.finder = finder
+        self.fmt = fmt
+
+    def highlightBlock(self, text: str) -> None:
+        for match in self.finder.finditer(text):
+            if match.end() > match.start():
+                self.setFormat(match.start(), match.end() - match.start(), self.fmt)
 
 
 def highlight_matches(root: QWidget, patterns: tuple[str, ...]) -> int:
@@ -28,33 +51,48 @@ def highlight_matches(root: QWidget, patterns: tuple[str, ...]) -> int:
     finder = re.compile("|".join(sorted(patterns, key=len, reverse=True)), re.IGNORECASE)
     fmt = QTextCharFormat()
     fmt.setBackground(theme.tint(root.palette(), MATCH_HUE, 0.45))
+    fmt.setFontWeight(QFont.Weight.Bold)  # as in the search results; not by colour alone
     total = 0
     for editor in _editors(root):
         document = editor.document()
-        marks: list[QTextEdit.ExtraSelection] = []
-        for match in finder.finditer(document.toPlainText()):
-            if match.end() == match.start():
-                continue
-            cursor = QTextCursor(document)
-            cursor.setPosition(match.start())
-            cursor.setPosition(match.end(), QTextCursor.MoveMode.KeepAnchor)
-            mark = QTextEdit.ExtraSelection()
-            mark.cursor = cursor
-            mark.format = fmt
-            marks.append(mark)
-        editor.setExtraSelections(marks)
-        if marks and not total:
-            first = QTextCursor(marks[0].cursor)
-            first.clearSelection()
+        marks = document.findChild(_Marks)
+        if marks is None:
+            marks = _Marks(document, finder, fmt)
+        else:
+            marks.finder, marks.fmt = finder, fmt
+        marks.rehighlight()
+        found = [m for m in finder.finditer(document.toPlainText()) if m.end() > m.start()]
+        if found and not total:
+            first = QTextCursor(document)
+            first.setPosition(found[0].start())
             editor.setTextCursor(first)
             editor.ensureCursorVisible()
-        total += len(marks)
+        total += len(found)
     return total
+
+
+def _ranges(root: QWidget) -> list[tuple[str, QTextLayout.FormatRange]]:
+    """Every mark under ``root``: its text and its format range."""
+    found: list[tuple[str, QTextLayout.FormatRange]] = []
+    for editor in _editors(root):
+        if editor.document().findChild(_Marks) is None:
+            continue
+        block = editor.document().begin()
+        while block.isValid():
+            for mark in block.layout().formats():
+                found.append((block.text()[mark.start : mark.start + mark.length], mark))
+            block = block.next()
+    return found
 
 
 def marked_texts(root: QWidget) -> list[str]:
     """The text of every mark under ``root`` (what a person sees highlighted; for tests)."""
-    return [mark.cursor.selectedText() for e in _editors(root) for mark in e.extraSelections()]
+    return [text for text, _mark in _ranges(root)]
+
+
+def marked_weights(root: QWidget) -> list[int]:
+    """The font weight of every mark under ``root`` (for tests)."""
+    return [mark.format.fontWeight() for _text, mark in _ranges(root)]
 
 
 def _editors(root: QWidget) -> list[QTextEdit | QPlainTextEdit]:

@@ -17,7 +17,7 @@ from gui.changes.diff_viewer import DiffViewer
 from gui.changes.patch_view import PAGE_LINES
 from gui.changes.run_changes import RunChangesDialog
 from gui.run.run_view import RunView
-from tests.git_repos import changes_of, make_repo, run_step, three_changes
+from tests.git_repos import changes_of, make_repo, run_parallel_edits, run_step, three_changes
 from tests.gui.conftest import DialogAnswerer
 from tests.llm_server import LLMServer, Reply
 
@@ -137,12 +137,7 @@ def test_the_run_changes_view_restores_to_before_a_chosen_step(
     assert file_item is not None
     dialog.tree.setCurrentItem(file_item)
     assert dialog.restore_button.text() == "Restore to before step 1"
-    dialogs.answer("Restore")
-    dialogs.answer("OK")
-    _click(qtbot, dialog.restore_button)
-    qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2, timeout=10_000)
-    restored = dialog.tree.topLevelItem(1)
-    assert restored is not None and restored.text(0).startswith("Restored to before step 1")
+    assert _restore(qtbot, dialog, dialogs).startswith("Restored to before step 1")
     assert not (repo / "docs").exists()
 
 
@@ -172,3 +167,57 @@ def test_a_step_without_changes_has_no_section(
     llm_server.queue(Reply.answer("Nothing to do."))
     view.load_events(_run(qtbot, llm_server, repo))
     assert view.pane(0).changes is None
+
+
+def test_a_parallel_run_s_changes_are_shown_and_restored_for_the_whole_run(
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    task = asyncio.ensure_future(run_parallel_edits(llm_server, repo))
+    qtbot.waitUntil(task.done, timeout=15_000)
+    view.load_events(task.result())
+    assert all(view.pane(i).changes is None for i in range(2))  # not attributed per task
+    button = view.header.changes_button
+    assert button.isVisible()
+    _click(qtbot, button)
+    qtbot.waitUntil(lambda: bool(_run_changes()))
+    (dialog,) = _run_changes()
+    qtbot.addWidget(dialog)
+    assert dialog.summary.text().startswith("2 file(s) changed by the run's 2 parallel tasks")
+    assert "not per task" in dialog.summary.text()
+    top = dialog.tree.topLevelItem(0)
+    assert top is not None
+    assert top.text(0) == "All tasks (not attributed per task) — 2 files  +2 −1"
+    dialog.tree.setCurrentItem(top)
+    assert not dialog.step_button.isEnabled()
+    assert dialog.restore_button.text() == "Restore to before the run"
+
+    _click(qtbot, dialog.all_button)
+    qtbot.waitUntil(lambda: bool(_viewers()))
+    viewer = _viewers()[0]
+    qtbot.addWidget(viewer)
+    assert [f.path for f in viewer.files] == ["app.py", "docs/new.md"]
+    viewer.close()
+
+    assert _restore(qtbot, dialog, dialogs).startswith("Restored to before the run")
+    assert not (repo / "docs").exists()
+    assert "hello" in (repo / "app.py").read_text(encoding="utf-8")
+
+
+def _restore(qtbot: QtBot, dialog: RunChangesDialog, dialogs: DialogAnswerer) -> str:
+    """Click the Changes view's restore button, confirm, and return the new entry's text."""
+    dialogs.answer("Restore")
+    dialogs.answer("OK")
+    _click(qtbot, dialog.restore_button)
+    qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2, timeout=10_000)
+    restored = dialog.tree.topLevelItem(1)
+    assert restored is not None
+    return restored.text(0)
+
+
+def _run_changes() -> list[RunChangesDialog]:
+    return [
+        w
+        for w in QApplication.topLevelWidgets()
+        if isinstance(w, RunChangesDialog) and w.isVisible()
+    ]

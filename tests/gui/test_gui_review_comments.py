@@ -7,17 +7,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtWidgets import QApplication, QMenu, QPlainTextEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.run_request import RunRequest, StepSpec
 from core.runs import RunIndex
 from core.settings import save_settings
+from gui.changes.diff_viewer import DiffViewer
+from gui.changes.run_changes import RunChangesDialog
 from gui.review.review_dialog import ReviewDialog
+from gui.run.runs_view import RunPage
 from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow
 from tests.git_repos import ALLOW, make_repo, run_step, three_changes
@@ -39,6 +43,7 @@ pytestmark = [
     ),
 ]
 Window = Callable[..., MainWindow]
+T = TypeVar("T", bound=QWidget)
 PLAN = "## Plan\n1. Add a cache\n2. Use a global lock\n3. Ship it"
 
 
@@ -53,6 +58,30 @@ def _choose_comment(qtbot: QtBot, pane: StepPane) -> None:
 
     QTimer.singleShot(50, pick)
     qtbot.mouseClick(pane.menu_button, Qt.MouseButton.LeftButton)
+
+
+def _open_changed_repo_run(
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer, tmp_path: Path
+) -> tuple[MainWindow, RunPage]:
+    """A saved run whose step changed a git repository three ways, opened in a window."""
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    task = asyncio.ensure_future(run_step(llm_server, repo))
+    qtbot.waitUntil(task.done, timeout=15_000)
+    run_id = task.result()[0].run_id
+    save_settings(llm_server.settings(policy=ALLOW))
+    window = make_window(repo)
+    record = RunIndex().get(run_id)
+    assert record is not None
+    page = window.runs_view.open_record(record)
+    qtbot.waitUntil(lambda: not page.is_reading())
+    return window, page
+
+
+def _extend_to_next_line(qtbot: QtBot, view: QPlainTextEdit) -> None:
+    """Shift+Down, Shift+End: the selection takes in the next line, as a person extends it."""
+    qtbot.keyClick(view, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(view, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
 
 
 def _click_line(qtbot: QtBot, dialog: ReviewDialog, line: int) -> None:
@@ -89,8 +118,7 @@ def test_comments_on_a_step_reach_the_follow_up_request(
     type_into(qtbot, review.comment, "No global state, please.")
     click(qtbot, review.add_button)
     _click_line(qtbot, review, 2)
-    qtbot.keyClick(review.text, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
-    qtbot.keyClick(review.text, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
+    _extend_to_next_line(qtbot, review.text)
     assert review.where.text() == "Commenting on step 2 output, lines 2-3"
     type_into(qtbot, review.comment, "Measure first.")
     click(qtbot, review.add_button)
@@ -125,18 +153,8 @@ def test_a_comment_on_a_changed_file_s_diff_names_the_file_line(
 ) -> None:
     """A step that changed a git repository: its diff is offered in the review, a comment on
     a ``+`` line carries the file's path, the new line number and the code."""
-    repo = make_repo(tmp_path / "repo")
-    three_changes(llm_server)
-    task = asyncio.ensure_future(run_step(llm_server, repo))
-    qtbot.waitUntil(task.done, timeout=15_000)
-    run_id = task.result()[0].run_id
-    save_settings(llm_server.settings(policy=ALLOW))
-    window = make_window(repo)
+    window, page = _open_changed_repo_run(qtbot, make_window, llm_server, tmp_path)
     runs = window.runs_view
-    record = RunIndex().get(run_id)
-    assert record is not None
-    page = runs.open_record(record)
-    qtbot.waitUntil(lambda: not page.is_reading())
     pane = page.view.pane(0)
     qtbot.waitUntil(pane.menu_button.comment_action.isEnabled)
     _choose_comment(qtbot, pane)
@@ -169,3 +187,83 @@ def test_a_comment_on_a_changed_file_s_diff_names_the_file_line(
     sent = llm_server.requests[-1].user_text
     assert "## Comment 1: notes.txt, line 1\n\n```\ncolour: blue\n```" in sent
     assert "Blue clashes with the logo." in sent
+
+
+def _click_row(qtbot: QtBot, view: QPlainTextEdit, row: int) -> None:
+    """Click at the start of shown row ``row`` (from 1) of a diff view."""
+    rect = view.cursorRect(QTextCursor(view.document().findBlockByNumber(row - 1)))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+@pytest.mark.parametrize("opened_from", ["step pane", "run changes"])
+def test_comments_made_in_the_diff_viewer_reach_the_follow_up_request(
+    qtbot: QtBot, make_window: Window, llm_server: LLMServer, tmp_path: Path, opened_from: str
+) -> None:
+    """Comment on selection in the diff viewer (unified and side by side), Send comments:
+    the follow-up's request names each file, line, code line and comment. The viewer is
+    opened from the step's Changes, or from the run's Changes view."""
+    window, page = _open_changed_repo_run(qtbot, make_window, llm_server, tmp_path)
+    run_id = page.run_id
+    section = page.view.pane(0).changes
+    assert section is not None
+    if opened_from == "step pane":
+        click(qtbot, section.file_buttons[2])  # notes.txt
+    else:
+        click(qtbot, section.run_button)
+        qtbot.waitUntil(lambda: bool(_top_level(RunChangesDialog)))
+        (changes,) = _top_level(RunChangesDialog)
+        qtbot.addWidget(changes)
+        step = changes.tree.topLevelItem(0)
+        assert step is not None
+        notes = step.child(2)
+        assert notes is not None and notes.text(0).startswith("notes.txt")
+        at = changes.tree.visualItemRect(notes).center()
+        # A double click is a click, then the second press (QTest sends only the latter).
+        qtbot.mouseClick(changes.tree.viewport(), Qt.MouseButton.LeftButton, pos=at)
+        qtbot.mouseDClick(changes.tree.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    qtbot.waitUntil(lambda: bool(_viewers()))
+    (viewer,) = _viewers()
+    assert viewer.send_button.isVisible() and not viewer.send_button.isEnabled()
+
+    _click_row(qtbot, viewer.unified, 1)  # the hunk header: no file line
+    assert viewer.where.text() == "Select the lines of a file to comment on."
+    _click_row(qtbot, viewer.unified, 3)  # "+colour: blue"
+    assert viewer.where.text() == "Commenting on notes.txt, line 1"
+    assert not viewer.comment_button.isEnabled()  # nothing typed yet
+    type_into(qtbot, viewer.comment, "Blue clashes with the logo.")
+    click(qtbot, viewer.comment_button)
+
+    click(qtbot, viewer.split_button)
+    _click_row(qtbot, viewer.old_side, 2)  # "-colour: red", line 1 of the old file
+    _extend_to_next_line(qtbot, viewer.old_side)
+    assert viewer.where.text() == "Commenting on notes.txt, lines 1-2"
+    type_into(qtbot, viewer.comment, "Why was red wrong?")
+    click(qtbot, viewer.comment_button)
+    assert [viewer.comment_list.item(i).text() for i in range(2)] == [
+        "notes.txt:1 — Blue clashes with the logo.",
+        "notes.txt:1-2 — Why was red wrong?",
+    ]
+    assert viewer.send_button.text() == "Send 2 comments"
+
+    llm_server.queue(Reply.answer("Changed it back."))
+    click(qtbot, viewer.send_button)
+    follow = wait_for_session(qtbot, window)
+    assert wait_until_finished(qtbot, follow) == "ok"
+    assert not viewer.isVisible()
+    sent = llm_server.requests[-1].user_text
+    assert "## Comment 1: notes.txt, line 1\n\n```\ncolour: blue\n```" in sent
+    assert "Blue clashes with the logo." in sent
+    assert "## Comment 2: notes.txt, line 1-2\n\n```\ncolour: red\nsize: big\n```" in sent
+    assert "Why was red wrong?" in sent
+    assert [s.agent for s in follow.view.state().steps] == ["worker", "worker"]
+    origin = RunIndex().get(follow.run_id)
+    assert origin is not None and origin.origin is not None
+    assert (origin.origin.kind, origin.origin.run_id) == ("follow_up", run_id)
+
+
+def _top_level(kind: type[T]) -> list[T]:
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, kind) and w.isVisible()]
+
+
+def _viewers() -> list[DiffViewer]:
+    return _top_level(DiffViewer)

@@ -7,12 +7,15 @@ from collections.abc import Callable
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QTextDocument
+from PySide6.QtWidgets import QListWidgetItem
 from pytestqt.qtbot import QtBot
 
 from core.runs import Redactor, RunIndex, RunWriter
 from gui.compare.compare_view import CompareDialog
+from gui.history.search_results import ROLE_MARKED
 from gui.run.runs_view import RunsView
-from gui.widgets.match_highlight import marked_texts
+from gui.widgets.match_highlight import marked_texts, marked_weights
 from gui.window.main_window import MainWindow
 from tests.gui.launching import click, type_into
 from tests.gui.run_events import RunBuilder
@@ -40,6 +43,23 @@ def _save(run_id: str, answer: str, bash_result: str, tokens: int) -> None:
     RunIndex().add_file(writer.path)
 
 
+def bold_parts(item: QListWidgetItem) -> list[str]:
+    """The bold runs of text of a result as its delegate paints it."""
+    document = QTextDocument()
+    document.setHtml(item.data(ROLE_MARKED))
+    found: list[str] = []
+    block = document.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.charFormat().fontWeight() >= QFont.Weight.Bold:
+                found.append(fragment.text())
+            it += 1
+        block = block.next()
+    return found
+
+
 def _runs(qtbot: QtBot, window: MainWindow) -> RunsView:
     window.show_view("runs")
     runs = window.runs_view
@@ -62,7 +82,8 @@ def test_search_box_finds_a_tool_result_and_opens_the_run_there(
     assert (hit.run_id, hit.step, hit.kind, hit.tool) == ("run-a", 1, "result", "bash")
     item = panel.results.item(0)
     assert "step 2 · tool result (bash)" in item.text()
-    assert "test_[token]_[refresh]" in item.text()
+    assert "3 passed, 1 failed: test_token_refresh" in item.text()  # plain: no marks
+    assert bold_parts(item) == ["token", "refresh"]
     rect = panel.results.visualItemRect(item)
     qtbot.mouseClick(panel.results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: runs.current_page() is not None)
@@ -73,6 +94,7 @@ def test_search_box_finds_a_tool_result_and_opens_the_run_there(
     qtbot.waitUntil(lambda: bool(marked_texts(pane)))
     assert pane.is_highlighted()
     assert set(marked_texts(pane)) == {"token", "refresh"}
+    assert all(w == QFont.Weight.Bold for w in marked_weights(pane))
 
     runs.show_history()
     panel.field.clear()
@@ -126,3 +148,18 @@ def test_compare_two_selected_runs(qtbot: QtBot, make_window: Window) -> None:
         "write: src/login.py",
     ]
     dialog.close()
+
+
+def test_run_content_is_shown_as_text_never_as_html(qtbot: QtBot, make_window: Window) -> None:
+    hostile = 'Done <img src="https://x.example/a.png"> <b>no</b> [it] &amp; quota'
+    _save("run-a", hostile, "3 passed", 900)
+    window = make_window()
+    panel = _runs(qtbot, window).history.search_panel
+    type_into(qtbot, panel.field, "quota")
+    qtbot.waitUntil(lambda: panel.results.count() == 1 and not panel.is_searching())
+    item = panel.results.item(0)
+    assert bold_parts(item) == ["quota"]  # the model's <b> is not bold, its [ ] not a match
+    document = QTextDocument()
+    document.setHtml(item.data(ROLE_MARKED))
+    assert hostile in document.toPlainText()  # every character shown as written
+    assert "<img" not in document.toHtml()  # no image asked for
