@@ -19,8 +19,9 @@ from core.agents import AgentDefinition
 from core.approvals import ApprovalGate, deny_all
 from core.backends.base import BackendError, RunClock, StepContext
 from core.backends.cli_output import read_lines
-from core.backends.pi_cli import PiBackend, parse_version, sessions_dir
+from core.backends.pi_cli import PiBackend, parse_version
 from core.backends.pi_rpc import gate_extension
+from core.backends.pi_sessions import sessions_dir
 from core.events import (
     Event,
     Log,
