@@ -22,11 +22,19 @@ import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from core.backends.base import RunClock
 from core.budget import BudgetAsker, BudgetQuestion, Caps
-from core.events import BudgetAnswered, BudgetAsked, Event, RunFinished, RunStarted
+from core.events import (
+    BudgetAnswered,
+    BudgetAsked,
+    Event,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    ToolCallFinished,
+)
 from core.liveness import LivenessLock
 from core.publisher import EventListener, EventPublisher, RunFileSink
 from core.redaction import Redactor
@@ -146,6 +154,44 @@ class RunRecording:
                 _log.error("could not record the end of run %s: %s", self.run_id, failure)
         self._release_lock()
         return finished
+
+    def step_finished(
+        self,
+        step: int,
+        status: Literal["ok", "error", "aborted"],
+        output: str,
+        error: str | None,
+        structured: dict[str, Any] | None = None,
+        session: str | None = None,
+    ) -> StepFinished:
+        """Emit and return the step's ending, with the usage the step's events added up to."""
+        event = StepFinished(
+            run_id=self.run_id,
+            step=step,
+            ts=self._clock.now(),
+            status=status,
+            output=output,
+            error=error,
+            usage=self.state.steps[step].usage,
+            structured=structured,
+            session=session,
+        )
+        self.emit(event)
+        return event
+
+    def close_open_calls(self, step: int) -> None:
+        """Close the step's tool calls still open as aborted, so no backend has to."""
+        for call in self.state.steps[step].open_calls():
+            self.emit(
+                ToolCallFinished(
+                    run_id=self.run_id,
+                    step=step,
+                    ts=self._clock.now(),
+                    call_id=call.call_id,
+                    status="aborted",
+                    result="(aborted: the step ended before this call did)",
+                )
+            )
 
     def recorded(self, ask: BudgetAsker) -> BudgetAsker:
         """``ask``, with the question and its answer in the run: the run file keeps who spent

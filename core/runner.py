@@ -21,7 +21,7 @@ agents' typed parameters and ``{previous}``. What is checked before anything is 
 Cancel (:meth:`Runner.cancel`) reaches every running step (see :mod:`core.backends.base` for
 the two stages); the run then ends ``aborted`` and whatever was received stays in the run file.
 An optional per-step time limit (``limits.step_timeout_s``) ends a step the same way, as an
-error that says so. Tool calls still open when a step ends are closed as aborted here, so no
+error that says so. Tool calls still open when a step ends are closed as aborted by the run, so no
 backend has to.
 
 Steps never get a tool to start other agents: sub-agents cannot launch sub-agents.
@@ -33,7 +33,7 @@ import asyncio
 import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from core.agents import AgentCatalog
 from core.approvals import ApprovalGate, Responder, deny_all
@@ -51,7 +51,6 @@ from core.events import (
     StepFinished,
     StepStarted,
     TextDelta,
-    ToolCallFinished,
     UsageStats,
     UserMessage,
     WorktreeInfo,
@@ -279,7 +278,7 @@ class Runner:
         async def one(index: int, step: PreparedStep) -> StepFinished:
             async with slots:
                 if self._cancel.is_set():
-                    return self._emit_step_finished(index, "aborted", "", "cancelled")
+                    return self._recording.step_finished(index, "aborted", "", "cancelled")
                 return await self._run_step(index, step, step.task)
 
         results = await asyncio.gather(*(one(i, s) for i, s in enumerate(steps)))
@@ -314,7 +313,9 @@ class Runner:
 
     async def _run_unrecorded_step(self, index: int, step: PreparedStep, task: str) -> StepFinished:
         if self._cancel.is_set():
-            return self._emit_step_finished(index, "aborted", "", "cancelled before it started")
+            return self._recording.step_finished(
+                index, "aborted", "", "cancelled before it started"
+            )
         reused = self.request.reused.get(index)
         if reused is not None:
             return self._replay(index, step, task, reused)
@@ -340,7 +341,7 @@ class Runner:
         try:
             backend = self._backend_factory(step.backend)
         except (UnknownBackendError, BackendError, ImportError) as error:
-            return self._emit_step_finished(index, "error", "", str(error))
+            return self._recording.step_finished(index, "error", "", str(error))
         task_handle = asyncio.create_task(
             consume(backend, ctx, self._emit, self._check_cli_budget, outcome)
         )
@@ -356,23 +357,23 @@ class Runner:
         finally:
             del self._running[index]
             ctx.inbox.close()
-        self._close_open_calls(index)
+        self._recording.close_open_calls(index)
         if outcome and stop is None:
             result = with_structure(step.agent.output, outcome[0])
-            return self._emit_step_finished(
+            return self._recording.step_finished(
                 index, result.status, result.output, result.error, result.structured, result.session
             )
         if outcome and outcome[0].status == "aborted" and stop == "cancelled":
-            return self._emit_step_finished(index, "aborted", outcome[0].output, "cancelled")
+            return self._recording.step_finished(index, "aborted", outcome[0].output, "cancelled")
         partial = self._recording.state.steps[index].text_since_last_tool_call()
         if stop == "cancelled":
-            return self._emit_step_finished(index, "aborted", partial, "cancelled")
+            return self._recording.step_finished(index, "aborted", partial, "cancelled")
         if stop == "timeout":
             limit = self.settings.limits.step_timeout_s
-            return self._emit_step_finished(
+            return self._recording.step_finished(
                 index, "error", partial, f"the step ran longer than its {limit:g} s time limit"
             )
-        return self._emit_step_finished(
+        return self._recording.step_finished(
             index, "error", partial, f"the {step.backend} backend ended without a result"
         )
 
@@ -413,19 +414,6 @@ class Runner:
         """Through the run's recording: folded into its state, then published (redacted)."""
         self._recording.emit(event)
 
-    def _close_open_calls(self, step: int) -> None:
-        for call in self._recording.state.steps[step].open_calls():
-            self._emit(
-                ToolCallFinished(
-                    run_id=self.run_id,
-                    step=step,
-                    ts=self._clock.now(),
-                    call_id=call.call_id,
-                    status="aborted",
-                    result="(aborted: the step ended before this call did)",
-                )
-            )
-
     def _emit_step_started(
         self, index: int, step: PreparedStep, task: str, reused_from: str | None = None
     ) -> None:
@@ -442,26 +430,3 @@ class Runner:
                 reused_from=reused_from,
             )
         )
-
-    def _emit_step_finished(
-        self,
-        index: int,
-        status: Outcome,
-        output: str,
-        error: str | None,
-        structured: dict[str, Any] | None = None,
-        session: str | None = None,
-    ) -> StepFinished:
-        event = StepFinished(
-            run_id=self.run_id,
-            step=index,
-            ts=self._clock.now(),
-            status=status,
-            output=output,
-            error=error,
-            usage=self._recording.state.steps[index].usage,
-            structured=structured,
-            session=session,
-        )
-        self._emit(event)
-        return event
