@@ -57,3 +57,28 @@ def test_both_parsers_stamp_their_events_with_run_step_and_clock() -> None:
         (warning,) = parser.feed("not json at all")
         assert (warning.run_id, warning.step, warning.ts) == ("run-1", 3, 2.5)
         assert warning.type == "log"
+
+
+@pytest.mark.parametrize(
+    ("parser", "line", "named"),
+    [
+        (
+            PiEventParser("r", 0, clock=lambda: 1.0),
+            '{"type":"message_end","message":5}',
+            "pi's 'message_end' event",
+        ),
+        (
+            ClaudeEventParser("r", 0, clock=lambda: 1.0),
+            '{"type":"user","message":3}',
+            "a 'user' line",
+        ),
+    ],
+)
+def test_a_line_shaped_unlike_the_cli_is_a_warning_not_a_failure(
+    parser: PiEventParser | ClaudeEventParser, line: str, named: str
+) -> None:
+    (warning,) = parser.feed(line)
+    assert warning.type == "log" and warning.level == "warning"
+    assert warning.message.startswith(f"could not read {named}: AttributeError(")
+    ending = _ending(parser.finish(0))
+    assert ending.status == "error"  # no answer came, and the odd line did not raise

@@ -179,16 +179,7 @@ class ClaudeEventParser:
         return self.feed_object(data)
 
     def feed_object(self, data: dict[str, Any]) -> list[Event]:
-        out: list[Event] = []
-        try:
-            self._dispatch(data, out)
-        except (KeyError, TypeError, AttributeError, ValueError) as error:
-            out.append(
-                self._events.log(
-                    "warning", f"could not read a '{data.get('type')}' line: {error!r}"
-                )
-            )
-        return out
+        return self._events.read(self._dispatch, data, f"a '{data.get('type')}' line")
 
     def announce(
         self, call_id: str, claude_tool: str, arguments: Any, parent: str | None = None

@@ -18,6 +18,9 @@ from core.events import Event, Log
 E = TypeVar("E", bound=Event)
 LogLevel = Literal["debug", "info", "warning", "error"]
 
+Dispatch = Callable[[dict[str, Any], list[Event]], None]
+"""A parser's reader of one decoded line: appends the events it stands for."""
+
 _SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM"}
 """The signals a person, a terminal or Baton stops a CLI with."""
 
@@ -36,6 +39,17 @@ class StepEvents:
 
     def log(self, level: LogLevel, message: str) -> Log:
         return self.make(Log, level=level, message=message)
+
+    def read(self, dispatch: Dispatch, data: dict[str, Any], what: str) -> list[Event]:
+        """The events ``dispatch`` makes of one decoded line. A line shaped unlike what the
+        parser knows (a newer CLI, a hostile one) is a warning naming ``what``, never an
+        exception: one odd line must not fail a step."""
+        out: list[Event] = []
+        try:
+            dispatch(data, out)
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            out.append(self.log("warning", f"could not read {what}: {error!r}"))
+        return out
 
 
 def event_object(text: str) -> dict[str, Any] | None:

@@ -232,16 +232,7 @@ class PiEventParser:
         return self._read(data)
 
     def _read(self, data: dict[str, Any]) -> list[Event]:
-        out: list[Event] = []
-        try:
-            self._dispatch(data, out)
-        except (KeyError, TypeError, AttributeError, ValueError) as error:
-            out.append(
-                self._events.log(
-                    "warning", f"could not read pi's '{data['type']}' event: {error!r}"
-                )
-            )
-        return out
+        return self._events.read(self._dispatch, data, f"pi's '{data['type']}' event")
 
     def finish(self, exit_code: int | None = None, stderr_tail: str = "") -> list[Event]:
         """Close what pi left open and end with the step's :class:`StepFinished`.
