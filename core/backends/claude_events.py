@@ -38,13 +38,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from core.agents import CLAUDE_TOOL_NAMES
-from core.backends.cli_output import ERROR_TAIL_CHARS, as_int, content_text, preview
+from core.backends.cli_events import StepEvents, error_tail, event_object, stopping_signal
+from core.backends.cli_output import as_int, content_text, preview
 from core.events import (
     Event,
-    Log,
     Retry,
     StepFinished,
     StepStatus,
@@ -56,10 +56,6 @@ from core.events import (
     UsageStats,
 )
 
-E = TypeVar("E", bound=Event)
-Level = Literal["debug", "info", "warning", "error"]
-
-_SIGNALS = {1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM"}
 _CONTROL_TYPES = frozenset(
     {"control_request", "control_response", "control_cancel_request", "keep_alive"}
 )
@@ -153,6 +149,7 @@ class ClaudeEventParser:
         self._announced: set[str] = set()
         self._last_text = ""
         self._logged: set[str] = set()
+        self._events = StepEvents(run_id, step, self._clock)
 
     # ------------------------------------------------------------------------ public API
 
@@ -172,27 +169,17 @@ class ClaudeEventParser:
             line = line.decode("utf-8", errors="replace")
         if not line.strip():
             return []
-        try:
-            data = json.loads(line)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        data = event_object(line)
+        if data is None:
             return [
-                self._log(
+                self._events.log(
                     "warning", f"ignored a line that is not a Claude Code event: {preview(line)}"
                 )
             ]
         return self.feed_object(data)
 
     def feed_object(self, data: dict[str, Any]) -> list[Event]:
-        out: list[Event] = []
-        try:
-            self._dispatch(data, out)
-        except (KeyError, TypeError, AttributeError, ValueError) as error:
-            out.append(
-                self._log("warning", f"could not read a '{data.get('type')}' line: {error!r}")
-            )
-        return out
+        return self._events.read(self._dispatch, data, f"a '{data.get('type')}' line")
 
     def announce(
         self, call_id: str, claude_tool: str, arguments: Any, parent: str | None = None
@@ -207,7 +194,7 @@ class ClaudeEventParser:
         args = arguments if isinstance(arguments, dict) else {"input": arguments}
         tool = baton_tool_name(claude_tool)
         return [
-            self._make(
+            self._events.make(
                 ToolCallStarted, call_id=call_id, tool=tool, arguments=args, parent_call_id=parent
             )
         ]
@@ -232,7 +219,7 @@ class ClaudeEventParser:
                 out.append(self._usage(correction))
         status, error = self._status(exit_code, stderr_tail, cancelled)
         out.append(
-            self._make(
+            self._events.make(
                 StepFinished,
                 status=status,
                 output=self.final_output,
@@ -258,7 +245,7 @@ class ClaudeEventParser:
             self.results.append(data)
             if len(self.results) > 1:
                 out.append(
-                    self._log(
+                    self._events.log(
                         "info",
                         "Claude Code reported another result "
                         "(background work finished); the last one counts",
@@ -275,7 +262,7 @@ class ClaudeEventParser:
             self.version = data.get("claude_code_version") or self.version
             self.cwd = data.get("cwd") or self.cwd
             out.append(
-                self._log(
+                self._events.log(
                     "debug",
                     f"Claude Code {self.version or '?'}, model "
                     f"{self.model or '?'}, session {self.session_id or '?'}",
@@ -287,7 +274,7 @@ class ClaudeEventParser:
             reason = " ".join(str(p) for p in (status, error) if p) or "the model call failed"
             delay, limit = data.get("retry_delay_ms"), data.get("max_retries")
             out.append(
-                self._make(
+                self._events.make(
                     Retry,
                     attempt=as_int(data.get("attempt")) or 1,
                     max_attempts=limit if isinstance(limit, int) else None,
@@ -297,9 +284,9 @@ class ClaudeEventParser:
             )
         elif subtype == "permission_denied":
             message = data.get("message") or f"{data.get('tool_name', 'a tool')} was denied"
-            out.append(self._log("info", f"Claude Code denied a tool call: {message}"))
+            out.append(self._events.log("info", f"Claude Code denied a tool call: {message}"))
         elif subtype == "compact_boundary":
-            out.append(self._log("info", "Claude Code compacted the conversation"))
+            out.append(self._events.log("info", "Claude Code compacted the conversation"))
         else:
             self._log_once(f"Claude Code system event '{subtype}' is not shown by Baton", out)
 
@@ -357,11 +344,11 @@ class ClaudeEventParser:
         if kind == "text_delta" and isinstance(delta.get("text"), str):
             block.text += delta["text"]
             if delta["text"]:
-                out.append(self._make(TextDelta, text=delta["text"], **ids))
+                out.append(self._events.make(TextDelta, text=delta["text"], **ids))
         elif kind == "thinking_delta" and isinstance(delta.get("thinking"), str):
             block.text += delta["thinking"]
             if delta["thinking"]:
-                out.append(self._make(ThinkingDelta, text=delta["thinking"], **ids))
+                out.append(self._events.make(ThinkingDelta, text=delta["thinking"], **ids))
         elif kind == "input_json_delta" and isinstance(delta.get("partial_json"), str):
             block.json += delta["partial_json"]
 
@@ -394,7 +381,7 @@ class ClaudeEventParser:
         main = parent is None
         if message.get("model") == "<synthetic>":  # the CLI's own words, e.g. an API error
             text = content_text(message.get("content"))
-            out.append(self._log("warning" if data.get("error") else "info", text))
+            out.append(self._events.log("warning" if data.get("error") else "info", text))
             return
         message_id = str(message.get("id") or "")
         model = message.get("model") if isinstance(message.get("model"), str) else None
@@ -411,16 +398,16 @@ class ClaudeEventParser:
                 if main:
                     self._last_text = block["text"]
                 if not streamed and block["text"]:
-                    out.append(self._make(TextDelta, text=block["text"], **ids))
+                    out.append(self._events.make(TextDelta, text=block["text"], **ids))
             elif kind == "thinking" and not streamed and block.get("thinking"):
-                out.append(self._make(ThinkingDelta, text=str(block["thinking"]), **ids))
+                out.append(self._events.make(ThinkingDelta, text=str(block["thinking"]), **ids))
         if not streamed and message_id:
             self._message_usage(message_id, message.get("usage") or {}, model, out, parent)
 
     def _user(self, data: dict[str, Any], out: list[Event]) -> None:
         content = (data.get("message") or {}).get("content")
         if isinstance(content, str):
-            out.append(self._log("info", preview(content)))
+            out.append(self._events.log("info", preview(content)))
             return
         extra = data.get("tool_use_result")
         for block in content if isinstance(content, list) else []:
@@ -437,7 +424,7 @@ class ClaudeEventParser:
                     self._finished(call_id, call, status, content_text(block.get("content")))
                 )
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
-                out.append(self._log("info", preview(block["text"])))
+                out.append(self._events.log("info", preview(block["text"])))
 
     # ------------------------------------------------------------------------ the end
 
@@ -458,11 +445,10 @@ class ClaudeEventParser:
             if result.get("is_error") is not True and not subtype.startswith("error"):
                 return "ok", None
             return "error", _result_error(result)
-        if exit_code is not None and (exit_code < 0 or exit_code in (129, 130, 137, 143)):
-            number = -exit_code if exit_code < 0 else exit_code - 128
-            name = _SIGNALS.get(number, f"signal {number}")
+        name = stopping_signal(exit_code)
+        if name is not None:
             return "aborted", f"Claude Code was stopped by {name} before it finished"
-        tail = stderr_tail.strip()[-ERROR_TAIL_CHARS:].strip()
+        tail = error_tail(stderr_tail)
         if exit_code is None:
             return "aborted", "the transcript ends before Claude Code's result"
         if exit_code != 0:
@@ -476,24 +462,18 @@ class ClaudeEventParser:
         self, call_id: str, call: _Call, status: Literal["ok", "error", "aborted"], text: str
     ) -> ToolCallFinished:
         duration = round(max(0.0, self._clock() - call.started) * 1000, 3)
-        return self._make(
+        return self._events.make(
             ToolCallFinished, call_id=call_id, status=status, result=text, duration_ms=duration
         )
 
     def _usage(self, usage: UsageStats, parent: str | None = None) -> Usage:
         self.emitted = self.emitted + (usage if parent is None else usage.without_latest())
-        return self._make(Usage, usage=usage, parent_call_id=parent)
-
-    def _make(self, kind: type[E], **fields: Any) -> E:
-        return kind(run_id=self.run_id, step=self.step, ts=self._clock(), **fields)
-
-    def _log(self, level: Level, message: str) -> Log:
-        return self._make(Log, level=level, message=message)
+        return self._events.make(Usage, usage=usage, parent_call_id=parent)
 
     def _log_once(self, message: str, out: list[Event]) -> None:
         if message not in self._logged:
             self._logged.add(message)
-            out.append(self._log("debug", message))
+            out.append(self._events.log("debug", message))
 
 
 def _result_error(result: dict[str, Any]) -> str:

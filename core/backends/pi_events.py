@@ -33,12 +33,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
-from core.backends.cli_output import ERROR_TAIL_CHARS, as_int, content_text, preview
+from core.backends.cli_events import StepEvents, error_tail, event_object, stopping_signal
+from core.backends.cli_output import as_int, content_text, preview
 from core.events import (
     Event,
-    Log,
     Retry,
     StepFinished,
     StepStatus,
@@ -51,13 +51,6 @@ from core.events import (
     UsageStats,
 )
 from core.subagents import PI_SUBAGENT_TOOL, pi_subagent_usages
-
-E = TypeVar("E", bound=Event)
-
-SIGNAL_EXITS = {130: "SIGINT", 143: "SIGTERM", 137: "SIGKILL", 129: "SIGHUP"}
-"""Exit statuses of a process stopped by a signal (128 + n, as Node and shells report them)."""
-
-_SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM"}
 
 # Events that carry nothing Baton shows (turn bookkeeping, 1.6.0's session entries).
 _QUIET_EVENTS = frozenset(
@@ -179,6 +172,7 @@ class PiEventParser:
         self._outcome = _Outcome()
         self._unknown_types: set[str] = set()
         self.lines = 0
+        self._events = StepEvents(run_id, step, self._now)
 
     # ------------------------------------------------------------------------ public API
 
@@ -207,7 +201,9 @@ class PiEventParser:
             except UnicodeDecodeError:
                 text = line.decode("utf-8", errors="replace")
                 out.append(
-                    self._log("warning", "pi wrote bytes that are not UTF-8; replaced with �")
+                    self._events.log(
+                        "warning", "pi wrote bytes that are not UTF-8; replaced with �"
+                    )
                 )
         else:
             text = line
@@ -218,13 +214,10 @@ class PiEventParser:
             quick = self._quick_update(text)
             if quick is not None:
                 return out + quick
-        try:
-            data = json.loads(text)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        data = event_object(text)
+        if data is None:
             what = "an incomplete last line" if not complete else "a line that is not a pi event"
-            out.append(self._log("warning", f"ignored {what}: {preview(text)}"))
+            out.append(self._events.log("warning", f"ignored {what}: {preview(text)}"))
             return out
         return out + self._read(data)
 
@@ -233,18 +226,13 @@ class PiEventParser:
         first to answer the gate's questions)."""
         self.lines += 1
         if not isinstance(data.get("type"), str):
-            return [self._log("warning", f"ignored a line that is not a pi event: {data!r:.200}")]
+            return [
+                self._events.log("warning", f"ignored a line that is not a pi event: {data!r:.200}")
+            ]
         return self._read(data)
 
     def _read(self, data: dict[str, Any]) -> list[Event]:
-        out: list[Event] = []
-        try:
-            self._dispatch(data, out)
-        except (KeyError, TypeError, AttributeError, ValueError) as error:
-            out.append(
-                self._log("warning", f"could not read pi's '{data['type']}' event: {error!r}")
-            )
-        return out
+        return self._events.read(self._dispatch, data, f"pi's '{data['type']}' event")
 
     def finish(self, exit_code: int | None = None, stderr_tail: str = "") -> list[Event]:
         """Close what pi left open and end with the step's :class:`StepFinished`.
@@ -257,7 +245,7 @@ class PiEventParser:
         self._in_message = False
         for call_id, call in list(self._calls.items()):
             out.append(
-                self._make(
+                self._events.make(
                     ToolCallFinished,
                     call_id=call_id,
                     status="aborted",
@@ -268,7 +256,7 @@ class PiEventParser:
         self._calls.clear()
         status, error = self._status(exit_code, stderr_tail, cut_mid_message)
         out.append(
-            self._make(
+            self._events.make(
                 StepFinished,
                 status=status,
                 output=self._outcome.final_output,
@@ -341,7 +329,7 @@ class PiEventParser:
             self._outcome.settled_aborted = data.get("aborted") is True
         elif kind not in _QUIET_EVENTS and kind not in self._unknown_types:
             self._unknown_types.add(kind)
-            out.append(self._log("debug", f"pi event '{kind}' is not shown by Baton"))
+            out.append(self._events.log("debug", f"pi event '{kind}' is not shown by Baton"))
 
     def _message_start(self, message: dict[str, Any]) -> None:
         self._see_time(message.get("timestamp"))
@@ -401,7 +389,7 @@ class PiEventParser:
         outcome = self._outcome
         outcome.assistant_messages += 1
         outcome.usage = outcome.usage + usage
-        out.append(self._make(Usage, usage=usage))
+        out.append(self._events.make(Usage, usage=usage))
         stop = message.get("stopReason")
         outcome.last_stop_reason = stop if isinstance(stop, str) else None
         error = message.get("errorMessage")
@@ -409,7 +397,9 @@ class PiEventParser:
         if stop not in ("error", "aborted") and first_text is not None:
             outcome.final_output = first_text
         if stop == "length":
-            out.append(self._log("warning", "the answer was cut off at the model's output limit"))
+            out.append(
+                self._events.log("warning", "the answer was cut off at the model's output limit")
+            )
 
     def _block(self, index: int, kind: Literal["text", "thinking"]) -> _Block:
         block = self._blocks.get(index)
@@ -426,7 +416,7 @@ class PiEventParser:
             out.append(self._delta(block.kind, final[len(block.streamed) :]))
         else:
             out.append(
-                self._log(
+                self._events.log(
                     "warning",
                     f"pi's final {block.kind} differs from what it streamed; "
                     f"the step's output uses the final text",
@@ -436,8 +426,8 @@ class PiEventParser:
 
     def _delta(self, kind: Literal["text", "thinking"], text: str) -> Event:
         if kind == "text":
-            return self._make(TextDelta, text=text)
-        return self._make(ThinkingDelta, text=text)
+            return self._events.make(TextDelta, text=text)
+        return self._events.make(ThinkingDelta, text=text)
 
     # ------------------------------------------------------------------------ tools
 
@@ -449,7 +439,9 @@ class PiEventParser:
         args = data.get("args")
         arguments = args if isinstance(args, dict) else ({} if args is None else {"value": args})
         self._calls[call_id] = _Call(tool, self._now())
-        out.append(self._make(ToolCallStarted, call_id=call_id, tool=tool, arguments=arguments))
+        out.append(
+            self._events.make(ToolCallStarted, call_id=call_id, tool=tool, arguments=arguments)
+        )
 
     def _tool_update(self, data: dict[str, Any], out: list[Event]) -> None:
         call = self._calls.get(str(data.get("toolCallId") or ""))
@@ -461,7 +453,9 @@ class PiEventParser:
             return
         call.last_output = text
         out.append(
-            self._make(ToolCallOutput, call_id=str(data["toolCallId"]), chunk=text, replace=True)
+            self._events.make(
+                ToolCallOutput, call_id=str(data["toolCallId"]), chunk=text, replace=True
+            )
         )
 
     def _tool_end(self, data: dict[str, Any], out: list[Event]) -> None:
@@ -483,7 +477,7 @@ class PiEventParser:
         for agent in pi_subagent_usages(details):
             self._outcome.usage = self._outcome.usage + agent.usage.without_latest()
             out.append(
-                self._make(
+                self._events.make(
                     Usage,
                     usage=agent.usage,
                     parent_call_id=call_id,
@@ -510,7 +504,7 @@ class PiEventParser:
         else:
             duration_ms = self._measured(call) if call else None
         out.append(
-            self._make(
+            self._events.make(
                 ToolCallFinished,
                 call_id=call_id,
                 status="error" if is_error else "ok",
@@ -533,7 +527,7 @@ class PiEventParser:
         max_attempts = data.get("maxAttempts")
         delay = data.get("delayMs")
         out.append(
-            self._make(
+            self._events.make(
                 Retry,
                 attempt=as_int(data.get("attempt")) or 1,
                 max_attempts=max_attempts if isinstance(max_attempts, int) else None,
@@ -546,11 +540,11 @@ class PiEventParser:
         self, exit_code: int | None, stderr_tail: str, cut_mid_message: bool
     ) -> tuple[StepStatus, str | None]:
         outcome = self._outcome
-        signal_name = _signal_of(exit_code)
+        signal_name = stopping_signal(exit_code)
         if signal_name is not None:
             return "aborted", f"pi was stopped by {signal_name} before it finished"
         if exit_code not in (None, 0):
-            tail = stderr_tail.strip()[-ERROR_TAIL_CHARS:].strip()
+            tail = error_tail(stderr_tail)
             if tail:
                 return "error", f"pi exited with status {exit_code}: {tail}"
             return "error", f"pi exited with status {exit_code} and printed no reason"
@@ -587,17 +581,3 @@ class PiEventParser:
         if self._origin_ms is None or self._latest_ms is None:
             return 0.0
         return round((self._latest_ms - self._origin_ms) / 1000, 6)
-
-    def _make(self, kind: type[E], **fields: Any) -> E:
-        return kind(run_id=self.run_id, step=self.step, ts=self._now(), **fields)
-
-    def _log(self, level: Literal["debug", "info", "warning", "error"], message: str) -> Log:
-        return self._make(Log, level=level, message=message)
-
-
-def _signal_of(exit_code: int | None) -> str | None:
-    if exit_code is None:
-        return None
-    if exit_code < 0:
-        return _SIGNAL_NAMES.get(-exit_code, f"signal {-exit_code}")
-    return SIGNAL_EXITS.get(exit_code)

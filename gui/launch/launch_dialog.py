@@ -10,7 +10,8 @@ Two tabs share one set of options:
   (:mod:`gui.launch.launch_steps`).
 
 Below: the typed parameters of the agents involved (:mod:`gui.launch.params_form`), the working
-folder, a model override, the backend and how this run's approvals are answered.
+folder, a model override with the model each step will use (:mod:`gui.launch.step_models`), the
+backend and how this run's approvals are answered.
 
 Nothing is checked twice: the dialog builds a :class:`core.run_request.RunRequest` and hands it to
 a *launcher* (the window's :class:`gui.run.run_controller.RunController`), which prepares a
@@ -54,19 +55,16 @@ from PySide6.QtWidgets import (
 
 from core import launch_checks
 from core.agents import AgentCatalog, AgentDefinition, discover_agents
-from core.backends.registry import backend_for
 from core.errors import RunError
-from core.model_choice import choose_model, configured_model, missing_model_problem
 from core.params import ParamsError
 from core.presets import Preset, discover_presets, required_argument_count
-from core.provider_http import ProbeError, list_models
 from core.run_request import RunRequest, StepSpec, request_from_preset
-from core.secrets import api_key_for
 from core.settings import Settings, SettingsError, load_settings
 from gui.launch.budget_fields import BudgetFields
 from gui.launch.launch_preset_page import PresetPage
 from gui.launch.launch_steps import StepInput, StepsEditor
 from gui.launch.params_form import ParamsForm
+from gui.launch.step_models import StepModels
 from gui.widgets import Banner
 
 ApprovalMode = Literal["ask", "all", "deny"]
@@ -139,9 +137,6 @@ class LaunchDialog(QDialog):
         self._blocked: str | None = None
         """Why Run is disabled right now (shown in the error banner), or None."""
         self._settings = _settings_or_default()
-        self._served: list[str] | None = None
-        """The provider's models once asked (None: not known), for steps with no model."""
-        self._listing: asyncio.Task[None] | None = None
         self._launch_error = False
         self._build(working_folder)
         self._reload_catalogs()
@@ -190,9 +185,9 @@ class LaunchDialog(QDialog):
         folder_row = QHBoxLayout()
         folder_row.addWidget(self.folder_edit, 1)
         folder_row.addWidget(browse)
-        self.model_combo = QComboBox()
-        self.model_combo.setObjectName("ModelOverride")
-        self.model_combo.setEditable(True)
+        self.models = StepModels(self._settings, self)
+        self.models.changed.connect(self._refresh_blocking)
+        self.model_combo = self.models.override_combo
         self.backend_combo = QComboBox()
         for key, label in BACKENDS:
             self.backend_combo.addItem(label, key)
@@ -218,14 +213,9 @@ class LaunchDialog(QDialog):
         grid.setColumnStretch(1, 3)
         grid.setColumnStretch(3, 1)
         grid.setColumnStretch(5, 1)
-        self.step_models = QLabel()
-        self.step_models.setObjectName("StepModels")
-        self.step_models.setWordWrap(True)
-        self.step_models.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.step_models = self.models.label
         grid.addWidget(QLabel("Steps use"), 2, 0, Qt.AlignmentFlag.AlignTop)
         grid.addWidget(self.step_models, 2, 1, 1, 5)
-        self._fill_models()
-        self.model_combo.currentTextChanged.connect(lambda _t: self._refresh_blocking())
         self.backend_combo.currentIndexChanged.connect(lambda _i: self._refresh_blocking())
 
         self.budget_fields = BudgetFields()
@@ -345,9 +335,8 @@ class LaunchDialog(QDialog):
         if self._blocked is not None:
             raise LaunchProblem(self._blocked)
         params = self.params_form.validated()
-        model = self.model_combo.currentText().strip() or None
         options: dict[str, Any] = {
-            "model": model,
+            "model": self.models.override(),
             "backend": self.backend_combo.currentData() or None,
             "params": params,
             "allow_outside_folder": self.outside_check.isChecked(),
@@ -430,92 +419,20 @@ class LaunchDialog(QDialog):
         self.steps_editor.set_agents(self._agents.names())
         self.preset_page.set_presets(discover_presets(folder, "both"), self._agents)
 
-    def _fill_models(self) -> None:
-        self.model_combo.addItem("")
-        settings = self._settings
-        default = settings.default_model
-        line_edit = self.model_combo.lineEdit()
-        if line_edit is not None:
-            line_edit.setPlaceholderText(
-                f"each agent's own model, else {default}" if default else "each agent's own model"
-            )
-        names = [settings.default_model, *settings.model_aliases]
-        for name in dict.fromkeys(n for n in names if n):
-            self.model_combo.addItem(name)
-
-    def _ask_provider_for_models(self) -> None:
-        """The provider's model list, asked once in the background: a step with no model
-        configured uses the provider's only model, and the dialog says which."""
-        provider = self._settings.provider()
-        if provider is None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no asyncio loop drives this window (a bare test)
-
-        async def ask() -> None:
-            try:
-                served = await list_models(provider.base_url, api_key_for(provider))
-            except ProbeError:
-                served = []
-            self._served = served
-            self.model_combo.addItems([m for m in served if self.model_combo.findText(m) < 0])
-            self._refresh_blocking()
-
-        self._listing = loop.create_task(ask())
+    def _step_models(self, steps: list[tuple[str, str]]) -> str | None:
+        """Show each step's model; returns why a step cannot have one (Run stays off)."""
+        preset = self.current_preset() if self.tabs.currentIndex() == 0 else None
+        step_models = [s.model for s in preset.steps] if preset else [None] * len(steps)
+        named = [(name, model) for (name, _folder), model in zip(steps, step_models, strict=False)]
+        return self.models.describe(named, self._agents, self.backend_combo.currentData())
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._served is None and (self._listing is None or self._listing.done()):
-            self._ask_provider_for_models()
+        self.models.shown()
 
     def hideEvent(self, event: QHideEvent) -> None:
-        if self._listing is not None:
-            self._listing.cancel()  # asked again when shown, if it never answered
+        self.models.hidden()
         super().hideEvent(event)
-
-    def _step_models(self, steps: list[tuple[str, str]]) -> str | None:
-        """Show each step's model; returns why a step cannot have one (Run stays off)."""
-        override = self.model_combo.currentText().strip() or None
-        run_backend = self.backend_combo.currentData()
-        preset = self.current_preset() if self.tabs.currentIndex() == 0 else None
-        step_models = [s.model for s in preset.steps] if preset else [None] * len(steps)
-        lines: list[str] = []
-        problem: str | None = None
-        for number, ((name, _folder), step_model) in enumerate(
-            zip(steps, step_models, strict=False), start=1
-        ):
-            agent = self._agents.get(name) if name else None
-            if agent is None:
-                continue
-            backend = backend_for(agent, run_backend, self._settings)
-            configured = configured_model(
-                backend,
-                self._settings,
-                run_model=override,
-                step_model=step_model,
-                agent_model=agent.model,
-            )
-            choice = choose_model(configured, self._served)
-            text = choice.describe()
-            if choice.source == "cli":
-                text = f"{backend}'s own default model"
-            elif choice.source == "none":
-                if self._settings.provider() is None:
-                    text = "no model provider is configured"
-                    problem = problem or (
-                        "no model provider is configured: add one in Settings, or set "
-                        "OPENAI_BASE_URL, or choose the pi or Claude Code backend"
-                    )
-                elif self._served is None:
-                    text = "the provider's model (asking the provider…)"
-                else:
-                    text = "no model"
-                    problem = problem or missing_model_problem(number, agent.name, self._served)
-            lines.append(f"{number}. {agent.name} — {text}")
-        self.step_models.setText("\n".join(lines) or "—")
-        return problem
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Working folder", self.folder_edit.text())

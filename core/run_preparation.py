@@ -1,0 +1,188 @@
+"""Turning a :class:`~core.run_request.RunRequest` into steps that can run, or refusing it.
+
+Everything here happens before a single request is sent, so a refusal costs nothing and says
+what to fix (:class:`~core.errors.RunError`): the nesting depth, the working folders (one
+outside the run's folder needs :attr:`RunRequest.allow_outside_folder`), the parallel limit,
+project trust (:class:`~core.trust.UntrustedProjectError`), the agents (an unknown one, or one
+whose file has an error-level diagnostic), their typed parameters (checked against their
+``params:``, defaults applied, also substituted into the agent's system prompt), the backend
+and the model of each step.
+
+The runner (:mod:`core.runner`) calls :func:`prepare_steps` once and then only drives what it
+returns; the launch dialog reaches the same checks through :meth:`core.runner.Runner.prepare`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.agents import AgentCatalog, AgentDefinition, discover_agents
+from core.backends.registry import backend_for
+from core.errors import RunError
+from core.model_choice import configured_model
+from core.nesting import ParentStep, check_depth
+from core.params import ParamsError, run_params, step_params
+from core.presets import (
+    MAX_PARALLEL_TASKS,
+    Preset,
+    PresetCatalog,
+    discover_presets,
+    expand_template,
+)
+from core.run_request import RunRequest, StepSpec
+from core.settings import Settings
+from core.trust import TrustStore, UntrustedProjectError, project_files
+from core.worktrees import check_repository
+
+
+@dataclass
+class PreparedStep:
+    """One step as it will run; its folder moves with the run into a worktree."""
+
+    spec: StepSpec
+    agent: AgentDefinition
+    """With its parameters substituted into the system prompt."""
+    backend: str
+    model: str | None
+    cwd: Path
+    params: dict[str, Any]
+    """The values the task template is filled with (this step's over the run's)."""
+    task: str
+    """The task as planned: filled in, except ``{previous}``."""
+
+    def task_with(self, previous: str | None) -> str:
+        """The task sent, filled in one pass from the template (never the planned text)."""
+        return expand_template(
+            self.spec.task, args=self.spec.args, params=self.params, previous=previous
+        )
+
+
+def prepare_steps(
+    request: RunRequest,
+    settings: Settings,
+    *,
+    parent: ParentStep | None,
+    agents: AgentCatalog | None = None,
+    presets: PresetCatalog | None = None,
+) -> list[PreparedStep]:
+    """The request's steps, ready to run; raises :class:`RunError` (or its trust subclass)
+    when it cannot run. ``agents`` / ``presets`` default to those discovered from the
+    request's folder and scope."""
+    check_depth(parent)
+    if not request.cwd.is_dir():
+        raise RunError(f"working folder {request.cwd} does not exist")
+    if not request.steps:
+        raise RunError("nothing to run: no steps")
+    if request.mode == "single" and len(request.steps) != 1:
+        raise RunError("a single run has exactly one step")
+    if request.mode == "parallel" and len(request.steps) > MAX_PARALLEL_TASKS:
+        raise RunError(
+            f"too many parallel tasks ({len(request.steps)}); the limit is {MAX_PARALLEL_TASKS}"
+        )
+    agents = agents or discover_agents(request.cwd, request.scope)
+    _check_trust(request, agents, presets)
+    if request.isolation == "worktree":
+        check_repository(request.cwd)
+    chosen = [
+        _runnable_agent(request, agents, number, spec)
+        for number, spec in enumerate(request.steps, 1)
+    ]
+    try:
+        run_values = run_params(chosen, request.params)
+    except ParamsError as error:
+        raise RunError(str(error)) from None
+    steps = []
+    for number, (spec, agent) in enumerate(zip(request.steps, chosen, strict=True), 1):
+        where = f"step {number} ({agent.name})"
+        cwd = _step_folder(request, where, spec)
+        backend = backend_for(agent, request.backend, settings)
+        try:
+            own = step_params(agent, spec.params, run_values)
+        except ParamsError as error:
+            raise RunError(f"{where}: {error}") from None
+        values = {**run_values, **own}
+        body = expand_template(agent.system_prompt, params=own)
+        agent = agent.model_copy(update={"system_prompt": body})
+        model = _model_for(request, settings, spec, agent, backend)
+        prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
+        prepared.task = prepared.task_with(None)
+        steps.append(prepared)
+    return steps
+
+
+def _model_for(
+    request: RunRequest, settings: Settings, spec: StepSpec, agent: AgentDefinition, backend: str
+) -> str | None:
+    """The configured model (:mod:`core.model_choice`, the launch dialog's rule too); None
+    lets a CLI use its default, or Baton's loop ask the provider for its only model."""
+    return configured_model(
+        backend,
+        settings,
+        run_model=request.model,
+        step_model=spec.model,
+        agent_model=agent.model,
+    ).model
+
+
+def _runnable_agent(
+    request: RunRequest, agents: AgentCatalog, number: int, spec: StepSpec
+) -> AgentDefinition:
+    """The step's agent; refuses an unknown one, or one whose file has an error."""
+    preset = request.preset
+    where = f"preset '{preset}', step {number}" if preset else f"step {number}"
+    agent = agents.get(spec.agent)
+    if agent is None:
+        raise RunError(
+            f"{where}: unknown agent '{spec.agent}' "
+            f"(available: {', '.join(agents.names()) or 'none'})"
+        )
+    problem = agent.error
+    if problem is not None:
+        raise RunError(
+            f"{where}: agent '{agent.name}' cannot run: {problem.location}: {problem.message}"
+        )
+    return agent
+
+
+def _step_folder(request: RunRequest, where: str, spec: StepSpec) -> Path:
+    """The step's working folder; one outside the run's needs the person's consent."""
+    root = request.cwd.resolve()
+    cwd = (root / spec.cwd).resolve() if spec.cwd else root
+    if not cwd.is_dir():
+        raise RunError(f"{where}: folder {cwd} does not exist")
+    if not cwd.is_relative_to(root) and not request.allow_outside_folder:
+        raise RunError(
+            f"{where}: folder {cwd} is outside the run's folder {root}; "
+            "allow it on purpose with --allow-outside-folder"
+        )
+    return cwd
+
+
+def _check_trust(request: RunRequest, agents: AgentCatalog, presets: PresetCatalog | None) -> None:
+    """Refuses project agents or a project preset from a folder the person has not trusted."""
+    if request.trust_project or request.scope == "user":
+        return
+    uses_project = any(
+        (a := agents.get(s.agent)) is not None and a.source == "project" for s in request.steps
+    )
+    preset = _preset(request, presets)
+    if preset is not None and preset.source == "project":
+        uses_project = True
+    if not uses_project:
+        return
+    root = agents.project_root
+    if preset is not None and preset.source == "project" and preset.path:
+        root = Path(preset.path).parents[2]
+    if root is None:
+        return
+    if not TrustStore().is_trusted(root):
+        raise UntrustedProjectError(root, project_files(root))
+
+
+def _preset(request: RunRequest, presets: PresetCatalog | None) -> Preset | None:
+    if request.preset is None:
+        return None
+    presets = presets or discover_presets(request.cwd, request.scope)
+    return presets.get(request.preset)

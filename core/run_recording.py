@@ -1,0 +1,242 @@
+"""What a run leaves behind: its events published and folded, its run file, index row and
+liveness lock.
+
+:class:`RunRecording` is the one place a :class:`core.runner.Runner` sends events through.
+Each event is folded into the run's own :class:`~core.run_state.RunState` (per-step usage,
+open tool calls, partial text: what the runner decides with) and then published
+(:class:`~core.publisher.EventPublisher`: redaction, the run file on its writer thread, the
+isolated subscribers).
+
+A recorded run holds a liveness lock (:mod:`core.liveness`) until its ending is indexed, so a
+run whose process died reads ``interrupted``, never ``running`` forever. A run file that cannot
+be written (disk full) stops the run through ``on_failure``: it then ends ``error`` with the
+reason, in the index too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from core.backends.base import RunClock
+from core.budget import BudgetAsker, BudgetQuestion, Caps
+from core.events import (
+    BudgetAnswered,
+    BudgetAsked,
+    Event,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    ToolCallFinished,
+)
+from core.liveness import LivenessLock
+from core.publisher import EventListener, EventPublisher, RunFileSink
+from core.redaction import Redactor
+from core.run_state import RunState
+from core.runs import RunIndex, RunWriter
+from core.settings import Settings
+
+_log = logging.getLogger(__name__)
+
+
+def new_run_id() -> str:
+    """A run's id: sortable by start time, unique enough for one person's machine."""
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+class RunRecording:
+    """One run's event path, from before it starts until its ending is indexed.
+
+    Until :meth:`open` the events reach ``listeners`` only (nothing can be redacted or written
+    yet); ``listeners`` is used as given, so subscribers appended to it later are called too.
+    Not thread-safe: emit from the run's event loop.
+    """
+
+    def __init__(
+        self,
+        run_id: str,
+        clock: RunClock,
+        listeners: list[EventListener],
+        on_failure: Callable[[], None],
+    ) -> None:
+        self.run_id = run_id
+        self.state = RunState()
+        """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
+        self.write_error: str | None = None
+        """Why the run file could not be written, once that happened (the run stops)."""
+        self._clock = clock
+        self._listeners = listeners
+        self._on_failure = on_failure
+        self._publisher = EventPublisher(listeners=listeners)
+        self._redactor: Redactor | None = None
+        self._lock: LivenessLock | None = None
+        self._index: RunIndex | None = None
+
+    # ---------------------------------------------------------------------------- public API
+
+    def open(self, settings: Settings, *, record: bool) -> None:
+        """Start redacting with the run's secrets; when ``record``, open the run file (with
+        its writer thread and liveness lock) and the index. Call from the run's event loop."""
+        self._redactor = Redactor.for_settings(settings)
+        self._publisher = EventPublisher(self._redactor, None, self._listeners)
+        if not record:
+            return
+        writer = RunWriter(self.run_id)  # the publisher redacts before the writer sees events
+        self._lock = LivenessLock(writer.path)
+        loop = asyncio.get_running_loop()
+
+        def failed(error: OSError) -> None:  # on the writer thread
+            loop.call_soon_threadsafe(self._failed, writer.path, error)
+
+        self._publisher.sink = RunFileSink(writer, failed)
+        self._index = RunIndex()
+
+    def scrub(self, text: str) -> str:
+        """``text`` without the run's secrets (what tools store, e.g. document bodies)."""
+        return self._redactor.scrub(text) if self._redactor is not None else text
+
+    def emit(self, event: Event) -> None:
+        """Fold the event into :attr:`state`, then publish it (redacted) to the run file and
+        the subscribers; see :mod:`core.publisher`."""
+        self.state.apply(event)
+        self._publisher.publish(event)
+
+    def started(self, start: RunStarted) -> None:
+        """Index the run as running, then emit ``start``. An index that cannot be written
+        ends the recording here (the error propagates: the run never began)."""
+        sink = self._publisher.sink
+        if self._index is not None and sink is not None:
+            try:
+                self._index.started(self._publisher.redacted(start), sink.writer.path)
+            except sqlite3.Error:
+                self._publisher.close()
+                self._release_lock()
+                raise
+        self.emit(start)
+
+    def finish(
+        self,
+        status: Literal["ok", "error", "aborted"],
+        error: str | None,
+        start: RunStarted,
+    ) -> RunFinished:
+        """Emit the ending, drain the run file, index the ending and release the lock.
+        Returns the ending as published (redacted; ``error`` when the run file failed)."""
+        if self.write_error is not None:
+            status, error = "error", self.write_error
+        finished = RunFinished(
+            run_id=self.run_id,
+            ts=self._clock.now(),
+            status=status,
+            usage=self.state.usage,
+            error=error,
+        )
+        self.emit(finished)
+        finished = self._publisher.redacted(finished)
+        write_error = self._publisher.close()
+        if write_error is not None and self.write_error is None:  # the very last lines
+            assert self._publisher.sink is not None
+            self._failed(self._publisher.sink.writer.path, write_error)
+            finished = finished.model_copy(update={"status": "error", "error": self.write_error})
+        if self._index is not None:
+            try:
+                self._index.finished(
+                    finished, start.started_at, by_agent=self.state.usage_by_agent()
+                )
+            except sqlite3.Error as failure:
+                # The lock goes below, so the row then reads "interrupted", not "running".
+                _log.error("could not record the end of run %s: %s", self.run_id, failure)
+        self._release_lock()
+        return finished
+
+    def step_finished(
+        self,
+        step: int,
+        status: Literal["ok", "error", "aborted"],
+        output: str,
+        error: str | None,
+        structured: dict[str, Any] | None = None,
+        session: str | None = None,
+    ) -> StepFinished:
+        """Emit and return the step's ending, with the usage the step's events added up to."""
+        event = StepFinished(
+            run_id=self.run_id,
+            step=step,
+            ts=self._clock.now(),
+            status=status,
+            output=output,
+            error=error,
+            usage=self.state.steps[step].usage,
+            structured=structured,
+            session=session,
+        )
+        self.emit(event)
+        return event
+
+    def close_open_calls(self, step: int) -> None:
+        """Close the step's tool calls still open as aborted, so no backend has to."""
+        for call in self.state.steps[step].open_calls():
+            self.emit(
+                ToolCallFinished(
+                    run_id=self.run_id,
+                    step=step,
+                    ts=self._clock.now(),
+                    call_id=call.call_id,
+                    status="aborted",
+                    result="(aborted: the step ended before this call did)",
+                )
+            )
+
+    def recorded(self, ask: BudgetAsker) -> BudgetAsker:
+        """``ask``, with the question and its answer in the run: the run file keeps who spent
+        more, and the step shows "waiting for you" while a person decides."""
+
+        async def recorded(question: BudgetQuestion) -> Caps | None:
+            self.emit(
+                BudgetAsked(
+                    run_id=self.run_id,
+                    step=question.step,
+                    ts=self._clock.now(),
+                    scope="run" if question.scope == "run" else "step",
+                    kind=question.kind,
+                    reason=question.reason,
+                )
+            )
+            answer: Caps | None = None
+            try:
+                answer = await ask(question)
+            finally:
+                self.emit(
+                    BudgetAnswered(
+                        run_id=self.run_id,
+                        step=question.step,
+                        ts=self._clock.now(),
+                        stopped=answer is None,
+                        max_cost=answer.max_cost if answer is not None else None,
+                        max_tokens=answer.max_tokens if answer is not None else None,
+                    )
+                )
+            return answer
+
+        return recorded
+
+    # ---------------------------------------------------------------------------- private
+
+    def _failed(self, path: Path, error: OSError) -> None:
+        if self.write_error is None:
+            self.write_error = (
+                f"the run file {path} could not be written ({error.strerror or error}); "
+                "the run was stopped"
+            )
+            self._on_failure()
+
+    def _release_lock(self) -> None:
+        """The run's ending is recorded (or never will be): it no longer has a live owner."""
+        if self._lock is not None:
+            self._lock.release()
