@@ -92,6 +92,7 @@ class HistoryPage(QWidget):
         self.delete_button.setToolTip("Delete this run and its file (Delete)")
         toolbar = QHBoxLayout()
         toolbar.setContentsMargins(8, 8, 8, 4)
+        toolbar.setSpacing(6)  # else it inherits the page layout's 0 and the buttons touch
         toolbar.addWidget(self.filter_field, 1)
         for button in (
             self.open_button,

@@ -14,10 +14,10 @@ import html
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt
 from PySide6.QtGui import QAbstractTextDocumentLayout, QPainter, QPalette, QTextDocument
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
-    QWidget,
 )
 
 from core.run_search import SearchHit
@@ -79,6 +79,12 @@ class MarkedResultDelegate(QStyledItemDelegate):
         if not isinstance(text, str):
             return super().sizeHint(option, index)
         widget = option.widget
-        width = widget.width() if isinstance(widget, QWidget) else option.rect.width()
+        # the viewport's width, not the list's: the frame and a scroll bar take the rest, and a
+        # hint as wide as the list would bring a horizontal scroll bar for nothing
+        width = (
+            widget.viewport().width()
+            if isinstance(widget, QAbstractItemView)
+            else option.rect.width()
+        )
         document = _document(text, width, option)
         return QSize(width, int(document.size().height()) + 1)
