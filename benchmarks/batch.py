@@ -13,9 +13,9 @@ so at c64 the last wave runs 8 items and the best possible figure is 200 / (4 wa
 = 125 items/s, 78 % of the limit: ``tail_limit_c64`` gives that bound beside the plain one.
 
 The Ray executor is measured too when it is installed (``ray_items_per_s_2workers``,
-:func:`optional_executors`). Last line: one JSON object, keys ``local_items_per_s_c4`` …,
-``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event`` (the c64 figure) and the
-others.
+:func:`optional_executors`), unless ``--local-only``. Last line: one JSON object, keys
+``local_items_per_s_c4`` …, ``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event``
+(the c64 figure) and the others.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ async def optional_executors(settings: Settings, folder: Path) -> dict[str, floa
     return results
 
 
-async def run_all(server: ServerProcess, folder: Path) -> dict[str, float]:
+async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[str, float]:
     provider = {"name": "bench", "base_url": f"http://127.0.0.1:{server.port}/v1"}
     settings = Settings.model_validate({"providers": [provider], "default_model": "test-model"})
     results: dict[str, float] = {}
@@ -203,13 +203,17 @@ async def run_all(server: ServerProcess, folder: Path) -> dict[str, float]:
             f"the server used {server_cpu:.1f} s CPU"
         )
     results["overhead_ms_per_event"] = results[f"overhead_ms_per_event_c{CONCURRENCIES[-1]}"]
-    results.update(await optional_executors(settings, folder))
+    if with_ray:
+        results.update(await optional_executors(settings, folder))
     return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", type=float, metavar="LATENCY", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--local-only", action="store_true", help="measure the local executor only (no Ray)"
+    )
     args = parser.parse_args()
     if args.serve is not None:
         serve(args.serve)
@@ -220,7 +224,7 @@ def main() -> None:
         os.environ["BATON_DATA_DIR"] = str(home / "data")
         server = ServerProcess(LATENCY_S)
         try:
-            results = asyncio.run(run_all(server, home))
+            results = asyncio.run(run_all(server, home, with_ray=not args.local_only))
         finally:
             server.close()
     print(json.dumps(results))

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import functools
 import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 
 import certifi
 import httpx
@@ -45,6 +48,78 @@ def provider_client(
 ) -> httpx.AsyncClient:
     """An ``async with`` client for provider requests (the caller sets per-request headers)."""
     return httpx.AsyncClient(timeout=timeout, transport=transport, verify=shared_ssl_context())
+
+
+class _ClientPool:
+    """Clients lent to one step at a time and kept, with their connections, for the next.
+
+    Not one client for all: httpcore's pool looks at every connection it holds each time a
+    request starts or ends, so one client with 64 connections busy spends most of a batch's
+    CPU there (measured: 10 ms per request at 64 at once, against 1 ms with a client each).
+    A client per running step keeps its one connection alive and its pool small.
+    """
+
+    def __init__(self) -> None:
+        self._free: list[httpx.AsyncClient] = []
+        self._made: list[httpx.AsyncClient] = []
+
+    @asynccontextmanager
+    async def lend(self, http_timeout: httpx.Timeout | float) -> AsyncIterator[httpx.AsyncClient]:
+        if self._free:
+            client = self._free.pop()
+        else:
+            client = provider_client(http_timeout)
+            self._made.append(client)
+        try:
+            yield client
+        finally:
+            self._free.append(client)
+
+    async def aclose(self) -> None:
+        for client in self._made:
+            await client.aclose()
+        self._made.clear()
+        self._free.clear()
+
+
+_shared_clients: ContextVar[_ClientPool | None] = ContextVar(
+    "baton_shared_provider_clients", default=None
+)
+
+
+@asynccontextmanager
+async def shared_provider_clients() -> AsyncIterator[None]:
+    """Steps started inside this block — in the tasks it starts too — reuse provider clients
+    (and their open connections) instead of making one each; all are closed at its end.
+
+    A step otherwise makes its own client: a new pool, a new connection per step. A batch runs
+    hundreds of steps against one provider, and that was the largest part of the supervisor's
+    CPU per item (benchmarks/batch.py). Requests carry their own headers (key, User-Agent)
+    and timeouts, so steps of different providers can use the same client one after another.
+    """
+    pool = _ClientPool()
+    token = _shared_clients.set(pool)
+    try:
+        yield
+    finally:
+        _shared_clients.reset(token)
+        await pool.aclose()
+
+
+@asynccontextmanager
+async def step_client(
+    http_timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None = None
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The client for one step: a reused one inside :func:`shared_provider_clients`, else a
+    client of its own, closed at the end of the block. A custom ``transport`` always gets its
+    own. Pass the timeout to each request too: a reused client was made with another's."""
+    pool = _shared_clients.get()
+    if pool is not None and transport is None:
+        async with pool.lend(http_timeout) as client:
+            yield client
+        return
+    async with provider_client(http_timeout, transport) as client:
+        yield client
 
 
 class ProbeError(Exception):

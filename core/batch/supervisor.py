@@ -23,6 +23,7 @@ from core.batch.store import BatchRecord, BatchStore
 from core.budget import BudgetAsker, stop_at_cap
 from core.errors import RunError
 from core.events import Event
+from core.provider_http import shared_provider_clients
 from core.publisher import EventListener
 from core.runner import Runner, new_run_id
 from core.settings import Settings
@@ -84,8 +85,9 @@ class BatchRun:
     async def run(self) -> list[ItemOutcome]:
         """Run the items; returns the outcomes of those that ran, in row order."""
         self.prepare()
-        with self._store.held_open():
-            await self.executor.run(self.jobs, self)
+        async with shared_provider_clients():  # items' steps reuse connections
+            with self._store.held_open():
+                await self.executor.run(self.jobs, self)
         return [self.outcomes[index] for index in sorted(self.outcomes)]
 
     def cancel(self) -> None:
