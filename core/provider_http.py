@@ -11,6 +11,7 @@ failure becomes :class:`ProbeError` with one sentence a person can act on.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import ssl
 from collections.abc import AsyncIterator
@@ -60,6 +61,8 @@ class _ClientPool:
     """
 
     def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        """Clients and their connections belong to the loop that made them."""
         self._free: list[httpx.AsyncClient] = []
         self._made: list[httpx.AsyncClient] = []
 
@@ -112,9 +115,10 @@ async def step_client(
 ) -> AsyncIterator[httpx.AsyncClient]:
     """The client for one step: a reused one inside :func:`shared_provider_clients`, else a
     client of its own, closed at the end of the block. A custom ``transport`` always gets its
-    own. Pass the timeout to each request too: a reused client was made with another's."""
+    own, and so does a step on another event loop (a thread's). Pass the timeout to each
+    request too: a reused client was made with another step's."""
     pool = _shared_clients.get()
-    if pool is not None and transport is None:
+    if pool is not None and transport is None and pool.loop is asyncio.get_running_loop():
         async with pool.lend(http_timeout) as client:
             yield client
         return

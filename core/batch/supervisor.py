@@ -82,6 +82,13 @@ class BatchRun:
             item_runner(job, settings=self.settings, definitions=definitions, record=False)
         self._definitions = definitions
 
+    @property
+    def definitions(self) -> Definitions:
+        """The preset and catalogs every item runs with, checked by :meth:`prepare`."""
+        self.prepare()
+        assert self._definitions is not None
+        return self._definitions
+
     async def run(self) -> list[ItemOutcome]:
         """Run the items; returns the outcomes of those that ran, in row order."""
         self.prepare()
