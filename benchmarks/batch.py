@@ -10,7 +10,9 @@ For the local executor at concurrency 4, 16 and 64: items/s next to the latency-
 ``concurrency / (2 × latency)`` (each item makes two requests in a row), and the supervisor's
 CPU per event (process CPU time / events published). 200 items do not divide into waves of 64,
 so at c64 the last wave runs 8 items and the best possible figure is 200 / (4 waves × 0.4 s)
-= 125 items/s, 78 % of the limit: ``tail_limit_c64`` gives that bound beside the plain one.
+= 125 items/s, 78 % of the limit: ``tail_limit_c64`` gives that bound beside the plain one,
+and ``local_tail_efficiency_c64`` the share of it reached (the goal's 80 % of the plain limit
+cannot be met with 200 items; it is kept as the issue defines it).
 
 The Ray executor is measured too when it is installed (``ray_items_per_s_2workers``,
 :func:`optional_executors`), unless ``--local-only``. Last line: one JSON object, keys
@@ -194,6 +196,7 @@ async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[s
         results[f"limit_c{concurrency}"] = round(limit, 2)
         results[f"tail_limit_c{concurrency}"] = round(tail_limit, 2)
         results[f"local_efficiency_c{concurrency}"] = round(speed / limit, 3)
+        results[f"local_tail_efficiency_c{concurrency}"] = round(speed / tail_limit, 3)
         results[f"overhead_ms_per_event_c{concurrency}"] = round(figures["ms_per_event"], 3)
         results[f"server_cpu_s_c{concurrency}"] = round(server_cpu, 2)
         print(
