@@ -186,7 +186,8 @@ class EventPublisher:
         sink: RunFileSink | None = None,
         listeners: list[EventListener] | None = None,
     ) -> None:
-        self._redactor = StreamRedactor(redactor or Redactor.from_environment())
+        self._given = redactor
+        self._stream: StreamRedactor | None = None
         self.sink = sink
         self.listeners: list[EventListener] = listeners if listeners is not None else []
 
@@ -196,22 +197,29 @@ class EventPublisher:
         return lambda: self._detach(listener)
 
     def publish(self, event: Event) -> None:
-        for safe in self._redactor.feed(event):
+        for safe in self._redactor().feed(event):
             self._deliver(safe)
 
     def redacted(self, event: E) -> E:
         """What ``event`` looks like once published, without publishing it (for the index
         and the caller's own copy of the ending)."""
-        return self._redactor.scrub_event(event)
+        return self._redactor().scrub_event(event)
 
     def close(self) -> OSError | None:
         """Release held stream tails, then drain and close the run file. Returns the error
         that stopped the run file, if one did."""
-        for safe in self._redactor.flush():
+        for safe in self._redactor().flush():
             self._deliver(safe)
         return self.sink.close() if self.sink is not None else None
 
     # -- internals ------------------------------------------------------------------------
+
+    def _redactor(self) -> StreamRedactor:
+        """Made on first use: reading the environment's secrets costs a scan of every
+        variable, and a runner's first publisher is replaced before it publishes anything."""
+        if self._stream is None:
+            self._stream = StreamRedactor(self._given or Redactor.from_environment())
+        return self._stream
 
     def _deliver(self, event: Event) -> None:
         if self.sink is not None:
