@@ -2,33 +2,23 @@
 address, after a bounded wait (``--ray-timeout``) instead of Ray's minutes of silent retries,
 and exits 2 without starting Ray or keeping a batch record.
 
-Ray is the optional extra ``baton[ray]``: without it these tests skip — except in CI
-(``CI=true``), which installs the extra, where a missing Ray is a failure."""
+Importing :mod:`tests.test_batch_ray` skips this module as it skips that one when the Ray
+extra is missing (and fails in CI, which installs it)."""
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.llm_server import LLMServer
-from tests.test_batch_ray import write_inputs
-
-try:
-    import ray
-except ImportError:
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("Ray is not installed (pip install 'baton[ray]')", allow_module_level=True)
-
-from core.batch.ray_executor import wait_for_address
 from core.batch.store import BatchStore
 from core.cli import main
 from core.errors import RunError
 from core.settings import save_settings
+from tests.llm_server import LLMServer
+from tests.test_batch_ray import ray, write_inputs
 
 
 @pytest.fixture
@@ -82,10 +72,14 @@ def test_an_address_nobody_answers_at_fails_the_batch_naming_it(
 
 
 def test_a_listening_address_is_waited_for_no_longer(listening: int) -> None:
+    from core.batch.ray_executor import wait_for_address  # after the check that Ray is here
+
     wait_for_address(f"127.0.0.1:{listening}", timeout_s=30)
     wait_for_address(f"ray://127.0.0.1:{listening}", timeout_s=30)
 
 
 def test_an_address_that_is_not_host_and_port_is_refused() -> None:
+    from core.batch.ray_executor import wait_for_address
+
     with pytest.raises(RunError, match="not HOST:PORT"):
         wait_for_address("head-node:six", timeout_s=1)
