@@ -3,7 +3,9 @@
 Baton's own agent loop (:mod:`core.backends.openai_compat`), Settings' **Test connection**, the
 welcome panel's Ollama detection and the model fallback of ``baton run`` all reach providers
 through :func:`provider_client`, so they share one TLS context (certifi's CA bundle, loaded once)
-and one User-Agent, and a key is sent the same way everywhere.
+and one User-Agent, and a key is sent the same way everywhere. A step gets its client from
+:func:`step_client`: inside :func:`shared_provider_clients` (a batch) steps reuse clients and
+their open connections instead of making one each.
 
 :func:`list_models` asks a server which models it serves (``GET {base_url}/models``); every
 failure becomes :class:`ProbeError` with one sentence a person can act on.
