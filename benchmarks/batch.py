@@ -10,12 +10,14 @@ For the local executor at concurrency 4, 16 and 64: items/s next to the latency-
 ``concurrency / (2 × latency)`` (each item makes two requests in a row), and the supervisor's
 CPU per event (process CPU time / events published). 200 items do not divide into waves of 64,
 so at c64 the last wave runs 8 items and the best possible figure is 200 / (4 waves × 0.4 s)
-= 125 items/s, 78 % of the limit: ``tail_limit_c64`` gives that bound beside the plain one.
+= 125 items/s, 78 % of the limit: ``tail_limit_c64`` gives that bound beside the plain one,
+and ``local_tail_efficiency_c64`` the share of it reached (the goal's 80 % of the plain limit
+cannot be met with 200 items; it is kept as the issue defines it).
 
 The Ray executor is measured too when it is installed (``ray_items_per_s_2workers``,
-:func:`optional_executors`). Last line: one JSON object, keys ``local_items_per_s_c4`` …,
-``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event`` (the c64 figure) and the
-others.
+:func:`optional_executors`), unless ``--local-only``. Last line: one JSON object, keys
+``local_items_per_s_c4`` …, ``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event``
+(the c64 figure) and the others.
 """
 
 from __future__ import annotations
@@ -175,7 +177,7 @@ async def optional_executors(settings: Settings, folder: Path) -> dict[str, floa
     return results
 
 
-async def run_all(server: ServerProcess, folder: Path) -> dict[str, float]:
+async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[str, float]:
     provider = {"name": "bench", "base_url": f"http://127.0.0.1:{server.port}/v1"}
     settings = Settings.model_validate({"providers": [provider], "default_model": "test-model"})
     results: dict[str, float] = {}
@@ -194,6 +196,7 @@ async def run_all(server: ServerProcess, folder: Path) -> dict[str, float]:
         results[f"limit_c{concurrency}"] = round(limit, 2)
         results[f"tail_limit_c{concurrency}"] = round(tail_limit, 2)
         results[f"local_efficiency_c{concurrency}"] = round(speed / limit, 3)
+        results[f"local_tail_efficiency_c{concurrency}"] = round(speed / tail_limit, 3)
         results[f"overhead_ms_per_event_c{concurrency}"] = round(figures["ms_per_event"], 3)
         results[f"server_cpu_s_c{concurrency}"] = round(server_cpu, 2)
         print(
@@ -203,13 +206,17 @@ async def run_all(server: ServerProcess, folder: Path) -> dict[str, float]:
             f"the server used {server_cpu:.1f} s CPU"
         )
     results["overhead_ms_per_event"] = results[f"overhead_ms_per_event_c{CONCURRENCIES[-1]}"]
-    results.update(await optional_executors(settings, folder))
+    if with_ray:
+        results.update(await optional_executors(settings, folder))
     return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", type=float, metavar="LATENCY", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--local-only", action="store_true", help="measure the local executor only (no Ray)"
+    )
     args = parser.parse_args()
     if args.serve is not None:
         serve(args.serve)
@@ -220,7 +227,7 @@ def main() -> None:
         os.environ["BATON_DATA_DIR"] = str(home / "data")
         server = ServerProcess(LATENCY_S)
         try:
-            results = asyncio.run(run_all(server, home))
+            results = asyncio.run(run_all(server, home, with_ray=not args.local_only))
         finally:
             server.close()
     print(json.dumps(results))

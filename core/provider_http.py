@@ -3,7 +3,9 @@
 Baton's own agent loop (:mod:`core.backends.openai_compat`), Settings' **Test connection**, the
 welcome panel's Ollama detection and the model fallback of ``baton run`` all reach providers
 through :func:`provider_client`, so they share one TLS context (certifi's CA bundle, loaded once)
-and one User-Agent, and a key is sent the same way everywhere.
+and one User-Agent, and a key is sent the same way everywhere. A step gets its client from
+:func:`step_client`: inside :func:`shared_provider_clients` (a batch) steps reuse clients and
+their open connections instead of making one each.
 
 :func:`list_models` asks a server which models it serves (``GET {base_url}/models``); every
 failure becomes :class:`ProbeError` with one sentence a person can act on.
@@ -11,8 +13,12 @@ failure becomes :class:`ProbeError` with one sentence a person can act on.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import ssl
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 
 import certifi
 import httpx
@@ -45,6 +51,81 @@ def provider_client(
 ) -> httpx.AsyncClient:
     """An ``async with`` client for provider requests (the caller sets per-request headers)."""
     return httpx.AsyncClient(timeout=timeout, transport=transport, verify=shared_ssl_context())
+
+
+class _ClientPool:
+    """Clients lent to one step at a time and kept, with their connections, for the next.
+
+    Not one client for all: httpcore's pool looks at every connection it holds each time a
+    request starts or ends, so one client with 64 connections busy spends most of a batch's
+    CPU there (measured: 10 ms per request at 64 at once, against 1 ms with a client each).
+    A client per running step keeps its one connection alive and its pool small.
+    """
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        """Clients and their connections belong to the loop that made them."""
+        self._free: list[httpx.AsyncClient] = []
+        self._made: list[httpx.AsyncClient] = []
+
+    @asynccontextmanager
+    async def lend(self, http_timeout: httpx.Timeout | float) -> AsyncIterator[httpx.AsyncClient]:
+        if self._free:
+            client = self._free.pop()
+        else:
+            client = provider_client(http_timeout)
+            self._made.append(client)
+        try:
+            yield client
+        finally:
+            self._free.append(client)
+
+    async def aclose(self) -> None:
+        for client in self._made:
+            await client.aclose()
+        self._made.clear()
+        self._free.clear()
+
+
+_shared_clients: ContextVar[_ClientPool | None] = ContextVar(
+    "baton_shared_provider_clients", default=None
+)
+
+
+@asynccontextmanager
+async def shared_provider_clients() -> AsyncIterator[None]:
+    """Steps started inside this block — in the tasks it starts too — reuse provider clients
+    (and their open connections) instead of making one each; all are closed at its end.
+
+    A step otherwise makes its own client: a new pool, a new connection per step. A batch runs
+    hundreds of steps against one provider, and that was the largest part of the supervisor's
+    CPU per item (benchmarks/batch.py). Requests carry their own headers (key, User-Agent)
+    and timeouts, so steps of different providers can use the same client one after another.
+    """
+    pool = _ClientPool()
+    token = _shared_clients.set(pool)
+    try:
+        yield
+    finally:
+        _shared_clients.reset(token)
+        await pool.aclose()
+
+
+@asynccontextmanager
+async def step_client(
+    http_timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None = None
+) -> AsyncIterator[httpx.AsyncClient]:
+    """The client for one step: a reused one inside :func:`shared_provider_clients`, else a
+    client of its own, closed at the end of the block. A custom ``transport`` always gets its
+    own, and so does a step on another event loop (a thread's). Pass the timeout to each
+    request too: a reused client was made with another step's."""
+    pool = _shared_clients.get()
+    if pool is not None and transport is None and pool.loop is asyncio.get_running_loop():
+        async with pool.lend(http_timeout) as client:
+            yield client
+        return
+    async with provider_client(http_timeout, transport) as client:
+        yield client
 
 
 class ProbeError(Exception):

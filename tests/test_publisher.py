@@ -112,3 +112,21 @@ async def test_a_full_disk_stops_the_run_cleanly_with_an_honest_index(tmp_path: 
     assert step.status == "aborted"
     record = RunIndex().get(run_id)
     assert record is not None and record.status == "error" and record.error == result.error
+
+
+def test_runs_open_at_once_share_one_writer_thread_that_ends_with_the_last() -> None:
+    def writer_threads() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "run-files"]
+
+    first = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
+    second = EventPublisher(Redactor(), RunFileSink(RunWriter("r2", Redactor())))
+    first.publish(delta(1))
+    second.publish(delta(2).model_copy(update={"run_id": "r2"}))
+    assert len(writer_threads()) == 1
+    assert first.close() is None
+    assert len(writer_threads()) == 1  # the second run still writes through it
+    second.publish(delta(3).model_copy(update={"run_id": "r2"}))
+    assert second.close() is None
+    assert writer_threads() == []
+    assert load_run(run_file("r1")) == [delta(1)]
+    assert [e.ts for e in load_run(run_file("r2"))] == [2, 3]

@@ -38,8 +38,8 @@ import asyncio
 import json
 import random
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import aclosing, suppress
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar
@@ -68,7 +68,7 @@ from core.events import (
     UsageStats,
 )
 from core.pricing import load_price_table, priced
-from core.provider_http import ProbeError, only_model, provider_client, provider_headers
+from core.provider_http import ProbeError, only_model, provider_headers, step_client
 from core.redaction import Redactor
 from core.secrets import api_key_for
 from core.structured import StructuredOutputError, repair_prompt
@@ -77,6 +77,9 @@ from core.tools.base import Tool
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 MAX_RETRY_AFTER_S = 60.0
 """A longer ``Retry-After`` ends the step instead of silently holding it."""
+DRAIN_S = 0.5
+"""How long the end of a response may take after ``[DONE]`` before its connection is
+dropped rather than kept for the next request (a provider sends it at once)."""
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -168,7 +171,7 @@ class OpenAICompatBackend:
         await load_price_table()
         total = UsageStats()
         output = ""
-        async with provider_client(timeout, self._transport) as client:
+        async with step_client(timeout, self._transport) as client:
             ctx.inbox.open()
             try:
                 for turn_number in range(1, limits.max_turns + 1):
@@ -186,7 +189,7 @@ class OpenAICompatBackend:
                         messages.extend({"role": "user", "content": scrub(t)} for t in said)
                         yield ctx.make(MessagesDelivered, count=len(said))
                     turn = _Turn()
-                    requesting = self._request(ctx, client, url, headers, request, turn)
+                    requesting = self._request(ctx, client, url, headers, request, turn, timeout)
                     async with aclosing(requesting) as events:
                         async for event in events:
                             yield event
@@ -290,13 +293,16 @@ class OpenAICompatBackend:
         headers: dict[str, str],
         body: dict[str, Any],
         turn: _Turn,
+        http_timeout: httpx.Timeout,
     ) -> AsyncGenerator[Event, None]:
         max_retries = ctx.settings.limits.max_retries
         retries = 0
         while True:
             turn.response = ResponseAccumulator()
             try:
-                attempt = self._attempt(ctx, client, url, headers, body, turn.response)
+                attempt = self._attempt(
+                    ctx, client, url, headers, body, turn.response, http_timeout
+                )
                 async with aclosing(attempt) as events:
                     async for event in events:
                         yield event
@@ -336,11 +342,14 @@ class OpenAICompatBackend:
         headers: dict[str, str],
         body: dict[str, Any],
         response_acc: ResponseAccumulator,
+        http_timeout: httpx.Timeout,
     ) -> AsyncGenerator[Event, None]:
         limits = ctx.settings.limits
         base_url = url.removesuffix("/chat/completions")
         try:
-            async with client.stream("POST", url, json=body, headers=headers) as response:
+            async with client.stream(
+                "POST", url, json=body, headers=headers, timeout=http_timeout
+            ) as response:
                 if response.status_code != 200:
                     raise _http_failure(response, await response.aread())
                 if "json" in response.headers.get("content-type", ""):
@@ -352,7 +361,8 @@ class OpenAICompatBackend:
                     return
                 decoder = SSEDecoder()
                 done = False
-                async for line in response.aiter_lines():
+                lines = response.aiter_lines()
+                async for line in lines:
                     payload = decoder.feed(line)
                     if payload is None:
                         continue
@@ -369,6 +379,8 @@ class OpenAICompatBackend:
                         yield _piece_event(ctx, piece)
                 if not done and not response_acc.complete:
                     raise _Retryable("the connection dropped mid-response")
+                if done:
+                    await _read_to_the_end(lines)
         except httpx.ConnectTimeout:
             raise _Retryable(
                 f"could not connect to {base_url} within {limits.connect_timeout_s:g} s"
@@ -390,6 +402,17 @@ class OpenAICompatBackend:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+async def _read_to_the_end(rest: AsyncIterator[str]) -> None:
+    """Read what follows ``[DONE]`` (the end of the chunked body), for at most
+    :data:`DRAIN_S`: a response read to its end leaves its connection open for the next
+    request, one closed early takes the connection with it — a new connection per request
+    was a large part of a batch's CPU (benchmarks/batch.py). Anything there is ignored."""
+    with suppress(TimeoutError, httpx.HTTPError):
+        async with asyncio.timeout(DRAIN_S):
+            async for _ in rest:
+                pass
 
 
 def _piece_event(ctx: StepContext, piece: tuple[str, str]) -> Event:

@@ -36,7 +36,7 @@ from core.errors import RunError
 
 if TYPE_CHECKING:
     from core.approvals import Responder
-    from core.batch.jobs import ItemJob, ItemOutcome
+    from core.batch.jobs import Definitions, ItemJob, ItemOutcome
     from core.batch.recording import RemoteRecording
     from core.settings import Settings
 
@@ -54,6 +54,12 @@ class ItemHost(Protocol):
     """Answers approvals for every item (a remote executor relays workers' asks to it)."""
     cancelled: asyncio.Event
     """Set when the batch is cancelled (Ctrl+C, the window's Cancel)."""
+
+    @property
+    def definitions(self) -> Definitions:
+        """The batch's preset and catalogs as checked before any item ran (a remote executor
+        ships these rather than reading them again)."""
+        ...
 
     async def run_here(self, job: ItemJob) -> ItemOutcome:
         """Run the item in this process as an ordinary recorded run; never raises for the
@@ -84,6 +90,9 @@ class ExecutorOptions:
     """Items running at once (a remote executor may read it as its number of workers)."""
     address: str | None = None
     """Where the cluster is (``--ray-address``); None: start one on this machine."""
+    connect_timeout_s: float = 30.0
+    """How long to wait for ``address`` to answer (``--ray-timeout``) before saying so,
+    instead of Ray's own minutes of silent retries."""
     checkout: Checkout | None = None
     """Run each item in its own copy of this repository (``--repo``/``--ref``), made on its
     worker, instead of the spec's folder (a remote executor's option)."""

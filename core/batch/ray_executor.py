@@ -31,6 +31,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import socket
+import time
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -69,8 +71,7 @@ class RayExecutor:
 
     async def _run(self, jobs: Sequence[ItemJob], host: ItemHost, workers: RayWorkers) -> None:
         # Shipped once; trust was checked here (BatchRun.prepare), against this machine's store.
-        definitions = Definitions.load(jobs[0].spec)
-        workers.ship(host.settings, definitions)
+        workers.ship(host.settings, host.definitions)
         slots = asyncio.Semaphore(self.options.concurrency)
         running: set[_ActorChannel] = set()
 
@@ -127,6 +128,7 @@ class RayWorkers:
         self._address = options.address
         self._concurrency = options.concurrency
         self._checkout = options.checkout
+        self._connect_timeout_s = options.connect_timeout_s
         self._owns_ray = False
         self._workers: list[_Worker] = []
         self._capacity = 1
@@ -143,6 +145,8 @@ class RayWorkers:
             }
             if self._address is None:
                 options["num_cpus"] = min(os.cpu_count() or 1, self._concurrency)
+            else:
+                wait_for_address(self._address, self._connect_timeout_s)
             try:
                 ray.init(address=self._address, **options)
             except (ConnectionError, ValueError, RuntimeError) as error:
@@ -224,6 +228,44 @@ class _ActorChannel:
     def release(self) -> None:
         """The item is over: its worker has room for another."""
         self._worker.items -= 1
+
+
+RAY_PORT = 6379
+"""A head node's port when an address names none (Ray's default)."""
+RAY_CLIENT_PORT = 10001
+"""The Ray Client server's default port (``ray://HOST``)."""
+
+
+def wait_for_address(address: str, timeout_s: float) -> None:
+    """Return once something listens at the cluster's address; raise :class:`RunError`
+    naming it when nothing did within ``timeout_s``.
+
+    Given an address nobody answers at, ``ray.init`` retries for minutes without a word
+    (measured: over 200 s). A cluster that is still starting gets the whole wait; ``auto``
+    (find the cluster started on this machine) is Ray's own to look up."""
+    if address == "auto":
+        return
+    client = address.startswith("ray://")
+    where = address.removeprefix("ray://").split("/", 1)[0]
+    host, _, port = where.rpartition(":") if ":" in where else (where, "", "")
+    try:
+        target = (host.strip("[]"), int(port) if port else RAY_CLIENT_PORT if client else RAY_PORT)
+    except ValueError:
+        raise RunError(f"--ray-address {address!r} is not HOST:PORT") from None
+    deadline = time.monotonic() + timeout_s
+    while True:
+        remaining = deadline - time.monotonic()
+        try:
+            with socket.create_connection(target, timeout=max(0.1, min(remaining, 5.0))):
+                return
+        except OSError as error:
+            if time.monotonic() + 0.5 >= deadline:
+                raise RunError(
+                    f"the Ray cluster at {address} did not answer within {timeout_s:g} s "
+                    f"({error.strerror or error}); check the address and that the cluster "
+                    "runs (--ray-timeout waits longer)"
+                ) from None
+        time.sleep(0.5)
 
 
 def _trusted(job: ItemJob) -> ItemJob:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
@@ -107,6 +108,7 @@ class BatchStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or paths.data_dir() / "runs.sqlite"
+        self._held: tuple[int, sqlite3.Connection] | None = None
         self._runs = RunIndex(self.path)  # also adds the runs.batch_id column to old files
         with self._connect() as db:
             db.executescript(_SCHEMA)
@@ -115,13 +117,25 @@ class BatchStore:
     def held_open(self) -> Iterator[None]:
         """Keep the database open meanwhile (a batch's whole run). SQLite checkpoints the
         write-ahead log whenever its last connection closes, and every run's index update
-        opens and closes one: held open, those closes are cheap (no checkpoint, no fsync)."""
-        with closing(sqlite3.connect(self.path, timeout=10)) as db:
+        opens and closes one: held open, those closes are cheap (no checkpoint, no fsync).
+        The batch's own item updates use the held connection (on the thread that holds it;
+        other threads still open their own): no open and close each."""
+        with self._connect() as db:
             db.execute("SELECT count(*) FROM batches").fetchone()  # opens the log for real
-            yield
+            db.commit()
+            self._held = (threading.get_ident(), db)
+            try:
+                yield
+            finally:
+                self._held = None
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
+        if self._held is not None and self._held[0] == threading.get_ident():
+            held = self._held[1]
+            with held:
+                yield held
+            return
         with closing(sqlite3.connect(self.path, timeout=10)) as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # as the runs index (see core.runs)

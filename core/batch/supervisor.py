@@ -23,6 +23,7 @@ from core.batch.store import BatchRecord, BatchStore
 from core.budget import BudgetAsker, stop_at_cap
 from core.errors import RunError
 from core.events import Event
+from core.provider_http import shared_provider_clients
 from core.publisher import EventListener
 from core.runner import Runner, new_run_id
 from core.settings import Settings
@@ -81,11 +82,19 @@ class BatchRun:
             item_runner(job, settings=self.settings, definitions=definitions, record=False)
         self._definitions = definitions
 
+    @property
+    def definitions(self) -> Definitions:
+        """The preset and catalogs every item runs with, checked by :meth:`prepare`."""
+        self.prepare()
+        assert self._definitions is not None
+        return self._definitions
+
     async def run(self) -> list[ItemOutcome]:
         """Run the items; returns the outcomes of those that ran, in row order."""
         self.prepare()
-        with self._store.held_open():
-            await self.executor.run(self.jobs, self)
+        async with shared_provider_clients():  # items' steps reuse connections
+            with self._store.held_open():
+                await self.executor.run(self.jobs, self)
         return [self.outcomes[index] for index in sorted(self.outcomes)]
 
     def cancel(self) -> None:

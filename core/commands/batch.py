@@ -74,6 +74,13 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster (--executor ray)")
     parser.add_argument(
+        "--ray-timeout",
+        type=float,
+        default=ExecutorOptions.connect_timeout_s,
+        metavar="SECONDS",
+        help="how long --ray-address may take to answer (default %(default)g)",
+    )
+    parser.add_argument(
         "--repo",
         metavar="URL",
         help="run each item in a fresh copy of this git repository, made on its Ray worker "
@@ -189,7 +196,10 @@ def _executor_options(args: argparse.Namespace) -> ExecutorOptions:
             raise RunError("--repo works with --executor ray (a local batch runs in --cwd)")
         checkout = Checkout(args.repo, args.ref)
     return ExecutorOptions(
-        concurrency=args.concurrency, address=args.ray_address, checkout=checkout
+        concurrency=args.concurrency,
+        address=args.ray_address,
+        checkout=checkout,
+        connect_timeout_s=args.ray_timeout,
     )
 
 
