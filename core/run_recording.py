@@ -4,7 +4,7 @@ liveness lock.
 :class:`RunRecording` is the one place a :class:`core.runner.Runner` sends events through.
 Each event is folded into the run's own :class:`~core.run_state.RunState` (per-step usage,
 open tool calls, partial text: what the runner decides with) and then published
-(:class:`~core.publisher.EventPublisher`: redaction, the run file on its writer thread, the
+(:class:`~core.publisher.EventPublisher`: redaction, the run file on the shared writer thread, the
 isolated subscribers).
 
 A recorded run holds a liveness lock (:mod:`core.liveness`) until its ending is indexed, so a
@@ -82,7 +82,7 @@ class RunRecording:
 
     def open(self, settings: Settings, *, record: bool) -> None:
         """Start redacting with the run's secrets; when ``record``, open the run file (with
-        its writer thread and liveness lock) and the index. Call from the run's event loop."""
+        the shared writer thread and its liveness lock) and the index. Call from the run's event loop."""
         self._redactor = Redactor.for_settings(settings)
         self._publisher = EventPublisher(self._redactor, None, self._listeners)
         if not record:

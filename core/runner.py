@@ -3,7 +3,7 @@
 A :class:`Runner` takes a :class:`RunRequest`, checks everything that can be checked before a
 single request is sent (agents exist, parallel limit, working folders, project trust), then
 drives one backend per step and publishes every event through a
-:class:`~core.publisher.EventPublisher` (redaction, the run file on its writer thread, the
+:class:`~core.publisher.EventPublisher` (redaction, the run file on the shared writer thread, the
 subscribers: CLI printer, GUI view model — each isolated from the others).
 
 * **single** — one step.
