@@ -81,8 +81,9 @@ class RunRecording:
     # ---------------------------------------------------------------------------- public API
 
     def open(self, settings: Settings, *, record: bool) -> None:
-        """Start redacting with the run's secrets; when ``record``, open the run file (with
-        the shared writer thread and its liveness lock) and the index. Call from the run's event loop."""
+        """Start redacting with the run's secrets; when ``record``, open the run file (on the
+        shared writer thread, with its liveness lock) and the index. Call from the run's event
+        loop."""
         self._redactor = Redactor.for_settings(settings)
         self._publisher = EventPublisher(self._redactor, None, self._listeners)
         if not record:
