@@ -11,7 +11,10 @@ on the machine hits both alike, :data:`RUNS` of each, medians compared:
 * ``baton_1000`` — the same in a project whose ``.pi/agents`` holds 1,000 agent files.
 
 Each process gets fresh, empty config and data folders; compiled bytecode is used as an
-installed app would (the ``__pycache__`` of a first import is written before timing).
+installed app would: the untimed first run of each kind writes it to a scratch
+``PYTHONPYCACHEPREFIX``, and ``PYTHONDONTWRITEBYTECODE`` is dropped from the children's
+environment (inherited, it made every sample compile Baton's own modules from source while the
+bare window compiles nothing).
 
 Last line, JSON (goals in brackets): ``ratio`` = baton / bare [≤ 2], ``ratio_1000_agents`` =
 baton_1000 / bare [≤ 2.5], and the medians in ms.
@@ -76,7 +79,9 @@ def write_agents(folder: Path, count: int) -> None:
 
 def sample(kind: str, cwd: Path, scratch: Path) -> float:
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
+        PYTHONPYCACHEPREFIX=str(scratch / "bytecode"),
         QT_QPA_PLATFORM=env.get("QT_QPA_PLATFORM", "offscreen"),
         PYTHONPATH=str(ROOT),
         BATON_CONFIG_DIR=str(scratch / "config"),
