@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -33,7 +33,6 @@ from core import __version__
 from gui import theme
 from gui.theme import icons
 from gui.widgets.prompts import Prompts
-from gui.window.first_paint import AfterFirstPaint
 from gui.window.sidebar import Sidebar
 
 if TYPE_CHECKING:  # imported where first used: start-up imports only the first view's modules
@@ -178,9 +177,11 @@ class MainWindow(QMainWindow):
         self.opening = True
         """True while the window is being built (see :data:`VIEWS`' factories)."""
         self.after_first_paint: list[Callable[[], None]] = [self._first_painted]
-        """Called in turn once the window has painted: start-up work its first picture does
-        not need (settings for the status bar and the welcome panel, listing agents)."""
-        self._first_paint = AfterFirstPaint(self, self._run_after_first_paint)
+        """Called in turn, from the event loop, once the window has painted: start-up work
+        its first picture does not need (settings for the status bar and the welcome panel,
+        listing agents), so the window is on screen while it happens."""
+        self._painted = False
+        self._started = False
 
         self.sidebar = Sidebar()
         self.stack = QStackedWidget()
@@ -231,7 +232,7 @@ class MainWindow(QMainWindow):
         """True once the work deferred past the first paint was done (see
         :attr:`after_first_paint`): the status bar names the model, the welcome panel is
         shown when needed, the first view is listing its files."""
-        return self._first_paint.done
+        return self._started
 
     @property
     def agents_view(self) -> AgentsView:
@@ -509,6 +510,12 @@ class MainWindow(QMainWindow):
             self._launch_dialog.close()
         event.accept()
 
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:  # the window paints before its children: this is the first
+            self._painted = True
+            QTimer.singleShot(0, self._run_after_first_paint)  # after this paint, not in it
+
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         kind = event.type()
@@ -538,6 +545,7 @@ class MainWindow(QMainWindow):
             self.agents_view.refresh_colors()
 
     def _run_after_first_paint(self) -> None:
+        self._started = True
         for step in self.after_first_paint:
             step()
 
