@@ -5,9 +5,9 @@ of its main window (then it exits at once). Two kinds, alternated run by run so 
 on the machine hits both alike, :data:`RUNS` of each, medians compared:
 
 * ``bare`` — ``QApplication`` + an empty ``QMainWindow``, shown;
-* ``baton`` — what ``baton`` does: :func:`gui.app.create_application` and
-  :class:`gui.window.main_window.MainWindow`, shown, with a configured provider (no first-run
-  panel);
+* ``baton`` — what the ``baton`` command does (:func:`gui.launcher.main` with no arguments:
+  its checks, the application, the main window and the asyncio event loop), with a configured
+  provider (no first-run panel);
 * ``baton_1000`` — the same in a project whose ``.pi/agents`` holds 1,000 agent files.
 
 Each process gets fresh, empty config and data folders; compiled bytecode is used as an
@@ -36,33 +36,42 @@ RUNS = 10
 AGENTS = 1_000
 
 CHILD = r"""
-import os, sys, time
+import os, sys
 kind = sys.argv[1]
+if kind == "baton":
+    import gui.app  # what `baton` imports first (it brings PySide6)
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 class FirstPaint(QObject):
     def eventFilter(self, watched, event):
         if event.type() == QEvent.Type.Paint and watched.isWidgetType():
-            if watched.window() is window:
+            if isinstance(watched.window(), QMainWindow):
                 sys.stdout.write("painted\n")
                 sys.stdout.flush()
                 os._exit(0)
         return False
 
+watcher = FirstPaint()
 if kind == "bare":
     app = QApplication(["bare"])
     window = QMainWindow()
     window.resize(1200, 760)
+    app.installEventFilter(watcher)
+    window.show()
+    app.exec()
 else:
-    from gui.app import create_application
-    from gui.window.main_window import MainWindow
-    app = create_application([])
-    window = MainWindow()
-watcher = FirstPaint()
-app.installEventFilter(watcher)
-window.show()
-app.exec()
+    # The `baton` command itself, with the probe added once the window is shown, when the
+    # event loop starts (as for the bare window: not during the window's construction).
+    run_event_loop = gui.app.run_event_loop
+
+    def probed(app):
+        app.installEventFilter(watcher)
+        return run_event_loop(app)
+
+    gui.app.run_event_loop = probed
+    from gui.launcher import main
+    main([])
 """
 
 
