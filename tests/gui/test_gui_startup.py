@@ -54,8 +54,17 @@ from gui.launcher import main
 main([])
 """
 
-DEFERRED = {"pydantic", "yaml", "httpx", "core.agents", "core.settings", "core.events"}
-"""Not needed to paint the window: settings and agent files are read after the first paint."""
+DEFERRED = {
+    "pydantic",
+    "yaml",
+    "httpx",
+    "core.agents",
+    "core.settings",
+    "core.events",
+    "gui.definitions.definition_editor",
+}
+"""Not needed to paint the window: settings and agent files are read after the first paint,
+the agents view opens on its empty state (its editor is built when first needed)."""
 
 
 def run_baton(folder: Path) -> dict[str, str]:
