@@ -115,7 +115,7 @@ class AgentsView(DefinitionsView):
     def save_state(self) -> None:
         self._settings.setValue("agents/splitter", self.splitter.saveState())
         self._settings.setValue("agents/problemsExpanded", self.diagnostics.is_expanded())
-        path = self.editor.path()
+        path = self._editor.path() if self._editor is not None else None
         self._settings.setValue("agents/openFile", str(path) if path else "")
 
     def restore_state(self) -> None:

@@ -235,7 +235,7 @@ class DefinitionsView(QWidget):
 
     def maybe_discard_changes(self) -> bool:
         """True when it is fine to leave the open file (saved, discarded or unchanged)."""
-        if not self.editor.is_dirty():
+        if self._editor is None or not self._editor.is_dirty():
             return True
         path = self.editor.path()
         title = self.header.title.text() or (path.name if path else "this file")
@@ -291,7 +291,8 @@ class DefinitionsView(QWidget):
         self._background.wait()
 
     def refresh_colors(self) -> None:
-        self.editor.refresh_colors()
+        if self._editor is not None:  # one built later takes the colours then
+            self._editor.refresh_colors()
         self._list.viewport().update()
 
     # -- private -------------------------------------------------------------------------
