@@ -26,8 +26,6 @@ from PySide6.QtCore import QFile, QSettings, QStandardPaths, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLineEdit, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
-from core import file_state
-from core.atomic import atomic_write_text
 from core.definition_checks import Problem
 from gui.definitions.agent_list import AgentList
 from gui.definitions.background_read import BackgroundRead
@@ -255,6 +253,8 @@ class DefinitionsView(QWidget):
         name = self._name_for(path)
         name = name if name is not None else path.stem
         target, new_name = self._copy_plan(path, name)
+        from core import file_state  # here: hashing files is not part of the first paint
+
         try:
             loaded = file_state.load(path)
         except OSError as error:
@@ -348,6 +348,8 @@ class DefinitionsView(QWidget):
         if path.exists():  # unique_path() avoids this; a race with another program does not
             self.prompts.show_error("Could not create the file", f"{path} already exists.")
             return None
+        from core.atomic import atomic_write_text  # here: not part of the first paint
+
         try:
             atomic_write_text(path, text)
         except OSError as error:
