@@ -5,13 +5,16 @@ of its main window (then it exits at once). Two kinds, alternated run by run so 
 on the machine hits both alike, :data:`RUNS` of each, medians compared:
 
 * ``bare`` — ``QApplication`` + an empty ``QMainWindow``, shown;
-* ``baton`` — what ``baton`` does: :func:`gui.app.create_application` and
-  :class:`gui.window.main_window.MainWindow`, shown, with a configured provider (no first-run
-  panel);
+* ``baton`` — what the ``baton`` command does (:func:`gui.launcher.main` with no arguments:
+  its checks, the application, the main window and the asyncio event loop), with a configured
+  provider (no first-run panel);
 * ``baton_1000`` — the same in a project whose ``.pi/agents`` holds 1,000 agent files.
 
 Each process gets fresh, empty config and data folders; compiled bytecode is used as an
-installed app would (the ``__pycache__`` of a first import is written before timing).
+installed app would: the untimed first run of each kind writes it to a scratch
+``PYTHONPYCACHEPREFIX``, and ``PYTHONDONTWRITEBYTECODE`` is dropped from the children's
+environment (inherited, it made every sample compile Baton's own modules from source while the
+bare window compiles nothing).
 
 Last line, JSON (goals in brackets): ``ratio`` = baton / bare [≤ 2], ``ratio_1000_agents`` =
 baton_1000 / bare [≤ 2.5], and the medians in ms.
@@ -33,33 +36,42 @@ RUNS = 10
 AGENTS = 1_000
 
 CHILD = r"""
-import os, sys, time
+import os, sys
 kind = sys.argv[1]
+if kind == "baton":
+    import gui.app  # what `baton` imports first (it brings PySide6)
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 class FirstPaint(QObject):
     def eventFilter(self, watched, event):
         if event.type() == QEvent.Type.Paint and watched.isWidgetType():
-            if watched.window() is window:
+            if isinstance(watched.window(), QMainWindow):
                 sys.stdout.write("painted\n")
                 sys.stdout.flush()
                 os._exit(0)
         return False
 
+watcher = FirstPaint()
 if kind == "bare":
     app = QApplication(["bare"])
     window = QMainWindow()
     window.resize(1200, 760)
+    app.installEventFilter(watcher)
+    window.show()
+    app.exec()
 else:
-    from gui.app import create_application
-    from gui.window.main_window import MainWindow
-    app = create_application([])
-    window = MainWindow()
-watcher = FirstPaint()
-app.installEventFilter(watcher)
-window.show()
-app.exec()
+    # The `baton` command itself, with the probe added once the window is shown, when the
+    # event loop starts (as for the bare window: not during the window's construction).
+    run_event_loop = gui.app.run_event_loop
+
+    def probed(app):
+        app.installEventFilter(watcher)
+        return run_event_loop(app)
+
+    gui.app.run_event_loop = probed
+    from gui.launcher import main
+    main([])
 """
 
 
@@ -76,7 +88,9 @@ def write_agents(folder: Path, count: int) -> None:
 
 def sample(kind: str, cwd: Path, scratch: Path) -> float:
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
+        PYTHONPYCACHEPREFIX=str(scratch / "bytecode"),
         QT_QPA_PLATFORM=env.get("QT_QPA_PLATFORM", "offscreen"),
         PYTHONPATH=str(ROOT),
         BATON_CONFIG_DIR=str(scratch / "config"),

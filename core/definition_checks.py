@@ -11,8 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from core.agents import AgentFileError, parse_agent_text
-
 Severity = Literal["error", "warning", "info"]
 
 
@@ -38,6 +36,10 @@ Validator = Callable[[str], list[Problem]]
 def validate_agent_text(text: str) -> list[Problem]:
     """Problems that stop ``text`` loading as an agent or running (errors) or that it loads
     despite (warnings: YAML read leniently, unknown tools)."""
+    # Imported here: :class:`Problem` is on the window's start-up path, the parser
+    # (pydantic, yaml) is not.
+    from core.agents import AgentFileError, parse_agent_text
+
     try:
         agent = parse_agent_text(text)
     except AgentFileError as error:

@@ -8,16 +8,11 @@ so tests can create it without any of this.
 
 from __future__ import annotations
 
-# isort: off
-# Start-up: what the first window needs that has no Qt in it is imported *before* PySide6.
-# Once loaded, PySide6 reads the source of every module imported after it (its __feature__
-# check, ~1 ms a module), and pydantic, yaml and asyncio bring ~150 modules.
-import asyncio  # noqa: F401
-import core.agents
-import core.presets
-import core.settings  # noqa: F401
-# isort: on
-
+# Start-up: the window paints before settings and agent files are read, so neither pydantic
+# nor yaml is imported here (see gui.window.first_paint). asyncio (for the event loop, below)
+# comes before PySide6: once loaded, PySide6 reads the source of every module imported after
+# it (its __feature__ check, ~1 ms a module), and asyncio is ~30 modules.
+import asyncio  # noqa: F401  # isort: skip
 import sys
 import traceback
 from collections.abc import Callable

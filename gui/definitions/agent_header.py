@@ -9,13 +9,17 @@ line.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from core.agents import AgentDefinition
 from gui.definitions.definition_header import DefinitionHeader
 from gui.theme import icons
 from gui.widgets import ElidedLabel
+
+if TYPE_CHECKING:  # the agent model (pydantic) is not on the start-up path
+    from core.agents import AgentDefinition
 
 
 class AgentHeader(DefinitionHeader):

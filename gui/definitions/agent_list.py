@@ -10,10 +10,11 @@ Rows are identified by file path, so the selection survives a refresh from disk.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem, QWidget
 
-from core.agents import AgentCatalog
 from gui.definitions.agent_rows import (
     ROLE_ENTRY,
     ROLE_KIND,
@@ -23,6 +24,9 @@ from gui.definitions.agent_rows import (
     AgentEntry,
     entries_by_source,
 )
+
+if TYPE_CHECKING:  # the agent model (pydantic) is not on the start-up path
+    from core.agents import AgentCatalog
 
 __all__ = ["SOURCE_LABELS", "AgentEntry", "AgentList"]
 

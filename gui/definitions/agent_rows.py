@@ -11,13 +11,16 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from core.agents import AgentCatalog, AgentDefinition, Diagnostic
 from gui.theme import OVERRIDE_ACCENT, icons, is_dark, mix, secondary_text
+
+if TYPE_CHECKING:  # the agent model (pydantic) is not on the start-up path
+    from core.agents import AgentCatalog, AgentDefinition, Diagnostic
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1
 ROLE_PATH = Qt.ItemDataRole.UserRole + 2

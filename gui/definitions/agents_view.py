@@ -16,20 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
-from core import agent_files, paths
-from core.agents import PROJECT_AGENT_DIRS, AgentCatalog, AgentDefinition, discover_agents
 from core.definition_checks import Problem, validate_agent_text
 from gui.definitions.agent_header import AgentHeader
 from gui.definitions.agent_list import AgentList
 from gui.definitions.agent_rows import SOURCE_LABELS
 from gui.definitions.definitions_view import DefinitionsView
-from gui.definitions.new_agent_dialog import Scope, ask_new_agent
-from gui.definitions.parse_caches import AGENT_FILES
 from gui.widgets.prompts import Prompts
+
+if TYPE_CHECKING:
+    # Start-up: the window's first view is built and painted before any agent is read, so
+    # the agent model (pydantic, yaml) is imported by the first read, on the worker thread;
+    # the helpers for files (platformdirs) where they are first used.
+    from core.agents import AgentCatalog, AgentDefinition
+    from gui.definitions.new_agent_dialog import Scope
 
 
 class AgentsView(DefinitionsView):
@@ -54,19 +58,19 @@ class AgentsView(DefinitionsView):
         *,
         read_later: bool = False,
     ) -> None:
-        """``read_later``: show the view at once and read the agent files on a worker thread
-        (the window's first view: 1,000 files would hold up its first paint);
+        """``read_later``: build the view without reading the agent files; the owner calls
+        :meth:`read_in_background` when it wants them (the window's first view, once the
+        window is painted: 1,000 files would hold up its first paint, and a worker thread
+        still competes with the GUI thread for the interpreter);
         :attr:`catalogChanged` says when they are listed."""
         agent_list = AgentList()
         super().__init__(prompts, settings, working_folder, parent, agent_list, AgentHeader())
         self.agent_list = agent_list
-        self._catalog = AgentCatalog()
+        self._read_catalog: AgentCatalog | None = None
         self._by_path: dict[str, AgentDefinition] = {}
         self._listed = False
         self._open_when_read: Path | None = None
-        if read_later:
-            self._background.request()
-        else:
+        if not read_later:
             self.refresh()
 
     # -- public API ----------------------------------------------------------------------
@@ -75,11 +79,27 @@ class AgentsView(DefinitionsView):
     def catalog(self) -> AgentCatalog:
         return self._catalog
 
+    @property
+    def _catalog(self) -> AgentCatalog:
+        """What the last read found; an empty catalog before the first one."""
+        if self._read_catalog is None:
+            from core.agents import AgentCatalog
+
+            self._read_catalog = AgentCatalog()
+        return self._read_catalog
+
+    def read_in_background(self) -> None:
+        """List the agent files on a worker thread (see ``read_later``)."""
+        self._background.request()
+
     def is_read(self) -> bool:
         """False until the agent files were first read and listed (see ``read_later``)."""
         return self._listed
 
     def new_agent(self) -> None:
+        from core import agent_files
+        from gui.definitions.new_agent_dialog import ask_new_agent
+
         if not self.maybe_discard_changes():
             return
         every = [*self._catalog.agents, *self._catalog.shadowed]
@@ -95,7 +115,7 @@ class AgentsView(DefinitionsView):
     def save_state(self) -> None:
         self._settings.setValue("agents/splitter", self.splitter.saveState())
         self._settings.setValue("agents/problemsExpanded", self.diagnostics.is_expanded())
-        path = self.editor.path()
+        path = self._editor.path() if self._editor is not None else None
         self._settings.setValue("agents/openFile", str(path) if path else "")
 
     def restore_state(self) -> None:
@@ -116,12 +136,15 @@ class AgentsView(DefinitionsView):
     # -- DefinitionsView hooks -----------------------------------------------------------
 
     def _read(self, folder: Path) -> Callable[[], None]:
+        from core.agents import discover_agents
+        from gui.definitions.parse_caches import AGENT_FILES
+
         catalog = discover_agents(folder, "both", AGENT_FILES)
         return lambda: self._show(catalog)
 
     def _show(self, catalog: AgentCatalog) -> None:
         """Show what a read found: the list, the problems, the open file."""
-        self._catalog = catalog
+        self._read_catalog = catalog
         self._by_path = {
             a.path: a for a in [*self._catalog.shadowed, *self._catalog.agents] if a.path
         }
@@ -166,6 +189,8 @@ class AgentsView(DefinitionsView):
     def _copy_plan(self, path: Path, name: str) -> tuple[Path, str]:
         """A built-in's copy keeps its name when the user has none of that name (so it
         replaces the built-in); any other copy gets a name free in its folder."""
+        from core import agent_files
+
         every = [a.name for a in [*self._catalog.agents, *self._catalog.shadowed]]
         if self._source_for(path) == "builtin":
             folder = agent_files.user_agents_dir()
@@ -180,6 +205,8 @@ class AgentsView(DefinitionsView):
         return agent_files.unique_path(folder, target_stem), new_name
 
     def _with_name(self, text: str, new_name: str) -> str:
+        from core import agent_files
+
         return agent_files.with_name(text, new_name)
 
     def _new_clicked(self) -> None:
@@ -190,6 +217,9 @@ class AgentsView(DefinitionsView):
             self.open_path(Path(path), line)
 
     def _rewatch(self) -> None:
+        from core import agent_files, paths
+        from core.agents import PROJECT_AGENT_DIRS
+
         root = self._catalog.project_root or self._working_folder
         may_appear = [
             paths.pi_agent_dir() / "agents",

@@ -20,25 +20,25 @@ import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import QFile, QSettings, QStandardPaths, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLineEdit, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
-from core import file_state
-from core.atomic import atomic_write_text
 from core.definition_checks import Problem
 from gui.definitions.agent_list import AgentList
 from gui.definitions.background_read import BackgroundRead
-from gui.definitions.definition_editor import DefinitionEditor
 from gui.definitions.definition_header import DefinitionHeader
 from gui.definitions.diagnostics_panel import DiagnosticsPanel
 from gui.definitions.file_watch import FolderWatcher
-from gui.definitions.highlighters import Mode
 from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
 from gui.widgets.prompts import Prompts, UnsavedChoice
+
+if TYPE_CHECKING:  # built on first use (see DefinitionsView.editor)
+    from gui.definitions.definition_editor import DefinitionEditor
+    from gui.definitions.highlighters import Mode
 
 
 class DefinitionsView(QWidget):
@@ -101,14 +101,13 @@ class DefinitionsView(QWidget):
         # Right: an empty state, or the header + read-only note + editor.
         self.header = header
         self.readonly_banner = Banner()
-        self.editor = DefinitionEditor(self._validate, prompts, mode=self.editor_mode)
+        self._editor: DefinitionEditor | None = None
         editor_page = QWidget()
-        editor_layout = QVBoxLayout(editor_page)
-        editor_layout.setContentsMargins(0, 0, 0, 0)
-        editor_layout.setSpacing(0)
-        editor_layout.addWidget(header)
-        editor_layout.addWidget(self.readonly_banner)
-        editor_layout.addWidget(self.editor, 1)
+        self._editor_layout = QVBoxLayout(editor_page)
+        self._editor_layout.setContentsMargins(0, 0, 0, 0)
+        self._editor_layout.setSpacing(0)
+        self._editor_layout.addWidget(header)
+        self._editor_layout.addWidget(self.readonly_banner)
         self.empty_state = EmptyState(self.empty_icon, f"No {self.noun} selected", self.empty_text)
         self.right = QStackedWidget()
         self.right.addWidget(self.empty_state)
@@ -135,8 +134,6 @@ class DefinitionsView(QWidget):
         self.filter_field.textChanged.connect(definition_list.set_filter)
         definition_list.currentPathChanged.connect(self._on_list_selection)
         self.diagnostics.openRequested.connect(self._on_open_diagnostic)
-        self.editor.dirtyChanged.connect(self._on_dirty_changed)
-        self.editor.fileSaved.connect(lambda _path: self.refresh())
         header.save_button.clicked.connect(self.save_current)
         header.duplicate_button.clicked.connect(self._duplicate_clicked)
         header.delete_button.clicked.connect(self.delete_current)
@@ -146,6 +143,21 @@ class DefinitionsView(QWidget):
         find.setShortcutContext(self.find_context)
         find.triggered.connect(lambda: self.filter_field.setFocus())
         self.addAction(find)
+
+    @property
+    def editor(self) -> DefinitionEditor:
+        """The editor of the open file, built when first needed: the view opens on its empty
+        state, so the editor (its text widget, highlighter and their modules) is not part of
+        the window's first paint."""
+        if self._editor is None:
+            from gui.definitions.definition_editor import DefinitionEditor
+
+            editor = DefinitionEditor(self._validate, self.prompts, mode=self.editor_mode)
+            self._editor_layout.addWidget(editor, 1)
+            editor.dirtyChanged.connect(self._on_dirty_changed)
+            editor.fileSaved.connect(lambda _path: self.refresh())
+            self._editor = editor
+        return self._editor
 
     # -- hooks for subclasses ------------------------------------------------------------
 
@@ -221,7 +233,7 @@ class DefinitionsView(QWidget):
 
     def maybe_discard_changes(self) -> bool:
         """True when it is fine to leave the open file (saved, discarded or unchanged)."""
-        if not self.editor.is_dirty():
+        if self._editor is None or not self._editor.is_dirty():
             return True
         path = self.editor.path()
         title = self.header.title.text() or (path.name if path else "this file")
@@ -241,6 +253,8 @@ class DefinitionsView(QWidget):
         name = self._name_for(path)
         name = name if name is not None else path.stem
         target, new_name = self._copy_plan(path, name)
+        from core import file_state  # here: hashing files is not part of the first paint
+
         try:
             loaded = file_state.load(path)
         except OSError as error:
@@ -277,7 +291,8 @@ class DefinitionsView(QWidget):
         self._background.wait()
 
     def refresh_colors(self) -> None:
-        self.editor.refresh_colors()
+        if self._editor is not None:  # one built later takes the colours then
+            self._editor.refresh_colors()
         self._list.viewport().update()
 
     # -- private -------------------------------------------------------------------------
@@ -333,6 +348,8 @@ class DefinitionsView(QWidget):
         if path.exists():  # unique_path() avoids this; a race with another program does not
             self.prompts.show_error("Could not create the file", f"{path} already exists.")
             return None
+        from core.atomic import atomic_write_text  # here: not part of the first paint
+
         try:
             atomic_write_text(path, text)
         except OSError as error:

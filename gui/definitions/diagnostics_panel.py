@@ -8,6 +8,7 @@ parse, because the editor is where the user fixes them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
@@ -25,8 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agents import Diagnostic
 from gui.theme import icons, mix, secondary_text
+
+if TYPE_CHECKING:  # the agent model (pydantic) is not on the start-up path
+    from core.agents import Diagnostic
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
 ROLE_DIAGNOSTIC = Qt.ItemDataRole.UserRole + 1
@@ -161,6 +164,8 @@ class DiagnosticsPanel(QWidget):
         self.chevron.setIcon(icons.icon("chevron-down" if expanded else "chevron-right"))
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        from core.agents import Diagnostic  # loaded by then: rows are diagnostics
+
         diagnostic = item.data(0, ROLE_DIAGNOSTIC)
         if isinstance(diagnostic, Diagnostic):
             self.openRequested.emit(diagnostic.path, diagnostic.line or 0)
@@ -184,6 +189,8 @@ class _DiagnosticDelegate(QStyledItemDelegate):
         option: QStyleOptionViewItem,
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
+        from core.agents import Diagnostic  # loaded by then: rows are diagnostics
+
         diagnostic = index.data(ROLE_DIAGNOSTIC)
         if not isinstance(diagnostic, Diagnostic):
             return

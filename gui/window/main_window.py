@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QPaintEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 )
 
 from core import __version__
-from core.settings import SettingsError, load_settings
 from gui import theme
 from gui.theme import icons
 from gui.widgets.prompts import Prompts
@@ -60,10 +59,12 @@ class ViewSpec:
 def _agents(window: MainWindow) -> QWidget:
     from gui.definitions.agents_view import AgentsView
 
-    # The view the window opens on reads its files after the first paint, off the GUI thread.
+    # The view the window opens on reads its files off the GUI thread, once the window is up.
     view = AgentsView(
         window.prompts, window.settings, window.working_folder, read_later=window.opening
     )
+    if window.opening:
+        window.after_first_paint.append(view.read_in_background)
     view.dirtyChanged.connect(window._update_title)
     return view
 
@@ -123,6 +124,8 @@ be an AgentsView, a PresetsView and a RunsView."""
 
 def model_status() -> tuple[str, str]:
     """(short text, tooltip) describing the active provider and model from settings."""
+    from core.settings import SettingsError, load_settings
+
     try:
         settings = load_settings()
     except SettingsError as error:
@@ -173,6 +176,12 @@ class MainWindow(QMainWindow):
         self._working_folder = self.initial_folder
         self.opening = True
         """True while the window is being built (see :data:`VIEWS`' factories)."""
+        self.after_first_paint: list[Callable[[], None]] = [self._first_painted]
+        """Called in turn, from the event loop, once the window has painted: start-up work
+        its first picture does not need (settings for the status bar and the welcome panel,
+        listing agents), so the window is on screen while it happens."""
+        self._painted = False
+        self._started = False
 
         self.sidebar = Sidebar()
         self.stack = QStackedWidget()
@@ -189,9 +198,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.sidebar)
         self._content = QVBoxLayout()  # the first-run welcome banner sits above the views
         self._content.setSpacing(0)
-        self.welcome_panel: WelcomePanel | None = None
-        if _needs_welcome() and not self.settings.value("welcome/dismissed", False, bool):
-            self.show_welcome()
+        self.welcome_panel: WelcomePanel | None = None  # decided after the first paint
         self._content.addWidget(self.stack, 1)
         layout.addLayout(self._content, 1)
         self.setCentralWidget(central)
@@ -220,6 +227,12 @@ class MainWindow(QMainWindow):
         if key == "agents":
             widget.restore_state()  # type: ignore[attr-defined]
         return widget
+
+    def has_started(self) -> bool:
+        """True once the work deferred past the first paint was done (see
+        :attr:`after_first_paint`): the status bar names the model, the welcome panel is
+        shown when needed, the first view is listing its files."""
+        return self._started
 
     @property
     def agents_view(self) -> AgentsView:
@@ -447,7 +460,7 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.model_icon)
         bar.addWidget(self.model_label, 1)
         bar.addPermanentWidget(self.folder_label)
-        self._update_status()
+        self._update_folder()  # the model (settings: pydantic, yaml) after the first paint
 
     # -- state ---------------------------------------------------------------------------
 
@@ -497,12 +510,18 @@ class MainWindow(QMainWindow):
             self._launch_dialog.close()
         event.accept()
 
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:  # the window paints before its children: this is the first
+            self._painted = True
+            QTimer.singleShot(0, self._run_after_first_paint)  # after this paint, not in it
+
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         kind = event.type()
         if kind in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self._apply_style()
-        elif kind == QEvent.Type.ActivationChange and self.isActiveWindow():
+        elif kind == QEvent.Type.ActivationChange and self.isActiveWindow() and self.has_started():
             self._update_status()  # config.yaml may have been edited meanwhile
 
     # -- private -------------------------------------------------------------------------
@@ -525,10 +544,23 @@ class MainWindow(QMainWindow):
         if "agents" in getattr(self, "views", {}):
             self.agents_view.refresh_colors()
 
+    def _run_after_first_paint(self) -> None:
+        self._started = True
+        for step in self.after_first_paint:
+            step()
+
+    def _first_painted(self) -> None:
+        self._update_status()
+        if _needs_welcome() and not self.settings.value("welcome/dismissed", False, bool):
+            self.show_welcome()
+
     def _update_status(self) -> None:
         text, tooltip = model_status()
         self.model_label.setText(text)
         self.model_label.setToolTip(tooltip)
+        self._update_folder()
+
+    def _update_folder(self) -> None:
         folder = self.working_folder
         home = Path.home()
         shown = f"~/{folder.relative_to(home)}" if folder.is_relative_to(home) else str(folder)

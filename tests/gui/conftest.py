@@ -84,6 +84,7 @@ def make_window(
         window.show()
         window.activateWindow()
         qtbot.waitUntil(window.isActiveWindow)  # shortcuts (Ctrl+S...) need an active window
+        qtbot.waitUntil(window.has_started)  # status bar and welcome panel: after first paint
         if "agents" in window.views:  # the first view lists its files after the first paint
             qtbot.waitUntil(window.agents_view.is_read)
         windows.append(window)
