@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -83,7 +84,9 @@ async def _checkpoints(repo: Path, files: list[Path], steps: int) -> dict[str, A
         started = time.perf_counter()
         changes = await recorder.after(step)
         took_after = time.perf_counter() - started
-        assert isinstance(changes, StepChanges) and len(changes.files) == CHANGED_PER_STEP
+        assert isinstance(changes, StepChanges), changes
+        found = [(change.path, change.status) for change in changes.files]
+        assert len(found) == CHANGED_PER_STEP, (step, found)
         single += [took_before * 1000, took_after * 1000]
         overhead.append((took_before + took_after) * 1000)
     rest = sorted(single[1:])
@@ -102,7 +105,12 @@ def measure_checkpoints(args: argparse.Namespace) -> dict[str, Any]:
         repo = Path(temp) / "repo"
         repo.mkdir()
         files = _build_repo(repo, args.files)
-        return asyncio.run(_checkpoints(repo, files, args.steps))
+        # Baton's stat caches go to a scratch data folder, not the user's
+        os.environ["BATON_DATA_DIR"] = str(Path(temp) / "data")
+        try:
+            return asyncio.run(_checkpoints(repo, files, args.steps))
+        finally:
+            os.environ.pop("BATON_DATA_DIR", None)
 
 
 MEASURES: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
