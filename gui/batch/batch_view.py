@@ -45,6 +45,7 @@ from core.runs import RunIndex
 from core.settings import SettingsError, load_settings
 from gui.batch.batch_model import FAILED, BatchTableModel, FailedFilter
 from gui.history.runs_table import started_text
+from gui.widgets.compact import let_shrink_to_label
 
 _ORDER = ("running", "ok", "error", "pending")
 """The order of the counts in the totals line (every failure counts as failed)."""
@@ -79,6 +80,7 @@ class BatchView(QWidget):
         self.title.setObjectName("BatchTitle")
         self.title.setWordWrap(True)
         self.totals = QLabel("")
+        self.totals.setWordWrap(True)
         self.totals.setObjectName("BatchTotals")
         self.failed_only = QCheckBox("Failed only")
         self.failed_only.toggled.connect(self._filter)
@@ -116,18 +118,36 @@ class BatchView(QWidget):
         self.table.doubleClicked.connect(lambda _index: self.open_selected())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
 
-        tools = QHBoxLayout()
+        let_shrink_to_label(  # seven of Qt's 80 px buttons would set the window's width
+            (
+                self.refresh_button,
+                self.open_button,
+                self.compare_button,
+                self.rerun_button,
+                self.cancel_button,
+                self.csv_button,
+                self.jsonl_button,
+            )
+        )
+        # Two rows: looking (filter, open, compare) above acting (re-run, cancel, export), so
+        # the view never makes the window wider than the other views do.
+        looking = QHBoxLayout()
         for widget in (self.failed_only, self.open_button, self.compare_button):
-            tools.addWidget(widget)
-        tools.addStretch(1)
-        for widget in (self.rerun_button, self.cancel_button, self.csv_button, self.jsonl_button):
-            tools.addWidget(widget)
+            looking.addWidget(widget)
+        looking.addStretch(1)
+        acting = QHBoxLayout()
+        for widget in (self.rerun_button, self.cancel_button):
+            acting.addWidget(widget)
+        acting.addStretch(1)
+        for widget in (self.csv_button, self.jsonl_button):
+            acting.addWidget(widget)
         detail = QWidget()
         right = QVBoxLayout(detail)
         right.setContentsMargins(12, 12, 12, 12)
         right.addWidget(self.title)
         right.addWidget(self.totals)
-        right.addLayout(tools)
+        right.addLayout(looking)
+        right.addLayout(acting)
         right.addWidget(self.table, 1)
 
         side = QWidget()

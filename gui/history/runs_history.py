@@ -31,6 +31,7 @@ from gui.history.run_search_panel import RunSearchPanel
 from gui.history.runs_table import ROLE_RECORD, RunsTableModel
 from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
+from gui.widgets.compact import let_shrink_to_label
 from gui.widgets.usage_charts import UsageBar, UsageCharts
 
 FILTER_DELAY_MS = 150
@@ -94,14 +95,16 @@ class HistoryPage(QWidget):
         toolbar.setContentsMargins(8, 8, 8, 4)
         toolbar.setSpacing(6)  # else it inherits the page layout's 0 and the buttons touch
         toolbar.addWidget(self.filter_field, 1)
-        for button in (
+        actions = (
             self.open_button,
             self.rerun_button,
             self.resume_button,
             self.export_button,
             self.compare_button,
             self.delete_button,
-        ):
+        )
+        let_shrink_to_label(actions)  # six of Qt's 80 px buttons would set the window's width
+        for button in actions:
             toolbar.addWidget(button)
         self.search_panel = RunSearchPanel()
 
