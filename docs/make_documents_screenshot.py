@@ -21,23 +21,14 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-SCRATCH = Path(tempfile.gettempdir()) / "baton-docs-demo"
-shutil.rmtree(SCRATCH, ignore_errors=True)
-for variable, sub in (("HOME", "home"), ("BATON_CONFIG_DIR", "home/.config/baton"),
-                      ("BATON_DATA_DIR", "home/.local/share/baton")):  # fmt: skip
-    os.environ[variable] = str(SCRATCH / sub)
-    (SCRATCH / sub).mkdir(parents=True, exist_ok=True)
-(SCRATCH / "home/.config/baton/config.yaml").write_text(
-    "providers:\n  - name: ollama\n    base_url: http://127.0.0.1:11434/v1\n"
-    "default_model: qwen2.5-coder:7b\n",
-    encoding="utf-8",
-)
+from docs.scratch_home import scratch_home  # noqa: E402
+
+SCRATCH = scratch_home("baton-docs-demo")
 
 from PySide6.QtCore import QSettings, QTimer  # noqa: E402
 

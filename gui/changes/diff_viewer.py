@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -34,6 +33,7 @@ from core.review_comments import ReviewComment, lines_text
 from gui.changes.labels import file_label
 from gui.changes.patch_view import PAGE_LINES, PatchText, split_rows
 from gui.theme import secondary_text
+from gui.widgets.comment_list import CommentList, comment_field
 from gui.widgets.line_selection import selected_lines
 
 
@@ -110,17 +110,12 @@ class DiffViewer(QDialog):
         self._shown: dict[PatchText, list[PatchLine | None]] = {}
         """The lines each view shows now (its page, its side): what a selection maps to."""
         self._selecting: PatchText = self.unified
-        self._comments: list[ReviewComment] = []
         self.where = QLabel("Select the lines to comment on.")
         self.where.setObjectName("DiffWhere")
-        self.comment = QPlainTextEdit()
-        self.comment.setObjectName("DiffComment")
-        self.comment.setPlaceholderText("Your comment on the selected lines…")
-        self.comment.setMaximumHeight(70)
+        self.comment = comment_field("DiffComment", max_height=70)
         self.comment_button = QPushButton("Comment on selection")
         self.comment_button.setObjectName("DiffCommentAdd")
-        self.comment_list = QListWidget()
-        self.comment_list.setObjectName("DiffComments")
+        self.comment_list = CommentList("DiffComments")
         self.send_button = QPushButton("Send comments")
         self.send_button.setObjectName("DiffSend")
         self.send_button.setToolTip(
@@ -180,7 +175,7 @@ class DiffViewer(QDialog):
         return self.files[row] if 0 <= row < len(self.files) else None
 
     def comments(self) -> list[ReviewComment]:
-        return list(self._comments)
+        return self.comment_list.comments()
 
     def selected_comment(self, text: str) -> ReviewComment | None:
         """``text`` as a comment on the selected lines of the view in use; None when they
@@ -198,9 +193,7 @@ class DiffViewer(QDialog):
         comment = self.selected_comment(text) if text else None
         if comment is None:
             return
-        self._comments.append(comment)
-        self.comment_list.addItem(f"{comment.path}:{comment.lines} — {text}")
-        self.comment_list.item(self.comment_list.count() - 1).setToolTip(text)
+        self.comment_list.add(comment)
         self.comment.clear()
         self._update_comment()
 
@@ -226,12 +219,12 @@ class DiffViewer(QDialog):
         self.comment_button.setEnabled(
             shown is not None and bool(self.comment.toPlainText().strip())
         )
-        count = len(self._comments)
+        count = self.comment_list.count()
         self.send_button.setEnabled(bool(count))
         self.send_button.setText(f"Send {count} comment{'s' if count != 1 else ''}")
 
     def _send(self) -> None:
-        if self._comments:
+        if self.comment_list.count():
             self.commentsSent.emit(self.comments())
             self.close()
 

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHBoxLayout,
     QLabel,
-    QListWidget,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from core.review_comments import ReviewComment, ReviewText
 from gui.theme import monospace_font
+from gui.widgets.comment_list import CommentList, comment_field
 from gui.widgets.diff_view import DiffView
 from gui.widgets.line_selection import selected_lines
 
@@ -54,7 +54,6 @@ class ReviewDialog(QDialog):
         self.setWindowTitle(f"Review step {step_index + 1} ({agent})")
         self.step_index = step_index
         self.sources = list(sources)
-        self._comments: list[ReviewComment] = []
 
         self.source = QComboBox()
         self.source.setObjectName("ReviewSource")
@@ -79,14 +78,10 @@ class ReviewDialog(QDialog):
         self.texts.addWidget(self.diff)
         self.where = QLabel("Select the lines to comment on.")
         self.where.setObjectName("ReviewWhere")
-        self.comment = QPlainTextEdit()
-        self.comment.setObjectName("ReviewComment")
-        self.comment.setPlaceholderText("Your comment on the selected lines…")
-        self.comment.setMaximumHeight(90)
+        self.comment = comment_field("ReviewComment", max_height=90)
         self.add_button = QPushButton("Add comment")
         self.add_button.setObjectName("ReviewAdd")
-        self.comment_list = QListWidget()
-        self.comment_list.setObjectName("ReviewComments")
+        self.comment_list = CommentList("ReviewComments")
         self.remove_button = QPushButton("Remove")
         self.agent = QComboBox()
         self.agent.setObjectName("ReviewAgent")
@@ -146,7 +141,7 @@ class ReviewDialog(QDialog):
     # -- public API ---------------------------------------------------------------------
 
     def comments(self) -> list[ReviewComment]:
-        return list(self._comments)
+        return self.comment_list.comments()
 
     def selected_lines(self) -> tuple[int, int]:
         """First and last selected line, from 1 (the cursor's line when nothing is)."""
@@ -171,8 +166,7 @@ class ReviewDialog(QDialog):
         if not text:
             return
         comment = self._current().comment(*self.selected_lines(), text)
-        self._comments.append(comment)
-        self.comment_list.addItem(f"{comment.path}:{comment.lines} — {text}")
+        self.comment_list.add(comment)
         self.comment.clear()
         self._update()
 
@@ -201,18 +195,15 @@ class ReviewDialog(QDialog):
             self.where.setText(f"Commenting on {shown.path}, {lines} {shown.lines}")
         self.add_button.setEnabled(bool(self.comment.toPlainText().strip()))
         self.remove_button.setEnabled(self.comment_list.currentRow() >= 0)
-        count = len(self._comments)
+        count = self.comment_list.count()
         self.send_button.setEnabled(bool(count))
         self.send_button.setText(f"Send {count} comment{'s' if count != 1 else ''}")
 
     def _remove(self) -> None:
-        row = self.comment_list.currentRow()
-        if 0 <= row < len(self._comments):
-            del self._comments[row]
-            self.comment_list.takeItem(row)
+        self.comment_list.remove_current()
         self._update()
 
     def _send(self) -> None:
-        if self._comments:
+        if self.comment_list.count():
             self.sendRequested.emit(self.comments(), self.agent.currentText())
             self.accept()
