@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QPaintEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -29,12 +29,14 @@ from PySide6.QtWidgets import (
 from gui import theme
 from gui.theme import icons
 from gui.widgets.prompts import Prompts
+from gui.window.attention import Attention, window_title
 from gui.window.first_paint import FirstPaint
 from gui.window.geometry import restore_geometry, save_geometry
 from gui.window.menus import build_menus
 from gui.window.sidebar import Sidebar
 from gui.window.status_bar import WindowStatus
 from gui.window.views import VIEWS, view_index
+from gui.window.welcome import WelcomeBanner
 
 if TYPE_CHECKING:  # imported where first used: start-up imports only the first view's modules
     from gui.definitions.agents_view import AgentsView
@@ -42,7 +44,7 @@ if TYPE_CHECKING:  # imported where first used: start-up imports only the first 
     from gui.documents.documents_view import DocumentsView
     from gui.inbox.inbox_model import InboxModel
     from gui.launch.launch_dialog import LaunchDialog, LaunchInputs
-    from gui.run.run_controller import RunController
+    from gui.run.run_controller import RunController, RunSession
     from gui.run.runs_view import RunsView
     from gui.settings.settings_dialog import SettingsDialog
     from gui.window.shortcuts_dialog import ShortcutsDialog
@@ -67,8 +69,9 @@ class MainWindow(QMainWindow):
         self.prompts = Prompts(self)
         self._theme_key = ""
         self._apply_style()
-        self._run_controller: RunController | None = None
-        self._inbox: InboxModel | None = None
+        self._attention = Attention(
+            self, self.focus_run_step, self._session_started, self._waiting_changed
+        )
         self._launch_dialog: LaunchDialog | None = None
         self._last_launch: LaunchInputs | None = None
         self._working_folder = self.initial_folder
@@ -95,10 +98,12 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.sidebar)
         self._content = QVBoxLayout()  # the first-run welcome banner sits above the views
         self._content.setSpacing(0)
-        self.welcome_panel: WelcomePanel | None = None  # decided after the first paint
         self._content.addWidget(self.stack, 1)
         layout.addLayout(self._content, 1)
         self.setCentralWidget(central)
+        self._welcome = WelcomeBanner(  # decided after the first paint
+            self, self._content, self.settings, self.open_settings, self.refresh_status
+        )
 
         actions = build_menus(self)
         self.new_action = actions.new
@@ -166,25 +171,17 @@ class MainWindow(QMainWindow):
     @property
     def run_controller(self) -> RunController:
         """Runs launched from this window (made on first use: it brings in the backends)."""
-        if self._run_controller is None:
-            from gui.inbox.inbox_model import InboxModel
-            from gui.run.run_controller import RunController
-
-            controller = RunController(self)
-            self._run_controller = controller
-            controller.sessionStarted.connect(self._session_started)
-            controller.notifier.opened.connect(self.focus_run_step)
-            self._inbox = InboxModel(controller)
-            self._inbox.changed.connect(self._waiting_changed)
-            self._inbox.openRequested.connect(self.focus_run_step)
-        return self._run_controller
+        return self._attention.controller()
 
     @property
     def inbox(self) -> InboxModel:
         """What waits for the person across the window's runs (made with the controller)."""
-        self.run_controller  # noqa: B018 - makes the inbox with it
-        assert self._inbox is not None
-        return self._inbox
+        return self._attention.inbox()
+
+    @property
+    def welcome_panel(self) -> WelcomePanel | None:
+        """The first-run welcome strip above the views, once it was shown."""
+        return self._welcome.panel
 
     def focus_run_step(self, run_id: str, step: int) -> None:
         """Show ``step`` of run ``run_id`` — live or saved — highlighted (an inbox item or a
@@ -257,9 +254,7 @@ class MainWindow(QMainWindow):
             or ("presets" in self.views and self.presets_view.editor.is_dirty())
             or ("documents" in self.views and self.documents_view.detail.is_dirty())
         )
-        waiting = self._inbox.count() if self._inbox is not None else 0
-        title = "Baton" + (f" ({waiting} waiting for you)" if waiting else "")
-        self.setWindowTitle(title + (" — unsaved changes" if dirty else ""))
+        self.setWindowTitle(window_title(self._attention.waiting(), dirty))
 
     def new_agent(self) -> None:
         """File ▸ New agent…"""
@@ -330,7 +325,7 @@ class MainWindow(QMainWindow):
         from gui.settings.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self)
-        dialog.saved.connect(self._settings_saved)
+        dialog.saved.connect(self._welcome.settings_saved)
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
         return dialog
@@ -345,20 +340,7 @@ class MainWindow(QMainWindow):
 
     def show_welcome(self) -> None:
         """The welcome strip above the views (again, after "Not now", from Help ▸ Welcome)."""
-        self.settings.remove("welcome/dismissed")
-        if self.welcome_panel is None:
-            from gui.window.welcome_panel import WelcomePanel
-
-            self.welcome_panel = WelcomePanel(self)
-            self.welcome_panel.configured.connect(self._welcome_done)
-            self.welcome_panel.openSettingsRequested.connect(self.open_settings)
-            self.welcome_panel.dismissed.connect(
-                lambda: self.settings.setValue("welcome/dismissed", True)
-            )
-            self._content.insertWidget(0, self.welcome_panel)
-        self.welcome_panel.show()
-        # Ollama is probed on the asyncio loop, which runs only once Qt's loop does.
-        QTimer.singleShot(0, self.welcome_panel.start_detection)
+        self._welcome.show()
 
     def save_state(self) -> None:
         save_geometry(self, self.settings, self.current_view())
@@ -374,7 +356,7 @@ class MainWindow(QMainWindow):
             if not view.maybe_discard_changes():  # type: ignore[attr-defined]
                 event.ignore()
                 return
-        controller = self._run_controller
+        controller = self._attention.made()
         if controller is not None and not controller.confirm_close():
             event.ignore()  # it closes the window itself once cancelled runs have ended
             return
@@ -421,38 +403,19 @@ class MainWindow(QMainWindow):
 
     def _first_painted(self) -> None:
         self.refresh_status()
-        if _needs_welcome() and not self.settings.value("welcome/dismissed", False, bool):
-            self.show_welcome()
+        self._welcome.show_if_needed()
 
-    def _session_started(self, session: object) -> None:
+    def _session_started(self, session: RunSession) -> None:
         """A run launched before the Runs view was ever shown: build it now and give it the
         run (a view built from here missed this signal)."""
         if "runs" not in self.views:
-            self.runs_view.add_session(session)  # type: ignore[arg-type]
+            self.runs_view.add_session(session)
 
     def _waiting_changed(self, count: int) -> None:
         """The inbox's count, wherever the person may look: sidebar, title, taskbar, tray."""
         self.sidebar.set_count(view_index("inbox"), count)
         self.update_title()
-        self.run_controller.notifier.set_waiting(count)
 
     def _show_index(self, index: int) -> None:
         self.view(VIEWS[index].key)
         self.stack.setCurrentIndex(index)
-
-    def _settings_saved(self) -> None:
-        self.refresh_status()
-        if self.welcome_panel is not None and not _needs_welcome():
-            self._welcome_done()
-
-    def _welcome_done(self, _choice: str = "") -> None:
-        if self.welcome_panel is not None:
-            self.welcome_panel.stop()
-            self.welcome_panel.hide()
-        self.refresh_status()
-
-
-def _needs_welcome() -> bool:
-    from gui.window.welcome_panel import needs_welcome
-
-    return needs_welcome()
