@@ -2,8 +2,11 @@
 
 The window composes parts that each live in their own module: the views and their builders
 (:mod:`gui.window.views`), the menus (:mod:`~gui.window.menus`), the status bar
-(:mod:`~gui.window.status_bar`), saved geometry (:mod:`~gui.window.geometry`) and the start-up
-work deferred past the first paint (:mod:`~gui.window.first_paint`). Only the view shown first
+(:mod:`~gui.window.status_bar`), saved geometry (:mod:`~gui.window.geometry`), the start-up
+work deferred past the first paint (:mod:`~gui.window.first_paint`), the runs and what of them
+waits for the person (:mod:`~gui.window.attention`) and the first-run welcome strip
+(:mod:`~gui.window.welcome`); it keeps the public API tests and other modules use. Only the
+view shown first
 is built while the window opens; each other view is built the first time it is shown or asked
 for (``window.runs_view`` and friends build it on access). The window can be built without
 :func:`gui.app.run_app` (tests do), given a working folder and a QSettings to use.
