@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from pytestqt.qtbot import QtBot
 
 from gui.run.tool_call_row import ToolCallRow
@@ -68,3 +68,20 @@ def test_a_document_run_link_lands_on_the_step_and_call_open_or_not(
         ]
         assert row.is_expanded()
     assert len(window.runs_view.pages()) == 1
+
+
+def test_the_window_reopens_on_the_view_it_was_closed_on(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], gui_settings: QSettings
+) -> None:
+    window = make_window()
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)  # View ▸ Presets
+    assert window.current_view() == "presets"
+    assert window.close()
+
+    again = make_window()
+    assert again.current_view() == "presets"
+    assert again.sidebar.list.currentRow() == 1
+    assert again.close()
+
+    gui_settings.setValue("main/view", "a view an older Baton had")
+    assert make_window().current_view() == "agents"

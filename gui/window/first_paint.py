@@ -1,0 +1,35 @@
+"""Start-up work the window's first picture does not need, run right after that picture.
+
+Reading settings (pydantic, yaml) and listing the agent files take longer than painting a
+window; doing them after the first paint puts the window on screen first. The steps run from
+the event loop, not inside the paint event, so a slow step never holds a paint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QTimer
+
+
+class FirstPaint:
+    """Runs :attr:`steps` once, from the event loop, after :meth:`painted` is first called."""
+
+    def __init__(self, *steps: Callable[[], None]) -> None:
+        self.steps: list[Callable[[], None]] = list(steps)
+        """Called in turn once the window has painted; more may be appended until then."""
+        self._painted = False
+        self.started = False
+        """True once the steps ran."""
+
+    def painted(self) -> None:
+        """The window painted (call from its paintEvent): the first time, schedule the steps.
+        The window paints before its children, so its first paint is the first picture."""
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self._run)  # after this paint, not in it
+
+    def _run(self) -> None:
+        self.started = True
+        for step in self.steps:
+            step()
