@@ -78,6 +78,7 @@ class HistoryPage(QWidget):
         self.filter_field.setObjectName("FilterField")
         self.filter_field.setPlaceholderText("Filter runs: preset, agent, status, folder…")
         self.filter_field.setClearButtonEnabled(True)
+        self.filter_field.setMinimumWidth(100)  # the buttons give way first on a narrow window
         self.filter_field.addAction(icons.icon("search"), QLineEdit.ActionPosition.LeadingPosition)
         self.open_button = QPushButton("Open")
         self.rerun_button = QPushButton(icons.icon("reload"), "Re-run")
