@@ -210,6 +210,8 @@ def _restore(qtbot: QtBot, dialog: RunChangesDialog, dialogs: DialogAnswerer) ->
     dialogs.answer("OK")
     _click(qtbot, dialog.restore_button)
     qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2, timeout=10_000)
+    # the "Restored" message is shown without blocking: the entry can come first
+    qtbot.waitUntil(lambda: dialogs.pending() == 0)
     restored = dialog.tree.topLevelItem(1)
     assert restored is not None
     return restored.text(0)

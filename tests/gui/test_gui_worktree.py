@@ -98,6 +98,7 @@ def test_discard_in_the_changes_view_removes_worktree_and_branch(
     dialogs.answer("OK")
     click(qtbot, view.discard_button)
     qtbot.waitUntil(lambda: not view.discard_button.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: dialogs.pending() == 0)  # the message does not block the view
     assert not Path(started.worktree.path).exists()
     assert git(repo, "branch", "--list", "baton/*") == ""
     assert "hello" in (repo / "app.py").read_text(encoding="utf-8")
@@ -116,6 +117,7 @@ def test_merge_in_the_changes_view_fast_forwards_the_checkout(
     dialogs.answer("OK")
     click(qtbot, view.merge_button)
     qtbot.waitUntil(lambda: not view.merge_button.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: dialogs.pending() == 0)  # the message does not block the view
     assert "hi" in (repo / "app.py").read_text(encoding="utf-8")
     assert "blue" in (repo / "notes.txt").read_text(encoding="utf-8")
     assert git(repo, "status", "--porcelain") == ""
