@@ -17,16 +17,13 @@ document has been edited by a person and then by an agent, and the shot shows it
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from docs.scratch_home import scratch_home  # noqa: E402
+from docs.screenshot_support import save_screen, scratch_home  # noqa: E402
 
 SCRATCH = scratch_home("baton-docs-demo")
 
@@ -186,12 +183,7 @@ def main() -> int:
         view.detail.history.versions_list.setCurrentRow(1)
 
     def capture() -> None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        if shutil.which("import") and os.environ.get("DISPLAY"):
-            subprocess.run(["import", "-window", "root", str(output)], check=True)
-        else:
-            window.grab().save(str(output))
-        print(output)
+        save_screen(window, output)
         view.shutdown()
         window.close()
         app.quit()

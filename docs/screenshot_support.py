@@ -1,12 +1,16 @@
-"""A throwaway home for the screenshot scripts: Baton's config and data folders under it and
-one Ollama provider configured, so a picture never shows (or changes) the real user's runs."""
+"""What the screenshot scripts share: a throwaway home (Baton's config and data folders under
+it and one Ollama provider configured, so a picture never shows or changes the real user's
+runs) and the capture of the screen."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
+
+from PySide6.QtWidgets import QWidget
 
 
 def scratch_home(name: str) -> Path:
@@ -24,3 +28,14 @@ def scratch_home(name: str) -> Path:
         encoding="utf-8",
     )
     return scratch
+
+
+def save_screen(window: QWidget, output: Path) -> None:
+    """The whole screen with ImageMagick's ``import`` on an X display (the window as the
+    desktop draws it, shadows and all), else the window's own grab."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if shutil.which("import") and os.environ.get("DISPLAY"):
+        subprocess.run(["import", "-window", "root", str(output)], check=True)
+    else:
+        window.grab().save(str(output))
+    print(output)
