@@ -28,9 +28,11 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
+from core.settings import save_settings
 from gui.qt_asyncio import attached_event_loop
 from gui.run.run_view import RunView
 from gui.window.main_window import MainWindow
+from tests.llm_server import LLMServer
 
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
 
@@ -51,6 +53,14 @@ def _write_agent(
 @pytest.fixture
 def gui_settings(tmp_path: Path) -> QSettings:
     return QSettings(str(tmp_path / "baton-gui.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def server(llm_server: LLMServer) -> LLMServer:
+    """The scripted server, saved as the user's provider (what a launch from the window
+    reads). Tests that need another default model or queued replies define their own."""
+    save_settings(llm_server.settings())
+    return llm_server
 
 
 @pytest.fixture

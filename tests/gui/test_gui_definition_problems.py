@@ -14,7 +14,6 @@ from pytestqt.qtbot import QtBot
 
 from core.events import PlannedStep, RunStarted
 from core.rerun import request_from_run
-from core.settings import save_settings
 from gui.launch.launch_dialog import LaunchDialog
 from gui.launch.launch_steps import StepRow
 from gui.window.main_window import MainWindow
@@ -34,12 +33,6 @@ pytestmark = pytest.mark.usefixtures("qasync_loop")
 
 Window = Callable[..., MainWindow]
 LISTER = "---\nname: lister\ndescription: lists\nmodel: m\ntools: [read, ls\n---\nList.\n"
-
-
-@pytest.fixture
-def server(llm_server: LLMServer) -> LLMServer:
-    save_settings(llm_server.settings())
-    return llm_server
 
 
 def write_broken_presets(folder: Path) -> tuple[Path, Path]:

@@ -11,7 +11,6 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.settings import save_settings
 from core.trust import TrustStore
 from gui.window.main_window import MainWindow
 from tests.gui.launching import (
@@ -26,13 +25,6 @@ from tests.gui.launching import (
 from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
-
-
-@pytest.fixture
-def server(llm_server: LLMServer) -> LLMServer:
-    """The scripted server, saved as the user's provider (what a launch reads)."""
-    save_settings(llm_server.settings())
-    return llm_server
 
 
 def test_a_preset_with_arguments_runs_and_its_steps_appear(

@@ -10,7 +10,6 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.settings import save_settings
 from gui.window.main_window import MainWindow
 from tests.gui.launching import (
     click,
@@ -24,12 +23,6 @@ from tests.llm_server import LLMServer, Reply
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]
-
-
-@pytest.fixture
-def server(llm_server: LLMServer) -> LLMServer:
-    save_settings(llm_server.settings())
-    return llm_server
 
 
 def test_typing_an_agent_then_clicking_the_task_writes_the_task(

@@ -16,7 +16,6 @@ from pytestqt.qtbot import QtBot
 
 from core.run_request import RunRequest, StepSpec
 from core.runs import RunIndex
-from core.settings import save_settings
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.run.run_controller import RunSession
 from gui.run.runs_view import RunPage, RunsView
@@ -34,12 +33,6 @@ from tests.llm_server import LLMServer, Reply, Tokens
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]
-
-
-@pytest.fixture
-def server(llm_server: LLMServer) -> LLMServer:
-    save_settings(llm_server.settings())
-    return llm_server
 
 
 def _launch(qtbot: QtBot, window: MainWindow, *steps: tuple[str, str], mode: str = "chain"
