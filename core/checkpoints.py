@@ -36,7 +36,14 @@ from typing import Literal
 
 from core import paths
 from core.events import Event, FileChange, StepChanges
-from core.git_command import GitError, guarded_options, run_git, run_git_sync, stream_names
+from core.git_command import (
+    SAFE_OPTIONS,
+    GitError,
+    guarded_options,
+    run_git,
+    run_git_sync,
+    stream_names,
+)
 from core.settings import CheckpointSettings
 
 REF_ROOT = "refs/baton"
@@ -231,6 +238,7 @@ async def changed_files(workspace: Workspace, before: str, after: str) -> list[F
         "--numstat",
         before,
         after,
+        options=SAFE_OPTIONS,  # two commits compared: no file of the folder is read or filtered
     )
     kinds: dict[str, Literal["added", "deleted"]] = {"A": "added", "D": "deleted"}
     status_of: dict[str, Literal["added", "modified", "deleted"]] = {}
@@ -257,7 +265,16 @@ async def patch(workspace: Workspace, before: str, after: str, paths_: Iterable[
     (``diff-tree``) so the user's diff settings, external diff tools and text conversions
     play no part."""
     return await workspace.git(
-        "diff-tree", "-p", "-r", "--no-renames", "--no-color", before, after, "--", *paths_
+        "diff-tree",
+        "-p",
+        "-r",
+        "--no-renames",
+        "--no-color",
+        before,
+        after,
+        "--",
+        *paths_,
+        options=SAFE_OPTIONS,  # two commits compared: no file of the folder is read or filtered
     )
 
 
