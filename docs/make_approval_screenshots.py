@@ -28,18 +28,14 @@ def main() -> int:
 
 
 def _shoot(output: Path, project: Path) -> int:
-    from PySide6.QtWidgets import QApplication
 
     from core.approvals import ApprovalRequest
     from core.rule_store import RuleStore
+    from gui.app import create_application
     from gui.approvals.approval_dialog import ApprovalDialog
     from gui.settings.settings_dialog import SettingsDialog
-    from gui.theme import apply_theme
-    from gui.theme.icons import app_icon
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    apply_theme(app)  # type: ignore[arg-type]
-    app.setWindowIcon(app_icon())
+    app = create_application([])
 
     store = RuleStore()
     store.set_project(

@@ -104,7 +104,6 @@ def main(shoot: Callable[[Path, Path], int] | None = None) -> int:
 
 
 def _shoot(output: Path, project: Path) -> int:
-    from PySide6.QtWidgets import QApplication
 
     from core.checkpoints import patch
     from core.commands.changes import run_patch
@@ -112,11 +111,10 @@ def _shoot(output: Path, project: Path) -> int:
     from core.restore import checkpoints_of
     from core.run_request import RunRequest, StepSpec
     from core.runner import Runner
+    from gui.app import create_application
     from gui.changes.diff_viewer import DiffViewer
     from gui.changes.run_changes import RunChangesDialog
     from gui.run.run_view import RunView
-    from gui.theme import apply_theme
-    from gui.theme.icons import app_icon
     from tests.llm_server import LLMServer
 
     events: list[Event] = []
@@ -135,9 +133,7 @@ def _shoot(output: Path, project: Path) -> int:
     workspace, before, after = run_patch(checkpoints, 0)
     text = asyncio.run(patch(workspace, before, after))
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    apply_theme(app)  # type: ignore[arg-type]
-    app.setWindowIcon(app_icon())
+    app = create_application([])
 
     view = RunView()
     view.resize(1000, 640)

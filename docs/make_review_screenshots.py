@@ -76,7 +76,6 @@ def _run(server: object, project: Path) -> tuple[str, list[object]]:
 
 def _shoot(output: Path, project: Path) -> int:
     from PySide6.QtGui import QTextCursor
-    from PySide6.QtWidgets import QApplication
 
     from core.checkpoints import patch
     from core.commands.changes import run_patch
@@ -85,11 +84,10 @@ def _shoot(output: Path, project: Path) -> int:
     from core.review_comments import ReviewText, diff_texts, output_path
     from core.run_compare import compare_runs
     from core.run_state import fold
+    from gui.app import create_application
     from gui.compare.compare_view import CompareDialog
     from gui.history.runs_history import HistoryPage
     from gui.review.review_dialog import ReviewDialog
-    from gui.theme import apply_theme
-    from gui.theme.icons import app_icon
     from tests.llm_server import LLMServer
 
     with LLMServer() as server:
@@ -103,9 +101,7 @@ def _shoot(output: Path, project: Path) -> int:
     workspace, before, after = run_patch(checkpoints_of(first), 0)  # type: ignore[arg-type]
     text = asyncio.run(patch(workspace, before, after))
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    apply_theme(app)  # type: ignore[arg-type]
-    app.setWindowIcon(app_icon())
+    app = create_application([])
 
     compare = CompareDialog(compare_runs(first_state, second_state))
     compare.resize(1180, 720)

@@ -101,21 +101,17 @@ def _subagent_run() -> list[object]:
 
 def _shoot(output: Path, project: Path) -> int:
     from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
 
     from core.attention import Attention
     from core.budget import BudgetQuestion, Caps
     from core.events import PlannedStep
+    from gui.app import create_application
     from gui.approvals.budget_dialog import BudgetDialog
     from gui.run.rerun_dialog import RerunDialog
     from gui.run.run_view import RunView
-    from gui.theme import apply_theme
-    from gui.theme.icons import app_icon
     from gui.window.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    apply_theme(app)  # type: ignore[arg-type]
-    app.setWindowIcon(app_icon())
+    app = create_application([])
     _earlier_runs(project)
 
     window = MainWindow(

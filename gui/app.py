@@ -9,31 +9,38 @@ so tests can create it without any of this.
 from __future__ import annotations
 
 # Start-up: the window paints before settings and agent files are read, so neither pydantic
-# nor yaml is imported here (see gui.window.first_paint). asyncio (for the event loop, below)
-# comes before PySide6: once loaded, PySide6 reads the source of every module imported after
-# it (its __feature__ check, ~1 ms a module), and asyncio is ~30 modules.
-import asyncio  # noqa: F401  # isort: skip
+# nor yaml is imported here (see gui.window.first_paint), and before the asyncio event loop is
+# imported (see run_app).
 import sys
 import traceback
 from collections.abc import Callable
 from types import TracebackType
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
 
 from core import __version__
 from gui import theme
-from gui.qt_asyncio import run_event_loop
 from gui.theme import icons
 from gui.window.main_window import MainWindow
 
 ORGANIZATION = "Baton"
 APPLICATION = "Baton"
+STYLE = "Fusion"
+"""Qt's own style, the same on every system: Baton's style sheet is written for it."""
 
 
 def create_application(argv: list[str]) -> QApplication:
-    """The process's QApplication (reused if one exists), named and styled for Baton."""
+    """The process's QApplication (reused if one exists), named and styled for Baton: the
+    Fusion style plus Baton's style sheet."""
     existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else QApplication(["baton", *argv])
+    if isinstance(existing, QApplication):
+        app = existing
+        app.setStyle(STYLE)
+    else:
+        # The style named on the command line: the style object never reaches Python, which
+        # spares PySide building the QStyle class's enums (~5 ms) before the first paint.
+        app = QApplication(["baton", "-style", STYLE, *argv])
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setApplicationVersion(__version__)
@@ -50,10 +57,55 @@ def run_app(argv: list[str]) -> int:
     previous_hook = sys.excepthook
     sys.excepthook = _make_excepthook(window)
     try:
+        # asyncio and qasync are ~40 ms of imports the first picture does not need: they are
+        # loaded once the window is on screen, and the start-up work waits for the loop.
+        window.first_paint.hold()
         window.show()
+        wait_for_first_paint(window)
+        if not window.isVisible():
+            return 0  # closed before it painted: nothing started, nothing to run
+        from gui.qt_asyncio import run_event_loop
+
+        window.first_paint.release()  # runs from the loop below
         return run_event_loop(app)
     finally:
         sys.excepthook = previous_hook
+
+
+FIRST_PAINT_WAIT_MS = 1000
+"""How long :func:`wait_for_first_paint` waits at most: a window that is not painted (shown
+minimised, say) must not keep the event loop from starting."""
+
+
+class _PaintWatch(QObject):
+    """Ends ``loop`` when ``window`` paints."""
+
+    def __init__(self, window: QWidget, loop: QEventLoop) -> None:
+        super().__init__()
+        self._window = window
+        self._loop = loop
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._window and event.type() == QEvent.Type.Paint:
+            self._loop.quit()  # after this paint event, which goes on as usual
+        return False
+
+
+def wait_for_first_paint(window: QWidget) -> None:
+    """Run Qt's events (plain Qt, no asyncio yet) until ``window`` has painted once, or
+    :data:`FIRST_PAINT_WAIT_MS` passed."""
+    loop = QEventLoop()
+    watch = _PaintWatch(window, loop)
+    window.installEventFilter(watch)
+    deadline = QTimer()
+    deadline.setSingleShot(True)
+    deadline.timeout.connect(loop.quit)
+    deadline.start(FIRST_PAINT_WAIT_MS)
+    try:
+        loop.exec()
+    finally:
+        deadline.stop()
+        window.removeEventFilter(watch)
 
 
 ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], None]

@@ -4,17 +4,16 @@ Qt answers a missing library with SIGABRT and a misleading hint ("xcb-cursor0 is
 when that one is installed and two others are not). Checked here before Qt is imported, without
 importing Qt: loading the plugin with ``dlopen`` costs about a millisecond (the libraries stay
 loaded for Qt afterwards) and fails on the first missing library; only then ``ldd`` is asked
-for the whole list, so the user installs everything in one go. Nothing in this module imports Qt.
+for the whole list, so the user installs everything in one go. Nothing in this module imports Qt,
+and what only the X11 check needs (ctypes, subprocess: ~8 ms) is imported when it runs, so the
+start-up of a window on another platform (Wayland, offscreen, macOS, Windows) does not pay it.
 """
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
 import os
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -73,6 +72,8 @@ def uses_xcb() -> bool:
 
 def missing_libraries(library: Path) -> list[str]:
     """Shared-library names ``library`` needs and the loader cannot find (empty: all there)."""
+    import ctypes
+
     try:
         ctypes.CDLL(str(library))
     except OSError as error:
@@ -84,6 +85,9 @@ def missing_libraries(library: Path) -> list[str]:
 
 
 def _ldd_missing(library: Path) -> list[str]:
+    import shutil
+    import subprocess
+
     ldd = shutil.which("ldd")
     if ldd is None:
         return []
@@ -99,6 +103,8 @@ def _ldd_missing(library: Path) -> list[str]:
 def display_unreachable(display: str | None) -> bool:
     """True when an X server at ``display`` refuses us — Qt would abort on it. Asked through
     libxcb (already loaded by the plugin check), which costs a round trip of a millisecond."""
+    import ctypes
+
     try:
         xcb = ctypes.CDLL("libxcb.so.1")
     except OSError:

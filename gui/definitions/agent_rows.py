@@ -15,11 +15,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QStyledItemDelegate
 
 from gui.theme import OVERRIDE_ACCENT, icons, is_dark, mix, secondary_text
+from gui.widgets.row_state import row_state
 
-if TYPE_CHECKING:  # the agent model (pydantic) is not on the start-up path
+if TYPE_CHECKING:  # neither the agent model (pydantic) nor QStyle is on the start-up path
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
     from core.agents import AgentCatalog, AgentDefinition, Diagnostic
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1
@@ -165,7 +168,7 @@ class AgentDelegate(QStyledItemDelegate):
         entry: AgentEntry = index.data(ROLE_ENTRY)
         rect: QRect = option.rect
         palette: QPalette = option.palette
-        state = option.state
+        state = row_state(option)
         base = palette.color(QPalette.ColorRole.Base)
         text = palette.color(QPalette.ColorRole.Text)
         highlight = palette.color(QPalette.ColorRole.Highlight)
@@ -173,14 +176,14 @@ class AgentDelegate(QStyledItemDelegate):
 
         card = rect.adjusted(6, 2, -6, -2)
         painter.setPen(Qt.PenStyle.NoPen)
-        if state & QStyle.StateFlag.State_Selected:
+        if state == "selected":
             painter.setBrush(mix(base, highlight, 0.30 if dark else 0.16))
             painter.drawRoundedRect(card, 7, 7)
             painter.setBrush(highlight)
             painter.drawRoundedRect(
                 QRect(card.left(), card.top() + 8, 3, card.height() - 16), 1.5, 1.5
             )
-        elif state & QStyle.StateFlag.State_MouseOver:
+        elif state == "hovered":
             painter.setBrush(mix(base, text, 0.05))
             painter.drawRoundedRect(card, 7, 7)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from PySide6.QtCore import QFile, QSettings, QStandardPaths, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLineEdit, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
@@ -385,6 +385,10 @@ class DefinitionsView(QWidget):
 
 def _move_to_trash(path: Path) -> bool:
     """Move ``path`` to the desktop trash; False when there is no usable trash."""
+    # Imported here: PySide builds these classes' enums on first use, which the start-up of
+    # the window (this module included) does not need.
+    from PySide6.QtCore import QFile, QStandardPaths
+
     # Qt does not create the XDG data folder that holds the trash; a fresh account lacks it.
     data = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
     if data:

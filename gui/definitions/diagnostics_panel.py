@@ -16,9 +16,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QSizePolicy,
-    QStyle,
     QStyledItemDelegate,
-    QStyleOptionViewItem,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -27,8 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from gui.theme import icons, mix, secondary_text
+from gui.widgets.row_state import row_state
 
-if TYPE_CHECKING:  # the agent model (pydantic) is not on the start-up path
+if TYPE_CHECKING:  # neither the agent model (pydantic) nor QStyle is on the start-up path
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
     from core.agents import Diagnostic
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -197,7 +198,8 @@ class _DiagnosticDelegate(QStyledItemDelegate):
         painter.save()
         palette = option.palette
         rect = option.rect
-        if option.state & QStyle.StateFlag.State_Selected:
+        state = row_state(option)
+        if state == "selected":
             painter.fillRect(
                 rect,
                 mix(
@@ -206,7 +208,7 @@ class _DiagnosticDelegate(QStyledItemDelegate):
                     0.18,
                 ),
             )
-        elif option.state & QStyle.StateFlag.State_MouseOver:
+        elif state == "hovered":
             painter.fillRect(
                 rect,
                 mix(

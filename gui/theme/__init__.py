@@ -101,7 +101,5 @@ def stylesheet(palette: QPalette) -> str:
 
 
 def apply_theme(app: QApplication) -> None:
-    """Fusion style plus Baton's style sheet; call again when the palette changes."""
-    if app.style().name().casefold() != "fusion":
-        app.setStyle("Fusion")
+    """Baton's style sheet, in the application's palette's colours."""
     app.setStyleSheet(stylesheet(app.palette()))

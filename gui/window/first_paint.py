@@ -13,20 +13,36 @@ from PySide6.QtCore import QTimer
 
 
 class FirstPaint:
-    """Runs :attr:`steps` once, from the event loop, after :meth:`painted` is first called."""
+    """Runs :attr:`steps` once, from the event loop, after :meth:`painted` is first called
+    (and after :meth:`release`, when held)."""
 
     def __init__(self, *steps: Callable[[], None]) -> None:
         self.steps: list[Callable[[], None]] = list(steps)
         """Called in turn once the window has painted; more may be appended until then."""
         self._painted = False
+        self._held = False
         self.started = False
         """True once the steps ran."""
+
+    def hold(self) -> None:
+        """Keep the steps waiting, painted or not, until :meth:`release`. ``baton`` paints its
+        window before it starts the asyncio event loop, which some steps need."""
+        self._held = True
+
+    def release(self) -> None:
+        """Let the steps run: now, from the event loop, if the window has painted."""
+        self._held = False
+        self._schedule()
 
     def painted(self) -> None:
         """The window painted (call from its paintEvent): the first time, schedule the steps.
         The window paints before its children, so its first paint is the first picture."""
         if not self._painted:
             self._painted = True
+            self._schedule()
+
+    def _schedule(self) -> None:
+        if self._painted and not self._held:
             QTimer.singleShot(0, self._run)  # after this paint, not in it
 
     def _run(self) -> None:

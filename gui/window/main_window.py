@@ -80,8 +80,9 @@ class MainWindow(QMainWindow):
         self._working_folder = self.initial_folder
         self.opening = True
         """True while the window is being built (see :data:`VIEWS`' factories)."""
-        self._first_paint = FirstPaint(self._first_painted)
-        self.after_first_paint: list[Callable[[], None]] = self._first_paint.steps
+        self.first_paint = FirstPaint(self._first_painted)
+        """Start-up work, run from the event loop once the window has painted."""
+        self.after_first_paint: list[Callable[[], None]] = self.first_paint.steps
         """Called in turn, from the event loop, once the window has painted: start-up work
         its first picture does not need (settings for the status bar and the welcome panel,
         listing agents), so the window is on screen while it happens."""
@@ -153,7 +154,7 @@ class MainWindow(QMainWindow):
         """True once the work deferred past the first paint was done (see
         :attr:`after_first_paint`): the status bar names the model, the welcome panel is
         shown when needed, the first view is listing its files."""
-        return self._first_paint.started
+        return self.first_paint.started
 
     @property
     def agents_view(self) -> AgentsView:
@@ -374,7 +375,7 @@ class MainWindow(QMainWindow):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        self._first_paint.painted()
+        self.first_paint.painted()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

@@ -67,7 +67,14 @@ def test_run_app_shows_the_window_runs_asyncio_and_saves_geometry(tmp_path: Path
         "    await asyncio.sleep(0)\n"
         "    seen.append([w.windowTitle() for w in app.topLevelWidgets() if w.isVisible()])\n"
         "    app.closeAllWindows()\n"
-        "QTimer.singleShot(0, lambda: asyncio.ensure_future(inside_loop()))\n"
+        "def start():\n"  # once the window has painted, run_app starts the asyncio loop
+        "    try:\n"
+        "        asyncio.get_running_loop()\n"
+        "    except RuntimeError:\n"
+        "        QTimer.singleShot(10, start)\n"
+        "    else:\n"
+        "        asyncio.ensure_future(inside_loop())\n"
+        "QTimer.singleShot(0, start)\n"
         "from gui.app import run_app\n"
         "code = run_app([])\n"
         "print('code', code)\n"
@@ -90,6 +97,29 @@ def test_run_app_shows_the_window_runs_asyncio_and_saves_geometry(tmp_path: Path
     assert "windows [['Baton']]" in result.stdout
     assert "geometry True" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+def test_the_application_uses_fusion_whatever_style_the_system_prefers(tmp_path: Path) -> None:
+    """Baton's style sheet is written for Fusion; a desktop that asks for another style (here
+    through QT_STYLE_OVERRIDE) must not get a half-styled window."""
+    script = (
+        "from gui.app import create_application\n"
+        "app = create_application([])\n"
+        "app.setStyleSheet('')\n"  # the style sheet wraps the style: look at the style itself
+        "print('style', app.style().name())\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "QT_STYLE_OVERRIDE": "Windows"}
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "style fusion"
 
 
 def test_sidebar_lists_the_views_and_the_keyboard_moves_between_them(

@@ -13,6 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
+from pytestqt.qtbot import QtBot
+
+from gui.window.first_paint import FirstPaint
+
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = r"""
@@ -43,18 +48,20 @@ class FirstPaint(QObject):
         return False
 
 probe = FirstPaint()
-run_event_loop = gui.app.run_event_loop
+show = MainWindow.show
 
-def probed(app):
-    app.installEventFilter(probe)
-    return run_event_loop(app)
+def probed_show(window):
+    QApplication.instance().installEventFilter(probe)
+    show(window)
 
-gui.app.run_event_loop = probed
+MainWindow.show = probed_show
 from gui.launcher import main
 main([])
 """
 
 DEFERRED = {
+    "asyncio",
+    "qasync",
     "pydantic",
     "yaml",
     "httpx",
@@ -63,8 +70,9 @@ DEFERRED = {
     "core.events",
     "gui.definitions.definition_editor",
 }
-"""Not needed to paint the window: settings and agent files are read after the first paint,
-the agents view opens on its empty state (its editor is built when first needed)."""
+"""Not needed to paint the window: the event loop starts after the first paint, settings and
+agent files are read after it, the agents view opens on its empty state (its editor is built
+when first needed)."""
 
 
 def run_baton(folder: Path) -> dict[str, str]:
@@ -102,3 +110,40 @@ def test_the_window_paints_before_settings_and_agent_files_are_read(tmp_path: Pa
     assert {"pydantic", "yaml", "core.agents", "core.settings"} <= listed
     assert "127.0.0.1:9" in report["listed status"]
     assert int(report["listed agents"]) > 0  # the built-in agents
+
+
+def _let_queued_work_run(qtbot: QtBot) -> None:
+    """Returns once Qt ran what was queued before now (a zero timer queued after it fired)."""
+    marker: list[bool] = []
+    QTimer.singleShot(0, lambda: marker.append(True))
+    qtbot.waitUntil(lambda: bool(marker))
+
+
+def test_held_start_up_work_waits_for_the_release_and_the_paint(qtbot: QtBot) -> None:
+    """``baton`` holds the work past its first paint until the asyncio loop runs."""
+    ran: list[str] = []
+    first_paint = FirstPaint(lambda: ran.append("read settings"))
+    first_paint.hold()
+
+    first_paint.painted()
+    _let_queued_work_run(qtbot)
+    assert ran == []
+
+    first_paint.release()
+    qtbot.waitUntil(lambda: ran == ["read settings"])
+    assert first_paint.started
+
+
+def test_released_start_up_work_still_waits_for_the_first_paint(qtbot: QtBot) -> None:
+    ran: list[str] = []
+    first_paint = FirstPaint(lambda: ran.append("list agents"))
+    first_paint.hold()
+    first_paint.release()
+    _let_queued_work_run(qtbot)
+    assert ran == []
+
+    first_paint.painted()
+    first_paint.painted()  # a second paint runs nothing twice
+    qtbot.waitUntil(lambda: bool(ran))
+    _let_queued_work_run(qtbot)
+    assert ran == ["list agents"]
