@@ -1,7 +1,7 @@
 """``baton --self-test``: prove a build works without a person or a display.
 
 A bundle can miss a data file, a Qt plugin or a lazily imported module and still start; this
-exercises each of those paths — built-in agents and presets read through importlib.resources,
+exercises each of those paths — built-in agents and presets read from the bundled resources,
 the SQLite document store with its full-text index, the backends' lazy imports, and the main
 window opened and closed — in temporary folders, so the user's own files are never touched.
 It prints one line per check and exits 0 only when all of them pass.
@@ -45,11 +45,14 @@ def _check_documents() -> str:
 
 
 def _check_backends() -> str:
+    from core.backends.pi_rpc import gate_extension
     from core.backends.registry import BACKENDS
 
     for target in BACKENDS.values():
         module, name = target.split(":")
         getattr(importlib.import_module(module), name)
+    if not gate_extension().is_file():  # pi's approvals go through it
+        raise RuntimeError(f"pi's approval extension is missing: {gate_extension()}")
     return ", ".join(BACKENDS)
 
 

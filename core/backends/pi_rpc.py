@@ -36,13 +36,13 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Awaitable, Callable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from core.backends.base import StepContext
 from core.backends.cli_paths import protected_refusal
 from core.events import Event, Log
+from core.resources import builtin_dir
 
 GATE_TITLE = "baton-gate/1"
 """The title of the gate's question; also its protocol version."""
@@ -58,7 +58,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 def gate_extension() -> Path:
     """The extension file pi loads with ``-e`` (a real file in a checkout, wheel or bundle)."""
-    return Path(str(resources.files("resources") / "pi" / "baton-gate.js"))
+    return builtin_dir("pi") / "baton-gate.js"
 
 
 class PiRpcSession:

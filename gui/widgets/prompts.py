@@ -13,11 +13,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.definition_checks import Problem
+if TYPE_CHECKING:  # what a save is checked against is not needed to open the window
+    from core.definition_checks import Problem
 
 K = TypeVar("K")
 Label = str | QMessageBox.StandardButton
