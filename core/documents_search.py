@@ -49,6 +49,7 @@ import math
 import re
 import sqlite3
 import string
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -445,6 +446,35 @@ def join_parts(parts: Sequence[tuple[str, bool]], markers: tuple[str, str] = ("[
     return "".join(markers[0] + part + markers[1] if match else part for part, match in parts)
 
 
+def _densest_window(hits: list[re.Match[str]], width: int) -> int:
+    """Where the ``width`` characters start that hold the most different matches: of the
+    windows starting a quarter width before each match, the first best one.
+
+    One pass with a window sliding over the matches (they come in order and do not overlap,
+    so both ends only move forward): a text where a common character matches hundreds of
+    times costs hundreds of steps, not hundreds squared (``ー`` in Japanese text took 12 ms
+    a page of results when every window was counted afresh)."""
+    keys = [hit.group().casefold() for hit in hits]
+    inside: Counter[str] = Counter()  # matches of the window hits[first:past]
+    first = past = 0
+    best_start, best_score = 0, -1
+    for hit in hits:
+        start = max(0, hit.start() - width // 4)
+        while past < len(hits) and hits[past].end() <= start + width:
+            if past >= first:
+                inside[keys[past]] += 1
+            past += 1
+        while first < len(hits) and hits[first].start() < start:
+            if first < past:
+                inside[keys[first]] -= 1
+                if not inside[keys[first]]:
+                    del inside[keys[first]]
+            first += 1
+        if len(inside) > best_score:
+            best_start, best_score = start, len(inside)
+    return best_start
+
+
 def snippet_parts(
     text: str, patterns: tuple[str, ...], *, width: int = 80, ellipsis: str = "…"
 ) -> list[tuple[str, bool]]:
@@ -461,16 +491,7 @@ def snippet_parts(
     hits = list(finder.finditer(flat)) if finder else []
     if not hits:
         return [(flat[:width] + (ellipsis if len(flat) > width else ""), False)]
-    lead = width // 4
-    best_start, best_score = 0, -1
-    for hit in hits:
-        start = max(0, hit.start() - lead)
-        inside = {
-            h.group().casefold() for h in hits if start <= h.start() and h.end() <= start + width
-        }
-        if len(inside) > best_score:
-            best_start, best_score = start, len(inside)
-    end = min(len(flat), best_start + width)
+    end = min(len(flat), _densest_window(hits, width) + width)
     start = max(0, end - width)  # near the end, the window takes in more before the match
     # Never cut a match in half at either edge.
     for hit in hits:

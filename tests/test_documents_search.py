@@ -3,8 +3,11 @@ queries, hostile input, filters, pagination, ranking, snippets, and the index st
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -338,3 +341,61 @@ def test_a_short_text_is_shown_whole_around_a_late_match() -> None:
     snippet = make_snippet(long, (r"needle",), width=20)
     assert snippet.startswith("…") and snippet.endswith("[needle]")
     assert len(snippet) == len("…") + 20 + 2
+
+
+def _densest_window_by_counting_each(hits: list[re.Match[str]], width: int) -> int:
+    """The definition, window by window (quadratic): the oracle for the sliding window."""
+    best_start, best_score = 0, -1
+    for hit in hits:
+        start = max(0, hit.start() - width // 4)
+        inside = {
+            h.group().casefold() for h in hits if start <= h.start() and h.end() <= start + width
+        }
+        if len(inside) > best_score:
+            best_start, best_score = start, len(inside)
+    return best_start
+
+
+def test_the_snippet_window_is_the_one_with_the_most_different_matches() -> None:
+    rng = random.Random(11)
+    finder = re.compile("ーー|ab|Ab|z{1,30}|ー", re.IGNORECASE)
+    for _ in range(400):
+        text = "".join(
+            rng.choice(["ab", "AB", " ", "ー", "x", "zzzz", "z" * 25])
+            for _ in range(rng.randint(0, 120))
+        )
+        hits = list(finder.finditer(text))
+        width = rng.choice([4, 10, 20, 80])
+        assert documents_search._densest_window(hits, width) == _densest_window_by_counting_each(
+            hits, width
+        ), (text, width)
+
+
+class _CountedMatch:
+    """A match that counts how often its position is asked."""
+
+    asked = 0
+
+    def __init__(self, start: int) -> None:
+        self._start = start
+
+    def start(self) -> int:
+        _CountedMatch.asked += 1
+        return self._start
+
+    def end(self) -> int:
+        _CountedMatch.asked += 1
+        return self._start + 1
+
+    def group(self) -> str:
+        return "ー"
+
+
+def test_finding_the_snippet_window_looks_at_each_match_a_few_times_not_at_every_pair() -> None:
+    """A common character matching 5,000 times in one document: linear, not 25 million steps."""
+    hits = [_CountedMatch(2 * index) for index in range(5_000)]
+    _CountedMatch.asked = 0
+
+    documents_search._densest_window(cast(list[re.Match[str]], hits), 80)
+
+    assert _CountedMatch.asked <= 6 * len(hits)
