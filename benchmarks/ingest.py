@@ -134,17 +134,15 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
 
 
 def main() -> None:
-    from PySide6.QtWidgets import QApplication
 
     import gui  # noqa: F401  (PySide6 work-around first)
     from benchmarks.big_runs import big_output, flood, long_answer
     from benchmarks.markdown_stream import generate
     from core.events import event_to_json
+    from gui.app import create_application
     from gui.run.markdown_stream import warm_up
-    from gui.theme import apply_theme
 
-    app = QApplication.instance() or QApplication([])
-    apply_theme(app)  # type: ignore[arg-type]
+    _app = create_application([])  # alive as long as this function runs
     warm_up()
     runs = {
         "flood": (lambda: flood(EVENTS), False),

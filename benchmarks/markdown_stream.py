@@ -141,19 +141,18 @@ def deltas(text: str, count: int) -> list[str]:
 
 def main() -> None:
     from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication, QScrollArea
+    from PySide6.QtWidgets import QScrollArea
 
+    from gui.app import create_application
     from gui.run.markdown_render import _highlighted
     from gui.run.markdown_stream import MarkdownStream, warm_up
     from gui.run.markdown_view import MarkdownView
-    from gui.theme import apply_theme
 
     document = generate()
     pieces = deltas(document, DELTAS)
     print(f"document: {len(document):,} characters, streamed in {len(pieces):,} deltas")
 
-    app = QApplication.instance() or QApplication([])
-    apply_theme(app)  # type: ignore[arg-type]
+    app = create_application([])
     warm_up()
 
     def framed(widget: MarkdownView | MarkdownStream) -> QScrollArea:

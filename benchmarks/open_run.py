@@ -91,14 +91,14 @@ def main() -> None:
         os.environ["BATON_CONFIG_DIR"] = str(Path(scratch) / "config")
         os.environ["BATON_DATA_DIR"] = str(Path(scratch) / "data")
         from PySide6.QtCore import QEventLoop, QTimer
-        from PySide6.QtWidgets import QApplication, QWidget
+        from PySide6.QtWidgets import QWidget
 
         import gui  # noqa: F401  (PySide6 work-around first)
         from benchmarks.big_runs import big_output, flood, write_run
         from core.runs import RunIndex, runs_dir
+        from gui.app import create_application
         from gui.run.run_controller import RunController
         from gui.run.runs_view import RunsView
-        from gui.theme import apply_theme
 
         index = RunIndex()
         records = {}
@@ -110,8 +110,7 @@ def main() -> None:
         gc.collect()
         gc.freeze()
 
-        app = QApplication.instance() or QApplication([])
-        apply_theme(app)  # type: ignore[arg-type]
+        app = create_application([])
         host = QWidget()
         controller = RunController(host)
         results = {}

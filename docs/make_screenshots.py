@@ -24,19 +24,15 @@ SIZE = (1280, 860)
 
 def main() -> int:
     from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
     from run_events import failed_chain, finished_chain, running_parallel
 
+    from gui.app import create_application
     from gui.run.run_view import RunView
     from gui.run.tool_call_row import ToolCallRow
-    from gui.theme import apply_theme
-    from gui.theme.icons import app_icon
 
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
     output.mkdir(parents=True, exist_ok=True)
-    app = QApplication.instance() or QApplication(sys.argv)
-    apply_theme(app)  # type: ignore[arg-type]
-    app.setWindowIcon(app_icon())
+    _app = create_application([])  # alive as long as this function runs
 
     def settle(milliseconds: int = 150) -> None:
         loop = QEventLoop()
