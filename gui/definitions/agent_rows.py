@@ -10,7 +10,6 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from html import escape
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
@@ -54,6 +53,8 @@ def severity_mark(problems: Iterable[Diagnostic]) -> str:
 
 
 def _tooltip(agent: AgentDefinition, badge: str) -> str:
+    from html import escape  # with the first agent read, not on the window's start-up path
+
     tools = ", ".join(agent.declared_tools or agent.tools or ()) or "all default tools"
     lines = [
         f"<b>{escape(agent.name)}</b> — {escape(SOURCE_LABELS[agent.source])}",

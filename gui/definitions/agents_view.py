@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QByteArray, QSettings, Signal
 from PySide6.QtWidgets import QWidget
 
-from core.definition_checks import Problem, validate_agent_text
 from gui.definitions.agent_header import AgentHeader
 from gui.definitions.agent_list import AgentList
 from gui.definitions.agent_rows import SOURCE_LABELS
@@ -31,8 +30,9 @@ from gui.widgets.prompts import Prompts
 if TYPE_CHECKING:
     # Start-up: the window's first view is built and painted before any agent is read, so
     # the agent model (pydantic, yaml) is imported by the first read, on the worker thread;
-    # the helpers for files (platformdirs) where they are first used.
+    # the helpers for files (platformdirs) and the editor's checks where they are first used.
     from core.agents import AgentCatalog, AgentDefinition
+    from core.definition_checks import Problem
     from gui.definitions.new_agent_dialog import Scope
 
 
@@ -159,6 +159,8 @@ class AgentsView(DefinitionsView):
         self.catalogChanged.emit()
 
     def _validate(self, text: str) -> list[Problem]:
+        from core.definition_checks import validate_agent_text
+
         return validate_agent_text(text)
 
     def _source_for(self, path: Path) -> str:

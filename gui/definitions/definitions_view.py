@@ -26,7 +26,6 @@ from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLineEdit, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
-from core.definition_checks import Problem
 from gui.definitions.agent_list import AgentList
 from gui.definitions.background_read import BackgroundRead
 from gui.definitions.definition_header import DefinitionHeader
@@ -36,7 +35,8 @@ from gui.theme import icons
 from gui.widgets import Banner, EmptyState, PaneHeader
 from gui.widgets.prompts import Prompts, UnsavedChoice
 
-if TYPE_CHECKING:  # built on first use (see DefinitionsView.editor)
+if TYPE_CHECKING:  # built on first use (see DefinitionsView.editor), with its checks
+    from core.definition_checks import Problem
     from gui.definitions.definition_editor import DefinitionEditor
     from gui.definitions.highlighters import Mode
 

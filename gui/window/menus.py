@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from html import escape
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from core import __version__
 from gui.theme import icons
@@ -145,6 +144,10 @@ def edit_focused_widget(method: str) -> None:
 
 def show_about(parent: QWidget) -> None:
     """Help ▸ About Baton."""
+    from html import escape
+
+    from PySide6.QtWidgets import QMessageBox
+
     QMessageBox.about(
         parent,
         "About Baton",

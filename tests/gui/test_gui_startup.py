@@ -68,6 +68,8 @@ DEFERRED = {
     "core.agents",
     "core.settings",
     "core.events",
+    "core.definition_checks",
+    "html",
     "gui.definitions.definition_editor",
 }
 """Not needed to paint the window: the event loop starts after the first paint, settings and
