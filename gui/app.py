@@ -1,16 +1,15 @@
 """Starting the window: ``baton`` with no sub-command ends up in :func:`run_app`.
 
-The QApplication is set up here (names for QSettings, icon, style), the qasync loop is
-installed (:mod:`gui.qt_asyncio`) so the asyncio core runs on the Qt thread, and the main
-window is shown until it closes. Building the window itself lives in :mod:`gui.window.main_window`,
-so tests can create it without any of this.
+The QApplication is set up here (names for QSettings, icon, style), the main window is shown,
+and once it has painted the qasync loop is installed (:mod:`gui.qt_asyncio`) so the asyncio
+core runs on the Qt thread until the window closes. Building the window itself lives in
+:mod:`gui.window.main_window`, so tests can create it without any of this.
 """
 
 from __future__ import annotations
 
 # Start-up: the window paints before settings and agent files are read, so neither pydantic
-# nor yaml is imported here (see gui.window.first_paint), and before the asyncio event loop is
-# imported (see run_app).
+# nor yaml is imported here (see gui.window.first_paint), and before asyncio is (see run_app).
 import sys
 import traceback
 from collections.abc import Callable
