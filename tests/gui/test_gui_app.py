@@ -82,16 +82,7 @@ def test_run_app_shows_the_window_runs_asyncio_and_saves_geometry(tmp_path: Path
         "print('geometry', QSettings().contains('main/geometry'))\n",
         encoding="utf-8",
     )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    result = subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        timeout=60,
-        check=False,
-    )
+    result = _run_python([str(script)], tmp_path)
     assert result.returncode == 0, result.stderr
     assert "code 0" in result.stdout
     assert "windows [['Baton']]" in result.stdout
@@ -108,18 +99,24 @@ def test_the_application_uses_fusion_whatever_style_the_system_prefers(tmp_path:
         "app.setStyleSheet('')\n"  # the style sheet wraps the style: look at the style itself
         "print('style', app.style().name())\n"
     )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "QT_STYLE_OVERRIDE": "Windows"}
-    result = subprocess.run(
-        [sys.executable, "-c", script],
+    result = _run_python(["-c", script], tmp_path, QT_STYLE_OVERRIDE="Windows")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "style fusion"
+
+
+def _run_python(
+    arguments: list[str], folder: Path, **environment: str
+) -> subprocess.CompletedProcess[str]:
+    """A fresh Python process on the offscreen platform: it owns its QApplication."""
+    return subprocess.run(
+        [sys.executable, *arguments],
         capture_output=True,
         text=True,
-        cwd=tmp_path,
-        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=folder,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT), **environment},
         timeout=60,
         check=False,
     )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "style fusion"
 
 
 def test_sidebar_lists_the_views_and_the_keyboard_moves_between_them(
