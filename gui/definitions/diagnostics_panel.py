@@ -72,34 +72,48 @@ class DiagnosticsPanel(QWidget):
         header_layout.addWidget(self.toggle, 1)
         header_layout.addWidget(self.chevron)
 
-        self.tree = QTreeWidget()
-        self.tree.setObjectName("DiagnosticsList")
-        self.tree.setColumnCount(1)
-        self.tree.setHeaderHidden(True)
-        self.tree.setRootIsDecorated(False)
-        self.tree.setIndentation(0)
-        self.tree.setUniformRowHeights(True)
-        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.tree.setItemDelegate(_DiagnosticDelegate(self.tree))
-        self.tree.itemActivated.connect(self._on_activated)
-        self.tree.itemDoubleClicked.connect(self._on_activated)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(header)
-        layout.addWidget(self.tree)
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(0)
+        self._layout.addWidget(header)
+        self._tree: QTreeWidget | None = None
         self._diagnostics: list[Diagnostic] = []
         self.set_diagnostics([])
 
     # -- public API ----------------------------------------------------------------------
 
+    @property
+    def tree(self) -> QTreeWidget:
+        """The list of problems, built with the first problem (or when asked for): most
+        folders have none, and the window's first picture (before any file is read) needs
+        only the header."""
+        if self._tree is None:
+            tree = QTreeWidget()
+            tree.setObjectName("DiagnosticsList")
+            tree.setColumnCount(1)
+            tree.setHeaderHidden(True)
+            tree.setRootIsDecorated(False)
+            tree.setIndentation(0)
+            tree.setUniformRowHeights(True)
+            tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+            tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            tree.setItemDelegate(_DiagnosticDelegate(tree))
+            tree.itemActivated.connect(self._on_activated)
+            tree.itemDoubleClicked.connect(self._on_activated)
+            self._layout.addWidget(tree)
+            tree.setVisible(self.toggle.isChecked() and bool(self._diagnostics))
+            self._tree = tree
+        return self._tree
+
     def set_diagnostics(self, diagnostics: list[Diagnostic]) -> None:
         self._diagnostics = sorted(
             diagnostics, key=lambda d: (_ORDER[d.severity], Path(d.path).name, d.line or 0)
         )
-        self.tree.clear()
+        self._update_title()
+        if self._tree is None and not self._diagnostics:
+            return
+        tree = self.tree
+        tree.clear()
         for diagnostic in self._diagnostics:
             location = Path(diagnostic.path).name + (
                 f":{diagnostic.line}" if diagnostic.line else ""
@@ -110,13 +124,12 @@ class DiagnosticsPanel(QWidget):
             tip = f"{diagnostic.path}{f':{diagnostic.line}' if diagnostic.line else ''}\n"
             tip += f"{diagnostic.message}\n\nDouble-click to open the file."
             item.setToolTip(0, tip)
-            self.tree.addTopLevelItem(item)
-        self._update_title()
+            tree.addTopLevelItem(item)
         # As tall as its rows (up to MAX_ROWS, then it scrolls): the agents list keeps the rest.
         rows = min(len(self._diagnostics), self.MAX_ROWS)
-        row_height = _DiagnosticDelegate.row_height(self.tree.font())
-        self.tree.setFixedHeight(rows * row_height + 2 * self.tree.frameWidth() + 6)
-        self.tree.setVisible(self.toggle.isChecked() and bool(self._diagnostics))
+        row_height = _DiagnosticDelegate.row_height(tree.font())
+        tree.setFixedHeight(rows * row_height + 2 * tree.frameWidth() + 6)
+        tree.setVisible(self.toggle.isChecked() and bool(self._diagnostics))
 
     def diagnostics(self) -> list[Diagnostic]:
         return list(self._diagnostics)
@@ -129,7 +142,10 @@ class DiagnosticsPanel(QWidget):
 
     def row_texts(self) -> list[str]:
         """``"file:line  message"`` per row, as shown (for tests and accessibility)."""
-        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        tree = self._tree
+        if tree is None:
+            return []
+        items = (tree.topLevelItem(i) for i in range(tree.topLevelItemCount()))
         return [item.text(0) for item in items if item is not None]
 
     # -- private -------------------------------------------------------------------------
@@ -155,7 +171,8 @@ class DiagnosticsPanel(QWidget):
         self.toggle.setIcon(icons.icon(worst))
 
     def _on_toggled(self, checked: bool) -> None:
-        self.tree.setVisible(checked and bool(self._diagnostics))
+        if self._tree is not None:
+            self._tree.setVisible(checked and bool(self._diagnostics))
         self._update_chevron()
         self.expandedChanged.emit(checked)
 
