@@ -15,15 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    QSortFilterProxyModel,
-    Qt,
-    Signal,
-)
+from PySide6.QtCore import QObject, QSortFilterProxyModel, Qt, Signal
 
 from core.batch.results import ItemResult
 from core.batch.store import BatchRecord
@@ -33,12 +25,12 @@ from core.run_state import RunState
 from gui.history.runs_table import status_icon
 from gui.run.run_model import BATCH_INTERVAL_MS
 from gui.widgets.plain_text import markdown_line
+from gui.widgets.table_model import FlatTableModel, Index
 from gui.widgets.throttle import Throttle
 
 COLUMNS = ("#", "Input", "Status", "Step", "Tokens", "Cost", "Duration", "Output")
 FAILED = frozenset({"error", "aborted", "interrupted"})
 PREVIEW_CHARS = 160
-_Index = QModelIndex | QPersistentModelIndex
 
 
 @dataclass
@@ -72,8 +64,10 @@ class ItemRow:
         self.output = done[-1] if done else self.output
 
 
-class BatchTableModel(QAbstractTableModel):
+class BatchTableModel(FlatTableModel):
     """The items of one batch. GUI thread only (the qasync loop's thread)."""
+
+    columns = COLUMNS
 
     # -- signals (GUI thread) ------------------------------------------------------------
     totalsChanged = Signal()
@@ -161,20 +155,10 @@ class BatchTableModel(QAbstractTableModel):
 
     # -- Qt model ------------------------------------------------------------------------
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.rows)
+    def row_count(self) -> int:
+        return len(self.rows)
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         row = self.rows[index.row()]
@@ -255,7 +239,7 @@ class FailedFilter(QSortFilterProxyModel):
         self.failed_only = on
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
-    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         if not self.failed_only:
             return True
         model = self.sourceModel()

@@ -17,13 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QApplication,
@@ -32,6 +26,7 @@ from PySide6.QtWidgets import (
 from core.documents import DocumentProvenance, SearchHit
 from gui.theme import foreground, secondary_text
 from gui.widgets.plain_text import markdown_line, plain_markdown
+from gui.widgets.table_model import FlatTableModel, Index
 
 COLUMNS = ("Title", "Type", "Tags", "Summary", "Updated", "Run")
 COL_TITLE, COL_TYPE, COL_TAGS, COL_SUMMARY, COL_UPDATED, COL_RUN = range(len(COLUMNS))
@@ -50,7 +45,6 @@ MARK_OPEN, MARK_CLOSE = "\ue000", "\ue001"
 """Snippet markers asked of the store: private-use characters, which no real text contains,
 so a ``[`` in a document is never mistaken for a match."""
 
-Index = QModelIndex | QPersistentModelIndex
 _LEFT_CENTRE = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -146,8 +140,10 @@ def plain_snippet(snippet: str) -> str:
 # -- the model -----------------------------------------------------------------------------
 
 
-class DocumentsTableModel(QAbstractTableModel):
+class DocumentsTableModel(FlatTableModel):
     """One page of documents. GUI thread only."""
+
+    columns = COLUMNS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -203,20 +199,11 @@ class DocumentsTableModel(QAbstractTableModel):
 
     # -- Qt model API --------------------------------------------------------------------
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
-        return 0 if parent.isValid() else len(self._hits)
+    def row_count(self) -> int:
+        return len(self._hits)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if section == COL_SUMMARY and self._searching:
-            return "Match"
-        return COLUMNS[section]
+    def column_title(self, section: int) -> str:
+        return "Match" if section == COL_SUMMARY and self._searching else COLUMNS[section]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.row() >= len(self._hits):

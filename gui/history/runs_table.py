@@ -14,13 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication
 
@@ -28,6 +22,7 @@ from core.events import compact_number
 from core.run_names import run_name
 from core.runs import RunIndex, RunRecord
 from gui.widgets.run_status import fill_color, format_seconds, run_status_label, status_color
+from gui.widgets.table_model import FlatTableModel, Index
 
 COLUMNS = ("Started", "Run", "Status", "Duration", "Tokens", "Cost")
 SORT_BY = ("started", "run", "status", "duration", "tokens", "cost")
@@ -35,8 +30,6 @@ SORT_BY = ("started", "run", "status", "duration", "tokens", "cost")
 PAGE = 200
 """Rows fetched from the index at a time."""
 ROLE_RECORD = Qt.ItemDataRole.UserRole + 1
-
-Index = QModelIndex | QPersistentModelIndex
 
 
 def started_text(iso: str) -> str:
@@ -70,8 +63,10 @@ def status_icon(status: str, palette: QPalette | None = None) -> QIcon:
     return QIcon(pixmap)
 
 
-class RunsTableModel(QAbstractTableModel):
+class RunsTableModel(FlatTableModel):
     """Every run in the index, a page at a time, filtered and sorted in SQL. GUI thread only."""
+
+    columns = COLUMNS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -138,18 +133,8 @@ class RunsTableModel(QAbstractTableModel):
         self._sort = (SORT_BY[column], order == Qt.SortOrder.DescendingOrder)
         self.reload()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
-        return 0 if parent.isValid() else len(self._records)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
-        return 0 if parent.isValid() else len(COLUMNS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
-        return None
+    def row_count(self) -> int:
+        return len(self._records)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
