@@ -21,6 +21,7 @@ class FirstPaint:
         """Called in turn once the window has painted; more may be appended until then."""
         self._painted = False
         self._held = False
+        self._scheduled = False
         self.started = False
         """True once the steps ran."""
 
@@ -42,7 +43,8 @@ class FirstPaint:
             self._schedule()
 
     def _schedule(self) -> None:
-        if self._painted and not self._held:
+        if self._painted and not self._held and not self._scheduled:
+            self._scheduled = True  # once, however often it is released
             QTimer.singleShot(0, self._run)  # after this paint, not in it
 
     def _run(self) -> None:
