@@ -94,3 +94,43 @@ def test_a_finished_run_has_nothing_to_resume(
     parent, _ = _latest(capsys)
     assert main(["runs", "resume", parent.run_id]) == 2
     assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_continue_says_more_to_the_last_step_in_its_conversation(
+    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configured.queue(
+        Reply.answer("found"), Reply.answer("planned"), Reply.answer("the plan is done")
+    )
+    assert main(["run", *CHAIN, "--cwd", str(tmp_path)]) == 0
+    parent, _ = _latest(capsys)
+
+    configured.queue(Reply.answer("three files"))
+    assert main(["runs", "continue", parent.run_id, "How many files did you change?"]) == 0
+    child, finished = _latest(capsys, after=parent)
+    follow_up = configured.requests[3]
+    said = [(m["role"], m.get("content")) for m in follow_up.messages if m["role"] != "system"]
+    assert said[0] == ("user", "do planned")  # step 3's task, as it was sent
+    assert ("assistant", "the plan is done") in said
+    assert said[-1] == ("user", "How many files did you change?")
+    assert child.lineage is not None
+    assert (child.lineage.run_id, child.lineage.step, child.lineage.kind) == (
+        parent.run_id,
+        2,
+        "continue",
+    )
+    assert [f.output for f in finished] == ["three files"]
+
+
+def test_continue_names_a_step_that_cannot_be_continued(
+    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    configured.queue(Reply.answer("ok"))
+    assert main(["run", "--agent", "scout", "--task", "x", "--cwd", str(tmp_path)]) == 0
+    parent, _ = _latest(capsys)
+
+    assert main(["runs", "continue", parent.run_id, "more", "--step", "2"]) == 2
+    assert "step 2 of run" in capsys.readouterr().err
+    assert main(["runs", "continue", parent.run_id, "more", "--step", "0"]) == 2
+    assert "--step counts from 1" in capsys.readouterr().err
+    assert len(configured.requests) == 1  # nothing was sent

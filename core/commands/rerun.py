@@ -1,5 +1,10 @@
-"""``baton runs resume RUN_ID`` and ``baton runs rerun RUN_ID --from N``: a saved run again,
-reusing the steps that finished (see :mod:`core.rerun`); the new run is linked to its parent."""
+"""A saved run taken further, as a new run linked to its parent:
+
+* ``baton runs resume RUN_ID`` and ``baton runs rerun RUN_ID --from N`` run it again, reusing
+  the steps that finished (see :mod:`core.rerun`);
+* ``baton runs continue RUN_ID TEXT`` says something more to a finished step, in the same
+  conversation (see :mod:`core.continuation`), as the window's Continue box does.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from core.commands.run import execute, runner_options, usage_error
+from core.continuation import continue_request
 from core.errors import RunError
+from core.events import Event, StepStarted
 from core.rerun import rerun_from_request, resume_request
 from core.runner import Runner
 from core.runs import RunIndex, load_run
@@ -35,6 +42,17 @@ def register(actions: Any) -> None:
     rerun.add_argument("--model", help="step N's model instead")
     _run_options(rerun)
     rerun.set_defaults(handler=_rerun)
+    follow_up = actions.add_parser(
+        "continue",
+        help="say more to a finished step, in the same conversation (a new, linked run)",
+    )
+    follow_up.add_argument("run_id")
+    follow_up.add_argument("text", help="the follow-up")
+    follow_up.add_argument(
+        "--step", type=int, metavar="N", help="the step to continue (default: the last one)"
+    )
+    _run_options(follow_up)
+    follow_up.set_defaults(handler=_continue)
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -56,6 +74,17 @@ def _rerun(args: argparse.Namespace) -> int:
         )
 
     return _again(args, "baton runs rerun", build)
+
+
+def _continue(args: argparse.Namespace) -> int:
+    def build(events: list[Event]) -> Any:
+        if args.step is not None and args.step < 1:
+            raise RunError("--step counts from 1")
+        steps = [e.step for e in events if isinstance(e, StepStarted) and e.step is not None]
+        step = args.step - 1 if args.step is not None else max(steps, default=0)
+        return continue_request(events, step, args.text)
+
+    return _again(args, "baton runs continue", build)
 
 
 def _again(args: argparse.Namespace, command: str, build: Any) -> int:
