@@ -16,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from docs.screenshot_support import settle  # noqa: E402
 
 
 def main() -> int:
@@ -35,7 +36,7 @@ def _shoot(output: Path, project: Path) -> int:
     from gui.approvals.approval_dialog import ApprovalDialog
     from gui.settings.settings_dialog import SettingsDialog
 
-    app = create_application([])
+    _app = create_application([])  # alive as long as this function runs
 
     store = RuleStore()
     store.set_project(
@@ -62,7 +63,7 @@ def _shoot(output: Path, project: Path) -> int:
             project=str(project),
         )
     )
-    _settle(app)
+    settle()
     dialog.grab().save(str(output / "approval-rule.png"))
     dialog.clear_request()
 
@@ -70,19 +71,11 @@ def _shoot(output: Path, project: Path) -> int:
     settings.show()
     settings.tabs.setCurrentWidget(settings.rules)
     settings.rules.tree.setCurrentItem(settings.rules.tree.topLevelItem(0).child(3))  # type: ignore[union-attr]
-    _settle(app)
+    settle()
     settings.grab().save(str(output / "settings-rules.png"))
     settings.providers.shutdown()
     settings.close()
     return 0
-
-
-def _settle(app: object) -> None:
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    loop = QEventLoop()
-    QTimer.singleShot(300, loop.quit)
-    loop.exec()
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from docs.screenshot_support import settle  # noqa: E402
 
 CLI = '''"""Command line of the to-do app."""
 
@@ -133,36 +134,28 @@ def _shoot(output: Path, project: Path) -> int:
     workspace, before, after = run_patch(checkpoints, 0)
     text = asyncio.run(patch(workspace, before, after))
 
-    app = create_application([])
+    _app = create_application([])  # alive as long as this function runs
 
     view = RunView()
     view.resize(1000, 640)
     view.load_events(events)
     view.show()
-    _settle(app)
+    settle()
     view.grab().save(str(output / "changes-step.png"))
 
     viewer = DiffViewer(f"Step 1 changes — run {runner.run_id}", text, "src/todo/cli.py")
     viewer.resize(1200, 460)
     viewer.split_button.click()
     viewer.show()
-    _settle(app)
+    settle()
     viewer.grab().save(str(output / "changes-diff.png"))
 
     dialog = RunChangesDialog(runner.run_id, events)
     dialog.resize(760, 320)
     dialog.show()
-    _settle(app)
+    settle()
     dialog.grab().save(str(output / "changes-run.png"))
     return 0
-
-
-def _settle(app: object) -> None:
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    loop = QEventLoop()
-    QTimer.singleShot(300, loop.quit)
-    loop.exec()
 
 
 if __name__ == "__main__":

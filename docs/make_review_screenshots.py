@@ -14,11 +14,12 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from docs.screenshot_support import settle  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "docs"))
 
 from make_changes_screenshots import _script  # noqa: E402
@@ -101,12 +102,12 @@ def _shoot(output: Path, project: Path) -> int:
     workspace, before, after = run_patch(checkpoints_of(first), 0)  # type: ignore[arg-type]
     text = asyncio.run(patch(workspace, before, after))
 
-    app = create_application([])
+    _app = create_application([])  # alive as long as this function runs
 
     compare = CompareDialog(compare_runs(first_state, second_state))
     compare.resize(1180, 720)
     compare.show()
-    _settle(app)
+    settle()
     compare.grab().save(str(output / "runs-compare.png"))
 
     history = HistoryPage()
@@ -114,7 +115,7 @@ def _shoot(output: Path, project: Path) -> int:
     history.show()
     history.search_panel.field.setText("verbose")
     history.search_panel.search_now()
-    _settle(app, lambda: history.search_panel.results.count() > 0)
+    settle(until=lambda: history.search_panel.results.count() > 0)
     history.grab().save(str(output / "runs-search.png"))
 
     step = first_state.steps[0]
@@ -135,25 +136,9 @@ def _shoot(output: Path, project: Path) -> int:
     review.text.setTextCursor(cursor)
     review.comment.setPlainText("Why not -v as well?")
     review.show()
-    _settle(app)
+    settle()
     review.grab().save(str(output / "review-comments.png"))
     return 0
-
-
-def _settle(app: object, until: Callable[[], bool] = lambda: True) -> None:
-    """Let the event loop run until ``until()`` holds (5 s at most), then 300 ms more."""
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    def spin(ms: int) -> None:
-        loop = QEventLoop()
-        QTimer.singleShot(ms, loop.quit)
-        loop.exec()
-
-    for _ in range(50):
-        if until():
-            break
-        spin(100)
-    spin(300)
 
 
 if __name__ == "__main__":

@@ -17,13 +17,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from docs.screenshot_support import settle  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests" / "gui"))
 
 SIZE = (1280, 860)
 
 
 def main() -> int:
-    from PySide6.QtCore import QEventLoop, QTimer
     from run_events import failed_chain, finished_chain, running_parallel
 
     from gui.app import create_application
@@ -34,18 +35,13 @@ def main() -> int:
     output.mkdir(parents=True, exist_ok=True)
     _app = create_application([])  # alive as long as this function runs
 
-    def settle(milliseconds: int = 150) -> None:
-        loop = QEventLoop()
-        QTimer.singleShot(milliseconds, loop.quit)
-        loop.exec()
-
     def shoot(name: str, build: Callable[[RunView], None]) -> None:
         view = RunView()
         view.setWindowTitle("Baton — run")
         view.resize(*SIZE)
         view.show()
         build(view)
-        settle()
+        settle(150)
         path = output / name
         view.grab().save(str(path))
         print(f"{path} ({path.stat().st_size // 1024} KB)")
@@ -55,7 +51,7 @@ def main() -> int:
     def finished(view: RunView) -> None:
         view.load_events(finished_chain())
         open_bash_rows(view, 2)  # the test run's output
-        settle()
+        settle(150)
         # the worker, from its top
         view.scroll_area.verticalScrollBar().setValue(view.pane(2).y() - 10)
 

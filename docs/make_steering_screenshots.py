@@ -18,6 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from docs.screenshot_support import settle  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "tests" / "gui"))
 
 GOAL = "add a --json flag"
@@ -111,7 +113,7 @@ def _shoot(output: Path, project: Path) -> int:
     from gui.run.run_view import RunView
     from gui.window.main_window import MainWindow
 
-    app = create_application([])
+    _app = create_application([])  # alive as long as this function runs
     _earlier_runs(project)
 
     window = MainWindow(
@@ -124,7 +126,7 @@ def _shoot(output: Path, project: Path) -> int:
     dialog.budget_fields.run_cost.setValue(0.25)
     dialog.budget_fields.step_tokens.setValue(40_000)
     dialog.resize(860, 760)
-    _settle(app)
+    settle(400)
     dialog.grab().save(str(output / "launch-budget.png"))
     dialog.close()
 
@@ -132,7 +134,7 @@ def _shoot(output: Path, project: Path) -> int:
                               Caps(max_cost=0.25))  # fmt: skip
     budget = BudgetDialog()
     budget.show_question(question, f"implement {GOAL}", 1)
-    _settle(app)
+    settle(400)
     budget.grab().save(str(output / "budget-question.png"))
     budget.clear_question()
 
@@ -147,7 +149,7 @@ def _shoot(output: Path, project: Path) -> int:
         inbox.items.add(item)
     inbox.changed.emit(inbox.count())
     window.show_view("inbox")
-    _settle(app)
+    settle(400)
     window.grab().save(str(output / "inbox.png"))
 
     task = "Implement this plan:\n\n{previous}"
@@ -157,7 +159,7 @@ def _shoot(output: Path, project: Path) -> int:
     rerun = RerunDialog(2, planned, ["scout", "planner", "worker", "reviewer"],
                         ["claude-sonnet-4-5", "claude-haiku-4-5"])  # fmt: skip
     rerun.show()
-    _settle(app)
+    settle(400)
     rerun.grab().save(str(output / "rerun-from-step.png"))
     rerun.close()
 
@@ -166,18 +168,11 @@ def _shoot(output: Path, project: Path) -> int:
     view.load_events(_subagent_run())  # type: ignore[arg-type]
     view.show()
     view.header.charts_button.click()
-    _settle(app)
+    settle(400)
     view.grab().save(str(output / "run-usage-rollup.png"))
     view.close()
     window.close()
     return 0
-
-
-def _settle(app: object) -> None:
-    """Let layouts, fonts and charts finish before a picture is taken."""
-    from PySide6.QtTest import QTest
-
-    QTest.qWait(400)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """What the screenshot scripts share: a throwaway home (Baton's config and data folders under
 it and one Ollama provider configured, so a picture never shows or changes the real user's
-runs) and the capture of the screen."""
+runs), the wait before a picture and the capture of the screen."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QWidget
 
 
@@ -28,6 +30,22 @@ def scratch_home(name: str) -> Path:
         encoding="utf-8",
     )
     return scratch
+
+
+def settle(milliseconds: int = 300, until: Callable[[], bool] | None = None) -> None:
+    """Let layouts, fonts, charts and queued work finish before a picture: the event loop
+    runs until ``until()`` holds (5 s at most), then ``milliseconds`` more."""
+    for _ in range(50):
+        if until is None or until():
+            break
+        _spin(100)
+    _spin(milliseconds)
+
+
+def _spin(milliseconds: int) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(milliseconds, loop.quit)
+    loop.exec()
 
 
 def save_screen(window: QWidget, output: Path) -> None:
