@@ -20,11 +20,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from docs.screenshot_support import save_screen, scratch_home  # noqa: E402
+from docs.screenshot_support import open_window, save_screen, scratch_home  # noqa: E402
 
 SCRATCH = scratch_home("baton-batch-demo")
 
-from PySide6.QtCore import QSettings, QTimer  # noqa: E402
+from PySide6.QtCore import QTimer  # noqa: E402
 
 from core.batch.inputs import BatchItem  # noqa: E402
 from core.batch.store import BatchSpec, BatchStore  # noqa: E402
@@ -42,7 +42,6 @@ from core.runs import RunIndex, RunWriter  # noqa: E402
 from gui.app import create_application  # noqa: E402
 from gui.batch.batch_view import BatchView  # noqa: E402
 from gui.qt_asyncio import run_event_loop  # noqa: E402
-from gui.window.main_window import MainWindow  # noqa: E402
 
 ISSUES = [
     "#412 login redirect loops after password reset",
@@ -173,11 +172,7 @@ def main() -> int:
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs/screenshots/batch.png"
     _batch_id, live = record_batch()
     app = create_application([])
-    settings = QSettings(str(SCRATCH / "gui.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(SCRATCH, settings)
-    window.setGeometry(0, 0, 1400, 820)
-    window.show()
-    window.show_view("batches")
+    window = open_window(SCRATCH, "batches", 1400, 820)
     view = window.stack.currentWidget()
     assert isinstance(view, BatchView)
 

@@ -23,17 +23,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from docs.screenshot_support import save_screen, scratch_home  # noqa: E402
+from docs.screenshot_support import open_window, save_screen, scratch_home  # noqa: E402
 
 SCRATCH = scratch_home("baton-docs-demo")
 
-from PySide6.QtCore import QSettings, QTimer  # noqa: E402
+from PySide6.QtCore import QTimer  # noqa: E402
 
 from core.documents import DocumentProvenance, DocumentStore, NewDocument  # noqa: E402
 from gui.app import create_application  # noqa: E402
 from gui.documents.documents_view import DocumentsView  # noqa: E402
 from gui.qt_asyncio import run_event_loop  # noqa: E402
-from gui.window.main_window import MainWindow  # noqa: E402
 
 SEARCH = "登录"
 OPEN = "登录与会话：实现笔记"
@@ -159,11 +158,7 @@ def main() -> int:
         if history:
             edit_twice(store)
     app = create_application([])
-    settings = QSettings(str(SCRATCH / "gui.ini"), QSettings.Format.IniFormat)
-    window = MainWindow(SCRATCH, settings)
-    window.setGeometry(0, 0, 1400, 900)
-    window.show()
-    window.show_view("documents")
+    window = open_window(SCRATCH, "documents", 1400, 900)
     view = window.stack.currentWidget()
     assert isinstance(view, DocumentsView)
     view.splitter.setSizes([390, 470])

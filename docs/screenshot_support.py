@@ -10,9 +10,13 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QWidget
+
+if TYPE_CHECKING:  # Baton is imported after scratch_home() has set its folders
+    from gui.window.main_window import MainWindow
 
 
 def scratch_home(name: str) -> Path:
@@ -30,6 +34,21 @@ def scratch_home(name: str) -> Path:
         encoding="utf-8",
     )
     return scratch
+
+
+def open_window(folder: Path, view: str, width: int, height: int) -> MainWindow:
+    """Baton's main window on ``view``, ``width`` × ``height`` at the screen's corner, with
+    its window settings kept in ``folder`` (never the user's)."""
+    from PySide6.QtCore import QSettings
+
+    from gui.window.main_window import MainWindow
+
+    settings = QSettings(str(folder / "gui.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(folder, settings)
+    window.setGeometry(0, 0, width, height)
+    window.show()
+    window.show_view(view)
+    return window
 
 
 def settle(milliseconds: int = 300, until: Callable[[], bool] | None = None) -> None:
