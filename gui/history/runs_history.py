@@ -198,12 +198,7 @@ class HistoryPage(QWidget):
         order = [
             self.filter_field,
             self.table,
-            self.open_button,
-            self.rerun_button,
-            self.resume_button,
-            self.export_button,
-            self.compare_button,
-            self.delete_button,
+            *actions,
             self.open_file_button,
             self.import_button,
             self.search_panel.field,
