@@ -15,8 +15,8 @@ import traceback
 from collections.abc import Callable
 from types import TracebackType
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
 
 from core import __version__
 from gui import theme
@@ -76,26 +76,13 @@ FIRST_PAINT_WAIT_MS = 1000
 minimised, say) must not keep the event loop from starting."""
 
 
-class _PaintWatch(QObject):
-    """Ends ``loop`` when ``window`` paints."""
-
-    def __init__(self, window: QWidget, loop: QEventLoop) -> None:
-        super().__init__()
-        self._window = window
-        self._loop = loop
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._window and event.type() == QEvent.Type.Paint:
-            self._loop.quit()  # after this paint event, which goes on as usual
-        return False
-
-
-def wait_for_first_paint(window: QWidget) -> None:
+def wait_for_first_paint(window: MainWindow) -> None:
     """Run Qt's events (plain Qt, no asyncio yet) until ``window`` has painted once, or
     :data:`FIRST_PAINT_WAIT_MS` passed."""
+    if window.first_paint.is_painted():
+        return
     loop = QEventLoop()
-    watch = _PaintWatch(window, loop)
-    window.installEventFilter(watch)
+    window.first_paint.when_painted(loop.quit)  # after this paint event, which goes on
     deadline = QTimer()
     deadline.setSingleShot(True)
     deadline.timeout.connect(loop.quit)
@@ -104,7 +91,6 @@ def wait_for_first_paint(window: QWidget) -> None:
         loop.exec()
     finally:
         deadline.stop()
-        window.removeEventFilter(watch)
 
 
 ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], None]

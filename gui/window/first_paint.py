@@ -20,6 +20,7 @@ class FirstPaint:
         self.steps: list[Callable[[], None]] = list(steps)
         """Called in turn once the window has painted; more may be appended until then."""
         self._painted = False
+        self._on_paint: list[Callable[[], None]] = []
         self._held = False
         self._scheduled = False
         self.started = False
@@ -35,11 +36,21 @@ class FirstPaint:
         self._held = False
         self._schedule()
 
+    def is_painted(self) -> bool:
+        return self._painted
+
+    def when_painted(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` at the first paint, inside the paint event: something cheap, such
+        as ending a wait for it (``baton`` starts its asyncio loop after the first paint)."""
+        self._on_paint.append(callback)
+
     def painted(self) -> None:
         """The window painted (call from its paintEvent): the first time, schedule the steps.
         The window paints before its children, so its first paint is the first picture."""
         if not self._painted:
             self._painted = True
+            for callback in self._on_paint:
+                callback()
             self._schedule()
 
     def _schedule(self) -> None:

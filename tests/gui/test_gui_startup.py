@@ -152,3 +152,17 @@ def test_released_start_up_work_still_waits_for_the_first_paint(qtbot: QtBot) ->
     qtbot.waitUntil(lambda: bool(ran))
     _let_queued_work_run(qtbot)
     assert ran == ["list agents"]
+
+
+def test_a_wait_for_the_first_paint_ends_in_that_paint_and_only_then() -> None:
+    """``baton`` waits for its window's first paint to start the asyncio loop: the callback
+    comes inside the first paint (not a turn later), and never again."""
+    ended: list[str] = []
+    first_paint = FirstPaint()
+    first_paint.when_painted(lambda: ended.append("wait over"))
+    assert not first_paint.is_painted() and ended == []
+
+    first_paint.painted()
+    assert first_paint.is_painted() and ended == ["wait over"]
+    first_paint.painted()
+    assert ended == ["wait over"]
