@@ -19,7 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.events import BudgetAnswered, UsageStats
+from core.events import BudgetAnswered, BudgetAsked, Event, RunCaps, RunStarted, UsageStats
 
 CapKind = Literal["cost", "tokens"]
 
@@ -50,6 +50,45 @@ class Budget(BaseModel):
 
     run: Caps = Field(default_factory=Caps)
     step: Caps = Field(default_factory=Caps)
+
+
+def caps_of(budget: Budget | None) -> RunCaps | None:
+    """A budget as the run file keeps it (``run_started.budget``)."""
+    if budget is None or budget == Budget():
+        return None
+    return RunCaps(
+        run_max_cost=budget.run.max_cost,
+        run_max_tokens=budget.run.max_tokens,
+        step_max_cost=budget.step.max_cost,
+        step_max_tokens=budget.step.max_tokens,
+    )
+
+
+def budget_of(events: list[Event]) -> Budget | None:
+    """The caps a saved run ended with: those it started with, raised wherever a person raised
+    them at a reached cap. A resumed or re-run run goes on under these, so stopping at a cap
+    and resuming never lifts the cap silently."""
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    if started is None or started.budget is None:
+        return None
+    caps = started.budget
+    scopes = {
+        "run": Caps(max_cost=caps.run_max_cost, max_tokens=caps.run_max_tokens),
+        "step": Caps(max_cost=caps.step_max_cost, max_tokens=caps.step_max_tokens),
+    }
+    asked: str | None = None
+    for event in events:
+        if isinstance(event, BudgetAsked):
+            asked = event.scope
+        elif isinstance(event, BudgetAnswered) and asked is not None and not event.stopped:
+            scopes[asked] = Caps(
+                max_cost=event.max_cost if event.max_cost is not None else scopes[asked].max_cost,
+                max_tokens=(
+                    event.max_tokens if event.max_tokens is not None else scopes[asked].max_tokens
+                ),
+            )
+            asked = None
+    return Budget(run=scopes["run"], step=scopes["step"])
 
 
 @dataclass(frozen=True)

@@ -142,6 +142,18 @@ class WorktreeInfo(BaseModel):
     """The person's checkout (the repository's main working folder)."""
 
 
+class RunCaps(BaseModel):
+    """The budget a run was started with, as its run file keeps it, so a resumed or re-run run
+    keeps the caps (see :mod:`core.budget`, which owns the live ``Budget``); None: no cap."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_max_cost: float | None = None
+    run_max_tokens: int | None = None
+    step_max_cost: float | None = None
+    step_max_tokens: int | None = None
+
+
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -172,6 +184,8 @@ class RunStarted(_Event):
     """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
     worktree: WorktreeInfo | None = None
     """Set when the run worked in its own git worktree (:mod:`core.worktrees`)."""
+    budget: RunCaps | None = None
+    """The caps the run started with (absent: none, or a run saved before caps were kept)."""
 
 
 class StepStarted(_Event):

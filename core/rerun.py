@@ -6,7 +6,8 @@ A saved run's ``run_started`` holds everything needed to repeat it: mode, agents
 arguments and parameter values. Resume and re-run-from also copy the finished steps' results
 (their ``step_finished``) into :attr:`core.run_request.RunRequest.reused`: the runner shows and
 hands them on as saved, byte for byte, and sends no request for them. The new run is linked to its
-parent (:class:`core.events.Lineage`).
+parent (:class:`core.events.Lineage`) and keeps its budget: the caps it started with, as a person
+last raised them (:func:`core.budget.budget_of`), so a run stopped at a cap never resumes uncapped.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from core.budget import budget_of
 from core.errors import RunError
 from core.events import Event, Lineage, RunStarted, StepFinished
 from core.params import split_shown
@@ -65,6 +67,7 @@ def resume_request(events: list[Event]) -> RunRequest:
     request = request_from_run(started)
     return replace(
         request,
+        budget=budget_of(events),
         reused=done,
         lineage=Lineage(run_id=started.run_id, step=first, kind="resume"),
     )
@@ -107,6 +110,7 @@ def rerun_from_request(
     return replace(
         request,
         steps=steps,
+        budget=budget_of(events),
         backend=backend,
         reused={i: finished[i] for i in range(index)},
         lineage=Lineage(run_id=started.run_id, step=index, kind="rerun"),

@@ -39,7 +39,7 @@ from core.agents import AgentCatalog
 from core.approvals import ApprovalGate, Responder, deny_all
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, create_backend
-from core.budget import BudgetAsker, BudgetGuard, stop_at_cap
+from core.budget import BudgetAsker, BudgetGuard, caps_of, stop_at_cap
 from core.checkpoints import RunCheckpoints
 from core.errors import RunError
 from core.events import (
@@ -236,6 +236,7 @@ class Runner:
             parent_step=self._parent.step if self._parent else None,
             lineage=self.request.lineage,
             worktree=worktree,
+            budget=caps_of(self.request.budget),
         )
 
     def _finish(self, status: Outcome, error: str | None, start: RunStarted) -> RunFinished:

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from core.budget import Budget, BudgetQuestion, Caps
+from core.budget import Budget, BudgetQuestion, Caps, budget_of
 from core.cli import main
-from core.events import BudgetAnswered, BudgetAsked
+from core.events import BudgetAnswered, BudgetAsked, RunCaps, RunStarted
 from core.run_request import RunRequest, StepSpec
 from core.run_state import Notice, fold
 from core.runner import Runner
-from core.runs import load_run, run_file
+from core.runs import RunIndex, load_run, run_file
 from core.settings import save_settings
 from core.terminal_budget import ask_on_terminal
 from tests.llm_server import LLMServer, Reply, Tokens
@@ -117,3 +117,46 @@ async def test_the_question_and_its_answer_are_in_the_run_file(
     assert [(a.stopped, a.max_cost) for a in answered] == [(False, 1.0)]
     notices = [i.text for i in fold(events).steps[0].items if isinstance(i, Notice)]
     assert notices == ["budget reached: $0.0600 spent of a $0.0500 cap", "cap raised to $1.00"]
+
+
+def test_a_run_stopped_at_its_cap_resumes_with_the_same_cap(
+    llm_server: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Resume never lifts a cap silently: the resumed run stops at the same cap again."""
+    save_settings(llm_server.settings())
+    llm_server.queue(Reply.tool("ls", {"path": "."}, tokens=Tokens(2000, 10)))
+    task = ["--agent", "scout", "--task", "look", "--model", "gpt-4o-mini"]
+    assert main(["run", *task, "--max-tokens", "1000", "--cwd", str(tmp_path)]) == 1
+    (parent,) = RunIndex().list()
+    started = load_run(Path(parent.path))[0]
+    assert isinstance(started, RunStarted) and started.budget is not None
+    assert started.budget.run_max_tokens == 1000
+    capsys.readouterr()
+
+    llm_server.queue(Reply.tool("ls", {"path": "."}, tokens=Tokens(2000, 10)))
+    assert main(["runs", "resume", parent.id]) == 1
+    assert len(llm_server.requests) == 2  # one request, then the cap stopped it again
+    assert "budget reached: 2,010 tokens used of a 1,000 cap" in capsys.readouterr().out
+    child = next(r for r in RunIndex().list() if r.id != parent.id)
+    resumed = load_run(Path(child.path))[0]
+    assert isinstance(resumed, RunStarted) and resumed.budget == started.budget
+
+
+def test_the_caps_a_saved_run_ended_with_include_the_raised_ones(tmp_path: Path) -> None:
+    events = [
+        RunStarted(
+            run_id="r",
+            ts=0,
+            mode="single",
+            steps=[],
+            cwd=str(tmp_path),
+            started_at="2026-12-04T00:00:00+00:00",
+            budget=RunCaps(run_max_cost=0.05, step_max_tokens=9000),
+        ),
+        BudgetAsked(run_id="r", step=0, ts=1, scope="run", kind="cost", reason="$0.06 of $0.05"),
+        BudgetAnswered(run_id="r", step=0, ts=2, stopped=False, max_cost=0.5),
+    ]
+    assert budget_of(events) == Budget(run=Caps(max_cost=0.5), step=Caps(max_tokens=9000))
+    assert budget_of(events[:1]) == Budget(run=Caps(max_cost=0.05), step=Caps(max_tokens=9000))
+    no_caps = events[0].model_copy(update={"budget": None})
+    assert budget_of([no_caps]) is None

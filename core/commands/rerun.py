@@ -13,7 +13,13 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from core.commands.run import execute, runner_options, usage_error
+from core.commands.run import (
+    add_budget_options,
+    budget_from,
+    execute,
+    runner_options,
+    usage_error,
+)
 from core.continuation import continue_request
 from core.errors import RunError
 from core.events import Event, StepStarted
@@ -61,6 +67,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trust-project", action="store_true", help="trust the project's own agents for this run"
     )
+    add_budget_options(parser)  # given: instead of the caps the saved run had
 
 
 def _resume(args: argparse.Namespace) -> int:
@@ -95,6 +102,9 @@ def _again(args: argparse.Namespace, command: str, build: Any) -> int:
         request = build(load_run(Path(record.path)))
         if args.trust_project:
             request = dataclasses.replace(request, trust_project=True)
+        budget = budget_from(args)
+        if budget is not None:
+            request = dataclasses.replace(request, budget=budget)
         settings = load_settings()
     except (RunError, SettingsError, OSError) as error:
         return usage_error(command, error)

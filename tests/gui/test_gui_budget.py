@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractSpinBox
+from PySide6.QtWidgets import QAbstractSpinBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from core.settings import save_settings
@@ -116,3 +116,36 @@ def test_a_cap_typed_in_the_dialog_can_be_raised_and_feeds_the_estimate(
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
     assert again.tabs.currentIndex() == 1
     assert again.budget_fields.estimate.text() == "no estimate yet"  # a run built by hand
+
+
+def test_resuming_a_run_stopped_at_its_cap_keeps_the_cap(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer, user_presets: Path
+) -> None:
+    """Stopped at $0.05, then Resume: the resumed run asks again at the same cap instead of
+    spending on without one."""
+    save_settings(llm_server.settings(default_model="gpt-4o-mini"))
+    server = llm_server
+    server.queue(Reply.tool("ls", {"path": "."}, tokens=EXPENSIVE))
+    _preset(user_presets, "budget: {run: {max_cost: 0.05}}\n")
+    window = make_window()
+    dialog = open_launch_dialog(qtbot, window)
+    pick_preset(qtbot, dialog, "look")
+    click(qtbot, dialog.run_button)
+    session = wait_for_session(qtbot, window)
+    question = window.run_controller.budgets.dialog
+    qtbot.waitUntil(question.isVisible, timeout=RUN_TIMEOUT_MS)
+    click(qtbot, question.stop_button)
+    assert wait_until_finished(qtbot, session) == "error"
+
+    server.queue(Reply.tool("ls", {"path": "."}, tokens=EXPENSIVE))
+    banner = session.view.header.banner
+    qtbot.waitUntil(banner.isVisible)
+    resume = next(b for b in banner.findChildren(QPushButton) if b.text().startswith("Resume"))
+    click(qtbot, resume)
+    resumed = wait_for_session(qtbot, window, count=2)
+    qtbot.waitUntil(question.isVisible, timeout=RUN_TIMEOUT_MS)
+    assert "$0.0600 spent of a $0.0500 cap" in question.reason.text()
+    assert len(server.requests) == 2  # one request of the resumed run, then the cap held
+    click(qtbot, question.stop_button)
+    assert wait_until_finished(qtbot, resumed) == "error"
+    assert len(server.requests) == 2
