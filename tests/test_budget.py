@@ -9,7 +9,7 @@ import pytest
 
 from core.budget import Budget, BudgetQuestion, Caps, budget_of
 from core.cli import main
-from core.events import BudgetAnswered, BudgetAsked, RunCaps, RunStarted
+from core.events import BudgetAnswered, BudgetAsked, Event, RunCaps, RunStarted
 from core.run_request import RunRequest, StepSpec
 from core.run_state import Notice, fold
 from core.runner import Runner
@@ -143,20 +143,21 @@ def test_a_run_stopped_at_its_cap_resumes_with_the_same_cap(
 
 
 def test_the_caps_a_saved_run_ended_with_include_the_raised_ones(tmp_path: Path) -> None:
-    events = [
-        RunStarted(
-            run_id="r",
-            ts=0,
-            mode="single",
-            steps=[],
-            cwd=str(tmp_path),
-            started_at="2026-12-04T00:00:00+00:00",
-            budget=RunCaps(run_max_cost=0.05, step_max_tokens=9000),
-        ),
+    started = RunStarted(
+        run_id="r",
+        ts=0,
+        mode="single",
+        steps=[],
+        cwd=str(tmp_path),
+        started_at="2026-12-04T00:00:00+00:00",
+        budget=RunCaps(run_max_cost=0.05, step_max_tokens=9000),
+    )
+    events: list[Event] = [
+        started,
         BudgetAsked(run_id="r", step=0, ts=1, scope="run", kind="cost", reason="$0.06 of $0.05"),
         BudgetAnswered(run_id="r", step=0, ts=2, stopped=False, max_cost=0.5),
     ]
     assert budget_of(events) == Budget(run=Caps(max_cost=0.5), step=Caps(max_tokens=9000))
     assert budget_of(events[:1]) == Budget(run=Caps(max_cost=0.05), step=Caps(max_tokens=9000))
-    no_caps = events[0].model_copy(update={"budget": None})
+    no_caps = started.model_copy(update={"budget": None})
     assert budget_of([no_caps]) is None
