@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -35,6 +36,7 @@ from gui.changes.patch_view import PAGE_LINES, PatchText, split_rows
 from gui.theme import secondary_text
 from gui.widgets.comment_list import CommentList, comment_field
 from gui.widgets.line_selection import selected_lines
+from gui.widgets.prompts import ANY, ask
 
 
 class DiffViewer(QDialog):
@@ -223,9 +225,37 @@ class DiffViewer(QDialog):
         self.send_button.setEnabled(bool(count))
         self.send_button.setText(f"Send {count} comment{'s' if count != 1 else ''}")
 
+    def reject(self) -> None:
+        """Closing (Esc, the window's close button) with comments not sent asks first: they
+        exist only in this window, and closing would lose them without a word."""
+        count = self.comment_list.count()
+        if count:
+            answer = ask(
+                self,
+                "UnsentComments",
+                QMessageBox.Icon.Question,
+                "Unsent comments",
+                f"Send your {count} comment{'s' if count != 1 else ''} to the agent?",
+                "They are lost if you close without sending them.",
+                [
+                    ("send", f"Send {count} comment{'s' if count != 1 else ''}", ANY),
+                    ("discard", "Discard", QMessageBox.ButtonRole.DestructiveRole),
+                    ("keep", QMessageBox.StandardButton.Cancel, ANY),
+                ],
+                default="send",
+                escape="keep",
+            )
+            if answer == "send":
+                self.commentsSent.emit(self.comments())
+            elif answer != "discard":
+                return
+            self.comment_list.clear()
+        super().reject()
+
     def _send(self) -> None:
         if self.comment_list.count():
             self.commentsSent.emit(self.comments())
+            self.comment_list.clear()  # sent: nothing left to lose
             self.close()
 
     def _row_count(self, file: FilePatch) -> int:

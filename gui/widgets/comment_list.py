@@ -29,6 +29,11 @@ class CommentList(QListWidget):
         self.addItem(f"{comment.path}:{comment.lines} — {comment.text}")
         self.item(self.count() - 1).setToolTip(comment.text)  # the row may be cut short
 
+    def clear(self) -> None:
+        """Forget every comment (sent, or discarded by the person)."""
+        self._comments.clear()
+        super().clear()
+
     def remove_current(self) -> None:
         row = self.currentRow()
         if 0 <= row < len(self._comments):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -223,3 +224,52 @@ def _run_changes() -> list[RunChangesDialog]:
         for w in QApplication.topLevelWidgets()
         if isinstance(w, RunChangesDialog) and w.isVisible()
     ]
+
+
+PATCH = (
+    "diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n"
+    "@@ -1 +1 @@\n-colour: red\n+colour: blue\n"
+)
+
+
+def _viewer_with_a_comment(qtbot: QtBot) -> tuple[DiffViewer, list[object]]:
+    viewer = DiffViewer("notes", PATCH, commentable=True)
+    qtbot.addWidget(viewer)
+    viewer.show()
+    sent: list[object] = []
+    viewer.commentsSent.connect(sent.append)
+    view = viewer.unified
+    last = view.document().blockCount() - 1
+    rect = view.cursorRect(QTextCursor(view.document().findBlockByNumber(last)))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    viewer.comment.setFocus()
+    qtbot.keyClicks(viewer.comment, "Blue clashes with the logo.")
+    _click(qtbot, viewer.comment_button)
+    assert viewer.comment_list.count() == 1
+    return viewer, sent
+
+
+@pytest.mark.parametrize("answer", ["Cancel", "Discard", "Send 1 comment"])
+def test_closing_the_diff_viewer_with_unsent_comments_asks_first(
+    qtbot: QtBot, dialogs: DialogAnswerer, answer: str
+) -> None:
+    viewer, sent = _viewer_with_a_comment(qtbot)
+    dialogs.answer(answer)
+    viewer.close()
+    assert dialogs.seen == ["UnsentComments"]
+    if answer == "Cancel":  # keep editing: the viewer and the comment stay
+        assert viewer.isVisible() and viewer.comment_list.count() == 1 and not sent
+        dialogs.answer("Discard")  # the test's own clean-up closes it
+    elif answer == "Discard":
+        assert not viewer.isVisible() and not sent
+    else:
+        assert not viewer.isVisible() and len(sent) == 1
+
+
+def test_sending_comments_closes_the_viewer_without_asking(
+    qtbot: QtBot, dialogs: DialogAnswerer
+) -> None:
+    viewer, sent = _viewer_with_a_comment(qtbot)
+    _click(qtbot, viewer.send_button)
+    assert not viewer.isVisible() and len(sent) == 1
+    assert dialogs.seen == []
