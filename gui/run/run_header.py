@@ -138,12 +138,13 @@ class RunHeader(QWidget):
         self.progress = QLabel("")
         self.usage = QLabel("")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.params = QLabel("")
+        # Parameters and a linked run's origin ("resumed from run …, at step 2") elide rather
+        # than widen the window: their full text stays in the tooltip.
+        self.params = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.params.setObjectName("RunParams")
         self.params.setToolTip("The agents' parameter values this run used")
-        self.params.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.params.hide()
-        self.origin = QLabel("")
+        self.origin = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.origin.setObjectName("RunOrigin")
         self.origin.hide()
         self.folder = ElidedLabel("")
@@ -171,10 +172,10 @@ class RunHeader(QWidget):
             separator.setStyleSheet(f"color: {muted};")
             details.addWidget(separator)
             details.addWidget(label)
-        details.addWidget(self.params)
-        details.addWidget(self.origin)
+        details.addWidget(self.params, 1)
+        details.addWidget(self.origin, 2)
         details.addSpacing(8)
-        details.addWidget(self.folder, 1)  # the path gives way first; "started …" stays whole
+        details.addWidget(self.folder, 2)  # the path gives way first; "started …" stays whole
         details.addWidget(self.started)
 
         self.banner = Banner()
@@ -221,13 +222,13 @@ class RunHeader(QWidget):
         self._set_part(1, self.progress, progress_text(state))
         self._set_part(2, self.usage, state.usage.line())
         params = ", ".join(f"{name}={value}" for name, value in state.params.items())
-        if params != self.params.text().removeprefix("·  "):
-            self.params.setText(f"·  {params}" if params else "")
+        if params != self.params.full_text().removeprefix("·  "):
+            self.params.set_full_text(f"·  {params}" if params else "")
             self.params.setVisible(bool(params))
         self.folder.set_full_text(home_relative(state.cwd))
         origin = f"·  {state.origin}" if state.origin else ""
-        if origin != self.origin.text():
-            self.origin.setText(origin)
+        if origin != self.origin.full_text():
+            self.origin.set_full_text(origin)
             self.origin.setVisible(bool(origin))
         started = state.started_at[:19].replace("T", " ")
         self.started.setText(f"·  started {started}" if started else "")

@@ -14,6 +14,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
+from core.events import Lineage, PlannedStep, RunStarted
 from gui.qt_asyncio import asyncSlot
 from gui.window.main_window import MainWindow
 
@@ -259,3 +260,32 @@ def test_the_first_view_lists_its_agents_after_the_window_opens(
     assert view.editor.path() == Path(builtin.path)
     assert view.editor.is_read_only()
     view.shutdown()
+
+
+def test_a_linked_run_s_header_does_not_widen_the_window(qtbot: QtBot, make_window) -> None:
+    """A resumed run with long parameters and a long origin line: both elide (the full text in
+    the tooltip), so the window stays usable at 800 pixels."""
+    window = make_window()
+    started = RunStarted(
+        run_id="20261204-101010-abcdef",
+        ts=0,
+        mode="chain",
+        preset="implement-and-review",
+        steps=[
+            PlannedStep(agent=f"agent-with-a-long-name-{n}", task="do", cwd=".") for n in range(3)
+        ],
+        params={f"1.parameter_{n}": "a fairly long value " * 2 for n in range(4)},
+        cwd=str(window.working_folder),
+        started_at="2026-12-04T10:10:10+00:00",
+        lineage=Lineage(run_id="20261203-090909-fedcba" * 3, step=2, kind="resume"),
+    )
+    window.show_view("runs")
+    page = window.runs_view.open_events([started])
+    header = page.view.header
+    qtbot.waitUntil(header.origin.isVisible)
+    assert header.origin.full_text().startswith("·  resumed from run 20261203-090909-fedcba")
+    assert window.minimumSizeHint().width() <= 800
+    window.resize(800, 560)
+    qtbot.waitUntil(lambda: window.width() == 800)
+    qtbot.waitUntil(lambda: header.origin.text() != header.origin.full_text())  # elided
+    assert header.origin.toolTip() == header.origin.full_text()

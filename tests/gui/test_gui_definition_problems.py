@@ -156,7 +156,7 @@ def test_params_show_in_the_run_header(
     session = wait_for_session(qtbot, window)
     assert wait_until_finished(qtbot, session) == "ok"
     header = current_run_page(window).view.header
-    assert header.params.isVisible() and header.params.text() == "·  tone=casual"
+    assert header.params.isVisible() and header.params.full_text() == "·  tone=casual"
     (request,) = server.requests
     assert request.user_text == "notes, casual"
     assert "Write casual." in str(request.messages[0]["content"])

@@ -82,7 +82,7 @@ def test_rerun_from_step_3_with_an_edited_task_sends_nothing_for_steps_1_and_2(
     assert second.view.pane(0).model.text() == f"reused from run {first.run_id}"
     assert second.view.pane(1).model.text() == f"reused from run {first.run_id}"
     origin = f"re-run from run {first.run_id}, at step 3"
-    assert second.view.header.origin.text() == f"·  {origin}"
+    assert second.view.header.origin.full_text() == f"·  {origin}"
 
 
 def test_a_step_after_a_failed_one_says_why_it_cannot_be_rerun(

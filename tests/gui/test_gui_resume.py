@@ -61,7 +61,7 @@ def test_resume_from_the_failed_step_reuses_the_steps_before_it(
     assert first.model.text() == f"reused from run {failed.run_id}"
     assert resumed.view.header.rerun_button.isVisible()
     origin = f"resumed from run {failed.run_id}, at step 2"
-    assert resumed.view.header.origin.text() == f"·  {origin}"
+    assert resumed.view.header.origin.full_text() == f"·  {origin}"
     history = window.runs_view.history
     qtbot.waitUntil(lambda: len(history.visible_records()) == 2)
     names = [history.model.index(row, 1).data() for row in range(2)]

@@ -94,7 +94,7 @@ def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
     new_pane = continued.view.pane(0)
     qtbot.waitUntil(lambda: shown_messages(new_pane) == ["➤  You: How many?"])
     origin = f"continues run {session.run_id}, step 1"
-    assert continued.view.header.origin.text() == f"·  {origin}"
+    assert continued.view.header.origin.full_text() == f"·  {origin}"
 
 
 def test_shift_enter_is_a_new_line_and_a_refusal_is_shown(
