@@ -97,7 +97,7 @@ def checkout_programs(root: Path, backend: CheckoutBackend | None = None) -> lis
         if extensions.is_dir():
             for path in sorted(p for p in extensions.rglob("*") if p.is_file()):
                 relative = path.relative_to(root).as_posix()
-                found.append(CheckoutProgram("pi", relative, "pi extension", path.name, relative))
+                found.append(CheckoutProgram("pi", relative, "pi extension", "", relative))
     return found
 
 

@@ -59,7 +59,7 @@ from core.backends.cli_output import READ_CHUNK, Line, json_object, read_lines
 from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.backends.pi_sessions import sessions_dir
-from core.checkout_programs import checkout_programs
+from core.checkout_programs import CheckoutProgram, checkout_programs
 from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
 from core.process_tree import stop_tree
@@ -425,11 +425,16 @@ def _checkout_notes(ctx: StepContext, version: tuple[int, int, int] | None) -> l
         return []
     listed = "; ".join(program.line() for program in programs)
     if ctx.checkout_trusted():
-        lines = "\n".join(f"  {program.line()}" for program in programs)
+        lines = "\n".join(
+            f"  {program.line()}"
+            + (" (never loaded: Baton starts pi without extensions)" if _extension(program) else "")
+            for program in programs
+        )
         return [
             ctx.make(Log, level="info", message=f"the trusted project's settings run:\n{lines}")
         ]
-    if version is not None and version < (1, 0, 0):
+    if version is not None and version < (1, 0, 0) and not all(map(_extension, programs)):
+        # Only extensions are covered by --no-extensions; the rest pi 0.73 always reads.
         raise BackendError(
             f"pi {_version_text(version)} always loads this folder's .pi settings, which name "
             f"programs you have not trusted ({listed}): trust the project, or use pi 1.x"
@@ -437,6 +442,10 @@ def _checkout_notes(ctx: StepContext, version: tuple[int, int, int] | None) -> l
     return [
         ctx.make(Log, level="warning", message=f"not loaded (the project is not trusted): {listed}")
     ]
+
+
+def _extension(program: CheckoutProgram) -> bool:
+    return program.kind == "pi extension"
 
 
 _UPDATE_HEAD = b'{"type":"message_update"'
