@@ -131,7 +131,10 @@ async def _claude_run(
 ) -> tuple[str, list[Event]]:
     server.script = [reply("All done.")]
     request = RunRequest(
-        mode="single", steps=[StepSpec("scout", "Say done")], cwd=work, backend="claude",
+        mode="single",
+        steps=[StepSpec("scout", "Say done")],
+        cwd=work,
+        backend="claude",
         **request_fields,
     )
     events: list[Event] = []
@@ -180,8 +183,8 @@ async def test_a_hostile_claude_checkout_runs_nothing_before_trust(
     }
 
     # A changed hook asks again, with the diff; and is not loaded meanwhile.
-    for marker in markers.iterdir():
-        marker.unlink()
+    for path in markers.iterdir():
+        path.unlink()
     settings = json.loads((work / ".claude" / "settings.json").read_text())
     settings["hooks"]["SessionStart"][0]["hooks"][0]["command"] = _touch(markers, "changed")
     (work / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
@@ -212,7 +215,10 @@ async def _pi_run(
 ) -> tuple[str, list[Event]]:
     server.queue(Reply.tool("bash", {"command": "echo hi"}), Reply.answer("All done."))
     request = RunRequest(
-        mode="single", steps=[StepSpec("scout", "Say done")], cwd=work, backend="pi",
+        mode="single",
+        steps=[StepSpec("scout", "Say done")],
+        cwd=work,
+        backend="pi",
         **request_fields,
     )
     events: list[Event] = []
