@@ -140,6 +140,11 @@ class TrustDialog(QDialog):
             "Run them only if you trust where this project comes from and have read what "
             "they do."
         )
+        if self.programs:
+            self.warning.setText(
+                self.warning.text() + " Its settings also make Claude Code or pi run the "
+                "programs listed below by themselves, outside the sandbox and without asking."
+            )
         self.warning.setWordWrap(True)
         titles = QVBoxLayout()
         titles.setSpacing(3)
