@@ -286,6 +286,11 @@ async def test_normal_run_streams_text_and_ends_with_the_result(tmp_path: Path) 
     assert first["cwd"] == str(harness.work)
     assert "--tools=Bash" in first["argv"]
     assert first["argv"][first["argv"].index("--model") + 1] == "haiku"
+    # The agent's prompt: in a file only its owner can read, never in argv, gone afterwards.
+    prompt = harness.log()[1]
+    assert (prompt["mode"], prompt["text"]) == (0o600, "Be brief.\n")
+    assert "Be brief." not in " ".join(first["argv"])
+    assert not Path(prompt["prompt_file"]).exists()
     sent = harness.stdin()
     assert sent[0]["request"] == {"subtype": "initialize", "hooks": None}
     assert sent[1]["message"] == {"role": "user", "content": "Copy hello.txt"}

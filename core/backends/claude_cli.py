@@ -77,7 +77,7 @@ from core.backends.claude_events import ClaudeEventParser, baton_tool_name
 from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object
 from core.backends.cli_paths import protected_refusal
-from core.backends.pi_cli import write_private_prompt
+from core.backends.prompt_file import write_private_prompt
 from core.checkout_programs import checkout_programs
 from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import shutil
 import tempfile
@@ -59,6 +58,7 @@ from core.backends.cli_output import READ_CHUNK, Line, json_object, read_lines
 from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.backends.pi_sessions import sessions_dir
+from core.backends.prompt_file import write_private_prompt
 from core.checkout_programs import CheckoutProgram, checkout_programs
 from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
@@ -227,15 +227,6 @@ def build_argv(
     if prompt_file is not None:
         argv += ["--append-system-prompt", str(prompt_file)]
     return argv
-
-
-def write_private_prompt(folder: Path, text: str) -> Path:
-    """The agent's system prompt as a 0600 file (the folder, from ``mkdtemp``, is 0700)."""
-    path = folder / "system-prompt.md"
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return path
 
 
 # -------------------------------------------------------------------------------- backend
