@@ -290,7 +290,7 @@ async def test_normal_run_streams_text_and_ends_with_the_result(tmp_path: Path) 
     prompt = harness.log()[1]
     assert (prompt["mode"], prompt["text"]) == (0o600, "Be brief.\n")
     assert "Be brief." not in " ".join(first["argv"])
-    assert not os.path.exists(prompt["prompt_file"])
+    assert not await asyncio.to_thread(os.path.exists, prompt["prompt_file"])
     sent = harness.stdin()
     assert sent[0]["request"] == {"subtype": "initialize", "hooks": None}
     assert sent[1]["message"] == {"role": "user", "content": "Copy hello.txt"}
