@@ -181,7 +181,8 @@ def checkout_notice(ctx: StepContext) -> Log | None:
             + "; ".join(program.line() for program in programs),
         )
     lines = "\n".join(f"  {program.line()}" for program in programs)
-    return ctx.make(Log, level="info", message=f"the trusted project's settings run:\n{lines}")
+    # A warning, so the terminal shows it too: these run unsandboxed and without asking.
+    return ctx.make(Log, level="warning", message=f"the trusted project's settings run:\n{lines}")
 
 
 class ClaudeBackend:

@@ -422,7 +422,7 @@ def _checkout_notes(ctx: StepContext, version: tuple[int, int, int] | None) -> l
             for program in programs
         )
         return [
-            ctx.make(Log, level="info", message=f"the trusted project's settings run:\n{lines}")
+            ctx.make(Log, level="warning", message=f"the trusted project's settings run:\n{lines}")
         ]
     if version is not None and version < (1, 0, 0) and not all(map(_extension, programs)):
         # Only extensions are covered by --no-extensions; the rest pi 0.73 always reads.
