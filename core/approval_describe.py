@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from core.approvals import ApprovalRequest
 from core.events import ApprovalResolved
-from core.tools.diffs import preview_diff
+from core.tools.diffs import FILE_TOOLS, claude_file_path, preview_diff
 
 Kind = Literal["command", "diff", "document", "json"]
 
@@ -87,9 +87,9 @@ def describe(request: ApprovalRequest) -> Description:
             command=str(args.get("command", "")),
             **common,
         )
-    if request.tool in ("edit", "write"):
-        path = str(args.get("path", "")) or "a file"
-        verb = "edit" if request.tool == "edit" else "write"
+    if request.tool in FILE_TOOLS:
+        path = claude_file_path(args) or "a file"
+        verb = "write" if request.tool == "write" else "edit"
         return Description(
             kind="diff",
             headline=f"{who} wants to {verb} {path}",
@@ -129,8 +129,9 @@ def cap_diff(diff: str) -> str:
 
 def _file_diff(request: ApprovalRequest) -> str:
     args = request.arguments
-    sizes = [len(str(args.get(k, ""))) for k in ("content", "old_string", "new_string")]
-    target = Path(request.cwd) / str(args.get("path", ""))
+    keys = ("content", "old_string", "new_string", "new_source", "edits")
+    sizes = [len(str(args.get(k, ""))) for k in keys]
+    target = Path(request.cwd) / claude_file_path(args)
     try:
         if target.is_file():
             sizes.append(target.stat().st_size)

@@ -3,7 +3,9 @@
 Everything here happens before a single request is sent, so a refusal costs nothing and says
 what to fix (:class:`~core.errors.RunError`): the nesting depth, the working folders (one
 outside the run's folder needs :attr:`RunRequest.allow_outside_folder`), the parallel limit,
-project trust (:class:`~core.trust.UntrustedProjectError`), the agents (an unknown one, or one
+project trust (:class:`~core.trust.UntrustedProjectError`: the project's agents and presets,
+and — for a step run by Claude Code or pi — the programs its CLI settings would run, even in a
+folder with no agent files), the agents (an unknown one, or one
 whose file has an error-level diagnostic), their typed parameters (checked against their
 ``params:``, defaults applied, also substituted into the agent's system prompt), the backend
 and the model of each step.
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core import checkout_programs
 from core.agents import AgentCatalog, AgentDefinition, discover_agents
 from core.backends.registry import backend_for
 from core.errors import RunError
@@ -51,6 +54,9 @@ class PreparedStep:
     """The values the task template is filled with (this step's over the run's)."""
     task: str
     """The task as planned: filled in, except ``{previous}``."""
+    checkout_trust: str | None = None
+    """The fingerprint of the folder's CLI program files as the person trusted them (None:
+    not trusted, the CLI must not load them): see :mod:`core.checkout_programs`."""
 
     def task_with(self, previous: str | None) -> str:
         """The task sent, filled in one pass from the template (never the planned text)."""
@@ -107,6 +113,7 @@ def prepare_steps(
         agent = agent.model_copy(update={"system_prompt": body})
         model = _model_for(request, settings, spec, agent, backend)
         prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
+        prepared.checkout_trust = _checkout_trust(request, backend, cwd)
         prepared.task = prepared.task_with(None)
         steps.append(prepared)
     return steps
@@ -179,6 +186,23 @@ def _check_trust(request: RunRequest, agents: AgentCatalog, presets: PresetCatal
         return
     if not TrustStore().is_trusted(root):
         raise UntrustedProjectError(root, project_files(root))
+
+
+def _checkout_trust(request: RunRequest, backend: str, cwd: Path) -> str | None:
+    """The trusted fingerprint of what the step's CLI would load from ``cwd`` (None: load
+    nothing); refuses a folder whose CLI settings name programs nobody trusted.
+
+    "Run without project agents" (``scope="user"``) runs without them instead of asking."""
+    if backend not in ("claude", "pi"):
+        return None
+    cli: checkout_programs.CheckoutBackend = "claude" if backend == "claude" else "pi"
+    if request.scope == "user":
+        return None
+    if request.trust_project or TrustStore().is_trusted(cwd):
+        return checkout_programs.fingerprint(cwd)
+    if checkout_programs.checkout_programs(cwd, cli):
+        raise UntrustedProjectError(cwd, project_files(cwd))
+    return None
 
 
 def _preset(request: RunRequest, presets: PresetCatalog | None) -> Preset | None:

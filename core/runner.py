@@ -345,6 +345,7 @@ class Runner:
             scrub=self._recording.scrub,
             budget=self.budget,
             continues=step.spec.continues,
+            checkout_trust=step.checkout_trust,
         )
         self._emit_step_started(index, step, task)
         if step.spec.continues is not None:  # the follow-up, shown as said

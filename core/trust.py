@@ -1,9 +1,10 @@
-"""Trust in a project's own agent and preset files (DESIGN §6).
+"""Trust in a project's own agent and preset files, and the programs its CLI settings name.
 
-A cloned repository can carry agent files that instruct a model to run commands: they must not
-run until the user has looked at them. Trust is stored per project folder together with a
-fingerprint (SHA-256) of those files, so any change — a new agent, an edited prompt, a new
-tool — asks again.
+A cloned repository can carry agent files that instruct a model to run commands, and settings
+that make Claude Code or pi run programs themselves (hooks, helpers, MCP servers, extensions:
+:mod:`core.checkout_programs`): none of it may run until the user has looked at it. Trust is
+stored per project folder together with a fingerprint (SHA-256) of those files, so any
+change — a new agent, an edited prompt, a new tool, a new hook — asks again.
 
 Records live in ``<data>/trust.json`` (written atomically); listing agents never needs trust,
 running them does. Next to each record, ``<data>/trust/<key>.json`` keeps the text of the files
@@ -26,6 +27,7 @@ from pydantic import BaseModel
 from core import paths
 from core.agents import PROJECT_AGENT_DIRS
 from core.atomic import atomic_write_text
+from core.checkout_programs import checkout_programs, program_files
 from core.errors import RunError
 from core.presets import PROJECT_PRESET_DIR
 
@@ -57,16 +59,25 @@ class UntrustedProjectError(RunError):
     def __init__(self, root: Path, files: list[Path]) -> None:
         self.root = root
         self.files = files
-        super().__init__(
-            f"the project {root} has its own agent files that you have not trusted yet "
+        self.programs = checkout_programs(root)
+        """What the checkout's CLI settings would run: the terminal lists them too."""
+        agent_files = len(files) > len(program_files(root))
+        what = "its own agent files" if agent_files else "settings that run programs"
+        message = (
+            f"the project {root} has {what} that you have not trusted yet "
             f"({len(files)} file{'s' if len(files) != 1 else ''}); review them, then trust the "
             "project in the window, or run again with --trust-project "
             "(or --scope user to run without them)"
         )
+        if self.programs:
+            lines = "\n".join(f"  {program.line()}" for program in self.programs)
+            message += f"\nprograms the project's settings would run:\n{lines}"
+        super().__init__(message)
 
 
 def project_files(root: Path) -> list[Path]:
-    """The files whose content decides what a project's agents can do."""
+    """The files whose content decides what a project's agents can do, and what its CLI
+    settings would run."""
     files: list[Path] = []
     for sub, patterns in [(d, ("*.md",)) for d in PROJECT_AGENT_DIRS] + [
         (PROJECT_PRESET_DIR, ("*.yaml", "*.yml"))
@@ -75,7 +86,7 @@ def project_files(root: Path) -> list[Path]:
         if folder.is_dir():
             for pattern in patterns:
                 files.extend(sorted(p for p in folder.glob(pattern) if p.is_file()))
-    return files
+    return files + program_files(root)
 
 
 def _texts(root: Path) -> dict[str, str]:

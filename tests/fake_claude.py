@@ -259,6 +259,10 @@ class FakeClaude:
         if self.scenario.get("ignore_sigterm"):
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
         self.log({"argv": sys.argv[2:], "cwd": os.getcwd(), "pid": os.getpid()})
+        if "--append-system-prompt-file" in sys.argv:  # what the real CLI would read from it
+            path = Path(sys.argv[sys.argv.index("--append-system-prompt-file") + 1])
+            mode = path.stat().st_mode & 0o777
+            self.log({"prompt_file": str(path), "mode": mode, "text": path.read_text()})
         first = self.read()
         if first and first.get("type") == "control_request":
             response = {"subtype": "success", "request_id": first["request_id"], "response": {}}

@@ -171,7 +171,7 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
         system_prompt="--- starts with dashes",
     )
     harness = Harness(tmp_path, agent=agent, model="sonnet", claude_path="claude")
-    argv = build_command("/bin/claude", harness.ctx)
+    argv = build_command("/bin/claude", harness.ctx, tmp_path / "prompt.md")
     assert argv[:10] == [
         "/bin/claude",
         "-p",
@@ -194,8 +194,15 @@ def test_command_line_has_the_protocol_flags_model_tools_turns_and_agent_body(
         "--tools=Read,Grep",
         "--max-turns",
         "7",
-        "--append-system-prompt=--- starts with dashes",
+        # An untrusted folder: only the person's settings, and no MCP server.
+        "--setting-sources",
+        "user",
+        "--strict-mcp-config",
+        # The agent's body never on the command line (ps shows it to everyone).
+        "--append-system-prompt-file",
+        str(tmp_path / "prompt.md"),
     ]
+    assert "--- starts with dashes" not in " ".join(argv)
 
 
 def test_the_policy_becomes_claude_s_permission_flags(tmp_path: Path) -> None:
@@ -279,6 +286,11 @@ async def test_normal_run_streams_text_and_ends_with_the_result(tmp_path: Path) 
     assert first["cwd"] == str(harness.work)
     assert "--tools=Bash" in first["argv"]
     assert first["argv"][first["argv"].index("--model") + 1] == "haiku"
+    # The agent's prompt: in a file only its owner can read, never in argv, gone afterwards.
+    prompt = harness.log()[1]
+    assert (prompt["mode"], prompt["text"]) == (0o600, "Be brief.\n")
+    assert "Be brief." not in " ".join(first["argv"])
+    assert not await asyncio.to_thread(os.path.exists, prompt["prompt_file"])
     sent = harness.stdin()
     assert sent[0]["request"] == {"subtype": "initialize", "hooks": None}
     assert sent[1]["message"] == {"role": "user", "content": "Copy hello.txt"}

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from core import checkout_programs
 from core.agents import AgentDefinition
 from core.settings import Settings
 from core.steering import Continuation, StepInbox
@@ -79,6 +80,16 @@ class StepContext:
     inbox: StepInbox = field(default_factory=StepInbox)
     """What a person types to the running step (:mod:`core.steering`); a backend opens it
     while it can deliver at its next turn boundary."""
+    checkout_trust: str | None = None
+    """The fingerprint of the folder's CLI program files as the person trusted them; None:
+    a CLI backend must not load the project's settings, hooks or servers at all
+    (:mod:`core.checkout_programs`)."""
+
+    def checkout_trusted(self) -> bool:
+        """Whether the CLI may load what the folder's settings name: trusted, and unchanged
+        since (an earlier step may have rewritten them)."""
+        trusted = self.checkout_trust
+        return trusted is not None and trusted == checkout_programs.fingerprint(self.cwd)
 
     def make(self, kind: type[E], **fields: Any) -> E:
         """Build an event of this step, with ``run_id``, ``step`` and ``ts`` filled in."""

@@ -10,9 +10,22 @@ The process (``reference/claude/PROTOCOL.md``)::
     claude -p --output-format stream-json --verbose --include-partial-messages
            --input-format stream-json --permission-prompt-tool stdio
            --permission-mode default [--disallowedTools=…] --settings=<ask/deny rules>
-           [--model M] [--tools a,b] [--max-turns N] --append-system-prompt=<agent body>
+           [--model M] [--tools a,b] [--max-turns N]
+           [--setting-sources user --strict-mcp-config]
+           [--append-system-prompt-file <0600 file in a 0700 temp folder>]
 
 (the policy's part: :mod:`core.backends.claude_permissions`)
+
+* **Nothing from the checkout runs untrusted.** A folder's ``.claude/settings*.json`` and
+  ``.mcp.json`` can make the CLI run hooks, an ``apiKeyHelper`` and MCP servers by itself,
+  before any tool call Baton could gate. Unless the person trusted them (and they did not
+  change since: :meth:`StepContext.checkout_trusted`), ``--setting-sources user`` loads only
+  the person's own settings and ``--strict-mcp-config`` (with no ``--mcp-config``) no MCP
+  server at all; Baton's ``--settings`` still applies. Once trusted, what they run is listed
+  in the step (:mod:`core.checkout_programs`). Both flags exist in 2.0.76 and 2.1.x.
+* **The agent's prompt is not on the command line**, where ``ps`` shows it to every user: it
+  goes in a 0600 file (``--append-system-prompt-file``, accepted by 2.0.76 though hidden from
+  its ``--help``, and by 2.1.x), removed when the step ends.
 
 runs in the step's folder (there is no ``--cwd``). Baton writes the ``initialize`` control
 request and the task as a stream-json user message, then keeps stdin open: the CLI asks about
@@ -37,9 +50,13 @@ tool calls with ``can_use_tool`` control requests, and a cancel is an ``interrup
   cannot be asked (it is logged, and the CLI treats the closed channel as a refusal).
 * **Cancel.** When ``ctx.cancelled`` is set: the ``interrupt`` request (the CLI answers with a
   ``result`` and exits once stdin closes); if it is still alive after
-  :attr:`ClaudeBackend.interrupt_grace_s`, SIGTERM to its process group, SIGKILL after
+  :attr:`ClaudeBackend.interrupt_grace_s`, SIGTERM to its process tree, SIGKILL after
   :attr:`ClaudeBackend.terminate_grace_s` more; the step ends ``aborted``. If the runner
   cancels the iterating task (hard stop), ``finally`` does the SIGTERM/SIGKILL and reaps.
+  Claude runs its bash in a session of its own, so the tree is remembered while the CLI is
+  alive (:class:`~core.process_tree.ProcessTree`, refreshed at every tool call and at the
+  cancel) and tagged through the environment: what the CLI left behind, re-parented to Baton,
+  is still found and ended after it exited.
 * **Clean before the end.** The runner stops iterating at ``step_finished`` without closing the
   generator, so the process is reaped and every helper task finished *before* it is yielded.
 """
@@ -50,7 +67,9 @@ import asyncio
 import contextlib
 import json
 import shutil
+import tempfile
 from collections.abc import AsyncGenerator, AsyncIterator
+from pathlib import Path
 from typing import Any, ClassVar
 
 from core.backends.base import BackendError, StepContext
@@ -58,9 +77,11 @@ from core.backends.claude_events import ClaudeEventParser, baton_tool_name
 from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object
 from core.backends.cli_paths import protected_refusal
+from core.backends.prompt_file import write_private_prompt
+from core.checkout_programs import checkout_programs
 from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
-from core.process_tree import stop_tree
+from core.process_tree import TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 
 INSTALL_HINT = (
     "install it with `npm install -g @anthropic-ai/claude-code` and log in by running "
@@ -111,7 +132,8 @@ def find_claude(configured: str | None) -> str:
     raise BackendError(f"Claude Code ('claude') is not installed or not on PATH: {INSTALL_HINT}.")
 
 
-def build_command(executable: str, ctx: StepContext) -> list[str]:
+def build_command(executable: str, ctx: StepContext, prompt_file: Path | None = None) -> list[str]:
+    """The CLI's argv; ``prompt_file`` holds the agent's system prompt (never the argv)."""
     argv = [
         executable,
         "-p",
@@ -137,10 +159,30 @@ def build_command(executable: str, ctx: StepContext) -> list[str]:
         # "=" form: a list-valued flag would swallow the arguments after it.
         argv.append("--tools=" + ",".join(offered))
     argv += ["--max-turns", str(ctx.settings.limits.max_turns)]
-    if ctx.agent.system_prompt.strip():
-        # "=" form: an agent body may start with "-".
-        argv.append("--append-system-prompt=" + ctx.agent.system_prompt)
+    if not ctx.checkout_trusted():
+        # The person's own settings only; no MCP server from the project (or anywhere).
+        argv += ["--setting-sources", "user", "--strict-mcp-config"]
+    if prompt_file is not None:
+        argv += ["--append-system-prompt-file", str(prompt_file)]
     return argv
+
+
+def checkout_notice(ctx: StepContext) -> Log | None:
+    """What the trusted project's settings make Claude Code run, shown in the step; or the
+    note that they are not loaded."""
+    programs = checkout_programs(ctx.cwd, "claude")
+    if not programs:
+        return None
+    if not ctx.checkout_trusted():
+        return ctx.make(
+            Log,
+            level="warning",
+            message="not loaded (the project is not trusted): "
+            + "; ".join(program.line() for program in programs),
+        )
+    lines = "\n".join(f"  {program.line()}" for program in programs)
+    # A warning, so the terminal shows it too: these run unsandboxed and without asking.
+    return ctx.make(Log, level="warning", message=f"the trusted project's settings run:\n{lines}")
 
 
 class ClaudeBackend:
@@ -153,39 +195,57 @@ class ClaudeBackend:
     terminate_grace_s: float = 5.0
 
     async def run(self, ctx: StepContext) -> AsyncGenerator[Event, None]:
-        argv = build_command(find_claude(ctx.settings.claude_path), ctx)
+        executable = find_claude(ctx.settings.claude_path)
+        folder = Path(tempfile.mkdtemp(prefix="baton-claude-"))
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=ctx.cwd,
-                env=cli_environment(CLAUDE_PROVIDER_KEYS, ctx.agent.env),
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                limit=MAX_LINE_BYTES,
-            )
-        except OSError as error:
-            raise BackendError(
-                f"Claude Code could not be started ({argv[0]}): {error.strerror or error}"
-            ) from None
-        session = _Session(self, ctx, proc)
-        try:
-            async for event in session.events():
-                yield event
+            prompt = ctx.agent.system_prompt.strip()
+            prompt_file = write_private_prompt(folder, prompt + "\n") if prompt else None
+            argv = build_command(executable, ctx, prompt_file)
+            tag = new_tag()
+            become_subreaper()  # what Claude's bash leaves behind is re-parented to Baton
+            env = cli_environment(CLAUDE_PROVIDER_KEYS, ctx.agent.env) | {TAG_VARIABLE: tag}
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=ctx.cwd,
+                    env=env,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                    limit=MAX_LINE_BYTES,
+                )
+            except OSError as error:
+                raise BackendError(
+                    f"Claude Code could not be started ({argv[0]}): {error.strerror or error}"
+                ) from None
+            notice = checkout_notice(ctx)
+            if notice is not None:
+                yield notice
+            session = _Session(self, ctx, proc, ProcessTree(proc.pid, tag))
+            try:
+                async for event in session.events():
+                    yield event
+            finally:
+                await session.close()
         finally:
-            await session.close()
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class _Session:
     """One running CLI: its stdin writer, approval tasks, cancel watcher and stderr tail."""
 
     def __init__(
-        self, backend: ClaudeBackend, ctx: StepContext, proc: asyncio.subprocess.Process
+        self,
+        backend: ClaudeBackend,
+        ctx: StepContext,
+        proc: asyncio.subprocess.Process,
+        tree: ProcessTree,
     ) -> None:
         self.backend = backend
         self.ctx = ctx
         self.proc = proc
+        self.tree = tree
         self.parser = ClaudeEventParser(ctx.run_id, ctx.step, ctx.clock.now)
         self.stderr_tail = bytearray()
         self.interrupted = False
@@ -219,6 +279,7 @@ class _Session:
                 for event in self.parser.feed(line):
                     yield event
             elif kind == "control_request":
+                self.tree.refresh()  # a tool may start processes: know them while Claude lives
                 for event in self._control_request(data):
                     yield event
                 # Started only now: the call's row was delivered before the question.
@@ -236,6 +297,8 @@ class _Session:
                         message=f"Claude Code refused a control request: {response.get('error')}",
                     )
             else:
+                if kind in ("assistant", "user"):  # tool calls and results: processes change
+                    self.tree.refresh()
                 for event in self.parser.feed_object(data):
                     yield event
                 if kind == "result":
@@ -363,6 +426,7 @@ class _Session:
 
     async def _watch_cancel(self) -> None:
         await self.ctx.cancelled.wait()
+        self.tree.refresh()  # while Claude is alive: its bash runs in a session of its own
         if self.proc.returncode is not None:
             return
         self.interrupted = True
@@ -378,7 +442,7 @@ class _Session:
         try:
             await asyncio.wait_for(self.proc.wait(), self.backend.interrupt_grace_s)
         except TimeoutError:
-            await stop_tree(self.proc, self.backend.terminate_grace_s)
+            await self.tree.stop(self.proc, self.backend.terminate_grace_s)
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -395,8 +459,9 @@ class _Session:
         for task in helpers:
             task.cancel()
         await self._close_stdin()
-        # Also when the CLI already exited: what it left running in its group goes too.
-        await stop_tree(self.proc, self.backend.terminate_grace_s)
+        # Also when the CLI already exited: what it left running (its tree as last seen, and
+        # every process carrying its tag, re-parented to Baton) goes too.
+        await self.tree.stop(self.proc, self.backend.terminate_grace_s)
         if self._stderr_task is not None:
             await asyncio.wait({self._stderr_task}, timeout=STDERR_DRAIN_S)
             self._stderr_task.cancel()

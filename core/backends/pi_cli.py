@@ -8,7 +8,7 @@ This module owns the process; the RPC conversation (task, approval questions, th
 The process, per step::
 
     pi --mode rpc --session-dir <Baton's data folder>/pi-sessions [--fork <session>]
-       --no-extensions -e <baton-gate.js> [--model M]
+       --no-extensions [--no-approve | --approve] -e <baton-gate.js> [--model M]
        [--tools a,b | --no-tools] [--append-system-prompt <0600 file in a 0700 temp folder>]
 
 and the task (``Task: <task>``) goes in as an RPC ``prompt`` once the gate is seen loaded.
@@ -26,6 +26,12 @@ the step's ``step_finished.session`` names its file, so Continue can go on with 
   :attr:`PiBackend.kill_grace_s` (:func:`core.process_tree.stop_tree`).
   The process is always reaped and the prompt folder always removed before ``run`` ends, even
   when the consumer stops iterating early.
+* The checkout's own settings (``.pi/settings.json``: packages pi would install, a shell
+  prefix for every bash call; ``.pi/mcp.json``; extensions) are loaded only when the person
+  trusted them (:mod:`core.checkout_programs`): pi 1.x is told so (``--no-approve`` ignores
+  every project-local file; ``--approve`` once trusted). pi 0.73 has no such switch and always
+  reads ``.pi/settings.json``: a step in an untrusted folder whose settings name programs is
+  refused rather than started. Once trusted, what they run is listed in the step.
 * Tools: only pi's built-in tools are offered (:data:`PI_TOOLS`; no extension tools such as
   pi's sub-agent, so a step cannot start agents of its own), minus those the policy denies.
   Every call of the others goes through Baton's approval gate before it runs.
@@ -39,7 +45,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import shutil
 import tempfile
@@ -53,6 +58,8 @@ from core.backends.cli_output import READ_CHUNK, Line, json_object, read_lines
 from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.backends.pi_sessions import sessions_dir
+from core.backends.prompt_file import write_private_prompt
+from core.checkout_programs import CheckoutProgram, checkout_programs
 from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
 from core.process_tree import stop_tree
@@ -199,11 +206,18 @@ def pi_tool_choice(ctx: StepContext) -> tuple[list[str], list[Log]]:
 
 
 def build_argv(
-    executable: str, ctx: StepContext, tools: list[str], prompt_file: Path | None
+    executable: str,
+    ctx: StepContext,
+    tools: list[str],
+    prompt_file: Path | None,
+    version: tuple[int, int, int] | None = None,
 ) -> list[str]:
     # --no-extensions: neither the user's nor pi's built-in extensions (tools such as pi's
     # sub-agent); the explicitly loaded gate still is.
     argv = [executable, "--mode", "rpc", "--session-dir", str(sessions_dir()), "--no-extensions"]
+    if version is None or version >= (1, 0, 0):
+        # pi 1.x's own project trust: the project's files only when the person trusted them.
+        argv.append("--approve" if ctx.checkout_trusted() else "--no-approve")
     if ctx.continues is not None and ctx.continues.session:
         argv += ["--fork", ctx.continues.session]  # Continue: the finished one stays as it was
     argv += ["-e", str(gate_extension())]
@@ -213,15 +227,6 @@ def build_argv(
     if prompt_file is not None:
         argv += ["--append-system-prompt", str(prompt_file)]
     return argv
-
-
-def write_private_prompt(folder: Path, text: str) -> Path:
-    """The agent's system prompt as a 0600 file (the folder, from ``mkdtemp``, is 0700)."""
-    path = folder / "system-prompt.md"
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return path
 
 
 # -------------------------------------------------------------------------------- backend
@@ -246,7 +251,9 @@ class PiBackend:
                 f"pi {_version_text(version)} is too old: Baton needs pi "
                 f"{_version_text(MIN_VERSION[:2])} or newer ({INSTALL_HINT})"
             )
-        tools, notes = pi_tool_choice(ctx)
+        notes = _checkout_notes(ctx, version)
+        tools, tool_notes = pi_tool_choice(ctx)
+        notes += tool_notes
         if version is None:
             notes.insert(
                 0,
@@ -264,7 +271,7 @@ class PiBackend:
         try:
             prompt = ctx.agent.system_prompt.strip()
             prompt_file = write_private_prompt(folder, prompt + "\n") if prompt else None
-            argv = build_argv(executable, ctx, tools, prompt_file)
+            argv = build_argv(executable, ctx, tools, prompt_file, version)
             try:
                 process = await asyncio.create_subprocess_exec(
                     *argv,
@@ -399,6 +406,37 @@ class PiBackend:
         """pi and everything it started (its bash tool's detached shells too): SIGTERM, then
         SIGKILL after the grace — Baton's one process-tree terminator."""
         await stop_tree(process, self.kill_grace_s)
+
+
+def _checkout_notes(ctx: StepContext, version: tuple[int, int, int] | None) -> list[Log]:
+    """What the project's pi settings run (trusted), or that they are not loaded; refuses pi
+    0.73 in an untrusted folder whose settings name programs, since it cannot ignore them."""
+    programs = checkout_programs(ctx.cwd, "pi")
+    if not programs:
+        return []
+    listed = "; ".join(program.line() for program in programs)
+    if ctx.checkout_trusted():
+        lines = "\n".join(
+            f"  {program.line()}"
+            + (" (never loaded: Baton starts pi without extensions)" if _extension(program) else "")
+            for program in programs
+        )
+        return [
+            ctx.make(Log, level="warning", message=f"the trusted project's settings run:\n{lines}")
+        ]
+    if version is not None and version < (1, 0, 0) and not all(map(_extension, programs)):
+        # Only extensions are covered by --no-extensions; the rest pi 0.73 always reads.
+        raise BackendError(
+            f"pi {_version_text(version)} always loads this folder's .pi settings, which name "
+            f"programs you have not trusted ({listed}): trust the project, or use pi 1.x"
+        )
+    return [
+        ctx.make(Log, level="warning", message=f"not loaded (the project is not trusted): {listed}")
+    ]
+
+
+def _extension(program: CheckoutProgram) -> bool:
+    return program.kind == "pi extension"
 
 
 _UPDATE_HEAD = b'{"type":"message_update"'

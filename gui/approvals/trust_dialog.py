@@ -1,13 +1,17 @@
-"""Project trust: look at a project's own agents and presets before they run (DESIGN §6).
+"""Project trust: look at a project's own agents, presets and CLI settings before they run.
 
-A cloned repository can carry agent files that tell a model to run commands. Before a run uses
-them — the first time, or after any of them changed — the launcher catches
+A cloned repository can carry agent files that tell a model to run commands, and settings that
+make Claude Code or pi run programs by themselves (hooks, ``apiKeyHelper``, MCP servers, pi
+packages and shell prefixes: :mod:`core.checkout_programs`). Before a run uses them — the first
+time, or after any of them changed — the launcher catches
 :class:`core.trust.UntrustedProjectError` and asks here. The dialog lists every file with what
-it can do (an agent's tools and model, a preset's steps), and offers three ways on:
+it can do (an agent's tools and model, a preset's steps), every program with its command line,
+and offers three ways on:
 
 * **Trust this project** — remembered by :class:`core.trust.TrustStore` with a fingerprint of
   the files, so the question comes back only when they change;
-* **Run without project agents** — this run uses built-in and user agents only;
+* **Run without project agents** — this run uses built-in and user agents only, and the CLIs
+  load none of the project's settings;
 * **Cancel** — nothing runs.
 
 Two entry points, both on the GUI thread:
@@ -42,6 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.agents import BATON_TOOLS, AgentFileError, discover_agents, load_agent_file
+from core.checkout_programs import checkout_programs, program_files
 from core.errors import RunError
 from core.presets import PresetError, parse_preset_text
 from core.run_request import RunRequest
@@ -57,8 +62,13 @@ TrustChoice = Literal["trust", "without", "cancel"]
 _WRITE_TOOLS = {"bash", "edit", "write"}
 
 
-def describe_file(path: Path) -> tuple[str, str, str]:
+def describe_file(path: Path, root: Path | None = None) -> tuple[str, str, str]:
     """(what, name, details) for one project file; never raises for a broken file."""
+    if root is not None and path in program_files(root):
+        relative = path.relative_to(root).as_posix()
+        count = sum(program.source == relative for program in checkout_programs(root))
+        plural = "s" if count != 1 else ""
+        return "settings", path.name, f"makes a CLI run {count} program{plural} (listed below)"
     if path.suffix in (".yaml", ".yml"):
         try:
             preset = parse_preset_text(path.read_text(encoding="utf-8"), path=str(path))
@@ -112,9 +122,14 @@ class TrustDialog(QDialog):
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.changes = self._store.changes(self.root)
         record = self._store.record(self.root)
+        self.programs = checkout_programs(self.root)
+        only_programs = len(self.files) == len(program_files(self.root))
+        what = "settings" if only_programs else "agents"
         title = QLabel(
-            "This project's agents changed since you trusted them"
+            f"This project's {what} changed since you trusted them"
             if self.changes
+            else "This project's settings would run programs"
+            if only_programs
             else "This project brings its own agents"
         )
         title.setObjectName("EditorTitle")
@@ -125,6 +140,11 @@ class TrustDialog(QDialog):
             "Run them only if you trust where this project comes from and have read what "
             "they do."
         )
+        if self.programs:
+            self.warning.setText(
+                self.warning.text() + " Its settings also make Claude Code or pi run the "
+                "programs listed below by themselves, outside the sandbox and without asking."
+            )
         self.warning.setWordWrap(True)
         titles = QVBoxLayout()
         titles.setSpacing(3)
@@ -147,7 +167,7 @@ class TrustDialog(QDialog):
         header_view.setStretchLastSection(True)
         muted = secondary_text(self.palette())
         for path in self.files:
-            what, name, details = describe_file(path)
+            what, name, details = describe_file(path, self.root)
             shown = path.relative_to(self.root) if path.is_relative_to(self.root) else path
             item = QTreeWidgetItem([str(shown), name, details])
             item.setToolTip(0, str(path))
@@ -159,6 +179,7 @@ class TrustDialog(QDialog):
         if not self.files:
             self.file_list.addTopLevelItem(QTreeWidgetItem(["(no files)", "", ""]))
 
+        self.program_list = self._program_list()
         self.changes_box = self._changes_box(record.trusted_at[:10] if record else "")
 
         self.trust_button = QPushButton("Trust this project")
@@ -184,6 +205,7 @@ class TrustDialog(QDialog):
         layout.addWidget(self.warning)
         layout.addWidget(self.changes_box, 2)
         layout.addWidget(self.file_list, 1)
+        layout.addWidget(self.program_list, 1)
         self.sandbox_note = QLabel(bash_sandbox_text(bash_sandbox()))
         self.sandbox_note.setWordWrap(True)
         layout.addWidget(self.sandbox_note)
@@ -191,6 +213,38 @@ class TrustDialog(QDialog):
         note.setObjectName("Secondary")
         layout.addWidget(note)
         layout.addLayout(buttons)
+
+    def _program_list(self) -> QWidget:
+        """Every program the project's CLI settings would run, with its command line: until
+        trusted none is loaded, so this is the one place a person sees them."""
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        label = QLabel(
+            "Programs Claude Code or pi would run by themselves, unsandboxed, as soon as a step "
+            "starts in this folder (not loaded unless you trust the project):"
+        )
+        label.setWordWrap(True)
+        tree = QTreeWidget()
+        tree.setObjectName("TrustPrograms")
+        tree.setHeaderLabels(["File", "What", "Command line"])
+        tree.setRootIsDecorated(False)
+        tree.setAlternatingRowColors(True)
+        header_view = tree.header()
+        header_view.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header_view.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header_view.setStretchLastSection(True)
+        for program in self.programs:
+            what = f"{program.kind} {program.name}".strip()
+            item = QTreeWidgetItem([program.source, what, program.command])
+            item.setToolTip(2, program.command)
+            item.setIcon(1, icons.icon("warning"))
+            tree.addTopLevelItem(item)
+        self.programs_tree = tree
+        column.addWidget(label)
+        column.addWidget(tree, 1)
+        box.setVisible(bool(self.programs))
+        return box
 
     def _changes_box(self, trusted_on: str) -> QWidget:
         """What changed since the project was trusted: the files, and one diff of them all."""
