@@ -145,11 +145,12 @@ terminal shows — run output, approval prompts, budget questions. The entry poi
     "batch": """Batches: one preset over many inputs, every item an ordinary run grouped under a
 batch id, run here or on a Ray cluster through one executor seam.""",
     "history": """Runs once recorded: reading a run file back into its state, searching and
-comparing runs, exporting them as Markdown, importing pi and Claude Code transcripts, and what a
-run cost per agent and sub-agent.""",
+comparing runs, exporting them as Markdown, importing pi and Claude Code transcripts, what a
+run cost per agent and sub-agent, and what a preset's next run is likely to cost.""",
     "run": """Starting and driving a run: the request (mode, steps, options), its preparation
 (agents, models, trust, worktrees), the runner that takes it step by step with budgets,
-approvals and steering, and the follow-ups a finished run offers (continue, re-run, review).""",
+approvals and steering, the follow-ups a finished run offers (continue, re-run, review), and
+what of the runs in progress waits for the person.""",
     "record": """A run as it is recorded: the events folded into its state, the publisher that
 sends each event to the run file, the index and the listeners, the run files and the
 ``runs.sqlite`` index, and the lock that says whether a run is still alive.""",
@@ -255,7 +256,7 @@ def unmapped(core: Path) -> list[str]:
 def state(core: Path) -> str:
     """``"todo"`` (nothing moved yet) or ``"done"`` (everything moved); anything between, or a
     mapping that names what is not there, is refused with the list."""
-    problems = [f"  not mapped: {name}" for name in unmapped(core)]
+    problems = [f"  not mapped: {name}" for name in unmapped(core)] + relative_imports(core)
     there = [old for old in MAPPING if source(old).exists()]
     moved = [old for old in MAPPING if target(old).exists()]
     if not there and len(moved) == len(MAPPING):
@@ -279,6 +280,17 @@ def state(core: Path) -> str:
             "remove the lines of modules that are gone, then run again."
         )
     return "todo"
+
+
+def relative_imports(core: Path) -> list[str]:
+    """``from .x import y`` in core/: it would point elsewhere once its file moved, and the
+    rewrite handles absolute names only."""
+    found = []
+    for file in sorted(core.rglob("*.py")):
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                found.append(f"  {file}:{node.lineno}: a relative import; make it absolute")
+    return found
 
 
 def git(*args: str) -> str:
