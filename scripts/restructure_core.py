@@ -254,12 +254,12 @@ def unmapped(core: Path) -> list[str]:
 
 
 def state(core: Path) -> str:
-    """``"todo"`` (nothing moved yet) or ``"done"`` (everything moved); anything between, or a
-    mapping that names what is not there, is refused with the list."""
+    """``"todo"`` (nothing moved yet) or ``"done"`` (no mapped module left where it was); a
+    module the mapping does not name, a mapped one that is gone or a half-done move is refused
+    with the list."""
     problems = [f"  not mapped: {name}" for name in unmapped(core)] + relative_imports(core)
     there = [old for old in MAPPING if source(old).exists()]
-    moved = [old for old in MAPPING if target(old).exists()]
-    if not there and len(moved) == len(MAPPING):
+    if not there:  # moved: what the packages hold since is theirs, only no flat module again
         if problems:
             raise Refused(
                 "core/ holds domain packages only (and cli.py); move each of these into the "
@@ -270,7 +270,9 @@ def state(core: Path) -> str:
         f"  mapped but missing: {old} ({source(old)})" for old in MAPPING if old not in there
     ]
     problems += [
-        f"  target already there: {MAPPING[old]} ({target(old)})" for old in there if old in moved
+        f"  target already there: {MAPPING[old]} ({target(old)})"
+        for old in there
+        if target(old).exists()
     ]
     if problems:
         raise Refused(
