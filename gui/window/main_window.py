@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QEvent, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QPaintEvent
@@ -193,32 +193,27 @@ class MainWindow(QMainWindow):
     @property
     def agents_view(self) -> AgentsView:
         self.view("agents")
-        assert self.built.agents is not None
-        return self.built.agents
+        return built(self.built.agents)
 
     @property
     def presets_view(self) -> PresetsView:
         self.view("presets")
-        assert self.built.presets is not None
-        return self.built.presets
+        return built(self.built.presets)
 
     @property
     def runs_view(self) -> RunsView:
         self.view("runs")
-        assert self.built.runs is not None
-        return self.built.runs
+        return built(self.built.runs)
 
     @property
     def documents_view(self) -> DocumentsView:
         self.view("documents")
-        assert self.built.documents is not None
-        return self.built.documents
+        return built(self.built.documents)
 
     @property
     def batch_view(self) -> BatchView:
         self.view("batches")
-        assert self.built.batches is not None
-        return self.built.batches
+        return built(self.built.batches)
 
     @property
     def run_controller(self) -> RunController:
@@ -472,3 +467,13 @@ class MainWindow(QMainWindow):
     def _show_index(self, index: int) -> None:
         self.view(VIEWS[index].key)
         self.stack.setCurrentIndex(index)
+
+
+View = TypeVar("View", bound=QWidget)
+
+
+def built(view: View | None) -> View:
+    """A view just asked for by key: its builder has recorded it in :class:`BuiltViews`."""
+    if view is None:
+        raise RuntimeError("a view's builder did not record the view it built")
+    return view
