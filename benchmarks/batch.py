@@ -37,12 +37,8 @@ from typing import Any
 
 import psutil
 
-from core.batch.executors import (
-    BatchExecutor,
-    ExecutorOptions,
-    ExecutorUnavailable,
-    create_executor,
-)
+from core.batch.executor_registry import create_executor
+from core.batch.executors import BatchExecutor, ExecutorOptions, ExecutorUnavailable
 from core.batch.inputs import BatchItem
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun

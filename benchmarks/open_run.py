@@ -35,7 +35,8 @@ def open_and_watch(runs_view: object, record: object) -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     from gui.run.markdown_stream import MarkdownStream
-    from gui.run.runs_view import RunPage, RunsView
+    from gui.run.run_page import RunPage
+    from gui.run.runs_view import RunsView
 
     assert isinstance(runs_view, RunsView)
     app = QApplication.instance()

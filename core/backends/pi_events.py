@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from core.backends.cli_events import StepEvents, error_tail, event_object, stopping_signal
 from core.backends.cli_output import as_int, content_text, preview
+from core.backends.pi_subagents import PI_SUBAGENT_TOOL, pi_subagent_usages
 from core.events import (
     Event,
     Retry,
@@ -50,7 +51,6 @@ from core.events import (
     Usage,
     UsageStats,
 )
-from core.subagents import PI_SUBAGENT_TOOL, pi_subagent_usages
 
 # Events that carry nothing Baton shows (turn bookkeeping, 1.6.0's session entries).
 _QUIET_EVENTS = frozenset(

@@ -13,7 +13,7 @@ How the parts fit (read in this order):
   ``item_runner(job, record=False, listeners=[forward])`` on a worker and publishes the
   forwarded events into ``host.remote(job)`` (:mod:`core.batch.recording`), which writes the
   same run file and index row a local item gets. Executors are registered by name in
-  :data:`core.batch.executors.EXECUTORS`;
+  :data:`core.batch.executor_registry.EXECUTORS`;
 * :mod:`core.batch.supervisor` — :class:`BatchRun`: the host; checks every row up front,
   keeps the record, tags events with their row for listeners, cancels;
 * :mod:`core.batch.results` — status and export rows (``baton batch status|export``, the

@@ -19,15 +19,15 @@ every started item end (the host cancels local runners; a remote executor cancel
 workers), so every started item's run file ends with ``run_finished``; when the task running
 :meth:`BatchExecutor.run` is cancelled, stop the same way before re-raising.
 
-Executors are found by name in :data:`EXECUTORS` (``--executor NAME``); an optional one whose
-extra is missing raises :class:`ExecutorUnavailable` with the install command.
+Executors are found by name in :data:`core.batch.executor_registry.EXECUTORS`
+(``--executor NAME``); this module knows none but the local one, so an executor imports it for
+the seam and the registry imports the executors, never the other way round.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -119,35 +119,3 @@ class LocalExecutor:
         async with asyncio.TaskGroup() as group:
             for job in jobs:
                 group.create_task(one(job))
-
-
-ExecutorFactory = Callable[[ExecutorOptions], BatchExecutor]
-
-RAY_MISSING = "the Ray executor needs the ray extra: pip install 'baton[ray]'"
-
-
-def _ray(options: ExecutorOptions) -> BatchExecutor:
-    """The Ray executor, imported only when asked for: Ray is an optional extra."""
-    try:
-        importlib.import_module("ray")
-    except ImportError:
-        raise ExecutorUnavailable(RAY_MISSING) from None
-    try:
-        module = importlib.import_module("core.batch.ray_executor")
-    except ImportError as error:
-        raise ExecutorUnavailable(f"the Ray executor cannot be loaded: {error}") from None
-    executor: BatchExecutor = module.RayExecutor(options)
-    return executor
-
-
-EXECUTORS: dict[str, ExecutorFactory] = {"local": LocalExecutor, "ray": _ray}
-"""``--executor`` names → factories. Add an executor by adding an entry."""
-
-
-def create_executor(name: str, options: ExecutorOptions) -> BatchExecutor:
-    factory = EXECUTORS.get(name)
-    if factory is None:
-        raise ExecutorUnavailable(
-            f"unknown executor '{name}' (available: {', '.join(sorted(EXECUTORS))})"
-        )
-    return factory(options)

@@ -1,8 +1,8 @@
 """The Ray executor: a batch's items on a Ray cluster by address, or on a local Ray.
 
 Ray is the optional extra ``baton[ray]``; this module imports it at the top and is itself
-imported only when ``--executor ray`` is chosen (:data:`core.batch.executors.EXECUTORS` checks
-Ray is there first and names the extra when it is not).
+imported only when ``--executor ray`` is chosen (:data:`core.batch.executor_registry.EXECUTORS`
+checks Ray is there first and names the extra when it is not).
 
 One actor per worker (an async :class:`~core.batch.worker_host.WorkerHost`, one CPU each) runs
 items concurrently on its own event loop, the core runner as-is

@@ -21,7 +21,8 @@ from typing import Any
 
 from core.atomic import atomic_write_text
 from core.batch.checkout import Checkout
-from core.batch.executors import EXECUTORS, ExecutorOptions, create_executor
+from core.batch.executor_registry import EXECUTORS, create_executor
+from core.batch.executors import ExecutorOptions
 from core.batch.inputs import read_inputs
 from core.batch.results import batch_results, results_csv, results_jsonl
 from core.batch.store import BatchRecord, BatchSpec, BatchStore

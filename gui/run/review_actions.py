@@ -1,10 +1,10 @@
 """What the Runs view does for reviewing: open a search result where it matched, compare two
 runs, comment on a step and start the follow-up.
 
-Kept apart from :class:`gui.run.runs_view.RunsView` (which owns the tabs and launches runs) so
-each file has one job; the reading and comparing happen on a worker thread
-(:class:`gui.widgets.background.LatestJob`), the follow-up's request is the core's
-(:func:`core.review_comments.follow_up_request`).
+Kept apart from :class:`gui.run.runs_view.RunsView` (which owns the tabs, launches runs and
+imports this module: it hands itself in as a :class:`ReviewHost`) so each file has one job;
+the reading and comparing happen on a worker thread (:class:`gui.widgets.background.LatestJob`),
+the follow-up's request is the core's (:func:`core.review_comments.follow_up_request`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QWidget
 
 from core.agents import discover_agents
 from core.checkpoints import Workspace, patch
@@ -36,18 +37,33 @@ from core.runs import RunIndex, RunRecord, load_run, run_file
 from gui.changes.actions import start
 from gui.compare.compare_view import CompareDialog
 from gui.review.review_dialog import ReviewDialog
+from gui.run.run_page import RunPage
 from gui.widgets.background import LatestJob
 from gui.widgets.match_highlight import highlight_matches
 
 if TYPE_CHECKING:
-    from gui.run.runs_view import RunPage, RunsView
+    from core.run_request import RunRequest
+    from gui.history.runs_history import HistoryPage
+
+
+class ReviewHost(Protocol):
+    """What the review actions need of the Runs view that owns them (it imports this module,
+    not the other way round)."""
+
+    def problem(self, message: str) -> None: ...
+
+    def open_record(self, record: RunRecord) -> RunPage: ...
+
+    def start(self, request: RunRequest) -> asyncio.Future[None]: ...
+
+    def window(self) -> QWidget: ...
 
 
 class ReviewActions(QObject):
-    """Owned by a :class:`RunsView`; GUI thread only."""
+    """Owned by the Runs view; GUI thread only."""
 
-    def __init__(self, runs: RunsView) -> None:
-        super().__init__(runs)
+    def __init__(self, runs: ReviewHost, history: HistoryPage, parent: QObject) -> None:
+        super().__init__(parent)
         self._runs = runs
         self.compare_dialog: CompareDialog | None = None
         self.review_dialog: ReviewDialog | None = None
@@ -58,8 +74,8 @@ class ReviewActions(QObject):
         self._comparing.failed.connect(
             lambda _tag, why: runs.problem(f"Could not compare the runs: {why}")
         )
-        runs.history.compareRequested.connect(self.compare)
-        runs.history.search_panel.hitActivated.connect(self.open_hit)
+        history.compareRequested.connect(self.compare)
+        history.search_panel.hitActivated.connect(self.open_hit)
 
     # -- public API ---------------------------------------------------------------------
 

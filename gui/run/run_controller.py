@@ -31,7 +31,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QWidget
 
 from core.approvals import Responder, approve_all, deny_by_setting
 from core.errors import RunError
@@ -205,7 +205,8 @@ class RunController(QObject):
             return False
         self._close_when_done = True
         self.cancel_all()
-        self._window.statusBar().showMessage("Cancelling runs…")  # type: ignore[attr-defined]
+        if isinstance(self._window, QMainWindow):
+            self._window.statusBar().showMessage("Cancelling runs…")
         return False
 
     def shutdown(self) -> None:

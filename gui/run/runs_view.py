@@ -52,51 +52,11 @@ from gui.run.review_actions import ReviewActions
 from gui.run.run_controller import RunController, RunSession
 from gui.run.run_header import display_status, run_title
 from gui.run.run_loader import RunLoader
+from gui.run.run_page import RunPage
 from gui.run.run_view import RunView
-from gui.widgets import Banner
 
 TAB_TITLE_CHARS = 30
 FILE_FILTER = "Runs and transcripts (*.jsonl *.json *.ndjson);;All files (*)"
-
-
-class RunPage(QWidget):
-    """One tab: an optional banner ("not in your history — Import") above a run view."""
-
-    def __init__(
-        self,
-        view: RunView,
-        *,
-        session: RunSession | None = None,
-        path: Path | None = None,
-        parent: QWidget | None = None,
-    ) -> None:
-        super().__init__(parent)
-        self.view = view
-        self.session = session
-        self.path = path
-        self.expected_run_id = ""
-        """The run being read into this page, when known before it is read (the history)."""
-        self.loader: RunLoader | None = None
-        """Set while the run is read off the GUI thread."""
-        self.banner = Banner()
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        layout.addWidget(self.banner)
-        layout.addWidget(view, 1)
-
-    @property
-    def run_id(self) -> str:
-        if self.session:
-            return self.session.run_id
-        return self.view.state().run_id or self.expected_run_id
-
-    def is_reading(self) -> bool:
-        """True while the saved run is read and folded (the tab says "Reading …")."""
-        return self.loader is not None
-
-    def is_live(self) -> bool:
-        return self.session is not None and self.session.is_active()
 
 
 class RunsView(QWidget):
@@ -145,7 +105,7 @@ class RunsView(QWidget):
         self.history.deleteRequested.connect(self.delete_record)
         self.history.openFileRequested.connect(self.open_file_dialog)
         self.history.importRequested.connect(self.import_file_dialog)
-        self.review = ReviewActions(self)
+        self.review = ReviewActions(self, self.history, self)
         """Search results, comparisons and review comments (:mod:`gui.run.review_actions`)."""
         controller.sessionStarted.connect(self.add_session)
         controller.sessionFinished.connect(self._session_finished)

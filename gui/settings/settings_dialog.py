@@ -44,7 +44,7 @@ from core.trust import TrustStore
 from gui import theme
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
-from gui.settings.settings_pages import ModelsPage, PermissionsPage, Which
+from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
 from gui.theme import icons
@@ -85,7 +85,7 @@ class SettingsDialog(QDialog):
         self.trust = TrustPage(trust_store)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self._pages: list[tuple[QWidget, str]] = [
+        self._pages: list[tuple[Page | ProvidersPage, str]] = [
             (self.providers, "Providers"),
             (self.models, "Models"),
             (self.permissions, "Permissions"),
@@ -155,7 +155,7 @@ class SettingsDialog(QDialog):
                 [("Open config.yaml", self._open_file)],
             )
         for page, _title in self._pages:
-            page.load(settings)  # type: ignore[attr-defined]
+            page.load(settings)
         self.models.set_provider_names(self.providers.names())
         self.validate()
 
@@ -163,14 +163,14 @@ class SettingsDialog(QDialog):
         """The pages' values as the dict that is validated as :class:`Settings`."""
         data: dict[str, Any] = {}
         for page, _title in self._pages:
-            page.contribute(data)  # type: ignore[attr-defined]
+            page.contribute(data)
         return data
 
     def validate(self) -> Settings | None:
         """Check everything, mark what is wrong, enable Save only when nothing is."""
         errors: ErrorList = []
         for page, _title in self._pages:
-            errors += page.extra_errors()  # type: ignore[attr-defined]
+            errors += page.extra_errors()
         settings: Settings | None = None
         try:
             settings = Settings.model_validate(self.collect())
@@ -178,14 +178,14 @@ class SettingsDialog(QDialog):
             errors += [(tuple(e["loc"]), str(e["msg"])) for e in error.errors()]
         unplaced: list[str] = []
         for index, (page, _title) in enumerate(self._pages):
-            left = page.show_errors(errors)  # type: ignore[attr-defined]
+            left = page.show_errors(errors)
             unplaced += left
-            bad = bool(left) or page.errors.any()  # type: ignore[attr-defined]
+            bad = bool(left) or page.errors.any()
             self.tabs.setTabIcon(index, icons.icon("error") if bad else QIcon())
         self.last_errors = errors
         self.save_button.setEnabled(not errors)
         if errors:
-            marked = sum(page.errors.count() for page, _title in self._pages)  # type: ignore[attr-defined]
+            marked = sum(page.errors.count() for page, _title in self._pages)
             parts = [f"Fix the marked field{'s' if marked != 1 else ''} to save."] if marked else []
             self._set_summary(" ".join(parts + unplaced), error=bool(marked))
         else:

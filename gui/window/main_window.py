@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QEvent, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QPaintEvent
@@ -36,12 +36,14 @@ from gui.window.attention import Attention, window_title
 from gui.window.first_paint import FirstPaint
 from gui.window.geometry import restore_geometry, save_geometry
 from gui.window.menus import build_menus
+from gui.window.services import BuiltViews, MenuCommands, WindowServices
 from gui.window.sidebar import Sidebar
 from gui.window.status_bar import WindowStatus
 from gui.window.views import VIEWS, view_index
 from gui.window.welcome import WelcomeBanner
 
 if TYPE_CHECKING:  # imported where first used: start-up imports only the first view's modules
+    from gui.batch.batch_view import BatchView
     from gui.definitions.agents_view import AgentsView
     from gui.definitions.presets_view import PresetsView
     from gui.documents.documents_view import DocumentsView
@@ -91,6 +93,24 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.views: dict[str, QWidget] = {}
         """The views built so far, by key (see :meth:`view`)."""
+        self.built = BuiltViews()
+        """The same views, each with its own type."""
+        self.services = WindowServices(
+            prompts=self.prompts,
+            settings=self.settings,
+            built=self.built,
+            working_folder=lambda: self.working_folder,
+            opening=lambda: self.opening,
+            after_first_paint=self.after_first_paint,
+            controller=lambda: self.run_controller,
+            inbox=lambda: self.inbox,
+            show_view=self.show_view,
+            open_run=self.open_run_by_id,
+            show_batch=self.show_batch,
+            launch=self.open_launch_dialog,
+            update_title=self.update_title,
+        )
+        """What the views may ask of the window (they are handed this, not the window)."""
         for spec in VIEWS:
             self.stack.addWidget(QWidget())  # a stand-in until the view is first shown
             self.sidebar.add_entry(spec.label, spec.icon)
@@ -109,7 +129,21 @@ class MainWindow(QMainWindow):
             self, self._content, self.settings, self.open_settings, self.refresh_status
         )
 
-        actions = build_menus(self)
+        actions = build_menus(
+            self,
+            MenuCommands(
+                new_agent=self.new_agent,
+                save=self.save_current,
+                open_run_file=self.open_run_file,
+                settings=self.open_settings,
+                quit=self.close,
+                new_run=self.open_launch_dialog,
+                cancel_run=self.cancel_current_run,
+                shortcuts=self.show_shortcuts,
+                welcome=self.show_welcome,
+                go_to_view=self.go_to_view,
+            ),
+        )
         self.new_action = actions.new
         self.save_action = actions.save
         self.open_run_action = actions.open_run
@@ -137,7 +171,7 @@ class MainWindow(QMainWindow):
         if built is not None:
             return built
         index = view_index(key)
-        widget = VIEWS[index].make(self)
+        widget = VIEWS[index].make(self.services)
         self.views[key] = widget
         stand_in = self.stack.widget(index)
         current = self.stack.currentIndex()
@@ -146,8 +180,8 @@ class MainWindow(QMainWindow):
             self.stack.removeWidget(stand_in)
             stand_in.deleteLater()
         self.stack.setCurrentIndex(current)
-        if key == "agents":
-            widget.restore_state()  # type: ignore[attr-defined]
+        if key == "agents" and self.built.agents is not None:
+            self.built.agents.restore_state()
         return widget
 
     def has_started(self) -> bool:
@@ -158,19 +192,28 @@ class MainWindow(QMainWindow):
 
     @property
     def agents_view(self) -> AgentsView:
-        return self.view("agents")  # type: ignore[return-value]
+        self.view("agents")
+        return built(self.built.agents)
 
     @property
     def presets_view(self) -> PresetsView:
-        return self.view("presets")  # type: ignore[return-value]
+        self.view("presets")
+        return built(self.built.presets)
 
     @property
     def runs_view(self) -> RunsView:
-        return self.view("runs")  # type: ignore[return-value]
+        self.view("runs")
+        return built(self.built.runs)
 
     @property
     def documents_view(self) -> DocumentsView:
-        return self.view("documents")  # type: ignore[return-value]
+        self.view("documents")
+        return built(self.built.documents)
+
+    @property
+    def batch_view(self) -> BatchView:
+        self.view("batches")
+        return built(self.built.batches)
 
     @property
     def run_controller(self) -> RunController:
@@ -206,9 +249,9 @@ class MainWindow(QMainWindow):
     @working_folder.setter
     def working_folder(self, folder: Path) -> None:
         self._working_folder = Path(folder)
-        for key in ("agents", "presets"):
-            if key in self.views:
-                self.views[key].working_folder = Path(folder)  # type: ignore[attr-defined]
+        for view in (self.built.agents, self.built.presets):
+            if view is not None:
+                view.working_folder = Path(folder)
         self.refresh_status()
 
     def open_run_by_id(self, run_id: str, step: int = -1, call_id: str = "") -> None:
@@ -231,7 +274,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("This run is not part of a batch.", 8000)
             return
         self.show_view("batches")
-        self.view("batches").choose(batch_id)  # type: ignore[attr-defined]
+        self.batch_view.choose(batch_id)
 
     def show_view(self, key: str) -> None:
         self.sidebar.set_current(view_index(key))
@@ -355,9 +398,10 @@ class MainWindow(QMainWindow):
     # -- Qt overrides --------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        editors = [self.views[k] for k in ("agents", "presets", "documents") if k in self.views]
+        built = self.built
+        editors = [v for v in (built.agents, built.presets, built.documents) if v is not None]
         for view in editors:
-            if not view.maybe_discard_changes():  # type: ignore[attr-defined]
+            if not view.maybe_discard_changes():
                 event.ignore()
                 return
         controller = self._attention.made()
@@ -366,7 +410,7 @@ class MainWindow(QMainWindow):
             return
         self.save_state()
         for view in editors:
-            view.shutdown()  # type: ignore[attr-defined]
+            view.shutdown()
         if controller is not None:
             controller.shutdown()
         if self._launch_dialog is not None:
@@ -423,3 +467,13 @@ class MainWindow(QMainWindow):
     def _show_index(self, index: int) -> None:
         self.view(VIEWS[index].key)
         self.stack.setCurrentIndex(index)
+
+
+View = TypeVar("View", bound=QWidget)
+
+
+def built(view: View | None) -> View:
+    """A view just asked for by key: its builder has recorded it in :class:`BuiltViews`."""
+    if view is None:
+        raise RuntimeError("a view's builder did not record the view it built")
+    return view

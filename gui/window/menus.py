@@ -10,17 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from core import __version__
 from gui.theme import icons
+from gui.window.services import MenuCommands
 from gui.window.views import VIEWS
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
 
 EDIT_ACTIONS: tuple[tuple[str, QKeySequence.StandardKey, str], ...] = (
     ("&Undo", QKeySequence.StandardKey.Undo, "undo"),
@@ -51,8 +48,9 @@ class WindowActions:
     about: QAction
 
 
-def build_menus(window: MainWindow) -> WindowActions:
-    """Fill ``window``'s menu bar; each item calls the window's public API."""
+def build_menus(window: QMainWindow, commands: MenuCommands) -> WindowActions:
+    """Fill ``window``'s menu bar; each item calls one of ``commands`` (the window's public
+    API)."""
 
     def action(
         text: str,
@@ -63,17 +61,20 @@ def build_menus(window: MainWindow) -> WindowActions:
         return _action(window, text, shortcut, slot, icon_name)
 
     actions = WindowActions(
-        new=action("&New agent…", QKeySequence("Ctrl+N"), window.new_agent, "add"),
-        save=action("&Save", QKeySequence("Ctrl+S"), window.save_current, "save"),
+        new=action("&New agent…", QKeySequence("Ctrl+N"), commands.new_agent, "add"),
+        save=action("&Save", QKeySequence("Ctrl+S"), commands.save, "save"),
         open_run=action(
-            "&Open run or transcript…", QKeySequence("Ctrl+Shift+O"), window.open_run_file, "folder"
+            "&Open run or transcript…",
+            QKeySequence("Ctrl+Shift+O"),
+            commands.open_run_file,
+            "folder",
         ),
-        settings=action("Se&ttings…", QKeySequence("Ctrl+,"), window.open_settings),
-        quit=action("&Quit", QKeySequence("Ctrl+Q"), window.close),
-        new_run=action("&New run…", QKeySequence("Ctrl+R"), window.open_launch_dialog, "nav-runs"),
-        cancel_run=action("&Cancel run", QKeySequence("Ctrl+."), window.cancel_current_run),
-        shortcuts=action("&Keyboard shortcuts…", QKeySequence("Ctrl+/"), window.show_shortcuts),
-        welcome=action("&Welcome…", None, window.show_welcome),
+        settings=action("Se&ttings…", QKeySequence("Ctrl+,"), commands.settings),
+        quit=action("&Quit", QKeySequence("Ctrl+Q"), commands.quit),
+        new_run=action("&New run…", QKeySequence("Ctrl+R"), commands.new_run, "nav-runs"),
+        cancel_run=action("&Cancel run", QKeySequence("Ctrl+."), commands.cancel_run),
+        shortcuts=action("&Keyboard shortcuts…", QKeySequence("Ctrl+/"), commands.shortcuts),
+        welcome=action("&Welcome…", None, commands.welcome),
         about=action("&About Baton", None, lambda: show_about(window)),
     )
     actions.quit.setMenuRole(QAction.MenuRole.QuitRole)
@@ -101,7 +102,7 @@ def build_menus(window: MainWindow) -> WindowActions:
             action(
                 spec.label,
                 QKeySequence(f"Ctrl+{number}"),
-                partial(window.go_to_view, spec.key),
+                partial(commands.go_to_view, spec.key),
                 spec.icon,
             )
         )

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QWidget
 
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
+from gui.window.services import WindowServices
 
 
 @dataclass(frozen=True)
@@ -21,61 +19,66 @@ class ViewSpec:
     key: str
     label: str
     icon: str
-    make: Callable[[MainWindow], QWidget]
+    make: Callable[[WindowServices], QWidget]
+    """Builds the view from what the window offers and records it in ``services.built``."""
 
 
-def _agents(window: MainWindow) -> QWidget:
+def _agents(window: WindowServices) -> QWidget:
     from gui.definitions.agents_view import AgentsView
 
     # The view the window opens on reads its files off the GUI thread, once the window is up.
-    view = AgentsView(
-        window.prompts, window.settings, window.working_folder, read_later=window.opening
-    )
-    if window.opening:
+    opening = window.opening()
+    view = AgentsView(window.prompts, window.settings, window.working_folder(), read_later=opening)
+    if opening:
         window.after_first_paint.append(view.read_in_background)
     view.dirtyChanged.connect(window.update_title)
+    window.built.agents = view
     return view
 
 
-def _presets(window: MainWindow) -> QWidget:
+def _presets(window: WindowServices) -> QWidget:
     from gui.definitions.presets_view import PresetsView
 
-    view = PresetsView(window.prompts, window.settings, window.working_folder)
-    view.runRequested.connect(window.open_launch_dialog)
+    view = PresetsView(window.prompts, window.settings, window.working_folder())
+    view.runRequested.connect(window.launch)
     view.dirtyChanged.connect(window.update_title)
+    window.built.presets = view
     return view
 
 
-def _runs(window: MainWindow) -> QWidget:
+def _runs(window: WindowServices) -> QWidget:
     from gui.run.runs_view import RunsView
 
-    view = RunsView(window.run_controller)
+    view = RunsView(window.controller())
     view.runOpened.connect(lambda _page: window.show_view("runs"))
     view.history.batchRequested.connect(lambda record: window.show_batch(record.batch_id))
+    window.built.runs = view
     return view
 
 
-def _documents(window: MainWindow) -> QWidget:
+def _documents(window: WindowServices) -> QWidget:
     from gui.documents.documents_view import DocumentsView
 
     view = DocumentsView(prompts=window.prompts)
     view.dirtyChanged.connect(window.update_title)
-    view.openRunRequested.connect(window.open_run_by_id)
+    view.openRunRequested.connect(window.open_run)
+    window.built.documents = view
     return view
 
 
-def _batches(window: MainWindow) -> QWidget:
+def _batches(window: WindowServices) -> QWidget:
     from gui.batch.batch_view import BatchView
 
-    view = BatchView(responder=window.run_controller.approvals)
-    view.openRunRequested.connect(window.open_run_by_id)
+    view = BatchView(responder=window.controller().approvals)
+    view.openRunRequested.connect(window.open_run)
+    window.built.batches = view
     return view
 
 
-def _inbox(window: MainWindow) -> QWidget:
+def _inbox(window: WindowServices) -> QWidget:
     from gui.inbox.inbox_view import InboxView
 
-    return InboxView(window.inbox)
+    return InboxView(window.inbox())
 
 
 VIEWS: list[ViewSpec] = [
@@ -86,8 +89,8 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("batches", "Batches", "nav-batches", _batches),
     ViewSpec("inbox", "Inbox", "nav-inbox", _inbox),
 ]
-"""The views in sidebar order, one line each. The views for "agents", "presets" and "runs" must
-be an AgentsView, a PresetsView and a RunsView."""
+"""The views in sidebar order, one line each; each builder records its view, typed, in
+:class:`~gui.window.services.BuiltViews`."""
 
 
 def view_index(key: str) -> int:

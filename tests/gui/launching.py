@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 from core.run_request import RunRequest
 from gui.launch.launch_dialog import LaunchDialog
 from gui.run.run_controller import RunSession
-from gui.run.runs_view import RunPage
+from gui.run.run_page import RunPage
 from gui.window.main_window import MainWindow
 
 RUN_TIMEOUT_MS = 15_000

@@ -21,7 +21,7 @@ from core.settings import save_settings
 from gui.changes.diff_viewer import DiffViewer
 from gui.changes.run_changes import RunChangesDialog
 from gui.review.review_dialog import ReviewDialog
-from gui.run.runs_view import RunPage
+from gui.run.run_page import RunPage
 from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow
 from tests.git_repos import ALLOW, make_repo, run_step, three_changes

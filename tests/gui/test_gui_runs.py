@@ -18,7 +18,8 @@ from core.run_request import RunRequest, StepSpec
 from core.runs import RunIndex
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.run.run_controller import RunSession
-from gui.run.runs_view import RunPage, RunsView
+from gui.run.run_page import RunPage
+from gui.run.runs_view import RunsView
 from gui.window.main_window import MainWindow
 from tests.gui.launching import (
     RUN_TIMEOUT_MS,
