@@ -92,6 +92,7 @@ MAPPING: dict[str, str] = {
     "core.rule_store": "core.safety.rule_store",
     "core.shell_commands": "core.safety.shell_commands",
     "core.trust": "core.safety.trust",
+    "core.checkout_programs": "core.safety.checkout_programs",
     "core.redaction": "core.safety.redaction",
     "core.secrets": "core.safety.secrets",
     "core.environment": "core.safety.environment",
