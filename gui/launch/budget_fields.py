@@ -1,5 +1,5 @@
 """The launch dialog's budget: a cost and a token cap for the run and for each step, and an
-estimate from earlier runs of the same preset (issue 19 §4).
+estimate from earlier runs of the same preset.
 
 Empty (zero) means no cap. Choosing a preset fills the fields from its ``budget:``, so what the
 dialog shows is what the run gets; the person may change or clear it for this run.
@@ -15,9 +15,11 @@ from core.budget_estimate import describe_estimate, preset_estimate
 NO_CAP = "no cap"
 
 
-def _cost_box(name: str) -> QDoubleSpinBox:
+def _cost_box(name: str, scope: str) -> QDoubleSpinBox:
     box = QDoubleSpinBox()
     box.setObjectName(name)
+    box.setToolTip(f"Most {scope} may cost, in US dollars (0: no cap)")
+    box.setAccessibleName(f"{scope.capitalize()}: cost cap in US dollars")
     box.setPrefix("$")
     box.setDecimals(2)
     box.setRange(0.0, 10_000.0)
@@ -26,9 +28,11 @@ def _cost_box(name: str) -> QDoubleSpinBox:
     return box
 
 
-def _token_box(name: str) -> QSpinBox:
+def _token_box(name: str, scope: str) -> QSpinBox:
     box = QSpinBox()
     box.setObjectName(name)
+    box.setToolTip(f"Most tokens {scope} may use, input + output (0: no cap)")
+    box.setAccessibleName(f"{scope.capitalize()}: token cap, input + output")
     box.setRange(0, 2_000_000_000)
     box.setSingleStep(10_000)
     box.setGroupSeparatorShown(True)
@@ -41,25 +45,35 @@ class BudgetFields(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.run_cost = _cost_box("RunCostCap")
-        self.run_tokens = _token_box("RunTokenCap")
-        self.step_cost = _cost_box("StepCostCap")
-        self.step_tokens = _token_box("StepTokenCap")
+        self.run_cost = _cost_box("RunCostCap", "the whole run")
+        self.run_tokens = _token_box("RunTokenCap", "the whole run")
+        self.step_cost = _cost_box("StepCostCap", "each step")
+        self.step_tokens = _token_box("StepTokenCap", "each step")
+        # Two boxes per row that both read "no cap" need their columns named.
+        self.cost_header = QLabel("Cost (US$)")
+        self.tokens_header = QLabel("Tokens (in + out)")
+        self.cost_header.setToolTip("Checked before every model request; at the cap you are asked")
+        self.tokens_header.setToolTip(
+            "Input + output tokens; cache reads are priced in the cost cap instead"
+        )
         self.estimate = QLabel("no estimate yet")
         self.estimate.setObjectName("BudgetEstimate")
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
+        grid.addWidget(self.cost_header, 0, 1)
+        grid.addWidget(self.tokens_header, 0, 2)
         for row, (label, cost, tokens) in enumerate(
             (
-                ("Run", self.run_cost, self.run_tokens),
+                ("Whole run", self.run_cost, self.run_tokens),
                 ("Each step", self.step_cost, self.step_tokens),
-            )
+            ),
+            start=1,
         ):
             grid.addWidget(QLabel(label), row, 0)
             grid.addWidget(cost, row, 1)
             grid.addWidget(tokens, row, 2)
-        grid.addWidget(QLabel("Earlier runs"), 2, 0)
-        grid.addWidget(self.estimate, 2, 1, 1, 3)
+        grid.addWidget(QLabel("Earlier runs"), 3, 0)
+        grid.addWidget(self.estimate, 3, 1, 1, 3)
         grid.setColumnStretch(3, 1)
 
     # -- public API ----------------------------------------------------------------------

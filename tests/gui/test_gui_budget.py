@@ -149,3 +149,26 @@ def test_resuming_a_run_stopped_at_its_cap_keeps_the_cap(
     click(qtbot, question.stop_button)
     assert wait_until_finished(qtbot, resumed) == "error"
     assert len(server.requests) == 2
+
+
+def test_the_budget_fields_say_what_each_box_caps(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], server: LLMServer
+) -> None:
+    window = make_window()
+    dialog = open_launch_dialog(qtbot, window)
+    fields = dialog.budget_fields
+    assert fields.cost_header.text() == "Cost (US$)"
+    assert fields.tokens_header.text() == "Tokens (in + out)"
+    boxes = (fields.run_cost, fields.run_tokens, fields.step_cost, fields.step_tokens)
+    names = [box.accessibleName() for box in boxes]
+    assert names == [
+        "The whole run: cost cap in US dollars",
+        "The whole run: token cap, input + output",
+        "Each step: cost cap in US dollars",
+        "Each step: token cap, input + output",
+    ]
+    assert all(box.toolTip() for box in boxes)
+    # the headers stand above their columns
+    assert fields.cost_header.geometry().center().x() == pytest.approx(
+        fields.run_cost.geometry().center().x(), abs=fields.run_cost.width() // 2
+    )
