@@ -27,6 +27,7 @@ Two entry points, both on the GUI thread:
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -86,12 +87,15 @@ def describe_file(path: Path, root: Path | None = None) -> tuple[str, str, str]:
     if agent.tools is None:
         tool_text = f"all tools ({tool_text})"
     model = agent.model or "the run's default model"
-    details = f"tools: {tool_text} · model: {model}"
+    lines = [f"tools: {tool_text}", f"model: {model}"]
     if agent.env:
-        details += f" · may see secrets: {', '.join(agent.env)}"
+        # Every name stays readable: the list is wrapped onto lines of its own, never cut.
+        lines += textwrap.wrap(
+            "may see secrets: " + ", ".join(agent.env), width=64, subsequent_indent="    "
+        )
     if not agent.network:
-        details += " · no network for bash"
-    return "agent", agent.name, details
+        lines.append("no network for bash")
+    return "agent", agent.name, "\n".join(lines)
 
 
 class TrustDialog(QDialog):

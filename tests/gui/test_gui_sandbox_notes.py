@@ -64,7 +64,31 @@ def test_trust_dialog_lists_secrets_an_agent_may_see_and_the_sandbox_state(
     item = dialog.file_list.topLevelItem(0)
     assert item is not None
     assert item.text(2) == (
-        "tools: bash · model: the run's default model · may see secrets: GITHUB_TOKEN"
-        " · no network for bash"
+        "tools: bash\nmodel: the run's default model\nmay see secrets: GITHUB_TOKEN"
+        "\nno network for bash"
     )
     assert dialog.sandbox_note.text().startswith("bash is not sandboxed")
+
+
+def test_trust_dialog_shows_every_one_of_twenty_secret_names(qtbot: QtBot, tmp_path: Path) -> None:
+    """A long list of secrets wraps onto lines of its own: no name is cut off."""
+    names = [f"SERVICE_{n:02d}_API_TOKEN" for n in range(20)]
+    folder = tmp_path / "repo" / ".pi" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "deployer.md").write_text(
+        f"---\nname: deployer\ndescription: d\ntools: bash\nenv: [{', '.join(names)}]\n"
+        "---\nDeploy.\n"
+    )
+    dialog = TrustDialog(tmp_path / "repo", project_files(tmp_path / "repo"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    item = dialog.file_list.topLevelItem(0)
+    assert item is not None
+    lines = item.text(2).splitlines()
+    assert all(len(line) <= 64 for line in lines)
+    shown = " ".join(lines)
+    assert all(name in shown for name in names)
+    # the row is as tall as its lines, and its column as wide as its longest line
+    metrics = dialog.file_list.fontMetrics()
+    rect = dialog.file_list.visualItemRect(item)
+    assert rect.height() >= len(lines) * metrics.lineSpacing()
