@@ -49,7 +49,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import shutil
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, ClassVar
 
@@ -61,6 +60,7 @@ from core.backends.cli_paths import protected_refusal
 from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
 from core.process_tree import stop_tree
+from core.program_locations import locate_program
 
 INSTALL_HINT = (
     "install it with `npm install -g @anthropic-ai/claude-code` and log in by running "
@@ -103,9 +103,9 @@ def claude_tools(declared: tuple[str, ...]) -> list[str]:
 
 def find_claude(configured: str | None) -> str:
     """The executable to run; :class:`BackendError` saying how to install it when missing."""
-    found = shutil.which(configured or "claude")
-    if found:
-        return found
+    located = locate_program("claude", configured)
+    if located is not None:
+        return located.path
     if configured:
         raise BackendError(f"Claude Code was not found at '{configured}': {INSTALL_HINT}.")
     raise BackendError(f"Claude Code ('claude') is not installed or not on PATH: {INSTALL_HINT}.")

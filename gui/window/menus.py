@@ -49,6 +49,8 @@ class WindowActions:
     shortcuts: QAction
     welcome: QAction
     about: QAction
+    open_folder: QAction
+    open_log_folder: QAction
 
 
 def build_menus(window: MainWindow) -> WindowActions:
@@ -75,6 +77,8 @@ def build_menus(window: MainWindow) -> WindowActions:
         shortcuts=action("&Keyboard shortcuts…", QKeySequence("Ctrl+/"), window.show_shortcuts),
         welcome=action("&Welcome…", None, window.show_welcome),
         about=action("&About Baton", None, lambda: show_about(window)),
+        open_folder=action("Open &Folder…", None, window.open_folder, "folder"),
+        open_log_folder=action("Open &Log Folder", None, open_log_folder),
     )
     actions.quit.setMenuRole(QAction.MenuRole.QuitRole)
     actions.settings.setMenuRole(QAction.MenuRole.PreferencesRole)
@@ -82,6 +86,11 @@ def build_menus(window: MainWindow) -> WindowActions:
     bar = window.menuBar()
 
     file_menu = bar.addMenu("&File")
+    file_menu.addAction(actions.open_folder)
+    recent_menu = file_menu.addMenu("Open &Recent")
+    recent_menu.setObjectName("OpenRecentMenu")
+    recent_menu.aboutToShow.connect(lambda: window.projects.fill_recent_menu(recent_menu))
+    file_menu.addSeparator()
     file_menu.addActions([actions.new, actions.save, actions.open_run])
     file_menu.addSeparator()
     file_menu.addAction(actions.settings)
@@ -113,6 +122,7 @@ def build_menus(window: MainWindow) -> WindowActions:
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(actions.shortcuts)
     help_menu.addAction(actions.welcome)
+    help_menu.addAction(actions.open_log_folder)
     help_menu.addAction(actions.about)
     return actions
 
@@ -140,6 +150,16 @@ def edit_focused_widget(method: str) -> None:
     action = getattr(widget, method, None)
     if callable(action):
         action()
+
+
+def open_log_folder() -> None:
+    """Help ▸ Open Log Folder: where a double-clicked app writes what went wrong."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    from gui.app_log import log_folder
+
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_folder())))
 
 
 def show_about(parent: QWidget) -> None:

@@ -77,8 +77,8 @@ def test_no_ollama_but_pi_on_path(
     url = llm_server.base_url
     llm_server.stop()
     panel = make_panel(url, which={"pi": "/usr/local/bin/pi"}.get)
-    assert panel.pi_status.text() == "Found: /usr/local/bin/pi"
-    assert panel.claude_status.text() == "Not found on PATH."
+    assert panel.pi_status.text() == "Found: /usr/local/bin/pi (on PATH)"
+    assert panel.claude_status.text() == "Not found on PATH or in the usual install folders."
     qtbot.waitUntil(lambda: not panel.detecting())
     assert panel.ollama_status.text().startswith("Not running at 127.0.0.1:")
     assert not panel.use_ollama_button.isVisible() and panel.use_pi_button.isVisible()
