@@ -195,12 +195,20 @@ CHILD = r"""
 import os, sys
 import gui.window.welcome_panel
 gui.window.welcome_panel.OLLAMA_URL = "unset://ollama"
+from pathlib import Path
 from PySide6.QtCore import QTimer
+import gui.window.projects
 from gui.window.main_window import MainWindow
-from tests.gui.conftest import DialogAnswerer
 
 def say(*parts):
     print(*parts, flush=True)
+
+def choose(_parent, start):
+    say("asked", start)
+    return Path(os.environ["PROBE_CHOOSE"])
+
+if os.environ.get("PROBE_CHOOSE"):
+    gui.window.projects.choose_folder = choose
 
 show = MainWindow.show
 
@@ -209,7 +217,8 @@ def probed_show(window):
     show(window)
 
     def poll():
-        if window.has_started() and window.agents_view.is_read():
+        asking = os.environ.get("PROBE_CHOOSE") and window.working_folder == Path.home()
+        if window.has_started() and window.agents_view.is_read() and not asking:
             say("folder", window.working_folder)
             say("agents", ",".join(e.name for e in window.agents_view.agent_list.visible_entries()))
             window.save_state()
@@ -264,3 +273,24 @@ def test_baton_path_opens_the_project_and_a_desktop_restart_reopens_it(
     restarted = run_window([], cwd=isolated_home)  # a double-click starts in the home folder
     assert restarted["folder"] == str(project.resolve())
     assert "repo-helper" in restarted["agents"].split(",")
+
+
+def test_a_desktop_start_with_no_project_asks_for_one(
+    isolated_home: Path, tmp_path: Path, write_agent: Callable[..., Path]
+) -> None:
+    project = tmp_path / "chosen"
+    write_agent(project / ".claude" / "agents", "chosen-helper")
+
+    report = run_window([], cwd=isolated_home, PROBE_CHOOSE=str(project))
+
+    assert report["asked"] == str(isolated_home)
+    assert report["folder"] == str(project.resolve())
+    assert "chosen-helper" in report["agents"].split(",")
+    assert recent_projects() == [project.resolve()]
+
+
+def test_the_status_bar_says_when_there_is_no_project(
+    make_window: Window, isolated_home: Path
+) -> None:
+    window = make_window(isolated_home)
+    assert window.folder_label.text() == "No project: File ▸ Open Folder…"
