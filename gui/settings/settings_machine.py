@@ -51,7 +51,7 @@ class ProgramField(QWidget):
         self.program = program
         self._which = which
         self.edit = QLineEdit()
-        self.edit.setPlaceholderText(f"{program} (found on PATH)")
+        self.edit.setPlaceholderText(f"{program} (found automatically)")
         self.browse_button = QPushButton(icons.icon("folder"), "Browse…")
         self.browse_button.clicked.connect(self._browse)
         self.hint = QLabel()
