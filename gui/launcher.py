@@ -103,7 +103,7 @@ def open_with(arguments: list[str]) -> int | None:
     """``baton PATH`` (what a desktop's "Open with Baton" runs, ``Exec=baton %F``): a folder
     opens the window on that project, a file opens like ``baton open FILE``. None when the
     first argument is a sub-command or an option (those win over a file of the same name)
-    or names nothing on disk (the command line then explains)."""
+    or a word naming nothing on disk (the command line then explains)."""
     first = arguments[0]
     if first.startswith("-") or first in COMMANDS:
         return None
@@ -114,6 +114,9 @@ def open_with(arguments: list[str]) -> int | None:
         from core.cli import main as cli_main
 
         return cli_main(["open", str(path)], window=Window())
+    if os.sep in first:  # clearly meant as a path: say so, not "invalid choice" of a command
+        print(f"baton: {first}: no such file or folder", file=sys.stderr)
+        return EXIT_USAGE
     return None
 
 

@@ -168,7 +168,7 @@ def test_the_launcher_knows_every_sub_command() -> None:
 
 
 def test_baton_file_opens_it_like_baton_open(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     opened: list[Path] = []
 
@@ -188,7 +188,9 @@ def test_baton_file_opens_it_like_baton_open(
     # a sub-command wins over a file of the same name; an option is never a path
     assert launcher.open_with(["agents"]) is None
     assert launcher.open_with(["--version"]) is None
-    assert launcher.open_with([str(tmp_path / "missing")]) is None
+    assert launcher.open_with(["missing"]) is None  # argparse names the commands
+    assert launcher.main([str(tmp_path / "missing")]) == 2
+    assert capsys.readouterr().err == f"baton: {tmp_path / 'missing'}: no such file or folder\n"
 
 
 CHILD = r"""
