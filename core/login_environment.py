@@ -82,6 +82,9 @@ def read_login_environment(shell: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> 
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            # In the home folder, never the project's: hooks in a profile (direnv, nvm's
+            # .nvmrc, a prompt reading .env) would otherwise run what a checkout says.
+            cwd=_home(),
             start_new_session=True,  # its own process group: a timeout kills all of it
         )
     except OSError as error:
@@ -94,6 +97,11 @@ def read_login_environment(shell: str, timeout_s: float = DEFAULT_TIMEOUT_S) -> 
     if process.returncode != 0:
         raise LoginShellError(f"{shell} exited with status {process.returncode}")
     return parse_environment(output)
+
+
+def _home() -> str:
+    home = os.path.expanduser("~")
+    return home if os.path.isdir(home) else "/"
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

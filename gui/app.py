@@ -101,7 +101,11 @@ def _open_window(project: Path | None) -> tuple[MainWindow, bool]:
     (a desktop start in the home folder with no project opened before)."""
     from core.recent_projects import start_folder
 
-    folder = project if project is not None else start_folder(Path.cwd())
+    try:
+        cwd = Path.cwd()
+    except OSError:  # started in a folder that was deleted since
+        cwd = Path.home()
+    folder = project if project is not None else start_folder(cwd)
     if folder is None:
         return MainWindow(Path.home()), True
     return MainWindow(folder.resolve()), False

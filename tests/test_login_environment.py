@@ -128,3 +128,18 @@ def test_the_override_decides_whether_a_terminal_started_us() -> None:
     assert started_from_terminal({"BATON_LOGIN_SHELL": "0"})
     assert not started_from_terminal({"BATON_LOGIN_SHELL": "1"})
     assert started_from_terminal({}) == any(os.isatty(fd) for fd in (0, 1, 2))
+
+
+def test_the_shell_never_starts_in_the_checkout(
+    isolated_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A profile hook that reads the current folder (direnv's .envrc, nvm's .nvmrc, a prompt
+    sourcing .env) must not run what a hostile checkout put there."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / ".envrc").write_text(f"touch {tmp_path / 'pwned'}\n", encoding="utf-8")
+    _profile(isolated_home, '[ -f .envrc ] && . ./.envrc\nexport STARTED_IN="$PWD"\n')
+    monkeypatch.chdir(checkout)
+    environment = read_login_environment(BASH, timeout_s=60)
+    assert environment["STARTED_IN"] == str(isolated_home)
+    assert not (tmp_path / "pwned").exists()
