@@ -354,6 +354,7 @@ class MainWindow(QMainWindow):
         from gui.settings.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self)
+        dialog.rules.select_project(self.working_folder)  # the rules of this window's project
         dialog.saved.connect(self._welcome.settings_saved)
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()

@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from core.cli import build_parser
 from core.recent_projects import recent_projects
+from core.rule_store import RuleStore
 from gui import launcher
 from gui.window.main_window import MainWindow
 from tests.gui.conftest import DialogAnswerer
@@ -296,3 +297,21 @@ def test_the_status_bar_says_when_there_is_no_project(
 ) -> None:
     window = make_window(isolated_home)
     assert window.folder_label.text() == "No project: File ▸ Open Folder…"
+
+
+def test_settings_open_on_the_rules_of_the_windows_project(
+    make_window: Window, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder in (first, second):
+        (folder / ".git").mkdir(parents=True)
+        RuleStore().add(folder.resolve(), "allow", "bash(git status)")
+    (second / "src").mkdir()
+    window = make_window()
+    window.open_project(second / "src")  # a sub-folder: the rules of its repository
+    dialog = window.open_settings()
+    try:
+        current = dialog.rules.tree.currentItem()
+        assert current is not None and current.text(0) == str(second.resolve())
+    finally:
+        dialog.reject()
