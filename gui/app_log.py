@@ -38,10 +38,10 @@ def start_logging() -> Path | None:
     the data folder cannot be written (the app runs anyway)."""
     from logging.handlers import RotatingFileHandler  # not needed before the first paint
 
-    path = log_file()
-    if any(isinstance(h, RotatingFileHandler) for h in log.handlers):
-        return path
     try:
+        path = log_file()
+        if any(isinstance(h, RotatingFileHandler) for h in log.handlers):
+            return path
         handler = RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, delay=True)
     except OSError:
         return None

@@ -46,6 +46,11 @@ def _refuse(prefix: str) -> int | None:
     if problem is None:
         return None
     print(f"{prefix}: {problem}", file=sys.stderr)
+    # Started from a menu, nobody sees stderr, and no dialog can be shown: the log keeps it.
+    from gui.app_log import log, start_logging
+
+    if start_logging() is not None:
+        log.error("%s: %s", prefix, problem)
     return EXIT_USAGE
 
 

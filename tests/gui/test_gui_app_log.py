@@ -76,3 +76,27 @@ def test_help_opens_the_log_folder(
     window.open_log_folder_action.trigger()
     assert [url.toLocalFile() for url in opened] == [str(isolated_home / "data" / "logs")]
     assert (isolated_home / "data" / "logs").is_dir()
+
+
+def test_no_display_is_written_to_the_log_too(isolated_home: Path, tmp_path: Path) -> None:
+    """A menu start without a usable display can show no dialog: the log says why."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(isolated_home),
+        "BATON_DATA_DIR": str(isolated_home / "data"),
+        "PYTHONPATH": str(ROOT),
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "gui.launcher"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the display check only matters on Linux")
+    assert result.returncode == 2
+    log = (isolated_home / "data" / "logs" / LOG_NAME).read_text(encoding="utf-8")
+    assert "baton: no display available" in log
