@@ -71,6 +71,10 @@ def run_app(argv: list[str], project: Path | None = None) -> int:
         show_startup_error(error)
         return 1
     window.login_shell = reader
+    if sys.platform == "darwin":  # an app-wide Python filter costs start-up time elsewhere
+        from gui.window.projects import FileOpenEvents
+
+        app.installEventFilter(FileOpenEvents(window.projects, window))
     if reader is not None:
         reader.when_finished(lambda: _login_environment_read(window))
     previous_hook = sys.excepthook

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFileOpenEvent
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from gui.theme import icons
@@ -119,3 +120,19 @@ class Projects:
         if paths:
             event.acceptProposedAction()
             self.open_path(paths[0])
+
+
+class FileOpenEvents(QObject):
+    """macOS hands "Open with Baton" (a folder or file dropped on the Dock icon, or chosen in
+    Finder) to the running app as a FileOpen event, not as arguments: it opens like a drop.
+    Install it on the QApplication."""
+
+    def __init__(self, projects: Projects, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._projects = projects
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(event, QFileOpenEvent) and event.file():
+            self._projects.open_path(Path(event.file()))
+            return True
+        return super().eventFilter(watched, event)

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFileOpenEvent
 from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
@@ -21,6 +21,7 @@ from core.recent_projects import recent_projects
 from core.rule_store import RuleStore
 from gui import launcher
 from gui.window.main_window import MainWindow
+from gui.window.projects import FileOpenEvents
 from tests.gui.conftest import DialogAnswerer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -315,3 +316,39 @@ def test_settings_open_on_the_rules_of_the_windows_project(
         assert current is not None and current.text(0) == str(second.resolve())
     finally:
         dialog.reject()
+
+
+def test_a_drag_of_files_is_welcome_and_macos_file_open_events_open_the_project(
+    qtbot: QtBot, make_window: Window, tmp_path: Path, write_agent: Callable[..., Path]
+) -> None:
+    window = make_window()
+    other = tmp_path / "from-finder"
+    write_agent(other / ".claude" / "agents", "finder")
+    events = FileOpenEvents(window.projects, window)
+    assert events.eventFilter(window, QFileOpenEvent(str(other)))
+    qtbot.waitUntil(lambda: "finder" in _names(window))
+    assert window.working_folder == other.resolve()
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(other))])
+    drag = QDragEnterEvent(
+        QPoint(5, 5),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dragEnterEvent(drag)
+    assert drag.isAccepted()
+    text = QMimeData()
+    text.setText("not a file")
+    refused = QDragEnterEvent(
+        QPoint(5, 5),
+        Qt.DropAction.CopyAction,
+        text,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    refused.ignore()
+    window.dragEnterEvent(refused)
+    assert not refused.isAccepted()
