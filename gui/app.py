@@ -10,18 +10,25 @@ from __future__ import annotations
 
 # Start-up: the window paints before settings and agent files are read, so neither pydantic
 # nor yaml is imported here (see gui.window.first_paint), and before asyncio is (see run_app).
+import logging
 import sys
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from core import __version__
 from gui import theme
+from gui.app_log import log_exception, show_startup_error, start_logging
 from gui.theme import icons
 from gui.window.main_window import MainWindow
+
+if TYPE_CHECKING:
+    from gui.login_shell import LoginShellReader
 
 ORGANIZATION = "Baton"
 APPLICATION = "Baton"
@@ -49,10 +56,27 @@ def create_application(argv: list[str]) -> QApplication:
     return app
 
 
-def run_app(argv: list[str]) -> int:
-    """Show the main window and run until it closes; returns the process exit code."""
+def run_app(argv: list[str], project: Path | None = None) -> int:
+    """Show the main window on ``project`` (``baton PATH``; None: the folder Baton was started
+    in, or the last project when that is the home folder) and run until it closes; returns the
+    process exit code. A start-up error is logged and shown in a dialog (nobody may see
+    stderr), exit code 1."""
+    reader = _read_login_shell()  # starts at once, on its own thread
     app = create_application(argv)
-    window = MainWindow()
+    try:
+        window, asks_for_project = _open_window(project)
+    except Exception as error:
+        log_exception("Baton could not start", type(error), error, error.__traceback__)
+        traceback.print_exc()
+        show_startup_error(error)
+        return 1
+    window.login_shell = reader
+    if sys.platform == "darwin":  # an app-wide Python filter costs start-up time elsewhere
+        from gui.window.projects import FileOpenEvents
+
+        app.installEventFilter(FileOpenEvents(window.projects, window))
+    if reader is not None:
+        reader.when_finished(lambda: _login_environment_read(window))
     previous_hook = sys.excepthook
     sys.excepthook = _make_excepthook(window)
     try:
@@ -65,10 +89,65 @@ def run_app(argv: list[str]) -> int:
             return 0  # closed before it painted: nothing started, nothing to run
         from gui.qt_asyncio import run_event_loop
 
+        window.after_first_paint.insert(0, _start_logging)
+        if asks_for_project:
+            window.after_first_paint.append(lambda: QTimer.singleShot(0, window.open_folder))
+        else:
+            window.after_first_paint.append(lambda: _remember(window.working_folder))
         window.first_paint.release()  # runs from the loop below
         return run_event_loop(app)
     finally:
         sys.excepthook = previous_hook
+
+
+def _open_window(project: Path | None) -> tuple[MainWindow, bool]:
+    """The window on ``project`` or the start folder, and whether it must ask for a project
+    (a desktop start in the home folder with no project opened before)."""
+    from core.recent_projects import start_folder
+
+    try:
+        cwd = Path.cwd()
+    except OSError:  # started in a folder that was deleted since
+        cwd = Path.home()
+    folder = project if project is not None else start_folder(cwd)
+    if folder is None:
+        return MainWindow(Path.home()), True
+    return MainWindow(folder.resolve()), False
+
+
+def _start_logging() -> None:
+    start_logging()
+
+
+def _remember(folder: Path) -> None:
+    from core.recent_projects import remember_project
+
+    try:
+        remember_project(folder)
+    except OSError as error:
+        logging.getLogger("baton").warning("could not remember the project %s: %s", folder, error)
+
+
+def _read_login_shell() -> LoginShellReader | None:
+    """Start reading the login shell's environment when Baton was not started from a terminal
+    (a desktop launch lacks what the profile adds to PATH); None when it is not read."""
+    from core.login_environment import login_shell, started_from_terminal
+
+    shell = login_shell()
+    if shell is None or started_from_terminal():
+        return None
+    from gui.login_shell import LoginShellReader
+
+    reader = LoginShellReader(shell)
+    reader.start()
+    return reader
+
+
+def _login_environment_read(window: MainWindow) -> None:
+    """PATH may have grown: look for the CLIs again where the person is shown them."""
+    panel = window.welcome_panel
+    if panel is not None and panel.isVisible():
+        panel.start_detection()
 
 
 FIRST_PAINT_WAIT_MS = 1000
@@ -102,6 +181,7 @@ def _make_excepthook(window: MainWindow) -> ExceptHook:
 
     def hook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
         traceback.print_exception(kind, error, tb, file=sys.stderr)
+        log_exception("Uncaught error", kind, error, tb)
         message = str(error).splitlines()[0] if str(error) else kind.__name__
         window.statusBar().showMessage(f"Something went wrong: {message}", 15000)
 

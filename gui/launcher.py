@@ -46,6 +46,11 @@ def _refuse(prefix: str) -> int | None:
     if problem is None:
         return None
     print(f"{prefix}: {problem}", file=sys.stderr)
+    # Started from a menu, nobody sees stderr, and no dialog can be shown: the log keeps it.
+    from gui.app_log import log, start_logging
+
+    if start_logging() is not None:
+        log.error("%s: %s", prefix, problem)
     return EXIT_USAGE
 
 
@@ -59,6 +64,15 @@ class Window:
         from gui.app import run_app
 
         return run_app(argv)
+
+    def open_project(self, folder: Path) -> int:
+        """``baton PATH``: the window on that project."""
+        refused = _refuse("baton")
+        if refused is not None:
+            return refused
+        from gui.app import run_app
+
+        return run_app([], project=folder)
 
     def open_run(self, path: Path, events: list[Event], screenshot: Path | None) -> int:
         if screenshot is not None and display_problem() is not None:
@@ -82,9 +96,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A double-click: straight to the window, without building the command line's
         # parser (it imports every sub-command: ~150 ms of start-up).
         return Window().open_window([])
+    opened = open_with(arguments)
+    if opened is not None:
+        return opened
     from core.cli import main as cli_main
 
     return cli_main(arguments, window=Window())
+
+
+def open_with(arguments: list[str]) -> int | None:
+    """``baton PATH`` (what a desktop's "Open with Baton" runs, ``Exec=baton %F``): a folder
+    opens the window on that project, a file opens like ``baton open FILE``. None when the
+    first argument is a sub-command or an option (those win over a file of the same name)
+    or a word naming nothing on disk (the command line then explains)."""
+    first = arguments[0]
+    if first.startswith("-") or first in COMMANDS:
+        return None
+    path = Path(first).expanduser()
+    if path.is_dir():
+        return Window().open_project(path)
+    if path.is_file():
+        from core.cli import main as cli_main
+
+        return cli_main(["open", str(path)], window=Window())
+    if os.sep in first:  # clearly meant as a path: say so, not "invalid choice" of a command
+        print(f"baton: {first}: no such file or folder", file=sys.stderr)
+        return EXIT_USAGE
+    return None
+
+
+COMMANDS = frozenset({"agents", "presets", "run", "batch", "runs", "docs", "open", "rules"})
+"""The sub-commands (:data:`core.cli.COMMAND_MODULES`), named here so that a double-click
+does not import the command line's parser; a test keeps the two lists equal."""
 
 
 if __name__ == "__main__":

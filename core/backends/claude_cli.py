@@ -82,6 +82,7 @@ from core.checkout_programs import checkout_programs
 from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
 from core.process_tree import TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
+from core.program_locations import locate_program
 
 INSTALL_HINT = (
     "install it with `npm install -g @anthropic-ai/claude-code` and log in by running "
@@ -124,9 +125,9 @@ def claude_tools(declared: tuple[str, ...]) -> list[str]:
 
 def find_claude(configured: str | None) -> str:
     """The executable to run; :class:`BackendError` saying how to install it when missing."""
-    found = shutil.which(configured or "claude")
-    if found:
-        return found
+    located = locate_program("claude", configured)
+    if located is not None:
+        return located.path
     if configured:
         raise BackendError(f"Claude Code was not found at '{configured}': {INSTALL_HINT}.")
     raise BackendError(f"Claude Code ('claude') is not installed or not on PATH: {INSTALL_HINT}.")

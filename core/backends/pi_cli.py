@@ -63,6 +63,7 @@ from core.checkout_programs import CheckoutProgram, checkout_programs
 from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
 from core.process_tree import stop_tree
+from core.program_locations import locate_program
 from core.settings import Settings
 
 MIN_VERSION = (0, 73, 0)
@@ -94,17 +95,18 @@ _versions: dict[str, tuple[int, int, int] | None] = {}
 
 
 def find_pi(settings: Settings) -> str:
-    """The pi executable: the configured path (or name), else ``pi`` on PATH."""
+    """The pi executable: the configured path (or name), else ``pi`` on PATH or in the
+    usual install folders (a desktop launch may lack the profile's PATH)."""
     configured = settings.pi_path
-    found = shutil.which(configured or "pi")
-    if found is None:
+    located = locate_program("pi", configured)
+    if located is None:
         if configured:
             raise BackendError(
                 f"pi was not found at '{configured}': fix its path in Settings, or "
                 "npm install -g @mariozechner/pi-coding-agent"
             )
         raise BackendError(f"pi is not installed: {INSTALL_HINT}")
-    return found
+    return located.path
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:

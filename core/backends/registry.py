@@ -13,11 +13,11 @@ provider).
 from __future__ import annotations
 
 import importlib
-import shutil
 from typing import cast
 
 from core.agents import AgentDefinition
 from core.backends.base import Backend
+from core.program_locations import locate_program
 from core.settings import Settings
 
 BACKENDS: dict[str, str] = {
@@ -47,9 +47,9 @@ def default_backend(settings: Settings) -> str:
         return settings.default_backend
     if settings.provider() is not None:
         return "openai"
-    if shutil.which(settings.pi_path or "pi"):
+    if locate_program("pi", settings.pi_path):
         return "pi"
-    if shutil.which(settings.claude_path or "claude"):
+    if locate_program("claude", settings.claude_path):
         return "claude"
     return "openai"
 

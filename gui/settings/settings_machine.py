@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.program_locations import locate_program, usual_folders
 from core.settings import Limits, Settings
 from core.tools.sandbox import sandbox_status
 from core.trust import TrustStore
@@ -50,7 +51,7 @@ class ProgramField(QWidget):
         self.program = program
         self._which = which
         self.edit = QLineEdit()
-        self.edit.setPlaceholderText(f"{program} (found on PATH)")
+        self.edit.setPlaceholderText(f"{program} (found automatically)")
         self.browse_button = QPushButton(icons.icon("folder"), "Browse…")
         self.browse_button.clicked.connect(self._browse)
         self.hint = QLabel()
@@ -90,15 +91,29 @@ class ProgramField(QWidget):
         self.edited.emit()
 
     def _update_hint(self) -> None:
-        found = self._which(self.program)
         if self.value():
+            found = self._which(self.program)
             self.hint.setText(f"On PATH: {found}" if found else f"{self.program} is not on PATH.")
-        else:
+            return
+        # The usual install folders count too (a desktop start lacks the profile's PATH),
+        # unless a test replaced the lookup.
+        located = locate_program(
+            self.program,
+            which=self._which,
+            folders=usual_folders if self._which is shutil.which else None,
+        )
+        if located is None:
             self.hint.setText(
-                f"Found on PATH: {found}"
-                if found
-                else f"{self.program} is not on PATH: give the full path to use it."
+                f"{self.program} is not on PATH or in the usual install folders: "
+                "give the full path to use it."
             )
+            return
+        where = {
+            "path": "on PATH",
+            "login shell": "on your login shell's PATH",
+            "usual folder": "in a usual install folder",
+        }.get(located.where, "")
+        self.hint.setText(f"Found {where}: {located.path}")
 
     def _browse(self) -> None:
         start = str(Path(self.value() or "~").expanduser().parent)

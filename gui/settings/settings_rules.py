@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.rule_store import RuleStore, read_claude_permissions
+from core.rule_store import RuleStore, project_of, read_claude_permissions
 from core.rules import RULE_KINDS, Rule, RuleError, RuleKind
 from core.settings import Settings
 from gui import theme
@@ -126,6 +126,15 @@ class RulesPage(Page):
     def rules_of(self, folder: str) -> dict[str, list[str]]:
         """The rules shown for ``folder`` (unsaved edits included)."""
         return self._rules.get(folder, {kind: [] for kind in RULE_KINDS})
+
+    def select_project(self, folder: Path) -> bool:
+        """Select the project a step in ``folder`` gets its rules from (the window's project,
+        when the dialog opens); False when it has no rules yet."""
+        key = str(project_of(folder))
+        if key not in self._rules:
+            return False
+        self._rebuild(select=(key, None, None))
+        return True
 
     def add_project(self, folder: Path) -> None:
         key = str(folder.resolve())

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QEvent, QSettings, Qt
-from PySide6.QtGui import QCloseEvent, QPaintEvent
+from PySide6.QtCore import QEvent, QSettings, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QPaintEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
@@ -36,6 +36,7 @@ from gui.window.attention import Attention, window_title
 from gui.window.first_paint import FirstPaint
 from gui.window.geometry import restore_geometry, save_geometry
 from gui.window.menus import build_menus
+from gui.window.projects import Projects
 from gui.window.services import BuiltViews, MenuCommands, WindowServices
 from gui.window.sidebar import Sidebar
 from gui.window.status_bar import WindowStatus
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # imported where first used: start-up imports only the first 
     from gui.documents.documents_view import DocumentsView
     from gui.inbox.inbox_model import InboxModel
     from gui.launch.launch_dialog import LaunchDialog, LaunchInputs
+    from gui.login_shell import LoginShellReader
     from gui.run.run_controller import RunController, RunSession
     from gui.run.runs_view import RunsView
     from gui.settings.settings_dialog import SettingsDialog
@@ -58,6 +60,10 @@ if TYPE_CHECKING:  # imported where first used: start-up imports only the first 
 
 class MainWindow(QMainWindow):
     prompts: Prompts
+
+    projectChanged = Signal(Path)
+    """The window's project (working folder) was changed by the person (File ▸ Open Folder…,
+    Open Recent, a dropped folder); the views have already followed it."""
 
     def __init__(
         self,
@@ -82,6 +88,11 @@ class MainWindow(QMainWindow):
         self._working_folder = self.initial_folder
         self.opening = True
         """True while the window is being built (see :data:`VIEWS`' factories)."""
+        self.login_shell: LoginShellReader | None = None
+        """Reading the login shell's environment (a desktop start), when it is read."""
+        self.projects = Projects(self)
+        """File ▸ Open Folder…, Open Recent and drops: how the project changes."""
+        self.setAcceptDrops(True)
         self.first_paint = FirstPaint(self._first_painted)
         """Start-up work, run from the event loop once the window has painted."""
         self.after_first_paint: list[Callable[[], None]] = self.first_paint.steps
@@ -142,6 +153,8 @@ class MainWindow(QMainWindow):
                 shortcuts=self.show_shortcuts,
                 welcome=self.show_welcome,
                 go_to_view=self.go_to_view,
+                open_folder=self.open_folder,
+                fill_recent_menu=self.projects.fill_recent_menu,
             ),
         )
         self.new_action = actions.new
@@ -154,6 +167,8 @@ class MainWindow(QMainWindow):
         self.shortcuts_action = actions.shortcuts
         self.welcome_action = actions.welcome
         self.about_action = actions.about
+        self.open_folder_action = actions.open_folder
+        self.open_log_folder_action = actions.open_log_folder
 
         # The model (settings: pydantic, yaml) is shown after the first paint.
         self._status = WindowStatus(self.statusBar(), self.working_folder)
@@ -253,6 +268,18 @@ class MainWindow(QMainWindow):
             if view is not None:
                 view.working_folder = Path(folder)
         self.refresh_status()
+
+    def open_folder(self) -> bool:
+        """File ▸ Open Folder…"""
+        return self.projects.open_folder()
+
+    def open_project(self, folder: Path) -> bool:
+        """Make ``folder`` the project (``baton PATH``, Open Recent, a dropped folder)."""
+        return self.projects.open_project(folder)
+
+    def launch_dialog(self) -> LaunchDialog | None:
+        """The launch dialog, while it is open."""
+        return self._launch_dialog
 
     def open_run_by_id(self, run_id: str, step: int = -1, call_id: str = "") -> None:
         """Show a saved run — open or not — on ``step`` (0-based; -1: the top) and its tool
@@ -372,6 +399,7 @@ class MainWindow(QMainWindow):
         from gui.settings.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self)
+        dialog.rules.select_project(self.working_folder)  # the rules of this window's project
         dialog.saved.connect(self._welcome.settings_saved)
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()
@@ -416,6 +444,13 @@ class MainWindow(QMainWindow):
         if self._launch_dialog is not None:
             self._launch_dialog.close()
         event.accept()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self.projects.accepts(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.projects.drop(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)

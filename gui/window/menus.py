@@ -46,6 +46,8 @@ class WindowActions:
     shortcuts: QAction
     welcome: QAction
     about: QAction
+    open_folder: QAction
+    open_log_folder: QAction
 
 
 def build_menus(window: QMainWindow, commands: MenuCommands) -> WindowActions:
@@ -76,6 +78,8 @@ def build_menus(window: QMainWindow, commands: MenuCommands) -> WindowActions:
         shortcuts=action("&Keyboard shortcuts…", QKeySequence("Ctrl+/"), commands.shortcuts),
         welcome=action("&Welcome…", None, commands.welcome),
         about=action("&About Baton", None, lambda: show_about(window)),
+        open_folder=action("Open &Folder…", None, commands.open_folder, "folder"),
+        open_log_folder=action("Open &Log Folder", None, open_log_folder),
     )
     actions.quit.setMenuRole(QAction.MenuRole.QuitRole)
     actions.settings.setMenuRole(QAction.MenuRole.PreferencesRole)
@@ -83,6 +87,11 @@ def build_menus(window: QMainWindow, commands: MenuCommands) -> WindowActions:
     bar = window.menuBar()
 
     file_menu = bar.addMenu("&File")
+    file_menu.addAction(actions.open_folder)
+    recent_menu = file_menu.addMenu("Open &Recent")
+    recent_menu.setObjectName("OpenRecentMenu")
+    recent_menu.aboutToShow.connect(lambda: commands.fill_recent_menu(recent_menu))
+    file_menu.addSeparator()
     file_menu.addActions([actions.new, actions.save, actions.open_run])
     file_menu.addSeparator()
     file_menu.addAction(actions.settings)
@@ -114,6 +123,7 @@ def build_menus(window: QMainWindow, commands: MenuCommands) -> WindowActions:
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(actions.shortcuts)
     help_menu.addAction(actions.welcome)
+    help_menu.addAction(actions.open_log_folder)
     help_menu.addAction(actions.about)
     return actions
 
@@ -141,6 +151,16 @@ def edit_focused_widget(method: str) -> None:
     action = getattr(widget, method, None)
     if callable(action):
         action()
+
+
+def open_log_folder() -> None:
+    """Help ▸ Open Log Folder: where a double-clicked app writes what went wrong."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    from gui.app_log import log_folder
+
+    QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_folder())))
 
 
 def show_about(parent: QWidget) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMenu
 
 from gui.widgets.prompts import Prompts
 
@@ -76,3 +77,6 @@ class MenuCommands:
     shortcuts: Callable[[], object]
     welcome: Callable[[], object]
     go_to_view: Callable[[str], object]
+    open_folder: Callable[[], object]
+    fill_recent_menu: Callable[[QMenu], object]
+    """Fill File ▸ Open Recent with the recent projects (called as the menu opens)."""

@@ -55,6 +55,12 @@ class WindowStatus:
 
     def show_folder(self, folder: Path) -> None:
         home = Path.home()
+        if folder == home or folder == Path(folder.anchor):
+            # A desktop start with no project yet: say so rather than pass the home folder off
+            # as one.
+            self.folder_label.setText("No project: File ▸ Open Folder…")
+            self.folder_label.setToolTip(f"Working in {folder}")
+            return
         shown = f"~/{folder.relative_to(home)}" if folder.is_relative_to(home) else str(folder)
         self.folder_label.setText(f"Working folder: {shown}")
         self.folder_label.setToolTip(str(folder))

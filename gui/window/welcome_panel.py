@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.program_locations import locate_program, usual_folders
 from core.settings import Provider, Settings, SettingsError, load_settings, save_settings
 from gui import theme
 from gui.theme import icons
@@ -41,6 +42,15 @@ OLLAMA_URL = "http://localhost:11434/v1"
 OLLAMA_TIMEOUT_S = 2.0
 
 Which = Callable[[str], str | None]
+ProgramChooser = Callable[[QWidget, str], str | None]
+
+
+def choose_program(parent: QWidget, program: str) -> str | None:
+    """A file dialog for the person to point at ``program``'s executable."""
+    from PySide6.QtWidgets import QFileDialog
+
+    path, _ = QFileDialog.getOpenFileName(parent, f"Choose the {program} program", str(Path.home()))
+    return path or None
 
 
 def needs_welcome(path: Path | None = None) -> bool:
@@ -70,14 +80,18 @@ class WelcomePanel(QFrame):
         parent: QWidget | None = None,
         *,
         ollama_url: str | None = None,
-        which: Which = shutil.which,
+        which: Which | None = None,
         settings_path: Path | None = None,
     ) -> None:
+        """``which`` replaces the search (PATH, then the usual install folders) by a lookup
+        of its own (tests)."""
         super().__init__(parent)
         self.setObjectName("WelcomePanel")
         self.ollama_url = ollama_url or OLLAMA_URL  # read late: tests point it elsewhere
         self.ollama_models: list[str] = []
         self._which = which
+        self.choose_file: ProgramChooser = choose_program
+        """Asked for an executable by the "Choose…" buttons (tests replace it)."""
         self._settings_path = settings_path
         self._task: asyncio.Task[None] | None = None
         self._build()
@@ -88,13 +102,24 @@ class WelcomePanel(QFrame):
     def start_detection(self) -> None:
         """Look for pi and claude now, and for Ollama in the background when the qasync loop
         runs (call it again once it does: :class:`gui.window.main_window.MainWindow` defers it)."""
+        configured = self._configured_paths()
         for program, label, button in (
             ("pi", self.pi_status, self.use_pi_button),
             ("claude", self.claude_status, self.use_claude_button),
         ):
-            found = self._which(program)
-            label.setText(f"Found: {found}" if found else "Not found on PATH.")
-            label.setToolTip(found or "")
+            found = locate_program(
+                program,
+                configured.get(program),
+                which=self._which or shutil.which,
+                folders=usual_folders if self._which is None else None,
+            )
+            if found is not None:
+                label.setText(f"Found: {found.describe()}")
+            elif configured.get(program):
+                label.setText(f"Not found at {configured[program]}.")
+            else:
+                label.setText("Not found on PATH or in the usual install folders.")
+            label.setToolTip(found.path if found else "")
             button.setVisible(found is not None)
         self.use_ollama_button.hide()
         self._update_summary()
@@ -108,6 +133,32 @@ class WelcomePanel(QFrame):
             return
         self.ollama_status.setText(f"Looking at {self._short_url()}…")
         self._task = asyncio.ensure_future(self._detect_ollama())
+
+    def choose(self, program: str) -> bool:
+        """ "Choose…": point Baton at ``program``'s executable (saved in settings as
+        ``pi_path`` / ``claude_path``, which the backends use), then look again."""
+        path = self.choose_file(self, program)
+        if path is None:
+            return False
+        key = "pi_path" if program == "pi" else "claude_path"
+        try:
+            settings = load_settings(self._settings_path)
+            save_settings(settings.model_copy(update={key: path}), self._settings_path)
+        except (SettingsError, OSError, ValueError) as error:
+            self.error.setText(f"Could not save the settings: {error}")
+            self.error.show()
+            return False
+        self.error.hide()
+        self.start_detection()
+        return True
+
+    def _configured_paths(self) -> dict[str, str]:
+        try:
+            settings = load_settings(self._settings_path)
+        except SettingsError:
+            return {}
+        chosen = {"pi": settings.pi_path, "claude": settings.claude_path}
+        return {program: path for program, path in chosen.items() if path}
 
     def detecting(self) -> bool:
         return self._task is not None and not self._task.done()
@@ -152,16 +203,26 @@ class WelcomePanel(QFrame):
         self.use_ollama_button.clicked.connect(self._use_ollama)
         self.use_pi_button.clicked.connect(lambda: self._use_backend("pi"))
         self.use_claude_button.clicked.connect(lambda: self._use_backend("claude"))
+        self.choose_pi_button = QPushButton("Choose…")
+        self.choose_claude_button = QPushButton("Choose…")
+        for program, chooser in (
+            ("pi", self.choose_pi_button),
+            ("claude", self.choose_claude_button),
+        ):
+            chooser.setFlat(True)
+            chooser.setToolTip(f"Point Baton at the {program} program to use")
+            chooser.clicked.connect(lambda _checked=False, p=program: self.choose(p))
         # One row: name, status and (when found) its button, three times side by side.
         grid = QGridLayout()
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(2)
         columns = (
-            ("Ollama", self.ollama_status, self.use_ollama_button),
-            ("pi", self.pi_status, self.use_pi_button),
-            ("Claude Code", self.claude_status, self.use_claude_button),
+            ("Ollama", self.ollama_status, self.use_ollama_button, None),
+            ("pi", self.pi_status, self.use_pi_button, self.choose_pi_button),
+            ("Claude Code", self.claude_status, self.use_claude_button, self.choose_claude_button),
         )
-        for column, (name, status, button) in enumerate(columns):
+        column_chooser: QPushButton | None
+        for column, (name, status, button, column_chooser) in enumerate(columns):
             label = QLabel(name)
             label.setObjectName("WelcomeName")
             bold = QFont(label.font())
@@ -171,8 +232,14 @@ class WelcomePanel(QFrame):
             status.setWordWrap(True)
             status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             button.hide()
+            buttons = QHBoxLayout()
+            buttons.setSpacing(4)
+            buttons.addWidget(button)
+            if column_chooser is not None:
+                buttons.addWidget(column_chooser)
+            buttons.addStretch(1)
             grid.addWidget(label, 0, 2 * column)
-            grid.addWidget(button, 0, 2 * column + 1, Qt.AlignmentFlag.AlignLeft)
+            grid.addLayout(buttons, 0, 2 * column + 1)
             grid.addWidget(status, 1, 2 * column, 1, 2, Qt.AlignmentFlag.AlignTop)
             grid.setColumnStretch(2 * column + 1, 1)
 

@@ -3,7 +3,9 @@ and claude, and the settings each choice writes."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -77,8 +79,8 @@ def test_no_ollama_but_pi_on_path(
     url = llm_server.base_url
     llm_server.stop()
     panel = make_panel(url, which={"pi": "/usr/local/bin/pi"}.get)
-    assert panel.pi_status.text() == "Found: /usr/local/bin/pi"
-    assert panel.claude_status.text() == "Not found on PATH."
+    assert panel.pi_status.text() == "Found: /usr/local/bin/pi (on PATH)"
+    assert panel.claude_status.text() == "Not found on PATH or in the usual install folders."
     qtbot.waitUntil(lambda: not panel.detecting())
     assert panel.ollama_status.text().startswith("Not running at 127.0.0.1:")
     assert not panel.use_ollama_button.isVisible() and panel.use_pi_button.isVisible()
@@ -176,3 +178,30 @@ def test_not_now_hides_the_panel_and_the_window_remembers_it(qtbot: QtBot, make_
     assert again.welcome_panel is None
     again.welcome_action.trigger()
     assert again.welcome_panel is not None and again.welcome_panel.isVisible()
+
+
+def test_choose_points_baton_at_a_program_and_says_where_it_is(
+    qtbot: QtBot, make_panel: Callable[..., WelcomePanel], tmp_path: Path
+) -> None:
+    program = tmp_path / "somewhere" / "pi"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    # nothing on PATH; a chosen path is looked at where it is
+    panel = make_panel(
+        "unset://ollama", which=lambda name: shutil.which(name) if "/" in name else None
+    )
+    assert not panel.use_pi_button.isVisibleTo(panel)
+    asked: list[str] = []
+
+    def chooser(_parent: object, name: str) -> str:
+        asked.append(name)
+        return str(program)
+
+    panel.choose_file = chooser
+    panel.choose_pi_button.click()
+
+    assert asked == ["pi"]
+    assert load_settings().pi_path == str(program)  # what the pi backend runs
+    assert panel.pi_status.text() == f"Found: {program} (chosen in Settings)"
+    assert panel.use_pi_button.isVisibleTo(panel)
