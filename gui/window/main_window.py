@@ -36,7 +36,7 @@ from gui.window.attention import Attention, window_title
 from gui.window.first_paint import FirstPaint
 from gui.window.geometry import restore_geometry, save_geometry
 from gui.window.menus import build_menus
-from gui.window.projects import Projects
+from gui.window.projects import ProjectHost, Projects
 from gui.window.services import BuiltViews, MenuCommands, WindowServices
 from gui.window.sidebar import Sidebar
 from gui.window.status_bar import WindowStatus
@@ -90,7 +90,16 @@ class MainWindow(QMainWindow):
         """True while the window is being built (see :data:`VIEWS`' factories)."""
         self.login_shell: LoginShellReader | None = None
         """Reading the login shell's environment (a desktop start), when it is read."""
-        self.projects = Projects(self)
+        self.projects = Projects(
+            ProjectHost(
+                parent=self,
+                current_folder=lambda: self.working_folder,
+                show_message=lambda text: self.statusBar().showMessage(text, 8000),
+                may_leave=self._may_leave_project,
+                set_folder=self._set_project,
+                open_file=self._open_run_path,
+            )
+        )
         """File ▸ Open Folder…, Open Recent and drops: how the project changes."""
         self.setAcceptDrops(True)
         self.first_paint = FirstPaint(self._first_painted)
@@ -276,6 +285,26 @@ class MainWindow(QMainWindow):
     def open_project(self, folder: Path) -> bool:
         """Make ``folder`` the project (``baton PATH``, Open Recent, a dropped folder)."""
         return self.projects.open_project(folder)
+
+    def _may_leave_project(self) -> bool:
+        """Unsaved agent or preset edits are saved, discarded or kept (then: stay)."""
+        for key in ("agents", "presets"):
+            if key in self.views:
+                view = self.agents_view if key == "agents" else self.presets_view
+                if not view.maybe_discard_changes():
+                    return False
+        return True
+
+    def _set_project(self, folder: Path) -> None:
+        self.working_folder = folder
+        dialog = self.launch_dialog()
+        if dialog is not None:
+            dialog.set_working_folder(folder)
+        self.projectChanged.emit(folder)
+
+    def _open_run_path(self, path: Path) -> None:
+        self.runs_view.open_path(path)
+        self.show_view("runs")
 
     def launch_dialog(self) -> LaunchDialog | None:
         """The launch dialog, while it is open."""

@@ -12,17 +12,14 @@ tells the window (its ``projectChanged`` signal). A dropped file is opened like
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFileOpenEvent
 from PySide6.QtWidgets import QFileDialog, QMenu, QWidget
 
 from gui.theme import icons
-
-if TYPE_CHECKING:
-    from gui.window.main_window import MainWindow
 
 FolderChooser = Callable[[QWidget, Path], Path | None]
 
@@ -38,17 +35,35 @@ def home_relative(folder: Path) -> str:
     return f"~/{folder.relative_to(home)}" if folder.is_relative_to(home) else str(folder)
 
 
+@dataclass(frozen=True)
+class ProjectHost:
+    """What changing project needs of the window, handed in so this module never imports the
+    window (which composes it)."""
+
+    parent: QWidget
+    """Where the folder chooser opens."""
+    current_folder: Callable[[], Path]
+    show_message: Callable[[str], None]
+    """A word in the status bar."""
+    may_leave: Callable[[], bool]
+    """False when the person keeps unsaved agent or preset edits."""
+    set_folder: Callable[[Path], None]
+    """Make the folder the window's project (views, launch dialog, status bar)."""
+    open_file: Callable[[Path], None]
+    """Show a run file or transcript in the Runs view."""
+
+
 class Projects:
     """What a window does to change project; one per window."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self._window = window
+    def __init__(self, host: ProjectHost) -> None:
+        self._host = host
         self.choose: FolderChooser = choose_folder
         """Asked for a folder by :meth:`open_folder` (tests replace it)."""
 
     def open_folder(self) -> bool:
         """File ▸ Open Folder…: ask for a folder and open it; False when none was chosen."""
-        folder = self.choose(self._window, self._window.working_folder)
+        folder = self.choose(self._host.parent, self._host.current_folder())
         return folder is not None and self.open_project(folder)
 
     def open_project(self, folder: Path) -> bool:
@@ -56,25 +71,19 @@ class Projects:
         is no folder or the person keeps unsaved edits)."""
         from core.recent_projects import remember_project
 
-        window = self._window
+        host = self._host
         folder = Path(folder).expanduser()
         if not folder.is_dir():
-            window.statusBar().showMessage(f"{folder} is not a folder.", 8000)
+            host.show_message(f"{folder} is not a folder.")
             return False
         folder = folder.resolve()
-        for key in ("agents", "presets"):
-            view = window.views.get(key)
-            if view is not None and not view.maybe_discard_changes():  # type: ignore[attr-defined]
-                return False
+        if not host.may_leave():
+            return False
         try:
             remember_project(folder)
         except OSError as error:  # the next start will not offer it; this one still opens it
-            window.statusBar().showMessage(f"Could not remember {folder}: {error}", 8000)
-        window.working_folder = folder
-        dialog = window.launch_dialog()
-        if dialog is not None:
-            dialog.set_working_folder(folder)
-        window.projectChanged.emit(folder)
+            host.show_message(f"Could not remember {folder}: {error}")
+        host.set_folder(folder)
         return True
 
     def open_path(self, path: Path) -> bool:
@@ -82,10 +91,9 @@ class Projects:
         if path.is_dir():
             return self.open_project(path)
         if not path.is_file():
-            self._window.statusBar().showMessage(f"{path}: no such file or folder.", 8000)
+            self._host.show_message(f"{path}: no such file or folder.")
             return False
-        self._window.runs_view.open_path(path)  # a problem is shown in the Runs view
-        self._window.show_view("runs")
+        self._host.open_file(path)  # a problem is shown in the Runs view
         return True
 
     def fill_recent_menu(self, menu: QMenu) -> None:
