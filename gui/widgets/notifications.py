@@ -51,6 +51,7 @@ class Notifier(QObject):
         self._window = window
         self._tray: QSystemTrayIcon | None = None
         self._waiting = 0
+        self._running = 0
         self.sent: list[Notification] = []
 
     def notify(
@@ -84,11 +85,20 @@ class Notifier(QObject):
         if target is not None:
             self.opened.emit(*target)
 
-    def set_waiting(self, count: int) -> None:
-        """How many things wait for the person: the tray icon's tooltip says so."""
-        self._waiting = count
+    def set_activity(self, running: int, waiting: int) -> None:
+        """How many runs are at work and how many things wait for the person: the tray icon
+        says so (its tooltip), and it is shown while a run is at work even when no
+        notification was sent yet, so a run in a hidden window is never forgotten."""
+        self._running = running
+        self._waiting = waiting
+        if self._tray is None and running and QSystemTrayIcon.isSystemTrayAvailable():
+            self._tray_icon()
         if self._tray is not None:
-            self._tray.setToolTip(_tooltip(count))
+            self._tray.setToolTip(_tooltip(running, waiting))
+
+    def tray_tooltip(self) -> str:
+        """What the tray icon says (also when the desktop has no tray)."""
+        return _tooltip(self._running, self._waiting)
 
     def shutdown(self) -> None:
         """Remove the tray icon (the window is closing)."""
@@ -100,7 +110,7 @@ class Notifier(QObject):
     def _tray_icon(self) -> QSystemTrayIcon:
         if self._tray is None:
             self._tray = QSystemTrayIcon(icons.app_icon(), self)
-            self._tray.setToolTip(_tooltip(self._waiting))
+            self._tray.setToolTip(_tooltip(self._running, self._waiting))
             self._tray.messageClicked.connect(self.open_latest)
             self._tray.activated.connect(lambda _reason: self._bring_window_back())
             self._tray.show()
@@ -112,5 +122,8 @@ class Notifier(QObject):
         self._window.activateWindow()
 
 
-def _tooltip(waiting: int) -> str:
-    return f"Baton — {waiting} waiting for you" if waiting else "Baton"
+def _tooltip(running: int, waiting: int) -> str:
+    parts = [f"{running} running"] if running else []
+    if waiting:
+        parts.append(f"{waiting} waiting for you")
+    return "Baton — " + ", ".join(parts) if parts else "Baton"

@@ -17,9 +17,18 @@ if TYPE_CHECKING:
     from gui.run.run_controller import RunController, RunSession
 
 
-def window_title(waiting: int, dirty: bool) -> str:
-    """``Baton (2 waiting for you) — unsaved changes`` and the shorter forms."""
-    title = "Baton" + (f" ({waiting} waiting for you)" if waiting else "")
+def activity_text(running: int, waiting: int) -> str:
+    """``1 running, 2 waiting for you`` (empty when neither): the title's and the tray's."""
+    parts = [f"{running} running"] if running else []
+    if waiting:
+        parts.append(f"{waiting} waiting for you")
+    return ", ".join(parts)
+
+
+def window_title(waiting: int, dirty: bool, running: int = 0) -> str:
+    """``Baton (1 running, 2 waiting for you) — unsaved changes`` and the shorter forms."""
+    activity = activity_text(running, waiting)
+    title = "Baton" + (f" ({activity})" if activity else "")
     return title + (" — unsaved changes" if dirty else "")
 
 
@@ -55,6 +64,9 @@ class Attention:
             controller = RunController(self._window)
             self._controller = controller
             controller.sessionStarted.connect(self._session_started)
+            # A run that starts or ends changes what the title, sidebar and tray say.
+            controller.sessionStarted.connect(lambda _session: self._changed(self.waiting()))
+            controller.sessionFinished.connect(lambda _session: self._changed(self.waiting()))
             controller.notifier.opened.connect(self._open_step)
             self._inbox = InboxModel(controller)
             self._inbox.changed.connect(self._changed)
@@ -70,6 +82,14 @@ class Attention:
         """How many items wait for the person (0 before any run)."""
         return self._inbox.count() if self._inbox is not None else 0
 
+    def running(self) -> int:
+        """Runs of this window at work now: started, not ended, and not waiting for the
+        person (those are counted as waiting)."""
+        if self._controller is None:
+            return 0
+        waiting_runs = {item.run_id for item in self.inbox().items}
+        return sum(s.run_id not in waiting_runs for s in self._controller.active())
+
     def _changed(self, count: int) -> None:
         self._waiting_changed(count)
-        self.controller().notifier.set_waiting(count)
+        self.controller().notifier.set_activity(self.running(), count)

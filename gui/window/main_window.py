@@ -357,7 +357,9 @@ class MainWindow(QMainWindow):
             or ("presets" in self.views and self.presets_view.editor.is_dirty())
             or ("documents" in self.views and self.documents_view.detail.is_dirty())
         )
-        self.setWindowTitle(window_title(self._attention.waiting(), dirty))
+        self.setWindowTitle(
+            window_title(self._attention.waiting(), dirty, self._attention.running())
+        )
 
     def new_agent(self) -> None:
         """File ▸ New agent…"""
@@ -524,8 +526,11 @@ class MainWindow(QMainWindow):
             self.runs_view.add_session(session)
 
     def _waiting_changed(self, count: int) -> None:
-        """The inbox's count, wherever the person may look: sidebar, title, taskbar, tray."""
+        """The inbox's count and the runs at work, wherever the person may look: sidebar,
+        title, taskbar, tray."""
         self.sidebar.set_count(view_index("inbox"), count)
+        running = self._attention.running()
+        self.sidebar.set_note(view_index("runs"), f"{running} running" if running else "")
         self.update_title()
 
     def _show_index(self, index: int) -> None:

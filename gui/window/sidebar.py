@@ -71,9 +71,13 @@ class Sidebar(QWidget):
 
     def set_count(self, index: int, count: int) -> None:
         """Show ``count`` after row ``index``'s label (``Inbox (3)``); 0 shows none."""
+        self.set_note(index, str(count) if count else "")
+
+    def set_note(self, index: int, note: str) -> None:
+        """Show ``note`` after row ``index``'s label (``Runs (1 running)``); "" shows none."""
         item = self.list.item(index)
         label = item.text().split(" (")[0]
-        item.setText(f"{label} ({count})" if count else label)
+        item.setText(f"{label} ({note})" if note else label)
 
     def current(self) -> int:
         return self.list.currentRow()

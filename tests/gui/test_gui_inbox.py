@@ -126,3 +126,28 @@ def test_questions_of_two_runs_wait_in_one_list_until_answered(
     assert view.empty.isVisible()
     assert "Inbox" in window.sidebar.labels()
     assert window.windowTitle() == "Baton"
+
+
+def test_a_running_run_shows_in_the_title_sidebar_and_tray_on_every_view(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], server: LLMServer
+) -> None:
+    """A run at work is visible outside the Runs view: the title, the sidebar's Runs entry
+    and the tray say "1 running" until it ends."""
+    import threading
+
+    release = threading.Event()
+    server.queue(Reply.answer("done", hold=release))
+    window = make_window()
+    request = RunRequest("single", [StepSpec("scout", "look")], window.working_folder)
+    session = launch_request(qtbot, window, request)
+    window.show_view("agents")
+    qtbot.waitUntil(lambda: window.windowTitle() == "Baton (1 running)")
+    assert "Runs (1 running)" in window.sidebar.labels()
+    notifier = window.run_controller.notifier
+    assert notifier.tray_tooltip() == "Baton — 1 running"
+
+    release.set()
+    assert wait_until_finished(qtbot, session) == "ok"
+    qtbot.waitUntil(lambda: window.windowTitle() == "Baton")
+    assert "Runs" in window.sidebar.labels()
+    assert notifier.tray_tooltip() == "Baton"
