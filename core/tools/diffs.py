@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from core.tools.base import ToolError
 from core.tools.edit import EditParams, apply_edit, read_text_exact
 from core.tools.files import open_regular
-from core.tools.paths import display_path, resolve_in_cwd
+from core.tools.paths import display_path, resolve_in_cwd, working_root
 from core.tools.write import WriteParams
 
 MAX_PREVIEW_CHARS = 200_000
@@ -37,7 +37,7 @@ def preview_diff(tool: str, arguments: dict[str, Any], cwd: Path) -> str | None:
             edit = EditParams.model_validate(arguments)
             path = resolve_in_cwd(edit.path, cwd)
             shown = display_path(path, cwd)
-            outcome = apply_edit(read_text_exact(path, shown), edit, shown)
+            outcome = apply_edit(read_text_exact(path, shown, working_root(cwd)), edit, shown)
             return _unified(outcome.old_text, outcome.new_text, f"a/{shown}", f"b/{shown}")
         write = WriteParams.model_validate(arguments)
         path = resolve_in_cwd(write.path, cwd)
@@ -47,7 +47,8 @@ def preview_diff(tool: str, arguments: dict[str, Any], cwd: Path) -> str | None:
         if not path.exists():
             return _unified("", write.content, "/dev/null", f"b/{shown}")
         try:
-            with open_regular(path, shown) as handle:  # a FIFO would hang the dialog
+            # open_regular refuses a FIFO, which would hang the dialog
+            with open_regular(path, shown, working_root(cwd)) as handle:
                 old = handle.read().decode("utf-8")
         except UnicodeDecodeError:
             return f"(would overwrite the binary file {shown} with {len(write.content)} chars)"

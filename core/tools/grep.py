@@ -1,7 +1,7 @@
 """``grep``: which lines of which files match a regular expression.
 
 ripgrep is used when it is on ``PATH`` (fast, and ``.gitignore``-aware by itself); otherwise a
-pure-Python search over :func:`core.tools.walk.iter_files` gives the same answers on the same
+pure-Python search over :func:`core.tools.walk.iter_found` gives the same answers on the same
 files, so a machine without ripgrep is slower, not different. ripgrep is told to honour
 ``.gitignore`` outside Git checkouts too and to include dotfiles (minus ``.git``), matching the
 walker. Output is ``path:line:text`` with paths relative to the working folder.
@@ -19,9 +19,9 @@ from pydantic import BaseModel, Field
 
 from core.paths import protected_dirs
 from core.tools.base import Tool, ToolContext, ToolError, lines_within
-from core.tools.files import off_loop, open_regular, refuse_special
+from core.tools.files import off_loop, open_regular_at, refuse_special
 from core.tools.paths import display_path, is_protected, resolve_in_cwd, working_root
-from core.tools.walk import compile_glob, iter_files
+from core.tools.walk import compile_glob, iter_found
 
 MAX_LINE_CHARS = 500
 BINARY_SNIFF_BYTES = 8192
@@ -105,14 +105,15 @@ def _grep_python(
 ) -> tuple[list[str], bool]:
     matches_glob = compile_glob(glob) if glob else None
     lines: list[str] = []
-    for file in iter_files(target, root):
+    for found in iter_found(target, root):
+        file = found.path
         if matches_glob is not None:
             relative = file.name if file == target else file.relative_to(target).as_posix()
             if not matches_glob(relative):
                 continue
         shown = display_path(file, root)
         try:
-            with open_regular(file, shown) as handle:
+            with open_regular_at(found.dir_fd, found.name, shown) as handle:
                 if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
                     continue
                 handle.seek(0)
