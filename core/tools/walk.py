@@ -223,7 +223,7 @@ def iter_found(start: Path, root: Path) -> Iterator[Found]:
             if entry is not None and stat.S_ISREG(entry.st_mode):
                 yield Found(start, dir_fd, name)
         return
-    top = _ignore_top(root)
+    top = ignore_top(root)
     rules: Rules = ()
     folder = top
     rules += _load_rules(folder, "")
@@ -291,7 +291,7 @@ def _load_rules_at(dir_fd: int, base: str) -> Rules:
     return parse_gitignore(text, base)
 
 
-def _ignore_top(root: Path) -> Path:
+def ignore_top(root: Path) -> Path:
     """The enclosing Git checkout's top folder (its ``.gitignore`` applies), else ``root``."""
     for folder in (root, *root.parents):
         if (folder / ".git").exists():
