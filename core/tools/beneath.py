@@ -7,7 +7,7 @@ there. So the file tools open everything relative to a descriptor held for the w
 * with ``openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`` where the kernel has it (Linux 5.6+,
   called through ``syscall`` because Python has no wrapper): the kernel itself refuses any
   ``..`` or symlink that would leave the folder, at the moment of the open;
-* otherwise by walking the path one component at a time with ``ONOFOLLOW`` and ``dir_fd=``,
+* otherwise by walking the path one component at a time with ``O_NOFOLLOW`` and ``dir_fd=``,
   reading a symlink met on the way and splicing its (relative) target in, and refusing ``..``
   above the folder and absolute targets — the same rules, enforced by Baton.
 
@@ -17,7 +17,7 @@ one that leaves it is refused. The folder a file is opened in is then checked by
 folder and outside Baton's own folders (:func:`core.paths.protected_dirs`), however the path
 reached it. Writes create their temporary file and rename it inside that held descriptor
 (:func:`core.atomic.atomic_write_at`), so the file replaced is the one in the checked folder.
-The last component is always opened with ``ONOFOLLOW``: the path was resolved before, so a
+The last component is always opened with ``O_NOFOLLOW``: the path was resolved before, so a
 symlink there now is a swap in progress, and it is refused rather than followed.
 """
 
@@ -46,7 +46,7 @@ RESOLVE_BENEATH = 0x08
 MAX_SYMLINKS = 40
 """As the kernel's own limit: a longer chain is a loop."""
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-NOFOLLOW = getattr(os, "ONOFOLLOW", 0)
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 DIR_FLAGS = os.O_RDONLY | _DIRECTORY | _CLOEXEC
 
