@@ -27,7 +27,9 @@ from typing import Any, Literal
 
 from core.approvals import ApprovalRequest
 from core.events import ApprovalResolved
+from core.tools.base import ToolError
 from core.tools.diffs import preview_diff
+from core.tools.paths import check_representable
 
 Kind = Literal["command", "diff", "document", "json"]
 
@@ -130,6 +132,10 @@ def cap_diff(diff: str) -> str:
 def _file_diff(request: ApprovalRequest) -> str:
     args = request.arguments
     sizes = [len(str(args.get(k, ""))) for k in ("content", "old_string", "new_string")]
+    try:
+        check_representable(str(args.get("path", "")))
+    except ToolError as refused:  # no file can have this name; the tool will say so too
+        return f"(no preview: {refused})"
     target = Path(request.cwd) / str(args.get("path", ""))
     try:
         if target.is_file():

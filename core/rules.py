@@ -306,7 +306,11 @@ def suggest_rule(
             relative = path.relative_to(root.resolve()).as_posix()
         except ValueError:
             return None
-        if tool in ("grep", "find", "ls") or path.is_dir():
+        try:
+            is_dir = path.is_dir()
+        except (OSError, ValueError):  # no file can have this name: the tool will refuse it
+            return None
+        if tool in ("grep", "find", "ls") or is_dir:
             pattern = "/**" if relative == "." else f"{relative}/**"
         else:
             pattern = relative if "/" in relative else f"/{relative}"
