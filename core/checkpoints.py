@@ -45,7 +45,7 @@ from core.git_command import (
     run_git_sync,
     stream_names,
 )
-from core.git_location import UnsafeRepository, check_not_protected, locate
+from core.git_location import UnsafeRepository, check_git_dir, check_not_protected, locate
 from core.settings import CheckpointSettings
 
 REF_ROOT = "refs/baton"
@@ -81,8 +81,12 @@ class Workspace:
 
     def check(self) -> None:
         """Refuse (:class:`~core.git_location.UnsafeRepository`) a workspace holding or inside
-        one of Baton's folders: a checkpoint would copy them, a restore write there."""
+        one of Baton's folders (a checkpoint would copy them, a restore write there), or whose
+        git folder is no longer a folder: git takes a ``.git`` *file* given as ``--git-dir``
+        as a redirect, so an agent replacing ``.git`` during a step would send the next
+        snapshot to the repository it names."""
         check_not_protected(self.work_tree, None if self.shadow else self.git_dir)
+        check_git_dir(self.git_dir)
 
     def stat_cache(self) -> Path:
         """Baton's own index of this folder, kept between snapshots in its data folder, so a

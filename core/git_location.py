@@ -80,6 +80,17 @@ def check_not_protected(top: Path, git_dir: Path | None = None) -> None:
             raise UnsafeRepository(f"the git folder of {top} lies inside Baton's folder {folder}")
 
 
+def check_git_dir(git_dir: Path) -> None:
+    """Refuse a git folder that is not (or no longer) a real folder: a symlink or a file there
+    would send git to another repository."""
+    try:
+        mode = os.lstat(git_dir).st_mode
+    except OSError as error:
+        raise UnsafeRepository(f"the git folder {git_dir} cannot be read: {error}") from None
+    if not stat.S_ISDIR(mode):
+        raise UnsafeRepository(f"{git_dir} is no longer a git folder (a file or a symlink now)")
+
+
 def _linked_git_dir(top: Path, dot: Path) -> Path:
     """The git folder a ``.git`` file names, if it is a worktree Baton made; refused else."""
     from core.worktrees import worktrees_dir  # worktrees uses this module
