@@ -167,7 +167,7 @@ async def find_workspace(folder: Path, settings: CheckpointSettings) -> Workspac
         )
     workspace = Workspace(folder, shadow_dir(folder), shadow=True)
     try:
-        workspace.check()
+        check_not_protected(folder)
     except UnsafeRepository as refused:
         raise CheckpointsOff(f"checkpoints are off for {folder}: {refused}") from None
     if not (workspace.git_dir / "HEAD").exists():
