@@ -7,6 +7,10 @@ to a folder) lets a tool read or write beyond the folder the user chose. Baton's
 folders (:func:`core.paths.protected_dirs`) are refused even inside the working folder (a run
 started with ``--cwd $HOME``): a forged run file or a rewritten ``config.yaml`` would change the
 audit trail or the policy. The refusal is a :class:`ToolError` the model reads and can act on.
+
+These checks read the path by name, so they only give the model a clear message: the open
+itself happens beneath a descriptor held for the working folder (:mod:`core.tools.beneath`),
+which is what keeps a symlink swapped in after the check from sending a tool elsewhere.
 """
 
 from __future__ import annotations
