@@ -16,10 +16,10 @@ import pytest
 from core import paths
 from core.checkpoints import CheckpointsOff, find_workspace, patch
 from core.cli import main
-from core.events import Log
+from core.events import Log, RunStarted
 from core.restore import RestoreError, plan_restore
 from core.settings import CheckpointSettings
-from tests.git_repos import changes_of, git, make_repo, run_step
+from tests.git_repos import changes_of, git, isolated_run, make_repo, run_step
 from tests.llm_server import LLMServer, Reply
 
 SECRET = "PRIVATE-DOCUMENT-7f3a"
@@ -246,3 +246,22 @@ async def test_the_diff_of_two_checkpoints_runs_no_textconv_or_external_diff(
     assert workspace is not None
     shown = await patch(workspace, changes.before, changes.after)
     assert "+new" in shown and not marker.exists()
+
+
+async def test_a_worktree_run_in_a_repository_with_a_planted_core_worktree_stays_in_it(
+    llm_server: LLMServer, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``core.worktree`` aimed at Baton's data folder, then ``--worktree``: the worktree is made
+    from the repository itself, and merging brings the work into the repository, not there."""
+    data = paths.data_dir()
+    store = plant_private_data()
+    git(repo, "config", "core.worktree", str(data))
+    events = await isolated_run(llm_server, repo)
+    started = events[0]
+    assert isinstance(started, RunStarted) and started.worktree is not None
+    assert Path(started.worktree.repo) == repo
+    assert await cli("runs", "merge", started.run_id) == 0
+    assert "hi" in (repo / "app.py").read_text(encoding="utf-8")
+    assert not (data / "app.py").exists() and not (data / "docs").exists()
+    assert SECRET not in everything_recorded(repo)
+    assert sqlite3.connect(store).execute("select body from doc").fetchone() == (SECRET,)

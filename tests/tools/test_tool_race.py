@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ import pytest
 from core import paths
 from core.tools import beneath
 from core.tools.base import ToolContext, ToolError
+from core.tools.confined_read import confined_argv
 from core.tools.edit import EditParams, EditTool
 from core.tools.grep import GrepParams, GrepTool
 from core.tools.ls import LsParams, LsTool
@@ -208,3 +210,26 @@ def test_open_beneath_refuses_every_way_out(resolution: str, work: Path, tmp_pat
             os.close(beneath.open_beneath(root_fd, "loop", os.O_RDONLY))
     finally:
         os.close(root_fd)
+
+
+@pytest.mark.skipif(
+    confined_argv(["/bin/true"], root=Path("/"), ignore_top=Path("/"), protected=()) is None,
+    reason="no bubblewrap here: grep uses the Python walker instead of ripgrep",
+)
+def test_ripgrep_sees_only_the_working_folder(work: Path, tmp_path: Path) -> None:
+    """Whatever path ripgrep is handed or walks into, nothing outside the folder exists for it."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.txt").write_text(SECRET + "\n")
+    (work / "in.txt").write_text("inside\n")
+    rg = shutil.which("rg") or pytest.skip("ripgrep is not installed")
+    command = confined_argv(
+        [rg, "--no-config", "-r", "", "-e", "SECRET|inside", ".", str(outside)],
+        root=work,
+        ignore_top=work,
+        protected=(),
+    )
+    assert command is not None
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert SECRET not in done.stdout and "inside" not in done.stdout
+    assert "in.txt" in done.stdout
