@@ -84,7 +84,7 @@ def atomic_write_at(dir_fd: int, name: str, data: bytes, *, mode: int | None = N
     except FileNotFoundError:
         old = None
     keep_mode = old.st_mode & 0o7777 if old is not None and stat.S_ISREG(old.st_mode) else mode
-    tmp_name = f".{name[:200]}.{secrets.token_hex(6)}.tmp"
+    tmp_name = f".{name[:40]}.{secrets.token_hex(6)}.tmp"  # within NAME_MAX however long
     flags = _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(tmp_name, flags, NEW_FILE_MODE, dir_fd=dir_fd)
     try:

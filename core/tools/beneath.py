@@ -45,6 +45,9 @@ RESOLVE_NO_MAGICLINKS = 0x02
 RESOLVE_BENEATH = 0x08
 MAX_SYMLINKS = 40
 """As the kernel's own limit: a longer chain is a loop."""
+MAX_RETRIES = 200
+"""``openat2`` says ``EAGAIN`` when a rename elsewhere raced its lookup; an agent renaming in
+a loop must not keep a tool spinning for ever."""
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
@@ -110,7 +113,7 @@ def open_beneath(root_fd: int, relative: str, flags: int, mode: int = 0o777) -> 
     """Open ``relative`` under the folder ``root_fd``, never leaving it; ``OSError`` otherwise
     (``EXDEV`` when the path would leave it, ``ELOOP`` for a symlink loop)."""
     if openat2_works():
-        while True:
+        for _ in range(MAX_RETRIES):
             try:
                 return _openat2(root_fd, relative, flags | _CLOEXEC, mode)
             except InterruptedError:
@@ -118,6 +121,7 @@ def open_beneath(root_fd: int, relative: str, flags: int, mode: int = 0o777) -> 
             except OSError as exc:
                 if exc.errno != errno.EAGAIN:  # a rename elsewhere raced the lookup: retry
                     raise
+        raise OSError(errno.ELOOP, "the path kept changing while it was opened", relative)
     return _walk_open(root_fd, relative, flags | _CLOEXEC, mode)
 
 
@@ -257,6 +261,7 @@ def _open_folder(root_fd: int, relative: PurePosixPath, shown: str, create: bool
             try:
                 following = open_beneath(root_fd, "/".join(parts[: index + 1]), DIR_FLAGS)
             except FileNotFoundError:
+                check_folder(current, root_fd, shown)  # never create inside Baton's folders
                 with contextlib.suppress(FileExistsError):  # made meanwhile: the open decides
                     os.mkdir(name, dir_fd=current)
                 following = open_beneath(root_fd, "/".join(parts[: index + 1]), DIR_FLAGS)
@@ -266,6 +271,9 @@ def _open_folder(root_fd: int, relative: PurePosixPath, shown: str, create: bool
     except OSError as exc:
         os.close(current)
         raise _error(exc, shown, "write") from exc
+    except BaseException:
+        os.close(current)
+        raise
 
 
 def split(root: Path, path: Path) -> tuple[PurePosixPath, str]:

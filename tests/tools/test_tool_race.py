@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -176,8 +177,9 @@ def test_rules_json_aimed_at_batons_config_folder_through_a_flipping_symlink_nev
     with flipping(isolated_home / "d", "config"):
         run_many(
             [
-                WriteTool().run(WriteParams(path="d/rules.json", content=allow_bash), ctx)
-                for _ in range(ROUNDS)
+                WriteTool().run(WriteParams(path=path, content=allow_bash), ctx)
+                for _ in range(ROUNDS // 2)
+                for path in ("d/rules.json", f"d/agents/{uuid.uuid4().hex}/evil.md")
             ]
         )
     assert sorted(path.name for path in config.iterdir()) == before
