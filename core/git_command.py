@@ -102,8 +102,14 @@ async def guarded_options(
     """:data:`SAFE_OPTIONS` plus a neutralised driver for every filter, diff and merge driver
     the configuration of the repository (named explicitly when ``git_dir`` is given) names
     right now, includes followed. Read again before each snapshot: the model may have added
-    one since the last. The caller still names the repository on each call."""
+    one since the last. The caller still names the repository on each call.
+
+    This one listing also reads the person's global configuration (it runs nothing): their
+    ``core.excludesFile`` is passed on, so a checkpoint ignores what their git ignores although
+    the global file is otherwise not read."""
     where = repository_options(git_dir, work_tree) if git_dir is not None else []
+    listing_env = git_environment(env)
+    del listing_env["GIT_CONFIG_GLOBAL"]
     process = await asyncio.create_subprocess_exec(
         "git",
         *where,
@@ -112,13 +118,13 @@ async def guarded_options(
         "--includes",
         "-z",
         cwd=cwd,
-        env=git_environment(env),
+        env=listing_env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
     )
     out, _ = await process.communicate()
-    return [*SAFE_OPTIONS, *_overrides_from(out)]
+    return [*SAFE_OPTIONS, *_overrides_from(out), *_excludes_from(out)]
 
 
 async def run_git(
@@ -209,6 +215,16 @@ def run_git_sync(
     if done.returncode != 0:
         raise GitError(f"git {args[0]} failed: {done.stderr.decode(errors='replace').strip()}")
     return done.stdout
+
+
+def _excludes_from(listing: bytes) -> list[str]:
+    """``-c core.excludesFile=<the last one set>``: what git itself would use."""
+    chosen: str | None = None
+    for entry in listing.split(b"\0"):
+        key, _, value = entry.partition(b"\n")
+        if key.decode(errors="replace").lower() == "core.excludesfile":
+            chosen = value.decode(errors="surrogateescape")
+    return ["-c", f"core.excludesFile={chosen}"] if chosen else []
 
 
 def _overrides_from(listing: bytes) -> list[str]:

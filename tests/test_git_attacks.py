@@ -265,3 +265,18 @@ async def test_a_worktree_run_in_a_repository_with_a_planted_core_worktree_stays
     assert not (data / "app.py").exists() and not (data / "docs").exists()
     assert SECRET not in everything_recorded(repo)
     assert sqlite3.connect(store).execute("select body from doc").fetchone() == (SECRET,)
+
+
+async def test_the_persons_global_excludes_file_still_applies_to_checkpoints(
+    llm_server: LLMServer, repo: Path, isolated_home: Path
+) -> None:
+    """The global configuration is not read by Baton's git, except the one harmless thing a
+    person expects from it: what their git ignores."""
+    (isolated_home / ".gitignore_global").write_text("*.secretlog\n")
+    (isolated_home / ".gitconfig").write_text("[core]\n\texcludesFile = ~/.gitignore_global\n")
+    llm_server.queue(
+        Reply.tool("bash", {"command": "echo x > trace.secretlog && echo y > kept.txt"}),
+        Reply.answer("Done."),
+    )
+    events = await run_step(llm_server, repo)
+    assert [c.path for c in changes_of(events).files] == ["kept.txt"]
