@@ -27,7 +27,9 @@ from typing import Any, Literal
 
 from core.approvals import ApprovalRequest
 from core.events import ApprovalResolved
+from core.tools.base import ToolError
 from core.tools.diffs import FILE_TOOLS, claude_file_path, preview_diff
+from core.tools.paths import check_representable
 
 Kind = Literal["command", "diff", "document", "json"]
 
@@ -131,6 +133,10 @@ def _file_diff(request: ApprovalRequest) -> str:
     args = request.arguments
     keys = ("content", "old_string", "new_string", "new_source", "edits")
     sizes = [len(str(args.get(k, ""))) for k in keys]
+    try:
+        check_representable(claude_file_path(args))
+    except ToolError as refused:  # no file can have this name; the tool will say so too
+        return f"(no preview: {refused})"
     target = Path(request.cwd) / claude_file_path(args)
     try:
         if target.is_file():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 
 NEW_FILE_MODE = 0o644
@@ -68,3 +69,35 @@ def _fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def atomic_write_at(dir_fd: int, name: str, data: bytes, *, mode: int | None = None) -> bool:
+    """:func:`atomic_write_bytes` for the entry ``name`` of the open folder ``dir_fd``.
+
+    The temporary file is created and renamed by name *inside the held descriptor*, never
+    through a path: a folder on the way swapped for a symlink meanwhile cannot redirect the
+    write. A symlink in ``name``'s place is replaced, not followed. Returns whether ``name``
+    existed (the file was overwritten rather than created).
+    """
+    try:
+        old = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        old = None
+    keep_mode = old.st_mode & 0o7777 if old is not None and stat.S_ISREG(old.st_mode) else mode
+    tmp_name = f".{name[:40]}.{secrets.token_hex(6)}.tmp"  # within NAME_MAX however long
+    flags = _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp_name, flags, NEW_FILE_MODE, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "wb") as tmp:
+            tmp.write(data)
+            tmp.flush()
+            if keep_mode is not None:
+                os.fchmod(tmp.fileno(), keep_mode)
+            os.fsync(tmp.fileno())
+        os.rename(tmp_name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name, dir_fd=dir_fd)
+        raise
+    os.fsync(dir_fd)
+    return old is not None

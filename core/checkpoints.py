@@ -40,10 +40,12 @@ from core.git_command import (
     SAFE_OPTIONS,
     GitError,
     guarded_options,
+    repository_options,
     run_git,
     run_git_sync,
     stream_names,
 )
+from core.git_location import UnsafeRepository, check_git_dir, check_not_protected, locate
 from core.settings import CheckpointSettings
 
 REF_ROOT = "refs/baton"
@@ -66,10 +68,25 @@ class Workspace:
         return cls(Path(changes.work_tree), Path(changes.git_dir), changes.shadow)
 
     def env(self, index: Path | None = None) -> dict[str, str]:
-        env = {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.work_tree)}
-        if index is not None:
-            env["GIT_INDEX_FILE"] = str(index)
-        return env
+        return {"GIT_INDEX_FILE": str(index)} if index is not None else {}
+
+    def where(self) -> list[str]:
+        """``--git-dir``/``--work-tree``: named on every call, so neither the repository's
+        ``core.worktree`` nor anything in the environment chooses the folder."""
+        return repository_options(self.git_dir, self.work_tree)
+
+    async def options(self) -> list[str]:
+        """The guards for a call that reads the folder (:func:`guarded_options`)."""
+        return await guarded_options(self.work_tree, git_dir=self.git_dir, work_tree=self.work_tree)
+
+    def check(self) -> None:
+        """Refuse (:class:`~core.git_location.UnsafeRepository`) a workspace holding or inside
+        one of Baton's folders (a checkpoint would copy them, a restore write there), or whose
+        git folder is no longer a folder: git takes a ``.git`` *file* given as ``--git-dir``
+        as a redirect, so an agent replacing ``.git`` during a step would send the next
+        snapshot to the repository it names."""
+        check_not_protected(self.work_tree, None if self.shadow else self.git_dir)
+        check_git_dir(self.git_dir)
 
     def stat_cache(self) -> Path:
         """Baton's own index of this folder, kept between snapshots in its data folder, so a
@@ -110,9 +127,13 @@ class Workspace:
     ) -> str:
         """Run git on this workspace (``options`` read afresh unless given)."""
         if options is None:
-            options = await guarded_options(self.work_tree, self.env())
+            options = await self.options()
         out = await run_git(
-            args, cwd=self.work_tree, options=options, env=self.env(index), stdin=stdin
+            args,
+            cwd=self.work_tree,
+            options=[*self.where(), *options],
+            env=self.env(index),
+            stdin=stdin,
         )
         return out.decode("utf-8", errors="replace")
 
@@ -133,27 +154,46 @@ async def find_workspace(folder: Path, settings: CheckpointSettings) -> Workspac
     if not settings.enabled:
         return None
     try:
-        out = await run_git(
-            ["rev-parse", "--show-toplevel", "--absolute-git-dir"],
-            cwd=folder,
-            options=(),
-        )
-    except (GitError, OSError):
-        out = b""
-    lines = out.decode(errors="replace").splitlines()
-    if len(lines) == 2:
-        return Workspace(Path(lines[0]), Path(lines[1]), shadow=False)
+        repository = locate(folder)
+    except UnsafeRepository as refused:
+        raise CheckpointsOff(f"checkpoints are off for {folder}: {refused}") from None
+    if repository is not None:
+        workspace = Workspace(repository.top, repository.git_dir, shadow=False)
+        await _confirm(workspace, folder)
+        return workspace
     if not settings.outside_git:
         raise CheckpointsOff(
             f"{folder} is not in a git repository and checkpoints.outside_git is off"
         )
     workspace = Workspace(folder, shadow_dir(folder), shadow=True)
+    try:
+        check_not_protected(folder)
+    except UnsafeRepository as refused:
+        raise CheckpointsOff(f"checkpoints are off for {folder}: {refused}") from None
     if not (workspace.git_dir / "HEAD").exists():
         workspace.git_dir.mkdir(parents=True, exist_ok=True)
         await run_git(["init", "-q", "--bare", str(workspace.git_dir)], cwd=folder, options=())
         (workspace.git_dir / "baton-folder").write_text(str(folder), encoding="utf-8")
     await _check_size(workspace, settings.max_folder_mb)
     return workspace
+
+
+async def _confirm(workspace: Workspace, folder: Path) -> None:
+    """Have git confirm the repository Baton found, and that its top level (as git now sees
+    it, with the folder named) is the one holding the run's folder."""
+    try:
+        out = await workspace.git(
+            "rev-parse", "--show-toplevel", "--absolute-git-dir", options=SAFE_OPTIONS
+        )
+    except (GitError, OSError) as error:
+        raise CheckpointsOff(f"checkpoints are off for {folder}: {error}") from None
+    lines = out.splitlines()
+    top = Path(lines[0]) if lines else None  # both sides are resolved paths already
+    if top is None or top != workspace.work_tree or not folder.is_relative_to(top):
+        raise CheckpointsOff(
+            f"checkpoints are off for {folder}: git reports the top level {top}, not "
+            f"{workspace.work_tree}"
+        )
 
 
 def shadow_dir(folder: Path) -> Path:
@@ -168,8 +208,7 @@ async def _check_size(workspace: Workspace, limit_mb: int) -> None:
     listing = stream_names(
         ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=workspace.work_tree,
-        options=await guarded_options(workspace.work_tree, workspace.env()),
-        env=workspace.env(),
+        options=[*workspace.where(), *await workspace.options()],
     )
     limit, total = limit_mb * 1024 * 1024, 0
     async for name in listing:
@@ -191,7 +230,11 @@ async def _check_size(workspace: Workspace, limit_mb: int) -> None:
 
 async def snapshot(workspace: Workspace, ref: str, message: str) -> Checkpoint:
     """Record the folder as it is now under ``ref`` (a full ref name)."""
-    options = await guarded_options(workspace.work_tree, workspace.env())
+    try:
+        workspace.check()
+    except UnsafeRepository as refused:
+        raise GitError(str(refused)) from None
+    options = await workspace.options()
     cache = workspace.stat_cache()
     user_index = workspace.git_dir / "index"
     with tempfile.TemporaryDirectory(prefix="baton-checkpoint-") as temp:
@@ -236,6 +279,8 @@ async def changed_files(workspace: Workspace, before: str, after: str) -> list[F
         "--no-renames",
         "--raw",
         "--numstat",
+        "--no-ext-diff",
+        "--no-textconv",
         before,
         after,
         options=SAFE_OPTIONS,  # two commits compared: no file of the folder is read or filtered
@@ -270,6 +315,8 @@ async def patch(workspace: Workspace, before: str, after: str, paths_: Iterable[
         "-r",
         "--no-renames",
         "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
         before,
         after,
         "--",
@@ -396,14 +443,14 @@ def prune_run(run_id: str, events: Iterable[Event]) -> None:
             listing = run_git_sync(
                 ["for-each-ref", "--format=%(refname)", f"{REF_ROOT}/{run_id}/"],
                 cwd=workspace.work_tree,
-                env=workspace.env(),
+                where=workspace.where(),
             )
             commands = "".join(f"delete {ref}\n" for ref in listing.decode().split())
             if commands:
                 run_git_sync(
                     ["update-ref", "--stdin"],
                     cwd=workspace.work_tree,
-                    env=workspace.env(),
+                    where=workspace.where(),
                     stdin=commands.encode(),
                 )
         except (GitError, OSError):

@@ -23,6 +23,7 @@ from pathlib import Path
 from core.checkpoints import REF_ROOT, Checkpoint, Workspace, changed_files, snapshot
 from core.events import Event, FileChange, StepChanges
 from core.git_command import GitError
+from core.git_location import UnsafeRepository
 
 
 class RestoreError(Exception):
@@ -100,6 +101,10 @@ async def plan_restore(events: list[Event], step: int | None) -> RestorePlan:
         target = source.before
     latest = [c for c in recorded if c.git_dir == source.git_dir][-1]
     workspace = Workspace.of(source)
+    try:  # a run recorded before this check existed may name a folder holding Baton's own
+        workspace.check()
+    except UnsafeRepository as refused:
+        raise RestoreError(f"cannot restore: {refused}") from None
     ref = f"{REF_ROOT}/{source.run_id}/restore-{len(restores) + 1}"
     try:
         current = await snapshot(workspace, f"{ref}/before", "before a restore")

@@ -21,6 +21,7 @@ rule. Deny and ask rules match when *any* command in the line matches.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -166,8 +167,14 @@ def _fits(spec: str, words: list[str]) -> bool:
 def _call_path(arguments: Mapping[str, Any], cwd: Path) -> Path:
     """The file or folder a call works on, resolved (symlinks followed) against ``cwd``."""
     raw = next((arguments[k] for k in _PATH_ARGUMENTS if isinstance(arguments.get(k), str)), ".")
-    path = Path(str(raw)).expanduser()
-    return (path if path.is_absolute() else cwd / path).resolve()
+    path = Path(str(raw))
+    try:
+        path = path.expanduser()
+        return (path if path.is_absolute() else cwd / path).resolve()
+    except (OSError, RuntimeError, ValueError):
+        # No such file can exist (a NUL byte, a lone surrogate, a name too long): the tool
+        # refuses it with a message; the rules judge the path as written.
+        return Path(os.path.normpath(path if path.is_absolute() else cwd / path))
 
 
 def _path_matches(spec: str, path: Path, root: Path) -> bool:
@@ -299,7 +306,11 @@ def suggest_rule(
             relative = path.relative_to(root.resolve()).as_posix()
         except ValueError:
             return None
-        if tool in ("grep", "find", "ls") or path.is_dir():
+        try:
+            is_dir = path.is_dir()
+        except (OSError, ValueError):  # no file can have this name: the tool will refuse it
+            return None
+        if tool in ("grep", "find", "ls") or is_dir:
             pattern = "/**" if relative == "." else f"{relative}/**"
         else:
             pattern = relative if "/" in relative else f"/{relative}"

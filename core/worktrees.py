@@ -10,7 +10,8 @@ reviews the run's Changes and either merges — fast-forward, or squash (the cha
 their branch, for them to commit) — or discards the worktree and its branch.
 
 Git runs with the same guards as checkpoints (:mod:`core.git_command`): no hooks, no filter
-drivers from a configuration an earlier agent may have written.
+drivers from a configuration an earlier agent may have written, and the repository named on
+every call (:mod:`core.git_location`), so a planted ``core.worktree`` moves nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ import platformdirs
 
 from core.errors import RunError
 from core.events import WorktreeInfo
-from core.git_command import GitError, guarded_options, run_git, run_git_sync
+from core.git_command import (
+    GitError,
+    guarded_options,
+    repository_options,
+    run_git,
+    run_git_sync,
+)
+from core.git_location import Repository, UnsafeRepository, locate
 
 INCLUDE_FILE = ".worktreeinclude"
 
@@ -42,7 +50,17 @@ def check_repository(folder: Path) -> None:
     """Refuse early (:class:`RunError`, before anything is shown) a folder that cannot have a
     worktree."""
     try:
-        run_git_sync(["rev-parse", "--verify", "HEAD^{commit}"], cwd=folder)
+        repository = locate(folder)
+    except UnsafeRepository as refused:
+        raise RunError(f"a worktree run cannot start in {folder}: {refused}") from None
+    if repository is None:
+        raise RunError(NOT_A_REPOSITORY.format(folder))
+    try:
+        run_git_sync(
+            ["rev-parse", "--verify", "HEAD^{commit}"],
+            cwd=repository.top,
+            where=repository_options(repository.git_dir, repository.top),
+        )
     except (GitError, OSError):
         raise RunError(NOT_A_REPOSITORY.format(folder)) from None
 
@@ -53,15 +71,32 @@ def worktrees_dir() -> Path:
     return Path(override) if override else Path(platformdirs.user_cache_dir("baton")) / "worktrees"
 
 
+def _repository(folder: Path) -> Repository:
+    """The repository of ``folder``, found by Baton (:func:`core.git_location.locate`)."""
+    try:
+        repository = locate(folder)
+    except (UnsafeRepository, OSError) as refused:
+        raise WorktreeError(str(refused)) from None
+    if repository is None:
+        raise WorktreeError(NOT_A_REPOSITORY.format(folder))
+    return repository
+
+
 async def _git(folder: Path, *args: str) -> str:
-    options = await guarded_options(folder)
-    return (await run_git(args, cwd=folder, options=options)).decode(errors="replace").strip()
+    """git on the repository holding ``folder``, named explicitly on the command line."""
+    repository = _repository(folder)
+    where = repository_options(repository.git_dir, repository.top)
+    options = await guarded_options(
+        repository.top, git_dir=repository.git_dir, work_tree=repository.top
+    )
+    out = await run_git(args, cwd=repository.top, options=[*where, *options])
+    return out.decode(errors="replace").strip()
 
 
 async def create_worktree(folder: Path, run_id: str) -> tuple[WorktreeInfo, Path]:
     """Make the run's worktree; returns it and where ``folder`` (resolved) lies inside it."""
+    top = _repository(folder).top
     try:
-        top = Path(await _git(folder, "rev-parse", "--show-toplevel"))
         base = await _git(top, "rev-parse", "--verify", "HEAD^{commit}")
     except (GitError, OSError):
         raise WorktreeError(NOT_A_REPOSITORY.format(folder)) from None

@@ -29,7 +29,7 @@ def protected_refusal(arguments: dict[str, Any], cwd: Path) -> str | None:
         candidate = Path(value.strip()).expanduser()
         try:
             resolved = (candidate if candidate.is_absolute() else Path(cwd) / candidate).resolve()
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError, ValueError):  # ValueError: a NUL byte, a lone surrogate
             continue
         if is_protected(resolved):
             return PROTECTED.format(path=value)

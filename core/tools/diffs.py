@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from core.tools.base import ToolError
 from core.tools.edit import EditParams, apply_edit, read_text_exact
 from core.tools.files import open_regular
-from core.tools.paths import display_path, resolve_in_cwd
+from core.tools.paths import display_path, resolve_in_cwd, working_root
 from core.tools.write import WriteParams
 
 MAX_PREVIEW_CHARS = 200_000
@@ -61,7 +61,7 @@ def preview_diff(tool: str, arguments: dict[str, Any], cwd: Path) -> str | None:
             edit = EditParams.model_validate(arguments)
             path = resolve_in_cwd(edit.path, cwd)
             shown = display_path(path, cwd)
-            outcome = apply_edit(read_text_exact(path, shown), edit, shown)
+            outcome = apply_edit(read_text_exact(path, shown, working_root(cwd)), edit, shown)
             return _unified(outcome.old_text, outcome.new_text, f"a/{shown}", f"b/{shown}")
         write = WriteParams.model_validate(arguments)
         path = resolve_in_cwd(write.path, cwd)
@@ -71,7 +71,8 @@ def preview_diff(tool: str, arguments: dict[str, Any], cwd: Path) -> str | None:
         if not path.exists():
             return _unified("", write.content, "/dev/null", f"b/{shown}")
         try:
-            with open_regular(path, shown) as handle:  # a FIFO would hang the dialog
+            # open_regular refuses a FIFO, which would hang the dialog
+            with open_regular(path, shown, working_root(cwd)) as handle:
                 old = handle.read().decode("utf-8")
         except UnicodeDecodeError:
             return f"(would overwrite the binary file {shown} with {len(write.content)} chars)"
@@ -96,12 +97,13 @@ def _claude_preview(tool: str, arguments: dict[str, Any], cwd: Path) -> str:
             return preview_diff("write", {"path": path_text, "content": content}, cwd) or ""
         path = resolve_in_cwd(path_text, cwd)
         shown = display_path(path, cwd)
+        root = working_root(cwd)
         if tool == "NotebookEdit":
-            return _notebook_preview(path, shown, arguments)
+            return _notebook_preview(path, shown, arguments, root)
         edits = arguments.get("edits")
         if not isinstance(edits, list):
             edits = [arguments]
-        old = text = read_text_exact(path, shown)
+        old = text = read_text_exact(path, shown, root)
         for edit in edits:
             fields = edit if isinstance(edit, dict) else {}
             params = EditParams.model_validate({**fields, "path": path_text})
@@ -115,10 +117,10 @@ def _claude_preview(tool: str, arguments: dict[str, Any], cwd: Path) -> str:
         return f"(no preview: {exc.strerror or exc})"
 
 
-def _notebook_preview(path: Path, shown: str, arguments: dict[str, Any]) -> str:
+def _notebook_preview(path: Path, shown: str, arguments: dict[str, Any], root: Path) -> str:
     """The cell's source before and after (``edit_mode`` replace, insert or delete)."""
     try:
-        notebook = json.loads(read_text_exact(path, shown))
+        notebook = json.loads(read_text_exact(path, shown, root))
         cells = notebook.get("cells") if isinstance(notebook, dict) else None
     except ValueError as exc:
         raise ToolError(f"{shown} is not a notebook: {exc}") from exc

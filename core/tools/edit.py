@@ -16,10 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.atomic import atomic_write_text
 from core.tools.base import Tool, ToolContext, ToolError
-from core.tools.files import off_loop, open_regular
-from core.tools.paths import display_path, resolve_in_cwd
+from core.tools.files import off_loop, open_regular, utf8, write_regular
+from core.tools.paths import display_path, resolve_in_cwd, working_root
 
 
 class EditParams(BaseModel):
@@ -56,15 +55,12 @@ class EditTool(Tool):
     async def run(self, params: EditParams, ctx: ToolContext) -> str:
         path = resolve_in_cwd(params.path, ctx.cwd)
         shown = display_path(path, ctx.cwd)
-        return await off_loop(_edit_file, path, shown, params)
+        return await off_loop(_edit_file, path, shown, working_root(ctx.cwd), params)
 
 
-def _edit_file(path: Path, shown: str, params: EditParams) -> str:
-    outcome = apply_edit(read_text_exact(path, shown), params, shown)
-    try:
-        atomic_write_text(path, outcome.new_text)
-    except OSError as exc:
-        raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}.") from exc
+def _edit_file(path: Path, shown: str, root: Path, params: EditParams) -> str:
+    outcome = apply_edit(read_text_exact(path, shown, root), params, shown)
+    write_regular(path, shown, root, utf8(outcome.new_text, shown))
     count = len(outcome.lines)
     if count == 1:
         return f"Edited {shown}: replaced 1 occurrence at line {outcome.lines[0]}."
@@ -72,14 +68,14 @@ def _edit_file(path: Path, shown: str, params: EditParams) -> str:
     return f"Edited {shown}: replaced {count} occurrences (lines {where})."
 
 
-def read_text_exact(path: Path, shown: str) -> str:
+def read_text_exact(path: Path, shown: str, root: Path) -> str:
     """The file as UTF-8 text with its newlines untouched (``read_text`` would translate)."""
     if not path.exists():
         raise ToolError(f"File not found: {shown}. Use write to create a new file.")
     if path.is_dir():
         raise ToolError(f"{shown} is a folder, not a file.")
     try:
-        with open_regular(path, shown) as handle:
+        with open_regular(path, shown, root) as handle:
             data = handle.read()
     except OSError as exc:
         raise ToolError(f"Cannot read {shown}: {exc.strerror or exc}.") from exc

@@ -1,7 +1,8 @@
 """``grep``: which lines of which files match a regular expression.
 
-ripgrep is used when it is on ``PATH`` (fast, and ``.gitignore``-aware by itself); otherwise a
-pure-Python search over :func:`core.tools.walk.iter_files` gives the same answers on the same
+ripgrep is used when it is on ``PATH`` and can be confined to the working folder
+(:mod:`core.tools.confined_read`: fast, and ``.gitignore``-aware by itself); otherwise a
+pure-Python search over :func:`core.tools.walk.iter_found` gives the same answers on the same
 files, so a machine without ripgrep is slower, not different. ripgrep is told to honour
 ``.gitignore`` outside Git checkouts too and to include dotfiles (minus ``.git``), matching the
 walker. Output is ``path:line:text`` with paths relative to the working folder.
@@ -19,9 +20,10 @@ from pydantic import BaseModel, Field
 
 from core.paths import protected_dirs
 from core.tools.base import Tool, ToolContext, ToolError, lines_within
-from core.tools.files import off_loop, open_regular, refuse_special
+from core.tools.confined_read import confined_argv
+from core.tools.files import off_loop, open_regular_at, refuse_special
 from core.tools.paths import display_path, is_protected, resolve_in_cwd, working_root
-from core.tools.walk import compile_glob, iter_files
+from core.tools.walk import compile_glob, ignore_top, iter_found
 
 MAX_LINE_CHARS = 500
 BINARY_SNIFF_BYTES = 8192
@@ -68,8 +70,9 @@ class GrepTool(Tool):
             raise ToolError(f"Path not found: {shown}.")
         refuse_special(target, shown)  # ripgrep would block on a FIFO named directly
         rg = shutil.which("rg") if self.use_ripgrep else None
-        if rg:
-            lines, more = await _grep_ripgrep(rg, params, root, target)
+        found = await _grep_ripgrep(rg, params, root, target) if rg else None
+        if found is not None:
+            lines, more = found
         else:
             flags = re.IGNORECASE if params.ignore_case else 0
             try:
@@ -105,14 +108,15 @@ def _grep_python(
 ) -> tuple[list[str], bool]:
     matches_glob = compile_glob(glob) if glob else None
     lines: list[str] = []
-    for file in iter_files(target, root):
+    for found in iter_found(target, root):
+        file = found.path
         if matches_glob is not None:
             relative = file.name if file == target else file.relative_to(target).as_posix()
             if not matches_glob(relative):
                 continue
         shown = display_path(file, root)
         try:
-            with open_regular(file, shown) as handle:
+            with open_regular_at(found.dir_fd, found.name, shown) as handle:
                 if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
                     continue
                 handle.seek(0)
@@ -129,12 +133,14 @@ def _grep_python(
 
 async def _grep_ripgrep(
     rg: str, params: GrepParams, root: Path, target: Path
-) -> tuple[list[str], bool]:
+) -> tuple[list[str], bool] | None:
     """ripgrep's matches, filtered by ``glob`` exactly as the Python search filters.
 
     ripgrep's own ``--glob`` would whitelist files that ``.gitignore`` excludes; a file-type
     filter (``--type-add``) does not, so a name glob becomes one (for speed) and every glob
     is also applied to ripgrep's output (``--null`` separates the path unambiguously).
+    ripgrep runs where it sees only the working folder (:mod:`core.tools.confined_read`);
+    None when that is not possible here, and the Python search answers instead.
     """
     shown = display_path(target, root)
     args = [
@@ -159,8 +165,11 @@ async def _grep_ripgrep(
     args += ["--regexp", params.pattern, "--", shown]
     matches_glob = compile_glob(glob) if glob else None
     protected = protected_dirs()  # ripgrep would search Baton's folders: drop what it finds
+    command = confined_argv(args, root=root, ignore_top=ignore_top(root), protected=protected)
+    if command is None:
+        return None
     proc = await asyncio.create_subprocess_exec(
-        *args,
+        *command,
         cwd=root,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,

@@ -7,14 +7,14 @@ asking what is there. Folders end in ``/``; symlinks show their target.
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, Field
 
-from core.paths import protected_dirs
 from core.tools.base import Tool, ToolContext, ToolError, lines_within
+from core.tools.beneath import folder_beneath, identity, protected_identities
 from core.tools.files import off_loop
-from core.tools.paths import display_path, resolve_in_cwd
+from core.tools.paths import display_path, resolve_in_cwd, working_root
 
 
 class LsParams(BaseModel):
@@ -41,7 +41,8 @@ class LsTool(Tool):
             raise ToolError(f"Folder not found: {shown}.")
         if not folder.is_dir():
             raise ToolError(f"{shown} is a file, not a folder; use read to see its contents.")
-        entries = await off_loop(_list, folder)
+        root = working_root(ctx.cwd)
+        entries = await off_loop(_list, root, folder, shown)
         if not entries:
             return f"({shown} is empty.)"
         kept = lines_within(entries[: params.limit], ctx.limits.tool_output_chars)
@@ -51,20 +52,32 @@ class LsTool(Tool):
         return body
 
 
-def _list(folder: Path) -> list[str]:
+def _list(root: Path, folder: Path, shown: str) -> list[str]:
+    """The entries of ``folder``, listed through a descriptor opened beneath ``root`` (a folder
+    swapped for a symlink after the path check cannot show what lies outside)."""
+    relative = PurePosixPath(folder.relative_to(root).as_posix())
+    with folder_beneath(root, relative, shown) as dir_fd:
+        return _entries(dir_fd, shown)
+
+
+def _entries(dir_fd: int, shown: str) -> list[str]:
     try:
-        with os.scandir(folder) as scan:
+        with os.scandir(dir_fd) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
     except OSError as exc:
-        raise ToolError(f"Cannot list {folder.name}: {exc.strerror or exc}.") from exc
+        raise ToolError(f"Cannot list {shown}: {exc.strerror or exc}.") from exc
     lines: list[str] = []
-    protected = protected_dirs()
+    protected = protected_identities()
     for entry in entries:
-        if Path(entry.path) in protected:
+        try:
+            here = identity(entry.stat(follow_symlinks=False))
+        except OSError:
+            continue  # gone since the listing
+        if here in protected:
             continue  # Baton's own folders are not the agent's business
         if entry.is_symlink():
             try:
-                target = os.readlink(entry.path)
+                target = os.readlink(entry.name, dir_fd=dir_fd)
             except OSError:
                 target = "?"
             lines.append(f"{entry.name} -> {target}")

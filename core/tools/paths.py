@@ -7,10 +7,15 @@ to a folder) lets a tool read or write beyond the folder the user chose. Baton's
 folders (:func:`core.paths.protected_dirs`) are refused even inside the working folder (a run
 started with ``--cwd $HOME``): a forged run file or a rewritten ``config.yaml`` would change the
 audit trail or the policy. The refusal is a :class:`ToolError` the model reads and can act on.
+
+These checks read the path by name, so they only give the model a clear message: the open
+itself happens beneath a descriptor held for the working folder (:mod:`core.tools.beneath`),
+which is what keeps a symlink swapped in after the check from sending a tool elsewhere.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from core.paths import protected_dirs
@@ -33,8 +38,7 @@ def resolve_in_cwd(path: str, cwd: Path) -> Path:
     text = path.strip()
     if not text:
         raise ToolError("The path is empty; give a file or folder inside the working folder.")
-    if "\x00" in text:
-        raise ToolError(f"The path {text!r} contains a NUL character.")
+    check_representable(text)
     candidate = Path(text).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
@@ -47,6 +51,33 @@ def resolve_in_cwd(path: str, cwd: Path) -> Path:
     if is_protected(resolved):
         raise ToolError(PROTECTED.format(path=text))
     return resolved
+
+
+NAME_MAX = 255
+PATH_MAX = 4095
+"""Linux's limits in bytes (one name; a whole path): past them no call can use the path."""
+
+
+def check_representable(text: str) -> None:
+    """Refuse, as a :class:`ToolError` the model reads, a path no file can have: a NUL byte,
+    characters the file system encoding cannot carry (a lone surrogate from JSON), or a name
+    or path too long. Left to the operating system these end the step with an internal error."""
+    if "\x00" in text:
+        raise ToolError(f"The path {text!r} contains a NUL character, which no file name can.")
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeEncodeError as exc:
+        raise ToolError(
+            f"The path {text!r} contains {exc.object[exc.start : exc.end]!r}, which cannot be "
+            "part of a file name here."
+        ) from None
+    if len(encoded) > PATH_MAX:
+        raise ToolError(f"The path is {len(encoded)} bytes long; the limit is {PATH_MAX}.")
+    longest = max((len(part) for part in encoded.split(b"/")), default=0)
+    if longest > NAME_MAX:
+        raise ToolError(
+            f"A name in the path {text[:80]!r}… is {longest} bytes long; the limit is {NAME_MAX}."
+        )
 
 
 PROTECTED = "The path {path} is in Baton's own settings or data folder, which agents cannot use."

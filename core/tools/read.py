@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from core.tools.base import Tool, ToolContext, ToolError
 from core.tools.files import off_loop, open_regular
-from core.tools.paths import display_path, resolve_in_cwd
+from core.tools.paths import display_path, resolve_in_cwd, working_root
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -52,20 +52,23 @@ class ReadTool(Tool):
             read_numbered,
             path,
             shown,
+            working_root(ctx.cwd),
             params.offset or 1,
             min(params.limit or MAX_LINES, MAX_LINES),
             ctx.limits.tool_output_chars,
         )
 
 
-def read_numbered(path: Path, shown: str, offset: int, limit: int, max_chars: int) -> str:
+def read_numbered(
+    path: Path, shown: str, root: Path, offset: int, limit: int, max_chars: int
+) -> str:
     """Lines ``offset..offset+limit-1`` of ``path``, numbered, within ``max_chars``."""
     if not path.exists():
         raise ToolError(f"File not found: {shown}.")
     if path.is_dir():
         raise ToolError(f"{shown} is a folder, not a file; use ls to list it.")
     try:
-        with open_regular(path, shown) as handle:
+        with open_regular(path, shown, root) as handle:
             if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
                 raise ToolError(f"{shown} is a binary file; read only works on text files.")
             handle.seek(0)

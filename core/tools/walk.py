@@ -16,11 +16,21 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from core.paths import protected_dirs
+from core.tools.beneath import (
+    DIR_FLAGS,
+    NOFOLLOW,
+    folder_beneath,
+    identity,
+    lstat_at,
+    protected_identities,
+    split,
+)
+from core.tools.paths import display_path
 
 
 @dataclass(frozen=True)
@@ -175,17 +185,45 @@ def is_ignored(rules: Rules, relative: str, is_dir: bool) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Found:
+    """A file the walk found: its resolved path, and its folder's open descriptor with the name
+    in it (valid until the walk moves on) so a reader opens it without going through a path."""
+
+    path: Path
+    dir_fd: int
+    name: str
+
+
 def iter_files(start: Path, root: Path) -> Iterator[Path]:
     """Files under ``start`` (itself if it is a file), in path order, minus ignored ones.
 
     ``root`` is the working folder (resolved); ``start`` a resolved path inside it. Stop
     iterating whenever enough was found: the walk is lazy.
     """
-    if not start.is_dir():
-        if start.is_file():
-            yield start
+    for found in iter_found(start, root):
+        yield found.path
+
+
+def iter_found(start: Path, root: Path) -> Iterator[Found]:
+    """:func:`iter_files` with each file's folder descriptor (:class:`Found`).
+
+    The walk holds a descriptor per folder and opens each subfolder by name inside its parent
+    with ``O_NOFOLLOW``, starting from a folder opened beneath the working folder
+    (:mod:`core.tools.beneath`): a folder swapped for a symlink mid-walk is skipped, never
+    entered, and Baton's folders are recognised by identity, not by name.
+    """
+    shown = display_path(start, root)
+    if start != root and not start.is_dir():
+        if not start.is_file():
+            return
+        parent, name = split(root, start)
+        with folder_beneath(root, parent, shown) as dir_fd:
+            entry = lstat_at(dir_fd, name)
+            if entry is not None and stat.S_ISREG(entry.st_mode):
+                yield Found(start, dir_fd, name)
         return
-    top = _ignore_top(root)
+    top = ignore_top(root)
     rules: Rules = ()
     folder = top
     rules += _load_rules(folder, "")
@@ -193,12 +231,18 @@ def iter_files(start: Path, root: Path) -> Iterator[Path]:
         folder = folder / part
         rules += _load_rules(folder, folder.relative_to(top).as_posix())
     prefix = start.relative_to(top).as_posix()
-    yield from _walk(start, "" if prefix == "." else prefix + "/", rules, protected_dirs())
+    relative = PurePosixPath(start.relative_to(root).as_posix())
+    with folder_beneath(root, relative, shown) as dir_fd:
+        yield from _walk(
+            dir_fd, start, "" if prefix == "." else prefix + "/", rules, protected_identities()
+        )
 
 
-def _walk(folder: Path, prefix: str, rules: Rules, protected: tuple[Path, ...]) -> Iterator[Path]:
+def _walk(
+    dir_fd: int, folder: Path, prefix: str, rules: Rules, protected: set[tuple[int, int]]
+) -> Iterator[Found]:
     try:
-        with os.scandir(folder) as scan:
+        with os.scandir(dir_fd) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
     except OSError:
         return  # unreadable folder: skip it, as ripgrep does
@@ -210,13 +254,19 @@ def _walk(folder: Path, prefix: str, rules: Rules, protected: tuple[Path, ...]) 
         if is_ignored(rules, relative, is_dir):
             continue
         if is_dir:
-            path = Path(entry.path)
-            if path in protected:
-                continue
-            more_rules = rules + _load_rules(path, relative)
-            yield from _walk(path, relative + "/", more_rules, protected)
+            try:
+                child = os.open(entry.name, DIR_FLAGS | NOFOLLOW, dir_fd=dir_fd)
+            except OSError:
+                continue  # gone, unreadable, or swapped for a symlink since the listing
+            try:
+                if identity(os.fstat(child)) in protected:
+                    continue
+                more_rules = rules + _load_rules_at(child, relative)
+                yield from _walk(child, folder / entry.name, relative + "/", more_rules, protected)
+            finally:
+                os.close(child)
         elif entry.is_file(follow_symlinks=False):
-            yield Path(entry.path)
+            yield Found(folder / entry.name, dir_fd, entry.name)
 
 
 def _load_rules(folder: Path, base: str) -> Rules:
@@ -227,7 +277,21 @@ def _load_rules(folder: Path, base: str) -> Rules:
     return parse_gitignore(text, base)
 
 
-def _ignore_top(root: Path) -> Path:
+def _load_rules_at(dir_fd: int, base: str) -> Rules:
+    """The ``.gitignore`` in the open folder ``dir_fd``; a symlink or a FIFO there is no file."""
+    flags = os.O_RDONLY | NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(".gitignore", flags, dir_fd=dir_fd)
+    except OSError:
+        return ()
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ()
+        text = handle.read().decode("utf-8", errors="replace")
+    return parse_gitignore(text, base)
+
+
+def ignore_top(root: Path) -> Path:
     """The enclosing Git checkout's top folder (its ``.gitignore`` applies), else ``root``."""
     for folder in (root, *root.parents):
         if (folder / ".git").exists():

@@ -2,7 +2,9 @@
 
 The content is written exactly as given (no newline translation), atomically: a crash leaves
 the old file or the new one. Missing parent folders are created — they are inside the working
-folder, because the path was resolved there first.
+folder: they are made, and the file renamed into place, through descriptors held beneath it
+(:func:`core.tools.files.write_regular`), so a folder swapped for a symlink meanwhile cannot
+send the write elsewhere.
 """
 
 from __future__ import annotations
@@ -11,10 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.atomic import atomic_write_text
-from core.tools.base import Tool, ToolContext, ToolError
-from core.tools.files import off_loop, refuse_special
-from core.tools.paths import display_path, resolve_in_cwd
+from core.tools.base import Tool, ToolContext
+from core.tools.files import off_loop, utf8, write_regular
+from core.tools.paths import display_path, resolve_in_cwd, working_root
 
 
 class WriteParams(BaseModel):
@@ -34,18 +35,13 @@ class WriteTool(Tool):
     async def run(self, params: WriteParams, ctx: ToolContext) -> str:
         path = resolve_in_cwd(params.path, ctx.cwd)
         shown = display_path(path, ctx.cwd)
-        return await off_loop(_write_file, path, shown, params.content)
+        root = working_root(ctx.cwd)
+        return await off_loop(_write_file, path, shown, root, params.content)
 
 
-def _write_file(path: Path, shown: str, content: str) -> str:
-    if path.is_dir():
-        raise ToolError(f"{shown} is a folder; give a file path.")
-    refuse_special(path, shown)
-    existed = path.exists()
-    try:
-        atomic_write_text(path, content)
-    except OSError as exc:
-        raise ToolError(f"Cannot write {shown}: {exc.strerror or exc}.") from exc
-    size = len(content.encode("utf-8"))
+def _write_file(path: Path, shown: str, root: Path, content: str) -> str:
+    data = utf8(content, shown)
+    existed = write_regular(path, shown, root, data)
+    size = len(data)
     verb = "Overwrote" if existed else "Created"
     return f"{verb} {shown} ({size} bytes)."
