@@ -30,7 +30,9 @@ from typing import Any, Literal
 
 import pathspec
 
+from core.bash_line import BashLine, read_line
 from core.shell_commands import analyse
+from core.shell_programs import LAUNCHERS, OPTIONS, expands, prefix_risk, program_name
 
 RuleKind = Literal["allow", "ask", "deny"]
 RULE_KINDS: tuple[RuleKind, ...] = ("deny", "ask", "allow")
@@ -102,31 +104,55 @@ class Rule:
         self, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path, root: Path
     ) -> bool:
         """Whether this rule applies to the call, read as an *allow* rule (strict)."""
-        return self._matches(tool, action, arguments, cwd, root, strict=True)
+        if tool == "bash" and self.governs(tool):
+            return self.allows_line(read_line(str(arguments.get("command", ""))))
+        return self._matches(tool, action, arguments, cwd, root)
 
     def touches(
         self, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path, root: Path
     ) -> bool:
         """Whether this rule applies to any part of the call (how deny / ask rules read)."""
-        return self._matches(tool, action, arguments, cwd, root, strict=False)
+        if tool == "bash" and self.governs(tool):
+            return self.touches_line(read_line(str(arguments.get("command", ""))))
+        return self._matches(tool, action, arguments, cwd, root)
+
+    def allows_line(self, line: BashLine) -> bool:
+        """As an allow rule: every command the line runs is this rule's program, with inert
+        arguments. ``eval`` is never allowed by a rule: what it runs is text made at run time."""
+        if line.evaluates:
+            return False
+        if self.specifier is None:
+            return True
+        text, is_prefix = _bash_prefix(self.specifier)
+        if not is_prefix and " ".join(line.text.split()) == " ".join(text.split()):
+            return True  # exactly the command the rule names, whatever it contains
+        analysis = line.analysis
+        return analysis.plain and all(
+            _fits(self.specifier, words, raw, strict=True)
+            for words, raw in zip(analysis.commands, analysis.raw, strict=True)
+        )
+
+    def touches_line(self, line: BashLine) -> bool:
+        """As a deny or ask rule: some command the line may run is this rule's program, however
+        it is invoked (a path, ``env``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``)."""
+        if self.specifier is None:
+            return True
+        if any(_fits(self.specifier, words, None, strict=False) for words in line.reached):
+            return True
+        # Unreadable, or hiding commands bashlex does not look into (``${X:-$(curl …)}``):
+        # a deny or ask rule errs on the side of matching.
+        text = _bash_prefix(self.specifier)[0]
+        wanted = " ".join(shlex.split(text))
+        return not line.analysis.plain and wanted in " ".join(line.text.split())
 
     def _matches(
-        self,
-        tool: str,
-        action: str | None,
-        arguments: Mapping[str, Any],
-        cwd: Path,
-        root: Path,
-        *,
-        strict: bool,
+        self, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path, root: Path
     ) -> bool:
         if not self.governs(tool):
             return False
         if self.specifier is None:
             return True
         name = self.tool.casefold()
-        if name == "bash":
-            return _bash_matches(self.specifier, str(arguments.get("command", "")), strict)
         if name in _PATH_RULES:
             return _path_matches(self.specifier, _call_path(arguments, cwd), root)
         if name == "document":
@@ -142,25 +168,27 @@ def _bash_prefix(spec: str) -> tuple[str, bool]:
     return spec, False
 
 
-def _bash_matches(spec: str, command: str, strict: bool) -> bool:
-    text, is_prefix = _bash_prefix(spec)
-    if not is_prefix and " ".join(command.split()) == " ".join(text.split()):
-        return True  # exactly the command the rule names, whatever it contains
-    analysis = analyse(command)
-    if strict:
-        return analysis.plain and all(_fits(spec, words) for words in analysis.commands)
-    if any(_fits(spec, words) for words in analysis.commands):
-        return True
-    # Unreadable, or hiding commands bashlex does not look into (``${X:-$(curl …)}``):
-    # a deny or ask rule errs on the side of matching.
-    return not analysis.plain and " ".join(shlex.split(text)) in " ".join(command.split())
+def _fits(spec: str, words: list[str], raw: list[str] | None, *, strict: bool) -> bool:
+    """Does one simple command fit a ``Bash(...)`` specifier?
 
-
-def _fits(spec: str, words: list[str]) -> bool:
-    """Does one simple command's word list fit a ``Bash(...)`` specifier?"""
+    ``strict`` (allow rules): the program exactly as the rule writes it, and for a prefix rule
+    nothing :func:`core.shell_programs.prefix_risk` objects to; for an exact rule no word bash
+    would still expand. Otherwise (deny / ask rules) the program however it is named
+    (``/bin/rm`` is ``rm``).
+    """
     text, is_prefix = _bash_prefix(spec)
     wanted = shlex.split(text)
-    return words[: len(wanted)] == wanted if is_prefix else words == wanted
+    if not wanted:
+        return False
+    if not strict and "/" not in wanted[0]:
+        words = [program_name(words[0]), *words[1:]]
+    if not is_prefix:
+        if words != wanted:
+            return False
+        return not strict or raw is None or not any(expands(word) for word in raw)
+    if words[: len(wanted)] != wanted:
+        return False
+    return not strict or prefix_risk(words, raw) is None
 
 
 def _call_path(arguments: Mapping[str, Any], cwd: Path) -> Path:
@@ -192,10 +220,16 @@ class Verdict:
 
     kind: RuleKind
     rules: tuple[Rule, ...]
-    """Usually one; an allowed command line of several commands names each rule it needed."""
+    """Usually one; an allowed command line of several commands names each rule it needed.
+    Empty when no single rule decided (then :attr:`reason` says why)."""
+    reason: str | None = None
+    """Why Baton asks without a rule deciding (a line no rule can see into, one too long to
+    judge); shown in the approval."""
 
     def label(self) -> str:
         """``allow Bash(git diff:*)`` — how the dialog and the run file name it."""
+        if not self.rules:
+            return f"{self.kind}: {self.reason or 'no rule could decide'}"
         return f"{self.kind} {', '.join(str(rule) for rule in self.rules)}"
 
 
@@ -223,6 +257,8 @@ class RuleSet:
         self, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path
     ) -> Verdict | None:
         """The deciding rule for a call, or None when no rule speaks about it."""
+        if tool == "bash":
+            return self.evaluate_line(read_line(str(arguments.get("command", ""))))
         for kind in ("deny", "ask"):
             for rule in self.rules[kind]:
                 if rule.touches(tool, action, arguments, cwd, self.root):
@@ -230,19 +266,37 @@ class RuleSet:
         for rule in self.rules["allow"]:
             if rule.matches(tool, action, arguments, cwd, self.root):
                 return Verdict("allow", (rule,))
-        if tool == "bash":
-            return self._allow_each_command(str(arguments.get("command", "")))
         return None
 
-    def _allow_each_command(self, command: str) -> Verdict | None:
+    def evaluate_line(self, line: BashLine) -> Verdict | None:
+        """:meth:`evaluate` for a bash line already read (parsed once for every rule)."""
+        guarding = False
+        for kind in ("deny", "ask"):
+            for rule in self.rules[kind]:
+                if rule.governs("bash"):
+                    guarding = True
+                    if rule.touches_line(line):
+                        return Verdict(kind, (rule,))
+        if guarding and line.opaque is not None:
+            reason = f"the deny and ask rules cannot see what this line runs ({line.opaque})"
+            return Verdict("ask", (), reason)
+        for rule in self.rules["allow"]:
+            if rule.governs("bash") and rule.allows_line(line):
+                return Verdict("allow", (rule,))
+        return self._allow_each_command(line)
+
+    def _allow_each_command(self, line: BashLine) -> Verdict | None:
         """``git diff && git log``: allowed when each simple command fits *some* allow rule."""
-        analysis = analyse(command)
-        if not analysis.plain:
+        analysis = line.analysis
+        if not analysis.plain or line.evaluates:
             return None
         bash_rules = [r for r in self.rules["allow"] if r.governs("bash") and r.specifier]
         used: list[Rule] = []
-        for words in analysis.commands:
-            rule = next((r for r in bash_rules if _fits(r.specifier or "", words)), None)
+        for words, raw in zip(analysis.commands, analysis.raw, strict=True):
+            rule = next(
+                (r for r in bash_rules if _fits(r.specifier or "", words, raw, strict=True)),
+                None,
+            )
             if rule is None:
                 return None
             if rule not in used:
@@ -252,14 +306,12 @@ class RuleSet:
 
 # -- suggestions ------------------------------------------------------------------------------
 
-#: Programs whose arguments can run other programs or destroy data: suggest the exact line.
+#: Programs whose arguments destroy data or reach the network: suggest the exact line. (Those
+#: that run programs or have options that do are in :mod:`core.shell_programs`.)
 # fmt: off
-_EXACT_ONLY = frozenset({
-    "sh", "bash", "zsh", "dash", "fish", "env", "xargs", "find", "sudo", "su", "doas", "eval",
-    "exec", "nohup", "setsid", "timeout", "nice", "time", "watch", "ssh", "scp", "rsync",
-    "python", "python3", "node", "perl", "ruby", "php", "npx", "uvx", "rm", "mv", "cp", "dd",
-    "chmod", "chown", "chgrp", "ln", "curl", "wget", "kill", "pkill", "killall", "tee",
-    "truncate", "shred", "install", "make", "awk", "sed",
+_EXACT_ONLY = LAUNCHERS | frozenset(OPTIONS) | frozenset({
+    "rm", "mv", "cp", "dd", "chmod", "chown", "chgrp", "ln", "kill", "pkill", "killall",
+    "truncate", "shred", "rsync", "scp", "curl", "wget", "tee",
 })
 #: Programs whose second word is a subcommand: ``git diff`` → ``Bash(git diff:*)``, not ``git:*``.
 _WITH_SUBCOMMANDS = frozenset({
@@ -276,8 +328,9 @@ def suggest_rule(
 ) -> str | None:
     """A narrow "always allow" rule covering this call, or None when none would be safe.
 
-    ``git diff HEAD~1`` → ``Bash(git diff:*)``; ``rm -rf build`` → ``Bash(rm -rf build)``
-    (programs that can run others or destroy data get the exact line); an edit of
+    ``ls -la`` → ``Bash(ls:*)``; ``git diff HEAD~1`` → ``Bash(git diff HEAD~1)`` and
+    ``rm -rf build`` → ``Bash(rm -rf build)`` (programs that can run others, have options
+    that write files or run programs, or destroy data get the exact line); an edit of
     ``src/app.py`` → ``Edit(src/app.py)``; a compound command line → None.
     """
     name = _DISPLAY_NAMES.get(tool, tool)
@@ -287,9 +340,11 @@ def suggest_rule(
         if not analysis.plain or len(analysis.commands) != 1:
             return None
         words = analysis.commands[0]
-        if Path(words[0]).name in _EXACT_ONLY:
+        if any(expands(word) for word in analysis.raw[0]):
+            return None  # no rule can name the words bash will make of it
+        program = program_name(words[0])
+        if program in _EXACT_ONLY or prefix_risk(words, analysis.raw[0]) is not None:
             return f"Bash({shlex.join(words)})"
-        program = Path(words[0]).name
         subcommand = len(words) > 1 and program in _WITH_SUBCOMMANDS and _SUBCOMMAND.match(words[1])
         prefix = words[:2] if subcommand else words[:1]
         return f"Bash({shlex.join(prefix)}:*)"
