@@ -1,0 +1,169 @@
+"""Judging a call against the rules without ever blocking the event loop.
+
+Reading a bash line is pure-Python parsing (bashlex), and its cost is the model's to choose:
+a 200 KB line took 15 s, a 2,000-deep ``$(`` a minute — on the loop, that froze every run and
+Cancel. So :func:`judge` reads a line on the loop only when it is short and shallow (well under
+a millisecond); anything larger goes to a worker *process* (a thread would still hold the GIL
+and cannot be stopped), which gets :data:`TIME_LIMIT_S` and is killed past it. A line over
+:data:`MAX_COMMAND_CHARS`, or one the worker could not finish, is *asked* about — never allowed
+— with the reason in the approval.
+
+Each large line gets a fresh worker (the bundle: the executable itself, told so by
+:data:`WORKER_VARIABLE`), which answers one JSON line and is gone: nothing lingers between
+judgements, and several steps' lines are judged side by side. Large lines are rare (a short
+command is judged on the loop), so the start-up of a Python is paid seldom; it does not count
+against the time limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import os
+import select
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.bash_line import read_line
+from core.rules import Rule, RuleSet, Verdict, suggest_rule
+
+MAX_COMMAND_CHARS = 32_768
+"""Longer bash lines are asked about unread (a person reads them, not the rules)."""
+TIME_LIMIT_S = 2.0
+"""How long the worker may take over one line before it is killed and the line asked about."""
+START_LIMIT_S = 60.0
+"""How long a new worker may take to start (importing Python on a busy machine)."""
+INLINE_CHARS = 512
+INLINE_NESTING = 16
+"""Lines at most this long, with at most this many brackets and backticks, are read on the
+loop: bashlex takes well under a millisecond there, and a round trip would cost more."""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the rules say about one call, and the rule a person could keep."""
+
+    verdict: Verdict | None
+    suggestion: str | None = None
+
+
+async def judge(
+    rules: RuleSet, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path
+) -> Judgement:
+    """The rules' verdict on a call and a suggested rule, never blocking the loop for long."""
+    if tool != "bash":
+        verdict = rules.evaluate(tool, action, arguments, cwd)
+        return Judgement(verdict, suggest_rule(tool, action, arguments, cwd, rules.root))
+    if "bashlex" not in sys.modules:  # its parser tables take ~100 ms to load: not on the loop
+        await asyncio.to_thread(importlib.import_module, "bashlex")
+    command = str(arguments.get("command", ""))
+    if len(command) > MAX_COMMAND_CHARS:
+        reason = (
+            f"the command is {len(command):,} characters long, and Baton checks lines of up "
+            f"to {MAX_COMMAND_CHARS:,} against the rules"
+        )
+        return Judgement(Verdict("ask", (), reason))
+    if len(command) <= INLINE_CHARS and _nesting(command) <= INLINE_NESTING:
+        return judge_bash(rules, command, cwd)
+    texts, root = rules.texts(), str(rules.root)
+    answer = await asyncio.to_thread(_ask_worker, (texts, root, command, str(cwd)))
+    if answer is None:
+        reason = f"checking the command against the rules took over {TIME_LIMIT_S:g} s"
+        return Judgement(Verdict("ask", (), reason))
+    kind, names, why, suggestion = answer
+    verdict = None if kind is None else Verdict(kind, tuple(Rule.parse(n) for n in names), why)
+    return Judgement(verdict, suggestion)
+
+
+def judge_bash(rules: RuleSet, command: str, cwd: Path) -> Judgement:
+    """Read ``command`` once and judge it (what the worker runs, and the loop for short lines)."""
+    verdict = rules.evaluate_line(read_line(command))
+    suggestion = suggest_rule("bash", None, {"command": command}, cwd, rules.root)
+    return Judgement(verdict, suggestion)
+
+
+def _nesting(command: str) -> int:
+    return command.count("(") + command.count("`") + command.count("{")
+
+
+_Answer = tuple[Any, list[str], str | None, str | None]
+
+WORKER_VARIABLE = "BATON_RULE_WORKER"
+"""Set in the worker's environment: the bundled executable then serves rules, not the app."""
+
+
+def serve() -> int:
+    """The worker process: one JSON request a line on stdin, one answer a line on stdout."""
+    import bashlex  # noqa: F401  (its parser tables load before "ready", not in the time limit)
+
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything else printed goes to stderr, never into an answer
+    answers.write(b'"ready"\n')
+    answers.flush()
+    for request in sys.stdin.buffer:
+        texts, root, command, cwd = json.loads(request)
+        judged = judge_bash(RuleSet.from_texts(Path(root), texts), command, Path(cwd))
+        verdict = judged.verdict
+        answer: _Answer = (None, [], None, judged.suggestion)
+        if verdict is not None:
+            names = [str(rule) for rule in verdict.rules]
+            answer = (verdict.kind, names, verdict.reason, judged.suggestion)
+        answers.write(json.dumps(answer).encode() + b"\n")
+        answers.flush()
+    return 0
+
+
+def _worker_argv() -> list[str]:
+    """This Python running :func:`serve` (the bundle: itself, told by :data:`WORKER_VARIABLE`)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    root = str(Path(__file__).resolve().parents[1])
+    code = f"import sys; sys.path.insert(0, {root!r}); from core.rule_judge import serve; serve()"
+    return [sys.executable, "-c", code]
+
+
+def _ask_worker(request: tuple[Any, ...]) -> _Answer | None:
+    """A fresh worker's answer to one request (in a thread: this blocks), or None when it did
+    not answer within :data:`TIME_LIMIT_S` of being ready; it is killed either way."""
+    process = subprocess.Popen(
+        _worker_argv(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, WORKER_VARIABLE: "1"},
+    )
+    assert process.stdin is not None
+    try:
+        if _read_line(process, START_LIMIT_S) != "ready":
+            return None
+        process.stdin.write(json.dumps(request).encode() + b"\n")
+        process.stdin.close()
+        answer = _read_line(process, TIME_LIMIT_S)
+        if answer is None:
+            return None
+        kind, names, why, suggestion = answer
+        return kind, names, why, suggestion
+    except (OSError, ValueError):
+        return None
+    finally:
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+def _read_line(process: subprocess.Popen[bytes], limit_s: float) -> Any:
+    """The next JSON line the worker writes within ``limit_s``, or None."""
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], limit_s)
+    if not ready:
+        return None
+    line = process.stdout.readline()
+    return json.loads(line) if line else None
+
