@@ -36,8 +36,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.events import ApprovalRequested, ApprovalResolved, Decider, Event, Log
-from core.rule_store import RuleStore, project_of
 from core.rule_judge import judge
+from core.rule_store import RuleStore, project_of
 from core.rules import RuleError, RuleSet
 from core.settings import PolicyValue
 

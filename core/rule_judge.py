@@ -166,4 +166,3 @@ def _read_line(process: subprocess.Popen[bytes], limit_s: float) -> Any:
         return None
     line = process.stdout.readline()
     return json.loads(line) if line else None
-

@@ -271,9 +271,9 @@ def _option_risk(name: str, table: Options, args: list[str]) -> str | None:
         subcommand = next((a for a in args if not a.startswith("-")), "")
         if subcommand in table.subcommands:
             return f"{name} {subcommand} runs other programs"
-    if table.first_bundle and args and not args[0].startswith("-"):
-        if set(args[0]) & set(table.short):
-            return f"{name} option cluster {args[0]} runs programs"
+    bundle = args[0] if table.first_bundle and args and not args[0].startswith("-") else ""
+    if set(bundle) & set(table.short):
+        return f"{name} option cluster {bundle} runs programs"
     for arg in args:
         if arg == "--":
             break
