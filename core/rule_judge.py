@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from core.bash_line import read_line
-from core.rules import Rule, RuleSet, Verdict, suggest_rule
+from core.rules import Rule, RuleSet, Verdict, suggest_bash, suggest_rule
 
 MAX_COMMAND_CHARS = 32_768
 """Longer bash lines are asked about unread (a person reads them, not the rules)."""
@@ -82,9 +82,8 @@ async def judge(
 
 def judge_bash(rules: RuleSet, command: str, cwd: Path) -> Judgement:
     """Read ``command`` once and judge it (what the worker runs, and the loop for short lines)."""
-    verdict = rules.evaluate_line(read_line(command))
-    suggestion = suggest_rule("bash", None, {"command": command}, cwd, rules.root)
-    return Judgement(verdict, suggestion)
+    line = read_line(command)
+    return Judgement(rules.evaluate_line(line), suggest_bash(line))
 
 
 def _nesting(command: str) -> int:

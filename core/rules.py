@@ -21,6 +21,7 @@ rule. Deny and ask rules match when *any* command in the line matches.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -31,7 +32,6 @@ from typing import Any, Literal
 import pathspec
 
 from core.bash_line import BashLine, read_line
-from core.shell_commands import analyse
 from core.shell_programs import LAUNCHERS, OPTIONS, expands, prefix_risk, program_name
 
 RuleKind = Literal["allow", "ask", "deny"]
@@ -141,8 +141,7 @@ class Rule:
             return True
         # Unreadable, or hiding commands bashlex does not look into (``${X:-$(curl …)}``):
         # a deny or ask rule errs on the side of matching.
-        text = _bash_prefix(self.specifier)[0]
-        wanted = " ".join(shlex.split(text))
+        wanted = " ".join(_spec_words(self.specifier)[0])
         return not line.analysis.plain and wanted in " ".join(line.text.split())
 
     def _matches(
@@ -168,6 +167,14 @@ def _bash_prefix(spec: str) -> tuple[str, bool]:
     return spec, False
 
 
+@functools.lru_cache(maxsize=4096)
+def _spec_words(spec: str) -> tuple[tuple[str, ...], bool]:
+    """A ``Bash(...)`` specifier's words and whether it is a prefix (read once per rule text:
+    every bash call weighs every rule)."""
+    text, is_prefix = _bash_prefix(spec)
+    return tuple(shlex.split(text)), is_prefix
+
+
 def _fits(spec: str, words: list[str], raw: list[str] | None, *, strict: bool) -> bool:
     """Does one simple command fit a ``Bash(...)`` specifier?
 
@@ -176,17 +183,16 @@ def _fits(spec: str, words: list[str], raw: list[str] | None, *, strict: bool) -
     would still expand. Otherwise (deny / ask rules) the program however it is named
     (``/bin/rm`` is ``rm``).
     """
-    text, is_prefix = _bash_prefix(spec)
-    wanted = shlex.split(text)
+    wanted, is_prefix = _spec_words(spec)
     if not wanted:
         return False
     if not strict and "/" not in wanted[0]:
         words = [program_name(words[0]), *words[1:]]
     if not is_prefix:
-        if words != wanted:
+        if tuple(words) != wanted:
             return False
         return not strict or raw is None or not any(expands(word) for word in raw)
-    if words[: len(wanted)] != wanted:
+    if tuple(words[: len(wanted)]) != wanted:
         return False
     return not strict or prefix_risk(words, raw) is None
 
@@ -335,19 +341,7 @@ def suggest_rule(
     """
     name = _DISPLAY_NAMES.get(tool, tool)
     if tool == "bash":
-        command = str(arguments.get("command", "")).strip()
-        analysis = analyse(command)
-        if not analysis.plain or len(analysis.commands) != 1:
-            return None
-        words = analysis.commands[0]
-        if any(expands(word) for word in analysis.raw[0]):
-            return None  # no rule can name the words bash will make of it
-        program = program_name(words[0])
-        if program in _EXACT_ONLY or prefix_risk(words, analysis.raw[0]) is not None:
-            return f"Bash({shlex.join(words)})"
-        subcommand = len(words) > 1 and program in _WITH_SUBCOMMANDS and _SUBCOMMAND.match(words[1])
-        prefix = words[:2] if subcommand else words[:1]
-        return f"Bash({shlex.join(prefix)}:*)"
+        return suggest_bash(read_line(str(arguments.get("command", "")).strip()))
     if name in ("Edit", "Read"):
         path = _call_path(arguments, cwd)
         try:
@@ -363,6 +357,22 @@ def suggest_rule(
         chosen = action or str(arguments.get("action", ""))
         return f"Document({chosen})" if chosen else "Document"
     return name
+
+
+def suggest_bash(line: BashLine) -> str | None:
+    """:func:`suggest_rule` for a bash line already read."""
+    analysis = line.analysis
+    if not analysis.plain or len(analysis.commands) != 1 or line.evaluates:
+        return None
+    words = analysis.commands[0]
+    if any(expands(word) for word in analysis.raw[0]):
+        return None  # no rule can name the words bash will make of it
+    program = program_name(words[0])
+    if program in _EXACT_ONLY or prefix_risk(words, analysis.raw[0]) is not None:
+        return f"Bash({shlex.join(words)})"
+    subcommand = len(words) > 1 and program in _WITH_SUBCOMMANDS and _SUBCOMMAND.match(words[1])
+    prefix = words[:2] if subcommand else words[:1]
+    return f"Bash({shlex.join(prefix)}:*)"
 
 
 def _glob_escape(pattern: str) -> str:
