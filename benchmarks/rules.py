@@ -10,8 +10,8 @@
   ``max_stall_deep_ms`` for a 2,000-deep ``$(`` and ``max_stall_30k_ms`` for a readable 30 KB
   line (both judged by the worker process).
 
-Last line: ``{"p99_ms", "median_ms", "p99_wall_ms", "max_stall_ms", "max_stall_deep_ms", "max_stall_30k_ms",
-"lines"}``.
+Last line: ``{"p99_ms", "median_ms", "p99_wall_ms", "max_stall_ms", "max_stall_deep_ms",
+"max_stall_30k_ms", "lines"}``.
 """
 
 from __future__ import annotations
