@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.shell_commands import ShellAnalysis, analyse
-from core.shell_programs import expands, inner_commands, program_name, shell_strings
+from core.shell_programs import ARITHMETIC, expands, inner_commands, program_name, shell_strings
 
 MAX_DEPTH = 8
 """Shell strings inside shell strings followed at most this deep; deeper is opaque."""
@@ -64,6 +64,9 @@ def _command(words: list[str], program: str, line: BashLine, depth: int) -> None
     name = program_name(words[0])
     if name == "eval":
         line.evaluates = True
+    if name in ARITHMETIC and any("$(" in word or "`" in word for word in words[1:]):
+        # ``test -v 'a[$(rm x)]'``: bash runs what the subscript holds, quotes or not.
+        _hide(line, f"{name} evaluates array subscripts, which can run commands")
     strings = shell_strings(words)
     if strings is None:
         _hide(line, f"{name} runs code Baton cannot read")

@@ -4,7 +4,9 @@ bubblewrap sandbox (the bash tool's own :func:`core.tools.sandbox.bwrap_argv`) u
 
 Whenever the rules said *allow*, every program that actually started must be one the deciding
 rules name (git's own helpers and tar's compressors count as theirs), and a line allowed by
-rules for read-only programs must leave every file as it was. Every line marked as an attack
+rules for read-only programs must leave every file as it was. Whenever a program a deny rule
+names started, the rules must have denied the line or asked about it — never allowed it, nor
+left it to the policy. Every line marked as an attack
 must really start ``id`` or ``rm`` — so the table keeps its teeth — and then must not have been
 allowed.
 """
@@ -42,6 +44,8 @@ READ_ONLY = {
     "unset", "find", "sed", "awk", "sort", "less", "true",
 }  # fmt: skip
 PAYLOADS = {"id", "rm"}
+DENIED = {"rm", "curl"}
+"""The table's deny rules' programs: a line that started one must have been denied or asked."""
 CHUNKS = 2
 """Sandboxes run side by side (the CI machine has two cores)."""
 
@@ -149,8 +153,12 @@ def test_what_the_rules_allow_runs_nothing_else(tmp_path: Path) -> None:
     for index, line in enumerate(LINES):
         verdict = rules.evaluate("bash", None, {"command": line.command}, tmp_path)
         ran = started[index]
-        if line.attack and not PAYLOADS & {program_name(p) for p in ran}:
+        names = {program_name(path) for path in ran}
+        if line.attack and not PAYLOADS & names:
             failures.append(f"{line.command!r}: marked an attack but started only {ran}")
+        if names & DENIED and (verdict is None or verdict.kind not in ("deny", "ask")):
+            label = verdict.label() if verdict else "no rule"
+            failures.append(f"{line.command!r}: started {sorted(names & DENIED)} under {label}")
         if verdict is None or verdict.kind != "allow":
             continue
         allowed = _allowed_programs(verdict)
