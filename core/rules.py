@@ -1,9 +1,9 @@
-"""Per-project permission rules in Claude Code's syntax (DESIGN §6, issue 14 item 7).
+"""Per-project permission rules in Claude Code's syntax.
 
 A rule names a tool and, optionally, what it applies to:
 
 * ``Bash`` / ``Bash(*)`` — every command; ``Bash(npm test)`` — exactly that command;
-  ``Bash(git diff:*)`` (or ``Bash(git diff *)``) — ``git diff`` with any arguments.
+  ``Bash(git diff:*)`` (or ``Bash(git diff *)``) — ``git diff`` with any inert arguments.
 * ``Read(src/**)``, ``Edit(/docs/*.md)``, ``Read(~/.zshrc)``, ``Read(//etc/hosts)`` —
   gitignore-style paths: relative to the project folder (a leading ``/`` too), ``~/`` from
   home, ``//`` from the filesystem root. ``Edit`` rules cover ``write``; ``Read`` rules cover
@@ -12,11 +12,23 @@ A rule names a tool and, optionally, what it applies to:
 * Any other name (``WebFetch``, ``mcp__github``) matches that tool by name.
 
 Rules come in three lists evaluated **deny → ask → allow**: the first list with a match
-decides. Commands are read the way bash reads them (:mod:`core.shell_commands`): an allow rule
-matches only when *every* simple command of a plain command line matches it, so
-``Bash(git show:*)`` never allows ``git show > ~/.ssh/x``, ``git show; rm -rf .``,
-``$(…)``, backticks or ``git log | sh``; a line bashlex cannot read never matches an allow
-rule. Deny and ask rules match when *any* command in the line matches.
+decides. Commands are read the way bash reads them (:mod:`core.bash_line`), and a rule is a
+promise about the *programs* a line runs:
+
+* An allow rule matches only when *every* simple command of a plain line fits it, so
+  ``Bash(git show:*)`` never allows ``git show > ~/.ssh/x``, ``git show; rm -rf .``, ``$(…)``,
+  backticks or ``git log | sh``; a line bashlex cannot read never matches. A *prefix* rule
+  also never allows a program that runs others (``env``, ``xargs``, ``bash``, ``timeout``…),
+  an option that writes files or runs programs (``git log --output=x``, ``find -exec``,
+  ``sed -i``), a word bash would still expand into such an option (``git diff *`` beside a
+  file named ``--output=x``), or a builtin that evaluates a subscript (``test -v 'a[$(…)]'``):
+  see :mod:`core.shell_programs`. ``eval`` is never allowed by a rule.
+* Deny and ask rules match when *any* command the line may start fits, however it is invoked
+  (``/bin/rm``, ``command rm``, ``env rm``, ``xargs rm``, ``find -exec rm``, ``bash -c 'rm'``,
+  ``eval rm``). A line whose programs cannot all be named (``$CMD x``, ``sh < script``, a
+  subscript holding code) is asked about whenever the project has a deny or ask rule for bash.
+
+Suggested "always allow" rules are exact lines for the programs above, prefixes otherwise.
 """
 
 from __future__ import annotations

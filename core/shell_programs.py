@@ -4,7 +4,8 @@ A prefix rule such as ``Bash(git log:*)`` promises that the line runs ``git log`
 else. Bash and the programs themselves break that promise in three ways, each answered here:
 
 * **Programs that run programs** (:data:`LAUNCHERS`): ``env rm``, ``xargs rm``, ``bash -c``,
-  ``timeout 5 rm``, ``eval``, editors, interpreters. Their arguments *are* a program, so no
+  ``timeout 5 rm``, ``eval``, editors, interpreters — and builtins that change what later
+  commands run (``export GIT_EXTERNAL_DIFF=id``). Their arguments *are* a program, so no
   prefix rule can vouch for them; a person may still allow an exact line.
 * **Options that write files or run programs** (:data:`OPTIONS`): ``git log --output=x``,
   ``git diff --ext-diff``, ``find -exec``, ``sed -i`` / ``s///e``, ``awk 'BEGIN{system(…)}'``,
@@ -43,6 +44,9 @@ LAUNCHERS = SHELLS | frozenset({
     "pipx", "vim", "vi", "nvim", "view", "ex", "ed", "emacs", "make", "gmake", "man", "patch",
     "docker", "podman", "trap", "alias", "hash", "enable", "fc", "coproc", "compgen",
     "complete", "bind", "dbus-run-session", "sg", "newgrp", "tmux", "screen", "socat",
+}) | frozenset({
+    # Builtins that change what later commands run: ``export GIT_EXTERNAL_DIFF=id; git diff``.
+    "export", "declare", "typeset", "local", "readonly", "set", "shopt", "umask",
 })
 #: Builtins that evaluate array subscripts or arithmetic in their arguments (``a[$(cmd)]``).
 ARITHMETIC = frozenset({
@@ -53,7 +57,10 @@ ARITHMETIC = frozenset({
 #: Always arithmetic, whatever the words look like (a bare name's *value* is evaluated).
 ALWAYS_ARITHMETIC = frozenset({"let", "(("})
 #: Programs that run what their arguments name, with how to find it.
-WRAPPERS = LAUNCHERS - SHELLS - frozenset({"eval", "source", "."})
+WRAPPERS = LAUNCHERS - SHELLS - frozenset({
+    "eval", "source", ".", "export", "declare", "typeset", "local", "readonly", "set", "shopt",
+    "umask",
+})
 # fmt: on
 
 MAX_CANDIDATES = 8
@@ -90,6 +97,12 @@ def _sed_script(args: list[str]) -> str | None:
         scripts = [next((a for a in args if not a.startswith("-")), "")]
     if any(re.search(r"[ewW]", s) for s in scripts):
         return "a sed script that may run commands or write files (e, w, W)"
+    return None
+
+
+def _tar_archive(args: list[str]) -> str | None:
+    if "--force-local" not in args and any(":" in a and not a.startswith("-") for a in args):
+        return "a tar archive name with a colon, which tar reaches through rsh"
     return None
 
 
@@ -149,6 +162,7 @@ OPTIONS: dict[str, Options] = {
         }),
         short="IFzjJZa",
         first_bundle=True,
+        script=_tar_archive,
     ),
     "rsync": Options(long=frozenset({"rsh", "rsync-path"}), short="e"),
     "scp": Options(short="SoF"),
@@ -245,7 +259,7 @@ def prefix_risk(words: list[str], raw: list[str] | None = None) -> str | None:
     name = program_name(words[0])
     args = words[1:]
     if name in LAUNCHERS:
-        return f"{name} runs other programs or code"
+        return f"{name} runs other programs or code, or changes what later commands run"
     if name in ARITHMETIC:
         if name in ALWAYS_ARITHMETIC:
             return f"{name} evaluates arithmetic"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
 
 from core.rule_store import RuleStore, project_of
 from core.rules import Rule, RuleError, RuleSet, suggest_rule
+from core.shell_programs import LAUNCHERS, OPTIONS
 from tests.rule_table import LINES, RULES
 
 COMMANDS = [(line.command, line.expected) for line in LINES]
@@ -180,3 +182,21 @@ def test_the_rules_command_adds_lists_checks_and_removes(
     assert json.loads(out[3])["allow"] == ["Bash(git diff:*)"]
     assert main(["rules", *where, "remove", "allow", "Bash(git diff:*)"]) == 0
     assert RuleStore().for_folder(tmp_path).texts()["allow"] == []
+
+
+def test_a_suggested_rule_is_never_a_prefix_for_risky_programs(tmp_path: Path) -> None:
+    """Baton's own suggestion, kept by a person, allows exactly what a sound rule may: a prefix
+    only for programs with no risky options, never for a line the table calls an attack, and
+    always the line it was suggested for."""
+    for line in LINES:
+        suggested = suggest_rule("bash", None, {"command": line.command}, tmp_path, tmp_path)
+        if suggested is None:
+            continue
+        spec = Rule.parse(suggested).specifier or ""
+        if spec.endswith(":*"):
+            program = shlex.split(spec[:-2])[0]
+            assert program not in OPTIONS and program not in LAUNCHERS, suggested
+            assert not line.attack, suggested
+        rules = RuleSet.from_texts(tmp_path, {"allow": [suggested]})
+        verdict = rules.evaluate("bash", None, {"command": line.command}, tmp_path)
+        assert verdict is not None and verdict.kind == "allow", suggested
