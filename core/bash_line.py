@@ -18,6 +18,10 @@ from core.shell_programs import ARITHMETIC, expands, inner_commands, program_nam
 
 MAX_DEPTH = 8
 """Shell strings inside shell strings followed at most this deep; deeper is opaque."""
+MAX_REACHED = 512
+"""Commands followed at most; more is opaque."""
+MAX_WRAPPED = 64
+"""Wrappers inside wrappers (``env nice timeout 5 rm``) followed at most; deeper is opaque."""
 
 #: Problems of :func:`core.shell_commands.analyse` that hide a program from any rule.
 _HIDING = ("parameter expansion", "here-document", "in a word", "in a command", "unknown")
@@ -35,6 +39,7 @@ class BashLine:
     """Why some program the line may run cannot be named (None: every one can)."""
     evaluates: bool = False
     """The line uses ``eval``, which no rule allows."""
+    seen: set[tuple[str, ...]] = field(default_factory=set, repr=False)
 
 
 def read_line(command: str) -> BashLine:
@@ -57,7 +62,14 @@ def _follow(analysis: ShellAnalysis, line: BashLine, depth: int) -> None:
         _command(words, raw[0], line, depth)
 
 
-def _command(words: list[str], program: str, line: BashLine, depth: int) -> None:
+def _command(words: list[str], program: str, line: BashLine, depth: int, wrapped: int = 0) -> None:
+    key = tuple(words)
+    if key in line.seen:  # ``env env rm``: the same tail is reached through every wrapper
+        return
+    if len(line.reached) >= MAX_REACHED or wrapped > MAX_WRAPPED:
+        _hide(line, "more commands than Baton follows")
+        return
+    line.seen.add(key)
     line.reached.append(words)
     if expands(program):
         _hide(line, f"a program named by an expansion ({program})")
@@ -76,12 +88,10 @@ def _command(words: list[str], program: str, line: BashLine, depth: int) -> None
                 _hide(line, "shell strings nested too deep")
                 break
             _follow(analyse(code), line, depth + 1)
-    if depth >= MAX_DEPTH:
-        return
     for inner in inner_commands(words):
         # Wrapped programs were read with quotes removed, so any ``$``, ``*`` or ``{`` left
         # in one counts as an expansion (erring towards opaque).
-        _command(inner, inner[0], line, depth + 1)
+        _command(inner, inner[0], line, depth, wrapped + 1)
 
 
 def _hide(line: BashLine, reason: str) -> None:

@@ -288,5 +288,7 @@ LINES: list[Line] = [
     Line("sh < script.sh", "ask"),
     Line("/bin/r? victim.txt", "ask"),
     Line("eval true", None),
+    Line("env " * 40 + "rm victim.txt", "deny"),
+    Line("env " * 40 + "$(printf r)m victim.txt", "ask"),
 ]
 # fmt: on
