@@ -8,10 +8,11 @@
 * ``max_stall_ms`` — the longest a ticker task on the same loop (waking every millisecond,
   like another task's stream) waited beyond its sleep while a 1 MB line was judged; also
   ``max_stall_deep_ms`` for a 2,000-deep ``$(`` and ``max_stall_30k_ms`` for a readable 30 KB
-  line (both judged by the worker process).
+  line (both judged by the worker process), ``max_stall_4k_ms`` for 4 KB of ``a;a;…`` (judged
+  in a thread).
 
 Last line: ``{"p99_ms", "median_ms", "p99_wall_ms", "max_stall_ms", "max_stall_deep_ms",
-"max_stall_30k_ms", "lines"}``.
+"max_stall_30k_ms", "max_stall_4k_ms", "lines"}``.
 """
 
 from __future__ import annotations
@@ -90,10 +91,15 @@ async def main() -> None:
     one_mb = "git log " + "a" * (1_000_000 - 8)
     deep = "git log " + "$(echo " * 2000 + "x" + ")" * 2000
     readable = "echo " + "a " * 15_000
+    medium = "a;" * 2000
     stall = await max_stall(judged(one_mb))
     stall_deep = await max_stall(judged(deep))
     stall_30k = await max_stall(judged(readable))
-    print(f"max stall: 1 MB {stall:.1f} ms, deep {stall_deep:.1f} ms, 30 KB {stall_30k:.1f} ms")
+    stall_4k = await max_stall(judged(medium))
+    print(
+        f"max stall: 1 MB {stall:.1f} ms, deep {stall_deep:.1f} ms, 30 KB {stall_30k:.1f} ms,"
+        f" 4 KB (thread) {stall_4k:.1f} ms"
+    )
     print(
         json.dumps(
             {
@@ -103,6 +109,7 @@ async def main() -> None:
                 "max_stall_ms": round(stall, 1),
                 "max_stall_deep_ms": round(stall_deep, 1),
                 "max_stall_30k_ms": round(stall_30k, 1),
+                "max_stall_4k_ms": round(stall_4k, 1),
                 "lines": len(LINES),
             }
         )
