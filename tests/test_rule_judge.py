@@ -16,11 +16,15 @@ from core.events import Event
 from core.rule_judge import MAX_COMMAND_CHARS, judge
 from core.rule_store import RuleStore
 from core.rules import RuleSet
-from core.settings import DEFAULT_POLICY
+from core.run_request import RunRequest, StepSpec
+from core.runner import Runner
+from core.settings import DEFAULT_POLICY, load_settings, save_settings
+from tests.llm_server import LLMServer, Reply, ToolCall, last_user_text
 
 ONE_MB = "git log " + "a" * (1_000_000 - 8)
 DEEP = "git log " + "$(echo " * 2000 + "x" + ")" * 2000
 DEEP_PLAIN = "git log " + " ".join(["a"] * 4000)  # large, readable: judged by the worker
+MEDIUM = "git log " + " ".join(["a"] * 500)  # judged in a thread
 
 
 async def test_huge_and_deep_lines_are_asked_about_while_another_task_streams(
@@ -62,11 +66,12 @@ async def test_huge_and_deep_lines_are_asked_about_while_another_task_streams(
     assert len(streamed) > 1
 
 
-async def test_a_large_readable_line_is_judged_by_the_worker(tmp_path: Path) -> None:
+@pytest.mark.parametrize("line", [DEEP_PLAIN, MEDIUM], ids=["worker", "thread"])
+async def test_a_large_readable_line_is_judged_off_the_loop(tmp_path: Path, line: str) -> None:
     rules = RuleSet.from_texts(tmp_path, {"allow": ["Bash(git log:*)"], "deny": ["Bash(rm:*)"]})
-    allowed = await judge(rules, "bash", None, {"command": DEEP_PLAIN}, tmp_path)
+    allowed = await judge(rules, "bash", None, {"command": line}, tmp_path)
     assert allowed.verdict is not None and allowed.verdict.label() == "allow Bash(git log:*)"
-    denied = await judge(rules, "bash", None, {"command": DEEP_PLAIN + " && rm x"}, tmp_path)
+    denied = await judge(rules, "bash", None, {"command": line + " && env rm x"}, tmp_path)
     assert denied.verdict is not None and denied.verdict.kind == "deny"
 
 
@@ -86,3 +91,51 @@ async def test_a_line_over_the_size_limit_is_never_allowed(tmp_path: Path) -> No
     judged = await judge(rules, "bash", None, {"command": line}, tmp_path)
     assert judged.verdict is not None and judged.verdict.kind == "ask"
     assert judged.suggestion is None
+
+
+async def test_a_run_asks_about_huge_lines_while_another_run_streams(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """End to end: the model sends both lines in one turn of a real run, while a second run on
+    the same loop streams its answer; both lines reach the person with the reason, neither
+    runs, and the other run finishes."""
+    save_settings(llm_server.settings())
+    project, other = tmp_path / "project", tmp_path / "other"
+    project.mkdir()
+    other.mkdir()
+    store = RuleStore()
+    store.add(project.resolve(), "allow", "Bash")
+    store.add(project.resolve(), "deny", "Bash(rm:*)")
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if "stream please" in last_user_text(body):
+            return Reply.answer("word " * 2000)
+        if body["messages"][-1]["role"] == "tool":
+            return Reply.answer("done")
+        return Reply.tools(
+            ToolCall("bash", {"command": ONE_MB}, "big"),
+            ToolCall("bash", {"command": DEEP}, "deep"),
+        )
+
+    llm_server.responder = reply
+    asked: list[ApprovalRequest] = []
+
+    async def person(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(decision="deny")
+
+    settings = load_settings()
+    judged = Runner(
+        RunRequest(mode="single", steps=[StepSpec("worker", "go")], cwd=project),
+        settings=settings,
+        responder=person,
+    )
+    streaming = Runner(
+        RunRequest(mode="single", steps=[StepSpec("worker", "stream please")], cwd=other),
+        settings=settings,
+    )
+    results = await asyncio.gather(judged.run(), streaming.run())
+    assert [r.status for r in results] == ["ok", "ok"]
+    notes = {request.call_id: describe(request).rule_note for request in asked}
+    assert set(notes) == {"big", "deep"}
+    assert all(note.startswith("Asked because") for note in notes.values())
