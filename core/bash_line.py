@@ -14,7 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.shell_commands import ShellAnalysis, analyse
-from core.shell_programs import ARITHMETIC, expands, inner_commands, program_name, shell_strings
+from core.shell_programs import (
+    ARITHMETIC,
+    STATE_CHANGERS,
+    expands,
+    inner_commands,
+    program_name,
+    shell_strings,
+)
 
 MAX_DEPTH = 8
 """Shell strings inside shell strings followed at most this deep; deeper is opaque."""
@@ -24,7 +31,15 @@ MAX_WRAPPED = 64
 """Wrappers inside wrappers (``env nice timeout 5 rm``) followed at most; deeper is opaque."""
 
 #: Problems of :func:`core.shell_commands.analyse` that hide a program from any rule.
-_HIDING = ("parameter expansion", "here-document", "in a word", "in a command", "unknown")
+_HIDING = (
+    "parameter expansion",
+    "here-document",
+    "in a word",
+    "in a command",
+    "unknown",
+    # ``BASH_ENV=x bash``, ``GIT_EXTERNAL_DIFF=id git diff``, ``PATH=. ls``: what runs changes.
+    "variable assignment",
+)
 
 
 @dataclass
@@ -76,6 +91,8 @@ def _command(words: list[str], program: str, line: BashLine, depth: int, wrapped
     name = program_name(words[0])
     if name == "eval":
         line.evaluates = True
+    if name in STATE_CHANGERS:
+        _hide(line, f"{name} changes what later commands run")
     if name in ARITHMETIC and any("$(" in word or "`" in word for word in words[1:]):
         # ``test -v 'a[$(rm x)]'``: bash runs what the subscript holds, quotes or not.
         _hide(line, f"{name} evaluates array subscripts, which can run commands")

@@ -56,6 +56,11 @@ ARITHMETIC = frozenset({
 })
 #: Always arithmetic, whatever the words look like (a bare name's *value* is evaluated).
 ALWAYS_ARITHMETIC = frozenset({"let", "(("})
+#: Builtins that change what later commands run (a deny rule cannot follow them).
+STATE_CHANGERS = frozenset({
+    "export", "declare", "typeset", "local", "readonly", "alias", "set", "shopt", "enable",
+    "hash",
+})
 #: Programs that run what their arguments name, with how to find it.
 WRAPPERS = LAUNCHERS - SHELLS - frozenset({
     "eval", "source", ".", "export", "declare", "typeset", "local", "readonly", "set", "shopt",
@@ -342,18 +347,23 @@ def inner_commands(words: list[str]) -> list[list[str]]:
 
 
 def shell_strings(words: list[str]) -> list[str] | None:
-    """The shell code a command runs as a string (``bash -c CODE``, ``eval A B``, ``su -c``),
-    or None when it runs code Baton cannot read (``bash script.sh``, ``sh`` reading stdin,
-    ``source file``). An empty list: no shell code."""
+    """The shell code a command runs as strings (``bash -c CODE``, ``eval A B``, ``su -c``,
+    ``trap CODE EXIT``, ``env -S 'rm x'``), or None when it runs code Baton cannot read
+    (``bash script.sh``, ``sh`` reading stdin, ``source file``). An empty list: no shell code.
+    Which word is the code is not worked out: every candidate is read, erring on matching."""
     name = program_name(words[0])
     if name == "eval":
         return [" ".join(words[1:])]
     if name in ("source", "."):
         return None
-    if name in SHELLS or name in ("su", "runuser", "flock", "script", "watch", "ssh"):
-        strings = [w for w in words[1:] if not w.startswith("-")]
-        if name in SHELLS:
-            has_c = any(w.startswith("-") and not w.startswith("--") and "c" in w for w in words)
-            return strings[:1] if has_c and strings else None
+    if name == "trap":
+        return [w for w in words[1:2] if not w.startswith("-")]
+    strings = [w for w in words[1:] if not w.startswith("-")]
+    if name in SHELLS:
+        has_c = any(w.startswith("-") and not w.startswith("--") and "c" in w for w in words)
+        return strings if has_c and strings else None
+    if name in ("su", "runuser", "flock", "script", "watch", "ssh"):
         return strings
+    if name in WRAPPERS:
+        return [w for w in strings if any(c.isspace() for c in w)]
     return []
