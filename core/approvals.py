@@ -22,6 +22,8 @@ policy entry, the run's setting, the no-terminal default, a cancel — in the
 audit trail of what ran and why.
 
 Threading: everything here runs on the asyncio loop; responders are coroutines on that loop.
+Reading a bash line against the rules is the exception: a long one is read in a thread or a
+worker process (:mod:`core.rule_judge`), so one huge command cannot freeze every run.
 """
 
 from __future__ import annotations

@@ -22,13 +22,14 @@ import asyncio
 import importlib
 import json
 import os
-import select
+import queue
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from core.bash_line import read_line
 from core.rules import Rule, RuleSet, Verdict, suggest_bash, suggest_rule
@@ -154,13 +155,17 @@ def _ask_worker(request: tuple[Any, ...]) -> _Answer | None:
         stderr=subprocess.DEVNULL,
         env={**os.environ, WORKER_VARIABLE: "1"},
     )
-    assert process.stdin is not None
+    assert process.stdin is not None and process.stdout is not None
+    # A reader thread, not select(): pipes cannot be selected on Windows.
+    lines: queue.Queue[bytes] = queue.Queue()
+    reader = threading.Thread(target=_pump, args=(process.stdout, lines), daemon=True)
+    reader.start()
     try:
-        if _read_line(process, START_LIMIT_S) != "ready":
+        if _next(lines, START_LIMIT_S) != "ready":
             return None
         process.stdin.write(json.dumps(request).encode() + b"\n")
         process.stdin.close()
-        answer = _read_line(process, TIME_LIMIT_S)
+        answer = _next(lines, TIME_LIMIT_S)
         if answer is None:
             return None
         kind, names, why, suggestion = answer
@@ -170,16 +175,21 @@ def _ask_worker(request: tuple[Any, ...]) -> _Answer | None:
     finally:
         process.kill()
         process.wait()
+        reader.join()  # the pipe ends with the process
         for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                stream.close()
+            stream.close()
 
 
-def _read_line(process: subprocess.Popen[bytes], limit_s: float) -> Any:
-    """The next JSON line the worker writes within ``limit_s``, or None."""
-    assert process.stdout is not None
-    ready, _, _ = select.select([process.stdout], [], [], limit_s)
-    if not ready:
+def _pump(stream: IO[bytes], lines: queue.Queue[bytes]) -> None:
+    for line in iter(stream.readline, b""):
+        lines.put(line)
+    lines.put(b"")
+
+
+def _next(lines: queue.Queue[bytes], limit_s: float) -> Any:
+    """The next JSON line the worker wrote within ``limit_s``, or None (also at its end)."""
+    try:
+        line = lines.get(timeout=limit_s)
+    except queue.Empty:
         return None
-    line = process.stdout.readline()
     return json.loads(line) if line else None
