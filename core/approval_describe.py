@@ -66,8 +66,13 @@ class Description:
 
     @property
     def rule_note(self) -> str:
-        """``Asked by the project rule Bash(git push:*)``, or "" when the policy asked."""
-        return f"Asked by the project rule {self.rule.removeprefix('ask ')}" if self.rule else ""
+        """``Asked by the project rule Bash(git push:*)``, or "" when the policy asked; a reason
+        when Baton asks with no rule deciding (``ask: …``: a line too long to judge)."""
+        if not self.rule:
+            return ""
+        if self.rule.startswith("ask: "):
+            return f"Asked because {self.rule.removeprefix('ask: ')}"
+        return f"Asked by the project rule {self.rule.removeprefix('ask ')}"
 
 
 def describe(request: ApprovalRequest) -> Description:

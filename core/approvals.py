@@ -22,6 +22,8 @@ policy entry, the run's setting, the no-terminal default, a cancel — in the
 audit trail of what ran and why.
 
 Threading: everything here runs on the asyncio loop; responders are coroutines on that loop.
+Reading a bash line against the rules is the exception: a long one is read in a thread or a
+worker process (:mod:`core.rule_judge`), so one huge command cannot freeze every run.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.events import ApprovalRequested, ApprovalResolved, Decider, Event, Log
+from core.rule_judge import judge
 from core.rule_store import RuleStore, project_of
-from core.rules import RuleError, RuleSet, suggest_rule
+from core.rules import RuleError, RuleSet
 from core.settings import PolicyValue
 
 Decision = Literal["approve", "approve_run", "deny"]
@@ -187,7 +190,9 @@ class ApprovalGate:
             reason = f"Denied by the user's policy: {what.replace('.', ' ')} is set to deny"
             return self._decided(call, "deny", reason, "policy", f"policy {what}: deny")
         rules = self.rules_for(cwd)
-        verdict = rules.evaluate(tool, action, arguments, Path(cwd))
+        # Off the loop when the line is large: reading bash costs what the model chooses.
+        judgement = await judge(rules, tool, action, arguments, Path(cwd))
+        verdict = judgement.verdict
         if verdict is not None and verdict.kind == "deny":
             reason = f"Denied by the project rule {verdict.rules[0]}"
             return self._decided(call, "deny", reason, "rule", verdict.label())
@@ -209,9 +214,7 @@ class ApprovalGate:
             cwd=cwd,
             rule=asked_by,
             # An ask rule outranks any allow rule: offering one would be a promise not kept.
-            suggested_rule=None
-            if asked_by
-            else suggest_rule(tool, action, arguments, Path(cwd), rules.root),
+            suggested_rule=None if asked_by else judgement.suggestion,
             project=str(rules.root),
         )
         self._emit(

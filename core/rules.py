@@ -1,9 +1,9 @@
-"""Per-project permission rules in Claude Code's syntax (DESIGN §6, issue 14 item 7).
+"""Per-project permission rules in Claude Code's syntax.
 
 A rule names a tool and, optionally, what it applies to:
 
 * ``Bash`` / ``Bash(*)`` — every command; ``Bash(npm test)`` — exactly that command;
-  ``Bash(git diff:*)`` (or ``Bash(git diff *)``) — ``git diff`` with any arguments.
+  ``Bash(git diff:*)`` (or ``Bash(git diff *)``) — ``git diff`` with any inert arguments.
 * ``Read(src/**)``, ``Edit(/docs/*.md)``, ``Read(~/.zshrc)``, ``Read(//etc/hosts)`` —
   gitignore-style paths: relative to the project folder (a leading ``/`` too), ``~/`` from
   home, ``//`` from the filesystem root. ``Edit`` rules cover ``write``; ``Read`` rules cover
@@ -12,15 +12,28 @@ A rule names a tool and, optionally, what it applies to:
 * Any other name (``WebFetch``, ``mcp__github``) matches that tool by name.
 
 Rules come in three lists evaluated **deny → ask → allow**: the first list with a match
-decides. Commands are read the way bash reads them (:mod:`core.shell_commands`): an allow rule
-matches only when *every* simple command of a plain command line matches it, so
-``Bash(git show:*)`` never allows ``git show > ~/.ssh/x``, ``git show; rm -rf .``,
-``$(…)``, backticks or ``git log | sh``; a line bashlex cannot read never matches an allow
-rule. Deny and ask rules match when *any* command in the line matches.
+decides. Commands are read the way bash reads them (:mod:`core.bash_line`), and a rule is a
+promise about the *programs* a line runs:
+
+* An allow rule matches only when *every* simple command of a plain line fits it, so
+  ``Bash(git show:*)`` never allows ``git show > ~/.ssh/x``, ``git show; rm -rf .``, ``$(…)``,
+  backticks or ``git log | sh``; a line bashlex cannot read never matches. A *prefix* rule
+  also never allows a program that runs others (``env``, ``xargs``, ``bash``, ``timeout``…),
+  an option that writes files or runs programs (``git log --output=x``, ``find -exec``,
+  ``sed -i``), a word bash would still expand into such an option (``git diff *`` beside a
+  file named ``--output=x``), or a builtin that evaluates a subscript (``test -v 'a[$(…)]'``):
+  see :mod:`core.shell_programs`. ``eval`` is never allowed by a rule.
+* Deny and ask rules match when *any* command the line may start fits, however it is invoked
+  (``/bin/rm``, ``command rm``, ``env rm``, ``xargs rm``, ``find -exec rm``, ``bash -c 'rm'``,
+  ``eval rm``). A line whose programs cannot all be named (``$CMD x``, ``sh < script``, a
+  subscript holding code) is asked about whenever the project has a deny or ask rule for bash.
+
+Suggested "always allow" rules are exact lines for the programs above, prefixes otherwise.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -31,7 +44,8 @@ from typing import Any, Literal
 
 import pathspec
 
-from core.shell_commands import analyse
+from core.bash_line import BashLine, read_line
+from core.shell_programs import LAUNCHERS, OPTIONS, expands, prefix_risk, program_name
 
 RuleKind = Literal["allow", "ask", "deny"]
 RULE_KINDS: tuple[RuleKind, ...] = ("deny", "ask", "allow")
@@ -103,31 +117,54 @@ class Rule:
         self, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path, root: Path
     ) -> bool:
         """Whether this rule applies to the call, read as an *allow* rule (strict)."""
-        return self._matches(tool, action, arguments, cwd, root, strict=True)
+        if tool == "bash" and self.governs(tool):
+            return self.allows_line(read_line(str(arguments.get("command", ""))))
+        return self._matches(tool, action, arguments, cwd, root)
 
     def touches(
         self, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path, root: Path
     ) -> bool:
         """Whether this rule applies to any part of the call (how deny / ask rules read)."""
-        return self._matches(tool, action, arguments, cwd, root, strict=False)
+        if tool == "bash" and self.governs(tool):
+            return self.touches_line(read_line(str(arguments.get("command", ""))))
+        return self._matches(tool, action, arguments, cwd, root)
+
+    def allows_line(self, line: BashLine) -> bool:
+        """As an allow rule: every command the line runs is this rule's program, with inert
+        arguments. ``eval`` is never allowed by a rule: what it runs is text made at run time."""
+        if line.evaluates:
+            return False
+        if self.specifier is None:
+            return True
+        text, is_prefix = _bash_prefix(self.specifier)
+        if not is_prefix and " ".join(line.text.split()) == " ".join(text.split()):
+            return True  # exactly the command the rule names, whatever it contains
+        analysis = line.analysis
+        return analysis.plain and all(
+            _fits(self.specifier, words, raw, strict=True)
+            for words, raw in zip(analysis.commands, analysis.raw, strict=True)
+        )
+
+    def touches_line(self, line: BashLine) -> bool:
+        """As a deny or ask rule: some command the line may run is this rule's program, however
+        it is invoked (a path, ``env``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``)."""
+        if self.specifier is None:
+            return True
+        if any(_fits(self.specifier, words, None, strict=False) for words in line.reached):
+            return True
+        # Unreadable, or hiding commands bashlex does not look into (``${X:-$(curl …)}``):
+        # a deny or ask rule errs on the side of matching.
+        wanted = " ".join(_spec_words(self.specifier)[0])
+        return not line.analysis.plain and wanted in " ".join(line.text.split())
 
     def _matches(
-        self,
-        tool: str,
-        action: str | None,
-        arguments: Mapping[str, Any],
-        cwd: Path,
-        root: Path,
-        *,
-        strict: bool,
+        self, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path, root: Path
     ) -> bool:
         if not self.governs(tool):
             return False
         if self.specifier is None:
             return True
         name = self.tool.casefold()
-        if name == "bash":
-            return _bash_matches(self.specifier, str(arguments.get("command", "")), strict)
         if name in _PATH_RULES:
             return _path_matches(self.specifier, _call_path(arguments, cwd), root)
         if name == "document":
@@ -143,25 +180,34 @@ def _bash_prefix(spec: str) -> tuple[str, bool]:
     return spec, False
 
 
-def _bash_matches(spec: str, command: str, strict: bool) -> bool:
+@functools.lru_cache(maxsize=4096)
+def _spec_words(spec: str) -> tuple[tuple[str, ...], bool]:
+    """A ``Bash(...)`` specifier's words and whether it is a prefix (read once per rule text:
+    every bash call weighs every rule)."""
     text, is_prefix = _bash_prefix(spec)
-    if not is_prefix and " ".join(command.split()) == " ".join(text.split()):
-        return True  # exactly the command the rule names, whatever it contains
-    analysis = analyse(command)
-    if strict:
-        return analysis.plain and all(_fits(spec, words) for words in analysis.commands)
-    if any(_fits(spec, words) for words in analysis.commands):
-        return True
-    # Unreadable, or hiding commands bashlex does not look into (``${X:-$(curl …)}``):
-    # a deny or ask rule errs on the side of matching.
-    return not analysis.plain and " ".join(shlex.split(text)) in " ".join(command.split())
+    return tuple(shlex.split(text)), is_prefix
 
 
-def _fits(spec: str, words: list[str]) -> bool:
-    """Does one simple command's word list fit a ``Bash(...)`` specifier?"""
-    text, is_prefix = _bash_prefix(spec)
-    wanted = shlex.split(text)
-    return words[: len(wanted)] == wanted if is_prefix else words == wanted
+def _fits(spec: str, words: list[str], raw: list[str] | None, *, strict: bool) -> bool:
+    """Does one simple command fit a ``Bash(...)`` specifier?
+
+    ``strict`` (allow rules): the program exactly as the rule writes it, and for a prefix rule
+    nothing :func:`core.shell_programs.prefix_risk` objects to; for an exact rule no word bash
+    would still expand. Otherwise (deny / ask rules) the program however it is named
+    (``/bin/rm`` is ``rm``).
+    """
+    wanted, is_prefix = _spec_words(spec)
+    if not wanted:
+        return False
+    if not strict and "/" not in wanted[0]:
+        words = [program_name(words[0]), *words[1:]]
+    if not is_prefix:
+        if tuple(words) != wanted:
+            return False
+        return not strict or raw is None or not any(expands(word) for word in raw)
+    if tuple(words[: len(wanted)]) != wanted:
+        return False
+    return not strict or prefix_risk(words, raw) is None
 
 
 def _call_path(arguments: Mapping[str, Any], cwd: Path) -> Path:
@@ -199,10 +245,16 @@ class Verdict:
 
     kind: RuleKind
     rules: tuple[Rule, ...]
-    """Usually one; an allowed command line of several commands names each rule it needed."""
+    """Usually one; an allowed command line of several commands names each rule it needed.
+    Empty when no single rule decided (then :attr:`reason` says why)."""
+    reason: str | None = None
+    """Why Baton asks without a rule deciding (a line no rule can see into, one too long to
+    judge); shown in the approval."""
 
     def label(self) -> str:
         """``allow Bash(git diff:*)`` — how the dialog and the run file name it."""
+        if not self.rules:
+            return f"{self.kind}: {self.reason or 'no rule could decide'}"
         return f"{self.kind} {', '.join(str(rule) for rule in self.rules)}"
 
 
@@ -230,6 +282,8 @@ class RuleSet:
         self, tool: str, action: str | None, arguments: Mapping[str, Any], cwd: Path
     ) -> Verdict | None:
         """The deciding rule for a call, or None when no rule speaks about it."""
+        if tool == "bash":
+            return self.evaluate_line(read_line(str(arguments.get("command", ""))))
         for kind in ("deny", "ask"):
             for rule in self.rules[kind]:
                 if rule.touches(tool, action, arguments, cwd, self.root):
@@ -237,19 +291,37 @@ class RuleSet:
         for rule in self.rules["allow"]:
             if rule.matches(tool, action, arguments, cwd, self.root):
                 return Verdict("allow", (rule,))
-        if tool == "bash":
-            return self._allow_each_command(str(arguments.get("command", "")))
         return None
 
-    def _allow_each_command(self, command: str) -> Verdict | None:
+    def evaluate_line(self, line: BashLine) -> Verdict | None:
+        """:meth:`evaluate` for a bash line already read (parsed once for every rule)."""
+        guarding = False
+        for kind in ("deny", "ask"):
+            for rule in self.rules[kind]:
+                if rule.governs("bash"):
+                    guarding = True
+                    if rule.touches_line(line):
+                        return Verdict(kind, (rule,))
+        if guarding and line.opaque is not None:
+            reason = f"the deny and ask rules cannot see what this line runs ({line.opaque})"
+            return Verdict("ask", (), reason)
+        for rule in self.rules["allow"]:
+            if rule.governs("bash") and rule.allows_line(line):
+                return Verdict("allow", (rule,))
+        return self._allow_each_command(line)
+
+    def _allow_each_command(self, line: BashLine) -> Verdict | None:
         """``git diff && git log``: allowed when each simple command fits *some* allow rule."""
-        analysis = analyse(command)
-        if not analysis.plain:
+        analysis = line.analysis
+        if not analysis.plain or line.evaluates:
             return None
         bash_rules = [r for r in self.rules["allow"] if r.governs("bash") and r.specifier]
         used: list[Rule] = []
-        for words in analysis.commands:
-            rule = next((r for r in bash_rules if _fits(r.specifier or "", words)), None)
+        for words, raw in zip(analysis.commands, analysis.raw, strict=True):
+            rule = next(
+                (r for r in bash_rules if _fits(r.specifier or "", words, raw, strict=True)),
+                None,
+            )
             if rule is None:
                 return None
             if rule not in used:
@@ -259,14 +331,12 @@ class RuleSet:
 
 # -- suggestions ------------------------------------------------------------------------------
 
-#: Programs whose arguments can run other programs or destroy data: suggest the exact line.
+#: Programs whose arguments destroy data or reach the network: suggest the exact line. (Those
+#: that run programs or have options that do are in :mod:`core.shell_programs`.)
 # fmt: off
-_EXACT_ONLY = frozenset({
-    "sh", "bash", "zsh", "dash", "fish", "env", "xargs", "find", "sudo", "su", "doas", "eval",
-    "exec", "nohup", "setsid", "timeout", "nice", "time", "watch", "ssh", "scp", "rsync",
-    "python", "python3", "node", "perl", "ruby", "php", "npx", "uvx", "rm", "mv", "cp", "dd",
-    "chmod", "chown", "chgrp", "ln", "curl", "wget", "kill", "pkill", "killall", "tee",
-    "truncate", "shred", "install", "make", "awk", "sed",
+_EXACT_ONLY = LAUNCHERS | frozenset(OPTIONS) | frozenset({
+    "rm", "mv", "cp", "dd", "chmod", "chown", "chgrp", "ln", "kill", "pkill", "killall",
+    "truncate", "shred", "rsync", "scp", "curl", "wget", "tee",
 })
 #: Programs whose second word is a subcommand: ``git diff`` → ``Bash(git diff:*)``, not ``git:*``.
 _WITH_SUBCOMMANDS = frozenset({
@@ -283,23 +353,14 @@ def suggest_rule(
 ) -> str | None:
     """A narrow "always allow" rule covering this call, or None when none would be safe.
 
-    ``git diff HEAD~1`` → ``Bash(git diff:*)``; ``rm -rf build`` → ``Bash(rm -rf build)``
-    (programs that can run others or destroy data get the exact line); an edit of
+    ``ls -la`` → ``Bash(ls:*)``; ``git diff HEAD~1`` → ``Bash(git diff HEAD~1)`` and
+    ``rm -rf build`` → ``Bash(rm -rf build)`` (programs that can run others, have options
+    that write files or run programs, or destroy data get the exact line); an edit of
     ``src/app.py`` → ``Edit(src/app.py)``; a compound command line → None.
     """
     name = _DISPLAY_NAMES.get(tool, tool)
     if tool == "bash":
-        command = str(arguments.get("command", "")).strip()
-        analysis = analyse(command)
-        if not analysis.plain or len(analysis.commands) != 1:
-            return None
-        words = analysis.commands[0]
-        if Path(words[0]).name in _EXACT_ONLY:
-            return f"Bash({shlex.join(words)})"
-        program = Path(words[0]).name
-        subcommand = len(words) > 1 and program in _WITH_SUBCOMMANDS and _SUBCOMMAND.match(words[1])
-        prefix = words[:2] if subcommand else words[:1]
-        return f"Bash({shlex.join(prefix)}:*)"
+        return suggest_bash(read_line(str(arguments.get("command", "")).strip()))
     if name in ("Edit", "Read"):
         path = _call_path(arguments, cwd)
         try:
@@ -319,6 +380,22 @@ def suggest_rule(
         chosen = action or str(arguments.get("action", ""))
         return f"Document({chosen})" if chosen else "Document"
     return name
+
+
+def suggest_bash(line: BashLine) -> str | None:
+    """:func:`suggest_rule` for a bash line already read."""
+    analysis = line.analysis
+    if not analysis.plain or len(analysis.commands) != 1 or line.evaluates:
+        return None
+    words = analysis.commands[0]
+    if any(expands(word) for word in analysis.raw[0]):
+        return None  # no rule can name the words bash will make of it
+    program = program_name(words[0])
+    if program in _EXACT_ONLY or prefix_risk(words, analysis.raw[0]) is not None:
+        return f"Bash({shlex.join(words)})"
+    subcommand = len(words) > 1 and program in _WITH_SUBCOMMANDS and _SUBCOMMAND.match(words[1])
+    prefix = words[:2] if subcommand else words[:1]
+    return f"Bash({shlex.join(prefix)}:*)"
 
 
 def _glob_escape(pattern: str) -> str:

@@ -38,6 +38,10 @@ class ShellAnalysis:
     """Why the line is not *plain*: each construct that does more than run its commands."""
     parsed: bool = True
     """False when bashlex could not read the line; then nothing is known about it."""
+    raw: list[list[str]] = field(default_factory=list)
+    """Each command's words as written (quotes kept), parallel to :attr:`commands`: whether a
+    ``*`` or ``{`` was quoted decides whether bash expands it into other words."""
+    source: str = field(default="", repr=False)
 
     @property
     def plain(self) -> bool:
@@ -49,7 +53,7 @@ def analyse(command: str) -> ShellAnalysis:
     """Split ``command`` into simple commands and list the constructs that do more."""
     import bashlex  # here, not at import: its parser tables cost ~80 ms of every start-up
 
-    result = ShellAnalysis()
+    result = ShellAnalysis(source=command)
     try:
         trees = bashlex.parse(command)
     except Exception:  # bashlex fails in many ways (ParsingError, AttributeError on "", …)
@@ -83,11 +87,14 @@ def _walk(node: Any, out: ShellAnalysis) -> None:
 
 def _command(node: Any, out: ShellAnalysis) -> None:
     words: list[str] = []
+    raw: list[str] = []
     for part in node.parts:
         kind = getattr(part, "kind", "")
         if kind == "word":
             _word(part, out)
             words.append(part.word)
+            start, end = part.pos
+            raw.append(out.source[start:end])
         elif kind == "assignment":
             out.problems.append(f"variable assignment {part.word.split('=', 1)[0]}=")
             _word(part, out)
@@ -99,6 +106,7 @@ def _command(node: Any, out: ShellAnalysis) -> None:
                 _walk(child, out)
     if words:
         out.commands.append(words)
+        out.raw.append(raw)
 
 
 def _word(node: Any, out: ShellAnalysis) -> None:

@@ -7,6 +7,7 @@ sub-command it attaches to that terminal's console first, and ``baton runs list`
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -19,6 +20,10 @@ def _attach_parent_console() -> None:
 
 
 if __name__ == "__main__":
+    if os.environ.get("BATON_RULE_WORKER"):  # core.rule_judge's worker process
+        from core.rule_judge import serve
+
+        sys.exit(serve())
     if sys.platform == "win32" and len(sys.argv) > 1:
         _attach_parent_console()
     from gui.launcher import main

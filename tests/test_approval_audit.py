@@ -176,14 +176,14 @@ async def test_always_allow_adds_the_rule_for_later_calls_and_runs(tmp_path: Pat
         "tool": "bash",
         "cwd": str(tmp_path),
     }
-    first = await gate.check(call_id="1", arguments={"command": "git diff HEAD~1"}, **call)
-    second = await gate.check(call_id="2", arguments={"command": "git diff --stat"}, **call)
+    first = await gate.check(call_id="1", arguments={"command": "ls -la"}, **call)
+    second = await gate.check(call_id="2", arguments={"command": "ls -R src"}, **call)
     assert first.decided_by == "person" and second.decided_by == "rule"
-    assert [r.suggested_rule for r in asked] == ["Bash(git diff:*)"]
-    assert store.for_folder(tmp_path).texts()["allow"] == ["Bash(git diff:*)"]
-    assert _of(events, ApprovalResolved)[0].added_rule == "Bash(git diff:*)"
+    assert [r.suggested_rule for r in asked] == ["Bash(ls:*)"]
+    assert store.for_folder(tmp_path).texts()["allow"] == ["Bash(ls:*)"]
+    assert _of(events, ApprovalResolved)[0].added_rule == "Bash(ls:*)"
     fresh = ApprovalGate(dict(DEFAULT_POLICY), person, events.append, lambda: 0.0, rules=store)
-    third = await fresh.check(call_id="3", arguments={"command": "git diff x; rm -rf ."}, **call)
+    third = await fresh.check(call_id="3", arguments={"command": "ls x; rm -rf ."}, **call)
     assert (
         third.decided_by == "person" and len(asked) == 2
     )  # the rule never covers a second command

