@@ -25,9 +25,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core import process_tree
+from core import process_tree, step_shells
 from core.environment import scrubbed_env
-from core.nesting import marker_for
+from core.nesting import current_parent, marker_for
 from core.paths import protected_dirs
 from core.process_tree import POLL_S, TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 from core.tools.base import Tool, ToolContext, ToolError
@@ -104,6 +104,17 @@ class BashTool(Tool):
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
+        with _recorded_shell(proc.pid, ctx, env):
+            return await self._supervise(proc, ctx, status, tag, limit_s)
+
+    async def _supervise(
+        self,
+        proc: asyncio.subprocess.Process,
+        ctx: ToolContext,
+        status: SandboxStatus,
+        tag: str,
+        limit_s: float,
+    ) -> str:
         # In bubblewrap's PID namespace nothing escapes the tree: no need to search by tag.
         tree = ProcessTree(proc.pid, None if status.kind == "bubblewrap" else tag)
         tail = _Tail(ctx.limits.tool_output_chars, ctx.emit_output)
@@ -141,6 +152,20 @@ class BashTool(Tool):
         if code is not None and code < 0:
             raise ToolError(f"{output}\n\nCommand was killed by signal {-code}.")
         raise ToolError(f"{output}\n\nCommand failed with exit code {code}.")
+
+
+def _recorded_shell(
+    pid: int, ctx: ToolContext, env: dict[str, str]
+) -> contextlib.AbstractContextManager[None]:
+    """Record the shell as the step's (:mod:`core.step_shells`), so a ``baton`` it starts is
+    known as nested however its environment was changed. Nothing to record outside a run."""
+    marker = current_parent(env)
+    if not ctx.provenance.run_id or ctx.provenance.step is None or marker is None:
+        return contextlib.nullcontext()
+    shell = step_shells.StepShell(
+        ctx.provenance.run_id, ctx.provenance.step, ctx.provenance.agent, marker.depth
+    )
+    return step_shells.recorded(pid, shell)
 
 
 @contextlib.contextmanager
