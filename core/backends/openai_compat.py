@@ -75,7 +75,7 @@ from core.events import (
 )
 from core.pricing import load_price_table, priced
 from core.provider_http import ProbeError, only_model, provider_headers, step_client
-from core.redaction import Redactor
+from core.redaction import OutputJoiner, Redactor
 from core.secrets import api_key_for
 from core.structured import StructuredOutputError, repair_prompt
 from core.tools.base import Tool
@@ -143,7 +143,9 @@ class OpenAICompatBackend:
             model = await self._only_model(ctx, provider.base_url, key)
         headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
-        scrub = Redactor.for_settings(ctx.settings).scrub
+        redactor = Redactor.for_settings(ctx.settings)
+        scrub = redactor.scrub
+        outputs = OutputJoiner(redactor)  # a key printed in pieces over several calls
         messages: list[dict[str, Any]] = []
         spec = ctx.agent.output
         system_prompt = ctx.agent.system_prompt + (spec.instructions() if spec else "")
@@ -254,7 +256,7 @@ class OpenAICompatBackend:
                             {
                                 "role": "tool",
                                 "tool_call_id": draft.id,
-                                "content": scrub(outcome.result),
+                                "content": outputs.scrub(outcome.result),
                             }
                         )
                     if refused:
