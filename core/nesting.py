@@ -14,6 +14,7 @@ processes are invisible). A forged variable cannot lower the depth the tree show
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import psutil
 
 from core.errors import RunError
-from core.step_shells import nearest_step_shell
+from core.step_shells import StepShell, nearest_step_shell, recorded
 
 PARENT_VARIABLE = "BATON_PARENT_RUN"
 MAX_DEPTH = 1
@@ -101,3 +102,14 @@ def child_depth() -> int:
     """How deep a run started from one of this process's steps would be."""
     own = current_parent()
     return (own.depth if own is not None else 0) + 1
+
+
+def step_process(
+    pid: int, run_id: str, step: int | None, agent: str
+) -> contextlib.AbstractContextManager[None]:
+    """Record ``pid`` — a step's bash, or the pi or Claude Code process running the step — as
+    the step's (:mod:`core.step_shells`) while the block runs, so a ``baton`` started below it
+    is known as nested however its environment was changed. Nothing to record outside a run."""
+    if not run_id or step is None:
+        return contextlib.nullcontext()
+    return recorded(pid, StepShell(run_id, step, agent, child_depth()))

@@ -60,6 +60,7 @@ from core.backends.cli_output import json_object
 from core.backends.cli_paths import protected_refusal
 from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
+from core.nesting import step_process
 from core.process_tree import stop_tree
 
 INSTALL_HINT = (
@@ -171,8 +172,9 @@ class ClaudeBackend:
             ) from None
         session = _Session(self, ctx, proc)
         try:
-            async for event in session.events():
-                yield event
+            with step_process(proc.pid, ctx.run_id, ctx.step, ctx.agent.name):
+                async for event in session.events():
+                    yield event
         finally:
             await session.close()
 

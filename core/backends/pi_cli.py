@@ -55,6 +55,7 @@ from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.backends.pi_sessions import sessions_dir
 from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
+from core.nesting import step_process
 from core.process_tree import stop_tree
 from core.settings import Settings
 
@@ -286,8 +287,9 @@ class PiBackend:
                 yield note
             # A follow-up (Continue) is a message in the conversation, not a task.
             await session.start(ctx.task if ctx.continues is not None else f"Task: {ctx.task}")
-            async for event in self._stream(ctx, process, parser, stderr_tail, session):
-                yield event
+            with step_process(process.pid, ctx.run_id, ctx.step, ctx.agent.name):
+                async for event in self._stream(ctx, process, parser, stderr_tail, session):
+                    yield event
             exit_code = await process.wait()
             await stdin.close()
         finally:

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core import process_tree, step_shells
+from core import process_tree
 from core.environment import scrubbed_env
-from core.nesting import current_parent, marker_for
+from core.nesting import marker_for, step_process
 from core.paths import protected_dirs
 from core.process_tree import POLL_S, TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 from core.tools.base import Tool, ToolContext, ToolError
@@ -104,7 +104,8 @@ class BashTool(Tool):
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
-        with _recorded_shell(proc.pid, ctx, env):
+        provenance = ctx.provenance
+        with step_process(proc.pid, provenance.run_id, provenance.step, provenance.agent):
             return await self._supervise(proc, ctx, status, tag, limit_s)
 
     async def _supervise(
@@ -152,20 +153,6 @@ class BashTool(Tool):
         if code is not None and code < 0:
             raise ToolError(f"{output}\n\nCommand was killed by signal {-code}.")
         raise ToolError(f"{output}\n\nCommand failed with exit code {code}.")
-
-
-def _recorded_shell(
-    pid: int, ctx: ToolContext, env: dict[str, str]
-) -> contextlib.AbstractContextManager[None]:
-    """Record the shell as the step's (:mod:`core.step_shells`), so a ``baton`` it starts is
-    known as nested however its environment was changed. Nothing to record outside a run."""
-    marker = current_parent(env)
-    if not ctx.provenance.run_id or ctx.provenance.step is None or marker is None:
-        return contextlib.nullcontext()
-    shell = step_shells.StepShell(
-        ctx.provenance.run_id, ctx.provenance.step, ctx.provenance.agent, marker.depth
-    )
-    return step_shells.recorded(pid, shell)
 
 
 @contextlib.contextmanager
