@@ -18,6 +18,8 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -34,6 +36,8 @@ from core.tools.base import Tool, ToolContext, ToolError
 from core.tools.paths import working_root
 from core.tools.sandbox import SandboxStatus, confine, sandbox_status
 
+SETUP_ATTEMPTS = 3
+"""How often bash is started when a host socket the sandbox covers vanishes as it starts."""
 LINGER_S = 1.0
 """After the shell exits, how long background jobs still holding the output may keep writing."""
 READ_CHUNK = 65536
@@ -73,6 +77,22 @@ class BashTool(Tool):
             return await self._run(params.command, timeout, ctx, status, temp)
 
     async def _run(
+        self,
+        command: str,
+        limit_s: float,
+        ctx: ToolContext,
+        status: SandboxStatus,
+        temp: Path | None,
+    ) -> str:
+        for attempt in range(1, SETUP_ATTEMPTS + 1):
+            try:
+                return await self._attempt(command, limit_s, ctx, status, temp)
+            except _MountVanished as vanished:
+                if attempt == SETUP_ATTEMPTS:
+                    raise ToolError(f"{vanished}\n\nThe sandbox could not be set up.") from None
+        raise AssertionError("unreachable")
+
+    async def _attempt(
         self,
         command: str,
         limit_s: float,
@@ -150,9 +170,29 @@ class BashTool(Tool):
         code = proc.returncode
         if code == 0:
             return f"{output}\n\nExit code 0"
+        if status.kind == "bubblewrap" and code == 1 and _vanished_mount(output):
+            raise _MountVanished(output)
         if code is not None and code < 0:
             raise ToolError(f"{output}\n\nCommand was killed by signal {-code}.")
         raise ToolError(f"{output}\n\nCommand failed with exit code {code}.")
+
+
+class _MountVanished(Exception):
+    """bubblewrap could not cover a host socket that was removed as it started."""
+
+
+_BWRAP_CANNOT_CREATE = re.compile(
+    r"bwrap: Can't (?:create file at|mkdir parents for) (/.+): Read-only file system"
+)
+
+
+def _vanished_mount(output: str) -> bool:
+    """Whether ``output`` is only bubblewrap saying that a path it was to cover is gone: the
+    host's socket list (:mod:`core.tools.host_sockets`) is read just before bwrap starts, and
+    a socket removed in between makes bwrap fail before the command runs. Then the command is
+    started again with a fresh list."""
+    found = _BWRAP_CANNOT_CREATE.fullmatch(output.strip())
+    return found is not None and not os.path.lexists(found.group(1))
 
 
 @contextlib.contextmanager

@@ -292,3 +292,23 @@ def test_only_live_path_sockets_from_the_table_are_covered(tmp_path: Path) -> No
             "0000: 00000002 00000000 00010000 0001 01 4\n"
         )
         assert host_sockets.host_socket_paths(table) == [str(live.resolve())]
+
+
+@needs_bwrap
+async def test_a_socket_that_vanishes_as_bash_starts_does_not_fail_the_command(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host's sockets are listed just before bwrap starts; one removed in between made
+    bwrap fail to cover it. The command is started again with a fresh list."""
+    listed = host_sockets.host_socket_paths
+    gone = [f"/.baton-vanished-{work.name}.sock", f"/.baton-vanished-{work.name}/gone.sock"]
+    calls: list[int] = []
+
+    def vanishing(table: Path = host_sockets.PROC_NET_UNIX) -> list[str]:
+        calls.append(1)
+        return [*listed(table), *(gone[len(calls) - 1 : len(calls)])]
+
+    monkeypatch.setattr(host_sockets, "host_socket_paths", vanishing)
+    result = await bash(work, "echo ran")
+    assert result == "ran\n\nExit code 0"
+    assert len(calls) == 3  # a vanished socket, a vanished folder, then a clean start
