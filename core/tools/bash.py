@@ -20,6 +20,7 @@ import codecs
 import contextlib
 import os
 import re
+import stat
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -36,7 +37,7 @@ from core.tools.base import Tool, ToolContext, ToolError
 from core.tools.paths import working_root
 from core.tools.sandbox import SandboxStatus, confine, sandbox_status
 
-SETUP_ATTEMPTS = 3
+SETUP_ATTEMPTS = 5
 """How often bash is started when a host socket the sandbox covers vanishes as it starts."""
 LINGER_S = 1.0
 """After the shell exits, how long background jobs still holding the output may keep writing."""
@@ -182,7 +183,9 @@ class _MountVanished(Exception):
 
 
 _BWRAP_CANNOT_CREATE = re.compile(
-    r"bwrap: Can't (?:create file at|mkdir parents for) (/.+): Read-only file system"
+    r"bwrap: (?:Can't (?:create file at|mkdir parents for) (/.+): [^:\n]+"
+    r"|Can't bind mount /oldroot/dev/null on /newroot(/.+): Unable to mount source on "
+    r"destination: No such file or directory)"
 )
 
 
@@ -192,7 +195,12 @@ def _vanished_mount(output: str) -> bool:
     a socket removed in between makes bwrap fail before the command runs. Then the command is
     started again with a fresh list."""
     found = _BWRAP_CANNOT_CREATE.fullmatch(output.strip())
-    return found is not None and not os.path.lexists(found.group(1))
+    if found is None:
+        return False
+    path = found.group(1) or found.group(2)
+    with contextlib.suppress(OSError):
+        return stat.S_ISSOCK(os.lstat(path).st_mode)  # there again: a socket coming and going
+    return True
 
 
 @contextlib.contextmanager
