@@ -20,8 +20,8 @@ import codecs
 import contextlib
 import os
 import re
-import stat
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
