@@ -15,8 +15,9 @@ from urllib.parse import unquote, unquote_plus
 import pytest
 
 from core.cli import main
+from core.events import Event, ToolCallOutput
 from core.paths import data_dir
-from core.redaction import OutputJoiner, Redactor
+from core.redaction import OutputJoiner, Redactor, StreamRedactor
 from core.runs import RunIndex
 from core.settings import save_settings
 from tests.llm_server import LLMServer, Reply
@@ -178,3 +179,19 @@ def test_runs_diff_and_the_checkpoint_index_hide_a_key_in_a_file_and_a_file_name
     indexes = list((data_dir() / "checkpoints" / "indexes").iterdir())
     assert indexes
     assert all(SECRET.encode() not in index.read_bytes() for index in indexes)
+
+
+def test_an_encoded_key_split_across_output_chunks_is_held_back_and_redacted() -> None:
+    """The stream (run file, window, terminal) joins bash's chunks: a base64'd key cut in two
+    must not be put back together there either."""
+    encoded = base64.b64encode(ENV_LINE.encode()).decode()
+    middle = len(encoded) // 2
+    chunks = [f"out: {encoded[:middle]}", f"{encoded[middle:]}\ndone\n"]
+    streaming = StreamRedactor(Redactor([SECRET]))
+    events: list[Event] = [
+        ToolCallOutput(run_id="r", step=0, ts=0.0, call_id="c", chunk=chunk) for chunk in chunks
+    ]
+    shown = [out for event in events for out in streaming.feed(event)] + streaming.flush()
+    joined = "".join(e.chunk for e in shown if isinstance(e, ToolCallOutput))
+    assert revealed(joined) == [] and joined.endswith("\ndone\n")
+    assert "[redacted]" in joined
