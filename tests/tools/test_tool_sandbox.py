@@ -221,6 +221,7 @@ def _socket_places() -> list[Path]:
 def host_socket(request: pytest.FixtureRequest) -> Iterator[Path]:
     """A real AF_UNIX listener in one socket place, outside the working folder and /tmp."""
     place: Path = request.param
+    made = not place.exists()  # a runtime folder nobody logged in to has not made yet
     try:
         place.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix=".baton-socket-test-", dir=place))
@@ -234,7 +235,7 @@ def host_socket(request: pytest.FixtureRequest) -> Iterator[Path]:
         yield path
     finally:
         server.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(place if made else folder, ignore_errors=True)
 
 
 def _connect_command(address: str) -> str:
