@@ -6,7 +6,9 @@ person raises the cap, or the step stops with "budget reached"; with nobody to a
 once. Tokens count what a model read and wrote anew: input + output (cache reads are not new
 work and are priced in the cost cap instead).
 
-Baton's own loop asks before each request, so no request goes out past a cap. The pi and
+Baton's own loop asks before each request, so no request goes out past a cap, and it tells
+the provider how much the answer may be (``max_tokens``, :meth:`BudgetGuard.output_allowance`):
+without it one answer could run twenty times past the cap before Baton sees its usage. The pi and
 Claude Code CLIs make their requests themselves: their steps are checked on every usage report
 and stopped there (one request may go past the cap).
 """
@@ -123,6 +125,14 @@ def budget_answer_text(answer: BudgetAnswered) -> str:
     return "cap raised to " + " and ".join(caps)
 
 
+@dataclass(frozen=True)
+class TokenPrices:
+    """US dollars per token of the model a request goes to (None: the model is unpriced)."""
+
+    input: float
+    output: float
+
+
 class BudgetReached(Exception):
     """A cap was reached and not raised; ``str()`` is the step's error."""
 
@@ -163,3 +173,25 @@ class BudgetGuard:
                 break
             else:
                 return
+
+    def output_allowance(
+        self, step: int, prompt_tokens: int, prices: TokenPrices | None
+    ) -> int | None:
+        """The most tokens the next answer may write without passing a cap, given a prompt of
+        about ``prompt_tokens``; None when no cap limits it. At least 1: a request that goes
+        out at all (:meth:`check` let it) must be allowed an answer.
+
+        A cost cap limits the answer only when the model has a price; an unpriced model is
+        bounded by the token cap alone.
+        """
+        run_usage, step_usage = self._usage_of(step)
+        room: list[float] = []
+        for caps, usage in ((self.budget.run, run_usage), (self.budget.step, step_usage)):
+            if caps.max_tokens is not None:
+                room.append(caps.max_tokens - usage.input - usage.output - prompt_tokens)
+            if caps.max_cost is not None and prices is not None and prices.output > 0:
+                left = caps.max_cost - usage.cost - prompt_tokens * prices.input
+                room.append(left / prices.output)
+        if not room:
+            return None
+        return max(1, int(min(room)))

@@ -46,6 +46,7 @@ from core.git_command import (
     stream_names,
 )
 from core.git_location import UnsafeRepository, check_git_dir, check_not_protected, locate
+from core.redaction import Redactor
 from core.settings import CheckpointSettings
 
 REF_ROOT = "refs/baton"
@@ -228,12 +229,19 @@ async def _check_size(workspace: Workspace, limit_mb: int) -> None:
 # -------------------------------------------------------------------------------- recording
 
 
-async def snapshot(workspace: Workspace, ref: str, message: str) -> Checkpoint:
-    """Record the folder as it is now under ``ref`` (a full ref name)."""
+async def snapshot(
+    workspace: Workspace, ref: str, message: str, secrets: Redactor | None = None
+) -> Checkpoint:
+    """Record the folder as it is now under ``ref`` (a full ref name).
+
+    A file whose *name* holds a known secret (``secrets``, default: the configured ones) is
+    left out: the index Baton keeps in its data folder and the checkpoint's tree would
+    otherwise store the name as it is."""
     try:
         workspace.check()
     except UnsafeRepository as refused:
         raise GitError(str(refused)) from None
+    secrets = secrets if secrets is not None else Redactor.configured()
     options = await workspace.options()
     cache = workspace.stat_cache()
     user_index = workspace.git_dir / "index"
@@ -249,6 +257,7 @@ async def snapshot(workspace: Workspace, ref: str, message: str) -> Checkpoint:
             head = None
         else:  # HEAD is read while the files are hashed
             _out, head = await asyncio.gather(added, _head(workspace, options))
+        await _drop_secret_names(workspace, index, options, secrets)
         tree = (await workspace.git("write-tree", index=index, options=options)).strip()
         cache.parent.mkdir(parents=True, exist_ok=True)
         os.replace(index, cache)
@@ -258,6 +267,27 @@ async def snapshot(workspace: Workspace, ref: str, message: str) -> Checkpoint:
     ).strip()
     await workspace.git("update-ref", "--no-deref", ref, commit, options=options)
     return Checkpoint(commit, head)
+
+
+async def _drop_secret_names(
+    workspace: Workspace, index: Path, options: Sequence[str], secrets: Redactor
+) -> None:
+    """Remove from ``index`` the entries whose path holds a known secret."""
+    if not secrets.longest:
+        return
+    listed = await workspace.git("ls-files", "-z", "--cached", index=index, options=options)
+    if secrets.pattern.search(listed) is None:  # the usual case: one scan of every name
+        return
+    names = [name for name in listed.split("\0") if name and secrets.pattern.search(name)]
+    await workspace.git(
+        "update-index",
+        "--force-remove",
+        "-z",
+        "--stdin",
+        index=index,
+        options=options,
+        stdin="".join(f"{name}\0" for name in names).encode(),
+    )
 
 
 async def _head(workspace: Workspace, options: Sequence[str]) -> str | None:
@@ -342,12 +372,18 @@ class RunCheckpoints:
     ``"run"``, not attributed to a task). Errors never stop a run: they come back as text for
     a notice."""
 
-    def __init__(self, run_id: str, settings: CheckpointSettings) -> None:
+    def __init__(
+        self, run_id: str, settings: CheckpointSettings, secrets: Redactor | None = None
+    ) -> None:
         self.run_id = run_id
         self._settings = settings
+        self._secrets = secrets
         self._workspaces: dict[Path, Workspace | None] = {}
         self._before: dict[int, tuple[Workspace, Checkpoint]] = {}
         self._run_before: list[tuple[Workspace, Checkpoint]] = []
+
+    async def _snapshot(self, workspace: Workspace, ref: str, message: str) -> Checkpoint:
+        return await snapshot(workspace, ref, message, self._secrets)
 
     async def before_run(self, folders: Iterable[Path]) -> list[str]:
         """Record each repository holding one of ``folders`` (once, however many tasks work
@@ -361,8 +397,10 @@ class RunCheckpoints:
                 if workspace is None or workspace in seen:
                     continue
                 seen.add(workspace)
-                checkpoint = await snapshot(
-                    workspace, step_ref(self.run_id, None, "before"), "before the run"
+                checkpoint = await self._snapshot(
+                    workspace,
+                    step_ref(self.run_id, None, "before"),
+                    "before the run",
                 )
             except (CheckpointsOff, GitError, OSError) as error:
                 notices.append(_notice(error))
@@ -377,7 +415,7 @@ class RunCheckpoints:
         taken, self._run_before = self._run_before, []
         for workspace, before in taken:
             try:
-                after = await snapshot(
+                after = await self._snapshot(
                     workspace, step_ref(self.run_id, None, "after"), "after the run"
                 )
                 files = await changed_files(workspace, before.commit, after.commit)
@@ -393,8 +431,10 @@ class RunCheckpoints:
             workspace = await self._workspace(folder)
             if workspace is None:
                 return None
-            checkpoint = await snapshot(
-                workspace, step_ref(self.run_id, step, "before"), f"before step {step + 1}"
+            checkpoint = await self._snapshot(
+                workspace,
+                step_ref(self.run_id, step, "before"),
+                f"before step {step + 1}",
             )
         except (CheckpointsOff, GitError, OSError) as error:
             return _notice(error)
@@ -408,8 +448,10 @@ class RunCheckpoints:
             return None
         workspace, before = taken
         try:
-            after = await snapshot(
-                workspace, step_ref(self.run_id, step, "after"), f"after step {step + 1}"
+            after = await self._snapshot(
+                workspace,
+                step_ref(self.run_id, step, "after"),
+                f"after step {step + 1}",
             )
             files = await changed_files(workspace, before.commit, after.commit)
         except (GitError, OSError) as error:

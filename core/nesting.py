@@ -1,19 +1,28 @@
 """Runs started from inside a step: linked to that step, and never more than one level deep.
 
-Sub-agents cannot launch sub-agents (DESIGN §4). Baton offers its steps no tool to start runs,
-but an approved ``bash`` call can still type ``baton run …``. Every tool process therefore gets
-:data:`PARENT_VARIABLE` naming the run, the step and how deep it already is; a ``baton`` that
-finds it records its run as a child of that step (shown under it in History) and refuses to
-start at all past :data:`MAX_DEPTH`.
+Sub-agents cannot launch sub-agents. Baton offers its steps no tool to start runs, but an
+approved ``bash`` call can still type ``baton run …``. A ``baton`` finds the step it runs under
+(:func:`current_parent`), records its run as a child of that step (shown under it in History),
+refuses to start at all past :data:`MAX_DEPTH`, and records document edits as the step's.
+
+It looks, in this order, for: its nearest ancestor that the supervisor recorded as a step's
+shell (:mod:`core.step_shells` — the process tree, which ``env -u`` cannot change); an
+ancestor whose environment, as it was started, carries :data:`PARENT_VARIABLE` (a changed data
+folder hides the record, not that); its own environment (inside the sandbox, where the host's
+processes are invisible). A forged variable cannot lower the depth the tree shows.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import psutil
+
 from core.errors import RunError
+from core.step_shells import StepShell, nearest_step_shell, recorded
 
 PARENT_VARIABLE = "BATON_PARENT_RUN"
 MAX_DEPTH = 1
@@ -27,6 +36,8 @@ class ParentStep:
     """0-based, as in events."""
     depth: int
     """How deep a run started from this step would be (1: started by a top-level run's step)."""
+    agent: str = ""
+    """The step's agent, when the process tree told (the environment marker does not carry it)."""
 
 
 class NestedRunRefused(RunError):
@@ -41,8 +52,32 @@ class NestedRunRefused(RunError):
 
 
 def current_parent(environ: Mapping[str, str] | None = None) -> ParentStep | None:
-    """The step this process runs under, from the environment (None: started by a person)."""
-    value = (os.environ if environ is None else environ).get(PARENT_VARIABLE, "")
+    """The step this process runs under (None: started by a person). Given ``environ``, only
+    that environment is read."""
+    if environ is not None:
+        return _from_environ(environ)
+    shell = nearest_step_shell()
+    if shell is not None:
+        return ParentStep(shell.run_id, shell.step, shell.depth, shell.agent)
+    for ancestor in _ancestors():
+        try:
+            found = _from_environ(ancestor.environ())
+        except psutil.Error:
+            continue
+        if found is not None:
+            return found
+    return _from_environ(os.environ)
+
+
+def _ancestors() -> list[psutil.Process]:
+    try:
+        return psutil.Process().parents()
+    except psutil.Error:
+        return []
+
+
+def _from_environ(environ: Mapping[str, str]) -> ParentStep | None:
+    value = environ.get(PARENT_VARIABLE, "")
     run_id, _, rest = value.partition(":")
     step, _, depth = rest.partition(":")
     if not (run_id and step.isdigit() and depth.isdigit()):
@@ -60,6 +95,21 @@ def marker_for(run_id: str, step: int | None) -> dict[str, str]:
     """The environment entry a tool process of ``run_id``'s ``step`` gets."""
     if not run_id or step is None:
         return {}
+    return {PARENT_VARIABLE: f"{run_id}:{step}:{child_depth()}"}
+
+
+def child_depth() -> int:
+    """How deep a run started from one of this process's steps would be."""
     own = current_parent()
-    depth = (own.depth if own is not None else 0) + 1
-    return {PARENT_VARIABLE: f"{run_id}:{step}:{depth}"}
+    return (own.depth if own is not None else 0) + 1
+
+
+def step_process(
+    pid: int, run_id: str, step: int | None, agent: str
+) -> contextlib.AbstractContextManager[None]:
+    """Record ``pid`` — a step's bash, or the pi or Claude Code process running the step — as
+    the step's (:mod:`core.step_shells`) while the block runs, so a ``baton`` started below it
+    is known as nested however its environment was changed. Nothing to record outside a run."""
+    if not run_id or step is None:
+        return contextlib.nullcontext()
+    return recorded(pid, StepShell(run_id, step, agent, child_depth()))

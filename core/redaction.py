@@ -19,18 +19,27 @@ Two layers:
 Every other string field of every event (tool arguments and results, tasks, errors, logs) is
 scrubbed whole. The result is a stream that is safe to write, print, export or show.
 
-Short values (< 8 characters) are never treated as secrets: they would redact ordinary words
-and are no real key anyway.
+Each known value is also looked for as the model could be shown it by a command that
+encodes it (:func:`encoded_forms`): base64 and base64url (at each of the three byte
+alignments, so ``KEY=<value>`` encoded whole is caught too), hex, URL-encoding and reversed.
+A key printed over several tool outputs of a step is caught by :class:`OutputJoiner`.
+
+What no redactor can catch: a value transformed in any other way (split into short pieces,
+interleaved, encrypted, compressed, ROT13, spelled out, gzip + base64); a secret Baton does
+not know (a password in a file the agent reads); short values (< 8 characters), which are
+never treated as secrets: they would redact ordinary words and are no real key anyway.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
-from urllib.parse import urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
 from pydantic import BaseModel
 
@@ -57,6 +66,10 @@ _E = TypeVar("_E", bound=BaseModel)
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 8
 MAX_URL_HOLD = 2_048
+LONG_TEXT = 512
+FRAGMENT = 12
+"""A piece of a known value this long is redacted from tool outputs on its own."""
+"""Texts longer than this are checked for encoded forms with substring searches first."""
 """A URL still waiting for its ``@`` is released anyway after this many characters."""
 
 _SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET)$|PASSWORD|^AWS_", re.IGNORECASE)
@@ -87,21 +100,43 @@ def url_password(url: str) -> str | None:
         return None
 
 
+def encoded_forms(secret: str) -> set[str]:
+    """``secret`` and the forms a command could print it in: base64 and base64url at the three
+    byte alignments (only the characters that depend on the secret's bytes alone), hex (both
+    cases), URL-encoded and reversed. Forms shorter than :data:`MIN_SECRET_LENGTH` are left
+    out: they would match ordinary text."""
+    raw = secret.encode("utf-8")
+    forms = {secret, secret[::-1], quote(secret, safe=""), quote_plus(secret)}
+    hexed = binascii.hexlify(raw).decode("ascii")
+    forms |= {hexed, hexed.upper()}
+    for offset, skip in ((0, 0), (1, 2), (2, 3)):
+        whole = (offset + len(raw)) // 3 * 4  # characters of complete 3-byte groups
+        encoded = base64.b64encode(b"\0" * offset + raw).decode("ascii")[skip:whole]
+        forms |= {encoded, encoded.replace("+", "-").replace("/", "_")}
+    return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+
+
 class Redactor:
-    """Replaces known secret values, URL credentials and bearer tokens with ``[redacted]``."""
+    """Replaces known secret values (and their encoded forms), URL credentials and bearer
+    tokens with ``[redacted]``."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self._secrets = sorted(
-            {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True
+        values = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
+        forms = {form for value in values for form in encoded_forms(value)}
+        self._secrets = sorted(forms, key=len, reverse=True)
+        self._whole = frozenset(self._secrets)
+        self._pattern = _pattern(self._secrets)
+        self._encoded = sorted(forms - values)
+        self._values = sorted(values)
+        self._plain_pattern = _pattern(sorted(values, key=len, reverse=True))
+        # A proper prefix of a known value can only end in a character some value has before
+        # its last: text ending otherwise (a space, most punctuation) is released at once.
+        self._prefix_ends = frozenset(char for secret in self._secrets for char in secret[:-1])
+        self._prefix_at_end = (
+            re.compile(_trie_pattern(self._secrets, partial=True) + r"\Z")
+            if self._secrets
+            else None
         )
-        alternatives = [re.escape(s) for s in self._secrets]
-        alternatives += [_URL_CREDENTIALS, _BEARER]
-        self._pattern = re.compile("|".join(alternatives))
-        self._by_first: dict[str, list[str]] = {}
-        for secret in self._secrets:
-            self._by_first.setdefault(secret[0], []).append(secret)
-        firsts = "".join(sorted(re.escape(first) for first in self._by_first))
-        self._first_chars = re.compile(f"[{firsts}]") if firsts else None
         self._longest = max((len(s) for s in self._secrets), default=0)
 
     @classmethod
@@ -128,10 +163,26 @@ class Redactor:
             extra += [v for v in (api_key_for(provider), url_password(provider.base_url)) if v]
         return cls.from_environment(extra)
 
+    @classmethod
+    def configured(cls) -> Redactor:
+        """:meth:`for_settings` of the saved settings; from the environment alone when they
+        cannot be read (a command that prints must still scrub)."""
+        from core.settings import SettingsError, load_settings
+
+        try:
+            return cls.for_settings(load_settings())
+        except SettingsError:
+            return cls.from_environment()
+
     def scrub(self, text: str) -> str:
         if not text:
             return text
-        return self._pattern.sub(_replacement, text)
+        pattern = self._pattern
+        if len(text) > LONG_TEXT and not any(form in text for form in self._encoded):
+            # A long text is searched for each encoded form first (a fast substring search
+            # each); without one, the smaller expression of the plain values scans it.
+            pattern = self._plain_pattern
+        return pattern.sub(_replacement, text)
 
     def split(self, text: str) -> tuple[str, str]:
         """``text`` — the unredacted start of a stream — as (what can be released now,
@@ -140,7 +191,7 @@ class Redactor:
         are not complete, a bearer token, or any match that touches the end (a token may go
         on in the next piece)."""
         size = len(text)
-        cut = self._secret_prefix_start(text)
+        cut = self.secret_prefix_start(text)
         if ":" in text and (url := _URL_TAIL.search(text, max(0, size - MAX_URL_HOLD))):
             cut = min(cut, url.start())
         recent = max(0, size - 256)
@@ -154,16 +205,60 @@ class Redactor:
                 cut = min(cut, match.start())
         return self.scrub(text[:cut]), text[cut:]
 
-    def _secret_prefix_start(self, text: str) -> int:
+    @property
+    def values(self) -> list[str]:
+        """The known values themselves (not their encoded forms)."""
+        return list(self._values)
+
+    @property
+    def longest(self) -> int:
+        """The length of the longest known value or encoded form (0: none known)."""
+        return self._longest
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """What :meth:`scrub` replaces (known values and their forms, URL credentials,
+        bearer tokens)."""
+        return self._pattern
+
+    def secret_prefix_start(self, text: str) -> int:
         """Where the longest end of ``text`` that is a proper prefix of a known secret begins
         (``len(text)`` when none is)."""
         size = len(text)
-        if self._first_chars is not None:
-            for candidate in self._first_chars.finditer(text, max(0, size - self._longest + 1)):
-                rest = text[candidate.start() :]
-                if any(s.startswith(rest) for s in self._by_first[rest[0]] if len(s) > len(rest)):
-                    return candidate.start()
-        return size
+        if self._prefix_at_end is None or text[-1:] not in self._prefix_ends:
+            return size
+        found = self._prefix_at_end.search(text, max(0, size - self._longest + 1))
+        if found is None or found.group() in self._whole:
+            return size
+        return found.start()
+
+
+def _pattern(secrets: list[str]) -> re.Pattern[str]:
+    alternatives = [_trie_pattern(secrets)] if secrets else []
+    return re.compile("|".join([*alternatives, _URL_CREDENTIALS, _BEARER]))
+
+
+def _trie_pattern(words: Iterable[str], *, partial: bool = False) -> str:
+    """One regular expression matching any of ``words``, longest first, with common prefixes
+    shared: a text position is tried against each distinct first character once, not against
+    every word (each secret has several encoded forms, and this runs on every event).
+    ``partial``: any non-empty prefix of a word matches too."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        ends = partial or "" in node
+        branches = [re.escape(char) + build(child) for char, child in node.items() if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if ends else body
+
+    return build(trie)
 
 
 def _replacement(match: re.Match[str]) -> str:
@@ -171,6 +266,74 @@ def _replacement(match: re.Match[str]) -> str:
     if match.group("scheme"):
         return f"{prefix}{REDACTED}@"
     return f"{prefix or ''}{REDACTED}"
+
+
+class OutputJoiner:
+    """Scrubs the tool outputs of one step for the model, as if they were one text: a command
+    that prints a key in pieces (``echo ${KEY:0:20}``, then ``echo ${KEY:20}``) would otherwise
+    hand the model all of them.
+
+    * Any run of :data:`FRAGMENT` or more characters of a known value is redacted wherever it
+      appears, so each piece that long is caught on its own — the first one too, before the
+      rest is printed.
+    * Each output is also checked joined to the tail of the ones before (as long as the
+      longest known form): a value that begins in an earlier output and ends in this one has
+      its part here redacted (the earlier part was already sent).
+    * An output that *ends* in the beginning of a known value (at least
+      :data:`MIN_SECRET_LENGTH` characters of it) has that end redacted.
+
+    A value cut into pieces shorter than :data:`FRAGMENT`, in outputs with other text between
+    them, still gets through: the model can join the pieces itself.
+    """
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self._tail = ""
+        grams = {
+            value[i : i + FRAGMENT]
+            for value in redactor.values
+            for i in range(len(value) - FRAGMENT + 1)
+        }
+        self._fragments = re.compile(_trie_pattern(sorted(grams))) if grams else None
+
+    def scrub(self, output: str) -> str:
+        redactor = self.redactor
+        keep = redactor.longest
+        if not keep:
+            return redactor.scrub(output)
+        tail = self._tail
+        self._tail = (tail + output)[-keep:]
+        start = 0
+        if tail:
+            joined = tail + output[:keep]
+            for match in redactor.pattern.finditer(joined, max(0, len(tail) - keep)):
+                if match.start() < len(tail) < match.end():
+                    start = match.end() - len(tail)  # the rest of a value begun earlier
+                    break
+        cleaned = redactor.scrub(output[start:])
+        if start:
+            cleaned = REDACTED + cleaned
+        if self._fragments is not None:
+            cleaned = self._without_fragments(cleaned)
+        cut = redactor.secret_prefix_start(cleaned)
+        if len(cleaned) - cut >= MIN_SECRET_LENGTH:
+            cleaned = cleaned[:cut] + REDACTED
+        return cleaned
+
+    def _without_fragments(self, text: str) -> str:
+        """``text`` with every maximal run that is a piece (of :data:`FRAGMENT` characters or
+        more) of a known value redacted: a match is grown while it is still such a piece."""
+        assert self._fragments is not None
+        values = self.redactor.values
+        out: list[str] = []
+        position = 0
+        while (found := self._fragments.search(text, position)) is not None:
+            start, end = found.span()
+            while end < len(text) and any(text[start : end + 1] in value for value in values):
+                end += 1
+            out += [text[position:start], REDACTED]
+            position = end
+        return "".join(out) + text[position:] if out else text
 
 
 # ------------------------------------------------------------------------------------------

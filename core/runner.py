@@ -61,6 +61,7 @@ from core.nesting import current_parent
 from core.params import params_shown
 from core.presets import PresetCatalog
 from core.publisher import EventListener
+from core.redaction import Redactor
 from core.rule_store import RuleStore
 from core.run_preparation import PreparedStep, prepare_steps
 from core.run_recording import RunRecording, new_run_id
@@ -130,7 +131,9 @@ class Runner:
             rules=RuleStore(),
         )
         self.result: RunFinished | None = None
-        self._checkpoints = RunCheckpoints(self.run_id, self.settings.checkpoints)
+        self._checkpoints = RunCheckpoints(
+            self.run_id, self.settings.checkpoints, Redactor.for_settings(self.settings)
+        )
 
     # ---------------------------------------------------------------------------- public API
 

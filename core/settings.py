@@ -57,6 +57,9 @@ class Provider(BaseModel):
     json_schema_output: bool = False
     """The server honours ``response_format: json_schema`` (OpenAI, vLLM): agents that declare
     an ``output:`` shape send it. Others are asked in the prompt and checked afterwards."""
+    max_tokens_field: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"
+    """The request field that bounds an answer's length: OpenAI's reasoning models accept only
+    ``max_completion_tokens``; every other compatible server reads ``max_tokens``."""
 
     @field_validator("base_url")
     @classmethod
@@ -89,6 +92,11 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     max_turns: int = Field(default=40, ge=1, le=1000)
+    max_tool_calls_per_turn: int = Field(default=64, ge=1)
+    """Tool calls run from one answer; the rest are refused back to the model with the reason
+    (an answer asking for 100,000 would otherwise run them all)."""
+    max_answer_bytes: int = Field(default=10_000_000, ge=10_000)
+    """Largest model answer (its streamed bytes); past it the step fails."""
     step_timeout_s: float | None = Field(default=None, gt=0)
     """Ends a step that runs longer than this (None: no limit)."""
     bash_timeout_s: float = Field(default=120.0, gt=0)

@@ -112,6 +112,9 @@ class Reply:
     hold: threading.Event | None = None
     """Wait for this event (or the server stopping) before the body; a streamed reply sends
     its headers first, a plain or error reply sends nothing until then."""
+    calls_in_one_chunk: bool = False
+    """Send every tool call whole in a single delta (as some servers do) instead of each in
+    ``pieces``: a flood of calls then costs one chunk, not hundreds of thousands."""
     fragmented: bool = False
     """Write every SSE event in two TCP writes split mid-JSON (exercises line buffering)."""
 
@@ -752,6 +755,10 @@ def usage_of(request: Mapping[str, Any], reply: Reply) -> dict[str, Any]:
         produced = reply.text + reply.reasoning
         produced += "".join(_arguments_text(c) for c in reply.tool_calls)
         tokens = Tokens(prompt=prompt, completion=max(1, len(produced) // 4))
+    ceiling = request.get("max_tokens", request.get("max_completion_tokens"))
+    if isinstance(ceiling, int) and tokens.completion > ceiling:
+        # A provider stops writing at the request's ceiling, whatever it would have written.
+        tokens = Tokens(tokens.prompt, ceiling, tokens.cached)
     return {
         "prompt_tokens": tokens.prompt,
         "completion_tokens": tokens.completion,
@@ -789,7 +796,18 @@ def stream_chunks(
         chunk({"reasoning_content": piece}) for piece in _split(reply.reasoning, reply.pieces)
     ]
     chunks += [chunk({"content": piece}) for piece in _split(reply.text, reply.pieces)]
-    for index, call in enumerate(reply.tool_calls):
+    if reply.calls_in_one_chunk and reply.tool_calls:
+        whole = [
+            {
+                "index": index,
+                "id": _call_id(call, index, number),
+                "type": "function",
+                "function": {"name": call.name, "arguments": _arguments_text(call)},
+            }
+            for index, call in enumerate(reply.tool_calls)
+        ]
+        chunks.append(chunk({"tool_calls": whole}))
+    for index, call in enumerate(() if reply.calls_in_one_chunk else reply.tool_calls):
         opening = {
             "index": index,
             "id": _call_id(call, index, number),

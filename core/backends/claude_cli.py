@@ -81,6 +81,7 @@ from core.backends.prompt_file import write_private_prompt
 from core.checkout_programs import checkout_programs
 from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
+from core.nesting import step_process
 from core.process_tree import TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 from core.program_locations import locate_program
 
@@ -225,8 +226,9 @@ class ClaudeBackend:
                 yield notice
             session = _Session(self, ctx, proc, ProcessTree(proc.pid, tag))
             try:
-                async for event in session.events():
-                    yield event
+                with step_process(proc.pid, ctx.run_id, ctx.step, ctx.agent.name):
+                    async for event in session.events():
+                        yield event
             finally:
                 await session.close()
         finally:

@@ -22,6 +22,11 @@ Failures, and what the step does about them:
 * a tool problem (unknown tool, arguments that are not JSON or fail validation, a denial, a
   :class:`~core.tools.base.ToolError`) → an error *result* the model reads; the step goes on.
 
+Bounded whatever the model answers: with a budget, each request carries the most tokens the
+answer may write without passing it (``max_tokens``); one answer runs at most
+``limits.max_tool_calls_per_turn`` tool calls (the rest are refused back to the model, with the
+reason); an answer larger than ``limits.max_answer_bytes`` ends the step.
+
 Cancellation is the runner cancelling the task that iterates :meth:`run`
 (``cancel_grace_s = 0``): the ``async with`` blocks close the HTTP stream and a running tool is
 cancelled and awaited. Iterate with :func:`contextlib.aclosing` so an abandoned iteration also
@@ -45,6 +50,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar
 
 import httpx
+from httpx._decoders import LineDecoder
 
 from core.backends.base import BackendError, StepContext
 from core.backends.sse import (
@@ -56,7 +62,7 @@ from core.backends.sse import (
     error_message,
 )
 from core.backends.tool_calls import ToolOutcome, run_tool_call
-from core.budget import BudgetReached
+from core.budget import BudgetReached, TokenPrices
 from core.events import (
     Event,
     MessagesDelivered,
@@ -69,7 +75,7 @@ from core.events import (
 )
 from core.pricing import load_price_table, priced
 from core.provider_http import ProbeError, only_model, provider_headers, step_client
-from core.redaction import Redactor
+from core.redaction import OutputJoiner, Redactor
 from core.secrets import api_key_for
 from core.structured import StructuredOutputError, repair_prompt
 from core.tools.base import Tool
@@ -137,7 +143,9 @@ class OpenAICompatBackend:
             model = await self._only_model(ctx, provider.base_url, key)
         headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
-        scrub = Redactor.for_settings(ctx.settings).scrub
+        redactor = Redactor.for_settings(ctx.settings)
+        scrub = redactor.scrub
+        outputs = OutputJoiner(redactor)  # a key printed in pieces over several calls
         messages: list[dict[str, Any]] = []
         spec = ctx.agent.output
         system_prompt = ctx.agent.system_prompt + (spec.instructions() if spec else "")
@@ -188,6 +196,7 @@ class OpenAICompatBackend:
                     if said:
                         messages.extend({"role": "user", "content": scrub(t)} for t in said)
                         yield ctx.make(MessagesDelivered, count=len(said))
+                    _bound_the_answer(ctx, request, provider.max_tokens_field, model)
                     turn = _Turn()
                     requesting = self._request(ctx, client, url, headers, request, turn, timeout)
                     async with aclosing(requesting) as events:
@@ -230,6 +239,10 @@ class OpenAICompatBackend:
                         return
                     for draft in calls:
                         draft.id = draft.id or f"call_{turn_number}_{draft.index}"
+                    calls, refused = (
+                        calls[: limits.max_tool_calls_per_turn],
+                        len(calls[limits.max_tool_calls_per_turn :]),
+                    )
                     messages.append(_assistant_message(response.text, calls, scrub))
                     for draft in calls:
                         outcome = ToolOutcome()
@@ -243,9 +256,12 @@ class OpenAICompatBackend:
                             {
                                 "role": "tool",
                                 "tool_call_id": draft.id,
-                                "content": scrub(outcome.result),
+                                "content": outputs.scrub(outcome.result),
                             }
                         )
+                    if refused:
+                        refusal = _refusal(refused, limits.max_tool_calls_per_turn)
+                        messages.append({"role": "user", "content": refusal})
                 yield ctx.make(
                     StepFinished,
                     status="error",
@@ -352,16 +368,17 @@ class OpenAICompatBackend:
             ) as response:
                 if response.status_code != 200:
                     raise _http_failure(response, await response.aread())
+                chunks = _bounded(response.aiter_text(), limits.max_answer_bytes)
                 if "json" in response.headers.get("content-type", ""):
                     # A server that ignores ``stream: true`` answers with one object.
-                    raw = await response.aread()
-                    for piece in response_acc.feed_payload(raw.decode("utf-8", "replace")):
+                    raw = "".join([chunk async for chunk in chunks])
+                    for piece in response_acc.feed_payload(raw):
                         yield _piece_event(ctx, piece)
                     response_acc.finish_reason = response_acc.finish_reason or "stop"
                     return
                 decoder = SSEDecoder()
                 done = False
-                lines = response.aiter_lines()
+                lines = _lines(chunks)
                 async for line in lines:
                     payload = decoder.feed(line)
                     if payload is None:
@@ -397,11 +414,75 @@ class OpenAICompatBackend:
             raise _Retryable("timed out waiting for a free connection") from None
         except MalformedStreamError as error:
             raise _StepFailure(f"the provider sent a malformed stream line: {error}") from None
+        except _AnswerTooLarge:
+            raise _StepFailure(
+                f"the model's answer passed {limits.max_answer_bytes / 1e6:g} MB "
+                "(limits.max_answer_bytes); the step stops"
+            ) from None
         except ProviderStreamError as error:
             raise _StepFailure(f"the provider reported an error: {error}") from None
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+class _AnswerTooLarge(Exception):
+    """The response passed ``limits.max_answer_bytes``."""
+
+
+async def _bounded(chunks: AsyncIterator[str], limit: int) -> AsyncIterator[str]:
+    """``chunks`` until their total passes ``limit`` characters (then :class:`_AnswerTooLarge`):
+    counted as they arrive, so an endless answer — or one endless line — is never held whole."""
+    size = 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            raise _AnswerTooLarge
+        yield chunk
+
+
+async def _lines(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
+    """The lines of ``chunks`` (``\\n``, ``\\r\\n`` or ``\\r``), as ``aiter_lines`` splits them."""
+    decoder = LineDecoder()
+    async for chunk in chunks:
+        for line in decoder.decode(chunk):
+            yield line
+    for line in decoder.flush():
+        yield line
+
+
+def _bound_the_answer(ctx: StepContext, request: dict[str, Any], field: str, model: str) -> None:
+    """Put in ``request`` the most tokens the answer may write within the budget left (none
+    without a budget). The prompt is estimated at four characters a token."""
+    request.pop(field, None)
+    if ctx.budget is None:
+        return
+    prompt_tokens = len(json.dumps(request["messages"])) // 4
+    allowance = ctx.budget.output_allowance(
+        ctx.step, prompt_tokens, _token_prices(model, ctx.settings.prices)
+    )
+    if allowance is not None:
+        request[field] = allowance
+
+
+def _token_prices(model: str, overrides: Mapping[str, Any]) -> TokenPrices | None:
+    """Dollars per input and output token of ``model``; None when it has no price."""
+    million = 1_000_000
+    reading = priced(UsageStats(input=million, model=model, priced=False), overrides)
+    writing = priced(UsageStats(output=million, model=model, priced=False), overrides)
+    if not (reading.priced and writing.priced):
+        return None
+    return TokenPrices(input=reading.cost / million, output=writing.cost / million)
+
+
+def _refusal(count: int, limit: int) -> str:
+    """What the model is told about the tool calls of its answer past the limit."""
+    plural = "s" if count != 1 else ""
+    return (
+        f"{count} more tool call{plural} in your last answer {'were' if plural else 'was'} "
+        f"not run: at most {limit} tool calls run per answer (a setting, "
+        "limits.max_tool_calls_per_turn). Ask again for the ones still needed."
+    )
 
 
 async def _read_to_the_end(rest: AsyncIterator[str]) -> None:

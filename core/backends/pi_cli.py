@@ -62,6 +62,7 @@ from core.backends.prompt_file import write_private_prompt
 from core.checkout_programs import CheckoutProgram, checkout_programs
 from core.environment import PI_PROVIDER_KEYS, cli_environment
 from core.events import Event, Log, StepFinished
+from core.nesting import step_process
 from core.process_tree import stop_tree
 from core.program_locations import locate_program
 from core.settings import Settings
@@ -295,8 +296,9 @@ class PiBackend:
                 yield note
             # A follow-up (Continue) is a message in the conversation, not a task.
             await session.start(ctx.task if ctx.continues is not None else f"Task: {ctx.task}")
-            async for event in self._stream(ctx, process, parser, stderr_tail, session):
-                yield event
+            with step_process(process.pid, ctx.run_id, ctx.step, ctx.agent.name):
+                async for event in self._stream(ctx, process, parser, stderr_tail, session):
+                    yield event
             exit_code = await process.wait()
             await stdin.close()
         finally:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,6 +46,22 @@ class BatchItem(BaseModel):
         if self.args:
             return " ".join(self.args)
         return ", ".join(f"{name}={value}" for name, value in self.params.items())
+
+
+def redacted(items: Sequence[BatchItem], scrub: Callable[[str], str]) -> list[BatchItem]:
+    """``items`` with secrets scrubbed from every argument and text parameter: an input is
+    shown (progress, status), stored (the batch store, the run index) and exported, and the
+    model never gets a known secret anyway (:class:`core.redaction.Redactor`)."""
+    return [
+        BatchItem(
+            args=[scrub(arg) for arg in item.args],
+            params={
+                name: scrub(value) if isinstance(value, str) else value
+                for name, value in item.params.items()
+            },
+        )
+        for item in items
+    ]
 
 
 def read_inputs(path: Path, *, header: bool = False) -> list[BatchItem]:

@@ -16,6 +16,7 @@ import contextlib
 import json
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from core.atomic import atomic_write_text
 from core.batch.checkout import Checkout
 from core.batch.executor_registry import EXECUTORS, create_executor
 from core.batch.executors import ExecutorOptions
-from core.batch.inputs import read_inputs
+from core.batch.inputs import read_inputs, redacted
 from core.batch.results import batch_results, results_csv, results_jsonl
 from core.batch.store import BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchListener, BatchRun
@@ -38,6 +39,7 @@ from core.commands.run import (
 )
 from core.errors import RunError
 from core.events import Event, RunFinished, event_to_json
+from core.redaction import Redactor
 from core.run_names import status_word
 from core.settings import Settings, SettingsError, load_settings
 from core.tools.sandbox import sandbox_status
@@ -130,7 +132,8 @@ def _start(args: argparse.Namespace, store: BatchStore) -> int:
     if args.inputs is None:
         return usage_error(COMMAND, RunError("give the inputs: --inputs FILE (JSONL or CSV)"))
     try:
-        items = read_inputs(args.inputs, header=args.csv_header)
+        scrub = _scrubber()
+        items = redacted(read_inputs(args.inputs, header=args.csv_header), scrub)
         spec = BatchSpec(
             preset=args.preset,
             cwd=str(args.cwd.resolve()),
@@ -139,9 +142,9 @@ def _start(args: argparse.Namespace, store: BatchStore) -> int:
             backend=args.backend,
             trust_project=args.trust_project,
         )
-    except RunError as error:
+    except (RunError, SettingsError) as error:
         return usage_error(COMMAND, error)
-    record = store.create(spec, items, args.inputs.name)
+    record = store.create(spec, items, scrub(args.inputs.name))
     code = _execute(record, args, store)
     if code == EXIT_USAGE:  # nothing ran: no record of a batch that never started
         store.delete(record.id)
@@ -268,7 +271,15 @@ def _list() -> int:
     return EXIT_OK
 
 
+def _scrubber() -> Callable[[str], str]:
+    """Scrubs the secrets a run could leak (:class:`~core.redaction.Redactor`) from batch
+    inputs and what is printed or exported of them (batches recorded before inputs were
+    scrubbed on the way in still hold them)."""
+    return Redactor.configured().scrub
+
+
 def _status(record: BatchRecord, as_json: bool) -> int:
+    scrub = _scrubber()
     results = batch_results(record)
     if as_json:
         data = {
@@ -279,23 +290,24 @@ def _status(record: BatchRecord, as_json: bool) -> int:
             "counts": record.counts(),
             "items": [r.model_dump() for r in results],
         }
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(scrub(json.dumps(data, ensure_ascii=False, indent=2)))
         return EXIT_OK
     counts = ", ".join(f"{n} {status_word(s)}" for s, n in record.counts().items())
-    print(f"{record.id}: {record.spec.preset} over {record.inputs}, {record.created_at}")
+    print(f"{record.id}: {record.spec.preset} over {scrub(record.inputs)}, {record.created_at}")
     print(f"{len(record.items)} items: {counts}")
     for r in results:
         label = " ".join(r.args)[:50]
         line = f"{r.item:>5}  {status_word(r.status):<11} {r.run_id or '-':<24} {label}"
         if r.error and r.status != "ok":
             line += f"  ({r.error.splitlines()[0][:100]})"
-        print(line)
+        print(scrub(line))
     return EXIT_OK
 
 
 def _export(record: BatchRecord, args: argparse.Namespace) -> int:
     results = batch_results(record)
     text = results_csv(results) if args.format == "csv" else results_jsonl(results)
+    text = _scrubber()(text)
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK

@@ -12,6 +12,7 @@ from typing import Any
 from core.checkpoints import Workspace, patch
 from core.events import Event, StepChanges
 from core.git_command import GitError
+from core.redaction import Redactor
 from core.restore import RestoreError, apply_restore, checkpoints_of, plan_restore
 from core.runs import RunIndex, append_event, load_run
 
@@ -72,7 +73,7 @@ def _diff(args: argparse.Namespace) -> int:
     except (RestoreError, GitError, OSError) as error:
         print(f"baton runs diff: {error}", file=sys.stderr)
         return 1
-    sys.stdout.write(text)
+    sys.stdout.write(Redactor.configured().scrub(text))  # a key in a file, or a file name
     return 0
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from core.atomic import atomic_write_text
-from core.commands.docs_history import Handler, register_history
+from core.commands.docs_history import Handler, command_author, register_history
 from core.documents import (
     Document,
     DocumentError,
@@ -236,7 +236,13 @@ def _report(doc: Document, verb: str, as_json: bool) -> None:
 
 def _add(args: argparse.Namespace, store: DocumentStore) -> int:
     content = _read_text(args) or ""
-    doc = store.create(args.title, content, type=args.type, tags=_tags(args.tags) or [])
+    doc = store.create(
+        args.title,
+        content,
+        type=args.type,
+        tags=_tags(args.tags) or [],
+        provenance=command_author(),
+    )
     _report(doc, "created", args.json)
     return 0
 
@@ -246,7 +252,14 @@ def _edit(args: argparse.Namespace, store: DocumentStore) -> int:
     tags = _tags(args.tags)
     if args.title is None and content is None and tags is None and args.type is None:
         raise DocumentError("Nothing to change: give --title, --content/--file, --tags or --type.")
-    doc = store.update(args.id, title=args.title, content=content, tags=tags, type=args.type)
+    doc = store.update(
+        args.id,
+        title=args.title,
+        content=content,
+        tags=tags,
+        type=args.type,
+        author=command_author(),
+    )
     _report(doc, "updated", args.json)
     return 0
 
@@ -263,7 +276,7 @@ def _delete(args: argparse.Namespace, store: DocumentStore) -> int:
         if answer.strip().lower() not in ("y", "yes"):
             print("Not deleted.")
             return 1
-    store.delete(doc.id, expected_version=doc.version)
+    store.delete(doc.id, expected_version=doc.version, author=command_author())
     print(f"deleted #{doc.id} {doc.title!r} (undo: baton docs restore {doc.id} {doc.version})")
     return 0
 

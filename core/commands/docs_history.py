@@ -14,8 +14,20 @@ from typing import Any
 
 from core.documents import DocumentError, DocumentStore
 from core.documents_history import diff
+from core.documents_models import DocumentProvenance
+from core.nesting import current_parent
 
 Handler = Callable[[argparse.Namespace, DocumentStore], int]
+
+
+def command_author() -> DocumentProvenance | None:
+    """Who types a ``baton docs`` command that writes: a step's agent when a step's shell
+    started it (found by the process tree, :func:`core.nesting.current_parent`), otherwise a
+    person (None)."""
+    parent = current_parent()
+    if parent is None:
+        return None
+    return DocumentProvenance(run_id=parent.run_id, step=parent.step, agent=parent.agent)
 
 
 def register_history(
@@ -73,6 +85,6 @@ def _history(args: argparse.Namespace, store: DocumentStore) -> int:
 
 
 def _restore(args: argparse.Namespace, store: DocumentStore) -> int:
-    doc = store.restore(args.id, args.version)
+    doc = store.restore(args.id, args.version, author=command_author())
     print(f"restored #{doc.id} {doc.title!r} to version {args.version} (now version {doc.version})")
     return 0

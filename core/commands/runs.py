@@ -17,7 +17,6 @@ from core.redaction import Redactor, redact_all
 from core.run_export import run_to_json, run_to_markdown
 from core.run_names import run_name, status_word
 from core.runs import RunIndex, RunRecord, load_run
-from core.settings import SettingsError, load_settings
 
 
 def register(commands: Any) -> None:
@@ -80,16 +79,9 @@ def _export(args: argparse.Namespace) -> int:
         return 2
     # Runs recorded by Baton are redacted already; files from elsewhere (or from before a key
     # was known) are redacted here, as a stream, so split keys are caught too.
-    events = redact_all(load_run(Path(record.path)), _redactor())
+    events = redact_all(load_run(Path(record.path)), Redactor.configured())
     print(run_to_markdown(events) if args.format == "md" else run_to_json(events))
     return 0
-
-
-def _redactor() -> Redactor:
-    try:
-        return Redactor.for_settings(load_settings())
-    except SettingsError:
-        return Redactor.from_environment()
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -18,7 +18,10 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import os
+import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,13 +30,15 @@ from pydantic import BaseModel, Field
 
 from core import process_tree
 from core.environment import scrubbed_env
-from core.nesting import marker_for
+from core.nesting import marker_for, step_process
 from core.paths import protected_dirs
 from core.process_tree import POLL_S, TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 from core.tools.base import Tool, ToolContext, ToolError
 from core.tools.paths import working_root
 from core.tools.sandbox import SandboxStatus, confine, sandbox_status
 
+SETUP_ATTEMPTS = 5
+"""How often bash is started when a host socket the sandbox covers vanishes as it starts."""
 LINGER_S = 1.0
 """After the shell exits, how long background jobs still holding the output may keep writing."""
 READ_CHUNK = 65536
@@ -80,6 +85,22 @@ class BashTool(Tool):
         status: SandboxStatus,
         temp: Path | None,
     ) -> str:
+        for attempt in range(1, SETUP_ATTEMPTS + 1):
+            try:
+                return await self._attempt(command, limit_s, ctx, status, temp)
+            except _MountVanished as vanished:
+                if attempt == SETUP_ATTEMPTS:
+                    raise ToolError(f"{vanished}\n\nThe sandbox could not be set up.") from None
+        raise AssertionError("unreachable")
+
+    async def _attempt(
+        self,
+        command: str,
+        limit_s: float,
+        ctx: ToolContext,
+        status: SandboxStatus,
+        temp: Path | None,
+    ) -> str:
         root = working_root(ctx.cwd)
         shell = shutil.which("bash") or shutil.which("sh") or "/bin/sh"
         argv = confine(
@@ -104,6 +125,18 @@ class BashTool(Tool):
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
+        provenance = ctx.provenance
+        with step_process(proc.pid, provenance.run_id, provenance.step, provenance.agent):
+            return await self._supervise(proc, ctx, status, tag, limit_s)
+
+    async def _supervise(
+        self,
+        proc: asyncio.subprocess.Process,
+        ctx: ToolContext,
+        status: SandboxStatus,
+        tag: str,
+        limit_s: float,
+    ) -> str:
         # In bubblewrap's PID namespace nothing escapes the tree: no need to search by tag.
         tree = ProcessTree(proc.pid, None if status.kind == "bubblewrap" else tag)
         tail = _Tail(ctx.limits.tool_output_chars, ctx.emit_output)
@@ -138,9 +171,36 @@ class BashTool(Tool):
         code = proc.returncode
         if code == 0:
             return f"{output}\n\nExit code 0"
+        if status.kind == "bubblewrap" and code == 1 and _vanished_mount(output):
+            raise _MountVanished(output)
         if code is not None and code < 0:
             raise ToolError(f"{output}\n\nCommand was killed by signal {-code}.")
         raise ToolError(f"{output}\n\nCommand failed with exit code {code}.")
+
+
+class _MountVanished(Exception):
+    """bubblewrap could not cover a host socket that was removed as it started."""
+
+
+_BWRAP_CANNOT_CREATE = re.compile(
+    r"bwrap: (?:Can't (?:create file at|mkdir parents for) (/.+): [^:\n]+"
+    r"|Can't bind mount /oldroot/dev/null on /newroot(/.+): Unable to mount source on "
+    r"destination: No such file or directory)"
+)
+
+
+def _vanished_mount(output: str) -> bool:
+    """Whether ``output`` is only bubblewrap saying that a path it was to cover is gone: the
+    host's socket list (:mod:`core.tools.host_sockets`) is read just before bwrap starts, and
+    a socket removed in between makes bwrap fail before the command runs. Then the command is
+    started again with a fresh list."""
+    found = _BWRAP_CANNOT_CREATE.fullmatch(output.strip())
+    if found is None:
+        return False
+    path = found.group(1) or found.group(2)
+    with contextlib.suppress(OSError):
+        return stat.S_ISSOCK(os.lstat(path).st_mode)  # there again: a socket coming and going
+    return True
 
 
 @contextlib.contextmanager

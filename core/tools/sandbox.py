@@ -4,9 +4,11 @@ A command the model wrote is assumed hostile. Where the platform allows, it runs
 
 * **Linux — bubblewrap** (``bwrap``): the whole filesystem read-only, except the working folder
   and a private ``/tmp``; Baton's own folders (:func:`core.paths.protected_dirs`) replaced by
-  empty ones; its own PID namespace, so every process it starts — ``setsid``, ``nohup`` and
+  empty ones; the host's Unix sockets hidden (:mod:`core.tools.host_sockets`); its own PID
+  namespace, so every process it starts — ``setsid``, ``nohup`` and
   ``disown`` included — ends with it (``--die-with-parent`` ends it with Baton); network on
-  unless the agent (``sandbox: {network: false}``) or the run (``--no-network``) cuts it.
+  unless the agent (``sandbox: {network: false}``) or the run (``--no-network``) cuts it, and
+  with it the host's abstract sockets (its own network namespace).
 * **macOS — sandbox-exec**: a generated profile (:func:`seatbelt_profile`) allowing writes only
   under the working folder and a private temp folder, denying Baton's folders, and the network
   when cut. Process containment there is :mod:`core.process_tree`'s tracking.
@@ -27,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from core.tools.host_sockets import socket_mounts
 
 SandboxKind = Literal["bubblewrap", "sandbox-exec", "none"]
 PROBE_TIMEOUT_S = 10.0
@@ -114,6 +118,7 @@ def bwrap_argv(
 ) -> list[str]:
     """The bubblewrap command line; mounts apply in order, so later ones cover earlier ones."""
     mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    mounts += socket_mounts(keep=[cwd, *protected])
     mounts += ["--bind", str(cwd), str(cwd)]
     for folder in protected:
         mounts += ["--tmpfs", str(folder)]  # masked even inside the working folder

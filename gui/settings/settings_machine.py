@@ -207,6 +207,8 @@ class ToolsPage(Page):
 
 LIMIT_LABELS: dict[str, tuple[str, str]] = {
     "max_turns": ("Turns per step", ""),
+    "max_tool_calls_per_turn": ("Tool calls run per answer", ""),
+    "max_answer_bytes": ("Largest model answer", " bytes"),
     "step_timeout_s": ("Step time limit", " s"),
     "bash_timeout_s": ("bash command time limit", " s"),
     "tool_output_chars": ("Tool output kept", " chars"),

@@ -3,9 +3,12 @@ confined command can and cannot do (network switch, private /tmp, agent frontmat
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 import socket
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +17,7 @@ import pytest
 from core.agents import AgentFileError, parse_agent_text
 from core.backends.tool_calls import confinement
 from core.settings import Limits, SandboxSettings, Settings
-from core.tools import sandbox
+from core.tools import host_sockets, sandbox
 from core.tools.base import ToolContext, ToolError
 from core.tools.bash import BashParams, BashTool
 from core.tools.sandbox import (
@@ -205,3 +208,108 @@ def test_tool_context_combines_the_run_switch_and_the_agent(tmp_path: Path) -> N
     assert fields(False, "")["sandbox"] == SandboxSettings(network=False)
     assert fields(True, "sandbox: {network: false}\n")["sandbox"] == SandboxSettings(network=False)
     assert fields(True, "env: [GITHUB_TOKEN]\n")["env_allow"] == ("GITHUB_TOKEN",)
+
+
+def _socket_places() -> list[Path]:
+    """Where host services put the sockets that would be a way out: the system and user runtime
+    folders, /var/tmp, and a folder in the home (the gpg agent's, Docker Desktop's)."""
+    runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}")
+    return [Path("/run"), Path("/var/run"), runtime, Path("/var/tmp"), Path.home()]
+
+
+@pytest.fixture(params=_socket_places(), ids=lambda place: str(place))
+def host_socket(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A real AF_UNIX listener in one socket place, outside the working folder and /tmp."""
+    place: Path = request.param
+    made = not place.exists()  # a runtime folder nobody logged in to has not made yet
+    try:
+        place.mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix=".baton-socket-test-", dir=place))
+    except OSError as error:
+        pytest.skip(f"cannot place a listener in {place}: {error}")
+    path = folder / "agent.sock"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        server.listen(8)
+        yield path
+    finally:
+        server.close()
+        shutil.rmtree(place if made else folder, ignore_errors=True)
+
+
+def _connect_command(address: str) -> str:
+    script = (
+        "import socket,sys\n"
+        "a=sys.argv[1]\n"
+        "a='\\0'+a[1:] if a.startswith('@') else a\n"  # '@name': an abstract socket
+        "s=socket.socket(socket.AF_UNIX)\n"
+        "try:\n s.connect(a); print('REACHED')\n"
+        "except OSError as e: print('refused', e)\n"
+    )
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(script)} {shlex.quote(address)}"
+
+
+@needs_bwrap
+@pytest.mark.parametrize("network", [True, False], ids=["network", "no-network"])
+async def test_the_hosts_unix_sockets_cannot_be_reached(
+    work: Path, host_socket: Path, network: bool
+) -> None:
+    outside = _connect_command(str(host_socket))
+    with socket.socket(socket.AF_UNIX) as probe:
+        probe.connect(str(host_socket))  # the listener is real: reachable from outside
+    result = await bash(work, outside, network=network)
+    assert "refused" in result and "REACHED" not in result
+
+
+@needs_bwrap
+async def test_abstract_sockets_are_cut_with_the_network(work: Path) -> None:
+    name = f"\0baton-test-{os.getpid()}-{work.name}"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(name)
+        server.listen(8)
+        command = _connect_command("@" + name[1:])
+        assert "REACHED" in await bash(work, command)  # the documented limit with network on
+        cut = await bash(work, command, network=False)
+    assert "refused" in cut and "REACHED" not in cut
+
+
+@needs_bwrap
+async def test_name_resolution_settings_stay_readable(work: Path) -> None:
+    assert "Exit code 0" in await bash(work, "cat /etc/resolv.conf > /dev/null")
+
+
+def test_only_live_path_sockets_from_the_table_are_covered(tmp_path: Path) -> None:
+    """A deleted socket stays listed in /proc/net/unix; covering it would make bwrap fail."""
+    live = tmp_path / "live.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(live))
+        table = tmp_path / "unix"
+        table.write_text(
+            "Num RefCount Protocol Flags Type St Inode Path\n"
+            f"0000: 00000002 00000000 00010000 0001 01 1 {live}\n"
+            f"0000: 00000002 00000000 00010000 0001 01 2 {tmp_path / 'gone.sock'}\n"
+            "0000: 00000002 00000000 00010000 0001 01 3 @abstract\n"
+            "0000: 00000002 00000000 00010000 0001 01 4\n"
+        )
+        assert host_sockets.host_socket_paths(table) == [str(live.resolve())]
+
+
+@needs_bwrap
+async def test_a_socket_that_vanishes_as_bash_starts_does_not_fail_the_command(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host's sockets are listed just before bwrap starts; one removed in between made
+    bwrap fail to cover it. The command is started again with a fresh list."""
+    listed = host_sockets.host_socket_paths
+    gone = [f"/.baton-vanished-{work.name}.sock", f"/.baton-vanished-{work.name}/gone.sock"]
+    calls: list[int] = []
+
+    def vanishing(table: Path = host_sockets.PROC_NET_UNIX) -> list[str]:
+        calls.append(1)
+        return [*listed(table), *(gone[len(calls) - 1 : len(calls)])]
+
+    monkeypatch.setattr(host_sockets, "host_socket_paths", vanishing)
+    result = await bash(work, "echo ran")
+    assert result == "ran\n\nExit code 0"
+    assert len(calls) == 3  # a vanished socket, a vanished folder, then a clean start
