@@ -104,6 +104,7 @@ MAPPING: dict[str, str] = {
     "core.secrets": "core.safety.secrets",
     "core.environment": "core.safety.environment",
     "core.nesting": "core.safety.nesting",
+    "core.step_shells": "core.safety.step_shells",
     "core.tools.sandbox": "core.safety.sandbox",
     # tools: the tools an agent calls and the processes they start
     "core.process_tree": "core.tools.process_tree",
