@@ -26,7 +26,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.paths import protected_dirs
+from core.paths import protected_dirs, worktrees_dir
 
 
 class UnsafeRepository(Exception):
@@ -93,7 +93,6 @@ def check_git_dir(git_dir: Path) -> None:
 
 def _linked_git_dir(top: Path, dot: Path) -> Path:
     """The git folder a ``.git`` file names, if it is a worktree Baton made; refused else."""
-    from core.worktrees import worktrees_dir  # worktrees uses this module
 
     try:
         text = dot.read_text(encoding="utf-8", errors="replace").strip()

@@ -49,3 +49,10 @@ def protected_dirs() -> tuple[Path, ...]:
     agent could write there would change what it may do, or what the audit trail says.
     """
     return tuple(dict.fromkeys(folder.resolve() for folder in (config_dir(), data_dir())))
+
+
+def worktrees_dir() -> Path:
+    """``BATON_WORKTREE_DIR``, else the platform's cache folder for Baton + ``worktrees``:
+    where worktree runs work (and what the git checks recognise as Baton's own worktrees)."""
+    override = os.environ.get("BATON_WORKTREE_DIR")
+    return Path(override) if override else Path(platformdirs.user_cache_dir("baton")) / "worktrees"

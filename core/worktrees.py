@@ -21,7 +21,6 @@ import shutil
 from pathlib import Path
 
 import pathspec
-import platformdirs
 
 from core.errors import RunError
 from core.events import WorktreeInfo
@@ -33,6 +32,7 @@ from core.git_command import (
     run_git_sync,
 )
 from core.git_location import Repository, UnsafeRepository, locate
+from core.paths import worktrees_dir
 
 INCLUDE_FILE = ".worktreeinclude"
 
@@ -63,12 +63,6 @@ def check_repository(folder: Path) -> None:
         )
     except (GitError, OSError):
         raise RunError(NOT_A_REPOSITORY.format(folder)) from None
-
-
-def worktrees_dir() -> Path:
-    """``BATON_WORKTREE_DIR``, else the platform's cache folder for Baton + ``worktrees``."""
-    override = os.environ.get("BATON_WORKTREE_DIR")
-    return Path(override) if override else Path(platformdirs.user_cache_dir("baton")) / "worktrees"
 
 
 def _repository(folder: Path) -> Repository:
