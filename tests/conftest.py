@@ -7,11 +7,13 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 
 from tests.llm_server import LLMServer
+from tests.qt_waits import PatientQtBot
 
 pytest_plugins = ["pytester"]  # the suite's own checks are tested by running pytest on samples
 
@@ -100,6 +102,13 @@ def shared_dir() -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture
+def qtbot(qapp: Any, request: pytest.FixtureRequest) -> PatientQtBot:
+    """pytest-qt's ``qtbot`` whose waits on conditions allow a busy machine its time
+    (``tests/qt_waits.py``)."""
+    return PatientQtBot(request)
 
 
 @pytest.fixture

@@ -176,7 +176,7 @@ async def test_a_worker_killed_mid_item_fails_that_item_not_the_batch(
     assert len(hosts) == WORKERS
     victim = hosts[0]
     victim.kill()
-    victim.wait(timeout=10)
+    victim.wait(timeout=120)
     release.set()
     await batch
 

@@ -179,7 +179,7 @@ async def test_cancel_stops_the_real_pi(real_pi: tuple[Path, Path], llm_server: 
     with pytest.raises(ProcessLookupError):  # stopped and reaped
         os.kill(pi_process, 0)
     # and the model request it had open was dropped with it
-    await llm_server.wait_until_async(lambda: llm_server.in_flight == 0, timeout=10)
+    await llm_server.wait_until_async(lambda: llm_server.in_flight == 0)
 
 
 def process_name(pid: int) -> str:
