@@ -138,8 +138,11 @@ def build_command(executable: str, ctx: StepContext) -> list[str]:
         argv.append("--tools=" + ",".join(offered))
     argv += ["--max-turns", str(ctx.settings.limits.max_turns)]
     if ctx.agent.system_prompt.strip():
-        # "=" form: an agent body may start with "-".
-        argv.append("--append-system-prompt=" + ctx.agent.system_prompt)
+        # "=" form: an agent body may start with "-". `systemPromptMode: replace`: the body
+        # is the whole system prompt instead of an addition to Claude Code's.
+        replace = ctx.agent.system_prompt_mode == "replace"
+        flag = "--system-prompt=" if replace else "--append-system-prompt="
+        argv.append(flag + ctx.agent.system_prompt)
     return argv
 
 
