@@ -539,9 +539,9 @@ class StepPane(HeaderToggleMixin, QFrame):
 
 def output_file_text(path: str, error: str | None) -> str:
     """Rich text for the pane: a link to the written file, or plain words on why not."""
-    name = html.escape(Path(path).name)
+    name = html.escape(Path(path).name, quote=False)
     if error:
-        return f"Answer not written to {name}: {html.escape(error)}"
+        return f"Answer not written to {name}: {html.escape(error, quote=False)}"
     url = html.escape(QUrl.fromLocalFile(path).toString(), quote=True)
     return f'Answer also written to <a href="{url}">{name}</a>'
 
