@@ -17,8 +17,8 @@ from tests.qt_waits import PatientQtBot
 
 pytest_plugins = ["pytester"]  # the suite's own checks are tested by running pytest on samples
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-"""``../shared`` beside the checkout: reference transcripts. Tests that read it skip without it."""
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+"""Transcripts of the real pi and Claude Code CLIs, recorded by ``tests/fixtures/record.py``."""
 
 
 @pytest.fixture(autouse=True)
@@ -94,10 +94,9 @@ def user_presets(isolated_home: Path) -> Path:
 
 
 @pytest.fixture
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip("../shared (reference transcripts) is not present on this machine")
-    return SHARED
+def fixtures_dir() -> Path:
+    """``tests/fixtures``: ``pi/<version>/`` and ``claude/<version>/`` transcripts."""
+    return FIXTURES
 
 
 def pytest_configure(config: pytest.Config) -> None:
