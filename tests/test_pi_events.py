@@ -1,7 +1,8 @@
 """pi's ``--mode json`` lines → Baton events (core.backends.pi_events), and pi transcript
 import (core.run_import).
 
-The transcripts in ``tests/fixtures/pi/`` (``tests/fixtures/record.py``) are real pi output of four scenarios
+The transcripts in ``tests/fixtures/pi/`` (``tests/fixtures/record.py``) are real pi output of
+four scenarios
 for each wire generation (0.73.1 and 1.6.0); both must give the same Baton events.
 """
 
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
