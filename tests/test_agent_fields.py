@@ -6,6 +6,7 @@ path out of the folder, a symlinked folder, a symlink at the name)."""
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from core.run_state import RunState
 from core.runner import Runner
 from core.runs import load_run, run_file
 from core.settings import Settings
+from core.terminal_output import TranscriptPrinter
 from tests.llm_server import LLMServer, Reply
 
 RESEARCHER = """---
@@ -324,3 +326,15 @@ async def test_attack_an_agent_whose_output_leaves_the_folder_does_not_run(
         await runner.run()
     assert llm_server.requests == []
     assert not (tmp_path / "escape.md").exists()
+
+
+def test_the_terminal_says_where_the_answer_was_also_written() -> None:
+    out = io.StringIO()
+    printer = TranscriptPrinter(out)
+    printer(OutputFileWritten(run_id="r", step=0, ts=1.0, path="/p/research.md"))
+    printer(
+        OutputFileWritten(run_id="r", step=1, ts=2.0, path="/p/x.md", error="'x.md' is a folder")
+    )
+    assert out.getvalue() == (
+        "  answer also written to /p/research.md\n  ! answer not written: 'x.md' is a folder\n"
+    )
