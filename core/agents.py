@@ -40,6 +40,7 @@ from pydantic import (
 )
 
 from core import paths
+from core.agent_fields import PromptMode, read_extra_fields
 from core.definition_cache import ParseCache
 from core.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
 from core.resources import builtin_dir
@@ -144,6 +145,19 @@ class AgentDefinition(BaseModel):
     params: dict[str, ParamSpec] = Field(default_factory=dict)
     output: OutputSpec | None = None
     """A declared result shape (``output: review`` or a JSON Schema), validated per step."""
+    output_file: str | None = None
+    """``output: <file name>`` (the pi-subagents meaning): the step's final answer is also
+    written to this file, relative to the step's working folder."""
+    reasoning_effort: str | None = None
+    """``thinking:`` — how hard the model is asked to reason (pi's levels, ``off``…``xhigh``)."""
+    skills: tuple[str, ...] = ()
+    """``skills:`` as written; recorded, not loaded (a note says so)."""
+    inherit_project_context: bool | None = None
+    """``inheritProjectContext:`` — False keeps a CLI from reading AGENTS.md / CLAUDE.md;
+    None leaves the CLI's own default."""
+    system_prompt_mode: PromptMode | None = None
+    """``systemPromptMode:`` — ``replace`` gives a CLI the body as its whole system prompt;
+    ``append`` (and None) adds it to the CLI's own."""
     system_prompt: str = ""
     source: Source = "user"
     path: str | None = None
@@ -172,15 +186,6 @@ class AgentDefinition(BaseModel):
         if self.tools is None:
             return BATON_TOOLS
         return tuple(t for t in self.tools if t in BATON_TOOLS)
-
-
-def _output_spec(value: Any) -> OutputSpec | None:
-    if value is None:
-        return None
-    try:
-        return OutputSpec.parse(value)
-    except ValueError as error:
-        raise AgentFileError(str(error)) from None
 
 
 class AgentFileError(ValueError):
@@ -347,6 +352,16 @@ def parse_agent_text(
                 )
             )
 
+    extra = read_extra_fields({} if misread else data)
+    problems += [
+        Diagnostic(
+            path=path or "",
+            line=_key_line(front, note.key),
+            message=note.message,
+            severity=note.severity,
+        )
+        for note in extra.notes
+    ]
     model = data.get("model")
     model_text = str(model).strip() if model is not None else ""
     try:
@@ -358,7 +373,7 @@ def parse_agent_text(
             model=None if model_text in ("", "inherit") or misread else model_text,
             backend=None if misread else (data.get("backend") or None),
             params={} if misread else (data.get("params") or {}),
-            output=None if misread else _output_spec(data.get("output")),
+            **extra.definition_fields(),
             system_prompt=body.strip("\n"),
             source=source,
             path=path,

@@ -347,6 +347,16 @@ class StepFinished(_Event):
     it can be continued."""
 
 
+class OutputFileWritten(_Event):
+    """The step's final answer was also written to the file its agent names (``output: <file
+    name>``, the pi-subagents meaning), or could not be (``error``)."""
+
+    type: Literal["output_file_written"] = "output_file_written"
+    path: str
+    """Absolute: the working folder joined with the name the agent gave."""
+    error: str | None = None
+
+
 class FileChange(BaseModel):
     """One file a step (or a restore) changed. ``added`` / ``removed`` are line counts, None
     for a binary file."""
@@ -437,6 +447,7 @@ Event = Annotated[
     | BudgetAnswered
     | StepFinished
     | StepChanges
+    | OutputFileWritten
     | RunFinished
     | UserMessage
     | MessagesDelivered

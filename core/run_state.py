@@ -29,6 +29,7 @@ from core.events import (
     BudgetAsked,
     Event,
     Log,
+    OutputFileWritten,
     Retry,
     RunFinished,
     RunStarted,
@@ -148,6 +149,8 @@ class StepState:
     """The step's validated JSON result, if its agent declares ``output:``."""
     changes: StepChanges | None = None
     """What the step changed in its folder (:mod:`core.checkpoints`), once it is recorded."""
+    output_file: OutputFileWritten | None = None
+    """The file its answer was also written to (``output: <file name>``), or why not."""
     """The step's working folder when it is not the run's ("" when it is)."""
     phase: StepPhase = "pending"
     items: list[Item] = field(default_factory=list)
@@ -380,6 +383,8 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.items.append(Notice("message", event.text))
     elif isinstance(event, StepChanges) and event.kind == "step":
         step.changes = event
+    elif isinstance(event, OutputFileWritten):
+        step.output_file = event
     elif isinstance(event, Log) and event.level != "debug":
         # Debug lines (events a backend recognised but does not map, say) stay in the run
         # file for diagnosis; a person watching the run does not need them.

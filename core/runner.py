@@ -45,6 +45,7 @@ from core.errors import RunError
 from core.events import (
     Event,
     Log,
+    OutputFileWritten,
     PlannedStep,
     RunFinished,
     RunStarted,
@@ -58,6 +59,7 @@ from core.events import (
 )
 from core.handoff import hand_off
 from core.nesting import current_parent
+from core.output_file import OutputFileError, write_step_output
 from core.params import params_shown
 from core.presets import PresetCatalog
 from core.publisher import EventListener
@@ -376,6 +378,8 @@ class Runner:
         self._recording.close_open_calls(index)
         if outcome and stop is None:
             result = with_structure(step.agent.output, outcome[0])
+            if result.status == "ok" and step.agent.output_file:
+                self._write_output_file(index, step, result.output)
             return self._recording.step_finished(
                 index, result.status, result.output, result.error, result.structured, result.session
             )
@@ -392,6 +396,27 @@ class Runner:
         return self._recording.step_finished(
             index, "error", partial, f"the {step.backend} backend ended without a result"
         )
+
+    def _write_output_file(self, index: int, step: PreparedStep, answer: str) -> None:
+        """``output: <file name>``: the answer also goes to that file in the step's folder,
+        before the step's closing checkpoint (so its changes show the file). Failing to write
+        it is said, not fatal: the answer itself is in the run."""
+        name = step.agent.output_file or ""
+        try:
+            written = write_step_output(step.cwd, name, answer)
+        except OutputFileError as error:
+            event = OutputFileWritten(
+                run_id=self.run_id,
+                step=index,
+                ts=self._clock.now(),
+                path=str(step.cwd / name),
+                error=str(error),
+            )
+        else:
+            event = OutputFileWritten(
+                run_id=self.run_id, step=index, ts=self._clock.now(), path=str(written)
+            )
+        self._emit(event)
 
     async def _check_cli_budget(self, ctx: StepContext) -> None:
         if self.budget is not None:

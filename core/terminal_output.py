@@ -18,6 +18,7 @@ from typing import TextIO
 from core.events import (
     Event,
     Log,
+    OutputFileWritten,
     Retry,
     RunFinished,
     RunStarted,
@@ -82,6 +83,11 @@ class TranscriptPrinter:
             self._retry(event)
         elif isinstance(event, Log) and event.level in ("warning", "error"):
             self._line(self._style(f"  ! {event.message.strip()}", "33"))
+        elif isinstance(event, OutputFileWritten):
+            if event.error:
+                self._line(self._style(f"  ! answer not written: {event.error}", "33"))
+            else:
+                self._line(self._style(f"  answer also written to {event.path}", "2"))
         elif isinstance(event, StepFinished) and event.step is not None:
             self._step_finished(event)
         elif isinstance(event, RunFinished):

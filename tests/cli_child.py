@@ -30,7 +30,7 @@ def interrupt_baton_run(
     try:
         server.wait_requests(after_requests, timeout=30)
         child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=15)
+        out, err = child.communicate(timeout=120)
     finally:
         if child.poll() is None:
             child.kill()

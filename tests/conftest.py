@@ -7,16 +7,18 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 
 from tests.llm_server import LLMServer
+from tests.qt_waits import PatientQtBot
 
 pytest_plugins = ["pytester"]  # the suite's own checks are tested by running pytest on samples
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-"""``../shared`` beside the checkout: reference transcripts. Tests that read it skip without it."""
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+"""Transcripts of the real pi and Claude Code CLIs, recorded by ``tests/fixtures/record.py``."""
 
 
 @pytest.fixture(autouse=True)
@@ -92,14 +94,20 @@ def user_presets(isolated_home: Path) -> Path:
 
 
 @pytest.fixture
-def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip("../shared (reference transcripts) is not present on this machine")
-    return SHARED
+def fixtures_dir() -> Path:
+    """``tests/fixtures``: ``pi/<version>/`` and ``claude/<version>/`` transcripts."""
+    return FIXTURES
 
 
 def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture
+def qtbot(qapp: Any, request: pytest.FixtureRequest) -> PatientQtBot:
+    """pytest-qt's ``qtbot`` whose waits on conditions allow a busy machine its time
+    (``tests/qt_waits.py``)."""
+    return PatientQtBot(request)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ Example::
     server.responder = lambda body: Reply.answer(f"echo: {last_user_text(body)}")
 
     # from async code, without polling and without blocking the loop:
-    await server.wait_requests_async(4, timeout=5)
+    await server.wait_requests_async(4)
     await server.wait_until_async(lambda: server.in_flight == 0)
 
 Replies (all :class:`Reply` class methods): ``answer(text, reasoning=...)``,
@@ -236,6 +236,12 @@ def last_user_text(body: Mapping[str, Any]) -> str:
     return ""
 
 
+WAIT_S = 120.0
+"""How long the waits below give their condition by default. They return as soon as it holds;
+the limit only matters when something is broken, so it is generous: a loaded machine can be
+many times slower than an idle one."""
+
+
 class LLMServer:
     """See the module docstring. Thread-safe; every public method may be called from any
     thread. The ``*_async`` waits resolve on the loop that called them."""
@@ -366,7 +372,7 @@ class LLMServer:
         with self._lock:
             return self._max_concurrent
 
-    def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+    def wait_until(self, predicate: Callable[[], bool], timeout: float = WAIT_S) -> None:
         """Block until ``predicate()`` holds; it is re-checked whenever a request arrives or
         finishes. Raises TimeoutError. The predicate runs under the server's lock: keep it a
         cheap read of this server's state."""
@@ -374,7 +380,7 @@ class LLMServer:
             if not self._lock.wait_for(predicate, timeout):
                 raise TimeoutError(f"condition not met within {timeout} s")
 
-    def wait_requests(self, count: int, timeout: float = 5.0) -> list[RecordedRequest]:
+    def wait_requests(self, count: int, timeout: float = WAIT_S) -> list[RecordedRequest]:
         """Block until ``count`` chat requests have arrived; returns them all."""
         try:
             self.wait_until(lambda: len(self._chat_requests()) >= count, timeout)
@@ -387,7 +393,7 @@ class LLMServer:
     async def wait_until_async(
         self,
         predicate: Callable[[], bool],
-        timeout: float = 5.0,  # noqa: ASYNC109 - mirrors wait_until
+        timeout: float = WAIT_S,  # noqa: ASYNC109 - mirrors wait_until
     ) -> None:
         """The async form of :meth:`wait_until`: no polling, no thread, any event loop."""
         loop = asyncio.get_running_loop()
@@ -409,7 +415,7 @@ class LLMServer:
     async def wait_requests_async(
         self,
         count: int,
-        timeout: float = 5.0,  # noqa: ASYNC109 - mirrors wait_requests
+        timeout: float = WAIT_S,  # noqa: ASYNC109 - mirrors wait_requests
     ) -> list[RecordedRequest]:
         try:
             await self.wait_until_async(lambda: len(self._chat_requests()) >= count, timeout)

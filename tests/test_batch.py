@@ -167,7 +167,7 @@ async def test_cancelling_the_batch_task_completes_every_started_run_file(
         store=store,
     )
     task = asyncio.create_task(batch.run())
-    await configured.wait_requests_async(3, timeout=10)
+    await configured.wait_requests_async(3)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -3,7 +3,7 @@ address, after a bounded wait (``--ray-timeout``) instead of Ray's minutes of si
 and exits 2 without starting Ray or keeping a batch record.
 
 Importing :mod:`tests.test_batch_ray` skips this module as it skips that one when the Ray
-extra is missing (and fails in CI, which installs it)."""
+extra is missing (and fails where ``BATON_REQUIRE_EXTRAS=1`` says it was installed)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from tests.llm_server import LLMServer
 from tests.test_batch_ray import write_inputs
 
 ray = pytest.importorskip("ray")  # present: importing tests.test_batch_ray did not skip
+
+pytestmark = pytest.mark.ray
 
 
 @pytest.fixture

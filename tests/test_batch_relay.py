@@ -176,7 +176,7 @@ async def test_cancelling_the_relay_cancels_the_item_on_the_worker(
     outcomes: list[ItemOutcome] = []
     recording = RemoteRecording(shell_job, llm_server.settings())
     relaying = asyncio.create_task(relay(channel, recording, approve, outcomes.append))
-    await llm_server.wait_requests_async(1, timeout=10)
+    await llm_server.wait_requests_async(1)
     relaying.cancel()
     with pytest.raises(asyncio.CancelledError):
         await relaying

@@ -50,7 +50,7 @@ class InProcessRemote:
             )
             worker = asyncio.create_task(run_item(runner, job, keeper))
             if job.item.args == [self.lose] and self.server is not None:
-                await self.server.wait_requests_async(1, timeout=10)
+                await self.server.wait_requests_async(1)
                 alive[0] = False
                 worker.cancel()
             await asyncio.gather(worker, return_exceptions=True)

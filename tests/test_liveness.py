@@ -52,7 +52,7 @@ def test_a_killed_baton_run_is_indexed_and_finished_as_interrupted(
         [record] = RunIndex().list()
         assert record.status == "running"  # its owner is alive: no guessing from file age
         child.send_signal(signal.SIGKILL)
-        child.wait(timeout=15)
+        child.wait(timeout=120)
     finally:
         if child.poll() is None:
             child.kill()

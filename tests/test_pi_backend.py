@@ -179,9 +179,11 @@ async def test_a_normal_step(tmp_path: Path) -> None:
     assert [e for e in of(events, Log) if e.level == "warning"] == []  # every call is gated
 
 
-async def test_a_reference_transcript_through_the_process(tmp_path: Path, shared_dir: Path) -> None:
+async def test_a_reference_transcript_through_the_process(
+    tmp_path: Path, fixtures_dir: Path
+) -> None:
     for version in ("pi-0.73.1", "pi-1.6.0"):
-        source = shared_dir / "reference" / "pi" / version / "rich.jsonl"
+        source = fixtures_dir / "pi" / version / "rich.jsonl"
         pi = make_fake_pi(tmp_path / version, {"steps": [{"replay": str(source)}]})
         events = await collect(make_ctx(tmp_path, pi))
         step = events[-1]

@@ -17,13 +17,14 @@ from typing import Any
 import psutil
 import pytest
 
-from core.agents import AgentCatalog, AgentDefinition
+from core.agents import AgentCatalog, AgentDefinition, parse_agent_text
 from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalRequest, Responder, deny_all
 from core.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
     Log,
+    OutputFileWritten,
     RunFinished,
     RunStarted,
     StepFinished,
@@ -179,7 +180,7 @@ async def test_cancel_stops_the_real_pi(real_pi: tuple[Path, Path], llm_server: 
     with pytest.raises(ProcessLookupError):  # stopped and reaped
         os.kill(pi_process, 0)
     # and the model request it had open was dropped with it
-    await llm_server.wait_until_async(lambda: llm_server.in_flight == 0, timeout=10)
+    await llm_server.wait_until_async(lambda: llm_server.in_flight == 0)
 
 
 def process_name(pid: int) -> str:
@@ -260,3 +261,38 @@ async def test_the_real_pi_never_reads_baton_s_own_folders(
     (done,) = of(events, ToolCallFinished)
     assert done.status == "error" and "Baton's own settings or data folder" in done.result
     assert all("SECRET-CONFIG" not in json.dumps(r.messages) for r in llm_server.requests)
+
+
+async def test_pi_subagents_fields_reach_the_real_pi(
+    real_pi: tuple[Path, Path], llm_server: LLMServer
+) -> None:
+    """A pi-subagents agent file through the real pi: ``systemPromptMode: replace`` gives pi
+    the body as its whole system prompt, ``inheritProjectContext: false`` keeps AGENTS.md out,
+    ``thinking`` is accepted, and ``output: research.md`` leaves the answer in the folder."""
+    executable, work = real_pi
+    (work / "AGENTS.md").write_text("PROJECT-CONTEXT-MARKER\n", encoding="utf-8")
+    researcher = parse_agent_text(
+        "---\nname: researcher\ndescription: d\ntools: read\nthinking: high\n"
+        "systemPromptMode: replace\ninheritProjectContext: false\noutput: research.md\n"
+        "---\nYou are RESEARCHER-3.\n"
+    )
+    plain = parse_agent_text("---\nname: plain\ndescription: d\ntools: read\n---\nYou are PLAIN.\n")
+    llm_server.queue(Reply.answer("## Found\n\nNothing."), Reply.answer("Done."))
+    request = RunRequest(
+        mode="chain",
+        steps=[StepSpec("researcher", "Look"), StepSpec("plain", "Again")],
+        cwd=work,
+        backend="pi",
+    )
+    runner, events = runner_for(request, executable, [researcher, plain])
+    result = await asyncio.wait_for(runner.run(), 120)
+
+    assert result.status == "ok", [e for e in events if isinstance(e, Log | StepFinished)]
+    replaced, appended = (r.messages[0]["content"] for r in llm_server.requests)
+    assert replaced.startswith("You are RESEARCHER-3.")  # pi's own prompt is not before it
+    assert "PROJECT-CONTEXT-MARKER" not in replaced
+    assert not appended.startswith("You are PLAIN.") and "You are PLAIN." in appended
+    assert "PROJECT-CONTEXT-MARKER" in appended  # pi's default: it reads AGENTS.md
+    assert (work / "research.md").read_text(encoding="utf-8") == "## Found\n\nNothing.\n"
+    (written,) = of(events, OutputFileWritten)
+    assert (written.step, written.path) == (0, str(work / "research.md"))

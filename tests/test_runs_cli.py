@@ -73,8 +73,8 @@ def test_import_rejects_unknown_files(tmp_path: Path, capsys: pytest.CaptureFixt
     assert len(errors) == 2 and all(line.startswith("baton runs import: ") for line in errors)
 
 
-def test_import_a_pi_transcript(shared_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    transcript = shared_dir / "reference" / "pi" / "pi-1.6.0" / "simple.jsonl"
+def test_import_a_pi_transcript(fixtures_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    transcript = fixtures_dir / "pi" / "pi-1.6.0" / "simple.jsonl"
     assert main(["runs", "import", str(transcript)]) == 0
     [record] = RunIndex().list()
     assert record.status == "ok"

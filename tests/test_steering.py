@@ -77,7 +77,7 @@ async def test_a_message_during_the_final_answer_gets_one_more_request(
     llm_server.queue(Reply.answer("First answer", hold=release), Reply.answer("Second answer"))
     runner, events = runner_for(llm_server, work)
     running = asyncio.create_task(runner.run())
-    await llm_server.wait_requests_async(1, timeout=10)
+    await llm_server.wait_requests_async(1)
     runner.steer(0, STEER)
     release.set()
     result = await running

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.agents import AgentFileError, parse_agent_text
+from core.agents import parse_agent_text
 from core.events import StepFinished
 from core.run_export import run_to_markdown
 from core.run_request import RunRequest, StepSpec
@@ -69,9 +69,21 @@ def test_no_json_at_all_says_where_it_was_expected() -> None:
         extract_json("Looks fine to me.")
 
 
-def test_a_bad_output_declaration_is_an_agent_file_error() -> None:
-    with pytest.raises(AgentFileError, match="output must be 'review'"):
-        parse_agent_text("---\nname: a\ndescription: d\noutput: yes-please\n---\nx\n")
+def test_a_bad_output_declaration_lists_the_agent_with_an_error() -> None:
+    agent = parse_agent_text("---\nname: a\ndescription: d\noutput: 42\n---\nx\n")
+    assert agent.error is not None
+    assert "output must be a file name" in agent.error.message
+    assert agent.error.line == 4
+    bad_schema = parse_agent_text(
+        "---\nname: a\ndescription: d\noutput: {schema: {type: 12}}\n---\nx\n"
+    )
+    assert bad_schema.error is not None and "not a valid JSON Schema" in bad_schema.error.message
+
+
+def test_any_other_text_is_a_file_name_not_a_structured_result() -> None:
+    agent = parse_agent_text("---\nname: a\ndescription: d\noutput: yes-please\n---\nx\n")
+    assert agent.error is None
+    assert agent.output is None and agent.output_file == "yes-please"
 
 
 def test_the_built_in_reviewer_declares_the_review_shape(tmp_path: Path) -> None:

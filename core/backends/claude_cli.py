@@ -165,7 +165,11 @@ def build_command(executable: str, ctx: StepContext, prompt_file: Path | None = 
         # The person's own settings only; no MCP server from the project (or anywhere).
         argv += ["--setting-sources", "user", "--strict-mcp-config"]
     if prompt_file is not None:
-        argv += ["--append-system-prompt-file", str(prompt_file)]
+        # `systemPromptMode: replace`: the body is the whole system prompt instead of an
+        # addition to Claude Code's (both versions read either flag's file).
+        replace = ctx.agent.system_prompt_mode == "replace"
+        flag = "--system-prompt-file" if replace else "--append-system-prompt-file"
+        argv += [flag, str(prompt_file)]
     return argv
 
 

@@ -162,6 +162,9 @@ class OpenAICompatBackend:
         }
         if offered:
             request["tools"] = [tool.schema() for tool in offered.values()]
+        effort = ctx.agent.reasoning_effort
+        if effort and effort != "off":  # the agent's `thinking:`; off = ask for none
+            request["reasoning_effort"] = effort
         if spec is not None and provider.json_schema_output:
             request["response_format"] = {
                 "type": "json_schema",

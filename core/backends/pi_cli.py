@@ -9,7 +9,8 @@ The process, per step::
 
     pi --mode rpc --session-dir <Baton's data folder>/pi-sessions [--fork <session>]
        --no-extensions [--no-approve | --approve] -e <baton-gate.js> [--model M]
-       [--tools a,b | --no-tools] [--append-system-prompt <0600 file in a 0700 temp folder>]
+       [--tools a,b | --no-tools] [--thinking LEVEL] [--no-context-files]
+       [--append-system-prompt | --system-prompt <0600 file in a 0700 temp folder>]
 
 and the task (``Task: <task>``) goes in as an RPC ``prompt`` once the gate is seen loaded.
 pi keeps the step's session in Baton's private data folder (out of every tool's reach), and
@@ -227,8 +228,15 @@ def build_argv(
     if ctx.model and ctx.settings.pi_pass_model:
         argv += ["--model", ctx.model]
     argv += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
+    agent = ctx.agent
+    if agent.reasoning_effort:  # `thinking:` — pi's own levels
+        argv += ["--thinking", agent.reasoning_effort]
+    if agent.inherit_project_context is False:  # no AGENTS.md / CLAUDE.md for this agent
+        argv.append("--no-context-files")
     if prompt_file is not None:
-        argv += ["--append-system-prompt", str(prompt_file)]
+        # `systemPromptMode: replace`: the body is pi's whole system prompt, not an addition.
+        replace = agent.system_prompt_mode == "replace"
+        argv += ["--system-prompt" if replace else "--append-system-prompt", str(prompt_file)]
     return argv
 
 

@@ -1,7 +1,8 @@
 """The Ray executor: a batch's items on a Ray cluster by address, or on a local Ray.
 
-Ray is the optional extra ``baton[ray]``; this module imports it at the top and is itself
-imported only when ``--executor ray`` is chosen (:data:`core.batch.executor_registry.EXECUTORS`
+Ray is the optional extra ``baton[ray]``: this module imports it inside the functions that use
+it, so the module itself imports (and is checked, e.g. for layering) on a machine without Ray.
+It is used only when ``--executor ray`` is chosen (:data:`core.batch.executor_registry.EXECUTORS`
 checks Ray is there first and names the extra when it is not).
 
 One actor per worker (an async :class:`~core.batch.worker_host.WorkerHost`, one CPU each) runs
@@ -37,9 +38,6 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
-
-import ray
-import ray.exceptions
 
 from core import paths
 from core.batch.executors import ExecutorOptions, ItemHost
@@ -137,6 +135,8 @@ class RayWorkers:
 
     def start(self) -> None:
         """Connect or start Ray; raises :class:`RunError` when it cannot."""
+        import ray
+
         if not ray.is_initialized():
             options: dict[str, Any] = {
                 "include_dashboard": False,
@@ -163,6 +163,8 @@ class RayWorkers:
 
     def close(self) -> None:
         """End every worker (and the local Ray this started)."""
+        import ray
+
         for worker in self._workers:
             if worker.alive:
                 ray.kill(worker.actor)
@@ -173,10 +175,14 @@ class RayWorkers:
 
     def ship(self, settings: Any, definitions: Definitions) -> None:
         """Put what every item needs in Ray's object store once, not once per item."""
+        import ray
+
         self._shipped = (ray.put(settings), ray.put(definitions))
 
     async def start_item(self, job: ItemJob) -> _ActorChannel | str:
         """Start ``job`` on the least busy worker; its channel, or why it could not start."""
+        import ray.exceptions
+
         assert self._shipped is not None, "ship() first"
         worker = self._place()
         try:
@@ -212,6 +218,8 @@ class _ActorChannel:
         self._run_id = run_id
 
     async def collect(self) -> list[Outgoing]:
+        import ray.exceptions
+
         try:
             messages: list[Outgoing] = await self._worker.actor.collect.remote(self._run_id)
         except ray.exceptions.RayActorError as error:
@@ -282,6 +290,8 @@ def _local_environment() -> dict[str, str]:
 def _quiet_driver() -> None:
     """Keep the raylet's error reports ("a worker died…") off stdout: they stay in Ray's
     logs. Ray has no public switch for this; its own debugger flips the same flag."""
+    import ray
+
     worker_module = getattr(getattr(ray, "_private", None), "worker", None)
     if worker_module is not None and hasattr(worker_module, "_worker_logs_enabled"):
         worker_module._worker_logs_enabled = False

@@ -19,7 +19,10 @@ dropped at the front.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
+import html
+from pathlib import Path
+
+from PySide6.QtCore import QRectF, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import (
     QFrame,
@@ -127,6 +130,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.issues.hide()
         self.review: ReviewTable | None = None
         self.changes: ChangesSection | None = None
+        self.output_file: QLabel | None = None
+        """The file the answer was also written to (``output: <file name>``), as a link."""
         self.usage = QLabel("")
         self.usage.setStyleSheet(f"color: {muted};")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -323,6 +328,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.error.setText(error)
             self.error.setVisible(bool(error))
         self._show_structured(step)
+        self._show_output_file(step)
         self.message_box.update_for(step, run_running=run_running)
         if step.changes is not None and step.changes.files:
             if self.changes is None:
@@ -413,6 +419,23 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.review = ReviewTable()
             self._body_layout.insertWidget(self._body_layout.indexOf(self.message_box), self.review)
             self.review.set_result(result)
+
+    def _show_output_file(self, step: StepState) -> None:
+        """``output: <file name>``: a link that opens the file (or why it was not written)."""
+        written = step.output_file
+        if written is None:
+            return
+        if self.output_file is None:
+            self.output_file = QLabel()
+            self.output_file.setObjectName("outputFile")
+            self.output_file.setWordWrap(True)
+            self.output_file.setOpenExternalLinks(True)
+            self.output_file.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+            self._body_layout.insertWidget(
+                self._body_layout.indexOf(self.message_box), self.output_file
+            )
+        self.output_file.setText(output_file_text(written.path, written.error))
+        self.output_file.setToolTip(written.path)
 
     def _show_earlier(self) -> None:
         if not self._expanded:
@@ -512,6 +535,15 @@ class StepPane(HeaderToggleMixin, QFrame):
         self._body_layout.removeWidget(widget)
         widget.hide()
         widget.deleteLater()
+
+
+def output_file_text(path: str, error: str | None) -> str:
+    """Rich text for the pane: a link to the written file, or plain words on why not."""
+    name = html.escape(Path(path).name, quote=False)
+    if error:
+        return f"Answer not written to {name}: {html.escape(error, quote=False)}"
+    url = html.escape(QUrl.fromLocalFile(path).toString(), quote=True)
+    return f'Answer also written to <a href="{url}">{name}</a>'
 
 
 def step_summary(step: StepState) -> str:

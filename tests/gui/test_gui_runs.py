@@ -291,11 +291,11 @@ def test_open_a_transcript_then_import_it(
     qtbot: QtBot,
     make_window: Window,
     server: LLMServer,  # a configured provider: no first-run panel probing for Ollama
-    shared_dir: Path,
+    fixtures_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
-    transcript = shared_dir / "reference" / "pi" / "pi-0.73.1" / "simple.jsonl"
+    transcript = fixtures_dir / "pi" / "pi-0.73.1" / "simple.jsonl"
     window = make_window()
     runs = window.runs_view
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(transcript), ""))
