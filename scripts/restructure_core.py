@@ -69,6 +69,8 @@ MAPPING: dict[str, str] = {
     "core.preset_files": "core.definitions.preset_files",
     "core.params": "core.definitions.params",
     "core.structured": "core.definitions.structured",
+    "core.agent_fields": "core.definitions.agent_fields",
+    "core.output_file": "core.run.output_file",
     "core.definition_cache": "core.definitions.cache",
     "core.definition_checks": "core.definitions.checks",
     "core.definition_yaml": "core.definitions.definition_yaml",
