@@ -198,11 +198,15 @@ def test_pi_gets_thinking_context_files_and_the_prompt_mode(tmp_path: Path) -> N
 
 
 def test_claude_code_gets_the_prompt_mode(tmp_path: Path) -> None:
-    replace = build_command("claude", context(parse("systemPromptMode: replace"), tmp_path))
-    assert "--system-prompt=Body." in replace
+    """The body travels in a private file either way; the flag says replace or append."""
+    prompt = tmp_path / "prompt.md"
+    ctx = context(parse("systemPromptMode: replace"), tmp_path)
+    replace = build_command("claude", ctx, prompt)
+    assert replace[replace.index("--system-prompt-file") + 1] == str(prompt)
     assert not any(a.startswith("--append-system-prompt") for a in replace)
-    append = build_command("claude", context(parse(""), tmp_path))
-    assert "--append-system-prompt=Body." in append
+    append = build_command("claude", context(parse(""), tmp_path), prompt)
+    assert append[append.index("--append-system-prompt-file") + 1] == str(prompt)
+    assert not any("Body." in a for a in replace + append)  # never on the command line
 
 
 # ---------------------------------------------------------------- a run
