@@ -44,9 +44,11 @@ import ray.exceptions
 from core import paths
 from core.batch.executors import ExecutorOptions, ItemHost
 from core.batch.jobs import Definitions, ItemJob
+from core.batch.provider_world import capture
 from core.batch.relay import WorkerLost, relay
 from core.batch.worker_host import Outgoing, WorkerHost
 from core.errors import RunError
+from core.settings import Settings
 
 
 class RayExecutor:
@@ -134,6 +136,7 @@ class RayWorkers:
         self._capacity = 1
         self._host_class: Any = None
         self._shipped: tuple[Any, Any] | None = None
+        self._environment: Any = None
 
     def start(self) -> None:
         """Connect or start Ray; raises :class:`RunError` when it cannot."""
@@ -171,9 +174,13 @@ class RayWorkers:
             ray.shutdown()
             self._owns_ray = False
 
-    def ship(self, settings: Any, definitions: Definitions) -> None:
-        """Put what every item needs in Ray's object store once, not once per item."""
-        self._shipped = (ray.put(settings), ray.put(definitions))
+    def ship(self, settings: Settings, definitions: Definitions) -> None:
+        """Put what every item needs in Ray's object store once, not once per item: the
+        definitions, and this machine's provider world (settings and provider variables,
+        which the workers put in place of their own)."""
+        world = capture(settings)
+        self._shipped = (ray.put(world.settings), ray.put(definitions))
+        self._environment = ray.put(dict(world.environment))
 
     async def start_item(self, job: ItemJob) -> _ActorChannel | str:
         """Start ``job`` on the least busy worker; its channel, or why it could not start."""
@@ -183,7 +190,7 @@ class RayWorkers:
             if worker.where == _Worker.where:
                 pid, node = await worker.actor.whereabouts.remote()
                 worker.where = f"Ray worker process {pid} on {node}"
-            await worker.actor.start.remote(job, *self._shipped, self._checkout)
+            await worker.actor.start.remote(job, *self._shipped, self._checkout, self._environment)
         except ray.exceptions.RayError as error:
             worker.alive = False
             worker.items -= 1
