@@ -42,7 +42,7 @@ import ray
 import ray.exceptions
 
 from core import paths
-from core.batch.executors import ExecutorOptions, ItemHost
+from core.batch.executors import ExecutorLost, ExecutorOptions, ItemHost
 from core.batch.jobs import Definitions, ItemJob
 from core.batch.provider_world import capture
 from core.batch.relay import WorkerLost, relay
@@ -76,13 +76,16 @@ class RayExecutor:
         workers.ship(host.settings, host.definitions)
         slots = asyncio.Semaphore(self.options.concurrency)
         running: set[_ActorChannel] = set()
+        items: set[asyncio.Task[None]] = set()
 
         async def one(job: ItemJob) -> None:
             async with slots:
-                if host.cancelled.is_set():
+                if host.cancelled.is_set() or workers.lost:
                     return
-                recording = host.remote(job)
+                # Started before it is recorded: an item whose start never comes back (the
+                # cluster went away meanwhile) stays pending, with no run file.
                 channel = await workers.start_item(_trusted(job))
+                recording = host.remote(job)
                 if isinstance(channel, str):
                     host.item_ended(recording.close(channel))
                     return
@@ -98,15 +101,35 @@ class RayExecutor:
             for channel in list(running):
                 channel.cancel()
 
-        watcher = asyncio.create_task(cancel_on_request())
+        async def end_when_the_cluster_goes() -> None:
+            while (gone := await asyncio.to_thread(workers.cluster_gone)) is None:
+                await asyncio.sleep(CLUSTER_CHECK_S)
+            workers.lost = gone
+            for task in list(items):
+                task.cancel()  # a started item's relay still records how it ended
+
+        watchers = [
+            asyncio.create_task(cancel_on_request()),
+            asyncio.create_task(end_when_the_cluster_goes()),
+        ]
         try:
             async with asyncio.TaskGroup() as group:
                 for job in jobs:
-                    group.create_task(one(job))
+                    task = group.create_task(one(job))
+                    items.add(task)
+                    task.add_done_callback(items.discard)
         finally:
-            watcher.cancel()
-            with suppress(asyncio.CancelledError):
-                await watcher
+            for watcher in watchers:
+                watcher.cancel()
+                with suppress(asyncio.CancelledError):
+                    await watcher
+        if workers.lost:
+            raise ExecutorLost(f"{workers.lost}; the items not started stay pending")
+
+
+CLUSTER_CHECK_S = 1.0
+"""How often a batch checks that its Ray cluster still answers (a connect to its control
+service: cheap). Ray's own calls to a cluster that went away may wait for minutes."""
 
 
 @dataclass
@@ -137,6 +160,10 @@ class RayWorkers:
         self._host_class: Any = None
         self._shipped: tuple[Any, Any] | None = None
         self._environment: Any = None
+        self._control: tuple[str, int] | None = None
+        self.lost: str | None = None
+        """Why the cluster is gone, once it is (a batch then ends, its unstarted items
+        pending)."""
 
     def start(self) -> None:
         """Connect or start Ray; raises :class:`RunError` when it cannot."""
@@ -157,6 +184,8 @@ class RayWorkers:
                 raise RunError(f"could not start or reach {where}: {error}") from None
             self._owns_ray = True
         _quiet_driver()
+        host, _, port = ray.get_runtime_context().gcs_address.rpartition(":")
+        self._control = (host.strip("[]"), int(port))
         cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         self._capacity = max(1, min(self._concurrency, cpus))
         env = _local_environment() if self._address is None else {}
@@ -164,10 +193,23 @@ class RayWorkers:
             num_cpus=1, max_restarts=0, runtime_env={"env_vars": env} if env else None
         )
 
+    def cluster_gone(self) -> str | None:
+        """Why the cluster no longer answers (its control service is gone: the head node
+        died, or the local Ray was killed), or None while it does. Blocks up to a few
+        seconds: call it in a thread."""
+        if self._control is None:
+            return None
+        try:
+            with socket.create_connection(self._control, timeout=CONNECT_CHECK_S):
+                return None
+        except OSError as error:
+            where = f"the Ray cluster at {self._address}" if self._address else "the local Ray"
+            return f"{where} stopped answering ({error.strerror or error})"
+
     def close(self) -> None:
         """End every worker (and the local Ray this started)."""
         for worker in self._workers:
-            if worker.alive:
+            if worker.alive and not self.lost:  # a lost cluster's workers are gone with it
                 ray.kill(worker.actor)
         self._workers.clear()
         if self._owns_ray:
@@ -195,7 +237,7 @@ class RayWorkers:
             worker.alive = False
             worker.items -= 1
             return f"the item could not start on {worker.where}: {_first_line(error)}"
-        return _ActorChannel(worker, job.run_id)
+        return _ActorChannel(worker, job.run_id, self)
 
     def _place(self) -> _Worker:
         """The least busy live worker (its item count raised), starting one while there are
@@ -214,28 +256,38 @@ class RayWorkers:
 class _ActorChannel:
     """One item on one actor, as :func:`relay` reaches it."""
 
-    def __init__(self, worker: _Worker, run_id: str) -> None:
+    def __init__(self, worker: _Worker, run_id: str, workers: RayWorkers) -> None:
         self._worker = worker
         self._run_id = run_id
+        self._workers = workers
 
     async def collect(self) -> list[Outgoing]:
         try:
             messages: list[Outgoing] = await self._worker.actor.collect.remote(self._run_id)
-        except ray.exceptions.RayActorError as error:
+        except ray.exceptions.RayError as error:  # the actor died, or its node, or the cluster
             self._worker.alive = False
+            cluster = self._workers.lost or await asyncio.to_thread(self._workers.cluster_gone)
+            if cluster:
+                raise WorkerLost(f"{self._worker.where}: {cluster}") from None
             raise WorkerLost(f"{self._worker.where}: {_first_line(error)}") from None
         return messages
 
     def answer(self, request_id: str, answer: str) -> None:
-        self._worker.actor.answer.remote(self._run_id, request_id, answer)
+        with suppress(ray.exceptions.RayError):  # a dead worker's collect says so
+            self._worker.actor.answer.remote(self._run_id, request_id, answer)
 
     def cancel(self) -> None:
-        self._worker.actor.cancel.remote(self._run_id)
+        with suppress(ray.exceptions.RayError):
+            self._worker.actor.cancel.remote(self._run_id)
 
     def release(self) -> None:
         """The item is over: its worker has room for another."""
         self._worker.items -= 1
 
+
+CONNECT_CHECK_S = 3.0
+"""How long the cluster's control service gets to accept a connection before it counts as
+gone (a loaded head node answers within this; a dead one refuses at once)."""
 
 RAY_PORT = 6379
 """A head node's port when an address names none (Ray's default)."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from core.atomic import atomic_write_text
 from core.batch.checkout import Checkout
-from core.batch.executors import EXECUTORS, ExecutorOptions, create_executor
+from core.batch.executors import EXECUTORS, ExecutorLost, ExecutorOptions, create_executor
 from core.batch.inputs import read_inputs
 from core.batch.results import batch_results, results_csv, results_jsonl
 from core.batch.store import BatchPlacement, BatchRecord, BatchSpec, BatchStore
@@ -234,6 +234,9 @@ def _execute(
     )
     try:
         code = asyncio.run(_run_with_ctrl_c(batch))
+    except ExecutorLost as error:  # the cluster went away: say so, then how far it got
+        print(f"{COMMAND}: {record.id}: {error}", file=sys.stderr)
+        code = EXIT_FAILED
     except RunError as error:  # the executor could not start (a Ray cluster out of reach)
         return usage_error(COMMAND, error)
     final = store.get(record.id) or record
