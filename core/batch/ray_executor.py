@@ -102,7 +102,10 @@ class RayExecutor:
                 channel.cancel()
 
         async def end_when_the_cluster_goes() -> None:
-            while (gone := await asyncio.to_thread(workers.cluster_gone)) is None:
+            while True:  # polled: Ray tells a driver nothing when its cluster goes away
+                gone = await asyncio.to_thread(workers.cluster_gone)
+                if gone is not None:
+                    break
                 await asyncio.sleep(CLUSTER_CHECK_S)
             workers.lost = gone
             for task in list(items):
