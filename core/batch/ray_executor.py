@@ -16,14 +16,21 @@ the items still to run.
 ``--concurrency N`` is the number of items running at once, spread over ``min(N, the
 cluster's CPUs)`` workers. With no address a local Ray is started with this machine's CPUs
 (at most N) and shut down after the batch; its workers see this process's Baton folders, so
-documents and project rules are shared. A cluster's workers use their own (DESIGN §10; the
-README's "Running on a Ray cluster" lists what a worker needs). Where no folder is shared,
-``--repo``/``--ref`` gives each item a fresh copy of a git ref on its worker
-(:mod:`core.batch.checkout`).
+documents and project rules are shared. A cluster's workers use their own (what a worker needs
+is in the guide's page on Ray clusters). Where no folder is shared, ``--repo``/``--ref`` gives
+each item a fresh copy of a git ref on its worker (:mod:`core.batch.checkout`). Provider
+settings are never a worker's own: the submitter's travel with the items
+(:mod:`core.batch.provider_world`).
 
-Ray's own chatter stays out of the person's terminal (``--json`` output must stay NDJSON): the
-driver logs errors only, workers' output is not forwarded, and the raylet's reports ("a worker
-died…") are not printed; they stay in Ray's log folder.
+A cluster that stops answering mid-batch (its head node died) ends the batch: the items
+running end ``error`` naming the cluster, the others stay pending, and the executor raises
+:class:`~core.batch.executors.ExecutorLost`. Ray itself would otherwise wait a minute and then
+end the whole process.
+
+Ray's own chatter stays out of the person's terminal (``--json`` output must stay NDJSON): its
+Python logging goes to ``<data>/logs/ray.log`` (:mod:`core.batch.ray_setup`, which also names
+the cause when a cluster refuses), workers' output is not forwarded, and the raylet's reports
+("a worker died…") are not printed; they stay in Ray's log folder.
 """
 
 from __future__ import annotations
@@ -45,6 +52,12 @@ from core import paths
 from core.batch.executors import ExecutorLost, ExecutorOptions, ItemHost
 from core.batch.jobs import Definitions, ItemJob
 from core.batch.provider_world import capture
+from core.batch.ray_setup import (
+    RayLogFile,
+    check_speaks_ray,
+    explain_connect_error,
+    local_ray_token,
+)
 from core.batch.relay import WorkerLost, relay
 from core.batch.worker_host import Outgoing, WorkerHost
 from core.errors import RunError
@@ -164,27 +177,36 @@ class RayWorkers:
         self._shipped: tuple[Any, Any] | None = None
         self._environment: Any = None
         self._control: tuple[str, int] | None = None
+        self._log = RayLogFile()
+        self._given_environment: dict[str, str] = {}
         self.lost: str | None = None
         """Why the cluster is gone, once it is (a batch then ends, its unstarted items
         pending)."""
 
     def start(self) -> None:
-        """Connect or start Ray; raises :class:`RunError` when it cannot."""
+        """Connect or start Ray; raises :class:`RunError` when it cannot, naming the cause."""
         if not ray.is_initialized():
             options: dict[str, Any] = {
                 "include_dashboard": False,
                 "log_to_driver": False,
-                "logging_level": logging.ERROR,
+                "logging_level": logging.INFO,  # into <data>/logs/ray.log, not the terminal
             }
             if self._address is None:
                 options["num_cpus"] = min(os.cpu_count() or 1, self._concurrency)
+                self._given_environment = local_ray_token()
+                for name, value in self._given_environment.items():
+                    os.environ[name] = value
             else:
-                wait_for_address(self._address, self._connect_timeout_s)
+                target = wait_for_address(self._address, self._connect_timeout_s)
+                if target is not None:
+                    check_speaks_ray(target, self._address)
+            self._log.open()
             try:
                 ray.init(address=self._address, **options)
-            except (ConnectionError, ValueError, RuntimeError) as error:
-                where = self._address or "a local Ray"
-                raise RunError(f"could not start or reach {where}: {error}") from None
+            except Exception as error:  # Ray raises many kinds; each is told as its cause
+                self._let_go()
+                where = f"the Ray cluster at {self._address}" if self._address else "a local Ray"
+                raise RunError(explain_connect_error(where, error)) from None
             self._owns_ray = True
         _quiet_driver()
         host, _, port = ray.get_runtime_context().gcs_address.rpartition(":")
@@ -218,6 +240,15 @@ class RayWorkers:
         if self._owns_ray:
             ray.shutdown()
             self._owns_ray = False
+        self._let_go()
+
+    def _let_go(self) -> None:
+        """Put back what :meth:`start` changed in this process: Ray's logging, the token
+        variables of a local Ray."""
+        self._log.close()
+        for name in self._given_environment:
+            os.environ.pop(name, None)
+        self._given_environment = {}
 
     def ship(self, settings: Settings, definitions: Definitions) -> None:
         """Put what every item needs in Ray's object store once, not once per item: the
@@ -298,15 +329,15 @@ RAY_CLIENT_PORT = 10001
 """The Ray Client server's default port (``ray://HOST``)."""
 
 
-def wait_for_address(address: str, timeout_s: float) -> None:
-    """Return once something listens at the cluster's address; raise :class:`RunError`
-    naming it when nothing did within ``timeout_s``.
+def wait_for_address(address: str, timeout_s: float) -> tuple[str, int] | None:
+    """Return once something listens at the cluster's address (its host and port; None for
+    ``auto``); raise :class:`RunError` naming it when nothing did within ``timeout_s``.
 
     Given an address nobody answers at, ``ray.init`` retries for minutes without a word
     (measured: over 200 s). A cluster that is still starting gets the whole wait; ``auto``
     (find the cluster started on this machine) is Ray's own to look up."""
     if address == "auto":
-        return
+        return None
     client = address.startswith("ray://")
     where = address.removeprefix("ray://").split("/", 1)[0]
     host, _, port = where.rpartition(":") if ":" in where else (where, "", "")
@@ -319,7 +350,7 @@ def wait_for_address(address: str, timeout_s: float) -> None:
         remaining = deadline - time.monotonic()
         try:
             with socket.create_connection(target, timeout=max(0.1, min(remaining, 5.0))):
-                return
+                return target
         except OSError as error:
             if time.monotonic() + 0.5 >= deadline:
                 raise RunError(
