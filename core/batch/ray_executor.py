@@ -196,6 +196,7 @@ class RayWorkers:
                 self._given_environment = local_ray_token()
                 for name, value in self._given_environment.items():
                     os.environ[name] = value
+                _reread_authentication()
             else:
                 target = wait_for_address(self._address, self._connect_timeout_s)
                 if target is not None:
@@ -248,6 +249,8 @@ class RayWorkers:
         self._log.close()
         for name in self._given_environment:
             os.environ.pop(name, None)
+        if self._given_environment:
+            _reread_authentication()
         self._given_environment = {}
 
     def ship(self, settings: Settings, definitions: Definitions) -> None:
@@ -370,6 +373,15 @@ def _trusted(job: ItemJob) -> ItemJob:
 def _local_environment() -> dict[str, str]:
     """Baton's folders, for workers of a local Ray (they share this machine's)."""
     return {"BATON_CONFIG_DIR": str(paths.config_dir()), "BATON_DATA_DIR": str(paths.data_dir())}
+
+
+def _reread_authentication() -> None:
+    """Make Ray read its authentication variables again: it reads them once per process
+    (what Ray itself does when it turns token authentication on for a local Ray)."""
+    raylet = getattr(ray, "_raylet", None)
+    with suppress(Exception):  # private API: without it, Ray's own default applies
+        raylet.Config.initialize("")  # type: ignore[union-attr]
+        raylet.AuthenticationTokenLoader.instance().reset_cache()  # type: ignore[union-attr]
 
 
 def _quiet_driver() -> None:

@@ -1,7 +1,12 @@
-"""The Ray cluster goes away mid-batch: ``baton batch`` (a real child process) ends with one
-line naming the cluster, then the summary line, exit status 1; the item that was running ends
-``error`` with the reason, the items not started stay pending for a resume, and no run file is
-left empty.
+"""``baton batch --executor ray`` as a real child process.
+
+A local Ray that Baton starts leaves nothing behind (no ``~/.ray/auth_token`` that would make
+later clusters on the machine demand a token) and keeps Ray's logging in
+``<data>/logs/ray.log``: the terminal gets Baton's lines only.
+
+The Ray cluster goes away mid-batch: the batch ends with one line naming the cluster, then
+the summary line, exit status 1; the item that was running ends ``error`` with the reason, the
+items not started stay pending for a resume, and no run file is left empty.
 
 The cluster is one this test starts with ``ray start --head`` in a folder of its own, and kills
 by process id (everything of that cluster, never another Ray on the machine). Importing
@@ -22,12 +27,14 @@ from pathlib import Path
 import psutil
 import pytest
 
+from core.batch.ray_setup import ray_log_path
 from core.batch.store import BatchStore
 from core.runs import run_file
 from core.settings import save_settings
 from tests.cli_child import REPO
 from tests.llm_server import LLMServer, Reply
 from tests.test_batch_ray import write_inputs
+from tests.test_batch_seam import echo
 
 ray = pytest.importorskip("ray")  # present: importing tests.test_batch_ray did not skip
 
@@ -104,6 +111,42 @@ def head_node() -> Iterator[HeadNode]:
         shutil.rmtree(node.folder, ignore_errors=True)
 
 
+def baton(*arguments: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "core.cli", *arguments],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+    )
+
+
+def test_a_local_ray_leaves_no_token_file_and_keeps_its_logs_to_itself(
+    llm_server: LLMServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    save_settings(llm_server.settings())
+    llm_server.responder = echo
+    inputs = write_inputs(tmp_path, 2)
+    child = baton(
+        *("batch", "scout-and-plan", "--inputs", str(inputs), "--cwd", str(tmp_path)),
+        *("--executor", "ray", "--concurrency", "1"),
+    )
+    try:
+        _, err = child.communicate(timeout=EXIT_S * 2)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+
+    assert child.returncode == 0, err
+    assert all(line.startswith("baton batch: ") for line in err.strip().splitlines()), err
+    (record,) = BatchStore().list()
+    assert record.counts() == {"ok": 2}
+    assert not (isolated_home / ".ray").exists()
+    assert "Started a local Ray instance" in ray_log_path().read_text(encoding="utf-8")
+
+
 def test_a_killed_head_node_ends_the_batch_with_its_reason_and_summary(
     llm_server: LLMServer, head_node: HeadNode, tmp_path: Path
 ) -> None:
@@ -112,14 +155,7 @@ def test_a_killed_head_node_ends_the_batch_with_its_reason_and_summary(
     inputs = write_inputs(tmp_path, 3)
     command = ["batch", "scout-and-plan", "--inputs", str(inputs), "--cwd", str(tmp_path)]
     options = ["--executor", "ray", "--ray-address", head_node.address, "--concurrency", "1"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", *command, *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-    )
+    child = baton(*command, *options)
     try:
         llm_server.wait_until(lambda: llm_server.in_flight == 1, timeout=EXIT_S)
         head_node.kill()
