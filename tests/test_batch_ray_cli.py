@@ -49,6 +49,15 @@ def free_port() -> int:
     return port
 
 
+def without_ray_authentication() -> dict[str, str]:
+    """This environment without Ray's authentication settings: those are the cases here."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+    }
+
+
 class HeadNode:
     """A one-node cluster started with ``ray start --head``; :meth:`kill` ends every process
     of it (found by its own temp folder, and their children)."""
@@ -76,6 +85,7 @@ class HeadNode:
             check=True,
             capture_output=True,
             timeout=180,
+            env=without_ray_authentication(),
         )
 
     def processes(self) -> list[psutil.Process]:
@@ -117,7 +127,7 @@ def baton(*arguments: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**without_ray_authentication(), "PYTHONPATH": str(REPO)},
         cwd=REPO,
     )
 

@@ -109,7 +109,7 @@ def test_rays_logging_goes_to_the_log_file_not_the_terminal(
     log = RayLogFile()
     log.open()
     try:
-        logging.getLogger("ray._private.worker").warning("Ray says something")
+        logging.getLogger("ray._private.worker").error("Ray says something")
     finally:
         log.close()
     assert "Ray says something" not in capsys.readouterr().err
