@@ -64,6 +64,9 @@ def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as env:
         env.setenv("HOME", str(home))
         env.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+        # Set, so ray.init does not turn token authentication on by setting it in this
+        # process's environment, where every later Ray of the session would inherit it.
+        env.setenv("RAY_AUTH_MODE", "disabled")
         ray.init(
             num_cpus=WORKERS,
             include_dashboard=False,

@@ -45,6 +45,11 @@ class ExecutorUnavailable(RunError):
     """The executor asked for cannot run here; the message says what to install."""
 
 
+class ExecutorLost(RunError):
+    """Where the items run went away mid-batch (a Ray cluster's head node died): the batch
+    ends; started items ended with the reason, the others stay pending for a resume."""
+
+
 class ItemHost(Protocol):
     """The supervising side of a batch, as an executor sees it. Used on the event loop that
     runs the batch only."""

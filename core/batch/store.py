@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS batches (
     id TEXT PRIMARY KEY,
     spec TEXT NOT NULL,
     inputs TEXT NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    placement TEXT
 );
 CREATE TABLE IF NOT EXISTS batch_items (
     batch_id TEXT NOT NULL REFERENCES batches (id) ON DELETE CASCADE,
@@ -65,6 +66,20 @@ class BatchSpec(BaseModel):
     trust_project: bool = False
 
 
+class BatchPlacement(BaseModel):
+    """Where and how a batch's items run (``--executor``, ``--ray-address``, ``--concurrency``,
+    ``--repo``/``--ref``), as it was started: a resume runs the rest the same way unless told
+    otherwise. Stays on the supervising machine (it is not part of what a worker runs)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    executor: str = "local"
+    address: str | None = None
+    concurrency: int = 4
+    repo: str | None = None
+    ref: str = "HEAD"
+
+
 class ItemRecord(BaseModel):
     """One item of a batch as recorded: its input row and its latest attempt."""
 
@@ -82,6 +97,8 @@ class BatchRecord(BaseModel):
     """Where the items came from (the inputs file's name), for people."""
     created_at: str
     items: list[ItemRecord]
+    placement: BatchPlacement | None = None
+    """None for a batch recorded before placements were kept (a resume then uses defaults)."""
 
     def counts(self) -> dict[str, int]:
         """Items per status, in a stable order (only statuses that occur)."""
@@ -112,6 +129,9 @@ class BatchStore:
         self._runs = RunIndex(self.path)  # also adds the runs.batch_id column to old files
         with self._connect() as db:
             db.executescript(_SCHEMA)
+            columns = {row["name"] for row in db.execute("PRAGMA table_info(batches)")}
+            if "placement" not in columns:  # a file from before placements were kept
+                db.execute("ALTER TABLE batches ADD COLUMN placement TEXT")
 
     @contextmanager
     def held_open(self) -> Iterator[None]:
@@ -144,14 +164,22 @@ class BatchStore:
             with db:
                 yield db
 
-    def create(self, spec: BatchSpec, items: Sequence[BatchItem], inputs: str) -> BatchRecord:
+    def create(
+        self,
+        spec: BatchSpec,
+        items: Sequence[BatchItem],
+        inputs: str,
+        placement: BatchPlacement | None = None,
+    ) -> BatchRecord:
         """Record a new batch with every item ``pending``."""
         batch_id = new_batch_id()
         created = datetime.now(UTC).isoformat(timespec="seconds")
+        where = placement.model_dump_json() if placement is not None else None
         with self._connect() as db:
             db.execute(
-                "INSERT INTO batches (id, spec, inputs, created_at) VALUES (?, ?, ?, ?)",
-                (batch_id, spec.model_dump_json(), inputs, created),
+                "INSERT INTO batches (id, spec, inputs, created_at, placement) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (batch_id, spec.model_dump_json(), inputs, created, where),
             )
             db.executemany(
                 "INSERT INTO batch_items (batch_id, item, args, params) VALUES (?, ?, ?, ?)",
@@ -178,7 +206,18 @@ class BatchStore:
             inputs=row["inputs"],
             created_at=row["created_at"],
             items=[self._item(batch_id, item) for item in rows],
+            placement=(
+                BatchPlacement.model_validate_json(row["placement"]) if row["placement"] else None
+            ),
         )
+
+    def place(self, batch_id: str, placement: BatchPlacement) -> None:
+        """Remember how the batch runs now (a resume given other flags), for the next."""
+        with self._connect() as db:
+            db.execute(
+                "UPDATE batches SET placement = ? WHERE id = ?",
+                (placement.model_dump_json(), batch_id),
+            )
 
     def list(self, limit: int = 100) -> list[BatchRecord]:
         """The newest batches first."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -36,6 +37,7 @@ from typing import Literal, NamedTuple
 from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.batch.checkout import Checkout, check_out, remove
 from core.batch.jobs import Definitions, ItemJob, item_runner
+from core.batch.provider_world import ProviderWorld
 from core.errors import RunError
 from core.events import Event, event_to_json
 from core.runner import Runner
@@ -89,10 +91,14 @@ class WorkerHost:
         settings: Settings,
         definitions: Definitions,
         checkout: Checkout | None = None,
+        environment: Mapping[str, str | None] | None = None,
     ) -> None:
         """Begin running ``job`` with the supervisor's settings and checked definitions (in
         a fresh copy of ``checkout`` when given, instead of the job's folder); returns at once
-        (collect its messages with :meth:`collect`)."""
+        (collect its messages with :meth:`collect`). ``environment``: the submitter's provider
+        variables (:mod:`core.batch.provider_world`), put in place of this process's own."""
+        if environment is not None:
+            settings = ProviderWorld(settings, environment).apply()
         item = _Item()
         self._items[job.run_id] = item
         item.task = asyncio.create_task(self._run(item, job, settings, definitions, checkout))

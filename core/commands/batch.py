@@ -23,10 +23,10 @@ from typing import Any
 from core.atomic import atomic_write_text
 from core.batch.checkout import Checkout
 from core.batch.executor_registry import EXECUTORS, create_executor
-from core.batch.executors import ExecutorOptions
+from core.batch.executors import ExecutorLost, ExecutorOptions
 from core.batch.inputs import read_inputs, redacted
 from core.batch.results import batch_results, results_csv, results_jsonl
-from core.batch.store import BatchRecord, BatchSpec, BatchStore
+from core.batch.store import BatchPlacement, BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchListener, BatchRun
 from core.commands.run import (
     EXIT_CANCELLED,
@@ -70,12 +70,19 @@ def register(commands: Any) -> None:
         "--csv-header", action="store_true", help="the CSV's first row names columns: skip it"
     )
     parser.add_argument(
-        "--concurrency", type=int, default=4, metavar="N", help="items at once (default 4)"
+        "--concurrency",
+        type=int,
+        metavar="N",
+        help=f"items at once (default {BatchPlacement().concurrency}; resume: as started)",
     )
     parser.add_argument(
-        "--executor", choices=sorted(EXECUTORS), default="local", help="where items run"
+        "--executor",
+        choices=sorted(EXECUTORS),
+        help="where items run (default local; resume: as started)",
     )
-    parser.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster (--executor ray)")
+    parser.add_argument(
+        "--ray-address", metavar="ADDR", help="the Ray cluster (--executor ray; resume: as started)"
+    )
     parser.add_argument(
         "--ray-timeout",
         type=float,
@@ -87,10 +94,10 @@ def register(commands: Any) -> None:
         "--repo",
         metavar="URL",
         help="run each item in a fresh copy of this git repository, made on its Ray worker "
-        "(--executor ray; instead of a folder every worker can reach)",
+        "(--executor ray; instead of a folder every worker can reach; resume: as started)",
     )
     parser.add_argument(
-        "--ref", metavar="REF", default="HEAD", help="the branch, tag or commit for --repo"
+        "--ref", metavar="REF", help="the branch, tag or commit for --repo (default HEAD)"
     )
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print NDJSON events (or results)")
@@ -144,8 +151,9 @@ def _start(args: argparse.Namespace, store: BatchStore) -> int:
         )
     except (RunError, SettingsError) as error:
         return usage_error(COMMAND, error)
-    record = store.create(spec, items, scrub(args.inputs.name))
-    code = _execute(record, args, store)
+    placement, _ = _placement(args, None)
+    record = store.create(spec, items, scrub(args.inputs.name), placement)
+    code = _execute(record, args, store, placement)
     if code == EXIT_USAGE:  # nothing ran: no record of a batch that never started
         store.delete(record.id)
     return code
@@ -155,13 +163,59 @@ def _resume(record: BatchRecord, args: argparse.Namespace, store: BatchStore) ->
     if not record.unfinished():
         print(f"{COMMAND}: every item of {record.id} finished ok; nothing to resume")
         return EXIT_OK
-    return _execute(record, args, store)
+    placement, overridden = _placement(args, record.placement)
+    for note in overridden:
+        print(f"{COMMAND}: resume: {note}", file=sys.stderr)
+    if overridden:
+        store.place(record.id, placement)
+    return _execute(record, args, store, placement)
 
 
-def _execute(record: BatchRecord, args: argparse.Namespace, store: BatchStore) -> int:
+PLACEMENT_FLAGS = {
+    "executor": "--executor",
+    "address": "--ray-address",
+    "concurrency": "--concurrency",
+    "repo": "--repo",
+    "ref": "--ref",
+}
+"""A placement's fields and the flags that set them."""
+
+
+def _placement(
+    args: argparse.Namespace, recorded: BatchPlacement | None
+) -> tuple[BatchPlacement, list[str]]:
+    """The placement to run with: the flags given, over the recorded one (a resume's), over
+    the defaults; and a note for each flag that changed what the batch was started with."""
+    base = recorded or BatchPlacement()
+    given = {
+        field: value
+        for field, value in {
+            "executor": args.executor,
+            "address": args.ray_address,
+            "concurrency": args.concurrency,
+            "repo": args.repo,
+            "ref": args.ref,
+        }.items()
+        if value is not None
+    }
+    notes = []
+    if recorded is not None:
+        for field, value in given.items():
+            before = getattr(recorded, field)
+            if value != before:
+                was = "none" if before is None else before
+                notes.append(f"{PLACEMENT_FLAGS[field]} {value} instead of {was} (as started)")
+    return base.model_copy(update=given), notes
+
+
+def _execute(
+    record: BatchRecord, args: argparse.Namespace, store: BatchStore, placement: BatchPlacement
+) -> int:
     try:
         settings = load_settings()
-        executor = create_executor(args.executor, _executor_options(args))
+        executor = create_executor(
+            placement.executor, _executor_options(placement, args.ray_timeout)
+        )
         options = runner_options(args, settings)
         printer = _json_printer(record.id) if args.json else _ProgressPrinter(record)
         batch = BatchRun(
@@ -179,11 +233,14 @@ def _execute(record: BatchRecord, args: argparse.Namespace, store: BatchStore) -
     _say_sandbox(settings)
     print(
         f"{COMMAND}: {record.id}: {len(batch.jobs)} of {len(record.items)} items, "
-        f"{executor.name} executor, concurrency {args.concurrency}",
+        f"{executor.name} executor, concurrency {placement.concurrency}",
         file=sys.stderr,
     )
     try:
         code = asyncio.run(_run_with_ctrl_c(batch))
+    except ExecutorLost as error:  # the cluster went away: say so, then how far it got
+        print(f"{COMMAND}: {record.id}: {error}", file=sys.stderr)
+        code = EXIT_FAILED
     except RunError as error:  # the executor could not start (a Ray cluster out of reach)
         return usage_error(COMMAND, error)
     final = store.get(record.id) or record
@@ -193,17 +250,17 @@ def _execute(record: BatchRecord, args: argparse.Namespace, store: BatchStore) -
     return code
 
 
-def _executor_options(args: argparse.Namespace) -> ExecutorOptions:
+def _executor_options(placement: BatchPlacement, connect_timeout_s: float) -> ExecutorOptions:
     checkout = None
-    if args.repo:
-        if args.executor != "ray":
+    if placement.repo:
+        if placement.executor != "ray":
             raise RunError("--repo works with --executor ray (a local batch runs in --cwd)")
-        checkout = Checkout(args.repo, args.ref)
+        checkout = Checkout(placement.repo, placement.ref)
     return ExecutorOptions(
-        concurrency=args.concurrency,
-        address=args.ray_address,
+        concurrency=placement.concurrency,
+        address=placement.address,
         checkout=checkout,
-        connect_timeout_s=args.ray_timeout,
+        connect_timeout_s=connect_timeout_s,
     )
 
 
@@ -285,6 +342,7 @@ def _status(record: BatchRecord, as_json: bool) -> int:
         data = {
             "batch_id": record.id,
             "spec": record.spec.model_dump(),
+            "placement": record.placement.model_dump() if record.placement else None,
             "inputs": record.inputs,
             "created_at": record.created_at,
             "counts": record.counts(),
