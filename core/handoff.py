@@ -6,26 +6,59 @@ fills the model's context and costs a fortune. :func:`hand_off` keeps at most
 text with a marker that says how much was left out and where the whole answer is:
 
 * the run file, which always holds the full ``step_finished`` output;
-* ``<run folder>/.baton/handoff/<run-id>/step-<N>.md`` (N 1-based), written atomically inside
-  the working folder's private area, so the next step's own ``read`` tool can open it.
+* ``<data>/handoff/<run-id>/step-<N>.md`` (N 1-based, owner-only, written atomically), which
+  Baton's ``read`` tool may open for the steps of that run only (:mod:`core.tools.read`).
 
-A hostile earlier step could have planted a symlink on that path to make Baton write
-elsewhere; the folder is resolved after it is made and the file is skipped (the marker then
-points at the run file only) unless it is still inside the working folder.
+The copy lives in Baton's data folder, not in the working folder: a file there would show in
+``git status`` and in the run's diff as if the step had written it. Agents cannot write in the
+data folder, so no earlier step can plant a symlink on the path; it is still refused, as a
+second line of defence, and the marker then points at the run file only.
 """
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 from core.atomic import atomic_write_bytes
+from core.paths import data_dir
 
-HANDOFF_DIR = Path(".baton") / "handoff"
+HANDOFF_NAME = re.compile(r"step-[1-9][0-9]{0,5}\.md")
+"""The only names a hand-off folder holds (what the ``read`` allowance accepts)."""
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
-def handoff_path(folder: Path, run_id: str, step_number: int) -> Path:
+def handoff_dir(run_id: str) -> Path:
+    """The folder holding run ``run_id``'s hand-off copies (not created here)."""
+    if not _RUN_ID.fullmatch(run_id) or ".." in run_id:
+        raise ValueError(f"not a run id: {run_id!r}")
+    return data_dir() / "handoff" / run_id
+
+
+def readable_handoff_dir(run_id: str) -> Path | None:
+    """:func:`handoff_dir` for the ``read`` allowance of a step of ``run_id``, resolved (the
+    open goes to the real folder, not through a link on the way); None for an id that names
+    no hand-off folder."""
+    try:
+        return handoff_dir(run_id).resolve()
+    except (ValueError, OSError, RuntimeError):
+        return None
+
+
+def handoff_path(run_id: str, step_number: int) -> Path:
     """Where the full text of step ``step_number`` (1-based) is kept for the next step."""
-    return folder / HANDOFF_DIR / run_id / f"step-{step_number}.md"
+    return handoff_dir(run_id) / f"step-{step_number}.md"
+
+
+def remove_handoff(run_id: str) -> None:
+    """Delete the run's hand-off copies (with the run: they are only there for its steps)."""
+    try:
+        folder = handoff_dir(run_id)
+    except ValueError:
+        return
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def cut_at_line(text: str, limit: int) -> str:
@@ -37,30 +70,27 @@ def cut_at_line(text: str, limit: int) -> str:
     return text[: end + 1] if end > 0 else text[:limit]
 
 
-def _write_full_text(folder: Path, run_id: str, step_number: int, text: str) -> Path | None:
-    path = handoff_path(folder, run_id, step_number)
-    root = folder.resolve()
+def _write_full_text(run_id: str, step_number: int, text: str) -> Path | None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.parent.resolve().is_relative_to(root) or path.is_symlink():
+        path = handoff_path(run_id, step_number)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if path.parent.is_symlink() or path.is_symlink():
             return None
         atomic_write_bytes(path, text.encode("utf-8"), mode=0o600)
-    except OSError:
+    except (OSError, ValueError):
         return None
     return path
 
 
-def hand_off(
-    text: str, *, limit: int, folder: Path, run_id: str, step_number: int, run_file: Path | None
-) -> str:
+def hand_off(text: str, *, limit: int, run_id: str, step_number: int, run_file: Path | None) -> str:
     """``text`` as the next step receives it: whole when it fits in ``limit`` characters,
     else cut with a marker (the full text saved as described in the module docstring)."""
     if len(text) <= limit:
         return text
-    saved = _write_full_text(folder, run_id, step_number, text)
+    saved = _write_full_text(run_id, step_number, text)
     where = []
     if saved is not None:
-        where.append(f"in {saved.relative_to(folder)} (open it with the read tool)")
+        where.append(f"in {saved} (open it with the read tool)")
     if run_file is not None:
         where.append(f"in the run file {run_file} (step {step_number})")
     places = " and ".join(where) or f"in the run's history (step {step_number})"

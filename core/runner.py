@@ -277,7 +277,6 @@ class Runner:
             previous = hand_off(
                 text,
                 limit=self.settings.limits.handoff_chars,
-                folder=self.request.cwd.resolve(),
                 run_id=self.run_id,
                 step_number=index + 1,
                 run_file=run_file(self.run_id) if self._record else None,

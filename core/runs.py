@@ -26,6 +26,7 @@ from core import paths
 from core.backends.pi_sessions import prune_sessions
 from core.checkpoints import prune_run
 from core.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
+from core.handoff import remove_handoff
 from core.liveness import lock_path, owner_alive
 from core.redaction import Redactor as Redactor  # also known as core.runs.Redactor
 from core.run_names import STATUS_WORDS, RunOrigin
@@ -395,8 +396,9 @@ class RunIndex:
         return [self._record(row) for row in rows]
 
     def delete(self, run_id: str) -> None:
-        """Forget the run: its row, its file, its checkpoint refs (:mod:`core.checkpoints`) and
-        its pi session files (:mod:`core.backends.pi_sessions`)."""
+        """Forget the run: its row, its file, its checkpoint refs (:mod:`core.checkpoints`), its
+        pi session files (:mod:`core.backends.pi_sessions`) and its hand-off copies
+        (:mod:`core.handoff`)."""
         record = self.get(run_id)
         with self._connect() as db:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
@@ -405,6 +407,7 @@ class RunIndex:
                 prune_run(run_id, read_events(Path(record.path)))
                 prune_sessions(read_events(Path(record.path)))
             Path(record.path).unlink(missing_ok=True)
+        remove_handoff(run_id)
 
 
 def _finished_at(started_at: str, elapsed: float) -> str:

@@ -16,6 +16,7 @@ every call (:mod:`core.git_location`), so a planted ``core.worktree`` moves noth
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
@@ -161,13 +162,25 @@ async def merge_worktree(info: WorktreeInfo, *, squash: bool, message: str) -> s
 
 
 async def discard_worktree(info: WorktreeInfo, *, force: bool = True) -> None:
-    """Remove the worktree and delete its branch (``force``: even if not merged)."""
+    """Remove the worktree and delete its branch (``force``: even if not merged).
+
+    When both are gone already (the run was merged, which removes them, or discarded before)
+    this says so in a sentence instead of passing on git's "branch not found"."""
     repo = Path(info.repo)
     try:
+        branch = await _git(
+            repo, "for-each-ref", "--format=%(refname)", f"refs/heads/{info.branch}"
+        )
+        if not branch and not await asyncio.to_thread(os.path.lexists, info.path):
+            raise WorktreeError(
+                f"nothing to discard: the worktree {info.path} and the branch {info.branch} "
+                "are gone already (the run was merged, or discarded before)"
+            )
         try:
             await _git(repo, "worktree", "remove", "--force", info.path)
         except GitError:
             await _git(repo, "worktree", "prune")  # its folder was deleted by hand
-        await _git(repo, "branch", "-D" if force else "-d", "-q", info.branch)
+        if branch:
+            await _git(repo, "branch", "-D" if force else "-d", "-q", info.branch)
     except GitError as error:
         raise WorktreeError(str(error)) from None

@@ -224,3 +224,35 @@ def test_without_json_each_finished_item_is_one_line_and_the_end_a_summary(
     assert run is not None and run.batch_id is not None and run.args == ["item-00"]
     assert lines[0].endswith("item-00")
     assert re.search(r"2 done, 1 failed \(run the rest: baton batch resume batch-\S+\)", err)
+
+
+@pytest.mark.parametrize("model", ["test-model", "gpt-4o-mini"], ids=["unpriced", "priced"])
+def test_export_leaves_the_cost_of_an_unpriced_model_empty(
+    llm_server: LLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    model: str,
+) -> None:
+    """A model with no price is not free: CSV gets an empty cell, JSONL ``null``; a priced
+    model's cost is written as before."""
+    save_settings(llm_server.settings(default_model=model))
+    llm_server.responder = Script(set())
+    inputs = write_inputs(tmp_path, 1)
+    assert main([*BATCH, str(inputs), "--json", "--cwd", str(tmp_path)]) == 0
+    (batch_id,) = {line["batch_id"] for line in batch_lines(capsys.readouterr().out)}
+
+    assert main(["batch", "export", batch_id, "--format", "csv"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    columns = header.split(",")
+    cells = dict(zip(columns, row.split(","), strict=False))
+    assert cells["status"] == "ok" and int(cells["tokens"]) > 0
+    priced = model == "gpt-4o-mini"
+    assert (float(cells["cost"]) > 0) if priced else cells["cost"] == ""
+
+    assert main(["batch", "export", batch_id]) == 0
+    (exported,) = batch_lines(capsys.readouterr().out)
+    if priced:
+        assert exported["cost"] == pytest.approx(float(cells["cost"]), abs=1e-6)
+    else:
+        assert exported["cost"] is None
+    assert "priced" not in exported

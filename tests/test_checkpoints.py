@@ -69,6 +69,10 @@ async def test_a_step_s_edit_new_file_and_sed_are_its_changes_and_restore_undoes
 
     # The restore is itself checkpointed: undoing it brings the step's work back.
     assert await cli("runs", "restore", run_id, "--undo") == 0
+    said = capsys.readouterr().out  # what the undo did, not the restore's words again
+    assert said.startswith(f"Undid the latest restore of {repo} (to before step 1): the folder")
+    assert "back as it was before that restore; 3 file(s) changed" in said
+    assert "Restored" not in said
     assert (repo / "docs" / "new.md").read_text(encoding="utf-8") == "# New\n"
     assert "blue" in (repo / "notes.txt").read_text(encoding="utf-8")
     recorded = [e for e in load_run(run_file_of(run_id)) if isinstance(e, StepChanges)]

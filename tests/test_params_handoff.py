@@ -108,9 +108,11 @@ def test_a_long_answer_is_capped_when_handed_on_and_kept_whole(
     assert f"[… {left:,} more characters" in handed
 
     run_id = RunIndex().list()[0].id
-    saved = tmp_path / ".baton" / "handoff" / run_id / "step-1.md"
+    saved = paths.data_dir() / "handoff" / run_id / "step-1.md"
     assert saved.read_text(encoding="utf-8") == answer
-    assert f".baton/handoff/{run_id}/step-1.md (open it with the read tool)" in handed
+    assert saved.stat().st_mode & 0o777 == 0o600
+    assert f"{saved} (open it with the read tool)" in handed
+    assert not (tmp_path / ".baton").exists()
     record = RunIndex().get(run_id)
     assert record is not None and f"run file {record.path} (step 1)" in handed
     outputs = [e.output for e in load_run(Path(record.path)) if isinstance(e, StepFinished)]
@@ -157,19 +159,17 @@ def _event(line: str) -> StepStarted | None:
 
 
 def test_hand_off_refuses_to_write_through_a_planted_symlink(tmp_path: Path) -> None:
-    """An earlier step (hostile model) links the hand-off folder elsewhere: nothing is
-    written there, and the marker points at the run file only."""
-    from core.handoff import hand_off
+    """A link planted on the hand-off folder (agents cannot write in the data folder, so this
+    is defence in depth): nothing is written through it, and the marker points at the run
+    file only."""
+    from core.handoff import hand_off, handoff_dir
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    folder = tmp_path / "work"
-    (folder / ".baton" / "handoff").mkdir(parents=True)
-    (folder / ".baton" / "handoff" / "run-1").symlink_to(elsewhere)
+    handoff_dir("run-1").parent.mkdir(parents=True)
+    handoff_dir("run-1").symlink_to(elsewhere)
     text = "y" * 5_000
-    handed = hand_off(
-        text, limit=1_000, folder=folder, run_id="run-1", step_number=1, run_file=Path("/r.jsonl")
-    )
+    handed = hand_off(text, limit=1_000, run_id="run-1", step_number=1, run_file=Path("/r.jsonl"))
     assert list(elsewhere.iterdir()) == []
     assert len(handed) <= 1_000
     assert "read tool" not in handed and "run file /r.jsonl (step 1)" in handed

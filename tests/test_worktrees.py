@@ -72,6 +72,13 @@ async def test_the_run_works_in_its_worktree_and_a_fast_forward_brings_its_work_
     assert git(repo, "branch", "--list", info.branch) == ""
     assert "staged.txt" in git(repo, "diff", "--cached", "--name-only")  # still staged
 
+    assert await cli("runs", "discard", started.run_id) == 1  # merged: nothing left to discard
+    err = capsys.readouterr().err
+    assert err == (
+        f"baton runs discard: nothing to discard: the worktree {info.path} and the branch "
+        f"{info.branch} are gone already (the run was merged, or discarded before)\n"
+    )
+
 
 async def test_discard_removes_the_worktree_and_the_branch(
     llm_server: LLMServer, repo: Path, capsys: pytest.CaptureFixture[str]

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 from core.backends.base import StepContext
 from core.environment import known_key_names
 from core.events import Event, Log, ToolCallFinished, ToolCallOutput, ToolCallStarted
+from core.handoff import readable_handoff_dir
 from core.tools.base import Provenance, Tool, ToolContext, ToolError
 from core.validation import format_validation_error
 
@@ -116,6 +117,7 @@ async def _execute(
         emit_output=emit_output,
         provenance=_caller(ctx, call_id),
         scrub=ctx.scrub,
+        handoff_dir=readable_handoff_dir(ctx.run_id),
         **confinement(ctx),
     )
     task = asyncio.create_task(tool.run(params, tool_ctx))

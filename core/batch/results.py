@@ -32,6 +32,9 @@ class ItemResult(BaseModel):
     run_id: str | None
     tokens: int = 0
     cost: float = 0.0
+    priced: bool = True
+    """False when some of the run's usage had no price (a model in no price table): ``cost``
+    then covers only the rest, so exports leave the cost empty rather than claim it."""
     duration_s: float | None = None
     output: str = ""
     error: str | None = None
@@ -59,6 +62,7 @@ def item_result(item: ItemRecord, run: RunRecord | None) -> ItemResult:
         run_id=item.run_id,
         tokens=usage.input + usage.output,
         cost=usage.cost,
+        priced=usage.priced,
         duration_s=run.duration_s if run is not None else None,
         output=final_output(Path(run.path)) if run is not None else "",
         error=run.error if run is not None else None,
@@ -72,8 +76,15 @@ def batch_results(record: BatchRecord, index: RunIndex | None = None) -> list[It
     ]
 
 
+def export_cost(result: ItemResult) -> float | None:
+    """The cost an export states: None (an empty cell, ``null``) when the run used a model
+    Baton has no price for, never a ``0`` that reads as "free"."""
+    return result.cost if result.priced else None
+
+
 def results_jsonl(results: list[ItemResult]) -> str:
-    return "".join(json.dumps(r.model_dump(), ensure_ascii=False) + "\n" for r in results)
+    rows = ({**r.model_dump(exclude={"priced"}), "cost": export_cost(r)} for r in results)
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -98,7 +109,9 @@ def results_csv(results: list[ItemResult]) -> str:
         took = r.duration_s if r.duration_s is not None else ""
         padding = [""] * (width - len(r.args))
         run = r.run_id or ""
-        figures = [r.tokens, f"{r.cost:.6f}", took, _cell(r.output), _cell(r.error or "")]
+        cost = export_cost(r)
+        shown = "" if cost is None else f"{cost:.6f}"
+        figures = [r.tokens, shown, took, _cell(r.output), _cell(r.error or "")]
         args = [_cell(arg) for arg in r.args]
         writer.writerow([r.item, r.status, *args, *padding, _cell(params), run, *figures])
     return out.getvalue()

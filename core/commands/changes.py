@@ -98,10 +98,21 @@ def _restore(args: argparse.Namespace) -> int:
         print(f"baton runs restore: {error}", file=sys.stderr)
         return 1
     append_event(path, done)
-    print(
-        f"Restored {done.work_tree} to before {plan.target_name}: "
-        f"{len(done.files)} file(s) changed. Undo with 'baton runs restore {args.run_id} --undo'."
-    )
+    print(_restore_done(args.run_id, plan.target_name, done, undo=args.undo))
     for change in done.files:
         print(f"  {change.status:<8} {change.path}")
     return 0
+
+
+def _restore_done(run_id: str, target_name: str, done: StepChanges, *, undo: bool) -> str:
+    """What the restore did, in words. An undo puts the folder back as it was before the
+    latest restore, which is not "restored to before step N": saying that would describe the
+    very change it just took back."""
+    count = f"{len(done.files)} file(s) changed"
+    again = f"'baton runs restore {run_id} --undo'"
+    if undo:
+        return (
+            f"Undid the latest restore of {done.work_tree} (to before {target_name}): the folder "
+            f"is back as it was before that restore; {count}. Undo this too with {again}."
+        )
+    return f"Restored {done.work_tree} to before {target_name}: {count}. Undo with {again}."

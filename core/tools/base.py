@@ -52,6 +52,9 @@ class ToolContext:
     scrub: Callable[[str], str] = lambda text: text
     """The run's redactor (:meth:`core.redaction.Redactor.scrub`): what a tool stores beyond
     the run (documents) goes through it, so a secret the model saw is never kept."""
+    handoff_dir: Path | None = None
+    """The current run's hand-off folder (:mod:`core.handoff`): the one place outside the
+    working folder that ``read`` may open, and only the step files in it."""
 
 
 class Tool(ABC):

@@ -3,16 +3,28 @@
 Line numbers let the model quote exact text for ``edit`` and say where it is; the window
 (``offset``/``limit``, capped at 2000 lines and the run's output budget) keeps a large file from
 flooding the context, and the result always says how to ask for the next window.
+
+One path outside the working folder is readable: the current run's hand-off copies
+(:mod:`core.handoff`), which the marker in a capped ``{previous}`` points the model at. The
+allowance is exact: an absolute path whose folder is that run's hand-off folder and whose name
+is ``step-N.md``, opened inside a descriptor held for that folder without following a symlink.
+Every other path in Baton's data folder is refused as before.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import BaseModel, Field
 
+from core.handoff import HANDOFF_NAME
 from core.tools.base import Tool, ToolContext, ToolError
-from core.tools.files import off_loop, open_regular
+from core.tools.beneath import DIR_FLAGS
+from core.tools.files import off_loop, open_regular, open_regular_at
 from core.tools.paths import display_path, resolve_in_cwd, working_root
 
 MAX_LINES = 2000
@@ -46,29 +58,72 @@ class ReadTool(Tool):
     Params = ReadParams
 
     async def run(self, params: ReadParams, ctx: ToolContext) -> str:
-        path = resolve_in_cwd(params.path, ctx.cwd)
-        shown = display_path(path, ctx.cwd)
+        opener: Callable[[], BinaryIO]
+        handoff = handoff_file(params.path, ctx.handoff_dir)
+        if handoff is not None:
+            path = handoff
+            shown = str(handoff)
+            opener = partial(open_handoff, handoff, shown)
+        else:
+            path = resolve_in_cwd(params.path, ctx.cwd)
+            shown = display_path(path, ctx.cwd)
+            opener = partial(open_regular, path, shown, working_root(ctx.cwd))
         return await off_loop(
             read_numbered,
             path,
             shown,
-            working_root(ctx.cwd),
+            opener,
             params.offset or 1,
             min(params.limit or MAX_LINES, MAX_LINES),
             ctx.limits.tool_output_chars,
         )
 
 
+def handoff_file(text: str, folder: Path | None) -> Path | None:
+    """The hand-off copy ``text`` names, when it names one of the current run's (``folder``,
+    resolved): an absolute path, ``..`` and links in its folder resolved, whose folder is
+    exactly ``folder`` and whose name is a step file. None for any other path."""
+    if folder is None:
+        return None
+    candidate = Path(text.strip()).expanduser()
+    if not candidate.is_absolute() or not HANDOFF_NAME.fullmatch(candidate.name):
+        return None
+    try:
+        parent = candidate.parent.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return folder / candidate.name if parent == folder else None
+
+
+def open_handoff(path: Path, shown: str) -> BinaryIO:
+    """Open a hand-off copy found by :func:`handoff_file`: its folder by descriptor, the file
+    inside it as a regular file and never through a symlink."""
+    try:
+        dir_fd = os.open(path.parent, DIR_FLAGS)
+    except OSError as exc:
+        raise ToolError(f"File not found: {shown}.") from exc
+    try:
+        return open_regular_at(dir_fd, path.name, shown)
+    finally:
+        os.close(dir_fd)
+
+
 def read_numbered(
-    path: Path, shown: str, root: Path, offset: int, limit: int, max_chars: int
+    path: Path,
+    shown: str,
+    opener: Callable[[], BinaryIO],
+    offset: int,
+    limit: int,
+    max_chars: int,
 ) -> str:
-    """Lines ``offset..offset+limit-1`` of ``path``, numbered, within ``max_chars``."""
+    """Lines ``offset..offset+limit-1`` of ``path`` (opened by ``opener``, which holds the
+    containment rules), numbered, within ``max_chars``."""
     if not path.exists():
         raise ToolError(f"File not found: {shown}.")
     if path.is_dir():
         raise ToolError(f"{shown} is a folder, not a file; use ls to list it.")
     try:
-        with open_regular(path, shown, root) as handle:
+        with opener() as handle:
             if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
                 raise ToolError(f"{shown} is a binary file; read only works on text files.")
             handle.seek(0)

@@ -3,8 +3,10 @@
 A row says what waits and where (``Approval needed — implement "add a flag", step 2``) and
 why, in the kind's colour. Opening a row (double-click, Enter, Open) shows the run on that
 step and brings its question back (the approval or budget dialog); a failed step can be
-dismissed. The rows are rebuilt from :class:`gui.inbox.inbox_model.InboxModel` whenever it
-changes: a handful of items, never thousands.
+dismissed. Reaching the view from the sidebar or its shortcut puts the keyboard in the list,
+so Enter right after opens the selected row. The rows are rebuilt from
+:class:`gui.inbox.inbox_model.InboxModel` whenever it changes: a handful of items, never
+thousands.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class InboxView(QWidget):
         self.list = QListWidget()
         self.list.setObjectName("InboxList")
         self.list.setWordWrap(True)
+        self.setFocusProxy(self.list)  # reaching the view (sidebar, Ctrl+N) lands in the list
         self.list.itemActivated.connect(lambda _item: self.open_current())
         self.list.itemDoubleClicked.connect(lambda _item: self.open_current())
         self.list.currentRowChanged.connect(lambda _row: self._update_buttons())

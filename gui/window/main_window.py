@@ -135,6 +135,7 @@ class MainWindow(QMainWindow):
             self.stack.addWidget(QWidget())  # a stand-in until the view is first shown
             self.sidebar.add_entry(spec.label, spec.icon)
         self.sidebar.currentChanged.connect(self._show_index)
+        self.sidebar.picked.connect(lambda index: self.go_to_view(VIEWS[index].key))
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -339,12 +340,16 @@ class MainWindow(QMainWindow):
         return VIEWS[self.stack.currentIndex()].key
 
     def go_to_view(self, key: str) -> None:
-        """View ▸ <view> (Ctrl+1…6): show it and put the keyboard in it — in its filter
-        field, so typing filters and Tab reaches its list — not left on the sidebar."""
+        """View ▸ <view> (Ctrl+1…6), or a sidebar row clicked or entered: show it and put the
+        keyboard in it — in its filter field, so typing filters and Tab reaches its list, or
+        its main widget (the Inbox's list, so Enter opens a row) — not left on the sidebar."""
         self.show_view(key)
-        field = self.view(key).findChild(QLineEdit, "FilterField")
+        view = self.view(key)
+        field = view.findChild(QLineEdit, "FilterField")
         if field is not None and field.isVisible():
             field.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        elif view.focusProxy() is not None:  # a view without a filter names its main widget
+            view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def refresh_status(self) -> None:
         """Show the settings' model (they may have been edited) and the working folder."""

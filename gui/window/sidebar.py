@@ -24,6 +24,9 @@ from gui.theme import icons
 class Sidebar(QWidget):
     currentChanged = Signal(int)
     """The selected row (view index) changed. GUI thread."""
+    picked = Signal(int)
+    """A row was clicked or Enter pressed on it: the person means to work in that view, so the
+    window moves the keyboard into it (arrow keys only browse and leave it here)."""
 
     WIDTH = 184
 
@@ -51,6 +54,8 @@ class Sidebar(QWidget):
         self.list.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setSpacing(1)
         self.list.currentRowChanged.connect(self.currentChanged)
+        self.list.itemClicked.connect(lambda item: self.picked.emit(self.list.row(item)))
+        self.list.itemActivated.connect(lambda item: self.picked.emit(self.list.row(item)))
 
         footer = QLabel(f"Version {__version__}")
         footer.setObjectName("SidebarFooter")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.budget import Budget, Caps
@@ -17,6 +17,7 @@ from core.settings import save_settings
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.inbox.inbox_view import InboxView
 from gui.window.main_window import MainWindow
+from gui.window.views import VIEWS
 from tests.gui.launching import RUN_TIMEOUT_MS, click, launch_request, wait_until_finished
 from tests.llm_server import LLMServer, Reply, Tokens
 
@@ -151,3 +152,43 @@ def test_a_running_run_shows_in_the_title_sidebar_and_tray_on_every_view(
     qtbot.waitUntil(lambda: window.windowTitle() == "Baton")
     assert "Runs" in window.sidebar.labels()
     assert notifier.tray_tooltip() == "Baton"
+
+
+def test_enter_after_picking_the_inbox_in_the_sidebar_opens_the_selected_row(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], server: LLMServer
+) -> None:
+    """A person clicks Inbox in the sidebar and presses Enter: the selected item opens, as a
+    double-click or Open would."""
+    server.queue(Reply.error(400, "context too long"))
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    session = launch_request(
+        qtbot, window, RunRequest("single", [StepSpec("scout", "look")], window.working_folder)
+    )
+    assert wait_until_finished(qtbot, session) == "error"
+    window.show_view("agents")
+
+    sidebar = window.sidebar.list
+    row = sidebar.item(VIEWS.index(next(v for v in VIEWS if v.key == "inbox")))
+    rect = sidebar.visualItemRect(row)
+    qtbot.mouseClick(sidebar.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.current_view() == "inbox"
+    view = window.view("inbox")
+    assert isinstance(view, InboxView)
+    qtbot.waitUntil(view.list.hasFocus)
+    focused = QApplication.focusWidget()
+    assert focused is not None
+    qtbot.keyClick(focused, Qt.Key.Key_Return)
+    assert window.current_view() == "runs"
+    page = window.runs_view.current_page()
+    assert page is not None and page.view is session.view
+
+    window.show_view("agents")
+    sidebar.setFocus()
+    sidebar.setCurrentItem(row)  # arrow keys browse: the keyboard stays in the sidebar
+    assert window.current_view() == "inbox" and sidebar.hasFocus()
+    qtbot.keyClick(sidebar, Qt.Key.Key_Return)  # Enter on the row goes into the view
+    qtbot.waitUntil(view.list.hasFocus)
+    qtbot.keyClick(view.list, Qt.Key.Key_Enter)
+    assert window.current_view() == "runs"

@@ -102,3 +102,28 @@ def test_offset_and_limit_must_be_positive() -> None:
         ReadTool.Params.model_validate({"path": "a", "offset": 0})
     with pytest.raises(ValueError):
         ReadTool.Params.model_validate({"path": "a", "limit": -1})
+
+
+async def test_a_link_in_the_hand_off_folder_is_not_followed(work: Path) -> None:
+    """The hand-off allowance opens only a regular step file of the current run's folder: a
+    ``step-N.md`` that is a link to another data-folder file is refused, not followed."""
+    from core import paths
+    from core.handoff import handoff_dir
+    from core.tools.base import ToolContext
+
+    folder = handoff_dir("20260101-000000-abcdef")
+    folder.mkdir(parents=True)
+    (folder / "step-1.md").write_text("the whole answer\n", encoding="utf-8")
+    secret = paths.data_dir() / "secret.md"
+    secret.write_text("private\n", encoding="utf-8")
+    (folder / "step-2.md").symlink_to(secret)
+    ctx = ToolContext(cwd=work, handoff_dir=folder.resolve())
+
+    tool = ReadTool()
+    whole = await tool.run(tool.Params.model_validate({"path": str(folder / "step-1.md")}), ctx)
+    assert whole == "1\tthe whole answer\n"
+    with pytest.raises(ToolError) as refused:
+        await tool.run(tool.Params.model_validate({"path": str(folder / "step-2.md")}), ctx)
+    assert "not a regular file" in str(refused.value)  # the link itself, never its target
+    with pytest.raises(ToolError, match="outside the working folder"):
+        await tool.run(tool.Params.model_validate({"path": str(secret)}), ctx)
