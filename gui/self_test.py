@@ -157,6 +157,13 @@ def _check_step() -> str:
     return f"own agent loop: bash tool call ({', '.join(asked) or 'no approval asked'}), answer"
 
 
+def _check_window_run() -> str:
+    from gui.self_test_window import check_window_run
+
+    config = Path(os.environ["BATON_CONFIG_DIR"])
+    return check_window_run(config, Path(tempfile.mkdtemp(prefix="baton-selftest-run-")))
+
+
 CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("dependency metadata", _check_metadata),
     ("agent step", _check_step),
@@ -165,6 +172,7 @@ CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("backends", _check_backends),
     ("window", _check_window),
     ("charts", _check_charts),
+    ("window run", _check_window_run),
 ]
 
 
