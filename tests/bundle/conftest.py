@@ -42,6 +42,11 @@ class Result:
     out: str
     err: str
 
+    def __str__(self) -> str:
+        """The exit status and the end of the output: enough to see what went wrong."""
+        out, err = self.out[-3000:], self.err[-2000:]
+        return f"exit {self.code}\n--- stdout (end)\n{out}\n--- stderr\n{err}"
+
     def json(self) -> Any:
         return json.loads(self.out)
 
@@ -72,7 +77,7 @@ class Baton:
         )
         result = Result(done.returncode, done.stdout, done.stderr)
         if expect is not None:
-            assert result.code == expect, f"baton {' '.join(args)}: {result}"
+            assert result.code == expect, f"baton {' '.join(args)}: {result!s}"
         return result
 
     def runs(self) -> list[dict[str, Any]]:
