@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import statistics
 import subprocess
 import sys
@@ -39,7 +40,9 @@ def _time_to_paint(command: list[str], home: Path) -> float:
         OPENAI_BASE_URL="http://127.0.0.1:9/v1",  # configured: no first-run panel
     )
     if "-m" in command:
-        env["PYTHONPATH"] = str(ROOT)  # the source tree, as `pip install -e .` has it
+        # The source tree, as `pip install -e .` has it, and this environment's packages (the
+        # child starts in the scratch folder, where a symlinked venv is not always found).
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *site.getsitepackages()])
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env, cwd=home)
     assert child.stdout is not None
