@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -129,6 +130,7 @@ def test_claude_code_backend_gated(
         assert len(server.main_requests) == 2
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no bash sandbox")
 def test_bash_is_sandboxed(baton: Baton, model: LLMServer, tmp_path: Path) -> None:
     config = Path(os.environ["BATON_CONFIG_DIR"])
     config.mkdir(parents=True, exist_ok=True)
