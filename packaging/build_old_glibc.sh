@@ -4,13 +4,19 @@
 # build host (Debian 12) gives it 2.36. Debian 11 has no Python 3.11, so CPython is compiled in
 # the chroot from Debian's own python3.11 source package (bookworm's), shared and without the
 # profile-guided optimisation the Debian package does (minutes instead of an hour).
-#   sudo bash packaging/build_old_glibc.sh          # root: debootstrap, chroot, mounts
+#   sudo bash packaging/build_old_glibc.sh [--check]   # root: debootstrap, chroot, mounts
+# --check: then run the bundle's self-test and a chain (tests/bundle/chroot_run.py, with the
+# .venv's Python for the scripted model) inside the chroot.
 # Each phase prints its time. The chroot is kept in /var/tmp/baton-bullseye for the next build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 root=${BATON_OLD_ROOT:-/var/tmp/baton-bullseye}
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror this machine's apt uses (DEBIAN_MIRROR overrides it).
+mirror=${DEBIAN_MIRROR:-$(grep -hoE '^(URIs:|deb)[[:space:]]+[a-z]+://[^[:space:]]+/debian/?$' \
+    /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list \
+    2>/dev/null | head -1 | awk '{print $2}')}
+[ -n "$mirror" ] || { echo "no Debian mirror found in apt's sources: set DEBIAN_MIRROR" >&2; exit 1; }
 phase() { printf '\n== %s (%ss)\n' "$*" "$SECONDS"; }
 
 if [ ! -x "$root/usr/bin/apt-get" ]; then
@@ -60,3 +66,10 @@ in_root sh -c 'cd /src && VIRTUAL_ENV=/build/venv bash packaging/build.sh'
 glibc=$(find dist/Baton -type f \( -name '*.so*' -o -name baton \) -print0 \
     | xargs -0 objdump -T 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
 phase "built: needs $glibc"
+
+if [ "${1:-}" = "--check" ]; then
+    phase "self-test inside Debian 11"
+    in_root /src/dist/Baton/baton --self-test
+    phase "a chain inside Debian 11"
+    PYTHONPATH="$repo" "${CHECK_PYTHON:-$repo/.venv/bin/python}" -m tests.bundle.chroot_run "$root"
+fi
