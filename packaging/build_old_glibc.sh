@@ -15,7 +15,7 @@ root=${BATON_OLD_ROOT:-/var/tmp/baton-bullseye}
 # The Debian mirror this machine's apt uses (DEBIAN_MIRROR overrides it).
 mirror=${DEBIAN_MIRROR:-$(grep -hoE '^(URIs:|deb)[[:space:]]+[a-z]+://[^[:space:]]+/debian/?$' \
     /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list \
-    2>/dev/null | head -1 | awk '{print $2}')}
+    2>/dev/null | head -1 | awk '{print $2}' || true)}
 [ -n "$mirror" ] || { echo "no Debian mirror found in apt's sources: set DEBIAN_MIRROR" >&2; exit 1; }
 phase() { printf '\n== %s (%ss)\n' "$*" "$SECONDS"; }
 
