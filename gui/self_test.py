@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import tempfile
 import traceback
 from collections.abc import Callable
@@ -79,8 +80,8 @@ def _check_window() -> str:
 
 
 def _check_charts() -> str:
-    """QtCharts comes from PySide6-Addons: a bundle that lost it would fail at the first click
-    on Usage, so draw one chart here."""
+    """The usage charts paint with QPainter and the bundled fonts: draw one off screen, so a
+    bundle missing a font or an image plugin fails here rather than at the first click on Usage."""
     from core.events import UsageStats
     from gui.widgets.usage_charts import UsageBar, UsageCharts
 
@@ -93,12 +94,85 @@ def _check_charts() -> str:
     return f"usage charts drawn ({image.width()}×{image.height()})"
 
 
+def _check_metadata() -> str:
+    """Libraries read their own metadata at run time (genai-prices its version, at import):
+    each runtime dependency listed at build time must have it here. From a pip install the
+    list is absent and every distribution is installed with its metadata anyway."""
+    from importlib import metadata
+
+    listed = Path(getattr(sys, "_MEIPASS", "")) / "bundle-distributions.txt"
+    if not getattr(sys, "frozen", False) or not listed.is_file():
+        return "not a bundle: installed distributions carry their own"
+    names = listed.read_text(encoding="utf-8").split()
+    missing = []
+    for name in names:
+        try:
+            metadata.version(name)
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    if missing:
+        raise RuntimeError(f"no metadata in the bundle for {', '.join(missing)}")
+    return f"{len(names)} distributions"
+
+
+def _check_step() -> str:
+    """One step on Baton's own agent loop against a scripted endpoint: the HTTP client, the
+    stream parser, pricing, an approval and a real bash tool call, end to end."""
+    import asyncio
+
+    from core.approvals import ApprovalAnswer, ApprovalRequest
+    from core.events import Event, StepFinished, ToolCallFinished
+    from core.run_request import RunRequest, StepSpec
+    from core.runner import Runner
+    from core.settings import Provider, Settings
+    from gui.self_test_endpoint import ANSWER, MODEL, Endpoint
+
+    asked: list[str] = []
+
+    async def approve(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request.tool)
+        return ApprovalAnswer(decision="approve", decided_by="setting")
+
+    events: list[Event] = []
+    folder = Path(tempfile.mkdtemp(prefix="baton-selftest-step-"))
+    with Endpoint() as endpoint:
+        settings = Settings(
+            providers=[Provider(name="self-test", base_url=endpoint.base_url)],
+            default_model=MODEL,
+        )
+        request = RunRequest(
+            mode="single", steps=[StepSpec(agent="worker", task="self-test")], cwd=folder
+        )
+        runner = Runner(
+            request, settings=settings, responder=approve, listeners=[events.append], record=False
+        )
+        finished = asyncio.run(runner.run())
+    tools = [e for e in events if isinstance(e, ToolCallFinished)]
+    steps = [e for e in events if isinstance(e, StepFinished)]
+    if finished.status != "ok" or not steps or steps[0].output.strip() != ANSWER:
+        error = finished.error or (steps[0].error if steps else "no step finished")
+        raise RuntimeError(f"the step did not finish: {finished.status}: {error}")
+    if not tools or tools[0].status != "ok" or "baton-self-test" not in tools[0].result:
+        raise RuntimeError(f"the bash tool call did not run: {tools}")
+    return f"own agent loop: bash tool call ({', '.join(asked) or 'no approval asked'}), answer"
+
+
+def _check_window_run() -> str:
+    from gui.self_test_window import check_window_run
+
+    config = Path(os.environ["BATON_CONFIG_DIR"])
+    return check_window_run(config, Path(tempfile.mkdtemp(prefix="baton-selftest-run-")))
+
+
 CHECKS: list[tuple[str, Callable[[], str]]] = [
+    ("dependency metadata", _check_metadata),
+    ("agent step", _check_step),
     ("agent and preset definitions", _check_definitions),
     ("document store", _check_documents),
     ("backends", _check_backends),
     ("window", _check_window),
     ("charts", _check_charts),
+    ("window run", _check_window_run),
 ]
 
 

@@ -24,7 +24,8 @@ if __name__ == "__main__":
         from core.rule_judge import serve
 
         sys.exit(serve())
-    if sys.platform == "win32" and len(sys.argv) > 1:
+    # Output already going somewhere (a pipe or file, as in the acceptance test) stays there.
+    if sys.platform == "win32" and len(sys.argv) > 1 and sys.stdout is None:
         _attach_parent_console()
     from gui.launcher import main
 

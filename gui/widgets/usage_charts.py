@@ -1,30 +1,23 @@
-"""Usage as bars (QtCharts): a run's steps, and History's days and agents.
+"""Usage as bars, drawn with QPainter: a run's steps, and History's days and agents.
 
-QtCharts (PySide6-Addons) rather than pyqtgraph: the bundle grows by its two libraries
-(about 3 MB) instead of numpy's 30 MB. Two charts side by side, each a :class:`BarChart`:
-tokens stacked by kind, and cost. A chart is rebuilt only when its numbers change.
+Two small bar charts side by side, each a :class:`BarChart`: tokens stacked by kind, and
+cost. They are painted by hand rather than with QtCharts because QtCharts ships only in the
+PySide6-Addons wheel (420 MB installed, tens of MB in the bundle) and these two charts need
+nothing but rectangles, a few labels and a legend.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCharts import (
-    QBarCategoryAxis,
-    QBarSeries,
-    QBarSet,
-    QChart,
-    QChartView,
-    QStackedBarSeries,
-    QValueAxis,
-)
-from PySide6.QtCore import QMargins, Qt
-from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
 from core.events import UsageStats
-from gui.theme import SEVERITY_HUES, tint
+from gui.theme import SEVERITY_HUES, secondary_text, tint
 
 TOKEN_KINDS = ("input", "output", "cache read", "cache write")
 _KIND_HUES = {
@@ -33,6 +26,8 @@ _KIND_HUES = {
     "cache read": 270,
     "cache write": SEVERITY_HUES["warning"],
 }
+_PAD = 6.0
+_TICKS = 4
 
 
 @dataclass(frozen=True)
@@ -53,16 +48,35 @@ def _tokens(usage: UsageStats) -> dict[str, float]:
     }
 
 
-class BarChart(QChartView):
+def nice_top(top: float) -> float:
+    """The axis end: ``top`` rounded up to 1, 2, 2.5 or 5 times a power of ten, so the tick
+    labels are round numbers. An all-zero chart (an unpriced model) still gets an axis."""
+    if top <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(top))
+    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if top <= step * power * (1 + 1e-9):
+            return step * power
+    return 10.0 * power
+
+
+def _tick_text(value: float, stacked: bool) -> str:
+    if stacked:
+        return f"{value / 1000:g}k" if value >= 1000 else f"{value:.0f}"
+    return f"{value:.3g}"
+
+
+class BarChart(QWidget):
     """A small bar chart; :meth:`values` says what it draws (for tests and tooltips)."""
 
     def __init__(self, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setMinimumHeight(210)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._title = title
         self._values: dict[str, list[float]] = {}
         self._labels: list[str] = []
+        self._stacked = False
 
     def values(self) -> dict[str, list[float]]:
         return {kind: list(values) for kind, values in self._values.items()}
@@ -73,41 +87,96 @@ class BarChart(QChartView):
     def set_values(
         self, labels: Sequence[str], values: dict[str, list[float]], *, stacked: bool
     ) -> None:
-        if list(labels) == self._labels and values == self._values:
+        if list(labels) == self._labels and values == self._values and stacked == self._stacked:
             return
         self._labels, self._values = list(labels), {k: list(v) for k, v in values.items()}
-        chart = QChart()
-        chart.setTitle(self._title)
-        chart.setMargins(QMargins(4, 4, 4, 4))
-        chart.legend().setVisible(len(values) > 1)
-        chart.legend().setAlignment(Qt.AlignmentFlag.AlignBottom)
-        series = QStackedBarSeries() if stacked else QBarSeries()
+        self._stacked = stacked
+        self.update()
+
+    def _top(self) -> float:
+        columns = list(zip(*self._values.values(), strict=True)) if self._values else []
+        return nice_top(max((sum(c) if self._stacked else max(c) for c in columns), default=0.0))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
-        for kind, numbers in values.items():
-            bar_set = QBarSet(kind)
-            bar_set.append(numbers)
-            bar_set.setColor(tint(palette, _KIND_HUES.get(kind, SEVERITY_HUES["info"]), 0.7))
-            bar_set.setBorderColor(QColor(0, 0, 0, 0))
-            series.append(bar_set)
-        chart.addSeries(series)
-        categories = QBarCategoryAxis()
-        categories.append(list(labels))
-        chart.addAxis(categories, Qt.AlignmentFlag.AlignBottom)
-        series.attachAxis(categories)
-        axis = QValueAxis()
-        axis.setLabelFormat("%.0f" if stacked else "%.3g")
-        columns = list(zip(*values.values(), strict=True)) if values else []
-        top = max((sum(c) if stacked else max(c) for c in columns), default=0.0)
-        axis.setRange(0, top or 1)  # all zero (an unpriced model): an empty but valid axis
-        axis.setTickCount(4)
-        chart.addAxis(axis, Qt.AlignmentFlag.AlignLeft)
-        series.attachAxis(axis)
-        if top:
-            axis.applyNiceNumbers()
-        old = self.chart()
-        self.setChart(chart)
-        if old is not None:
-            old.deleteLater()
+        text, faint = palette.color(QPalette.ColorRole.Text), secondary_text(palette)
+        metrics = QFontMetricsF(self.font())
+        line = metrics.height()
+        area = QRectF(self.rect()).adjusted(_PAD, _PAD, -_PAD, -_PAD)
+        painter.setPen(text)
+        painter.drawText(
+            area, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, self._title
+        )
+        area.setTop(area.top() + line + _PAD)
+        if len(self._values) > 1:
+            area.setBottom(self._draw_legend(painter, area, metrics) - _PAD)
+        top = self._top()
+        ticks = [top * i / _TICKS for i in range(_TICKS + 1)]
+        axis_width = max(metrics.horizontalAdvance(_tick_text(t, self._stacked)) for t in ticks)
+        plot = area.adjusted(axis_width + _PAD, line / 2, 0, -(line + _PAD / 2))
+        if plot.width() <= 0 or plot.height() <= 0:
+            return
+        for value in ticks:
+            y = plot.bottom() - plot.height() * value / top
+            painter.setPen(faint)
+            painter.drawText(
+                QRectF(area.left(), y - line / 2, axis_width, line),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                _tick_text(value, self._stacked),
+            )
+            grid = QColor(faint)
+            grid.setAlpha(60)
+            painter.setPen(grid)
+            painter.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+        self._draw_bars(painter, plot, top, metrics, faint)
+
+    def _draw_bars(
+        self, painter: QPainter, plot: QRectF, top: float, metrics: QFontMetricsF, faint: QColor
+    ) -> None:
+        count = len(self._labels)
+        if not count:
+            return
+        slot = plot.width() / count
+        kinds = list(self._values)
+        groups = 1 if self._stacked else max(len(kinds), 1)
+        width = min(slot * 0.7, 90.0) / groups  # one bar does not fill the whole chart
+        palette = self.palette()
+        painter.setPen(Qt.PenStyle.NoPen)
+        for index in range(count):
+            left = plot.left() + slot * index + (slot - width * groups) / 2
+            base = plot.bottom()
+            for position, kind in enumerate(kinds):
+                value = self._values[kind][index]
+                height = plot.height() * value / top
+                x = left if self._stacked else left + width * position
+                colour = tint(palette, _KIND_HUES.get(kind, SEVERITY_HUES["info"]), 0.7)
+                painter.setBrush(colour)
+                painter.drawRect(QRectF(x, base - height, width, height))
+                if self._stacked:
+                    base -= height
+        painter.setPen(faint)
+        for index, label in enumerate(self._labels):
+            cell = QRectF(plot.left() + slot * index, plot.bottom() + 2, slot, metrics.height())
+            shown = metrics.elidedText(label, Qt.TextElideMode.ElideRight, slot)
+            painter.drawText(cell, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, shown)
+
+    def _draw_legend(self, painter: QPainter, area: QRectF, metrics: QFontMetricsF) -> float:
+        """Draw one swatch and name per kind along the bottom; return the legend's top."""
+        line = metrics.height()
+        y = area.bottom() - line
+        widths = [line + 4 + metrics.horizontalAdvance(kind) + 12 for kind in self._values]
+        x = area.center().x() - sum(widths) / 2
+        palette = self.palette()
+        for kind, width in zip(self._values, widths, strict=True):
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(tint(palette, _KIND_HUES.get(kind, SEVERITY_HUES["info"]), 0.7))
+            painter.drawRect(QRectF(x, y + line * 0.2, line * 0.6, line * 0.6))
+            painter.setPen(palette.color(QPalette.ColorRole.Text))
+            painter.drawText(QRectF(x + line * 0.6 + 4, y, width, line), kind)
+            x += width
+        return y
 
 
 class UsageCharts(QWidget):

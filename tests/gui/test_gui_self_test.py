@@ -26,11 +26,14 @@ def test_self_test_passes_offscreen_without_touching_the_real_folders(tmp_path: 
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert [line.split(":")[0] for line in lines[:-1]] == [
+        "ok    dependency metadata",
+        "ok    agent step",
         "ok    agent and preset definitions",
         "ok    document store",
         "ok    backends",
         "ok    window",
         "ok    charts",
+        "ok    window run",
     ]
     assert lines[-1] == "self-test passed"
     assert not (tmp_path / "real-config").exists()
