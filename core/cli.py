@@ -28,6 +28,7 @@ from core.commands import presets as presets_command
 from core.commands import rules as rules_command
 from core.commands import run as run_command
 from core.commands import runs as runs_command
+from core.commands import usage as usage_command
 from core.events import Event
 
 COMMAND_MODULES = [
@@ -39,6 +40,7 @@ COMMAND_MODULES = [
     docs_command,
     open_command,
     rules_command,
+    usage_command,
 ]
 
 

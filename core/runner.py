@@ -30,6 +30,7 @@ Steps never get a tool to start other agents: sub-agents cannot launch sub-agent
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -70,6 +71,7 @@ from core.run_recording import RunRecording, new_run_id
 from core.run_request import RunRequest
 from core.runs import run_file
 from core.settings import Settings, load_settings
+from core.steer_spool import watching
 from core.steering import SteerError
 from core.step_execution import consume, supervise
 from core.structured import as_handoff, with_structure
@@ -187,7 +189,8 @@ class Runner:
         if refused is not None:
             return self._finish("error", refused, start)
         try:
-            status, error = await self._run_mode(self._steps)
+            async with self._steered_from_elsewhere():
+                status, error = await self._run_mode(self._steps)
         except asyncio.CancelledError:
             self._finish("aborted", "the run was cancelled", start)
             raise
@@ -195,6 +198,27 @@ class Runner:
             self._finish("error", f"internal error: {bug!r}", start)
             raise
         return self._finish(status, error, start)
+
+    def _steered_from_elsewhere(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """While the steps run, ``baton runs steer`` from another process reaches them
+        (:mod:`core.steer_spool`); a run that is not recorded cannot be named, so not then."""
+        if not self._record:
+            return contextlib.nullcontext()
+        return watching(self.run_id, self._steer_by_number)
+
+    def _steer_by_number(self, step: int | None, text: str) -> int:
+        """:meth:`steer` by 1-based step, or the one step running when None; returns the
+        1-based step the message went to."""
+        if step is None:
+            running = sorted(self._running)
+            if not running:
+                raise SteerError("no step is running")
+            if len(running) > 1:
+                numbers = ", ".join(str(index + 1) for index in running)
+                raise SteerError(f"steps {numbers} are running: say which with --step")
+            step = running[0] + 1
+        self.steer(step - 1, text)
+        return step
 
     # ---------------------------------------------------------------------------- the run
 

@@ -109,3 +109,8 @@ def _again(args: argparse.Namespace, command: str, build: Any) -> int:
     except (RunError, SettingsError, OSError) as error:
         return usage_error(command, error)
     return execute(Runner(request, **runner_options(args, settings)), settings, command)
+
+
+run_again = _again
+"""Build a request from a saved run's events and run it (shared with ``baton runs comment``)."""
+add_run_again_options = _run_options

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from core.approvals import Responder, approve_all, deny_all, deny_by_setting
 from core.budget import Budget, BudgetAsker, Caps, stop_at_cap
+from core.commands.run_estimate import print_estimate
 from core.errors import RunError
 from core.events import Event, event_to_json
 from core.redaction import Redactor
@@ -83,6 +84,11 @@ def register(commands: Any) -> None:
     )
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print NDJSON events")
+    parser.add_argument(
+        "--estimate",
+        action="store_true",
+        help="print what the preset's earlier runs cost (median) and exit without running",
+    )
     add_budget_options(parser)
     parser.add_argument(
         "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
@@ -241,6 +247,9 @@ def run(args: argparse.Namespace) -> int:
         chosen = [bool(args.preset), bool(args.agent), bool(args.parallel), bool(args.chain)]
         if sum(chosen) != 1:
             raise RunError("give exactly one of: a preset, --agent, --parallel or --chain")
+        if args.estimate:
+            print_estimate(args)
+            return EXIT_OK
         settings = load_settings()
         if args.no_network:
             sandbox = settings.sandbox.model_copy(update={"network": False})

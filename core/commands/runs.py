@@ -11,7 +11,7 @@ from typing import Any
 
 from core.commands import changes as changes_command
 from core.commands import rerun as rerun_command
-from core.commands import runs_review
+from core.commands import runs_comment, runs_review, runs_steer
 from core.commands import worktree as worktree_command
 from core.redaction import Redactor, redact_all
 from core.run_export import run_to_json, run_to_markdown
@@ -41,6 +41,8 @@ def register(commands: Any) -> None:
     changes_command.register(actions)
     worktree_command.register(actions)
     runs_review.register(actions)
+    runs_steer.register(actions)
+    runs_comment.register(actions)
 
 
 def _title(record: RunRecord) -> str:
