@@ -130,6 +130,9 @@ MAPPING: dict[str, str] = {
     "core.continuation": "core.run.continuation",
     "core.rerun": "core.run.rerun",
     "core.review_comments": "core.run.review_comments",
+    "core.pending_comments": "core.run.pending_comments",
+    "core.steer_spool": "core.run.steer_spool",
+    "core.usage_report": "core.history.usage_report",
     "core.attention": "core.run.attention",
     # history: runs once recorded
     "core.run_reading": "core.history.run_reading",
