@@ -42,8 +42,8 @@ from core.batch.executors import BatchExecutor, ExecutorOptions, ExecutorUnavail
 from core.batch.inputs import BatchItem
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
-from core.events import Event
-from core.settings import Settings
+from core.config.settings import Settings
+from core.model.events import Event
 
 ROOT = Path(__file__).resolve().parents[1]
 

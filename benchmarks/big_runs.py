@@ -5,7 +5,8 @@
 * :func:`big_output` — one bash call printing 5 MB in 80-byte chunks (a build log);
 * :func:`long_answer` — one step answering 2 MB of Markdown in small deltas.
 
-:func:`write_run` saves events as a run file, the way ``core.runs.RunWriter`` lays them out.
+:func:`write_run` saves events as a run file, the way ``core.record.run_files.RunWriter`` lays them
+out.
 Deterministic, so figures from two runs compare.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from core.events import (
+from core.model.events import (
     Event,
     PlannedStep,
     RunFinished,

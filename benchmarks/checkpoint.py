@@ -4,7 +4,8 @@ Each measure is one function in :data:`MEASURES` returning its figures; ``main``
 (or those named with ``--only``) and prints every figure merged into one JSON object as the last
 line.
 
-* ``checkpoint_ms`` — one checkpoint (:mod:`core.checkpoints`) of a git repository with 10,000
+* ``checkpoint_ms`` — one checkpoint (:mod:`core.workspace.checkpoints`) of a git repository with
+  10,000
   committed files (``--files``) of which 10 changed since the last one (8 tracked files edited,
   2 new untracked ones), through the runner's own path: ``RunCheckpoints.before`` and ``after``.
   Every checkpoint is timed, none is a warm-up beyond the first (reported apart as
@@ -40,9 +41,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.run_search import measure_run_search  # noqa: E402
-from core.checkpoints import RunCheckpoints  # noqa: E402
-from core.events import StepChanges  # noqa: E402
-from core.settings import CheckpointSettings  # noqa: E402
+from core.config.settings import CheckpointSettings  # noqa: E402
+from core.model.events import StepChanges  # noqa: E402
+from core.workspace.checkpoints import RunCheckpoints  # noqa: E402
 
 CHANGED_PER_STEP = 10
 

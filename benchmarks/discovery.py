@@ -3,7 +3,7 @@
 Generates a realistic mix in a temporary user folder — most files clean, some with lenient
 YAML (an unquoted ': '), some READMEs without frontmatter, some broken — then times
 ``discover_agents`` over several rounds. Then the GUI's refresh after a file changed on disk:
-the same discovery with a warm :class:`~core.definition_cache.ParseCache` (the files dated an
+the same discovery with a warm :class:`~core.definitions.cache.ParseCache` (the files dated an
 hour back, as files written before the app reads them are), one file rewritten before each
 round. Prints the medians and, as its last line, a JSON object with ``files``, ``seconds`` and
 ``refresh_seconds``.
@@ -45,7 +45,7 @@ def main() -> None:
         root = Path(tmp)
         os.environ["BATON_CONFIG_DIR"] = str(root / "config")
         os.environ["HOME"] = str(root / "home")
-        from core.agents import discover_agents
+        from core.definitions.agents import discover_agents
 
         generate(root / "config" / "agents")
         times = []
@@ -68,8 +68,8 @@ def main() -> None:
 
 
 def refresh_rounds(root: Path) -> list[float]:
-    from core.agents import AgentDefinition, AgentFileError, discover_agents
-    from core.definition_cache import ParseCache
+    from core.definitions.agents import AgentDefinition, AgentFileError, discover_agents
+    from core.definitions.cache import ParseCache
 
     folder = root / "config" / "agents"
     an_hour_ago = time.time() - 3_600

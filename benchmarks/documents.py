@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.documents_corpus import BATCH, CHINESE_2, CHINESE_4, ENGLISH, JAPANESE, batches
-from core.documents import DocumentStore
-from core.settings import Limits
+from core.config.settings import Limits
+from core.documents.store import DocumentStore
 
 TAGS = ["plan", "review", "bug", "spec", "notes", "登录", "设计", "api"]
 _LATIN = re.compile(r"[A-Za-z]")

@@ -12,7 +12,7 @@ import math
 import random
 from collections.abc import Iterator
 
-from core.documents import NewDocument
+from core.documents.store import NewDocument
 
 _FILLER_TEXT = """
 the of and to a in is that for it with as on be by this are at from or an not we can will has

@@ -138,7 +138,7 @@ def main() -> None:
     import gui  # noqa: F401  (PySide6 work-around first)
     from benchmarks.big_runs import big_output, flood, long_answer
     from benchmarks.markdown_stream import generate
-    from core.events import event_to_json
+    from core.model.events import event_to_json
     from gui.app import create_application
     from gui.run.markdown_stream import warm_up
 

@@ -96,7 +96,7 @@ def main() -> None:
 
         import gui  # noqa: F401  (PySide6 work-around first)
         from benchmarks.big_runs import big_output, flood, write_run
-        from core.runs import RunIndex, runs_dir
+        from core.record.run_files import RunIndex, runs_dir
         from gui.app import create_application
         from gui.run.run_controller import RunController
         from gui.run.runs_view import RunsView

@@ -34,7 +34,7 @@ SECRETS = [
 
 
 def make_events() -> list[object]:
-    from core.events import (
+    from core.model.events import (
         TextDelta,
         ToolCallFinished,
         ToolCallOutput,
@@ -100,9 +100,9 @@ def make_events() -> list[object]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as data:
         os.environ["BATON_DATA_DIR"] = data
-        from core.publisher import EventPublisher, RunFileSink
-        from core.redaction import Redactor
-        from core.runs import RunWriter
+        from core.record.publisher import EventPublisher, RunFileSink
+        from core.record.run_files import RunWriter
+        from core.safety.redaction import Redactor
 
         events = make_events()
         redactor = Redactor(SECRETS)

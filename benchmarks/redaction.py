@@ -1,10 +1,10 @@
 """CPU cost of redaction per event: the stream redactor over the publisher benchmark's event
 mix (mostly short text deltas), with the secrets it knows — each now also looked for in its
-encoded forms — and :class:`~core.redaction.OutputJoiner` over tool outputs.
+encoded forms — and :class:`~core.safety.redaction.OutputJoiner` over tool outputs.
 
 CPU time (``process_time``), best of :data:`ROUNDS`, so a busy shared machine disturbs it
 less than wall time. Prints, as its last line, JSON: ``stream_us_per_event`` (every event
-through :class:`~core.redaction.StreamRedactor`), ``scrub_us_per_kb`` (whole-text scrubbing
+through :class:`~core.safety.redaction.StreamRedactor`), ``scrub_us_per_kb`` (whole-text scrubbing
 of 1 MB of tool output) and ``joined_us_per_output`` (the per-step join of tool outputs).
 """
 
@@ -29,7 +29,7 @@ def best(run: object) -> float:
 
 
 def main() -> None:
-    from core.redaction import Redactor, StreamRedactor
+    from core.safety.redaction import Redactor, StreamRedactor
 
     redactor = Redactor(SECRETS)
     events = make_events()
@@ -49,7 +49,7 @@ def main() -> None:
 
     def joined() -> None:
         try:
-            from core.redaction import OutputJoiner
+            from core.safety.redaction import OutputJoiner
         except ImportError:  # before the joiner existed
             return
         joiner = OutputJoiner(redactor)

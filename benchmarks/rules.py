@@ -1,7 +1,7 @@
 """Rules: how long judging a command takes, and how long the supervisor's loop stalls meanwhile.
 
 * ``p99_ms`` — judging each line of the rule table (``tests/rule_table.py``, 200+ lines, the
-  attack classes included) against its rules with :func:`core.rule_judge.judge`, 20 rounds:
+  attack classes included) against its rules with :func:`core.safety.rule_judge.judge`, 20 rounds:
   the 99th percentile of one judgement's CPU time (short lines are judged on the loop, so this
   is the loop's cost per bash call); ``p99_wall_ms`` is the same in wall time, which on a
   shared machine also counts whatever else ran meanwhile.
@@ -25,8 +25,8 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from core.rule_judge import judge
-from core.rules import RuleSet
+from core.safety.rule_judge import judge
+from core.safety.rules import RuleSet
 from tests.rule_table import LINES, RULES
 
 ROUNDS = 20

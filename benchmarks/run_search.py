@@ -10,7 +10,7 @@ Measured:
 
 * ``index_s`` — the lazy catch-up: the first search indexes every run (what a history recorded
   before the index existed costs once);
-* per query, the time of :meth:`core.run_search.RunSearch.search` *as the box calls it*
+* per query, the time of :meth:`core.history.run_search.RunSearch.search` *as the box calls it*
   (including its check for newly ended runs), for several classes: one- and two-letter
   prefixes, words, two- and three-character CJK, quoted exact text, two words, no hit.
   ``cold`` is each query's first run in a fresh process right after the catch-up (pages of the
@@ -57,7 +57,7 @@ def percentile(values: list[float], q: float) -> float:
 def make_runs(count: int) -> int:
     """Write ``count`` run files and index them in ``runs.sqlite``; returns passages made."""
     from benchmarks.documents_corpus import TextMaker
-    from core.events import (
+    from core.model.events import (
         PlannedStep,
         RunFinished,
         RunStarted,
@@ -68,7 +68,7 @@ def make_runs(count: int) -> int:
         ToolCallStarted,
         UsageStats,
     )
-    from core.runs import Redactor, RunIndex, RunWriter
+    from core.record.run_files import Redactor, RunIndex, RunWriter
 
     maker = TextMaker(20)
     index = RunIndex()
@@ -154,7 +154,7 @@ def measure_run_search(runs: int = RUNS) -> dict[str, float | int | str]:
 
 
 def _measure(runs: int) -> dict[str, float | int | str]:
-    from core.run_search import RunSearch
+    from core.history.run_search import RunSearch
 
     def say(line: str) -> None:
         print(line, file=sys.stderr)

@@ -23,9 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.settings import Settings
+from core.config.settings import Settings
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from tests.llm_server import MODEL, LLMServer, Reply
 
 ROOT = Path(__file__).resolve().parents[1]

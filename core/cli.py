@@ -1,6 +1,7 @@
 """The ``baton`` command: the window by default, headless sub-commands otherwise (DESIGN §9).
 
-Sub-commands live one per module in :mod:`core.commands`; each exposes ``register(subparsers)``
+Sub-commands live one per module in :mod:`core.terminal.commands`; each exposes
+``register(subparsers)``
 and sets ``handler`` on its parser. The core never imports the GUI, not even lazily: the
 installed ``baton`` entry point is :func:`gui.launcher.main`, which hands this :func:`main` a
 :class:`WindowHooks` for the three things that need a window (the window itself, ``baton open``
@@ -20,16 +21,16 @@ from pathlib import Path
 from typing import Protocol
 
 from core import __version__
-from core.commands import agents as agents_command
-from core.commands import batch as batch_command
-from core.commands import docs as docs_command
-from core.commands import open as open_command
-from core.commands import presets as presets_command
-from core.commands import rules as rules_command
-from core.commands import run as run_command
-from core.commands import runs as runs_command
-from core.commands import usage as usage_command
-from core.events import Event
+from core.model.events import Event
+from core.terminal.commands import agents as agents_command
+from core.terminal.commands import batch as batch_command
+from core.terminal.commands import docs as docs_command
+from core.terminal.commands import open as open_command
+from core.terminal.commands import presets as presets_command
+from core.terminal.commands import rules as rules_command
+from core.terminal.commands import run as run_command
+from core.terminal.commands import runs as runs_command
+from core.terminal.commands import usage as usage_command
 
 COMMAND_MODULES = [
     agents_command,

@@ -30,8 +30,8 @@ def main() -> int:
 
 def _shoot(output: Path, project: Path) -> int:
 
-    from core.approvals import ApprovalRequest
-    from core.rule_store import RuleStore
+    from core.safety.approvals import ApprovalRequest
+    from core.safety.rule_store import RuleStore
     from gui.app import create_application
     from gui.approvals.approval_dialog import ApprovalDialog
     from gui.settings.settings_dialog import SettingsDialog

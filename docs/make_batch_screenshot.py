@@ -28,7 +28,7 @@ from PySide6.QtCore import QTimer  # noqa: E402
 
 from core.batch.inputs import BatchItem  # noqa: E402
 from core.batch.store import BatchSpec, BatchStore  # noqa: E402
-from core.events import (  # noqa: E402
+from core.model.events import (  # noqa: E402
     Event,
     PlannedStep,
     RunFinished,
@@ -38,7 +38,7 @@ from core.events import (  # noqa: E402
     Usage,
     UsageStats,
 )
-from core.runs import RunIndex, RunWriter  # noqa: E402
+from core.record.run_files import RunIndex, RunWriter  # noqa: E402
 from gui.app import create_application  # noqa: E402
 from gui.batch.batch_view import BatchView  # noqa: E402
 from gui.qt_asyncio import run_event_loop  # noqa: E402

@@ -106,12 +106,12 @@ def main(shoot: Callable[[Path, Path], int] | None = None) -> int:
 
 def _shoot(output: Path, project: Path) -> int:
 
-    from core.checkpoints import patch
-    from core.commands.changes import run_patch
-    from core.events import Event
-    from core.restore import checkpoints_of
-    from core.run_request import RunRequest, StepSpec
-    from core.runner import Runner
+    from core.model.events import Event
+    from core.run.run_request import RunRequest, StepSpec
+    from core.run.runner import Runner
+    from core.terminal.commands.changes import run_patch
+    from core.workspace.checkpoints import patch
+    from core.workspace.restore import checkpoints_of
     from gui.app import create_application
     from gui.changes.diff_viewer import DiffViewer
     from gui.changes.run_changes import RunChangesDialog

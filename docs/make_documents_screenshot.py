@@ -29,7 +29,7 @@ SCRATCH = scratch_home("baton-docs-demo")
 
 from PySide6.QtCore import QTimer  # noqa: E402
 
-from core.documents import DocumentProvenance, DocumentStore, NewDocument  # noqa: E402
+from core.documents.store import DocumentProvenance, DocumentStore, NewDocument  # noqa: E402
 from gui.app import create_application  # noqa: E402
 from gui.documents.documents_view import DocumentsView  # noqa: E402
 from gui.qt_asyncio import run_event_loop  # noqa: E402

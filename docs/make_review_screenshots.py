@@ -63,9 +63,9 @@ def main() -> int:
 
 
 def _run(server: object, project: Path) -> tuple[str, list[object]]:
-    from core.events import Event
-    from core.run_request import RunRequest, StepSpec
-    from core.runner import Runner
+    from core.model.events import Event
+    from core.run.run_request import RunRequest, StepSpec
+    from core.run.runner import Runner
 
     events: list[Event] = []
     request = RunRequest(mode="single", steps=[StepSpec(agent="worker", task=TASK)], cwd=project)
@@ -78,13 +78,13 @@ def _run(server: object, project: Path) -> tuple[str, list[object]]:
 def _shoot(output: Path, project: Path) -> int:
     from PySide6.QtGui import QTextCursor
 
-    from core.checkpoints import patch
-    from core.commands.changes import run_patch
-    from core.patch_lines import parse_patch
-    from core.restore import checkpoints_of
-    from core.review_comments import ReviewText, diff_texts, output_path
-    from core.run_compare import compare_runs
-    from core.run_state import fold
+    from core.history.run_compare import compare_runs
+    from core.record.run_state import fold
+    from core.run.review_comments import ReviewText, diff_texts, output_path
+    from core.terminal.commands.changes import run_patch
+    from core.workspace.checkpoints import patch
+    from core.workspace.patch_lines import parse_patch
+    from core.workspace.restore import checkpoints_of
     from gui.app import create_application
     from gui.compare.compare_view import CompareDialog
     from gui.history.runs_history import HistoryPage

@@ -39,8 +39,8 @@ def main() -> int:
 
 def _earlier_runs(project: Path) -> None:
     """Three finished runs of ``implement`` in the history: the launch dialog's estimate."""
-    from core.events import PlannedStep, RunFinished, RunStarted, UsageStats
-    from core.runs import RunIndex
+    from core.model.events import PlannedStep, RunFinished, RunStarted, UsageStats
+    from core.record.run_files import RunIndex
 
     index = RunIndex()
     for number, (cost, tokens) in enumerate(((0.081, 41_000), (0.064, 35_500), (0.112, 58_200))):
@@ -61,7 +61,7 @@ def _earlier_runs(project: Path) -> None:
 def _subagent_run() -> list[object]:
     from run_events import HAIKU, SONNET, RunBuilder
 
-    from core.events import ToolCallFinished, ToolCallStarted
+    from core.model.events import ToolCallFinished, ToolCallStarted
 
     b = RunBuilder()
     b.start(
@@ -104,9 +104,9 @@ def _subagent_run() -> list[object]:
 def _shoot(output: Path, project: Path) -> int:
     from PySide6.QtCore import QSettings
 
-    from core.attention import Attention
-    from core.budget import BudgetQuestion, Caps
-    from core.events import PlannedStep
+    from core.model.budget import BudgetQuestion, Caps
+    from core.model.events import PlannedStep
+    from core.run.attention import Attention
     from gui.app import create_application
     from gui.approvals.budget_dialog import BudgetDialog
     from gui.run.rerun_dialog import RerunDialog

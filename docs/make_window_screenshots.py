@@ -227,10 +227,10 @@ def worker_replies() -> list[Any]:
 def headless_runs(server: Any) -> dict[str, Path]:
     from llm_server import Reply, Tokens
 
-    from core.approvals import approve_all
-    from core.run_request import RunRequest, StepSpec, preset_request
-    from core.runner import Runner
-    from core.settings import load_settings
+    from core.config.settings import load_settings
+    from core.run.run_request import RunRequest, StepSpec, preset_request
+    from core.run.runner import Runner
+    from core.safety.approvals import approve_all
 
     settings = load_settings()
     made: dict[str, Path] = {}
@@ -296,7 +296,7 @@ async def window_scenes(output: Path, server: Any) -> None:
     from llm_server import Reply, Tokens, last_user_text
     from PySide6.QtWidgets import QApplication
 
-    from core.run_request import RunRequest, StepSpec
+    from core.run.run_request import RunRequest, StepSpec
     from gui.window.main_window import MainWindow
 
     def save(widget: Any, name: str) -> None:
@@ -381,7 +381,7 @@ def main() -> int:
     make_project()
     from llm_server import LLMServer
 
-    from core.settings import Limits, Provider, Settings, save_settings
+    from core.config.settings import Limits, Provider, Settings, save_settings
 
     agents = Path(os.environ["BATON_CONFIG_DIR"]) / "agents"
     agents.mkdir(parents=True, exist_ok=True)

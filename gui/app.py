@@ -107,7 +107,7 @@ def run_app(argv: list[str], project: Path | None = None) -> int:
 def _open_window(project: Path | None) -> tuple[MainWindow, bool]:
     """The window on ``project`` or the start folder, and whether it must ask for a project
     (a desktop start in the home folder with no project opened before)."""
-    from core.recent_projects import start_folder
+    from core.config.recent_projects import start_folder
 
     try:
         cwd = Path.cwd()
@@ -124,7 +124,7 @@ def _start_logging() -> None:
 
 
 def _remember(folder: Path) -> None:
-    from core.recent_projects import remember_project
+    from core.config.recent_projects import remember_project
 
     try:
         remember_project(folder)
@@ -135,7 +135,7 @@ def _remember(folder: Path) -> None:
 def _read_login_shell() -> LoginShellReader | None:
     """Start reading the login shell's environment when Baton was not started from a terminal
     (a desktop launch lacks what the profile adds to PATH); None when it is not read."""
-    from core.login_environment import login_shell, started_from_terminal
+    from core.config.login_environment import login_shell, started_from_terminal
 
     shell = login_shell()
     if shell is None or started_from_terminal():

@@ -22,7 +22,7 @@ log = logging.getLogger("baton")
 
 def log_folder() -> Path:
     """``<data folder>/logs``, created."""
-    from core.paths import data_dir
+    from core.config.paths import data_dir
 
     folder = data_dir() / "logs"
     folder.mkdir(parents=True, exist_ok=True)

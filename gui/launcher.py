@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.events import Event
+    from core.model.events import Event
 from gui.system_libraries import missing_libraries_problem
 
 EXIT_USAGE = 2

@@ -1,6 +1,6 @@
 """Reading the login shell's environment without holding up the window.
 
-:func:`core.login_environment.read_login_environment` runs the user's shell, which may take
+:func:`core.config.login_environment.read_login_environment` runs the user's shell, which may take
 seconds (nvm, conda) or hang: it runs on a plain thread started before the window is built,
 and its result comes back to the GUI thread through a queued signal, where the environment is
 changed (``os.environ`` is only ever written from the GUI thread) and whoever waits for it —
@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from core.login_environment import (
+from core.config.login_environment import (
     DEFAULT_TIMEOUT_S,
     LoginEnvironment,
     LoginShellError,

@@ -1,6 +1,6 @@
 """``baton open RUN_FILE [--screenshot PNG]``: one saved run (or transcript) in the window.
 
-The command (:mod:`core.commands.open`) has already read the file — a missing or unreadable
+The command (:mod:`core.terminal.commands.open`) has already read the file — a missing or unreadable
 one is a one-line error there, before Qt starts — and hands the events over. The window opens
 on the Runs view with the run in its own tab, replayed through the same view model as a live
 run.
@@ -29,8 +29,8 @@ from PySide6.QtCore import (
 )
 from PySide6.QtWidgets import QApplication
 
-from core.events import Event, RunStarted
-from core.run_state import RunState
+from core.model.events import Event, RunStarted
+from core.record.run_state import RunState
 from gui.app import create_application
 from gui.qt_asyncio import run_event_loop
 from gui.run.markdown_stream import MarkdownStream

@@ -19,8 +19,8 @@ from pathlib import Path
 
 
 def _check_definitions() -> str:
-    from core.agents import discover_agents
-    from core.presets import discover_presets
+    from core.definitions.agents import discover_agents
+    from core.definitions.presets import discover_presets
 
     folder = Path(tempfile.mkdtemp(prefix="baton-selftest-cwd-"))
     agents = discover_agents(folder, "both")
@@ -34,7 +34,7 @@ def _check_definitions() -> str:
 
 
 def _check_documents() -> str:
-    from core.documents import DocumentStore
+    from core.documents.store import DocumentStore
 
     with DocumentStore() as store:
         created = store.create("登录 flow", "用户登录 and sign-in notes", tags=["self-test"])
@@ -82,7 +82,7 @@ def _check_window() -> str:
 def _check_charts() -> str:
     """The usage charts paint with QPainter and the bundled fonts: draw one off screen, so a
     bundle missing a font or an image plugin fails here rather than at the first click on Usage."""
-    from core.events import UsageStats
+    from core.model.events import UsageStats
     from gui.widgets.usage_charts import UsageBar, UsageCharts
 
     charts = UsageCharts("step")
@@ -120,11 +120,11 @@ def _check_step() -> str:
     stream parser, pricing, an approval and a real bash tool call, end to end."""
     import asyncio
 
-    from core.approvals import ApprovalAnswer, ApprovalRequest
-    from core.events import Event, StepFinished, ToolCallFinished
-    from core.run_request import RunRequest, StepSpec
-    from core.runner import Runner
-    from core.settings import Provider, Settings
+    from core.config.settings import Provider, Settings
+    from core.model.events import Event, StepFinished, ToolCallFinished
+    from core.run.run_request import RunRequest, StepSpec
+    from core.run.runner import Runner
+    from core.safety.approvals import ApprovalAnswer, ApprovalRequest
     from gui.self_test_endpoint import ANSWER, MODEL, Endpoint
 
     asked: list[str] = []

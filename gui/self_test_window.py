@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
-from core.settings import Provider, Settings, save_settings
+from core.config.settings import Provider, Settings, save_settings
 from gui.app import create_application
 from gui.qt_asyncio import attached_event_loop
 from gui.run.tool_call_row import ToolCallRow

@@ -20,8 +20,8 @@ def _attach_parent_console() -> None:
 
 
 if __name__ == "__main__":
-    if os.environ.get("BATON_RULE_WORKER"):  # core.rule_judge's worker process
-        from core.rule_judge import serve
+    if os.environ.get("BATON_RULE_WORKER"):  # core.safety.rule_judge's worker process
+        from core.safety.rule_judge import serve
 
         sys.exit(serve())
     # Output already going somewhere (a pipe or file, as in the acceptance test) stays there.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from core.events import Event, StepChanges
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
+from core.model.events import Event, StepChanges
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from tests.llm_server import LLMServer, Reply, ToolCall
 
 ALLOW = {"bash": "allow", "edit": "allow", "write": "allow"}

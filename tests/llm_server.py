@@ -63,7 +63,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Literal
 
-from core.settings import Provider, Settings
+from core.config.settings import Provider, Settings
 
 Fault = Literal["drop", "drop_clean", "malformed", "hang"]
 MODEL = "test-model"

@@ -12,19 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from core.agents import AgentDefinition, discover_agents, parse_agent_text
-from core.approvals import ApprovalGate, deny_all
 from core.backends.base import RunClock, StepContext
 from core.backends.claude_cli import build_command
 from core.backends.pi_cli import build_argv
-from core.errors import RunError
-from core.events import OutputFileWritten, StepFinished
-from core.run_request import RunRequest, StepSpec
-from core.run_state import RunState
-from core.runner import Runner
-from core.runs import load_run, run_file
-from core.settings import Settings
-from core.terminal_output import TranscriptPrinter
+from core.config.settings import Settings
+from core.definitions.agents import AgentDefinition, discover_agents, parse_agent_text
+from core.model.errors import RunError
+from core.model.events import OutputFileWritten, StepFinished
+from core.record.run_files import load_run, run_file
+from core.record.run_state import RunState
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalGate, deny_all
+from core.terminal.output import TranscriptPrinter
 from tests.llm_server import LLMServer, Reply
 
 RESEARCHER = """---

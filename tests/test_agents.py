@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
-from core.agents import (
+from core.cli import main
+from core.config import paths
+from core.definitions.agents import (
     MAX_AGENT_FILE_BYTES,
     AgentFileError,
     discover_agents,
     find_project_root,
     parse_agent_text,
 )
-from core.cli import main
 
 PLAIN = "---\nname: helper\ndescription: Helps\n---\nYou help.\n"
 

@@ -17,18 +17,18 @@ from typing import Any
 
 import pytest
 
-from core import paths
-from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalGate, ApprovalRequest
 from core.cli import main
-from core.documents import DocumentStore
-from core.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
-from core.rule_store import RuleStore
-from core.run_request import RunRequest, StepSpec
-from core.run_state import Notice, fold
-from core.run_state import ToolCall as StateToolCall
-from core.runner import Runner
-from core.runs import load_run
-from core.settings import DEFAULT_POLICY, load_settings, save_settings
+from core.config import paths
+from core.config.settings import DEFAULT_POLICY, load_settings, save_settings
+from core.documents.store import DocumentStore
+from core.model.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
+from core.record.run_files import load_run
+from core.record.run_state import Notice, fold
+from core.record.run_state import ToolCall as StateToolCall
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalGate, ApprovalRequest
+from core.safety.rule_store import RuleStore
 from tests.llm_server import LLMServer, Reply, ToolCall
 
 MARKER = "baton-hostile-7f3a"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.atomic import atomic_write_text
+from core.config.atomic import atomic_write_text
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
 

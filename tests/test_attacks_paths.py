@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.approval_describe import describe
-from core.approvals import ApprovalRequest
 from core.backends.cli_paths import protected_refusal
-from core.rules import RuleSet, suggest_rule
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.safety.approvals import ApprovalRequest
+from core.safety.rules import RuleSet, suggest_rule
+from core.tools.approval_describe import describe
 from tests.llm_server import LLMServer, Reply
 from tests.test_attacks_tools import run_worker, tool_results
 

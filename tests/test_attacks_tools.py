@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from core import paths
-from core.approvals import approve_all
 from core.cli import main
-from core.events import RunFinished, ToolCallFinished
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.runs import RunIndex, load_run
-from core.settings import SandboxSettings, load_settings, save_settings
-from core.tools.sandbox import sandbox_status
+from core.config import paths
+from core.config.settings import SandboxSettings, load_settings, save_settings
+from core.model.events import RunFinished, ToolCallFinished
+from core.record.run_files import RunIndex, load_run
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import approve_all
+from core.safety.sandbox import sandbox_status
 from tests.cli_child import interrupt_baton_run
 from tests.llm_server import LLMServer, Reply
 

@@ -18,9 +18,9 @@ from core.batch.inputs import BatchItem
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.cli import main
-from core.events import RunFinished, RunStarted, event_from_json
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.model.events import RunFinished, RunStarted, event_from_json
+from core.record.run_files import RunIndex, load_run
 from tests.cli_child import interrupt_baton_run
 from tests.llm_server import LLMServer, Reply, last_user_text
 

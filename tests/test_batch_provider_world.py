@@ -4,8 +4,8 @@ submitter's values; the worker's own provider variables gone), and what never sh
 from __future__ import annotations
 
 from core.batch.provider_world import KEYRING_VARIABLE, capture
-from core.environment import is_secret_name
-from core.settings import Provider, Settings
+from core.config.settings import Provider, Settings
+from core.safety.environment import is_secret_name
 
 SUBMITTER = {
     "OPENAI_BASE_URL": "http://submitter.example/v1",

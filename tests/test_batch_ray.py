@@ -31,14 +31,14 @@ except ImportError:
         raise
     pytest.skip("Ray is not installed (pip install 'baton[ray]')", allow_module_level=True)
 
-from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.batch.executors import ExecutorOptions
 from core.batch.inputs import BatchItem
 from core.batch.ray_executor import RayExecutor
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.cli import main
-from core.events import (
+from core.config.settings import save_settings
+from core.model.events import (
     ApprovalResolved,
     Event,
     RunFinished,
@@ -46,8 +46,8 @@ from core.events import (
     StepFinished,
     event_from_json,
 )
-from core.runs import RunIndex, load_run, run_file
-from core.settings import save_settings
+from core.record.run_files import RunIndex, load_run, run_file
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
 
 pytestmark = pytest.mark.ray
 

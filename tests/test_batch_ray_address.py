@@ -15,8 +15,8 @@ import pytest
 
 from core.batch.store import BatchStore
 from core.cli import main
-from core.errors import RunError
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.model.errors import RunError
 from tests.llm_server import LLMServer
 from tests.test_batch_ray import write_inputs
 

@@ -29,8 +29,8 @@ import pytest
 
 from core.batch.ray_setup import ray_log_path
 from core.batch.store import BatchStore
-from core.runs import run_file
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.record.run_files import run_file
 from tests.cli_child import REPO
 from tests.llm_server import LLMServer, Reply
 from tests.test_batch_ray import write_inputs

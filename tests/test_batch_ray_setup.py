@@ -23,7 +23,7 @@ from core.batch.ray_setup import (
 )
 from core.batch.store import BatchStore
 from core.cli import main
-from core.settings import save_settings
+from core.config.settings import save_settings
 from tests.llm_server import LLMServer
 from tests.test_batch_ray import write_inputs
 

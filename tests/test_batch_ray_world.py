@@ -19,8 +19,8 @@ import pytest
 
 from core.batch.store import BatchPlacement, BatchStore
 from core.cli import main
-from core.runs import run_file
-from core.settings import Settings, save_settings
+from core.config.settings import Settings, save_settings
+from core.record.run_files import run_file
 from tests.llm_server import MODEL, LLMServer, Reply
 from tests.test_batch_ray import (  # noqa: F401  (the fixture replaces conftest's)
     no_leftover_threads_or_processes,

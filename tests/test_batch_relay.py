@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.batch.checkout import Checkout
 from core.batch.inputs import BatchItem
 from core.batch.jobs import Definitions, ItemJob, ItemOutcome
@@ -22,7 +21,7 @@ from core.batch.relay import WorkerLost, relay
 from core.batch.store import BatchSpec
 from core.batch.worker_host import Outgoing, WorkerHost
 from core.cli import main
-from core.events import (
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     RunFinished,
@@ -30,8 +29,9 @@ from core.events import (
     StepFinished,
     ToolCallFinished,
 )
-from core.runner import new_run_id
-from core.runs import RunIndex, load_run, run_file
+from core.record.run_files import RunIndex, load_run, run_file
+from core.run.runner import new_run_id
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
 from tests.llm_server import LLMServer, Reply
 
 SHELL_PRESET = """\

@@ -15,9 +15,9 @@ from core.batch.jobs import ItemJob, OutputKeeper, item_runner, run_item
 from core.batch.recording import WORKER_LOST, RemoteRecording
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
-from core.events import Event, RunFinished, RunStarted
-from core.runs import RunIndex, load_run
-from core.settings import Settings, save_settings
+from core.config.settings import Settings, save_settings
+from core.model.events import Event, RunFinished, RunStarted
+from core.record.run_files import RunIndex, load_run
 from tests.llm_server import LLMServer, Reply, last_user_text
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from core.budget import Budget, BudgetGuard, Caps, TokenPrices
 from core.cli import main
-from core.events import StepFinished, UsageStats
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.runs import load_run, run_file
-from core.settings import Limits, save_settings
+from core.config.settings import Limits, save_settings
+from core.model.budget import Budget, BudgetGuard, Caps, TokenPrices
+from core.model.events import StepFinished, UsageStats
+from core.record.run_files import load_run, run_file
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from tests.llm_server import LLMServer, Reply, Tokens, ToolCall
 
 # gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from core.budget import Budget, BudgetQuestion, Caps, budget_of
 from core.cli import main
-from core.events import BudgetAnswered, BudgetAsked, Event, RunCaps, RunStarted
-from core.run_request import RunRequest, StepSpec
-from core.run_state import Notice, fold
-from core.runner import Runner
-from core.runs import RunIndex, load_run, run_file
-from core.settings import save_settings
-from core.terminal_budget import ask_on_terminal
+from core.config.settings import save_settings
+from core.model.budget import Budget, BudgetQuestion, Caps, budget_of
+from core.model.events import BudgetAnswered, BudgetAsked, Event, RunCaps, RunStarted
+from core.record.run_files import RunIndex, load_run, run_file
+from core.record.run_state import Notice, fold
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.terminal.budget_prompt import ask_on_terminal
 from tests.llm_server import LLMServer, Reply, Tokens
 
 # gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.

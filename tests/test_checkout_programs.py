@@ -7,16 +7,16 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from core.agents import AgentDefinition
-from core.approvals import ApprovalGate, deny_all
 from core.backends.base import StepContext
 from core.backends.claude_cli import build_command
 from core.backends.pi_cli import build_argv
-from core.checkout_programs import checkout_programs, fingerprint, program_files
-from core.run_preparation import prepare_steps
-from core.run_request import RunRequest, StepSpec
-from core.settings import Settings
-from core.trust import TrustStore, UntrustedProjectError
+from core.config.settings import Settings
+from core.definitions.agents import AgentDefinition
+from core.run.run_preparation import prepare_steps
+from core.run.run_request import RunRequest, StepSpec
+from core.safety.approvals import ApprovalGate, deny_all
+from core.safety.checkout_programs import checkout_programs, fingerprint, program_files
+from core.safety.trust import TrustStore, UntrustedProjectError
 
 
 def _write(path: Path, data: object) -> None:

@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from core.agents import AgentCatalog, AgentDefinition
-from core.approvals import approve_all, deny_all
-from core.events import Event, Log, StepFinished
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.settings import Settings
-from core.trust import TrustStore, UntrustedProjectError
+from core.config.settings import Settings
+from core.definitions.agents import AgentCatalog, AgentDefinition
+from core.model.events import Event, Log, StepFinished
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import approve_all, deny_all
+from core.safety.trust import TrustStore, UntrustedProjectError
 from tests import real_clis
 from tests.anthropic_server import AnthropicServer, reply
 from tests.llm_server import LLMServer, Reply

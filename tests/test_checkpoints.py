@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
 from core.cli import main
-from core.events import Log, StepChanges
-from core.runs import RunIndex, load_run
+from core.config import paths
+from core.model.events import Log, StepChanges
+from core.record.run_files import RunIndex, load_run
 from tests.git_repos import (
     changes_of,
     git,

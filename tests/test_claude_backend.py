@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
-from core.agents import AgentDefinition
-from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, Responder, deny_all
 from core.backends.base import BackendError, RunClock, StepContext
 from core.backends.claude_cli import ClaudeBackend, build_command, claude_tools
 from core.backends.cli_paths import claude_deny_rules
-from core.events import (
+from core.config.paths import config_dir
+from core.config.settings import Limits, PolicyValue, Settings
+from core.definitions.agents import AgentDefinition
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
@@ -30,8 +31,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
-from core.paths import config_dir
-from core.settings import Limits, PolicyValue, Settings
+from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, Responder, deny_all
 from tests.fake_claude import (
     init,
     install,

@@ -18,13 +18,13 @@ from typing import Any
 import psutil
 import pytest
 
-from core.agents import AgentDefinition
-from core.approval_describe import Description, describe
-from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, Responder
 from core.backends.base import RunClock, StepContext
 from core.backends.claude_cli import ClaudeBackend
-from core.events import Event, StepFinished
-from core.settings import Settings
+from core.config.settings import Settings
+from core.definitions.agents import AgentDefinition
+from core.model.events import Event, StepFinished
+from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, Responder
+from core.tools.approval_describe import Description, describe
 from tests import real_clis
 from tests.anthropic_server import AnthropicServer, ToolUse, reply
 

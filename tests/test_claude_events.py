@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name, usage_of_result
-from core.events import (
+from core.history.run_export import run_to_markdown
+from core.history.run_import.claude import looks_like_claude, transcript_to_events
+from core.history.run_import.formats import import_transcript, one_step_run
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
@@ -31,10 +34,7 @@ from core.events import (
     event_from_json,
     event_to_json,
 )
-from core.run_export import run_to_markdown
-from core.run_import.claude import looks_like_claude, transcript_to_events
-from core.run_import.formats import import_transcript, one_step_run
-from core.run_state import StepState, TextBlock, ToolCall, fold
+from core.record.run_state import StepState, TextBlock, ToolCall, fold
 from tests.fake_claude import assistant, init, result, stream, streamed_text, tool_result, tool_use
 
 

@@ -17,11 +17,12 @@ from typing import Any
 import httpx
 import pytest
 
-from core.agents import AgentCatalog, AgentDefinition
-from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
 from core.backends.base import RunClock, StepContext
 from core.backends.claude_cli import ClaudeBackend
-from core.events import (
+from core.config.paths import data_dir
+from core.config.settings import Limits, Settings
+from core.definitions.agents import AgentCatalog, AgentDefinition
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
@@ -35,10 +36,9 @@ from core.events import (
     Usage,
     UsageStats,
 )
-from core.paths import data_dir
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.settings import Limits, Settings
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
 from tests import real_clis
 from tests.anthropic_server import (
     AnthropicServer,

@@ -9,7 +9,7 @@ import pytest
 
 from core.backends.claude_events import ClaudeEventParser
 from core.backends.pi_events import PiEventParser
-from core.events import StepFinished
+from core.model.events import StepFinished
 
 
 def _ending(events: Sequence[object]) -> StepFinished:

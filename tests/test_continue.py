@@ -8,20 +8,20 @@ from typing import Any
 
 import pytest
 
-from core.agents import AgentCatalog, AgentDefinition
-from core.approvals import ApprovalAnswer, ApprovalRequest, Responder, deny_all
-from core.continuation import continue_request
-from core.errors import RunError
-from core.events import (
+from core.definitions.agents import AgentCatalog, AgentDefinition
+from core.model.errors import RunError
+from core.model.events import (
     Event,
     RunStarted,
     StepFinished,
     StepStarted,
     UserMessage,
 )
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.runs import RunIndex, load_run, run_file
+from core.record.run_files import RunIndex, load_run, run_file
+from core.run.continuation import continue_request
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest, Responder, deny_all
 from tests.llm_server import LLMServer, Reply
 
 WORKER = AgentDefinition(name="worker", description="w", tools=("read",), system_prompt="W")

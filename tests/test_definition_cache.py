@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-import core.agents
-import core.presets
-from core.agents import AgentDefinition, AgentFileError, discover_agents
-from core.definition_cache import ParseCache
-from core.presets import Preset, PresetError, discover_presets
+import core.definitions.agents
+import core.definitions.presets
+from core.definitions.agents import AgentDefinition, AgentFileError, discover_agents
+from core.definitions.cache import ParseCache
+from core.definitions.presets import Preset, PresetError, discover_presets
 
 AN_HOUR_AGO_NS = 3_600 * 1_000_000_000
 
@@ -54,7 +54,7 @@ def test_a_changed_agent_file_is_the_only_one_parsed_again(
     broken = folder / "broken.md"
     broken.write_text("---\nname: broken\n---\n", encoding="utf-8")  # no description
     settle(*files, broken)
-    parsed = count_parses(monkeypatch, core.agents, "parse_agent_text", tmp_path)
+    parsed = count_parses(monkeypatch, core.definitions.agents, "parse_agent_text", tmp_path)
     cache: ParseCache[AgentDefinition] = ParseCache((AgentFileError,))
 
     first = discover_agents(tmp_path, "project", cache)
@@ -118,7 +118,7 @@ def test_a_changed_preset_file_is_the_only_one_parsed_again(
         path.write_text(f"name: p{n}\nsteps:\n  - agent: worker\n    task: do {n}\n", "utf-8")
         files.append(path)
     settle(*files)
-    parsed = count_parses(monkeypatch, core.presets, "parse_preset_text", tmp_path)
+    parsed = count_parses(monkeypatch, core.definitions.presets, "parse_preset_text", tmp_path)
     cache: ParseCache[Preset] = ParseCache((PresetError,))
 
     discover_presets(tmp_path, "project", cache)

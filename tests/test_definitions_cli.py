@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
 from core.cli import main
-from core.events import RunStarted, event_from_json
-from core.settings import save_settings
+from core.config import paths
+from core.config.settings import save_settings
+from core.model.events import RunStarted, event_from_json
 from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from core.cli import main
-from core.documents import DocumentProvenance, DocumentStore
+from core.documents.store import DocumentProvenance, DocumentStore
 
 
 class Terminal(io.StringIO):

@@ -18,12 +18,13 @@ from typing import Any
 
 import pytest
 
-from core import approval_describe, paths
-from core.approval_describe import StoredDocument, describe
-from core.approvals import ApprovalAnswer, ApprovalRequest
-from core.documents import DocumentStore
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
+from core.config import paths
+from core.documents.store import DocumentStore
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
+from core.tools import approval_describe
+from core.tools.approval_describe import StoredDocument, describe
 from tests.llm_server import LLMServer, Reply, ToolCall
 
 SECRET = "sk-live-0123456789abcdefXYZ"

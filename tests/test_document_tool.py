@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from core.agents import AgentDefinition
-from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, approve_all
 from core.backends.base import RunClock, StepContext
 from core.backends.tool_calls import ToolOutcome, run_tool_call, validate_arguments
-from core.documents import DocumentNotFound, DocumentProvenance, DocumentStore
-from core.events import ApprovalRequested, Event, ToolCallFinished
-from core.settings import DEFAULT_POLICY, Limits, Settings
+from core.config.settings import DEFAULT_POLICY, Limits, Settings
+from core.definitions.agents import AgentDefinition
+from core.documents.store import DocumentNotFound, DocumentProvenance, DocumentStore
+from core.model.events import ApprovalRequested, Event, ToolCallFinished
+from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest, approve_all
 from core.tools.base import Provenance, ToolContext, ToolError
 from core.tools.document import DocumentParams, DocumentTool
 from core.tools.registry import TOOL_CLASSES, builtin_tools

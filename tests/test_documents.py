@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.documents import (
+from core.config.settings import Limits
+from core.documents.schema import SCHEMA_VERSION
+from core.documents.store import (
     DocumentConflict,
     DocumentError,
     DocumentNotFound,
@@ -19,8 +21,6 @@ from core.documents import (
     DocumentStore,
     DocumentSummary,
 )
-from core.documents_schema import SCHEMA_VERSION
-from core.settings import Limits
 
 
 @pytest.fixture

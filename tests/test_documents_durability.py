@@ -10,12 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.documents import DocumentStore
+from core.documents.store import DocumentStore
 
 WRITER = r"""
 import sys
 from pathlib import Path
-from core.documents import DocumentStore, NewDocument
+from core.documents.store import DocumentStore, NewDocument
 
 def ack(line):
     sys.stdout.write(line + "\n")

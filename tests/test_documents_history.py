@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.documents import DocumentError, DocumentNotFound, DocumentProvenance, DocumentStore
-from core.documents_schema import MIGRATIONS, connect
+from core.documents.schema import MIGRATIONS, connect
+from core.documents.store import DocumentError, DocumentNotFound, DocumentProvenance, DocumentStore
 
 AGENT = DocumentProvenance(run_id="r1", step=2, agent="writer", call_id="c9")
 

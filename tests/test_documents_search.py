@@ -11,9 +11,9 @@ from typing import cast
 
 import pytest
 
-from core import documents_search
-from core.documents import DocumentStore, NewDocument
-from core.documents_search import (
+from core.config.settings import Limits
+from core.documents import search as documents_search
+from core.documents.search import (
     cut_to_tokens,
     estimate_tokens,
     make_snippet,
@@ -21,7 +21,7 @@ from core.documents_search import (
     query_terms,
     segment,
 )
-from core.settings import Limits
+from core.documents.store import DocumentStore, NewDocument
 
 DOCS = {
     "login": ("登录功能设计", "用户登录后跳转到首页。密码错误时提示。", ["auth", "设计"]),

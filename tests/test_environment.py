@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.environment import (
+from core.config.settings import Provider, Settings
+from core.safety.environment import (
     CLAUDE_PROVIDER_KEYS,
     PI_PROVIDER_KEYS,
     cli_environment,
@@ -12,7 +13,6 @@ from core.environment import (
     known_key_names,
     scrubbed_env,
 )
-from core.settings import Provider, Settings
 
 
 @pytest.mark.parametrize(

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
-from core.checkpoints import CheckpointsOff, find_workspace, patch
 from core.cli import main
-from core.events import Log, RunStarted
-from core.restore import RestoreError, plan_restore
-from core.settings import CheckpointSettings
+from core.config import paths
+from core.config.settings import CheckpointSettings
+from core.model.events import Log, RunStarted
+from core.workspace.checkpoints import CheckpointsOff, find_workspace, patch
+from core.workspace.restore import RestoreError, plan_restore
 from tests.git_repos import changes_of, git, isolated_run, make_repo, run_step
 from tests.llm_server import LLMServer, Reply
 

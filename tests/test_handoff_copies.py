@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
 from core.cli import main
-from core.events import StepChanges
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
+from core.config import paths
+from core.config.settings import save_settings
+from core.model.events import StepChanges
+from core.record.run_files import RunIndex, load_run
 from tests.git_repos import git
 from tests.llm_server import LLMServer, Reply
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.events import RunFinished, RunStarted, TextDelta
-from core.liveness import LivenessLock, lock_path, owner_alive
-from core.runs import INTERRUPTED_ERROR, RunIndex, load_run, runs_dir
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.model.events import RunFinished, RunStarted, TextDelta
+from core.record.liveness import LivenessLock, lock_path, owner_alive
+from core.record.run_files import INTERRUPTED_ERROR, RunIndex, load_run, runs_dir
 from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]

@@ -10,7 +10,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core.login_environment import (
+from core.config.login_environment import (
     MARKER,
     LoginShellError,
     apply,
@@ -19,7 +19,7 @@ from core.login_environment import (
     read_login_environment,
     started_from_terminal,
 )
-from core.program_locations import locate_program
+from core.config.program_locations import locate_program
 
 BASH = "/bin/bash"
 

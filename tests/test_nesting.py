@@ -11,16 +11,16 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core import step_shells
 from core.cli import main
-from core.documents import DocumentStore
-from core.events import RunStarted
-from core.nesting import PARENT_VARIABLE, NestedRunRefused, current_parent
-from core.paths import data_dir
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
+from core.config.paths import data_dir
+from core.config.settings import save_settings
+from core.documents.store import DocumentStore
+from core.model.events import RunStarted
+from core.record.run_files import RunIndex, load_run
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety import step_shells
+from core.safety.nesting import PARENT_VARIABLE, NestedRunRefused, current_parent
 from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]

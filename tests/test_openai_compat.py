@@ -19,18 +19,12 @@ import pytest
 from keyring.backend import KeyringBackend
 from pydantic import BaseModel
 
-from core.agents import AgentDefinition
-from core.approvals import (
-    ApprovalAnswer,
-    ApprovalGate,
-    ApprovalRequest,
-    Responder,
-    approve_all,
-)
 from core.backends.base import BackendError, RunClock, StepContext
 from core.backends.openai_compat import OpenAICompatBackend
 from core.backends.sse import ResponseAccumulator, SSEDecoder
-from core.events import (
+from core.config.settings import Limits, Provider, Settings
+from core.definitions.agents import AgentDefinition
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
@@ -45,14 +39,20 @@ from core.events import (
     Usage,
     event_to_json,
 )
-from core.secrets import (
+from core.safety.approvals import (
+    ApprovalAnswer,
+    ApprovalGate,
+    ApprovalRequest,
+    Responder,
+    approve_all,
+)
+from core.safety.secrets import (
     SecretsError,
     api_key_for,
     delete_api_key,
     keyring_available,
     store_api_key,
 )
-from core.settings import Limits, Provider, Settings
 from core.tools.base import Tool, ToolContext, ToolError
 from tests.llm_server import LLMServer, Reply, Tokens, ToolCall
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from core.agents import AgentFileError, parse_agent_text
-from core.params import ParamsError, params_shown, run_params, split_shown, step_params
+from core.definitions.agents import AgentFileError, parse_agent_text
+from core.definitions.params import ParamsError, params_shown, run_params, split_shown, step_params
 
 
 def agent(name: str, params: str) -> object:

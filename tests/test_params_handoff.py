@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
 from core.cli import main
-from core.events import RunStarted, StepFinished, StepStarted
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
+from core.config import paths
+from core.config.settings import save_settings
+from core.model.events import RunStarted, StepFinished, StepStarted
+from core.record.run_files import RunIndex, load_run
 from tests.llm_server import LLMServer, Reply
 
 WRITER = """---
@@ -152,7 +152,7 @@ def test_a_step_folder_outside_the_run_folder_needs_the_flag(
 
 
 def _event(line: str) -> StepStarted | None:
-    from core.events import event_from_json
+    from core.model.events import event_from_json
 
     event = event_from_json(line)
     return event if isinstance(event, StepStarted) else None
@@ -162,7 +162,7 @@ def test_hand_off_refuses_to_write_through_a_planted_symlink(tmp_path: Path) -> 
     """A link planted on the hand-off folder (agents cannot write in the data folder, so this
     is defence in depth): nothing is written through it, and the marker points at the run
     file only."""
-    from core.handoff import hand_off, handoff_dir
+    from core.run.handoff import hand_off, handoff_dir
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from core.agents import AgentDefinition
-from core.approvals import ApprovalGate, deny_all
 from core.backends.base import BackendError, RunClock, StepContext
 from core.backends.cli_output import read_lines
 from core.backends.pi_cli import PiBackend, parse_version
 from core.backends.pi_rpc import gate_extension
 from core.backends.pi_sessions import sessions_dir
-from core.events import (
+from core.config.settings import Settings
+from core.definitions.agents import AgentDefinition
+from core.model.events import (
     Event,
     Log,
     StepFinished,
@@ -30,7 +30,7 @@ from core.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from core.settings import Settings
+from core.safety.approvals import ApprovalGate, deny_all
 from tests.fake_pi import make_fake_pi
 
 SESSION = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/x"})

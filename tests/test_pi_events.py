@@ -1,5 +1,5 @@
 """pi's ``--mode json`` lines → Baton events (core.backends.pi_events), and pi transcript
-import (core.run_import).
+import (core.history.run_import).
 
 The transcripts in ``tests/fixtures/pi/`` (``tests/fixtures/record.py``) are real pi output of
 four scenarios
@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from core.backends.pi_events import PiEventParser, readable_error
-from core.events import (
+from core.history.run_import.formats import DETECTORS, import_transcript
+from core.model.events import (
     Event,
     Log,
     Retry,
@@ -35,7 +36,6 @@ from core.events import (
     event_from_json,
     event_to_json,
 )
-from core.run_import.formats import DETECTORS, import_transcript
 
 VERSIONS = ("pi-0.73.1", "pi-1.6.0")
 SCENARIOS = ("simple", "rich", "bashfail", "error500-retry")

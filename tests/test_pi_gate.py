@@ -11,17 +11,23 @@ from typing import Any
 
 import pytest
 
-from core.approvals import (
+from core.backends import pi_cli
+from core.backends.pi_rpc import NOT_LOADED
+from core.config.paths import config_dir
+from core.model.events import (
+    ApprovalRequested,
+    ApprovalResolved,
+    Event,
+    StepFinished,
+    ToolCallFinished,
+)
+from core.safety.approvals import (
     NO_ONE_TO_ASK,
     ApprovalAnswer,
     ApprovalGate,
     ApprovalRequest,
     deny_all,
 )
-from core.backends import pi_cli
-from core.backends.pi_rpc import NOT_LOADED
-from core.events import ApprovalRequested, ApprovalResolved, Event, StepFinished, ToolCallFinished
-from core.paths import config_dir
 from tests.fake_pi import make_fake_pi
 from tests.test_pi_backend import AGENT_END, answer_lines, collect, gone, make_ctx, of, recorded
 

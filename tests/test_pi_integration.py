@@ -17,9 +17,10 @@ from typing import Any
 import psutil
 import pytest
 
-from core.agents import AgentCatalog, AgentDefinition, parse_agent_text
-from core.approvals import NO_ONE_TO_ASK, ApprovalAnswer, ApprovalRequest, Responder, deny_all
-from core.events import (
+from core.config.paths import config_dir
+from core.config.settings import Settings
+from core.definitions.agents import AgentCatalog, AgentDefinition, parse_agent_text
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
@@ -34,10 +35,15 @@ from core.events import (
     ToolCallStarted,
     Usage,
 )
-from core.paths import config_dir
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.settings import Settings
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import (
+    NO_ONE_TO_ASK,
+    ApprovalAnswer,
+    ApprovalRequest,
+    Responder,
+    deny_all,
+)
 from tests import real_clis
 from tests.llm_server import MODEL, LLMServer, Reply
 

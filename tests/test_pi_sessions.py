@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.backends.pi_sessions import sessions_dir
-from core.events import Event, PlannedStep, RunFinished, RunStarted, StepFinished, StepStarted
-from core.paths import data_dir
-from core.runs import RunIndex
+from core.config.paths import data_dir
+from core.model.events import Event, PlannedStep, RunFinished, RunStarted, StepFinished, StepStarted
+from core.record.run_files import RunIndex
 from tests.test_runs_cli import save
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
-from core.agents import discover_agents
-from core.presets import (
+from core.config import paths
+from core.definitions.agents import discover_agents
+from core.definitions.presets import (
     PresetError,
     check_agents,
     discover_presets,

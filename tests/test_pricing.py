@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.events import UsageStats
-from core.pricing import ModelPrice, priced, table_cost
+from core.config.pricing import ModelPrice, priced, table_cost
+from core.model.events import UsageStats
 
 SONNET_USAGE = UsageStats(turns=1, input=1000, output=500, cache_read=2000, cache_write=100)
 

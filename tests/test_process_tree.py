@@ -1,4 +1,4 @@
-"""core.process_tree: the one way Baton ends a child with everything it started."""
+"""core.tools.process_tree: the one way Baton ends a child with everything it started."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import psutil
 import pytest
 
-from core import process_tree
-from core.process_tree import ProcessTree, alive, become_subreaper, new_tag, stop_tree
+from core.tools import process_tree
+from core.tools.process_tree import ProcessTree, alive, become_subreaper, new_tag, stop_tree
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="shell job control")
 

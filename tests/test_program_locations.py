@@ -10,8 +10,8 @@ import pytest
 from core.backends.base import BackendError
 from core.backends.pi_cli import find_pi
 from core.backends.registry import default_backend
-from core.program_locations import locate_program, usual_folders
-from core.settings import Settings
+from core.config.program_locations import locate_program, usual_folders
+from core.config.settings import Settings
 
 
 def _program(folder: Path, name: str) -> Path:

@@ -11,8 +11,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core.events import StepFinished
-from core.provider_http import shared_provider_clients, step_client
+from core.config.provider_http import shared_provider_clients, step_client
+from core.model.events import StepFinished
 from tests.llm_server import LLMServer, Reply
 from tests.test_openai_compat import Harness
 

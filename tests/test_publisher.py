@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from core.backends.base import StepContext
-from core.events import Event, Log, RunFinished, StepFinished, TextDelta
-from core.publisher import EventPublisher, RunFileSink
-from core.redaction import Redactor
-from core.runs import RunIndex, RunWriter, load_run, run_file
+from core.model.events import Event, Log, RunFinished, StepFinished, TextDelta
+from core.record.publisher import EventPublisher, RunFileSink
+from core.record.run_files import RunIndex, RunWriter, load_run, run_file
+from core.safety.redaction import Redactor
 from tests.test_runner import chain, echo_script, make_runner
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.paths import config_dir
-from core.recent_projects import (
+from core.config.paths import config_dir
+from core.config.recent_projects import (
     FILE_NAME,
     KEEP,
     forget_projects,

@@ -6,7 +6,8 @@ import itertools
 
 import pytest
 
-from core.events import (
+from core.config.settings import Provider, Settings
+from core.model.events import (
     Event,
     Log,
     PlannedStep,
@@ -21,8 +22,7 @@ from core.events import (
     Usage,
     UsageStats,
 )
-from core.redaction import Redactor, StreamRedactor, is_secret_name
-from core.settings import Provider, Settings
+from core.safety.redaction import Redactor, StreamRedactor, is_secret_name
 
 KEY = "sk-live-4f9a8b7c6d5e4f3a2b1c"
 TEXT = f"The key is {KEY}, and the proxy is http://bob:{KEY}@proxy.local/v1 — done."

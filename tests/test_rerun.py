@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.events import RunStarted, StepFinished, StepStarted
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.model.events import RunStarted, StepFinished, StepStarted
+from core.record.run_files import RunIndex, load_run
 from tests.llm_server import LLMServer, Reply
 
 ANSWER_1 = (

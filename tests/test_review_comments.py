@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.errors import RunError
-from core.events import Event, RunStarted, StepFinished
-from core.review_comments import ReviewComment, follow_up_request, follow_up_task, output_path
-from core.runner import Runner
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.model.errors import RunError
+from core.model.events import Event, RunStarted, StepFinished
+from core.record.run_files import RunIndex, load_run
+from core.run.review_comments import ReviewComment, follow_up_request, follow_up_task, output_path
+from core.run.runner import Runner
 from tests.llm_server import LLMServer, Reply
 
 COMMENTS = [
@@ -123,8 +123,8 @@ def test_a_failed_step_cannot_be_followed_up(reviewed_run: list[Event]) -> None:
 
 
 def test_a_comment_on_diff_lines_names_the_file_line_and_code() -> None:
-    from core.patch_lines import parse_patch
-    from core.review_comments import diff_texts
+    from core.run.review_comments import diff_texts
+    from core.workspace.patch_lines import parse_patch
 
     patch = (
         "diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n"
@@ -154,7 +154,7 @@ def test_a_comment_on_diff_lines_names_the_file_line_and_code() -> None:
 
 
 def test_a_comment_on_an_answer_uses_its_own_lines() -> None:
-    from core.review_comments import ReviewText
+    from core.run.review_comments import ReviewText
 
     answer = ReviewText("step 1 output", "one\ntwo\nthree")
     comment = answer.comment(2, 3, "Why?")

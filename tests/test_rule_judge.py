@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from core import rule_judge
-from core.approval_describe import describe
-from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
-from core.events import Event
-from core.rule_judge import MAX_COMMAND_CHARS, judge
-from core.rule_store import RuleStore
-from core.rules import RuleSet
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.settings import DEFAULT_POLICY, load_settings, save_settings
+from core.config.settings import DEFAULT_POLICY, load_settings, save_settings
+from core.model.events import Event
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety import rule_judge
+from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
+from core.safety.rule_judge import MAX_COMMAND_CHARS, judge
+from core.safety.rule_store import RuleStore
+from core.safety.rules import RuleSet
+from core.tools.approval_describe import describe
 from tests.llm_server import LLMServer, Reply, ToolCall, last_user_text
 
 ONE_MB = "git log " + "a" * (1_000_000 - 8)

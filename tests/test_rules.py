@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.rule_store import RuleStore, project_of
-from core.rules import Rule, RuleError, RuleSet, suggest_rule
-from core.shell_programs import LAUNCHERS, OPTIONS
+from core.safety.rule_store import RuleStore, project_of
+from core.safety.rules import Rule, RuleError, RuleSet, suggest_rule
+from core.safety.shell_programs import LAUNCHERS, OPTIONS
 from tests.rule_table import LINES, RULES
 
 COMMANDS = [(line.command, line.expected) for line in LINES]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from core.rule_store import RuleStore
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.settings import load_settings, save_settings
+from core.config.settings import load_settings, save_settings
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.rule_store import RuleStore
 from tests.llm_server import LLMServer, Reply, ToolCall
 
 

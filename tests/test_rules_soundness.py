@@ -1,5 +1,5 @@
 """The rules, checked against bash itself: every line of the rule table runs in a throwaway
-bubblewrap sandbox (the bash tool's own :func:`core.tools.sandbox.bwrap_argv`) under
+bubblewrap sandbox (the bash tool's own :func:`core.safety.sandbox.bwrap_argv`) under
 ``strace -f -e execve``, each in a fresh copy of a small git project.
 
 Whenever the rules said *allow*, every program that actually started must be one the deciding
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from core.rules import RuleSet, Verdict
-from core.shell_programs import program_name
-from core.tools.sandbox import bwrap_argv, sandbox_status
+from core.safety.rules import RuleSet, Verdict
+from core.safety.sandbox import bwrap_argv, sandbox_status
+from core.safety.shell_programs import program_name
 from tests.rule_table import LINES, RULES
 
 pytestmark = pytest.mark.skipif(

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.run_compare import compare_runs, output_diff
-from core.run_reading import read_folded
-from core.runs import RunIndex
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.history.run_compare import compare_runs, output_diff
+from core.history.run_reading import read_folded
+from core.record.run_files import RunIndex
 from tests.llm_server import LLMServer, Reply, Tokens
 
 
@@ -83,7 +83,7 @@ def test_cli_compare_prints_markdown(
 
 
 def test_a_step_only_one_run_has() -> None:
-    from core.run_state import fold
+    from core.record.run_state import fold
     from tests.test_run_state import sample_run
 
     full = fold(sample_run())
@@ -104,7 +104,7 @@ async def test_files_changed_come_from_the_checkpoints(
 ) -> None:
     """A step that edits, writes and runs sed in a git repository: all three files listed,
     the one sed changed included (the tool calls alone would name two)."""
-    from core.run_state import fold
+    from core.record.run_state import fold
     from tests.git_repos import make_repo, run_step, three_changes
 
     repo = make_repo(tmp_path / "repo")

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
 from core.cli import main
-from core.events import RunFinished, RunStarted, StepFinished, event_from_json
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
+from core.config import paths
+from core.config.settings import save_settings
+from core.model.events import RunFinished, RunStarted, StepFinished, event_from_json
+from core.record.run_files import RunIndex, load_run
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from tests.cli_child import interrupt_baton_run
 from tests.llm_server import LLMServer, Reply
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.runs import RunIndex
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.record.run_files import RunIndex
 from tests.llm_server import LLMServer, Reply, Tokens
 
 

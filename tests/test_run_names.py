@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.run_names import run_name, status_word
-from core.runs import RunIndex
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.record.run_files import RunIndex
+from core.record.run_names import run_name, status_word
 from tests.llm_server import LLMServer, Reply
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.run_search import PASSAGE_CHARS, RunSearch
-from core.runs import RunIndex
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.history.run_search import PASSAGE_CHARS, RunSearch
+from core.record.run_files import RunIndex
 from tests.llm_server import LLMServer, Reply
 from tests.test_run_state import sample_run
 from tests.test_runs_cli import save

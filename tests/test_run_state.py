@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from core.events import (
+from core.history.run_export import run_to_markdown
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
@@ -27,8 +28,7 @@ from core.events import (
     event_from_json,
     event_to_json,
 )
-from core.run_export import run_to_markdown
-from core.run_state import Notice, TextBlock, ToolCall, fold
+from core.record.run_state import Notice, TextBlock, ToolCall, fold
 
 RUN = "r1"
 
@@ -189,7 +189,7 @@ def test_debug_logs_stay_in_the_file_but_not_in_the_view() -> None:
 
 def test_folding_on_a_worker_offers_the_gil_as_it_goes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Left alone, the folding thread kept the GIL for up to 150 ms and the window froze."""
-    from core import run_reading
+    from core.history import run_reading
 
     offered: list[float] = []
     monkeypatch.setattr(time, "sleep", offered.append)  # run_reading's way to offer the GIL

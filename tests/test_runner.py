@@ -14,11 +14,11 @@ from typing import ClassVar
 
 import pytest
 
-from core import paths
-from core.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
 from core.backends.base import BackendError, StepContext
-from core.errors import RunError
-from core.events import (
+from core.config import paths
+from core.config.settings import DEFAULT_POLICY, Limits, Settings
+from core.model.errors import RunError
+from core.model.events import (
     Event,
     RunFinished,
     RunStarted,
@@ -30,12 +30,12 @@ from core.events import (
     Usage,
     UsageStats,
 )
-from core.run_request import RunRequest, StepSpec, preset_request
-from core.run_state import fold
-from core.runner import Runner
-from core.runs import RunIndex, load_run
-from core.settings import DEFAULT_POLICY, Limits, Settings
-from core.trust import TrustStore, UntrustedProjectError
+from core.record.run_files import RunIndex, load_run
+from core.record.run_state import fold
+from core.run.run_request import RunRequest, StepSpec, preset_request
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
+from core.safety.trust import TrustStore, UntrustedProjectError
 
 Script = Callable[[StepContext], AsyncGenerator[Event, None]]
 

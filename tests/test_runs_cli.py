@@ -9,9 +9,16 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.events import Event, RunFinished, RunStarted, TextDelta
-from core.liveness import LivenessLock
-from core.runs import INTERRUPTED_ERROR, Redactor, RunIndex, RunWriter, load_run, run_file
+from core.model.events import Event, RunFinished, RunStarted, TextDelta
+from core.record.liveness import LivenessLock
+from core.record.run_files import (
+    INTERRUPTED_ERROR,
+    Redactor,
+    RunIndex,
+    RunWriter,
+    load_run,
+    run_file,
+)
 from tests.test_run_state import sample_run
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.events import PlannedStep, RunFinished, RunStarted, UsageStats
-from core.runs import RunIndex
+from core.model.events import PlannedStep, RunFinished, RunStarted, UsageStats
+from core.record.run_files import RunIndex
 
 
 def fill(index: RunIndex, count: int, folder: Path) -> None:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from core.backends.steering import SteerError
 from core.cli import main
-from core.events import UserMessage
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
-from core.steer_spool import SteerMessage, SteerWatcher, answer_to, post, spool_dir
-from core.steering import SteerError
+from core.config.settings import save_settings
+from core.model.events import UserMessage
+from core.record.run_files import RunIndex, load_run
+from core.run.steer_spool import SteerMessage, SteerWatcher, answer_to, post, spool_dir
 from tests.cli_child import REPO
 from tests.llm_server import LLMServer, Reply
 

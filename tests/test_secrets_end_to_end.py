@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from core.cli import main
-from core.runs import RunIndex, runs_dir
-from core.settings import config_path
+from core.config.settings import config_path
+from core.record.run_files import RunIndex, runs_dir
 from tests.llm_server import MODEL, LLMServer, Reply
 
 SECRET = "tok-acceptance-7f3e2d1c0b9a8877"

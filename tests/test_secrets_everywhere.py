@@ -15,11 +15,11 @@ from urllib.parse import unquote, unquote_plus
 import pytest
 
 from core.cli import main
-from core.events import Event, ToolCallOutput
-from core.paths import data_dir
-from core.redaction import OutputJoiner, Redactor, StreamRedactor
-from core.runs import RunIndex
-from core.settings import save_settings
+from core.config.paths import data_dir
+from core.config.settings import save_settings
+from core.model.events import Event, ToolCallOutput
+from core.record.run_files import RunIndex
+from core.safety.redaction import OutputJoiner, Redactor, StreamRedactor
 from tests.llm_server import LLMServer, Reply
 
 SECRET = "tok-acc+ept=ance-7f3e2d1c0b9a8877"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from core.settings import Provider, SettingsError, config_path, load_settings
-from core.validation import format_validation_error
+from core.config.settings import Provider, SettingsError, config_path, load_settings
+from core.config.validation import format_validation_error
 
 KEY = "sk-live-0123456789abcdef"
 

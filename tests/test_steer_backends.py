@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from core.backends.pi_cli import PiBackend
-from core.events import Event, Log, StepFinished, ToolCallStarted
-from core.steering import SteerError
+from core.backends.steering import SteerError
+from core.model.events import Event, Log, StepFinished, ToolCallStarted
 from tests.fake_claude import init, result, tool_use
 from tests.fake_pi import make_fake_pi
 from tests.test_claude_backend import Harness

@@ -19,15 +19,15 @@ from typing import Any
 
 import pytest
 
-from core.agents import AgentCatalog, AgentDefinition
-from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.backends.pi_sessions import sessions_dir
-from core.continuation import continue_request
-from core.events import Event, Log, StepFinished, ToolCallFinished, UserMessage
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.runs import RunIndex, load_run, run_file
-from core.settings import Settings
+from core.config.settings import Settings
+from core.definitions.agents import AgentCatalog, AgentDefinition
+from core.model.events import Event, Log, StepFinished, ToolCallFinished, UserMessage
+from core.record.run_files import RunIndex, load_run, run_file
+from core.run.continuation import continue_request
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
 from tests.anthropic_server import AnthropicServer, ToolUse, reply, tool_result_text
 from tests.llm_server import LLMServer, Reply
 from tests.test_claude_integration import offline_claude, server  # noqa: F401 (fixtures)

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from core.agents import AgentCatalog, AgentDefinition
-from core.approvals import ApprovalAnswer, ApprovalRequest
-from core.events import Event, StepFinished, TextDelta, ToolCallFinished, UserMessage
-from core.redaction import Redactor, StreamRedactor
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.steering import SteerError, StepInbox
+from core.backends.steering import SteerError, StepInbox
+from core.definitions.agents import AgentCatalog, AgentDefinition
+from core.model.events import Event, StepFinished, TextDelta, ToolCallFinished, UserMessage
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
+from core.safety.redaction import Redactor, StreamRedactor
 from tests.llm_server import LLMServer, Reply
 
 STEER = "Also say which word you found."

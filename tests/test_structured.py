@@ -8,13 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from core.agents import parse_agent_text
-from core.events import StepFinished
-from core.run_export import run_to_markdown
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.runs import load_run, run_file
-from core.structured import OutputSpec, StructuredOutputError, extract_json, issue_counts
+from core.definitions.agents import parse_agent_text
+from core.definitions.structured import (
+    OutputSpec,
+    StructuredOutputError,
+    extract_json,
+    issue_counts,
+)
+from core.history.run_export import run_to_markdown
+from core.model.events import StepFinished
+from core.record.run_files import load_run, run_file
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from tests.llm_server import LLMServer, Reply
 
 REVIEW = {
@@ -87,7 +92,7 @@ def test_any_other_text_is_a_file_name_not_a_structured_result() -> None:
 
 
 def test_the_built_in_reviewer_declares_the_review_shape(tmp_path: Path) -> None:
-    from core.agents import discover_agents
+    from core.definitions.agents import discover_agents
 
     reviewer = discover_agents(tmp_path, "both").get("reviewer")
     assert reviewer is not None and reviewer.output is not None

@@ -9,9 +9,9 @@ from typing import Any
 
 from core.backends.claude_events import ClaudeEventParser
 from core.backends.pi_events import PiEventParser
-from core.events import Event, Usage
-from core.run_state import RunState, fold
-from core.subagents import subagent_rows
+from core.history.subagents import subagent_rows
+from core.model.events import Event, Usage
+from core.record.run_state import RunState, fold
 from tests.fake_claude import assistant, streamed_text, tool_result, tool_use
 from tests.test_claude_events import one_step
 

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from core.backends.openai_compat import OpenAICompatBackend
-from core.events import Retry, TextDelta
-from core.run_export import run_to_markdown
-from core.run_request import RunRequest, StepSpec
-from core.run_state import TextBlock, fold
-from core.runner import Runner
-from core.runs import load_run, run_file
-from core.terminal_output import TranscriptPrinter
+from core.history.run_export import run_to_markdown
+from core.model.events import Retry, TextDelta
+from core.record.run_files import load_run, run_file
+from core.record.run_state import TextBlock, fold
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.terminal.output import TranscriptPrinter
 from tests.llm_server import LLMServer, Reply, last_user_text
 
 PARTIAL = "Half of an answer that"

@@ -7,8 +7,8 @@ import io
 from collections.abc import Callable
 from pathlib import Path
 
-from core.approvals import ApprovalAnswer, ApprovalRequest
-from core.terminal_approval import TerminalApprover, describe_request
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
+from core.terminal.approval_prompt import TerminalApprover, describe_request
 
 
 def _request(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.events import (
+from core.model.events import (
     PlannedStep,
     RunStarted,
     StepStarted,
@@ -10,8 +10,8 @@ from core.events import (
     ToolCallOutput,
     ToolCallStarted,
 )
-from core.run_state import RunState, TextBlock
-from core.text_buffer import TextBuffer
+from core.record.run_state import RunState, TextBlock
+from core.record.text_buffer import TextBuffer
 
 RUN = "r1"
 CHUNKS = 5_000

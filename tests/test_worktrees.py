@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from core.cli import main
-from core.errors import RunError
-from core.events import Event, RunStarted, StepChanges
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
+from core.model.errors import RunError
+from core.model.events import Event, RunStarted, StepChanges
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from tests.git_repos import git, isolated_run, make_repo, user_state
 from tests.llm_server import LLMServer
 

@@ -7,7 +7,7 @@ Contract, from the runner's side:
 
 * The runner emits ``step_started`` before calling :meth:`Backend.run` and ``step_finished``
   after it; a backend yields only what happens inside the step (text, thinking, tool calls,
-  usage, retries, logs) and **ends by yielding one** :class:`~core.events.StepFinished`
+  usage, retries, logs) and **ends by yielding one** :class:`~core.model.events.StepFinished`
   carrying ``status``, ``output`` (the final text handed to the next chain step) and
   ``error``. The runner replaces its ``usage`` with the sum of the ``usage`` events it saw, and
   treats a stream that ends without one as an error.
@@ -19,7 +19,7 @@ Contract, from the runner's side:
   records the step as aborted, so a backend never has to yield after being cancelled.
 * Tool calls that need permission go through ``ctx.approvals``; the gate emits the approval
   events itself.
-* A person's messages to the running step arrive in ``ctx.inbox`` (:mod:`core.steering`); a
+* A person's messages to the running step arrive in ``ctx.inbox`` (:mod:`core.backends.steering`); a
   backend that can deliver them opens it, and takes them at its next turn boundary.
 """
 
@@ -32,21 +32,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from core import checkout_programs
-from core.agents import AgentDefinition
-from core.settings import Settings
-from core.steering import Continuation, StepInbox
+from core.backends.steering import Continuation, StepInbox
+from core.config.settings import Settings
+from core.definitions.agents import AgentDefinition
+from core.safety import checkout_programs
 
 if TYPE_CHECKING:
-    from core.approvals import ApprovalGate
-    from core.budget import BudgetGuard
-    from core.events import Event
+    from core.model.budget import BudgetGuard
+    from core.model.events import Event
+    from core.safety.approvals import ApprovalGate
 
 E = TypeVar("E", bound="Event")
 
 
 class RunClock:
-    """Seconds since the run started, from a monotonic clock (see :mod:`core.events`)."""
+    """Seconds since the run started, from a monotonic clock (see :mod:`core.model.events`)."""
 
     def __init__(self, offset: float = 0.0) -> None:
         self._start = time.monotonic() - offset
@@ -78,12 +78,12 @@ class StepContext:
     continues: Continuation | None = None
     """The finished conversation this step goes on with (Continue); ``task`` is the follow-up."""
     inbox: StepInbox = field(default_factory=StepInbox)
-    """What a person types to the running step (:mod:`core.steering`); a backend opens it
+    """What a person types to the running step (:mod:`core.backends.steering`); a backend opens it
     while it can deliver at its next turn boundary."""
     checkout_trust: str | None = None
     """The fingerprint of the folder's CLI program files as the person trusted them; None:
     a CLI backend must not load the project's settings, hooks or servers at all
-    (:mod:`core.checkout_programs`)."""
+    (:mod:`core.safety.checkout_programs`)."""
 
     def checkout_trusted(self) -> bool:
         """Whether the CLI may load what the folder's settings name: trusted, and unchanged

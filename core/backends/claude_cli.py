@@ -22,7 +22,7 @@ The process (``reference/claude/PROTOCOL.md``)::
   change since: :meth:`StepContext.checkout_trusted`), ``--setting-sources user`` loads only
   the person's own settings and ``--strict-mcp-config`` (with no ``--mcp-config``) no MCP
   server at all; Baton's ``--settings`` still applies. Once trusted, what they run is listed
-  in the step (:mod:`core.checkout_programs`). Both flags exist in 2.0.76 and 2.1.x.
+  in the step (:mod:`core.safety.checkout_programs`). Both flags exist in 2.0.76 and 2.1.x.
 * **The agent's prompt is not on the command line**, where ``ps`` shows it to every user: it
   goes in a 0600 file (``--append-system-prompt-file``, accepted by 2.0.76 though hidden from
   its ``--help``, and by 2.1.x), removed when the step ends.
@@ -37,7 +37,8 @@ tool calls with ``can_use_tool`` control requests, and a cancel is an ``interrup
   interrupt) cancels that task, which resolves the dialog as denied. The call is announced
   (``tool_call_started``) before the question, so the dialog belongs to a row.
 * **Talking to the step.** What a person types while the step runs (``ctx.inbox``,
-  :mod:`core.steering`) goes in as one more user message; the CLI adds it to its next request
+  :mod:`core.backends.steering`) goes in as one more user message; the CLI adds it to its next
+  request
   (2.0.76 after the tool result as "the user sent the following message", then answers it in a
   turn of its own; 2.1.x only the former), so nothing running is aborted.
 * **When stdin closes.** In stream-json input mode the CLI waits for the next user message
@@ -54,7 +55,7 @@ tool calls with ``can_use_tool`` control requests, and a cancel is an ``interrup
   :attr:`ClaudeBackend.terminate_grace_s` more; the step ends ``aborted``. If the runner
   cancels the iterating task (hard stop), ``finally`` does the SIGTERM/SIGKILL and reaps.
   Claude runs its bash in a session of its own, so the tree is remembered while the CLI is
-  alive (:class:`~core.process_tree.ProcessTree`, refreshed at every tool call and at the
+  alive (:class:`~core.tools.process_tree.ProcessTree`, refreshed at every tool call and at the
   cancel) and tagged through the environment: what the CLI left behind, re-parented to Baton,
   is still found and ended after it exited.
 * **Clean before the end.** The runner stops iterating at ``step_finished`` without closing the
@@ -78,12 +79,12 @@ from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object
 from core.backends.cli_paths import protected_refusal
 from core.backends.prompt_file import write_private_prompt
-from core.checkout_programs import checkout_programs
-from core.environment import CLAUDE_PROVIDER_KEYS, cli_environment
-from core.events import Event, Log, StepFinished
-from core.nesting import step_process
-from core.process_tree import TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
-from core.program_locations import locate_program
+from core.config.program_locations import locate_program
+from core.model.events import Event, Log, StepFinished
+from core.safety.checkout_programs import checkout_programs
+from core.safety.environment import CLAUDE_PROVIDER_KEYS, cli_environment
+from core.safety.nesting import step_process
+from core.tools.process_tree import TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 
 INSTALL_HINT = (
     "install it with `npm install -g @anthropic-ai/claude-code` and log in by running "

@@ -3,9 +3,9 @@
 Pure and stateful per step: :class:`ClaudeEventParser` gets each line the CLI printed (live, or
 read back from a saved transcript) and returns the Baton events it stands for; at the end,
 :meth:`ClaudeEventParser.finish` closes what was left open and returns the step's one
-:class:`~core.events.StepFinished`. No I/O happens here, so the live backend
+:class:`~core.model.events.StepFinished`. No I/O happens here, so the live backend
 (:mod:`core.backends.claude_cli`) and the transcript importer
-(:mod:`core.run_import.claude`) share every rule, and tests feed it the real
+(:mod:`core.history.run_import.claude`) share every rule, and tests feed it the real
 transcripts of ``reference/claude/``. Rules (see ``PROTOCOL.md`` there):
 
 * Text and thinking come from the ``stream_event`` deltas when the CLI streams partial
@@ -40,10 +40,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.agents import CLAUDE_TOOL_NAMES
 from core.backends.cli_events import StepEvents, error_tail, event_object, stopping_signal
 from core.backends.cli_output import as_int, content_text, preview
-from core.events import (
+from core.definitions.agents import CLAUDE_TOOL_NAMES
+from core.model.events import (
     Event,
     Retry,
     StepFinished,

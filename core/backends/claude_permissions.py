@@ -29,8 +29,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from core.approvals import ApprovalGate
 from core.backends.cli_paths import claude_deny_rules
+from core.safety.approvals import ApprovalGate
 
 CLAUDE_TO_BATON: dict[str, str] = {
     "Read": "read",

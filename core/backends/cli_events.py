@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
 from core.backends.cli_output import ERROR_TAIL_CHARS, json_object
-from core.events import Event, Log
+from core.model.events import Event, Log
 
 E = TypeVar("E", bound=Event)
 LogLevel = Literal["debug", "info", "warning", "error"]

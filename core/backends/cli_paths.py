@@ -2,7 +2,8 @@
 
 pi and Claude Code run their own ``read``/``write``/``edit`` tools, so Baton's path checks
 (:mod:`core.tools.paths`) never see those calls. Their gates do: before the policy is asked,
-a call whose path lies in Baton's config or data folder (:func:`core.paths.protected_dirs`) is
+a call whose path lies in Baton's config or data folder (:func:`core.config.paths.protected_dirs`)
+is
 refused — read or write, whatever the policy or a rule says — with the same message Baton's
 own tools give. ``bash`` cannot be checked this way (its words are not paths).
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.paths import protected_dirs
+from core.config.paths import protected_dirs
 from core.tools.paths import PROTECTED, is_protected
 
 PATH_ARGUMENTS = ("path", "file_path", "notebook_path")

@@ -4,7 +4,7 @@ One step is a conversation: ``system`` = the agent's body, ``user`` = the task. 
 streams one model response (SSE over httpx), then runs the tool calls it asked for — one after
 the other, each through the approval gate — and sends the results back, until a response asks
 for no tool, or the turn limit is reached. What a person types to the running step
-(``ctx.inbox``, :mod:`core.steering`) joins as user messages after the tool results, before
+(``ctx.inbox``, :mod:`core.backends.steering`) joins as user messages after the tool results, before
 the next request; a message that arrives during the final answer earns one more request.
 
 Failures, and what the step does about them:
@@ -32,7 +32,8 @@ Cancellation is the runner cancelling the task that iterates :meth:`run`
 cancelled and awaited. Iterate with :func:`contextlib.aclosing` so an abandoned iteration also
 closes at once. The API key only ever goes into the ``Authorization`` header; error texts are
 scrubbed of it before they become events. Every secret Baton knows of
-(:class:`core.redaction.Redactor`) is scrubbed from what the model is sent — tool results above
+(:class:`core.safety.redaction.Redactor`) is scrubbed from what the model is sent — tool results
+above
 all (``printenv``, a ``.env`` read), and the task and earlier turns — so it never reaches the
 provider.
 """
@@ -62,8 +63,11 @@ from core.backends.sse import (
     error_message,
 )
 from core.backends.tool_calls import ToolOutcome, run_tool_call
-from core.budget import BudgetReached, TokenPrices
-from core.events import (
+from core.config.pricing import load_price_table, priced
+from core.config.provider_http import ProbeError, only_model, provider_headers, step_client
+from core.definitions.structured import StructuredOutputError, repair_prompt
+from core.model.budget import BudgetReached, TokenPrices
+from core.model.events import (
     Event,
     MessagesDelivered,
     Retry,
@@ -73,11 +77,8 @@ from core.events import (
     Usage,
     UsageStats,
 )
-from core.pricing import load_price_table, priced
-from core.provider_http import ProbeError, only_model, provider_headers, step_client
-from core.redaction import OutputJoiner, Redactor
-from core.secrets import api_key_for
-from core.structured import StructuredOutputError, repair_prompt
+from core.safety.redaction import OutputJoiner, Redactor
+from core.safety.secrets import api_key_for
 from core.tools.base import Tool
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))

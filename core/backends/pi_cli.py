@@ -24,12 +24,12 @@ the step's ``step_finished.session`` names its file, so Continue can go on with 
   a non-zero exit.
 * Cancel (the runner cancels the task iterating :meth:`PiBackend.run`): SIGTERM to pi and
   every descendant (its bash tool's detached shells included), SIGKILL to what is left after
-  :attr:`PiBackend.kill_grace_s` (:func:`core.process_tree.stop_tree`).
+  :attr:`PiBackend.kill_grace_s` (:func:`core.tools.process_tree.stop_tree`).
   The process is always reaped and the prompt folder always removed before ``run`` ends, even
   when the consumer stops iterating early.
 * The checkout's own settings (``.pi/settings.json``: packages pi would install, a shell
   prefix for every bash call; ``.pi/mcp.json``; extensions) are loaded only when the person
-  trusted them (:mod:`core.checkout_programs`): pi 1.x is told so (``--no-approve`` ignores
+  trusted them (:mod:`core.safety.checkout_programs`): pi 1.x is told so (``--no-approve`` ignores
   every project-local file; ``--approve`` once trusted). pi 0.73 has no such switch and always
   reads ``.pi/settings.json``: a step in an untrusted folder whose settings name programs is
   refused rather than started. Once trusted, what they run is listed in the step.
@@ -60,13 +60,13 @@ from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.backends.pi_sessions import sessions_dir
 from core.backends.prompt_file import write_private_prompt
-from core.checkout_programs import CheckoutProgram, checkout_programs
-from core.environment import PI_PROVIDER_KEYS, cli_environment
-from core.events import Event, Log, StepFinished
-from core.nesting import step_process
-from core.process_tree import stop_tree
-from core.program_locations import locate_program
-from core.settings import Settings
+from core.config.program_locations import locate_program
+from core.config.settings import Settings
+from core.model.events import Event, Log, StepFinished
+from core.safety.checkout_programs import CheckoutProgram, checkout_programs
+from core.safety.environment import PI_PROVIDER_KEYS, cli_environment
+from core.safety.nesting import step_process
+from core.tools.process_tree import stop_tree
 
 MIN_VERSION = (0, 73, 0)
 INSTALL_HINT = "npm install -g @mariozechner/pi-coding-agent, or set its path in Settings"

@@ -3,8 +3,9 @@
 Pure and stateful per step: :class:`PiEventParser` gets each line pi printed (as it arrives, or
 read back from a saved transcript) and returns the Baton events it stands for; at the end,
 :meth:`PiEventParser.finish` closes whatever pi left open and returns the step's one
-:class:`~core.events.StepFinished`. No I/O happens here, so the live backend
-(:mod:`core.backends.pi_cli`) and the transcript importer (:mod:`core.run_import`) share every
+:class:`~core.model.events.StepFinished`. No I/O happens here, so the live backend
+(:mod:`core.backends.pi_cli`) and the transcript importer (:mod:`core.history.run_import`) share
+every
 rule, and tests feed it the real transcripts of ``reference/pi/``.
 
 Both wire generations give the same Baton events (``PROTOCOL.md`` beside the transcripts):
@@ -38,7 +39,7 @@ from typing import Any, Literal
 from core.backends.cli_events import StepEvents, error_tail, event_object, stopping_signal
 from core.backends.cli_output import as_int, content_text, preview
 from core.backends.pi_subagents import PI_SUBAGENT_TOOL, pi_subagent_usages
-from core.events import (
+from core.model.events import (
     Event,
     Retry,
     StepFinished,

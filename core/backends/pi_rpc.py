@@ -41,8 +41,8 @@ from typing import Any
 
 from core.backends.base import StepContext
 from core.backends.cli_paths import protected_refusal
-from core.events import Event, Log
-from core.resources import builtin_dir
+from core.config.resources import builtin_dir
+from core.model.events import Event, Log
 
 GATE_TITLE = "baton-gate/1"
 """The title of the gate's question; also its protocol version."""

@@ -4,7 +4,7 @@ Every pi step runs with ``--session-dir`` set to :func:`sessions_dir`, inside Ba
 data folder: never in the working folder (where the agent, or a commit, could read or ship
 them) nor pi's own ``~/.pi/agent/sessions``. A step's ``step_finished.session`` names its file,
 so Continue can fork it; the files stay until the run is deleted, when :func:`prune_sessions`
-removes them (as :func:`core.checkpoints.prune_run` removes the run's checkpoint refs).
+removes them (as :func:`core.workspace.checkpoints.prune_run` removes the run's checkpoint refs).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from core.events import Event, StepFinished
-from core.paths import data_dir
+from core.config.paths import data_dir
+from core.model.events import Event, StepFinished
 
 
 def sessions_dir() -> Path:

@@ -3,7 +3,7 @@
 pi reports a summary per sub-agent when its ``subagent`` tool ends (the ``details.results`` of
 the pi subagent example, with usage, model and messages per agent). Read here, beside pi's event
 parser that uses it, rather than with the folded step's sub-agent rows
-(:mod:`core.subagents`), so the backends never import the run's fold.
+(:mod:`core.history.subagents`), so the backends never import the run's fold.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.backends.cli_output import as_int
-from core.events import UsageStats
+from core.model.events import UsageStats
 
 PI_SUBAGENT_TOOL = "subagent"
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import importlib
 from typing import cast
 
-from core.agents import AgentDefinition
 from core.backends.base import Backend
-from core.program_locations import locate_program
-from core.settings import Settings
+from core.config.program_locations import locate_program
+from core.config.settings import Settings
+from core.definitions.agents import AgentDefinition
 
 BACKENDS: dict[str, str] = {
     "openai": "core.backends.openai_compat:OpenAICompatBackend",

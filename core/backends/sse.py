@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.events import UsageStats
+from core.model.events import UsageStats
 
 
 class MalformedStreamError(Exception):

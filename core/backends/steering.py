@@ -32,7 +32,7 @@ one; a step of any other (an imported transcript's) shows its message box disabl
 
 @dataclass(frozen=True)
 class Continuation:
-    """The finished conversation a new step continues (Continue, :mod:`core.continuation`)."""
+    """The finished conversation a new step continues (Continue, :mod:`core.run.continuation`)."""
 
     run_id: str
     step: int
@@ -45,7 +45,7 @@ class Continuation:
 
 
 CONTINUABLE_BACKENDS = frozenset({"openai", "pi", "claude"})
-"""Backends whose finished steps can be continued (:mod:`core.continuation`)."""
+"""Backends whose finished steps can be continued (:mod:`core.run.continuation`)."""
 
 
 class SteerError(Exception):

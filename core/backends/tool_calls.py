@@ -27,11 +27,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from core.backends.base import StepContext
-from core.environment import known_key_names
-from core.events import Event, Log, ToolCallFinished, ToolCallOutput, ToolCallStarted
-from core.handoff import readable_handoff_dir
+from core.config.validation import format_validation_error
+from core.model.events import Event, Log, ToolCallFinished, ToolCallOutput, ToolCallStarted
+from core.run.handoff import readable_handoff_dir
+from core.safety.environment import known_key_names
 from core.tools.base import Provenance, Tool, ToolContext, ToolError
-from core.validation import format_validation_error
 
 
 @dataclass

@@ -6,7 +6,7 @@ How the parts fit (read in this order):
 * :mod:`core.batch.store` — the batch record in ``runs.sqlite``: the :class:`BatchSpec` (preset
   and options), each row's latest run id and status; ``runs.batch_id`` groups the runs;
 * :mod:`core.batch.jobs` — :class:`ItemJob` (plain data, shippable to a worker) and
-  :func:`item_runner` / :func:`run_item`: the core :class:`~core.runner.Runner`, unchanged,
+  :func:`item_runner` / :func:`run_item`: the core :class:`~core.run.runner.Runner`, unchanged,
   running one item; its ``run_started`` carries ``batch_id`` and ``batch_item``;
 * :mod:`core.batch.executors` — THE SEAM: ``BatchExecutor.run(jobs, host)``. The local
   executor runs items as asyncio tasks (bounded by a semaphore); a remote one (Ray) runs

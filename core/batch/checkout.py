@@ -20,7 +20,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import RunError
+from core.model.errors import RunError
 
 GIT_TIMEOUT_S = 300.0
 

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from core.batch.checkout import Checkout
-from core.errors import RunError
+from core.model.errors import RunError
 
 if TYPE_CHECKING:
-    from core.approvals import Responder
     from core.batch.jobs import Definitions, ItemJob, ItemOutcome
     from core.batch.recording import RemoteRecording
-    from core.settings import Settings
+    from core.config.settings import Settings
+    from core.safety.approvals import Responder
 
 
 class ExecutorUnavailable(RunError):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.errors import RunError
+from core.model.errors import RunError
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 """Inputs larger than this are refused (a batch is a list of tasks, not a data set)."""
@@ -51,7 +51,7 @@ class BatchItem(BaseModel):
 def redacted(items: Sequence[BatchItem], scrub: Callable[[str], str]) -> list[BatchItem]:
     """``items`` with secrets scrubbed from every argument and text parameter: an input is
     shown (progress, status), stored (the batch store, the run index) and exported, and the
-    model never gets a known secret anyway (:class:`core.redaction.Redactor`)."""
+    model never gets a known secret anyway (:class:`core.safety.redaction.Redactor`)."""
     return [
         BatchItem(
             args=[scrub(arg) for arg in item.args],

@@ -17,18 +17,18 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from core.agents import AgentCatalog
-from core.approvals import Responder, deny_all
 from core.batch.inputs import BatchItem
 from core.batch.store import BatchSpec
-from core.budget import BudgetAsker, stop_at_cap
-from core.errors import RunError
-from core.events import Event, RunStatus, StepFinished, UsageStats
-from core.presets import Preset, PresetCatalog
-from core.publisher import EventListener
-from core.run_request import RunRequest, find_preset, request_from_preset
-from core.runner import Runner
-from core.settings import Settings
+from core.config.settings import Settings
+from core.definitions.agents import AgentCatalog
+from core.definitions.presets import Preset, PresetCatalog
+from core.model.budget import BudgetAsker, stop_at_cap
+from core.model.errors import RunError
+from core.model.events import Event, RunStatus, StepFinished, UsageStats
+from core.record.publisher import EventListener
+from core.run.run_request import RunRequest, find_preset, request_from_preset
+from core.run.runner import Runner
+from core.safety.approvals import Responder, deny_all
 
 
 class ItemJob(BaseModel):

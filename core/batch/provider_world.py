@@ -20,8 +20,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from core.environment import CLAUDE_PROVIDER_KEYS, PI_PROVIDER_KEYS, known_key_names
-from core.settings import Settings
+from core.config.settings import Settings
+from core.safety.environment import CLAUDE_PROVIDER_KEYS, PI_PROVIDER_KEYS, known_key_names
 
 PROVIDER_VARIABLES = (
     "OPENAI_BASE_URL",
@@ -71,7 +71,7 @@ def capture(settings: Settings, environ: Mapping[str, str] | None = None) -> Pro
     for index, provider in enumerate(settings.providers):
         key_here = provider.api_key_env and (source.get(provider.api_key_env) or "").strip()
         if provider.api_key_in_keyring and not key_here:
-            from core.secrets import api_key_for  # keyring is imported lazily there
+            from core.safety.secrets import api_key_for  # keyring is imported lazily there
 
             variable = KEYRING_VARIABLE.format(index=index)
             environment[variable] = api_key_for(provider)

@@ -46,7 +46,6 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
-from core import paths
 from core.batch.executors import ExecutorLost, ExecutorOptions, ItemHost
 from core.batch.jobs import Definitions, ItemJob
 from core.batch.provider_world import capture
@@ -58,8 +57,9 @@ from core.batch.ray_setup import (
 )
 from core.batch.relay import WorkerLost, relay
 from core.batch.worker_host import Outgoing, WorkerHost
-from core.errors import RunError
-from core.settings import Settings
+from core.config import paths
+from core.config.settings import Settings
+from core.model.errors import RunError
 
 
 def _ray() -> Any:

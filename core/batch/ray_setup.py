@@ -23,8 +23,8 @@ import secrets
 import socket
 from pathlib import Path
 
-from core import paths
-from core.errors import RunError
+from core.config import paths
+from core.model.errors import RunError
 
 _HTTP2_GREETING = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
 """HTTP/2's connection preface and an empty SETTINGS frame (what a gRPC client opens with)."""

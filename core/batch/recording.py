@@ -1,9 +1,9 @@
 """Recording an item that runs elsewhere: its events in, an ordinary run file and index row out.
 
-A remote worker runs the core :class:`~core.runner.Runner` with ``record=False`` and sends
+A remote worker runs the core :class:`~core.run.runner.Runner` with ``record=False`` and sends
 its events back; the supervisor publishes each into a :class:`RemoteRecording`, which does
 what the runner does for a local run — the liveness lock, the run file on its writer thread
-(through the same :class:`~core.publisher.EventPublisher`, so redaction and subscriber
+(through the same :class:`~core.record.publisher.EventPublisher`, so redaction and subscriber
 isolation are the same), the index row at ``run_started`` and ``run_finished``. So History,
 ``baton runs`` and the window cannot tell where an item ran.
 
@@ -20,7 +20,8 @@ from contextlib import suppress
 from datetime import UTC, datetime
 
 from core.batch.jobs import ItemJob, ItemOutcome
-from core.events import (
+from core.config.settings import Settings
+from core.model.events import (
     ApprovalResolved,
     Event,
     RunFinished,
@@ -28,12 +29,11 @@ from core.events import (
     StepFinished,
     ToolCallFinished,
 )
-from core.liveness import LivenessLock
-from core.publisher import EventListener, EventPublisher, RunFileSink
-from core.redaction import Redactor
-from core.run_state import RunState
-from core.runs import RunIndex, RunWriter
-from core.settings import Settings
+from core.record.liveness import LivenessLock
+from core.record.publisher import EventListener, EventPublisher, RunFileSink
+from core.record.run_files import RunIndex, RunWriter
+from core.record.run_state import RunState
+from core.safety.redaction import Redactor
 
 WORKER_LOST = "the worker running this item ended before the item did"
 

@@ -21,11 +21,11 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from core.approvals import ApprovalAnswer, ApprovalRequest, Responder
 from core.batch.jobs import ItemOutcome
 from core.batch.recording import RemoteRecording
 from core.batch.worker_host import Outgoing
-from core.events import event_from_json
+from core.model.events import event_from_json
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest, Responder
 
 CANCEL_GRACE_S = 30.0
 """How long a cancelled item's worker has to send its ``aborted`` ending (a step's own stop

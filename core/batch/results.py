@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from core.batch.store import BatchRecord, ItemRecord
-from core.events import StepFinished, UsageStats
-from core.runs import RunIndex, RunRecord, read_events
+from core.model.events import StepFinished, UsageStats
+from core.record.run_files import RunIndex, RunRecord, read_events
 
 _FIGURES = ("tokens", "cost", "duration_s", "output", "error")
 

@@ -7,7 +7,7 @@ status). Every item is an ordinary run as well, indexed in ``runs`` with a ``bat
 so History can group and the run file stays the source of truth for what happened.
 
 An item still ``running`` whose run's owner is gone (the process was killed) reads as that
-run's repaired status (``interrupted``, see :mod:`core.runs`), so resume picks it up.
+run's repaired status (``interrupted``, see :mod:`core.record.run_files`), so resume picks it up.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from core import paths
-from core.agents import Scope
 from core.batch.inputs import BatchItem
-from core.runs import RunIndex
+from core.config import paths
+from core.definitions.agents import Scope
+from core.record.run_files import RunIndex
 
 ItemStatus = Literal["pending", "running", "ok", "error", "aborted", "interrupted"]
 """``pending``: not started yet (or cancelled before it started); the rest as a run's."""
@@ -158,7 +158,7 @@ class BatchStore:
             return
         with closing(sqlite3.connect(self.path, timeout=10)) as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # as the runs index (see core.runs)
+            db.execute("PRAGMA synchronous=NORMAL")  # as the runs index (see core.record.run_files)
             db.execute("PRAGMA foreign_keys=ON")
             db.row_factory = sqlite3.Row
             with db:

@@ -15,18 +15,18 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 
-from core.approvals import Responder, deny_all
 from core.batch.executors import BatchExecutor
 from core.batch.jobs import Definitions, ItemJob, ItemOutcome, OutputKeeper, item_runner, run_item
 from core.batch.recording import RemoteRecording
 from core.batch.store import BatchRecord, BatchStore
-from core.budget import BudgetAsker, stop_at_cap
-from core.errors import RunError
-from core.events import Event
-from core.provider_http import shared_provider_clients
-from core.publisher import EventListener
-from core.runner import Runner, new_run_id
-from core.settings import Settings
+from core.config.provider_http import shared_provider_clients
+from core.config.settings import Settings
+from core.model.budget import BudgetAsker, stop_at_cap
+from core.model.errors import RunError
+from core.model.events import Event
+from core.record.publisher import EventListener
+from core.run.runner import Runner, new_run_id
+from core.safety.approvals import Responder, deny_all
 
 BatchListener = Callable[[int, Event], None]
 """Told each event of each item with the item's 0-based row, on the batch's event loop."""

@@ -3,7 +3,7 @@ queued for the supervisor to collect.
 
 A worker (a Ray actor, :mod:`core.batch.ray_executor`) hosts one :class:`WorkerHost` and runs
 several items on its own asyncio loop. For each item it builds the ordinary
-:class:`~core.runner.Runner` (:func:`core.batch.jobs.item_runner`, as the local executor does)
+:class:`~core.run.runner.Runner` (:func:`core.batch.jobs.item_runner`, as the local executor does)
 recording nothing here (``record=False``): the run file, the index and every subscriber live
 with the supervisor, which records what it collects through the ordinary publisher
 (:mod:`core.batch.relay`), so a run file does not depend on where its steps ran (DESIGN §10).
@@ -14,7 +14,7 @@ What crosses back is plain text — events as their JSON lines, approval request
 :class:`Outgoing` messages, in the order they happened:
 
 * ``event``: one event, already redacted by the worker's own publisher;
-* ``ask``: an :class:`~core.approvals.ApprovalRequest`; the step waits until the supervisor's
+* ``ask``: an :class:`~core.safety.approvals.ApprovalRequest`; the step waits until the supervisor's
   responder (the terminal, the window, a ``--approve`` setting) answers through
   :meth:`WorkerHost.answer`;
 * ``end``: the item is over. Its body is empty when the run sent its own ending, else it says
@@ -34,14 +34,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from core.approvals import ApprovalAnswer, ApprovalRequest
 from core.batch.checkout import Checkout, check_out, remove
 from core.batch.jobs import Definitions, ItemJob, item_runner
 from core.batch.provider_world import ProviderWorld
-from core.errors import RunError
-from core.events import Event, event_to_json
-from core.runner import Runner
-from core.settings import Settings
+from core.config.settings import Settings
+from core.model.errors import RunError
+from core.model.events import Event, event_to_json
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
 
 MAX_MESSAGES = 2000
 """Messages handed over by one :meth:`WorkerHost.collect` at most (bounds one reply's size)."""

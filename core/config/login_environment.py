@@ -151,7 +151,7 @@ def merge(current: Mapping[str, str], login: Mapping[str, str]) -> LoginEnvironm
 
 def apply(change: LoginEnvironment, environ: MutableMapping[str, str] | None = None) -> None:
     """Put ``change`` into the process environment (call it from one thread: the GUI's)."""
-    from core.program_locations import note_login_path
+    from core.config.program_locations import note_login_path
 
     target: MutableMapping[str, str] = os.environ if environ is None else environ
     for name, value in change.added.items():

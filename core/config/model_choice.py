@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.settings import Settings
+from core.config.settings import Settings
 
 ModelSource = Literal["run", "step", "agent", "default", "server", "cli", "none"]
 

@@ -22,7 +22,7 @@ from types import ModuleType
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.events import UsageStats
+from core.model.events import UsageStats
 
 PER_MILLION = 1_000_000
 

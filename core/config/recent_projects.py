@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.atomic import atomic_write_text
-from core.paths import config_dir
+from core.config.atomic import atomic_write_text
+from core.config.paths import config_dir
 
 FILE_NAME = "recent-projects.json"
 KEEP = 10

@@ -1,7 +1,7 @@
 """User settings (``config.yaml`` in the config folder, DESIGN §2).
 
 Secrets never live here: a provider names the environment variable holding its API key, or
-says the key is in the system keyring (see :mod:`core.secrets`). Saving validates the whole
+says the key is in the system keyring (see :mod:`core.safety.secrets`). Saving validates the whole
 model first and writes atomically, so an invalid edit is never saved half-way.
 
 ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` act as the default provider when none is configured,
@@ -18,10 +18,10 @@ from urllib.parse import urlsplit
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core import paths
-from core.atomic import atomic_write_text
-from core.pricing import ModelPrice
-from core.validation import format_validation_error
+from core.config import paths
+from core.config.atomic import atomic_write_text
+from core.config.pricing import ModelPrice
+from core.config.validation import format_validation_error
 
 PolicyValue = Literal["allow", "ask", "deny"]
 BackendChoice = Literal["openai", "pi", "claude"]
@@ -112,7 +112,7 @@ class Limits(BaseModel):
 
 
 class SandboxSettings(BaseModel):
-    """How ``bash`` is confined (see :mod:`core.tools.sandbox`)."""
+    """How ``bash`` is confined (see :mod:`core.safety.sandbox`)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -123,7 +123,7 @@ class SandboxSettings(BaseModel):
 
 
 class CheckpointSettings(BaseModel):
-    """Per-step snapshots of the working folder (see :mod:`core.checkpoints`)."""
+    """Per-step snapshots of the working folder (see :mod:`core.workspace.checkpoints`)."""
 
     model_config = ConfigDict(extra="forbid")
 

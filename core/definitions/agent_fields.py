@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any, Literal
 
-from core.structured import OutputSpec
+from core.definitions.structured import OutputSpec
 
 Severity = Literal["error", "warning", "info"]
 PromptMode = Literal["replace", "append"]
@@ -32,7 +32,7 @@ PromptMode = Literal["replace", "append"]
 BATON_FIELDS = frozenset(
     {"name", "description", "tools", "model", "backend", "params", "output", "env", "sandbox"}
 )
-"""Fields Baton's own format defines (read by :func:`core.agents.parse_agent_text`)."""
+"""Fields Baton's own format defines (read by :func:`core.definitions.agents.parse_agent_text`)."""
 
 THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
 """pi-subagents' ``thinking`` values (pi's ``--thinking`` levels)."""
@@ -68,7 +68,8 @@ class FieldNote:
 
 @dataclass
 class ExtraFields:
-    """What the fields beyond Baton's own say, ready for :class:`core.agents.AgentDefinition`."""
+    """What the fields beyond Baton's own say, ready for
+    :class:`core.definitions.agents.AgentDefinition`."""
 
     output: OutputSpec | None = None
     output_file: str | None = None

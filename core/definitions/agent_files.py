@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from core import paths
-from core.agents import PROJECT_AGENT_DIRS, find_project_root
+from core.config import paths
+from core.definitions.agents import PROJECT_AGENT_DIRS, find_project_root
 
 _NAME = re.compile(r"^[\w][\w .-]{0,63}$")
 _FRONT_NAME = re.compile(r"^name\s*:.*$", re.MULTILINE)

@@ -9,7 +9,8 @@ The format and rules are DESIGN §2. Three things shape this module:
   reading cannot understand decides how the agent runs (``tools: [read, ls`` would silently
   drop tools, ``params:`` would vanish, an alias bomb): then the agent is listed with an
   *error* and refused by the runner (:attr:`AgentDefinition.error`).
-* YAML goes through :func:`core.definition_yaml.load_definition_yaml`, which refuses aliases
+* YAML goes through :func:`core.definitions.definition_yaml.load_definition_yaml`, which refuses
+  aliases
   that expand without bound, so one hostile file cannot hang discovery for every agent.
 * Agent folders also hold READMEs and notes: a Markdown file without frontmatter is reported
   quietly (``info``), not as an error.
@@ -39,13 +40,13 @@ from pydantic import (
     model_validator,
 )
 
-from core import paths
-from core.agent_fields import PromptMode, read_extra_fields
-from core.definition_cache import ParseCache
-from core.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
-from core.resources import builtin_dir
-from core.structured import OutputSpec
-from core.validation import format_validation_error
+from core.config import paths
+from core.config.resources import builtin_dir
+from core.config.validation import format_validation_error
+from core.definitions.agent_fields import PromptMode, read_extra_fields
+from core.definitions.cache import ParseCache
+from core.definitions.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
+from core.definitions.structured import OutputSpec
 
 MAX_AGENT_FILE_BYTES = 1_000_000
 

@@ -38,7 +38,7 @@ def validate_agent_text(text: str) -> list[Problem]:
     despite (warnings: YAML read leniently, unknown tools)."""
     # Imported here: :class:`Problem` is on the window's start-up path, the parser
     # (pydantic, yaml) is not.
-    from core.agents import AgentFileError, parse_agent_text
+    from core.definitions.agents import AgentFileError, parse_agent_text
 
     try:
         agent = parse_agent_text(text)

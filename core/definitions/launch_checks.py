@@ -1,7 +1,7 @@
 """What the launch dialog can tell before Run is pressed (Qt-free, so it reads and tests
 plainly): a step whose agent's file has an error, and step folders outside the working folder.
 
-The runner checks both again (``core.runner.Runner.prepare``); these only let the dialog say
+The runner checks both again (``core.run.runner.Runner.prepare``); these only let the dialog say
 so at once and disable Run, instead of after a click.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.agents import AgentCatalog
+from core.definitions.agents import AgentCatalog
 
 StepInput = tuple[str, str]
 """(agent name, step folder as typed; "" for the working folder)."""

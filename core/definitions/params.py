@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from core.agents import AgentDefinition, ParamSpec
+from core.definitions.agents import AgentDefinition, ParamSpec
 
 
 class ParamsError(ValueError):

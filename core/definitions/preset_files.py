@@ -6,7 +6,8 @@ Qt-free, so the rules are easy to read and test:
   a built-in keeps its name when the user has no preset of that name yet — that is how a user
   replaces a built-in, exactly as with agents.
 * :func:`validate_preset_text` is the editor's live check: the YAML itself (with the line of a
-  syntax error), the preset schema (``core.presets``), then warnings for steps naming agents
+  syntax error), the preset schema (``core.definitions.presets``), then warnings for steps naming
+  agents
   that do not exist and for ``{previous}`` where it can never have a value.
 """
 
@@ -17,11 +18,11 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from core import paths
-from core.agents import AgentCatalog
-from core.definition_checks import Problem
-from core.definition_yaml import DefinitionYAMLError, load_definition_yaml
-from core.presets import PresetError, agent_line, parse_preset_text
+from core.config import paths
+from core.definitions.agents import AgentCatalog
+from core.definitions.checks import Problem
+from core.definitions.definition_yaml import DefinitionYAMLError, load_definition_yaml
+from core.definitions.presets import PresetError, agent_line, parse_preset_text
 
 TEMPLATE = """name: {name}
 description: What this preset does, in one line

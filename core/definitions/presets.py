@@ -24,20 +24,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from core import paths
-from core.agents import (
+from core.config import paths
+from core.config.resources import builtin_dir
+from core.config.validation import format_validation_error
+from core.definitions.agents import (
     AgentCatalog,
     Diagnostic,
     Source,
     find_project_root,
     list_definition_files,
 )
-from core.budget import Budget
-from core.definition_cache import ParseCache
-from core.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
-from core.events import Isolation, RunMode
-from core.resources import builtin_dir
-from core.validation import format_validation_error
+from core.definitions.cache import ParseCache
+from core.definitions.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
+from core.model.budget import Budget
+from core.model.events import Isolation, RunMode
 
 MAX_PARALLEL_TASKS = 8
 PROJECT_PRESET_DIR = ".baton/presets"
@@ -63,7 +63,7 @@ class Preset(BaseModel):
     budget: Budget | None = None
     """Caps for every run of this preset (``budget: {run: {max_cost: 0.5}}``)."""
     isolation: Isolation = "none"
-    """``worktree``: each run works in its own git worktree (:mod:`core.worktrees`)."""
+    """``worktree``: each run works in its own git worktree (:mod:`core.workspace.worktrees`)."""
     source: Source = "user"
     path: str | None = None
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core.events import StepFinished
+from core.model.events import StepFinished
 
 Severity = Literal["critical", "major", "minor", "info"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "major", "minor", "info")

@@ -2,7 +2,7 @@
 
 A document's current version lives in ``documents`` (its writer in ``written_by``); every
 earlier one, and a tombstone for each deletion, in ``document_versions``
-(:mod:`core.documents_schema`). An update or delete first copies the current row there
+(:mod:`core.documents.schema`). An update or delete first copies the current row there
 (:func:`archive`), inside the same transaction as the change, so no write can lose a version.
 
 Versions are numbered from 1, the first text; the document's ``version`` column is the number
@@ -17,7 +17,7 @@ import json
 import sqlite3
 from datetime import datetime
 
-from core.documents_models import (
+from core.documents.models import (
     DocumentError,
     DocumentNotFound,
     DocumentProvenance,

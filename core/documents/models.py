@@ -22,7 +22,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from core.documents_search import cut_to_tokens, estimate_tokens
+from core.documents.search import cut_to_tokens, estimate_tokens
 
 DocumentType = Literal["memory", "document"]
 DOCUMENT_TYPES: tuple[DocumentType, ...] = ("memory", "document")
@@ -277,7 +277,7 @@ def fields_from_row(row: sqlite3.Row) -> dict[str, Any]:
 def budgeted_read(document: Document, full: bool, offset: int, budget: int) -> DocumentRead:
     """The summary (or the whole content when it has none, being short), or with ``full`` the
     content from ``offset``, cut to ``budget`` tokens with a note saying how much was left out
-    and how to read on (:func:`core.documents_search.estimate_tokens`)."""
+    and how to read on (:func:`core.documents.search.estimate_tokens`)."""
     content = document.content or ""
     meta = DocumentSummary(**document.model_dump(exclude={"content"}))
     if not full and document.summary:

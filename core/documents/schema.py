@@ -12,7 +12,7 @@ agent was told "saved #12") survives that too. Writes here are a few per agent s
 person's edit, where one fsync per commit costs nothing noticeable; bulk imports commit once.
 
 Every connection registers ``baton_segment`` and ``baton_tag_tokens``
-(:func:`core.documents_search.segment`, :func:`~core.documents_search.tag_tokens`), which the
+(:func:`core.documents.search.segment`, :func:`~core.documents.search.tag_tokens`), which the
 FTS triggers call: a connection opened without it (the ``sqlite3`` shell) can read the store but
 its writes fail loudly instead of leaving the search index out of step.
 """
@@ -25,8 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.documents_models import DocumentError
-from core.documents_search import segment, tag_tokens
+from core.documents.models import DocumentError
+from core.documents.search import segment, tag_tokens
 
 BUSY_TIMEOUT_S = 10.0
 """How long a writer waits for another connection's transaction before giving up."""

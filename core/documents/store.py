@@ -1,8 +1,8 @@
 """The document store: memories and deliverables agents write and people review (DESIGN §7).
 
 One SQLite file, ``<data>/documents.sqlite``, in WAL mode (schema, migrations and durability:
-:mod:`core.documents_schema`; search: :mod:`core.documents_search`; version history:
-:mod:`core.documents_history`; records and errors: :mod:`core.documents_models`, re-exported
+:mod:`core.documents.schema`; search: :mod:`core.documents.search`; version history:
+:mod:`core.documents.history`; records and errors: :mod:`core.documents.models`, re-exported
 here).
 
 Nothing written is lost: every update, delete and restore first copies the version it replaces
@@ -35,9 +35,11 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from core import documents_history as history
-from core import paths
-from core.documents_models import (
+from core.config import paths
+from core.config.settings import Limits, SettingsError, load_settings
+from core.config.validation import format_validation_error
+from core.documents import history
+from core.documents.models import (
     Document,
     DocumentConflict,
     DocumentError,
@@ -57,14 +59,12 @@ from core.documents_models import (
     fields_from_row,
     summarize,
 )
-from core.documents_schema import ConnectionPool
-from core.documents_search import (
+from core.documents.schema import ConnectionPool
+from core.documents.search import (
     find_matches,
     make_snippet,
     plan_query,
 )
-from core.settings import Limits, SettingsError, load_settings
-from core.validation import format_validation_error
 
 __all__ = [
     "Document",
@@ -470,7 +470,7 @@ class DocumentStore:
         markers: tuple[str, str] = ("[", "]"),
     ) -> Page[SearchHit]:
         """Documents matching every term of ``query`` (any language, see
-        :mod:`core.documents_search`), best bm25 rank first, each with a highlighted snippet.
+        :mod:`core.documents.search`), best bm25 rank first, each with a highlighted snippet.
 
         A blank query lists like :meth:`list`; a query with nothing searchable in it (only one-
         or two-character punctuation) matches nothing. Never raises on what a person typed.

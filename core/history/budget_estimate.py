@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
-from core.events import UsageStats, compact_number
-from core.runs import RunIndex
+from core.model.events import UsageStats, compact_number
+from core.record.run_files import RunIndex
 
 SAMPLE = 20
 """How many of the latest finished runs the estimate reads."""

@@ -4,11 +4,12 @@ and files changed.
 Steps are paired by position (step 1 with step 1 …): the runs being compared are normally the
 same chain twice (a re-run, another model, a changed prompt), and a step missing on one side
 is shown as missing rather than guessed at. Everything here is pure: it reads two folded runs
-(:class:`core.run_state.RunState`) and returns data; ``baton runs compare`` prints it as
+(:class:`core.record.run_state.RunState`) and returns data; ``baton runs compare`` prints it as
 Markdown (:func:`comparison_markdown`) and the window's Compare view (:mod:`gui.compare`)
 draws the same data.
 
-Files changed come from the step's checkpoints (:mod:`core.checkpoints`: every file the step
+Files changed come from the step's checkpoints (:mod:`core.workspace.checkpoints`: every file the
+step
 changed in its folder, ``bash`` included, with +/- line counts) when they were recorded; a run
 without them (outside a working folder Baton could checkpoint, or recorded before checkpoints
 existed) shows the paths its ``edit`` and ``write`` calls named instead.
@@ -19,9 +20,9 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-from core.events import UsageStats
-from core.run_names import run_name
-from core.run_state import RunState, StepState, TextBlock, ToolCall
+from core.model.events import UsageStats
+from core.record.run_names import run_name
+from core.record.run_state import RunState, StepState, TextBlock, ToolCall
 
 FILE_TOOLS = ("edit", "write")
 PATH_ARGUMENTS = ("path", "file_path")

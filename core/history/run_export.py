@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 
-from core.events import Event
-from core.run_names import run_name
-from core.run_state import Notice, RunState, TextBlock, ToolCall, fold
-from core.structured import as_handoff, review_table
+from core.definitions.structured import as_handoff, review_table
+from core.model.events import Event
+from core.record.run_names import run_name
+from core.record.run_state import Notice, RunState, TextBlock, ToolCall, fold
 
 PHASE_LABEL = {
     "pending": "pending",

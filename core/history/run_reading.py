@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.events import Event, RunStarted
-from core.run_import import load_any
-from core.run_state import RunState
-from core.runs import read_events
+from core.history.run_import import load_any
+from core.model.events import Event, RunStarted
+from core.record.run_files import read_events
+from core.record.run_state import RunState
 
 
 @dataclass

@@ -3,10 +3,10 @@
 The index is a sibling of the history's ``runs.sqlite``: ``run_search.sqlite`` in the data
 folder, a cache that can be deleted at any time and is rebuilt from the run files. Each run is
 cut into *passages* — a step's task, its answer, each tool call's arguments and its result —
-and every passage is indexed the way documents are (:mod:`core.documents_search`, the same
-functions, not a copy): a word index over :func:`~core.documents_search.segment`-ed text
+and every passage is indexed the way documents are (:mod:`core.documents.search`, the same
+functions, not a copy): a word index over :func:`~core.documents.search.segment`-ed text
 (words, prefixes, CJK unigrams and bigrams) and a trigram index for exact substrings, both
-answering a plan made by :func:`~core.documents_search.plan_query`. So ``登录``, ``auth``,
+answering a plan made by :func:`~core.documents.search.plan_query`. So ``登录``, ``auth``,
 ``"user_id"`` and ``C++`` mean here exactly what they mean in the Documents search box.
 
 When runs are indexed: as ``baton run`` (or ``runs resume``/``rerun``) ends, that run
@@ -37,11 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from core import paths
-from core.documents_search import join_parts, plan_query, segment, snippet_parts
-from core.run_reading import fold_run
-from core.run_state import RunState, TextBlock, ToolCall
-from core.runs import RunIndex, read_events
+from core.config import paths
+from core.documents.search import join_parts, plan_query, segment, snippet_parts
+from core.history.run_reading import fold_run
+from core.record.run_files import RunIndex, read_events
+from core.record.run_state import RunState, TextBlock, ToolCall
 
 _log = logging.getLogger(__name__)
 
@@ -88,7 +88,8 @@ WHERE r.status != 'running' AND r.finished_at IS NOT NULL
   AND (i.finished_at IS NULL OR i.finished_at != r.finished_at)
 ORDER BY r.started_at, r.id
 """
-"""Ended runs of the history (:class:`core.runs.RunIndex`'s table) not indexed as they are
+"""Ended runs of the history (:class:`core.record.run_files.RunIndex`'s table) not indexed as they
+are
 now: new, or indexed again in the history since (an import over an older copy)."""
 _GONE_RUNS = "SELECT run_id FROM indexed_runs WHERE run_id NOT IN (SELECT id FROM history.runs)"
 
@@ -266,7 +267,7 @@ class RunSearch:
         self, query: str, limit: int = DEFAULT_LIMIT, *, update: bool = True
     ) -> SearchResult:
         """Passages matching every term of ``query``, newest run first (``update``: catch the
-        index up first). Query syntax as in Documents (:mod:`core.documents_search`)."""
+        index up first). Query syntax as in Documents (:mod:`core.documents.search`)."""
         if update:
             self.update()
         plan = plan_query(query)

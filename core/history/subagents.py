@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.events import UsageStats
-from core.run_state import StepState, ToolCall
+from core.model.events import UsageStats
+from core.record.run_state import StepState, ToolCall
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from core.events import UsageStats
-from core.run_state import fold
-from core.runs import RunIndex, RunRecord, load_run
+from core.model.events import UsageStats
+from core.record.run_files import RunIndex, RunRecord, load_run
+from core.record.run_state import fold
 
 GroupBy = Literal["agent", "model", "day"]
 

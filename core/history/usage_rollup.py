@@ -1,18 +1,18 @@
 """Which agent costs what in a run: totals per agent definition (issue 19 §6).
 
 A run's steps folded per agent name — how many steps, tool calls and what usage — with each
-step's own sub-agents (:func:`core.subagents.subagent_rows`) kept apart, so a table can show
+step's own sub-agents (:func:`core.history.subagents.subagent_rows`) kept apart, so a table can show
 them nested under their step. History's per-agent totals across runs come from the runs index
-(:meth:`core.runs.RunIndex.usage_by_agent`); this is the same question within one run.
+(:meth:`core.record.run_files.RunIndex.usage_by_agent`); this is the same question within one run.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.events import UsageStats
-from core.run_state import RunState, StepState, ToolCall
-from core.subagents import SubagentRow, subagent_rows
+from core.history.subagents import SubagentRow, subagent_rows
+from core.model.events import UsageStats
+from core.record.run_state import RunState, StepState, ToolCall
 
 
 @dataclass(frozen=True)

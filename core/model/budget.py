@@ -1,6 +1,6 @@
 """Budgets: a cost and token cap per run and per step, checked before every model request.
 
-Usage is priced with the same table as the usage line (:mod:`core.pricing`). When a request
+Usage is priced with the same table as the usage line (:mod:`core.config.pricing`). When a request
 would start with a cap already reached, the run pauses and asks (:data:`BudgetAsker`): the
 person raises the cap, or the step stops with "budget reached"; with nobody to ask it stops at
 once. Tokens count what a model read and wrote anew: input + output (cache reads are not new
@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.events import BudgetAnswered, BudgetAsked, Event, RunCaps, RunStarted, UsageStats
+from core.model.events import BudgetAnswered, BudgetAsked, Event, RunCaps, RunStarted, UsageStats
 
 CapKind = Literal["cost", "tokens"]
 

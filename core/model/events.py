@@ -24,7 +24,7 @@ Isolation = Literal["none", "worktree"]
 StepStatus = Literal["ok", "error", "aborted"]
 RunStatus = Literal["ok", "error", "aborted", "interrupted"]
 """``interrupted``: the process running the run ended first (written when the run is next read,
-see :mod:`core.runs`)."""
+see :mod:`core.record.run_files`)."""
 
 
 def compact_number(n: float) -> str:
@@ -42,7 +42,7 @@ class UsageStats(BaseModel):
 
     ``context_tokens`` and ``model`` describe the latest response, so adding keeps the newer
     value instead of summing. ``priced`` is False when some of the usage could not be priced
-    (a model in no price table, :mod:`core.pricing`): ``cost`` then covers only the rest.
+    (a model in no price table, :mod:`core.config.pricing`): ``cost`` then covers only the rest.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -125,7 +125,7 @@ class Lineage(BaseModel):
     step: int
     kind: Literal["resume", "rerun", "continue", "follow_up"]
     """``continue``: the run's one step goes on with the conversation of the parent's ``step``.
-    ``follow_up``: a new step acting on review comments (:mod:`core.review_comments`)."""
+    ``follow_up``: a new step acting on review comments (:mod:`core.run.review_comments`)."""
 
 
 class WorktreeInfo(BaseModel):
@@ -144,7 +144,7 @@ class WorktreeInfo(BaseModel):
 
 class RunCaps(BaseModel):
     """The budget a run was started with, as its run file keeps it, so a resumed or re-run run
-    keeps the caps (see :mod:`core.budget`, which owns the live ``Budget``); None: no cap."""
+    keeps the caps (see :mod:`core.model.budget`, which owns the live ``Budget``); None: no cap."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -183,7 +183,7 @@ class RunStarted(_Event):
     lineage: Lineage | None = None
     """Set on a resumed or re-run run (``baton runs resume|rerun``, the window's Resume)."""
     worktree: WorktreeInfo | None = None
-    """Set when the run worked in its own git worktree (:mod:`core.worktrees`)."""
+    """Set when the run worked in its own git worktree (:mod:`core.workspace.worktrees`)."""
     budget: RunCaps | None = None
     """The caps the run started with (absent: none, or a run saved before caps were kept)."""
 
@@ -314,7 +314,7 @@ class Usage(_Event):
 
 class BudgetAsked(_Event):
     """A cap was reached before a request: the step waits for a person's answer (or, with
-    nobody to ask, stops at once). See :mod:`core.budget`."""
+    nobody to ask, stops at once). See :mod:`core.model.budget`."""
 
     type: Literal["budget_asked"] = "budget_asked"
     scope: Literal["run", "step"]
@@ -339,7 +339,8 @@ class StepFinished(_Event):
     error: str | None = None
     usage: UsageStats = Field(default_factory=UsageStats)
     structured: dict[str, Any] | None = None
-    """The validated JSON result of an agent that declares ``output:`` (:mod:`core.structured`)."""
+    """The validated JSON result of an agent that declares ``output:``
+    (:mod:`core.definitions.structured`)."""
     reused_from: str | None = None
     """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
     session: str | None = None
@@ -371,7 +372,8 @@ class FileChange(BaseModel):
 
 
 class StepChanges(_Event):
-    """What a step changed in its folder, between two checkpoints (:mod:`core.checkpoints`):
+    """What a step changed in its folder, between two checkpoints
+    (:mod:`core.workspace.checkpoints`):
     commits under ``refs/baton/<run>/...`` in the folder's repository (or Baton's shadow
     repository for a folder outside git). ``kind="restore"`` records a restore made after the
     run (appended to its file); ``step`` is then the step restored to the start of.
@@ -416,7 +418,7 @@ class UserMessage(_Event):
 class MessagesDelivered(_Event):
     """Baton's own loop added the step's ``count`` oldest undelivered messages to the
     conversation here, just before a request: where they sit in it, so Continue rebuilds the
-    conversation exactly (:mod:`core.continuation`). Not shown; the CLIs need none."""
+    conversation exactly (:mod:`core.run.continuation`). Not shown; the CLIs need none."""
 
     type: Literal["messages_delivered"] = "messages_delivered"
     count: int

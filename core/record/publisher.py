@@ -4,7 +4,7 @@ A producer — the runner on this machine, or later whatever reads a remote work
 (DESIGN §10) — calls :meth:`EventPublisher.publish` with complete, serialisable events and
 never learns who listens. For each event the publisher
 
-1. redacts it on the stream (:class:`core.redaction.StreamRedactor`), so nothing downstream —
+1. redacts it on the stream (:class:`core.safety.redaction.StreamRedactor`), so nothing downstream —
    run file, terminal, ``--json``, the window — ever sees a secret;
 2. queues it for the run file (:class:`RunFileSink`): serialising, writing and flushing happen
    on the run-file thread (one for every run of the process), never on the producer's (the
@@ -28,9 +28,9 @@ from typing import Final, TypeVar, cast
 
 from pydantic import BaseModel
 
-from core.events import Event, Log
-from core.redaction import Redactor, StreamRedactor
-from core.runs import RunWriter
+from core.model.events import Event, Log
+from core.record.run_files import RunWriter
+from core.safety.redaction import Redactor, StreamRedactor
 
 EventListener = Callable[[Event], None]
 """A subscriber. Called on the producer's thread, in event order, with redacted events."""

@@ -1,11 +1,11 @@
 """Saved runs: one NDJSON file per run plus a SQLite index for the history list (DESIGN §2).
 
 Each event is written as one line and flushed as it happens (by the publisher's writer thread,
-see :mod:`core.publisher`), so a crash loses at most the line being written; :func:`load_run`
-skips a torn last line. Events arrive already redacted (:mod:`core.redaction`).
+see :mod:`core.record.publisher`), so a crash loses at most the line being written; :func:`load_run`
+skips a torn last line. Events arrive already redacted (:mod:`core.safety.redaction`).
 
 The index (``runs.sqlite``) is a cache of what the files say: it can be rebuilt from them. A row
-still ``running`` whose owner process is gone (:mod:`core.liveness`: killed, crashed) is
+still ``running`` whose owner process is gone (:mod:`core.record.liveness`: killed, crashed) is
 repaired the first time it is read: indexed as ``interrupted``, and a ``run_finished`` with that
 status appended to its file, so the History, ``baton runs list`` and the file all agree.
 """
@@ -22,14 +22,16 @@ from typing import IO, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
-from core import paths
 from core.backends.pi_sessions import prune_sessions
-from core.checkpoints import prune_run
-from core.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
-from core.handoff import remove_handoff
-from core.liveness import lock_path, owner_alive
-from core.redaction import Redactor as Redactor  # also known as core.runs.Redactor
-from core.run_names import STATUS_WORDS, RunOrigin
+from core.config import paths
+from core.model.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
+from core.record.liveness import lock_path, owner_alive
+from core.record.run_names import STATUS_WORDS, RunOrigin
+from core.run.handoff import remove_handoff
+from core.safety.redaction import (
+    Redactor as Redactor,  # also known as core.record.run_files.Redactor
+)
+from core.workspace.checkpoints import prune_run
 
 INTERRUPTED_ERROR = "the process running it ended before the run did (killed or crashed)"
 
@@ -48,7 +50,8 @@ class RunWriter:
     """Appends a run's events to its file. Not thread-safe: one thread writes (the
     publisher's sink thread, or the caller when importing). Write errors propagate.
 
-    Events that went through the publisher (or :func:`core.redaction.redact_all`) are redacted
+    Events that went through the publisher (or :func:`core.safety.redaction.redact_all`) are
+    redacted
     already; a ``redactor`` scrubs each line once more, for events from anywhere else."""
 
     def __init__(self, run_id: str, redactor: Redactor | None = None) -> None:
@@ -396,9 +399,10 @@ class RunIndex:
         return [self._record(row) for row in rows]
 
     def delete(self, run_id: str) -> None:
-        """Forget the run: its row, its file, its checkpoint refs (:mod:`core.checkpoints`), its
+        """Forget the run: its row, its file, its checkpoint refs
+        (:mod:`core.workspace.checkpoints`), its
         pi session files (:mod:`core.backends.pi_sessions`) and its hand-off copies
-        (:mod:`core.handoff`)."""
+        (:mod:`core.run.handoff`)."""
         record = self.get(run_id)
         with self._connect() as db:
             db.execute("DELETE FROM runs WHERE id = ?", (run_id,))

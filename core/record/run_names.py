@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from core.events import RunStarted
+from core.model.events import RunStarted
 
 STATUS_WORDS = {
     "running": "running",
@@ -49,7 +49,7 @@ def status_word(status: str) -> str:
 
 
 class RunOrigin(BaseModel):
-    """A run's parent: ``resume`` / ``rerun`` (:class:`core.events.Lineage`) or ``child`` (an
+    """A run's parent: ``resume`` / ``rerun`` (:class:`core.model.events.Lineage`) or ``child`` (an
     agent started it from ``step`` of ``run_id``)."""
 
     kind: Literal["resume", "rerun", "continue", "follow_up", "child"]

@@ -1,13 +1,14 @@
 """What a run leaves behind: its events published and folded, its run file, index row and
 liveness lock.
 
-:class:`RunRecording` is the one place a :class:`core.runner.Runner` sends events through.
-Each event is folded into the run's own :class:`~core.run_state.RunState` (per-step usage,
+:class:`RunRecording` is the one place a :class:`core.run.runner.Runner` sends events through.
+Each event is folded into the run's own :class:`~core.record.run_state.RunState` (per-step usage,
 open tool calls, partial text: what the runner decides with) and then published
-(:class:`~core.publisher.EventPublisher`: redaction, the run file on the shared writer thread, the
+(:class:`~core.record.publisher.EventPublisher`: redaction, the run file on the shared writer
+thread, the
 isolated subscribers).
 
-A recorded run holds a liveness lock (:mod:`core.liveness`) until its ending is indexed, so a
+A recorded run holds a liveness lock (:mod:`core.record.liveness`) until its ending is indexed, so a
 run whose process died reads ``interrupted``, never ``running`` forever. A run file that cannot
 be written (disk full) stops the run through ``on_failure``: it then ends ``error`` with the
 reason, in the index too.
@@ -25,8 +26,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.backends.base import RunClock
-from core.budget import BudgetAsker, BudgetQuestion, Caps
-from core.events import (
+from core.config.settings import Settings
+from core.model.budget import BudgetAsker, BudgetQuestion, Caps
+from core.model.events import (
     BudgetAnswered,
     BudgetAsked,
     Event,
@@ -35,12 +37,11 @@ from core.events import (
     StepFinished,
     ToolCallFinished,
 )
-from core.liveness import LivenessLock
-from core.publisher import EventListener, EventPublisher, RunFileSink
-from core.redaction import Redactor
-from core.run_state import RunState
-from core.runs import RunIndex, RunWriter
-from core.settings import Settings
+from core.record.liveness import LivenessLock
+from core.record.publisher import EventListener, EventPublisher, RunFileSink
+from core.record.run_files import RunIndex, RunWriter
+from core.record.run_state import RunState
+from core.safety.redaction import Redactor
 
 _log = logging.getLogger(__name__)
 
@@ -104,7 +105,7 @@ class RunRecording:
 
     def emit(self, event: Event) -> None:
         """Fold the event into :attr:`state`, then publish it (redacted) to the run file and
-        the subscribers; see :mod:`core.publisher`."""
+        the subscribers; see :mod:`core.record.publisher`."""
         self.state.apply(event)
         self._publisher.publish(event)
 

@@ -9,7 +9,7 @@ Items of a step, in order: text blocks, thinking blocks and tool calls. Consecut
 the same kind extend the last block; a tool call or a retry starts a new one. A ``retry``
 marks the blocks of the failed attempt as superseded instead of dropping them.
 
-Streamed text and tool output grow in a :class:`~core.text_buffer.TextBuffer` (pieces joined
+Streamed text and tool output grow in a :class:`~core.record.text_buffer.TextBuffer` (pieces joined
 only when the whole is read), never by ``+=``: a 5 MB output in 80-byte chunks folds in linear
 time, and views read only what is new (:meth:`TextBuffer.since`) or the tail.
 """
@@ -20,9 +20,8 @@ import json
 from dataclasses import InitVar, dataclass, field
 from typing import Any, Literal
 
-from core.approval_describe import resolution_text
-from core.budget import budget_answer_text
-from core.events import (
+from core.model.budget import budget_answer_text
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     BudgetAnswered,
@@ -45,8 +44,9 @@ from core.events import (
     UsageStats,
     UserMessage,
 )
-from core.run_names import RunOrigin
-from core.text_buffer import TextBuffer
+from core.record.run_names import RunOrigin
+from core.record.text_buffer import TextBuffer
+from core.tools.approval_describe import resolution_text
 
 StepPhase = Literal["pending", "running", "waiting", "ok", "error", "aborted", "not_run"]
 
@@ -148,7 +148,8 @@ class StepState:
     structured: dict[str, Any] | None = None
     """The step's validated JSON result, if its agent declares ``output:``."""
     changes: StepChanges | None = None
-    """What the step changed in its folder (:mod:`core.checkpoints`), once it is recorded."""
+    """What the step changed in its folder (:mod:`core.workspace.checkpoints`), once it is
+    recorded."""
     output_file: OutputFileWritten | None = None
     """The file its answer was also written to (``output: <file name>``), or why not."""
     """The step's working folder when it is not the run's ("" when it is)."""
@@ -166,7 +167,7 @@ class StepState:
     """Tool calls by id (the newest of a reused id): output chunks find theirs at once."""
     subagents: dict[tuple[str, str], UsageStats] = field(default_factory=dict)
     """Usage of the sub-agents this step's agent ran, by (starting call id, name or "")
-    (:mod:`core.subagents` reads them as rows)."""
+    (:mod:`core.history.subagents` reads them as rows)."""
     subagent_tool_calls: dict[tuple[str, str], int] = field(default_factory=dict)
     """Tool-call counts the backend reported for those sub-agents (pi)."""
 

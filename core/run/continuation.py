@@ -2,7 +2,7 @@
 
 A run file ends with ``run_finished`` and is never appended to afterwards (the index, the
 liveness lock and every reader rely on it), so the follow-up runs as a **new run** of one
-step, linked to its parent like a resume or a re-run (:class:`core.events.Lineage`, kind
+step, linked to its parent like a resume or a re-run (:class:`core.model.events.Lineage`, kind
 ``continue``, naming the parent's step). That step has the same agent, backend, model and
 folder as the one it continues; its task is the follow-up, which also shows in its stream as a
 ``user_message`` (delivery ``continue``). History and the run header say "continues run X,
@@ -27,8 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.errors import RunError
-from core.events import (
+from core.backends.steering import Continuation
+from core.model.errors import RunError
+from core.model.events import (
     Event,
     Lineage,
     MessagesDelivered,
@@ -42,9 +43,8 @@ from core.events import (
     Usage,
     UserMessage,
 )
-from core.run_request import RunRequest, StepSpec
-from core.runs import load_run, run_file
-from core.steering import Continuation
+from core.record.run_files import load_run, run_file
+from core.run.run_request import RunRequest, StepSpec
 
 LoadRun = Callable[[str], list[Event]]
 """A saved run's events by run id (the run files, by default)."""

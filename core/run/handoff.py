@@ -21,8 +21,8 @@ import re
 import shutil
 from pathlib import Path
 
-from core.atomic import atomic_write_bytes
-from core.paths import data_dir
+from core.config.atomic import atomic_write_bytes
+from core.config.paths import data_dir
 
 HANDOFF_NAME = re.compile(r"step-[1-9][0-9]{0,5}\.md")
 """The only names a hand-off folder holds (what the ``read`` allowance accepts)."""

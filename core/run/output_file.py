@@ -3,7 +3,8 @@
 This is what the pi-subagents format means by ``output`` (a chain's steps leave their results
 as files the next ones, or a person, read). The agent file and the checkout may be hostile, so
 the file must stay inside the step's working folder: the name was checked when the file was
-read (:func:`core.agent_fields.output_file_problem`: no absolute path, no ``..``), and here the
+read (:func:`core.definitions.agent_fields.output_file_problem`: no absolute path, no ``..``), and
+here the
 folder it lands in is resolved — a symlinked folder pointing elsewhere is refused. A symlink
 at the file's own name is replaced, never followed: the write is atomic (temporary file, then
 rename), so the link's target is left untouched.
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.agent_fields import output_file_problem
-from core.atomic import atomic_write_text
+from core.config.atomic import atomic_write_text
+from core.definitions.agent_fields import output_file_problem
 
 
 class OutputFileError(Exception):

@@ -3,7 +3,7 @@
 The window collects a step's comments in memory and sends them with one button; a terminal
 adds them one command at a time (``baton runs comment``), so they wait in
 ``<data>/comments/<run-id>.json`` (written atomically, 0600: they may quote private code)
-until ``--send`` turns them into a follow-up run (:mod:`core.review_comments`).
+until ``--send`` turns them into a follow-up run (:mod:`core.run.review_comments`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from core import paths
-from core.atomic import atomic_write_text
-from core.review_comments import ReviewComment
+from core.config import paths
+from core.config.atomic import atomic_write_text
+from core.run.review_comments import ReviewComment
 
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 

@@ -4,10 +4,12 @@ step N with that step changed (Re-run from step N).
 A saved run's ``run_started`` holds everything needed to repeat it: mode, agents, planned tasks
 (arguments and parameters already substituted, ``{previous}`` still open), folders, preset,
 arguments and parameter values. Resume and re-run-from also copy the finished steps' results
-(their ``step_finished``) into :attr:`core.run_request.RunRequest.reused`: the runner shows and
+(their ``step_finished``) into :attr:`core.run.run_request.RunRequest.reused`: the runner shows and
 hands them on as saved, byte for byte, and sends no request for them. The new run is linked to its
-parent (:class:`core.events.Lineage`) and keeps its budget: the caps it started with, as a person
-last raised them (:func:`core.budget.budget_of`), so a run stopped at a cap never resumes uncapped.
+parent (:class:`core.model.events.Lineage`) and keeps its budget: the caps it started with, as a
+person
+last raised them (:func:`core.model.budget.budget_of`), so a run stopped at a cap never resumes
+uncapped.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from core.budget import budget_of
-from core.errors import RunError
-from core.events import Event, Lineage, RunStarted, StepFinished
-from core.params import split_shown
-from core.run_request import RunRequest, StepSpec
+from core.definitions.params import split_shown
+from core.model.budget import budget_of
+from core.model.errors import RunError
+from core.model.events import Event, Lineage, RunStarted, StepFinished
+from core.run.run_request import RunRequest, StepSpec
 
 
 def request_from_run(started: RunStarted) -> RunRequest:

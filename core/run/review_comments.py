@@ -3,10 +3,10 @@
 A person selects lines of a step's output (or of a diff) and comments on them; "Send comments"
 runs one more step that gets every comment: where it is (path, line), the line(s) commented on
 and what the person said. The follow-up is a run of its own, built like a re-run
-(:mod:`core.rerun`): the reviewed step and the chain steps before it are *reused* from the
+(:mod:`core.run.rerun`): the reviewed step and the chain steps before it are *reused* from the
 saved run (no request is sent for them, their results are handed on as saved), and the new
 step comes right after the reviewed one, so its ``{previous}`` is the answer under review. The
-new run is linked to the reviewed one (:class:`core.events.Lineage`, kind ``follow_up``).
+new run is linked to the reviewed one (:class:`core.model.events.Lineage`, kind ``follow_up``).
 
 :func:`follow_up_task` is pure: the GUI only collects comments, the core writes the task.
 """
@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from core.errors import RunError
-from core.events import Event, Lineage, RunStarted, StepFinished
-from core.patch_lines import FilePatch, PatchLine
-from core.rerun import request_from_run
-from core.run_request import RunRequest, StepSpec
+from core.model.errors import RunError
+from core.model.events import Event, Lineage, RunStarted, StepFinished
+from core.run.rerun import request_from_run
+from core.run.run_request import RunRequest, StepSpec
+from core.workspace.patch_lines import FilePatch, PatchLine
 
 OUTPUT_PATH = "step {n} output"
 """The ``path`` of a comment on a step's answer rather than on a file."""
@@ -79,7 +79,8 @@ class ReviewText:
 
 
 def diff_texts(files: list[FilePatch]) -> list[ReviewText]:
-    """One commentable text per changed file of a patch (:mod:`core.patch_lines`): its diff
+    """One commentable text per changed file of a patch (:mod:`core.workspace.patch_lines`): its
+    diff
     as shown (``+``/``-``/space markers, hunk headers), with each line's file line number."""
     return [lines_text(f.path, f.lines) for f in files if not f.binary and f.lines]
 

@@ -1,17 +1,17 @@
-"""Turning a :class:`~core.run_request.RunRequest` into steps that can run, or refusing it.
+"""Turning a :class:`~core.run.run_request.RunRequest` into steps that can run, or refusing it.
 
 Everything here happens before a single request is sent, so a refusal costs nothing and says
-what to fix (:class:`~core.errors.RunError`): the nesting depth, the working folders (one
+what to fix (:class:`~core.model.errors.RunError`): the nesting depth, the working folders (one
 outside the run's folder needs :attr:`RunRequest.allow_outside_folder`), the parallel limit,
-project trust (:class:`~core.trust.UntrustedProjectError`: the project's agents and presets,
+project trust (:class:`~core.safety.trust.UntrustedProjectError`: the project's agents and presets,
 and — for a step run by Claude Code or pi — the programs its CLI settings would run, even in a
 folder with no agent files), the agents (an unknown one, or one
 whose file has an error-level diagnostic), their typed parameters (checked against their
 ``params:``, defaults applied, also substituted into the agent's system prompt), the backend
 and the model of each step.
 
-The runner (:mod:`core.runner`) calls :func:`prepare_steps` once and then only drives what it
-returns; the launch dialog reaches the same checks through :meth:`core.runner.Runner.prepare`.
+The runner (:mod:`core.run.runner`) calls :func:`prepare_steps` once and then only drives what it
+returns; the launch dialog reaches the same checks through :meth:`core.run.runner.Runner.prepare`.
 """
 
 from __future__ import annotations
@@ -20,24 +20,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core import checkout_programs
-from core.agents import AgentCatalog, AgentDefinition, discover_agents
 from core.backends.registry import backend_for
-from core.errors import RunError
-from core.model_choice import configured_model
-from core.nesting import ParentStep, check_depth
-from core.params import ParamsError, run_params, step_params
-from core.presets import (
+from core.config.model_choice import configured_model
+from core.config.settings import Settings
+from core.definitions.agents import AgentCatalog, AgentDefinition, discover_agents
+from core.definitions.params import ParamsError, run_params, step_params
+from core.definitions.presets import (
     MAX_PARALLEL_TASKS,
     Preset,
     PresetCatalog,
     discover_presets,
     expand_template,
 )
-from core.run_request import RunRequest, StepSpec
-from core.settings import Settings
-from core.trust import TrustStore, UntrustedProjectError, project_files
-from core.worktrees import check_repository
+from core.model.errors import RunError
+from core.run.run_request import RunRequest, StepSpec
+from core.safety import checkout_programs
+from core.safety.nesting import ParentStep, check_depth
+from core.safety.trust import TrustStore, UntrustedProjectError, project_files
+from core.workspace.worktrees import check_repository
 
 
 @dataclass
@@ -56,7 +56,7 @@ class PreparedStep:
     """The task as planned: filled in, except ``{previous}``."""
     checkout_trust: str | None = None
     """The fingerprint of the folder's CLI program files as the person trusted them (None:
-    not trusted, the CLI must not load them): see :mod:`core.checkout_programs`."""
+    not trusted, the CLI must not load them): see :mod:`core.safety.checkout_programs`."""
 
     def task_with(self, previous: str | None) -> str:
         """The task sent, filled in one pass from the template (never the planned text)."""
@@ -122,7 +122,7 @@ def prepare_steps(
 def _model_for(
     request: RunRequest, settings: Settings, spec: StepSpec, agent: AgentDefinition, backend: str
 ) -> str | None:
-    """The configured model (:mod:`core.model_choice`, the launch dialog's rule too); None
+    """The configured model (:mod:`core.config.model_choice`, the launch dialog's rule too); None
     lets a CLI use its default, or Baton's loop ask the provider for its only model."""
     return configured_model(
         backend,

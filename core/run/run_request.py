@@ -1,7 +1,7 @@
 """What to run: a request (mode, steps, folder, options), built from a preset or by hand.
 
 A :class:`RunRequest` is plain data: the command line, the launch dialog, resume/re-run
-(:mod:`core.rerun`) and batches build one; :class:`core.runner.Runner` checks and runs it.
+(:mod:`core.run.rerun`) and batches build one; :class:`core.run.runner.Runner` checks and runs it.
 Keeping it apart from the runner lets each side read on its own.
 """
 
@@ -11,11 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.agents import AgentCatalog, Scope, discover_agents
-from core.budget import Budget
-from core.errors import RunError
-from core.events import Isolation, Lineage, RunMode, StepFinished
-from core.presets import (
+from core.backends.steering import Continuation
+from core.definitions.agents import AgentCatalog, Scope, discover_agents
+from core.definitions.presets import (
     Preset,
     PresetCatalog,
     PresetError,
@@ -23,14 +21,16 @@ from core.presets import (
     discover_presets,
     required_argument_count,
 )
-from core.steering import Continuation
+from core.model.budget import Budget
+from core.model.errors import RunError
+from core.model.events import Isolation, Lineage, RunMode, StepFinished
 
 
 @dataclass(frozen=True)
 class StepSpec:
     agent: str
     task: str
-    """The task template (see :func:`core.presets.expand_template`)."""
+    """The task template (see :func:`core.definitions.presets.expand_template`)."""
     cwd: str | None = None
     """Relative to the run's folder (or absolute)."""
     model: str | None = None
@@ -67,10 +67,11 @@ class RunRequest:
     """Cost and token caps (``--max-cost``/``--max-tokens``, a preset's ``budget:``)."""
     reused: dict[int, StepFinished] = field(default_factory=dict)
     """Results copied from :attr:`lineage`'s run, by 0-based step: no request is sent for
-    them; their output is handed on exactly as saved (see :mod:`core.rerun`)."""
+    them; their output is handed on exactly as saved (see :mod:`core.run.rerun`)."""
     lineage: Lineage | None = None
     isolation: Isolation = "none"
-    """``worktree``: work in a new git worktree on branch ``baton/<run-id>`` (core.worktrees)."""
+    """``worktree``: work in a new git worktree on branch ``baton/<run-id>``
+    (core.workspace.worktrees)."""
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:

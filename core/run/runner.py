@@ -3,20 +3,22 @@
 A :class:`Runner` takes a :class:`RunRequest`, checks everything that can be checked before a
 single request is sent (agents exist, parallel limit, working folders, project trust), then
 drives one backend per step and publishes every event through a
-:class:`~core.publisher.EventPublisher` (redaction, the run file on the shared writer thread, the
+:class:`~core.record.publisher.EventPublisher` (redaction, the run file on the shared writer thread,
+the
 subscribers: CLI printer, GUI view model — each isolated from the others).
 
 * **single** — one step.
 * **parallel** — at most 8 tasks, at most 4 at once; a failing task does not stop the others.
 * **chain** — steps in order, ``{previous}`` = the previous step's final output, capped by
-  :func:`core.handoff.hand_off`; the first step that fails or is aborted stops the chain with
+  :func:`core.run.handoff.hand_off`; the first step that fails or is aborted stops the chain with
   ``Chain stopped at step N (agent): <error>``.
 
-Tasks are templates filled in one pass (:func:`core.presets.expand_template`): arguments, the
+Tasks are templates filled in one pass (:func:`core.definitions.presets.expand_template`):
+arguments, the
 agents' typed parameters and ``{previous}``. What is checked before anything is sent lives in
-:mod:`core.run_preparation`; how one backend is driven through a step, in
-:mod:`core.step_execution`; what a run leaves behind (run file, index, liveness), in
-:mod:`core.run_recording`. This module orchestrates them.
+:mod:`core.run.run_preparation`; how one backend is driven through a step, in
+:mod:`core.run.step_execution`; what a run leaves behind (run file, index, liveness), in
+:mod:`core.record.run_recording`. This module orchestrates them.
 
 Cancel (:meth:`Runner.cancel`) reaches every running step (see :mod:`core.backends.base` for
 the two stages); the run then ends ``aborted`` and whatever was received stays in the run file.
@@ -36,14 +38,17 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Literal
 
-from core.agents import AgentCatalog
-from core.approvals import ApprovalGate, Responder, deny_all
 from core.backends.base import Backend, BackendError, RunClock, StepContext
 from core.backends.registry import UnknownBackendError, create_backend
-from core.budget import BudgetAsker, BudgetGuard, caps_of, stop_at_cap
-from core.checkpoints import RunCheckpoints
-from core.errors import RunError
-from core.events import (
+from core.backends.steering import SteerError
+from core.config.settings import Settings, load_settings
+from core.definitions.agents import AgentCatalog
+from core.definitions.params import params_shown
+from core.definitions.presets import PresetCatalog
+from core.definitions.structured import as_handoff, with_structure
+from core.model.budget import BudgetAsker, BudgetGuard, caps_of, stop_at_cap
+from core.model.errors import RunError
+from core.model.events import (
     Event,
     Log,
     OutputFileWritten,
@@ -58,24 +63,21 @@ from core.events import (
     UserMessage,
     WorktreeInfo,
 )
-from core.handoff import hand_off
-from core.nesting import current_parent
-from core.output_file import OutputFileError, write_step_output
-from core.params import params_shown
-from core.presets import PresetCatalog
-from core.publisher import EventListener
-from core.redaction import Redactor
-from core.rule_store import RuleStore
-from core.run_preparation import PreparedStep, prepare_steps
-from core.run_recording import RunRecording, new_run_id
-from core.run_request import RunRequest
-from core.runs import run_file
-from core.settings import Settings, load_settings
-from core.steer_spool import watching
-from core.steering import SteerError
-from core.step_execution import consume, supervise
-from core.structured import as_handoff, with_structure
-from core.worktrees import WorktreeError, create_worktree
+from core.record.publisher import EventListener
+from core.record.run_files import run_file
+from core.record.run_recording import RunRecording, new_run_id
+from core.run.handoff import hand_off
+from core.run.output_file import OutputFileError, write_step_output
+from core.run.run_preparation import PreparedStep, prepare_steps
+from core.run.run_request import RunRequest
+from core.run.steer_spool import watching
+from core.run.step_execution import consume, supervise
+from core.safety.approvals import ApprovalGate, Responder, deny_all
+from core.safety.nesting import current_parent
+from core.safety.redaction import Redactor
+from core.safety.rule_store import RuleStore
+from core.workspace.checkpoints import RunCheckpoints
+from core.workspace.worktrees import WorktreeError, create_worktree
 
 __all__ = ["MAX_CONCURRENT_STEPS", "RunError", "Runner", "new_run_id"]
 
@@ -142,7 +144,7 @@ class Runner:
     # ---------------------------------------------------------------------------- public API
 
     def prepare(self) -> None:
-        """Check the request (:func:`core.run_preparation.prepare_steps`); raises
+        """Check the request (:func:`core.run.run_preparation.prepare_steps`); raises
         :class:`RunError` (or its trust subclass) when it cannot run. Idempotent; :meth:`run`
         calls it if you did not."""
         if self._steps is None:
@@ -164,7 +166,7 @@ class Runner:
 
     def steer(self, step: int, text: str) -> UserMessage:
         """Say ``text`` to running step ``step`` (0-based): it reaches the agent at its next
-        turn boundary, cancelling nothing (:mod:`core.steering`). Recorded as a
+        turn boundary, cancelling nothing (:mod:`core.backends.steering`). Recorded as a
         ``user_message`` event, which is returned. Raises :class:`SteerError` when the step
         cannot take it (not running, finishing, an empty message)."""
         ctx = self._running.get(step)
@@ -201,7 +203,7 @@ class Runner:
 
     def _steered_from_elsewhere(self) -> contextlib.AbstractAsyncContextManager[None]:
         """While the steps run, ``baton runs steer`` from another process reaches them
-        (:mod:`core.steer_spool`); a run that is not recorded cannot be named, so not then."""
+        (:mod:`core.run.steer_spool`); a run that is not recorded cannot be named, so not then."""
         if not self._record:
             return contextlib.nullcontext()
         return watching(self.run_id, self._steer_by_number)
@@ -223,7 +225,7 @@ class Runner:
     # ---------------------------------------------------------------------------- the run
 
     async def _isolate(self, steps: list[PreparedStep]) -> tuple[WorktreeInfo | None, str | None]:
-        """Move the run into its own git worktree when it asks for one (core.worktrees);
+        """Move the run into its own git worktree when it asks for one (core.workspace.worktrees);
         agents and trust were settled in the person's folder, as they asked. The second
         value says why the worktree could not be made (the run then ends with it)."""
         if self.request.isolation != "worktree":
@@ -330,7 +332,8 @@ class Runner:
     # ---------------------------------------------------------------------------- one step
 
     async def _run_step(self, index: int, step: PreparedStep, task: str) -> StepFinished:
-        """The step between two checkpoints of its folder (:mod:`core.checkpoints`), when the
+        """The step between two checkpoints of its folder (:mod:`core.workspace.checkpoints`), when
+        the
         run is recorded (the run file is what restores read). Parallel tasks share their
         folder at the same time, so no checkpoint could say which of them changed what: their
         run has one pair around all of them instead (:meth:`_run_mode`)."""

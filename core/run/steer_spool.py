@@ -5,7 +5,7 @@ terminal, or the window), so the message travels through the data folder: the se
 ``<data>/steer/<run-id>/<name>.json`` atomically (folders 0700, files 0600: only the person's
 own account can steer), and the running process's :class:`SteerWatcher` — an asyncio task
 that lives exactly as long as the run — picks it up every half second, delivers it through
-:meth:`core.runner.Runner.steer` as the window's message box does (recorded as a
+:meth:`core.run.runner.Runner.steer` as the window's message box does (recorded as a
 ``user_message``) and writes ``<name>.answer`` saying whether it was delivered, so the sender
 can tell the person instead of hoping.
 
@@ -29,9 +29,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from core import paths
-from core.atomic import atomic_write_bytes
-from core.steering import SteerError
+from core.backends.steering import SteerError
+from core.config import paths
+from core.config.atomic import atomic_write_bytes
 
 POLL_S = 0.5
 """How often a live run looks for messages: quick enough for a person, idle otherwise."""

@@ -1,6 +1,6 @@
 """Driving one backend through one step: reading its events, stopping it on cancel or time.
 
-The runner (:mod:`core.runner`) starts :func:`consume` as a task and waits on it through
+The runner (:mod:`core.run.runner`) starts :func:`consume` as a task and waits on it through
 :func:`supervise`. Between them a backend's contract (:mod:`core.backends.base`) holds: its
 events are passed on as they come, its ``step_finished`` is kept for the runner to complete,
 its stream or process is released as soon as the step is over, and a backend that fails — or
@@ -16,8 +16,8 @@ from contextlib import suppress
 from typing import Literal
 
 from core.backends.base import Backend, BackendError, StepContext
-from core.budget import BudgetReached
-from core.events import Event, Log, StepFinished, Usage
+from core.model.budget import BudgetReached
+from core.model.events import Event, Log, StepFinished, Usage
 
 StopReason = Literal["cancelled", "timeout"]
 

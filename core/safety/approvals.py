@@ -10,20 +10,21 @@ model as the tool's error result, and the step goes on.
 "Approve this tool for this run" is remembered by the gate (one per run), so later calls of the
 same tool in the same run pass without asking.
 
-Per-project rules (:mod:`core.rules`, kept by :class:`core.rule_store.RuleStore`) are weighed
+Per-project rules (:mod:`core.safety.rules`, kept by :class:`core.safety.rule_store.RuleStore`) are
+weighed
 after a policy ``deny`` (which they cannot widen) and before the rest of the policy: a deny
 rule denies, an ask rule asks even where the policy allows, an allow rule runs the call
 without asking. "Always allow ``<rule>`` here", answered by a person, adds a rule through the
 gate, so it holds for the rest of the run too.
 
-Every decision says who made it (:data:`core.events.Decider`) — the person, a named rule or
+Every decision says who made it (:data:`core.model.events.Decider`) — the person, a named rule or
 policy entry, the run's setting, the no-terminal default, a cancel — in the
 ``approval_resolved`` event, with the arguments a person edited: the run file is an honest
 audit trail of what ran and why.
 
 Threading: everything here runs on the asyncio loop; responders are coroutines on that loop.
 Reading a bash line against the rules is the exception: a long one is read in a thread or a
-worker process (:mod:`core.rule_judge`), so one huge command cannot freeze every run.
+worker process (:mod:`core.safety.rule_judge`), so one huge command cannot freeze every run.
 """
 
 from __future__ import annotations
@@ -37,11 +38,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.events import ApprovalRequested, ApprovalResolved, Decider, Event, Log
-from core.rule_judge import judge
-from core.rule_store import RuleStore, project_of
-from core.rules import RuleError, RuleSet
-from core.settings import PolicyValue
+from core.config.settings import PolicyValue
+from core.model.events import ApprovalRequested, ApprovalResolved, Decider, Event, Log
+from core.safety.rule_judge import judge
+from core.safety.rule_store import RuleStore, project_of
+from core.safety.rules import RuleError, RuleSet
 
 Decision = Literal["approve", "approve_run", "deny"]
 

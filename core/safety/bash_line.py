@@ -1,7 +1,7 @@
 """One bash command line, read once for every rule: what it runs, and what no rule can see.
 
-:func:`read_line` parses the line (:mod:`core.shell_commands`) and then follows what the
-commands themselves start (:mod:`core.shell_programs`): ``env rm`` and ``xargs rm`` reach
+:func:`read_line` parses the line (:mod:`core.safety.shell_commands`) and then follows what the
+commands themselves start (:mod:`core.safety.shell_programs`): ``env rm`` and ``xargs rm`` reach
 ``rm``; ``bash -c 'rm x'`` and ``eval 'rm x'`` are parsed in turn; ``find -exec rm`` reaches
 ``rm``. A deny rule looks at all of :attr:`BashLine.reached`. What cannot be followed — a
 program named by ``$CMD``, ``sh`` reading a script from a file or a pipe, ``source``, a
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.shell_commands import ShellAnalysis, analyse
-from core.shell_programs import (
+from core.safety.shell_commands import ShellAnalysis, analyse
+from core.safety.shell_programs import (
     ARITHMETIC,
     STATE_CHANGERS,
     expands,
@@ -30,7 +30,7 @@ MAX_REACHED = 512
 MAX_WRAPPED = 64
 """Wrappers inside wrappers (``env nice timeout 5 rm``) followed at most; deeper is opaque."""
 
-#: Problems of :func:`core.shell_commands.analyse` that hide a program from any rule.
+#: Problems of :func:`core.safety.shell_commands.analyse` that hide a program from any rule.
 _HIDING = (
     "parameter expansion",
     "here-document",
@@ -59,7 +59,7 @@ class BashLine:
 
 def read_line(command: str) -> BashLine:
     """Read ``command`` for the rules (pure, and bounded only by the parser: see
-    :mod:`core.rule_judge` for running it off the event loop)."""
+    :mod:`core.safety.rule_judge` for running it off the event loop)."""
     analysis = analyse(command)
     line = BashLine(command, analysis)
     _follow(analysis, line, 0)

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.settings import Settings
+    from core.config.settings import Settings
 
 SECRET_NAME = re.compile(
     r"""^(?:

@@ -6,7 +6,7 @@ approved ``bash`` call can still type ``baton run …``. A ``baton`` finds the s
 refuses to start at all past :data:`MAX_DEPTH`, and records document edits as the step's.
 
 It looks, in this order, for: its nearest ancestor that the supervisor recorded as a step's
-shell (:mod:`core.step_shells` — the process tree, which ``env -u`` cannot change); an
+shell (:mod:`core.safety.step_shells` — the process tree, which ``env -u`` cannot change); an
 ancestor whose environment, as it was started, carries :data:`PARENT_VARIABLE` (a changed data
 folder hides the record, not that); its own environment (inside the sandbox, where the host's
 processes are invisible). A forged variable cannot lower the depth the tree shows.
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import psutil
 
-from core.errors import RunError
-from core.step_shells import StepShell, nearest_step_shell, recorded
+from core.model.errors import RunError
+from core.safety.step_shells import StepShell, nearest_step_shell, recorded
 
 PARENT_VARIABLE = "BATON_PARENT_RUN"
 MAX_DEPTH = 1
@@ -108,7 +108,8 @@ def step_process(
     pid: int, run_id: str, step: int | None, agent: str
 ) -> contextlib.AbstractContextManager[None]:
     """Record ``pid`` — a step's bash, or the pi or Claude Code process running the step — as
-    the step's (:mod:`core.step_shells`) while the block runs, so a ``baton`` started below it
+    the step's (:mod:`core.safety.step_shells`) while the block runs, so a ``baton`` started below
+    it
     is known as nested however its environment was changed. Nothing to record outside a run."""
     if not run_id or step is None:
         return contextlib.nullcontext()

@@ -43,7 +43,7 @@ from urllib.parse import quote, quote_plus, urlsplit
 
 from pydantic import BaseModel
 
-from core.events import (
+from core.model.events import (
     Event,
     Log,
     Retry,
@@ -59,7 +59,7 @@ from core.events import (
 )
 
 if TYPE_CHECKING:
-    from core.settings import Settings
+    from core.config.settings import Settings
 
 _E = TypeVar("_E", bound=BaseModel)
 
@@ -152,7 +152,7 @@ class Redactor:
     def for_settings(cls, settings: Settings) -> Redactor:
         """Everything a run could leak: the providers' keys (environment or keyring), the
         credentials inside their ``base_url``, and secret-named environment variables."""
-        from core.secrets import api_key_for  # keyring is imported lazily there
+        from core.safety.secrets import api_key_for  # keyring is imported lazily there
 
         providers = list(settings.providers)
         default = settings.provider()
@@ -167,7 +167,7 @@ class Redactor:
     def configured(cls) -> Redactor:
         """:meth:`for_settings` of the saved settings; from the environment alone when they
         cannot be read (a command that prints must still scrub)."""
-        from core.settings import SettingsError, load_settings
+        from core.config.settings import SettingsError, load_settings
 
         try:
             return cls.for_settings(load_settings())

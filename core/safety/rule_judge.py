@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from core.bash_line import read_line
-from core.rules import Rule, RuleSet, Verdict, suggest_bash, suggest_rule
+from core.safety.bash_line import read_line
+from core.safety.rules import Rule, RuleSet, Verdict, suggest_bash, suggest_rule
 
 MAX_COMMAND_CHARS = 32_768
 """Longer bash lines are asked about unread (a person reads them, not the rules)."""
@@ -141,7 +141,7 @@ def _worker_argv() -> list[str]:
     if getattr(sys, "frozen", False):
         return [sys.executable]
     root = str(Path(__file__).resolve().parents[1])
-    code = f"import sys; sys.path.insert(0, {root!r}); from core.rule_judge import serve; serve()"
+    code = f"import sys; sys.path.insert(0, {root!r}); from core.safety.rule_judge import serve; serve()"
     return [sys.executable, "-c", code]
 
 

@@ -19,10 +19,10 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from core import paths
-from core.agents import find_project_root
-from core.atomic import atomic_write_text
-from core.rules import RULE_KINDS, Rule, RuleError, RuleKind, RuleSet
+from core.config import paths
+from core.config.atomic import atomic_write_text
+from core.definitions.agents import find_project_root
+from core.safety.rules import RULE_KINDS, Rule, RuleError, RuleKind, RuleSet
 
 PROJECT_MARKERS = (".git", ".claude", ".baton", ".pi")
 CLAUDE_SETTINGS = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")

@@ -12,7 +12,7 @@ A rule names a tool and, optionally, what it applies to:
 * Any other name (``WebFetch``, ``mcp__github``) matches that tool by name.
 
 Rules come in three lists evaluated **deny → ask → allow**: the first list with a match
-decides. Commands are read the way bash reads them (:mod:`core.bash_line`), and a rule is a
+decides. Commands are read the way bash reads them (:mod:`core.safety.bash_line`), and a rule is a
 promise about the *programs* a line runs:
 
 * An allow rule matches only when *every* simple command of a plain line fits it, so
@@ -22,7 +22,7 @@ promise about the *programs* a line runs:
   an option that writes files or runs programs (``git log --output=x``, ``find -exec``,
   ``sed -i``), a word bash would still expand into such an option (``git diff *`` beside a
   file named ``--output=x``), or a builtin that evaluates a subscript (``test -v 'a[$(…)]'``):
-  see :mod:`core.shell_programs`. ``eval`` is never allowed by a rule.
+  see :mod:`core.safety.shell_programs`. ``eval`` is never allowed by a rule.
 * Deny and ask rules match when *any* command the line may start fits, however it is invoked
   (``/bin/rm``, ``command rm``, ``env rm``, ``xargs rm``, ``find -exec rm``, ``bash -c 'rm'``,
   ``eval rm``). A line whose programs cannot all be named (``$CMD x``, ``sh < script``, a
@@ -44,8 +44,8 @@ from typing import Any, Literal
 
 import pathspec
 
-from core.bash_line import BashLine, read_line
-from core.shell_programs import LAUNCHERS, OPTIONS, expands, prefix_risk, program_name
+from core.safety.bash_line import BashLine, read_line
+from core.safety.shell_programs import LAUNCHERS, OPTIONS, expands, prefix_risk, program_name
 
 RuleKind = Literal["allow", "ask", "deny"]
 RULE_KINDS: tuple[RuleKind, ...] = ("deny", "ask", "allow")
@@ -192,7 +192,8 @@ def _fits(spec: str, words: list[str], raw: list[str] | None, *, strict: bool) -
     """Does one simple command fit a ``Bash(...)`` specifier?
 
     ``strict`` (allow rules): the program exactly as the rule writes it, and for a prefix rule
-    nothing :func:`core.shell_programs.prefix_risk` objects to; for an exact rule no word bash
+    nothing :func:`core.safety.shell_programs.prefix_risk` objects to; for an exact rule no word
+    bash
     would still expand. Otherwise (deny / ask rules) the program however it is named
     (``/bin/rm`` is ``rm``).
     """
@@ -332,7 +333,7 @@ class RuleSet:
 # -- suggestions ------------------------------------------------------------------------------
 
 #: Programs whose arguments destroy data or reach the network: suggest the exact line. (Those
-#: that run programs or have options that do are in :mod:`core.shell_programs`.)
+#: that run programs or have options that do are in :mod:`core.safety.shell_programs`.)
 # fmt: off
 _EXACT_ONLY = LAUNCHERS | frozenset(OPTIONS) | frozenset({
     "rm", "mv", "cp", "dd", "chmod", "chown", "chgrp", "ln", "kill", "pkill", "killall",

@@ -3,7 +3,7 @@
 A command the model wrote is assumed hostile. Where the platform allows, it runs confined:
 
 * **Linux — bubblewrap** (``bwrap``): the whole filesystem read-only, except the working folder
-  and a private ``/tmp``; Baton's own folders (:func:`core.paths.protected_dirs`) replaced by
+  and a private ``/tmp``; Baton's own folders (:func:`core.config.paths.protected_dirs`) replaced by
   empty ones; the host's Unix sockets hidden (:mod:`core.tools.host_sockets`); its own PID
   namespace, so every process it starts — ``setsid``, ``nohup`` and
   ``disown`` included — ends with it (``--die-with-parent`` ends it with Baton); network on
@@ -11,7 +11,7 @@ A command the model wrote is assumed hostile. Where the platform allows, it runs
   with it the host's abstract sockets (its own network namespace).
 * **macOS — sandbox-exec**: a generated profile (:func:`seatbelt_profile`) allowing writes only
   under the working folder and a private temp folder, denying Baton's folders, and the network
-  when cut. Process containment there is :mod:`core.process_tree`'s tracking.
+  when cut. Process containment there is :mod:`core.tools.process_tree`'s tracking.
 * **Elsewhere** (Windows, bwrap missing or refused by the kernel, or the Settings switch off)
   bash runs unconfined and every place that asks about bash says **not sandboxed**
   (:meth:`SandboxStatus.describe`).

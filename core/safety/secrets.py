@@ -1,6 +1,7 @@
 """API keys: read from an environment variable or the system keyring, never from a file.
 
-A provider in ``config.yaml`` only *names* where its key lives (:class:`core.settings.Provider`
+A provider in ``config.yaml`` only *names* where its key lives
+(:class:`core.config.settings.Provider`
 ``api_key_env`` / ``api_key_in_keyring``), so the settings file can be shared or committed
 without leaking anything. Keys live in the keyring under service ``baton``, user = provider
 name.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from core.settings import Provider
+from core.config.settings import Provider
 
 SERVICE = "baton"
 

@@ -15,7 +15,7 @@ then exits, ``systemd-run``, ``ssh localhost``). Unsandboxed, an agent runs as t
 sandbox is the boundary, this is attribution.
 
 Inside the bubblewrap sandbox the host's pids are invisible and the data folder is hidden, so
-there the environment marker (:mod:`core.nesting`) is what a nested ``baton`` finds.
+there the environment marker (:mod:`core.safety.nesting`) is what a nested ``baton`` finds.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from pathlib import Path
 
 import psutil
 
-from core.atomic import atomic_write_text
-from core.paths import data_dir
+from core.config.atomic import atomic_write_text
+from core.config.paths import data_dir
 
 FOLDER = "step-shells"
 

@@ -2,7 +2,7 @@
 
 A cloned repository can carry agent files that instruct a model to run commands, and settings
 that make Claude Code or pi run programs themselves (hooks, helpers, MCP servers, extensions:
-:mod:`core.checkout_programs`): none of it may run until the user has looked at it. Trust is
+:mod:`core.safety.checkout_programs`): none of it may run until the user has looked at it. Trust is
 stored per project folder together with a fingerprint (SHA-256) of those files, so any
 change — a new agent, an edited prompt, a new tool, a new hook — asks again.
 
@@ -24,12 +24,12 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from core import paths
-from core.agents import PROJECT_AGENT_DIRS
-from core.atomic import atomic_write_text
-from core.checkout_programs import checkout_programs, program_files
-from core.errors import RunError
-from core.presets import PROJECT_PRESET_DIR
+from core.config import paths
+from core.config.atomic import atomic_write_text
+from core.definitions.agents import PROJECT_AGENT_DIRS
+from core.definitions.presets import PROJECT_PRESET_DIR
+from core.model.errors import RunError
+from core.safety.checkout_programs import checkout_programs, program_files
 
 
 class TrustRecord(BaseModel):

@@ -1,7 +1,7 @@
 """Approvals on a terminal (``baton run --approve prompt``): the dialog's information and its
 choices, as text.
 
-The question renders the same :class:`core.approval_describe.Description` the GUI dialog
+The question renders the same :class:`core.tools.approval_describe.Description` the GUI dialog
 renders — the command and folder for ``bash``, a unified diff for ``edit``/``write``, the
 document for ``document``, the arguments for anything else, and the rule that asked — then
 reads one of: approve once, approve this tool for this run, always allow the suggested rule
@@ -17,8 +17,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from core.approval_describe import as_text, describe
-from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
+from core.tools.approval_describe import as_text, describe
 
 _CHOICES = "[o]nce  [r] approve this tool for this run  [d]eny"
 
@@ -29,7 +29,7 @@ def describe_request(request: ApprovalRequest) -> str:
 
 
 class TerminalApprover:
-    """A responder for :class:`core.approvals.ApprovalGate` that asks on a terminal."""
+    """A responder for :class:`core.safety.approvals.ApprovalGate` that asks on a terminal."""
 
     def __init__(
         self,

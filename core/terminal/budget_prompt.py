@@ -6,7 +6,7 @@ import asyncio
 import sys
 from collections.abc import Callable
 
-from core.budget import BudgetQuestion, Caps
+from core.model.budget import BudgetQuestion, Caps
 
 
 async def ask_on_terminal(

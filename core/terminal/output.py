@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from core.events import (
+from core.model.events import (
     Event,
     Log,
     OutputFileWritten,
@@ -29,7 +29,7 @@ from core.events import (
     ToolCallStarted,
     Usage,
 )
-from core.run_state import ToolCall
+from core.record.run_state import ToolCall
 
 _MARKS = {"ok": "✓", "error": "✗", "aborted": "⊘", "interrupted": "⊘"}
 

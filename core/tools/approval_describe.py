@@ -1,6 +1,6 @@
 """What an approval request *is*, and how it was decided, described once for every screen.
 
-The terminal prompt (:mod:`core.terminal_approval`) and the approval dialog
+The terminal prompt (:mod:`core.terminal.approval_prompt`) and the approval dialog
 (:mod:`gui.approvals.approval_dialog`) both render :func:`describe`'s :class:`Description`, so they
 cannot drift: a person approves a *change*, not a JSON blob — the command and folder for
 ``bash``, a unified diff against the file on disk for ``edit``/``write``
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from core.approvals import ApprovalRequest
-from core.events import ApprovalResolved
+from core.model.events import ApprovalResolved
+from core.safety.approvals import ApprovalRequest
 from core.tools.base import ToolError
 from core.tools.diffs import FILE_TOOLS, claude_file_path, preview_diff
 from core.tools.paths import check_representable
@@ -187,7 +187,7 @@ def lookup_document(doc_id: int) -> StoredDocument | None:
     person sees the arguments without the stored version beside them.
     """
     try:
-        from core.documents import DocumentStore
+        from core.documents.store import DocumentStore
 
         document = DocumentStore.default().get(doc_id, full=True)
     except Exception:

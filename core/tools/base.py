@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from core.settings import Limits, SandboxSettings
+from core.config.settings import Limits, SandboxSettings
 
 
 class ToolError(Exception):
@@ -50,10 +50,10 @@ class ToolContext:
     secret_env: tuple[str, ...] = ()
     """Variables Baton knows hold keys (providers' ``api_key_env``), removed whatever their name."""
     scrub: Callable[[str], str] = lambda text: text
-    """The run's redactor (:meth:`core.redaction.Redactor.scrub`): what a tool stores beyond
+    """The run's redactor (:meth:`core.safety.redaction.Redactor.scrub`): what a tool stores beyond
     the run (documents) goes through it, so a secret the model saw is never kept."""
     handoff_dir: Path | None = None
-    """The current run's hand-off folder (:mod:`core.handoff`): the one place outside the
+    """The current run's hand-off folder (:mod:`core.run.handoff`): the one place outside the
     working folder that ``read`` may open, and only the step files in it."""
 
 

@@ -1,9 +1,10 @@
 """``bash``: run a shell command in the working folder, streaming its output.
 
-The command runs confined where the platform allows (:mod:`core.tools.sandbox`: writes only in
+The command runs confined where the platform allows (:mod:`core.safety.sandbox`: writes only in
 the working folder, Baton's folders hidden, its own PID namespace), with an environment
-scrubbed of secrets (:mod:`core.environment`). Nothing it starts outlives the call: its process
-tree is tracked while it runs and tagged through the environment (:mod:`core.process_tree`),
+scrubbed of secrets (:mod:`core.safety.environment`). Nothing it starts outlives the call: its
+process
+tree is tracked while it runs and tagged through the environment (:mod:`core.tools.process_tree`),
 and whatever is left when the shell exits, times out or is cancelled — background jobs,
 ``setsid``, ``nohup`` and ``disown`` included — gets SIGTERM, then SIGKILL after a grace
 period. Without a sandbox Baton also becomes the child subreaper, so orphans stay its children.
@@ -28,14 +29,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core import process_tree
-from core.environment import scrubbed_env
-from core.nesting import marker_for, step_process
-from core.paths import protected_dirs
-from core.process_tree import POLL_S, TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
+from core.config.paths import protected_dirs
+from core.safety.environment import scrubbed_env
+from core.safety.nesting import marker_for, step_process
+from core.safety.sandbox import SandboxStatus, confine, sandbox_status
+from core.tools import process_tree
 from core.tools.base import Tool, ToolContext, ToolError
 from core.tools.paths import working_root
-from core.tools.sandbox import SandboxStatus, confine, sandbox_status
+from core.tools.process_tree import POLL_S, TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
 
 SETUP_ATTEMPTS = 5
 """How often bash is started when a host socket the sandbox covers vanishes as it starts."""

@@ -14,9 +14,9 @@ there. So the file tools open everything relative to a descriptor held for the w
 Either way a symlink that stays inside the folder is followed (as the tools always allowed), and
 one that leaves it is refused. The folder a file is opened in is then checked by identity
 (device and inode, walking ``..`` up to the working folder): it must lie inside the working
-folder and outside Baton's own folders (:func:`core.paths.protected_dirs`), however the path
+folder and outside Baton's own folders (:func:`core.config.paths.protected_dirs`), however the path
 reached it. Writes create their temporary file and rename it inside that held descriptor
-(:func:`core.atomic.atomic_write_at`), so the file replaced is the one in the checked folder.
+(:func:`core.config.atomic.atomic_write_at`), so the file replaced is the one in the checked folder.
 The last component is always opened with ``O_NOFOLLOW``: the path was resolved before, so a
 symlink there now is a swap in progress, and it is refused rather than followed.
 """
@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
-from core.paths import protected_dirs
+from core.config.paths import protected_dirs
 from core.tools.base import ToolError
 from core.tools.paths import PROTECTED
 

@@ -17,7 +17,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.tools.sandbox import sandbox_status
+from core.safety.sandbox import sandbox_status
 
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
 """What a dynamically linked program needs to start; nothing in them is the user's."""

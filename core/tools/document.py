@@ -3,7 +3,7 @@
 One tool with an ``action`` rather than five tools: the model sees one short declaration, and
 the approval policy keys on ``document.<action>``. The tool does not ask for approval itself;
 the agent loop consults the gate with :meth:`DocumentTool.approval_action` before ``run``.
-Defaults (``core.settings.DEFAULT_POLICY``): create, read, list and updating a document this
+Defaults (``core.config.settings.DEFAULT_POLICY``): create, read, list and updating a document this
 run created run freely; ``update_other`` (a document a person or another run wrote) asks,
 ``retype`` (turning a document into a memory, which later runs recall as instructions, or
 back) asks, ``delete`` asks. Nothing is lost either way: the store keeps every version.
@@ -23,7 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.documents import (
+from core.documents.models import check_content
+from core.documents.store import (
     Document,
     DocumentError,
     DocumentProvenance,
@@ -31,7 +32,6 @@ from core.documents import (
     DocumentSummary,
     SearchHit,
 )
-from core.documents_models import check_content
 from core.tools.base import Provenance, Tool, ToolContext, ToolError
 
 Action = Literal["create", "read", "update", "delete", "list"]

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, ParamSpec, TypeVar
 
-from core.atomic import atomic_write_at
+from core.config.atomic import atomic_write_at
 from core.tools.base import ToolError
 from core.tools.beneath import folder_beneath, lstat_at, open_file_at, split
 
@@ -105,7 +105,7 @@ def write_regular(path: Path, shown: str, root: Path, data: bytes) -> bool:
     """Replace (or create) the resolved ``path`` with ``data`` atomically, beneath ``root``.
 
     Missing folders are created inside held descriptors and the temporary file is renamed
-    within the checked folder (:func:`core.atomic.atomic_write_at`). Returns whether the file
+    within the checked folder (:func:`core.config.atomic.atomic_write_at`). Returns whether the file
     existed before."""
     folder, name = split(root, path)
     with folder_beneath(root, folder, shown, create=True) as dir_fd:

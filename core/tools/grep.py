@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from core.paths import protected_dirs
+from core.config.paths import protected_dirs
 from core.tools.base import Tool, ToolContext, ToolError, lines_within
 from core.tools.confined_read import confined_argv
 from core.tools.files import off_loop, open_regular_at, refuse_special

@@ -4,7 +4,7 @@ and out of Baton's own folders.
 A model names files relative to the working folder or absolutely. Both are resolved — symlinks
 included — *before* the checks, so neither ``../x`` nor a symlink pointing outside (to a file or
 to a folder) lets a tool read or write beyond the folder the user chose. Baton's config and data
-folders (:func:`core.paths.protected_dirs`) are refused even inside the working folder (a run
+folders (:func:`core.config.paths.protected_dirs`) are refused even inside the working folder (a run
 started with ``--cwd $HOME``): a forged run file or a rewritten ``config.yaml`` would change the
 audit trail or the policy. The refusal is a :class:`ToolError` the model reads and can act on.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.paths import protected_dirs
+from core.config.paths import protected_dirs
 from core.tools.base import ToolError
 
 
@@ -86,7 +86,8 @@ PROTECTED = "The path {path} is in Baton's own settings or data folder, which ag
 def is_protected(path: Path, folders: tuple[Path, ...] | None = None) -> bool:
     """Whether the resolved ``path`` is one of Baton's private folders or inside one.
 
-    ``folders`` is :func:`~core.paths.protected_dirs`, passed in by callers checking many paths.
+    ``folders`` is :func:`~core.config.paths.protected_dirs`, passed in by callers checking many
+    paths.
     """
     return any(path.is_relative_to(folder) for folder in folders or protected_dirs())
 

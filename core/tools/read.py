@@ -5,7 +5,7 @@ Line numbers let the model quote exact text for ``edit`` and say where it is; th
 flooding the context, and the result always says how to ask for the next window.
 
 One path outside the working folder is readable: the current run's hand-off copies
-(:mod:`core.handoff`), which the marker in a capped ``{previous}`` points the model at. The
+(:mod:`core.run.handoff`), which the marker in a capped ``{previous}`` points the model at. The
 allowance is exact: an absolute path whose folder is that run's hand-off folder and whose name
 is ``step-N.md``, opened inside a descriptor held for that folder without following a symlink.
 Every other path in Baton's data folder is refused as before.
@@ -21,7 +21,7 @@ from typing import BinaryIO
 
 from pydantic import BaseModel, Field
 
-from core.handoff import HANDOFF_NAME
+from core.run.handoff import HANDOFF_NAME
 from core.tools.base import Tool, ToolContext, ToolError
 from core.tools.beneath import DIR_FLAGS
 from core.tools.files import off_loop, open_regular, open_regular_at

@@ -4,7 +4,7 @@
 same files ripgrep would: build output, virtualenvs and ``node_modules`` listed in a
 ``.gitignore`` stay out of the model's context. Symlinks are never followed — one pointing
 outside the working folder must not leak files the path check would refuse — and Baton's own
-folders (:func:`core.paths.protected_dirs`) are never entered.
+folders (:func:`core.config.paths.protected_dirs`) are never entered.
 
 The ``.gitignore`` dialect covered: comments, ``!`` negation, trailing ``/`` (folders only),
 leading or inner ``/`` (anchored to the file's folder), ``*``, ``?``, ``[...]`` and ``**``;

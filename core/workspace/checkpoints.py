@@ -16,7 +16,8 @@ A folder outside any git repository gets a private *shadow* repository in Baton'
 no agent tool may write. It is refused past ``checkpoints.max_folder_mb`` with a message that
 names the setting; ``checkpoints.enabled: false`` turns checkpoints off altogether.
 
-Restores (:mod:`core.restore`) trust only the commit ids saved in the run file (Baton's own
+Restores (:mod:`core.workspace.restore`) trust only the commit ids saved in the run file (Baton's
+own
 data folder), never the refs, which a model could rewrite; the refs only keep the commits alive
 and go when the run is deleted (:func:`prune_run`).
 """
@@ -34,9 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from core import paths
-from core.events import Event, FileChange, StepChanges
-from core.git_command import (
+from core.config import paths
+from core.config.settings import CheckpointSettings
+from core.model.events import Event, FileChange, StepChanges
+from core.safety.redaction import Redactor
+from core.workspace.git_command import (
     SAFE_OPTIONS,
     GitError,
     guarded_options,
@@ -45,9 +48,7 @@ from core.git_command import (
     run_git_sync,
     stream_names,
 )
-from core.git_location import UnsafeRepository, check_git_dir, check_not_protected, locate
-from core.redaction import Redactor
-from core.settings import CheckpointSettings
+from core.workspace.git_location import UnsafeRepository, check_git_dir, check_not_protected, locate
 
 REF_ROOT = "refs/baton"
 
@@ -81,7 +82,8 @@ class Workspace:
         return await guarded_options(self.work_tree, git_dir=self.git_dir, work_tree=self.work_tree)
 
     def check(self) -> None:
-        """Refuse (:class:`~core.git_location.UnsafeRepository`) a workspace holding or inside
+        """Refuse (:class:`~core.workspace.git_location.UnsafeRepository`) a workspace holding or
+        inside
         one of Baton's folders (a checkpoint would copy them, a restore write there), or whose
         git folder is no longer a folder: git takes a ``.git`` *file* given as ``--git-dir``
         as a redirect, so an agent replacing ``.git`` during a step would send the next

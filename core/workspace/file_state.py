@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.atomic import atomic_write_text
+from core.config.atomic import atomic_write_text
 
 BOM = "\ufeff"
 

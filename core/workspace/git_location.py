@@ -5,7 +5,7 @@ set, and the repository's configuration is in the agent's reach: one ``git confi
 core.worktree ~/.local/share/baton`` and the next checkpoint would record (and a restore
 would write) Baton's own data folder. So the repository is located here, from the folder up,
 by its ``.git`` folder, and every git call names it (``--git-dir``, ``--work-tree``:
-:func:`core.git_command.repository_options`), which overrides ``core.worktree`` and every
+:func:`core.workspace.git_command.repository_options`), which overrides ``core.worktree`` and every
 ``GIT_*`` variable.
 
 Refused (:class:`UnsafeRepository`, the message says why):
@@ -26,7 +26,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.paths import protected_dirs, worktrees_dir
+from core.config.paths import protected_dirs, worktrees_dir
 
 
 class UnsafeRepository(Exception):

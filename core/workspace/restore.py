@@ -20,10 +20,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.checkpoints import REF_ROOT, Checkpoint, Workspace, changed_files, snapshot
-from core.events import Event, FileChange, StepChanges
-from core.git_command import GitError
-from core.git_location import UnsafeRepository
+from core.model.events import Event, FileChange, StepChanges
+from core.workspace.checkpoints import REF_ROOT, Checkpoint, Workspace, changed_files, snapshot
+from core.workspace.git_command import GitError
+from core.workspace.git_location import UnsafeRepository
 
 
 class RestoreError(Exception):

@@ -9,9 +9,10 @@ agents' tools may work there), copy in the ignored files that ``.worktreeinclude
 reviews the run's Changes and either merges — fast-forward, or squash (the changes staged on
 their branch, for them to commit) — or discards the worktree and its branch.
 
-Git runs with the same guards as checkpoints (:mod:`core.git_command`): no hooks, no filter
+Git runs with the same guards as checkpoints (:mod:`core.workspace.git_command`): no hooks, no
+filter
 drivers from a configuration an earlier agent may have written, and the repository named on
-every call (:mod:`core.git_location`), so a planted ``core.worktree`` moves nothing.
+every call (:mod:`core.workspace.git_location`), so a planted ``core.worktree`` moves nothing.
 """
 
 from __future__ import annotations
@@ -23,17 +24,17 @@ from pathlib import Path
 
 import pathspec
 
-from core.errors import RunError
-from core.events import WorktreeInfo
-from core.git_command import (
+from core.config.paths import worktrees_dir
+from core.model.errors import RunError
+from core.model.events import WorktreeInfo
+from core.workspace.git_command import (
     GitError,
     guarded_options,
     repository_options,
     run_git,
     run_git_sync,
 )
-from core.git_location import Repository, UnsafeRepository, locate
-from core.paths import worktrees_dir
+from core.workspace.git_location import Repository, UnsafeRepository, locate
 
 INCLUDE_FILE = ".worktreeinclude"
 
@@ -67,7 +68,7 @@ def check_repository(folder: Path) -> None:
 
 
 def _repository(folder: Path) -> Repository:
-    """The repository of ``folder``, found by Baton (:func:`core.git_location.locate`)."""
+    """The repository of ``folder``, found by Baton (:func:`core.workspace.git_location.locate`)."""
     try:
         repository = locate(folder)
     except (UnsafeRepository, OSError) as refused:

@@ -1,7 +1,7 @@
 """The approval dialog: one tool call a person must allow or refuse (DESIGN §6).
 
-It shows one :class:`core.approvals.ApprovalRequest` at a time — agent, step, tool, and the
-call described for a human (:func:`core.approval_describe.describe`, the same description the
+It shows one :class:`core.safety.approvals.ApprovalRequest` at a time — agent, step, tool, and the
+call described for a human (:func:`core.tools.approval_describe.describe`, the same description the
 terminal prompt prints), the rule that asked, and an "always allow ``<rule>`` here" choice —
 and says how many more wait. It never decides anything by itself:
 :class:`gui.approvals.approval_queue.ApprovalQueue` feeds it (describing requests off the GUI
@@ -42,8 +42,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.approval_describe import Description, describe
-from core.approvals import ApprovalAnswer, ApprovalRequest, Decision
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest, Decision
+from core.tools.approval_describe import Description, describe
 from gui import theme
 from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import icons
@@ -85,7 +85,7 @@ class ApprovalDialog(QDialog):
     ) -> None:
         """Show ``request`` (``waiting`` = requests in the queue, this one included).
 
-        ``description``: :func:`core.approval_describe.describe` of the request, computed off
+        ``description``: :func:`core.tools.approval_describe.describe` of the request, computed off
         the GUI thread by the queue; without it the dialog describes the request itself."""
         changed = self.request is None or self.request.request_id != request.request_id
         self.set_waiting(waiting)

@@ -1,14 +1,15 @@
 """The GUI's approval responder: requests from every running step, answered one at a time.
 
 :class:`ApprovalQueue` is what a run launched from the window passes to
-:class:`core.runner.Runner` as ``responder``. The gate awaits it; it queues the request, shows
+:class:`core.run.runner.Runner` as ``responder``. The gate awaits it; it queues the request, shows
 it in the :class:`gui.approvals.approval_dialog.ApprovalDialog` (oldest first, with "1 of N
 waiting"),
 and returns the person's answer. Nothing here blocks: each request is an asyncio future that
 the dialog's signal resolves, so parallel steps, other runs and the rest of the window keep
 going while a person thinks.
 
-Each request is described (:func:`core.approval_describe.describe`: files read, diffs computed,
+Each request is described (:func:`core.tools.approval_describe.describe`: files read, diffs
+computed,
 the document store looked up) in a worker thread before it joins the queue, so a huge diff
 never stalls the window.
 
@@ -27,8 +28,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from core.approval_describe import Description, describe
-from core.approvals import ApprovalAnswer, ApprovalRequest
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
+from core.tools.approval_describe import Description, describe
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.waiting import Waiting, WaitingList
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.budget import BudgetQuestion, Caps
+from core.model.budget import BudgetQuestion, Caps
 
 MAX_COST = 10_000.0
 MAX_TOKENS = 2_000_000_000

@@ -1,6 +1,6 @@
 """The window's budget asker: reached caps from every run, asked one at a time.
 
-:class:`BudgetQueue` is the :data:`core.budget.BudgetAsker` a run launched from the window
+:class:`BudgetQueue` is the :data:`core.model.budget.BudgetAsker` a run launched from the window
 gets. The runner awaits it before the step's next request (so nothing is spent while the
 question is open); it queues the question, shows the oldest in the
 :class:`gui.approvals.budget_dialog.BudgetDialog`, and returns the raised caps or None (stop).
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
-from core.budget import BudgetQuestion, Caps
+from core.model.budget import BudgetQuestion, Caps
 from gui.approvals.budget_dialog import BudgetDialog
 from gui.approvals.waiting import WaitingList
 

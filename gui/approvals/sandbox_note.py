@@ -2,13 +2,13 @@
 
 The person deciding must know what a yes means: a sandboxed command can only write in the
 working folder; an unconfined one can do anything their account can. The state comes from
-:func:`core.tools.sandbox.sandbox_status` and the Settings switch.
+:func:`core.safety.sandbox.sandbox_status` and the Settings switch.
 """
 
 from __future__ import annotations
 
-from core.settings import SettingsError, load_settings
-from core.tools.sandbox import SandboxStatus, sandbox_status
+from core.config.settings import SettingsError, load_settings
+from core.safety.sandbox import SandboxStatus, sandbox_status
 
 
 def bash_sandbox() -> SandboxStatus:

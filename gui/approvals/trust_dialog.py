@@ -2,13 +2,15 @@
 
 A cloned repository can carry agent files that tell a model to run commands, and settings that
 make Claude Code or pi run programs by themselves (hooks, ``apiKeyHelper``, MCP servers, pi
-packages and shell prefixes: :mod:`core.checkout_programs`). Before a run uses them — the first
+packages and shell prefixes: :mod:`core.safety.checkout_programs`). Before a run uses them — the
+first
 time, or after any of them changed — the launcher catches
-:class:`core.trust.UntrustedProjectError` and asks here. The dialog lists every file with what
+:class:`core.safety.trust.UntrustedProjectError` and asks here. The dialog lists every file with
+what
 it can do (an agent's tools and model, a preset's steps), every program with its command line,
 and offers three ways on:
 
-* **Trust this project** — remembered by :class:`core.trust.TrustStore` with a fingerprint of
+* **Trust this project** — remembered by :class:`core.safety.trust.TrustStore` with a fingerprint of
   the files, so the question comes back only when they change;
 * **Run without project agents** — this run uses built-in and user agents only, and the CLIs
   load none of the project's settings;
@@ -21,7 +23,7 @@ Two entry points, both on the GUI thread:
 * ``ask_trust_blocking(parent, root, files)`` — from a plain slot: ``exec()``. Never call it
   from a coroutine (see :mod:`gui.qt_asyncio`).
 
-:func:`prepare_runner` wraps the whole dance around :meth:`core.runner.Runner.prepare`.
+:func:`prepare_runner` wraps the whole dance around :meth:`core.run.runner.Runner.prepare`.
 """
 
 from __future__ import annotations
@@ -46,13 +48,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agents import BATON_TOOLS, AgentFileError, discover_agents, load_agent_file
-from core.checkout_programs import checkout_programs, program_files
-from core.errors import RunError
-from core.presets import PresetError, parse_preset_text
-from core.run_request import RunRequest
-from core.runner import Runner
-from core.trust import TrustStore, UntrustedProjectError
+from core.definitions.agents import BATON_TOOLS, AgentFileError, discover_agents, load_agent_file
+from core.definitions.presets import PresetError, parse_preset_text
+from core.model.errors import RunError
+from core.run.run_request import RunRequest
+from core.run.runner import Runner
+from core.safety.checkout_programs import checkout_programs, program_files
+from core.safety.trust import TrustStore, UntrustedProjectError
 from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import icons, secondary_text
 from gui.widgets import ElidedLabel
@@ -335,7 +337,7 @@ async def prepare_runner(
 
     Returns None when the person cancels. "Run without project agents" prepares the same
     request with ``scope="user"``; if the run then names a project agent, the
-    :class:`core.errors.RunError` saying it is unknown propagates like any other.
+    :class:`core.model.errors.RunError` saying it is unknown propagates like any other.
     """
     runner = make_runner(request)
     try:

@@ -4,7 +4,7 @@ A live batch publishes every event of every item (the core's :data:`BatchListene
 qasync loop = the GUI thread). :meth:`BatchTableModel.add_event` only queues; the run view's
 :class:`~gui.widgets.throttle.Throttle`, at the run view's pace
 (:data:`~gui.run.run_model.BATCH_INTERVAL_MS`, at once for an item's start and end), folds the
-queue into each item's :class:`~core.run_state.RunState` — the run view's reducer — and
+queue into each item's :class:`~core.record.run_state.RunState` — the run view's reducer — and
 repaints only the rows that changed. A saved batch is loaded from its results
 (:mod:`core.batch.results`): no run file is replayed.
 """
@@ -19,9 +19,9 @@ from PySide6.QtCore import QObject, QSortFilterProxyModel, Qt, Signal
 
 from core.batch.results import ItemResult
 from core.batch.store import BatchRecord
-from core.events import Event, RunFinished, RunStarted, compact_number
-from core.run_names import status_word
-from core.run_state import RunState
+from core.model.events import Event, RunFinished, RunStarted, compact_number
+from core.record.run_names import status_word
+from core.record.run_state import RunState
 from gui.history.runs_table import status_icon
 from gui.run.run_model import BATCH_INTERVAL_MS
 from gui.widgets.plain_text import markdown_line

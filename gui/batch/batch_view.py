@@ -32,17 +32,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.approvals import Responder, deny_by_setting
-from core.atomic import atomic_write_text
 from core.batch.executors import ExecutorOptions, LocalExecutor
 from core.batch.results import batch_results, item_result, results_csv, results_jsonl
 from core.batch.store import BatchRecord, BatchStore
 from core.batch.supervisor import BatchRun
-from core.errors import RunError
-from core.events import compact_number
-from core.run_names import status_word
-from core.runs import RunIndex
-from core.settings import SettingsError, load_settings
+from core.config.atomic import atomic_write_text
+from core.config.settings import SettingsError, load_settings
+from core.model.errors import RunError
+from core.model.events import compact_number
+from core.record.run_files import RunIndex
+from core.record.run_names import status_word
+from core.safety.approvals import Responder, deny_by_setting
 from gui.batch.batch_model import FAILED, BatchTableModel, FailedFilter
 from gui.history.runs_table import started_text
 from gui.widgets.compact import let_shrink_to_label

@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.checkpoints import patch
-from core.commands.changes import run_patch
-from core.events import Event, StepChanges
-from core.git_command import GitError
-from core.restore import RestoreError, RestorePlan, apply_restore, plan_restore
-from core.review_comments import ReviewComment
-from core.runs import RunIndex, append_event, load_run
+from core.model.events import Event, StepChanges
+from core.record.run_files import RunIndex, append_event, load_run
+from core.run.review_comments import ReviewComment
+from core.terminal.commands.changes import run_patch
+from core.workspace.checkpoints import patch
+from core.workspace.git_command import GitError
+from core.workspace.restore import RestoreError, RestorePlan, apply_restore, plan_restore
 from gui.changes.diff_viewer import DiffViewer
 from gui.theme import monospace_font
 

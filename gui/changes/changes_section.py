@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.events import StepChanges
+from core.model.events import StepChanges
 from gui.changes import actions
 from gui.changes.labels import change_label, totals_text
 from gui.changes.run_changes import open_run_changes

@@ -1,12 +1,13 @@
 """The diff viewer: the files a step (or a whole run) changed on the left, the selected file's
 patch on the right, unified or side by side, a page at a time.
 
-It shows a patch it is given (:func:`core.patch_lines.parse_patch` reads it); fetching the
+It shows a patch it is given (:func:`core.workspace.patch_lines.parse_patch` reads it); fetching the
 patch from the checkpoints is the caller's job (:mod:`gui.changes.actions`).
 
 Review comments: the person selects lines (either side, any page), writes a comment and clicks
 **Comment on selection**; each comment keeps the file's path, its line number(s) and the code
-(:class:`core.review_comments.ReviewComment`, numbered by :func:`core.review_comments.lines_text`
+(:class:`core.run.review_comments.ReviewComment`, numbered by
+:func:`core.run.review_comments.lines_text`
 exactly as in the review dialog). **Send comments** hands them to the owner
 (:attr:`DiffViewer.commentsSent`), which starts the same follow-up step as the review dialog.
 """
@@ -29,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.patch_lines import FilePatch, PatchLine, parse_patch, side_by_side
-from core.review_comments import ReviewComment, lines_text
+from core.run.review_comments import ReviewComment, lines_text
+from core.workspace.patch_lines import FilePatch, PatchLine, parse_patch, side_by_side
 from gui.changes.labels import file_label
 from gui.changes.patch_view import PAGE_LINES, PatchText, split_rows
 from gui.theme import secondary_text

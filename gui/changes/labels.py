@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.events import FileChange, StepChanges
+from core.model.events import FileChange, StepChanges
 
 
 def file_label(path: str, added: int | None, removed: int | None) -> str:

@@ -20,7 +20,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from core.patch_lines import PatchLine, Row
+from core.workspace.patch_lines import PatchLine, Row
 from gui import theme
 from gui.widgets.diff_view import DiffColors, LineKind
 

@@ -21,10 +21,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.commands.worktree import merge_message
-from core.events import Event, RunStarted, StepChanges
-from core.restore import RestoreError, checkpoints_of
-from core.worktrees import WorktreeError, discard_worktree, merge_worktree
+from core.model.events import Event, RunStarted, StepChanges
+from core.terminal.commands.worktree import merge_message
+from core.workspace.restore import RestoreError, checkpoints_of
+from core.workspace.worktrees import WorktreeError, discard_worktree, merge_worktree
 from gui.changes import actions
 from gui.changes.labels import change_label, totals_text
 

@@ -1,1 +1,1 @@
-"""Comparing two runs side by side (the data is :mod:`core.run_compare`'s)."""
+"""Comparing two runs side by side (the data is :mod:`core.history.run_compare`'s)."""

@@ -1,11 +1,12 @@
 """Two runs side by side: totals, a row per step, and the chosen step's tool calls and output.
 
-The data is :func:`core.run_compare.compare_runs`'s (the same ``baton runs compare`` prints),
+The data is :func:`core.history.run_compare.compare_runs`'s (the same ``baton runs compare``
+prints),
 computed on a worker thread by the owner; this view only lays it out. Each step row says
 whether the output and the tool-call sequence are the same, and how tokens, cost and duration
 moved (B against A); choosing a row shows both tool-call sequences next to each other and the
 output diff (:class:`gui.widgets.diff_view.DiffView`). The files each side changed (from its
-checkpoints, see :func:`core.run_compare.changed_files`) are listed under its tool calls.
+checkpoints, see :func:`core.history.run_compare.changed_files`) are listed under its tool calls.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.events import UsageStats, compact_number
-from core.run_compare import RunComparison, StepComparison, StepSide
+from core.history.run_compare import RunComparison, StepComparison, StepSide
+from core.model.events import UsageStats, compact_number
 from gui.widgets import PaneHeader
 from gui.widgets.diff_view import DiffView
 from gui.widgets.run_status import format_seconds

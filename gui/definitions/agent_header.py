@@ -19,7 +19,7 @@ from gui.theme import icons
 from gui.widgets import ElidedLabel
 
 if TYPE_CHECKING:  # the agent model (pydantic) is not on the start-up path
-    from core.agents import AgentDefinition
+    from core.definitions.agents import AgentDefinition
 
 
 class AgentHeader(DefinitionHeader):

@@ -26,7 +26,7 @@ from gui.definitions.agent_rows import (
 )
 
 if TYPE_CHECKING:  # the agent model (pydantic) is not on the start-up path
-    from core.agents import AgentCatalog
+    from core.definitions.agents import AgentCatalog
 
 __all__ = ["SOURCE_LABELS", "AgentEntry", "AgentList"]
 

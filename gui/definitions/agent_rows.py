@@ -22,7 +22,7 @@ from gui.widgets.row_state import row_state
 if TYPE_CHECKING:  # neither the agent model (pydantic) nor QStyle is on the start-up path
     from PySide6.QtWidgets import QStyleOptionViewItem
 
-    from core.agents import AgentCatalog, AgentDefinition, Diagnostic
+    from core.definitions.agents import AgentCatalog, AgentDefinition, Diagnostic
 
 ROLE_KIND = Qt.ItemDataRole.UserRole + 1
 ROLE_PATH = Qt.ItemDataRole.UserRole + 2

@@ -1,6 +1,7 @@
 """The Agents view: the grouped list and its problems on the left, the editor on the right.
 
-The view owns the working folder's :class:`~core.agents.AgentCatalog` and re-reads it whenever
+The view owns the working folder's :class:`~core.definitions.agents.AgentCatalog` and re-reads it
+whenever
 the watched folders change (on a worker thread), after a save, and after New / Duplicate /
 Delete. Only files changed since the last read are parsed again
 (:mod:`gui.definitions.parse_caches`).
@@ -31,8 +32,8 @@ if TYPE_CHECKING:
     # Start-up: the window's first view is built and painted before any agent is read, so
     # the agent model (pydantic, yaml) is imported by the first read, on the worker thread;
     # the helpers for files (platformdirs) and the editor's checks where they are first used.
-    from core.agents import AgentCatalog, AgentDefinition
-    from core.definition_checks import Problem
+    from core.definitions.agents import AgentCatalog, AgentDefinition
+    from core.definitions.checks import Problem
     from gui.definitions.new_agent_dialog import Scope
 
 
@@ -83,7 +84,7 @@ class AgentsView(DefinitionsView):
     def _catalog(self) -> AgentCatalog:
         """What the last read found; an empty catalog before the first one."""
         if self._read_catalog is None:
-            from core.agents import AgentCatalog
+            from core.definitions.agents import AgentCatalog
 
             self._read_catalog = AgentCatalog()
         return self._read_catalog
@@ -97,7 +98,7 @@ class AgentsView(DefinitionsView):
         return self._listed
 
     def new_agent(self) -> None:
-        from core import agent_files
+        from core.definitions import agent_files
         from gui.definitions.new_agent_dialog import ask_new_agent
 
         if not self.maybe_discard_changes():
@@ -136,7 +137,7 @@ class AgentsView(DefinitionsView):
     # -- DefinitionsView hooks -----------------------------------------------------------
 
     def _read(self, folder: Path) -> Callable[[], None]:
-        from core.agents import discover_agents
+        from core.definitions.agents import discover_agents
         from gui.definitions.parse_caches import AGENT_FILES
 
         catalog = discover_agents(folder, "both", AGENT_FILES)
@@ -159,7 +160,7 @@ class AgentsView(DefinitionsView):
         self.catalogChanged.emit()
 
     def _validate(self, text: str) -> list[Problem]:
-        from core.definition_checks import validate_agent_text
+        from core.definitions.checks import validate_agent_text
 
         return validate_agent_text(text)
 
@@ -191,7 +192,7 @@ class AgentsView(DefinitionsView):
     def _copy_plan(self, path: Path, name: str) -> tuple[Path, str]:
         """A built-in's copy keeps its name when the user has none of that name (so it
         replaces the built-in); any other copy gets a name free in its folder."""
-        from core import agent_files
+        from core.definitions import agent_files
 
         every = [a.name for a in [*self._catalog.agents, *self._catalog.shadowed]]
         if self._source_for(path) == "builtin":
@@ -207,7 +208,7 @@ class AgentsView(DefinitionsView):
         return agent_files.unique_path(folder, target_stem), new_name
 
     def _with_name(self, text: str, new_name: str) -> str:
-        from core import agent_files
+        from core.definitions import agent_files
 
         return agent_files.with_name(text, new_name)
 
@@ -219,8 +220,9 @@ class AgentsView(DefinitionsView):
             self.open_path(Path(path), line)
 
     def _rewatch(self) -> None:
-        from core import agent_files, paths
-        from core.agents import PROJECT_AGENT_DIRS
+        from core.config import paths
+        from core.definitions import agent_files
+        from core.definitions.agents import PROJECT_AGENT_DIRS
 
         root = self._catalog.project_root or self._working_folder
         may_appear = [

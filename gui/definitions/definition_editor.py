@@ -5,7 +5,7 @@ Reusable for any definition file: what counts as valid is a pluggable validator
 
 Saving rules (the "why" behind them):
 
-* **Atomic** (:func:`core.atomic.atomic_write_text`): a crash never leaves half a file. The
+* **Atomic** (:func:`core.config.atomic.atomic_write_text`): a crash never leaves half a file. The
   file's BOM and newline style are kept, so saving in Baton does not rewrite every line of a
   file checked into git with CRLF endings.
 * **Invalid text can be saved, on purpose**: people fix hand-written files in steps, and
@@ -24,9 +24,9 @@ from pathlib import Path
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from core import file_state
-from core.definition_checks import Problem, Validator
-from core.file_state import DiskState, TextFormat
+from core.definitions.checks import Problem, Validator
+from core.workspace import file_state
+from core.workspace.file_state import DiskState, TextFormat
 from gui.definitions.code_edit import CodeEdit
 from gui.definitions.highlighters import DefinitionHighlighter, Mode
 from gui.widgets import Banner

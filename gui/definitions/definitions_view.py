@@ -36,7 +36,7 @@ from gui.widgets import Banner, EmptyState, PaneHeader
 from gui.widgets.prompts import Prompts, UnsavedChoice
 
 if TYPE_CHECKING:  # built on first use (see DefinitionsView.editor), with its checks
-    from core.definition_checks import Problem
+    from core.definitions.checks import Problem
     from gui.definitions.definition_editor import DefinitionEditor
     from gui.definitions.highlighters import Mode
 
@@ -253,7 +253,7 @@ class DefinitionsView(QWidget):
         name = self._name_for(path)
         name = name if name is not None else path.stem
         target, new_name = self._copy_plan(path, name)
-        from core import file_state  # here: hashing files is not part of the first paint
+        from core.workspace import file_state  # here: hashing files is not part of the first paint
 
         try:
             loaded = file_state.load(path)
@@ -348,7 +348,7 @@ class DefinitionsView(QWidget):
         if path.exists():  # unique_path() avoids this; a race with another program does not
             self.prompts.show_error("Could not create the file", f"{path} already exists.")
             return None
-        from core.atomic import atomic_write_text  # here: not part of the first paint
+        from core.config.atomic import atomic_write_text  # here: not part of the first paint
 
         try:
             atomic_write_text(path, text)

@@ -30,7 +30,7 @@ from gui.widgets.row_state import row_state
 if TYPE_CHECKING:  # neither the agent model (pydantic) nor QStyle is on the start-up path
     from PySide6.QtWidgets import QStyleOptionViewItem
 
-    from core.agents import Diagnostic
+    from core.definitions.agents import Diagnostic
 
 _ORDER = {"error": 0, "warning": 1, "info": 2}
 ROLE_DIAGNOSTIC = Qt.ItemDataRole.UserRole + 1
@@ -182,7 +182,7 @@ class DiagnosticsPanel(QWidget):
         self.chevron.setIcon(icons.icon("chevron-down" if expanded else "chevron-right"))
 
     def _on_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
-        from core.agents import Diagnostic  # loaded by then: rows are diagnostics
+        from core.definitions.agents import Diagnostic  # loaded by then: rows are diagnostics
 
         diagnostic = item.data(0, ROLE_DIAGNOSTIC)
         if isinstance(diagnostic, Diagnostic):
@@ -207,7 +207,7 @@ class _DiagnosticDelegate(QStyledItemDelegate):
         option: QStyleOptionViewItem,
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
-        from core.agents import Diagnostic  # loaded by then: rows are diagnostics
+        from core.definitions.agents import Diagnostic  # loaded by then: rows are diagnostics
 
         diagnostic = index.data(ROLE_DIAGNOSTIC)
         if not isinstance(diagnostic, Diagnostic):

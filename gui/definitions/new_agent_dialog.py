@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import agent_files
+from core.definitions import agent_files
 from gui.widgets import ElidedLabel
 
 Scope = Literal["user", "project"]

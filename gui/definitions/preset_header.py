@@ -18,8 +18,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from core.agents import AgentCatalog
-from core.presets import Preset
+from core.definitions.agents import AgentCatalog
+from core.definitions.presets import Preset
 from gui.definitions.definition_header import DefinitionHeader
 from gui.definitions.preset_chain import ChainStep, PresetChain
 from gui.widgets import Badge

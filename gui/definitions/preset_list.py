@@ -9,7 +9,8 @@ preset with an error (a file that does not load, a step naming an unknown agent)
 error mark and says why in its second line and tooltip: it is listed but cannot run.
 
 :func:`read_preset_files` reads every preset file of every folder (the catalog of
-:func:`core.presets.discover_presets` keeps only the winners), so replaced and broken files
+:func:`core.definitions.presets.discover_presets` keeps only the winners), so replaced and broken
+files
 can still be opened.
 """
 
@@ -18,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.agents import Diagnostic, Source
-from core.definition_cache import ParseCache
-from core.presets import (
+from core.definitions.agents import Diagnostic, Source
+from core.definitions.cache import ParseCache
+from core.definitions.presets import (
     Preset,
     PresetCatalog,
     PresetError,

@@ -8,7 +8,8 @@ learnt one knows the other; the shared machine is
 replaced
   and broken ones, read by :func:`~gui.definitions.preset_list.read_preset_files`;
 * the editor is in YAML mode, validated as you type against the agents visible from the
-  working folder (:func:`~core.preset_files.validate_preset_text`), so a refresh re-validates;
+  working folder (:func:`~core.definitions.preset_files.validate_preset_text`), so a refresh
+  re-validates;
 * New asks only for a name (presets are created in ``<config>/presets/``);
 * "Run…" asks the window to open the launch dialog on the preset (:attr:`runRequested`);
 * preset files are also watched one by one: an in-place edit of a ``*.yaml`` file does not
@@ -23,10 +24,10 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, Signal
 from PySide6.QtWidgets import QInputDialog, QWidget
 
-from core import preset_files
-from core.agents import AgentCatalog, Diagnostic, discover_agents, find_project_root
-from core.definition_checks import Problem
-from core.presets import (
+from core.definitions import preset_files
+from core.definitions.agents import AgentCatalog, Diagnostic, discover_agents, find_project_root
+from core.definitions.checks import Problem
+from core.definitions.presets import (
     PROJECT_PRESET_DIR,
     PresetCatalog,
     agent_diagnostics,

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.documents import (
+from core.documents.store import (
     Document,
     DocumentError,
     DocumentNotFound,

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.documents import DocumentSummary
+from core.documents.store import DocumentSummary
 from gui.documents.documents_table import TYPE_LABELS, absolute_time, relative_time, short_run_id
 from gui.theme import icons
 from gui.widgets import Badge, ElidedLabel

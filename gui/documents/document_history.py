@@ -3,7 +3,7 @@ Restore (issue 14).
 
 Left, the versions newest first ("v3 · keeper, run 0502-1403 · 2 min ago", a deletion marked as
 such); right, what the selected version changed since the one before, as a coloured diff
-(:func:`core.documents_history.diff`, the same text ``baton docs history --diff`` prints).
+(:func:`core.documents.history.diff`, the same text ``baton docs history --diff`` prints).
 Restore is offered for every version that is not the current text and not a deletion; the pane
 (:mod:`gui.documents.document_detail`) does the restoring, which is itself a new version.
 """
@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.documents import DocumentVersion
-from core.documents_history import diff
+from core.documents.history import diff
+from core.documents.store import DocumentVersion
 from gui.documents.documents_table import relative_time
 from gui.widgets.diff_view import DiffView
 

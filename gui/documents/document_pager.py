@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from core.documents import Page, SearchHit
+from core.documents.store import Page, SearchHit
 
 
 class DocumentPager(QWidget):

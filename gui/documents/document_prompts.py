@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from core.documents import Document, DocumentSummary
+from core.documents.store import Document, DocumentSummary
 from gui.documents.documents_table import TYPE_LABELS, absolute_time, run_text
 from gui.widgets.prompts import ANY, ConflictChoice, Prompts, UnsavedChoice, ask
 

@@ -4,7 +4,7 @@ Saving rules (the "why"):
 
 * **Never a silent overwrite.** The editor remembers the version it started from and saves
   with ``expected_version``. If an agent saved the document meanwhile, the store refuses
-  (:class:`~core.documents.DocumentConflict`) and the person chooses: keep mine (overwrite),
+  (:class:`~core.documents.store.DocumentConflict`) and the person chooses: keep mine (overwrite),
   take theirs (reload, losing the edits) or cancel (keep editing).
 * **Deleted meanwhile** is offered as "save as a new document".
 * **Nothing is lost** either way: the store keeps every version it replaces.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from core.documents import Document, DocumentConflict, DocumentNotFound, DocumentStore
+from core.documents.store import Document, DocumentConflict, DocumentNotFound, DocumentStore
 from gui.documents.document_editor import EditedDocument
 from gui.documents.document_prompts import DocumentPrompts
 from gui.documents.document_writes import StoreWriter
@@ -42,7 +42,7 @@ def save_edits(
 ) -> SaveOutcome:
     """Create (``base`` None) or update ``base`` with ``edited``, asking on conflicts. Store
     errors (an empty title, content over the limit) propagate as
-    :class:`~core.documents.DocumentError`."""
+    :class:`~core.documents.store.DocumentError`."""
     create = partial(store.create, edited.title, edited.content, type=edited.type, tags=edited.tags)
     if base is None:
         return SaveOutcome(stored=writer.run(create))

@@ -1,6 +1,6 @@
 """Document writes off the GUI thread, with the caller still getting the answer in line.
 
-A write to the store waits up to its busy timeout (10 s, :mod:`core.documents_schema`) when
+A write to the store waits up to its busy timeout (10 s, :mod:`core.documents.schema`) when
 another program — ``baton docs``, an agent in another process — holds the write lock. Made on
 the GUI thread, that wait froze the window (issue 15). :meth:`StoreWriter.run` sends the write
 to a worker thread of its own and, while it runs, keeps the GUI thread processing events in a

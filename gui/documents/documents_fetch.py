@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
 
-from core.documents import DocumentError, DocumentNotFound, DocumentStore, Page, SearchHit
+from core.documents.store import DocumentError, DocumentNotFound, DocumentStore, Page, SearchHit
 from gui.documents.document_filters import DocumentQuery
 from gui.documents.documents_table import MARK_CLOSE, MARK_OPEN
 

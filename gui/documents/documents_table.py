@@ -5,7 +5,7 @@ Columns: title, type, tags (painted as pills), summary — or, while searching, 
 around the matches with each match marked — updated (relative: "3 min ago"; the tooltip has the
 exact time) and the run that wrote the document (agent · short run id).
 
-The model holds exactly one page (:class:`core.documents.SearchHit` rows, at most the store's
+The model holds exactly one page (:class:`core.documents.store.SearchHit` rows, at most the store's
 page size), so it never grows with the store; paging and ordering are the store's job, which is
 why the view has no column sorting.
 """
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QApplication,
 )
 
-from core.documents import DocumentProvenance, SearchHit
+from core.documents.store import DocumentProvenance, SearchHit
 from gui.theme import foreground, secondary_text
 from gui.widgets.plain_text import markdown_line, plain_markdown
 from gui.widgets.table_model import FlatTableModel, Index

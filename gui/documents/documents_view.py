@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.documents import Document, DocumentError, DocumentNotFound, DocumentStore
+from core.documents.store import Document, DocumentError, DocumentNotFound, DocumentStore
 from gui.documents.document_delegate import DocumentDelegate
 from gui.documents.document_detail import DocumentDetail
 from gui.documents.document_filters import DocumentFilters, DocumentQuery

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from core.run_names import run_name
-from core.run_search import DEFAULT_LIMIT, RunSearch, SearchHit
-from core.runs import RunIndex
+from core.history.run_search import DEFAULT_LIMIT, RunSearch, SearchHit
+from core.record.run_files import RunIndex
+from core.record.run_names import run_name
 from gui.history.search_results import (
     ROLE_MARKED,
     MarkedResultDelegate,

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.runs import RunIndex, RunRecord
+from core.record.run_files import RunIndex, RunRecord
 from gui.history.run_search_panel import RunSearchPanel
 from gui.history.runs_table import ROLE_RECORD, RunsTableModel
 from gui.theme import icons

@@ -1,9 +1,11 @@
-"""The run history as a table model: one row per :class:`core.runs.RunRecord`, every run.
+"""The run history as a table model: one row per :class:`core.record.run_files.RunRecord`, every
+run.
 
 Columns: started, what ran (preset and arguments, or the agents), status (a coloured dot and
 a word), duration, tokens (↑ input ↓ output) and cost. The model is a window over the SQLite
 index: it loads :data:`PAGE` rows at a time as the table scrolls (``canFetchMore`` /
-``fetchMore``), and sorting and filtering are done by SQLite (:meth:`core.runs.RunIndex.page`)
+``fetchMore``), and sorting and filtering are done by SQLite
+(:meth:`core.record.run_files.RunIndex.page`)
 on raw values (a time, a number), so ten thousand runs cost one page of rows. The filter
 matches the words shown plus the run id, folder and error, so typing a folder name or a word
 from an error message finds the run.
@@ -18,15 +20,15 @@ from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication
 
-from core.events import compact_number
-from core.run_names import run_name
-from core.runs import RunIndex, RunRecord
+from core.model.events import compact_number
+from core.record.run_files import RunIndex, RunRecord
+from core.record.run_names import run_name
 from gui.widgets.run_status import fill_color, format_seconds, run_status_label, status_color
 from gui.widgets.table_model import FlatTableModel, Index
 
 COLUMNS = ("Started", "Run", "Status", "Duration", "Tokens", "Cost")
 SORT_BY = ("started", "run", "status", "duration", "tokens", "cost")
-"""The :data:`core.runs.SORT_KEYS` key of each column."""
+"""The :data:`core.record.run_files.SORT_KEYS` key of each column."""
 PAGE = 200
 """Rows fetched from the index at a time."""
 ROLE_RECORD = Qt.ItemDataRole.UserRole + 1
@@ -44,7 +46,7 @@ def started_text(iso: str) -> str:
 
 
 def what_ran(record: RunRecord) -> str:
-    """The run's name as everywhere else (:func:`core.run_names.run_name`), or its id."""
+    """The run's name as everywhere else (:func:`core.record.run_names.run_name`), or its id."""
     return run_name(record.mode, record.preset, record.args, record.agents) or record.id
 
 

@@ -3,7 +3,7 @@ matched words in **bold**.
 
 Run content is hostile data (a model wrote it), so the snippet is never given to Qt as HTML:
 every part is escaped (:func:`html.escape`) and the only tags are the ``<b>`` this module puts
-around the core's match parts (:attr:`core.run_search.SearchHit.parts`). The item's display
+around the core's match parts (:attr:`core.history.run_search.SearchHit.parts`). The item's display
 text stays plain (copying, accessibility, tests); a delegate paints the marked version.
 """
 
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
 )
 
-from core.run_search import SearchHit
+from core.history.run_search import SearchHit
 from gui.widgets.item_paint import paint_item_frame
 
 ROLE_MARKED = Qt.ItemDataRole.UserRole + 2

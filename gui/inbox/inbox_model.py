@@ -1,6 +1,6 @@
 """The window's attention inbox: approvals, budget questions and failed steps of every run
 started from the window, in one list (issue 19 §5). The list itself is Qt-free
-(:class:`core.attention.AttentionList`); this object fills it from the run controller and says
+(:class:`core.run.attention.AttentionList`); this object fills it from the run controller and says
 when it changed.
 
 Sources, all on the GUI thread (= the asyncio loop's):
@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from core.attention import (
+from core.model.budget import BudgetQuestion
+from core.model.events import Event, StepFinished
+from core.run.attention import (
     KIND_WORDS,
     Attention,
     AttentionList,
     budget_key,
     failed_key,
 )
-from core.budget import BudgetQuestion
-from core.events import Event, StepFinished
 
 if TYPE_CHECKING:
     from gui.run.run_controller import RunController, RunSession

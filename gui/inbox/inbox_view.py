@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.attention import Attention
+from core.run.attention import Attention
 from gui.inbox.inbox_model import InboxModel
 from gui.theme import icons
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDoubleSpinBox, QGridLayout, QLabel, QSpinBox, QWidget
 
-from core.budget import Budget, Caps
-from core.budget_estimate import describe_estimate, preset_estimate
+from core.history.budget_estimate import describe_estimate, preset_estimate
+from core.model.budget import Budget, Caps
 
 NO_CAP = "no cap"
 

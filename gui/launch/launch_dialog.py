@@ -13,9 +13,10 @@ Below: the typed parameters of the agents involved (:mod:`gui.launch.params_form
 folder, a model override with the model each step will use (:mod:`gui.launch.step_models`), the
 backend and how this run's approvals are answered.
 
-Nothing is checked twice: the dialog builds a :class:`core.run_request.RunRequest` and hands it to
+Nothing is checked twice: the dialog builds a :class:`core.run.run_request.RunRequest` and hands it
+to
 a *launcher* (the window's :class:`gui.run.run_controller.RunController`), which prepares a
-:class:`core.runner.Runner` — the same checks as ``baton run``: agents exist, folders exist,
+:class:`core.run.runner.Runner` — the same checks as ``baton run``: agents exist, folders exist,
 the project is trusted (asking with the trust dialog). Whatever goes wrong comes back as one
 sentence shown in the dialog, which stays open so the person can fix it. Ctrl+Enter runs.
 
@@ -53,13 +54,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core import launch_checks
-from core.agents import AgentCatalog, AgentDefinition, discover_agents
-from core.errors import RunError
-from core.params import ParamsError
-from core.presets import Preset, discover_presets, required_argument_count
-from core.run_request import RunRequest, StepSpec, request_from_preset
-from core.settings import Settings, SettingsError, load_settings
+from core.config.settings import Settings, SettingsError, load_settings
+from core.definitions import launch_checks
+from core.definitions.agents import AgentCatalog, AgentDefinition, discover_agents
+from core.definitions.params import ParamsError
+from core.definitions.presets import Preset, discover_presets, required_argument_count
+from core.model.errors import RunError
+from core.run.run_request import RunRequest, StepSpec, request_from_preset
 from gui.launch.budget_fields import BudgetFields
 from gui.launch.launch_preset_page import PresetPage
 from gui.launch.launch_steps import StepInput, StepsEditor

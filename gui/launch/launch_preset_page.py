@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agents import AgentCatalog
-from core.presets import (
+from core.definitions.agents import AgentCatalog
+from core.definitions.presets import (
     Preset,
     PresetCatalog,
     expand_template,

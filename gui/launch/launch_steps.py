@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.presets import MAX_PARALLEL_TASKS
+from core.definitions.presets import MAX_PARALLEL_TASKS
 from gui.theme import icons
 
 MODES = ("single", "parallel", "chain")

@@ -1,11 +1,13 @@
 """The typed-parameters form of the launch dialog, generated from the agents' ``params:``.
 
 An agent may declare typed inputs (``params:``, DESIGN §2); a run substitutes their values into
-its tasks as ``{name}`` (:attr:`core.run_request.RunRequest.params`). This form shows one field per
+its tasks as ``{name}`` (:attr:`core.run.run_request.RunRequest.params`). This form shows one field
+per
 parameter of the agents a run uses — enum → combo box, number → double spin box, integer →
 spin box, boolean → check box, string → line edit — with the defaults filled in.
 
-Values are checked by :func:`core.params.validate_params`, the same rules ``baton run --param``
+Values are checked by :func:`core.definitions.params.validate_params`, the same rules ``baton run
+--param``
 follows. Two agents may declare the same name; the first declaration wins and the field's
 tooltip says which agents use it.
 """
@@ -28,8 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agents import AgentDefinition, ParamSpec
-from core.params import collect_params, validate_params
+from core.definitions.agents import AgentDefinition, ParamSpec
+from core.definitions.params import collect_params, validate_params
 
 _INT_LIMIT = 2_147_483_647
 _FLOAT_LIMIT = 1e12

@@ -1,6 +1,7 @@
 """The launch dialog's models: the run's model override, and which model each step will use.
 
-A step's model follows :mod:`core.model_choice` (the rule ``baton run`` applies too). A step of
+A step's model follows :mod:`core.config.model_choice` (the rule ``baton run`` applies too). A step
+of
 Baton's own loop with nothing configured uses the provider's only model, so the provider is
 asked once, in the background, for the models it serves while the dialog is shown; until it
 answers, such a step reads "asking the provider…". A step that can have no model is a reason
@@ -14,12 +15,12 @@ import asyncio
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QLabel
 
-from core.agents import AgentCatalog
 from core.backends.registry import backend_for
-from core.model_choice import choose_model, configured_model, missing_model_problem
-from core.provider_http import ProbeError, list_models
-from core.secrets import api_key_for
-from core.settings import Settings
+from core.config.model_choice import choose_model, configured_model, missing_model_problem
+from core.config.provider_http import ProbeError, list_models
+from core.config.settings import Settings
+from core.definitions.agents import AgentCatalog
+from core.safety.secrets import api_key_for
 
 
 class StepModels(QObject):

@@ -3,10 +3,10 @@
 The dialog shows one text at a time — the step's answer, or a file's diff when there is one —
 and names the selected line numbers under it. The person selects lines (mouse or
 Shift+arrows), writes a comment and clicks **Add comment**; every comment keeps its path, its
-line(s) and the lines' text (:class:`core.review_comments.ReviewComment`). **Send comments**
+line(s) and the lines' text (:class:`core.run.review_comments.ReviewComment`). **Send comments**
 hands them, with the agent chosen (the step's by default), to the owner
 (:attr:`ReviewDialog.sendRequested`), which starts the follow-up step; the task text is written
-by the core (:func:`core.review_comments.follow_up_task`), never here.
+by the core (:func:`core.run.review_comments.follow_up_task`), never here.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.review_comments import ReviewComment, ReviewText
+from core.run.review_comments import ReviewComment, ReviewText
 from gui.theme import monospace_font
 from gui.widgets.comment_list import CommentList, comment_field
 from gui.widgets.diff_view import DiffView

@@ -25,7 +25,8 @@ render, a long one (a reopened 2 MB answer) lazily — the first slice, which is
 sees first, at once, the rest a slice of :data:`LAZY_SLICE_CHARS` per event-loop turn, each cut
 between blocks, so the window never stalls on it. A flood of deltas that finishes many blocks
 at once is laid out the same way. Deltas are kept in a
-:class:`~core.text_buffer.TextBuffer`; a render reads only the open tail, never the whole text.
+:class:`~core.record.text_buffer.TextBuffer`; a render reads only the open tail, never the whole
+text.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 
-from core.text_buffer import TextBuffer
+from core.record.text_buffer import TextBuffer
 from gui.run.markdown_render import BlockSplitter, extends_plainly, prepare_highlighting
 from gui.run.markdown_view import MarkdownView
 from gui.widgets.throttle import Throttle

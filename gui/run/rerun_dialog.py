@@ -1,6 +1,6 @@
 """Re-run from a step: the step's task, agent, model and backend, editable before the new run
 starts (issue 19 §2). The steps before it are copied from the saved run
-(:func:`core.rerun.rerun_from_request`), so only this step and the later ones send requests.
+(:func:`core.run.rerun.rerun_from_request`), so only this step and the later ones send requests.
 
 Opened with ``open()`` (window-modal, no nested event loop): runs keep going while the person
 edits. The task shown is the step's planned template, ``{previous}`` still open, as the run
@@ -24,13 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.agents import discover_agents
-from core.errors import RunError
-from core.events import PlannedStep, RunStarted
-from core.rerun import rerun_from_request
-from core.run_request import RunRequest
-from core.runs import load_run
-from core.settings import SettingsError, load_settings
+from core.config.settings import SettingsError, load_settings
+from core.definitions.agents import discover_agents
+from core.model.errors import RunError
+from core.model.events import PlannedStep, RunStarted
+from core.record.run_files import load_run
+from core.run.rerun import rerun_from_request
+from core.run.run_request import RunRequest
 from gui.launch.launch_dialog import BACKENDS, sentence
 
 

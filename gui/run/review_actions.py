@@ -4,7 +4,7 @@ runs, comment on a step and start the follow-up.
 Kept apart from :class:`gui.run.runs_view.RunsView` (which owns the tabs, launches runs and
 imports this module: it hands itself in as a :class:`ReviewHost`) so each file has one job;
 the reading and comparing happen on a worker thread (:class:`gui.widgets.background.LatestJob`),
-the follow-up's request is the core's (:func:`core.review_comments.follow_up_request`).
+the follow-up's request is the core's (:func:`core.run.review_comments.follow_up_request`).
 """
 
 from __future__ import annotations
@@ -17,23 +17,23 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
-from core.agents import discover_agents
-from core.checkpoints import Workspace, patch
-from core.errors import RunError
-from core.events import StepChanges
-from core.git_command import GitError
-from core.patch_lines import parse_patch
-from core.review_comments import (
+from core.definitions.agents import discover_agents
+from core.history.run_compare import RunComparison, compare_runs
+from core.history.run_reading import read_folded
+from core.history.run_search import SearchHit
+from core.model.errors import RunError
+from core.model.events import StepChanges
+from core.record.run_files import RunIndex, RunRecord, load_run, run_file
+from core.run.review_comments import (
     ReviewComment,
     ReviewText,
     diff_texts,
     follow_up_request,
     output_path,
 )
-from core.run_compare import RunComparison, compare_runs
-from core.run_reading import read_folded
-from core.run_search import SearchHit
-from core.runs import RunIndex, RunRecord, load_run, run_file
+from core.workspace.checkpoints import Workspace, patch
+from core.workspace.git_command import GitError
+from core.workspace.patch_lines import parse_patch
 from gui.changes.actions import start
 from gui.compare.compare_view import CompareDialog
 from gui.review.review_dialog import ReviewDialog
@@ -42,7 +42,7 @@ from gui.widgets.background import LatestJob
 from gui.widgets.match_highlight import highlight_matches
 
 if TYPE_CHECKING:
-    from core.run_request import RunRequest
+    from core.run.run_request import RunRequest
     from gui.history.runs_history import HistoryPage
 
 

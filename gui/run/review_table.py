@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.structured import SEVERITIES, issue_counts
+from core.definitions.structured import SEVERITIES, issue_counts
 from gui.theme import SEVERITY_HUES, foreground, tint
 
 BADGE_HUES = {

@@ -2,9 +2,9 @@
 
 :class:`RunController` is the window's one owner of live runs. For each launch it
 
-1. loads the settings and prepares a :class:`core.runner.Runner` — the same checks as
+1. loads the settings and prepares a :class:`core.run.runner.Runner` — the same checks as
    ``baton run``; an untrusted project asks with the trust dialog (:func:`prepare_runner`);
-   every failure is a :class:`core.errors.RunError` the launch dialog shows inline;
+   every failure is a :class:`core.model.errors.RunError` the launch dialog shows inline;
 2. creates a :class:`gui.run.run_view.RunView` and subscribes it to the runner's events;
 3. starts ``runner.run()`` as a task on the qasync loop (the GUI thread), so the runner, the
    view and the approval dialog share one thread and need no locks;
@@ -33,14 +33,14 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QWidget
 
-from core.approvals import Responder, approve_all, deny_by_setting
-from core.errors import RunError
-from core.events import RunFinished
-from core.run_names import run_name
-from core.run_request import RunRequest
-from core.runner import Runner
-from core.settings import SettingsError, load_settings
-from core.steering import SteerError
+from core.backends.steering import SteerError
+from core.config.settings import SettingsError, load_settings
+from core.model.errors import RunError
+from core.model.events import RunFinished
+from core.record.run_names import run_name
+from core.run.run_request import RunRequest
+from core.run.runner import Runner
+from core.safety.approvals import Responder, approve_all, deny_by_setting
 from gui.approvals.approval_queue import ApprovalQueue
 from gui.approvals.budget_queue import BudgetQueue
 from gui.approvals.trust_dialog import prepare_runner

@@ -6,7 +6,7 @@
       Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840 · ~/src/baton
     ┃ Chain stopped at step 2 (planner): the model returned HTTP 500 three times
 
-Everything shown is derived from the :class:`~core.run_state.RunState`; the header keeps no
+Everything shown is derived from the :class:`~core.record.run_state.RunState`; the header keeps no
 state of its own besides what it last displayed.
 """
 
@@ -20,8 +20,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from core.run_names import run_name
-from core.run_state import RunState
+from core.record.run_names import run_name
+from core.record.run_state import RunState
 from gui.changes.run_changes import open_run_changes
 from gui.run.usage_rollup import UsageRollup
 from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
@@ -41,7 +41,7 @@ _PILL_HUES = {
 
 
 def run_title(state: RunState) -> str:
-    """The run's name as everywhere else (:func:`core.run_names.run_name`), or its id."""
+    """The run's name as everywhere else (:func:`core.record.run_names.run_name`), or its id."""
     agents = [step.agent for step in state.steps]
     return run_name(state.mode, state.preset, state.args, agents) or state.run_id or "Run"
 

@@ -1,7 +1,9 @@
 """Reading a saved run off the GUI thread: the window stays responsive while it opens.
 
-:class:`RunLoader` runs a reading function (normally :func:`core.run_reading.read_folded`) on a
-worker thread and delivers its :class:`~core.run_reading.FoldedRun` — or the error's message —
+:class:`RunLoader` runs a reading function (normally :func:`core.history.run_reading.read_folded`)
+on a
+worker thread and delivers its :class:`~core.history.run_reading.FoldedRun` — or the error's message
+—
 on the GUI thread, through a queued signal: the one place where the hop happens. Parsing holds
 the GIL in bursts, but Python hands it back every few milliseconds, so the event loop keeps
 turning while a 100,000-event file is read.
@@ -14,7 +16,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from core.run_reading import FoldedRun
+from core.history.run_reading import FoldedRun
 
 
 class RunLoader(QObject):

@@ -2,13 +2,13 @@
 
 Backends can produce thousands of events a second (a token per text delta, a line per bash
 output chunk). Updating widgets per event would freeze the window, so :class:`RunModel` only
-queues events when they arrive and folds them into a :class:`~core.run_state.RunState` in
+queues events when they arrive and folds them into a :class:`~core.record.run_state.RunState` in
 batches: at most ~20 times a second, immediately for the first event and for ``run_finished``
 (a :class:`~gui.widgets.throttle.Throttle`: leading and trailing edge, one pending update at
 most). A batch is also cut into time slices of a few milliseconds, so even a backlog of
 100,000 events never blocks input for long.
 
-The state is the one reducer of :mod:`core.run_state`: every item of every step lives there,
+The state is the one reducer of :mod:`core.record.run_state`: every item of every step lives there,
 whether or not a widget shows it. Views read the state after each signal and keep widgets only
 for what is on screen. A saved run is replayed through :meth:`RunModel.load_events` as one
 batch, instantly, not at recorded speed; one folded elsewhere (a saved run read on a worker
@@ -23,8 +23,8 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.events import Event, RunFinished, RunStarted, StepFinished, StepStarted
-from core.run_state import RunState
+from core.model.events import Event, RunFinished, RunStarted, StepFinished, StepStarted
+from core.record.run_state import RunState
 from gui.widgets.throttle import Throttle
 
 BATCH_INTERVAL_MS = 50

@@ -5,12 +5,13 @@
     view = RunView()
     view.cancelRequested.connect(runner.cancel)   # the owner decides how to cancel
     runner.listeners.append(view.add_event)       # live: events as they happen
-    view.load_events(core.runs.load_run(path))    # or a saved run, replayed at once
+    view.load_events(core.record.run_files.load_run(path))    # or a saved run, replayed at once
 
 One view shows one run: make a new one per run.
 
 Events go through a :class:`~gui.run.run_model.RunModel`, which folds them into a
-:class:`~core.run_state.RunState` at most ~20 times a second and says which steps changed; the
+:class:`~core.record.run_state.RunState` at most ~20 times a second and says which steps changed;
+the
 view then syncs one :class:`~gui.run.step_pane.StepPane` per changed step. Under a header
 (:class:`~gui.run.run_header.RunHeader`) the panes sit in a scroll area that follows the stream
 while the reader is at the bottom, and stays put once they scroll up to read (it follows again
@@ -38,10 +39,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.atomic import atomic_write_text
-from core.events import Event
-from core.run_export import state_to_markdown
-from core.run_state import RunState
+from core.config.atomic import atomic_write_text
+from core.history.run_export import state_to_markdown
+from core.model.events import Event
+from core.record.run_state import RunState
 from gui.run.markdown_stream import warm_up
 from gui.run.run_header import RunHeader
 from gui.run.run_model import RunModel

@@ -34,16 +34,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.atomic import atomic_write_text
-from core.continuation import continue_request
-from core.errors import RunError
-from core.events import Event, RunStarted
-from core.rerun import request_from_run, resume_request
-from core.run_export import run_to_markdown
-from core.run_import import import_run
-from core.run_reading import FoldedRun, fold_run, read_folded
-from core.run_request import RunRequest
-from core.runs import RunIndex, RunRecord, load_run, read_events, run_file, runs_dir
+from core.config.atomic import atomic_write_text
+from core.history.run_export import run_to_markdown
+from core.history.run_import import import_run
+from core.history.run_reading import FoldedRun, fold_run, read_folded
+from core.model.errors import RunError
+from core.model.events import Event, RunStarted
+from core.record.run_files import RunIndex, RunRecord, load_run, read_events, run_file, runs_dir
+from core.run.continuation import continue_request
+from core.run.rerun import request_from_run, resume_request
+from core.run.run_request import RunRequest
 from gui.history.runs_history import HistoryPage
 from gui.history.runs_table import status_icon, what_ran
 from gui.run.markdown_stream import warm_up

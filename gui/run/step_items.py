@@ -2,7 +2,7 @@
 module, :mod:`gui.run.tool_call_row`).
 
 Every item widget follows one small contract: it is built from a
-:class:`~core.run_state.Item`, and :meth:`refresh(item, live)` brings it up to date with the
+:class:`~core.record.run_state.Item`, and :meth:`refresh(item, live)` brings it up to date with the
 same (mutable) item later; ``live`` says the item may still grow (the last item of a running
 step). Widgets keep only what they need to append the new part — the item stays the truth.
 """
@@ -15,7 +15,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from core.run_state import Item, Notice, TextBlock, ToolCall
+from core.record.run_state import Item, Notice, TextBlock, ToolCall
 from gui.run.markdown_stream import MarkdownStream
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, secondary_text

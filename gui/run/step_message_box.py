@@ -3,7 +3,7 @@ finished, to continue its conversation as a new step ("continue").
 
 Enter or Ctrl+Enter sends, Shift+Enter starts a new line. The box only says what the person
 wants (:attr:`StepMessageBox.sent`); the run view's owner delivers it
-(:meth:`core.runner.Runner.steer`, or a continuation run) and reports a refusal back with
+(:meth:`core.run.runner.Runner.steer`, or a continuation run) and reports a refusal back with
 :meth:`StepMessageBox.show_problem`. The message itself appears in the step's stream from the
 ``user_message`` event, like everything else the run view shows.
 """
@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.run_state import StepState
-from core.steering import CONTINUABLE_BACKENDS, TALKING_BACKENDS
+from core.backends.steering import CONTINUABLE_BACKENDS, TALKING_BACKENDS
+from core.record.run_state import StepState
 from gui.widgets.run_status import status_color
 
 BoxMode = Literal["steer", "continue"]

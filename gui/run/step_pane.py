@@ -11,7 +11,8 @@ widgets exist only for a window at the end of the list, :data:`EXPANDED_PAGE` it
 (:data:`LIVE_PAGE` for a running step that expanded by itself), grown a page at a time by
 "Show earlier items". One live update creates at most :data:`MAX_NEW_WIDGETS` widgets: in a
 flood the window jumps to the newest items instead of building every one of them on the way.
-Everything else stays in the model (:class:`~core.run_state.StepState`), so a step with 50,000
+Everything else stays in the model (:class:`~core.record.run_state.StepState`), so a step with
+50,000
 items costs a few hundred widgets at most, and a collapsed one ten. Items are only ever
 appended, so the window slides: new items get widgets at the end, the oldest widgets are
 dropped at the front.
@@ -35,8 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.events import UsageStats
-from core.run_state import StepState
+from core.model.events import UsageStats
+from core.record.run_state import StepState
 from gui.changes import ChangesSection
 from gui.run.review_table import ReviewTable, counts_text
 from gui.run.run_header import home_relative

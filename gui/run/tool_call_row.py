@@ -6,7 +6,7 @@ details: the arguments as pretty JSON and the output in a monospaced read-only b
 streams in live while the call runs (bash), and is capped so a 50 MB log costs nothing until
 someone asks for it with "Show all" (:mod:`gui.run.tool_output`).
 
-The row keeps no copy of the output: it reads the :class:`~core.run_state.ToolCall` it is
+The row keeps no copy of the output: it reads the :class:`~core.record.run_state.ToolCall` it is
 given at each :meth:`ToolCallRow.refresh`, and appends only what is new.
 """
 
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.run_state import ToolCall
+from core.record.run_state import ToolCall
 from gui.run.tool_output import MonospaceBox, ToolOutput
 from gui.theme import mix, monospace_font, secondary_text
 from gui.widgets.run_status import format_ms, paint_status, spinner_clock, status_color

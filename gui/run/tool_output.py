@@ -3,7 +3,7 @@
 A build or ``npm install`` prints megabytes. Laying out megabytes in a text box freezes the
 window, so the box shows at most :data:`OUTPUT_LINES` lines / :data:`OUTPUT_CHARS` characters:
 the *tail* while a call streams (appending only what is new, read from the call's
-:class:`~core.text_buffer.TextBuffer` without joining it), the *head* of a finished result.
+:class:`~core.record.text_buffer.TextBuffer` without joining it), the *head* of a finished result.
 "Show all" loads the whole text into the box in slices of :data:`LOAD_SLICE_CHARS`, one per
 event-loop turn, so even 50 MB never blocks input for long; a call still streaming keeps
 appending after that.
@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.run_state import ToolCall
-from core.text_buffer import TextBuffer
+from core.record.run_state import ToolCall
+from core.record.text_buffer import TextBuffer
 from gui.theme import monospace_font, secondary_text
 
 OUTPUT_LINES = 400

@@ -3,16 +3,16 @@
 A small tree: one row per agent definition with its total (steps, tool calls, tokens, cost),
 its steps below it, and under each step the sub-agents its agent ran (Claude Code's Task,
 pi's subagent tool) with their own model, tool calls and tokens. Figures come from
-:func:`core.usage_rollup.agent_totals`; the tree is rebuilt only while it is shown.
+:func:`core.history.usage_rollup.agent_totals`; the tree is rebuilt only while it is shown.
 """
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
-from core.events import UsageStats, compact_number
-from core.run_state import RunState
-from core.usage_rollup import agent_totals
+from core.history.usage_rollup import agent_totals
+from core.model.events import UsageStats, compact_number
+from core.record.run_state import RunState
 
 COLUMNS = ["Agent", "Model", "Tool calls", "Tokens", "Cost"]
 MAX_HEIGHT = 220

@@ -1,12 +1,12 @@
 """The settings dialog: ``config.yaml`` as a form (DESIGN §2), validated as you type.
 
 Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects. On every
-edit the pages' values are put together and validated as one :class:`core.settings.Settings`
+edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`
 (plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
 
 Saving is all-or-nothing: new API keys go to the system keyring first (a keyring failure stops
-the save before anything is written), then :func:`core.settings.save_settings` validates and
+the save before anything is written), then :func:`core.config.settings.save_settings` validates and
 writes the file atomically; only then are keys of removed providers forgotten and revoked
 projects untrusted. Keys are never part of the file.
 
@@ -37,10 +37,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.rule_store import RuleStore
-from core.secrets import SecretsError, delete_api_key, store_api_key
-from core.settings import Settings, SettingsError, config_path, load_settings, save_settings
-from core.trust import TrustStore
+from core.config.settings import Settings, SettingsError, config_path, load_settings, save_settings
+from core.safety.rule_store import RuleStore
+from core.safety.secrets import SecretsError, delete_api_key, store_api_key
+from core.safety.trust import TrustStore
 from gui import theme
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage

@@ -1,6 +1,6 @@
 """Inline validation for the settings pages: a red border and a sentence under the field.
 
-The settings dialog validates the whole :class:`core.settings.Settings` model on every edit;
+The settings dialog validates the whole :class:`core.config.settings.Settings` model on every edit;
 each error comes back with its location (``("limits", "max_turns")``) and the page that owns
 that location marks the widget. The colours come from the palette (:mod:`gui.theme`), so the
 marks read well in dark mode too.

@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.program_locations import locate_program, usual_folders
-from core.settings import Limits, Settings
-from core.tools.sandbox import sandbox_status
-from core.trust import TrustStore
+from core.config.program_locations import locate_program, usual_folders
+from core.config.settings import Limits, Settings
+from core.safety.sandbox import sandbox_status
+from core.safety.trust import TrustStore
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_pages import MARGINS, Page, Which
 from gui.theme import icons
@@ -223,7 +223,7 @@ LIMIT_LABELS: dict[str, tuple[str, str]] = {
 
 
 class LimitsPage(Page):
-    """One spin box per :class:`core.settings.Limits` field; pydantic checks the ranges."""
+    """One spin box per :class:`core.config.settings.Limits` field; pydantic checks the ranges."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -3,7 +3,8 @@
 Every page follows the same small protocol, which
 :class:`gui.settings.settings_dialog.SettingsDialog`
 drives: ``load(settings)`` fills the widgets, ``contribute(data)`` writes the page's part of
-the dict that is validated as :class:`core.settings.Settings`, ``extra_errors()`` adds the checks
+the dict that is validated as :class:`core.config.settings.Settings`, ``extra_errors()`` adds the
+checks
 pydantic cannot make (duplicates, a program that is not there), and ``show_errors(errors)``
 marks the page's fields, returning messages it had no field for. ``changed`` fires on edits.
 """
@@ -28,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.settings import DEFAULT_POLICY, PolicyValue, Settings
+from core.config.settings import DEFAULT_POLICY, PolicyValue, Settings
 from gui.settings.settings_fields import ErrorList, FieldErrors, sentence
 from gui.theme import icons
 

@@ -1,13 +1,14 @@
 """Settings page: OpenAI-compatible providers, their API keys, and **Test connection**.
 
 A key is never part of ``config.yaml``: the provider only says where its key lives — the
-system keyring (stored with :func:`core.secrets.store_api_key` when the dialog saves) or an
+system keyring (stored with :func:`core.safety.secrets.store_api_key` when the dialog saves) or an
 environment variable the person names. On a machine without a keyring the keyring choice is
 disabled and a sentence says why. A typed key stays in memory in :class:`ProviderDraft` until
 the dialog saves it to the keyring; :meth:`ProvidersPage.key_changes` lists what to store and
 what to forget.
 
-Test connection runs :func:`core.provider_http.list_models` as an asyncio task on the GUI loop, so
+Test connection runs :func:`core.config.provider_http.list_models` as an asyncio task on the GUI
+loop, so
 the window stays responsive; the models it finds fill the default-model box. The same list is
 asked for quietly when the page loads, so the default-model box offers what the server has
 without a click.
@@ -40,9 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.provider_http import ProbeError, list_models
-from core.secrets import api_key_for, keyring_available
-from core.settings import Provider, Settings
+from core.config.provider_http import ProbeError, list_models
+from core.config.settings import Provider, Settings
+from core.safety.secrets import api_key_for, keyring_available
 from gui import theme
 from gui.settings.settings_fields import ErrorList, FieldErrors, sentence
 from gui.theme import icons

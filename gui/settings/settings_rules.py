@@ -1,8 +1,8 @@
 """Settings ▸ Rules: the "always allow in this project" rules, listed, edited and deleted.
 
-Rules live in Baton's config folder (:class:`core.rule_store.RuleStore`), not in
+Rules live in Baton's config folder (:class:`core.safety.rule_store.RuleStore`), not in
 ``config.yaml``; like revoked trust, changes made here are written when the dialog saves and
-dropped on Cancel. Each rule is parsed as it is typed (:meth:`core.rules.Rule.parse`), so a
+dropped on Cancel. Each rule is parsed as it is typed (:meth:`core.safety.rules.Rule.parse`), so a
 rule that would never match cannot be added. "Import from Claude Code" copies a project's
 ``.claude/settings.json`` ``permissions`` into the list, for the person to read before saving.
 """
@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.rule_store import RuleStore, project_of, read_claude_permissions
-from core.rules import RULE_KINDS, Rule, RuleError, RuleKind
-from core.settings import Settings
+from core.config.settings import Settings
+from core.safety.rule_store import RuleStore, project_of, read_claude_permissions
+from core.safety.rules import RULE_KINDS, Rule, RuleError, RuleKind
 from gui import theme
 from gui.settings.settings_pages import MARGINS, Page
 from gui.theme import icons

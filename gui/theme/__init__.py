@@ -13,7 +13,7 @@ from string import Template
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication
 
-from core.resources import builtin_dir
+from core.config.resources import builtin_dir
 
 SEVERITY_HUES = {"error": 0, "warning": 38, "info": 212, "ok": 145}
 """Hues (degrees) for severity tints; lightness is chosen per palette by :func:`tint`."""

@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QIcon, QIconEngine, QImage, QPainter, QPalette
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
-from core.resources import builtin_dir
+from core.config.resources import builtin_dir
 from gui.theme import mix
 
 

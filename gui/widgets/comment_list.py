@@ -1,7 +1,7 @@
 """The review comments a person gathers before sending them, shown as a list.
 
 The review dialog (a step's answer and diffs) and the diff viewer both collect
-:class:`~core.review_comments.ReviewComment` objects the same way: typed in a comment field,
+:class:`~core.run.review_comments.ReviewComment` objects the same way: typed in a comment field,
 listed as ``path:lines — text``, sent together. One list keeps the comments and their rows in
 step, so neither view can show a comment it would not send.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QListWidget, QPlainTextEdit, QWidget
 
-from core.review_comments import ReviewComment
+from core.run.review_comments import ReviewComment
 
 
 class CommentList(QListWidget):

@@ -4,7 +4,7 @@ A search result names a step and a passage; after the run view has scrolled ther
 ``QTextEdit`` / ``QPlainTextEdit`` under the step's pane (the Markdown answer, a tool call's
 arguments and output) gets its matches marked as layout formats — bold on a warm tint, which
 does not touch the text, the person's own selection or the document — and the first one is
-scrolled to. Patterns are the core's (:attr:`core.run_search.SearchResult.patterns`, Python
+scrolled to. Patterns are the core's (:attr:`core.history.run_search.SearchResult.patterns`, Python
 ``re``), applied to each document's plain text, whose positions are the document's cursor
 positions.
 """

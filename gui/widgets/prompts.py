@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 if TYPE_CHECKING:  # what a save is checked against is not needed to open the window
-    from core.definition_checks import Problem
+    from core.definitions.checks import Problem
 
 K = TypeVar("K")
 Label = str | QMessageBox.StandardButton

@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from core.run_names import status_word
+from core.record.run_names import status_word
 from gui.theme import SEVERITY_HUES, foreground, is_dark, mix, secondary_text
 
 PHASE_LABELS = {
@@ -30,12 +30,12 @@ PHASE_LABELS = {
     "not_run": "not run",
     "interrupted": "interrupted",
 }
-"""Words for a step's phase (``core.run_state.StepPhase``), as shown in its header, plus
+"""Words for a step's phase (``core.record.run_state.StepPhase``), as shown in its header, plus
 ``interrupted``: a saved run that ended while the step was still running."""
 
 
 def run_status_label(status: str) -> str:
-    """A run's status as a label: the shared word (:data:`core.run_names.STATUS_WORDS`),
+    """A run's status as a label: the shared word (:data:`core.record.run_names.STATUS_WORDS`),
     capitalised — ``Done``, ``Failed``, ``Cancelled``, ``Waiting for you``, ``Interrupted``."""
     word = status_word(status)
     return word[:1].upper() + word[1:]

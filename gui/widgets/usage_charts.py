@@ -16,7 +16,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
-from core.events import UsageStats
+from core.model.events import UsageStats
 from gui.theme import SEVERITY_HUES, secondary_text, tint
 
 TOKEN_KINDS = ("input", "output", "cache read", "cache write")

@@ -314,7 +314,7 @@ class MainWindow(QMainWindow):
     def open_run_by_id(self, run_id: str, step: int = -1, call_id: str = "") -> None:
         """Show a saved run — open or not — on ``step`` (0-based; -1: the top) and its tool
         call ``call_id``, highlighted: the documents' provenance links land here."""
-        from core.runs import RunIndex
+        from core.record.run_files import RunIndex
 
         record = RunIndex().get(run_id)
         if record is None:

@@ -4,7 +4,8 @@ on the window.
 The project is the window's working folder: the agents and presets views list its files, the
 launch dialog starts there (so rules and trust, which are kept per project, follow it) and the
 status bar names it. Changing it goes through :meth:`Projects.open_project`, which asks about
-unsaved edits first, remembers the folder for the next start (:mod:`core.recent_projects`) and
+unsaved edits first, remembers the folder for the next start (:mod:`core.config.recent_projects`)
+and
 tells the window (its ``projectChanged`` signal). A dropped file is opened like
 ``baton open FILE``: a run file or a pi / Claude Code transcript in a Runs tab.
 """
@@ -69,7 +70,7 @@ class Projects:
     def open_project(self, folder: Path) -> bool:
         """Make ``folder`` the window's project (False, with a word in the status bar, when it
         is no folder or the person keeps unsaved edits)."""
-        from core.recent_projects import remember_project
+        from core.config.recent_projects import remember_project
 
         host = self._host
         folder = Path(folder).expanduser()
@@ -99,7 +100,7 @@ class Projects:
     def fill_recent_menu(self, menu: QMenu) -> None:
         """File ▸ Open Recent, listed afresh each time it opens (another window may have
         opened a project meanwhile)."""
-        from core.recent_projects import forget_projects, recent_projects
+        from core.config.recent_projects import forget_projects, recent_projects
 
         menu.clear()
         recent = recent_projects()

@@ -16,7 +16,7 @@ from gui.theme import icons
 
 def model_status() -> tuple[str, str]:
     """(short text, tooltip) describing the active provider and model from settings."""
-    from core.settings import SettingsError, load_settings
+    from core.config.settings import SettingsError, load_settings
 
     try:
         settings = load_settings()

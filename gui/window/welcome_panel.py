@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from core.program_locations import locate_program, usual_folders
-from core.settings import Provider, Settings, SettingsError, load_settings, save_settings
+from core.config.program_locations import locate_program, usual_folders
+from core.config.settings import Provider, Settings, SettingsError, load_settings, save_settings
 from gui import theme
 from gui.theme import icons
 
@@ -320,7 +320,7 @@ class WelcomePanel(QFrame):
     async def _detect_ollama(self) -> None:
         # Here, not at the top: the panel is built while the window opens, and httpx with its
         # certificates takes ~0.3 s to import — the probe can wait for it.
-        from core.provider_http import ProbeError, list_models
+        from core.config.provider_http import ProbeError, list_models
 
         try:
             models = await list_models(self.ollama_url, timeout_s=OLLAMA_TIMEOUT_S)

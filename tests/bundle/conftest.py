@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from core.settings import Settings, save_settings
+from core.config.settings import Settings, save_settings
 from tests.llm_server import LLMServer
 
 COMMAND = os.environ.get("BATON_BUNDLE", "")

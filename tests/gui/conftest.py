@@ -28,7 +28,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QDialog, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.settings import save_settings
+from core.config.settings import save_settings
 from gui.qt_asyncio import attached_event_loop
 from gui.run.run_view import RunView
 from gui.window.main_window import MainWindow

@@ -10,7 +10,7 @@ from PySide6.QtGui import QInputMethodEvent
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.documents import DocumentProvenance, DocumentStore, NewDocument
+from core.documents.store import DocumentProvenance, DocumentStore, NewDocument
 from gui.documents.documents_table import COL_TITLE
 from gui.documents.documents_view import DocumentsView
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.run_request import RunRequest
+from core.run.run_request import RunRequest
 from gui.launch.launch_dialog import LaunchDialog
 from gui.run.run_controller import RunSession
 from gui.run.run_page import RunPage

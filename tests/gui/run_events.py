@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.events import (
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QRadioButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.agents import parse_agent_text
+from core.definitions.agents import parse_agent_text
 from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]

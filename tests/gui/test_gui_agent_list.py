@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-import core.agents
-from core.agents import AgentDefinition
+import core.definitions.agents
+from core.definitions.agents import AgentDefinition
 from gui.window.main_window import MainWindow
 
 Window = Callable[..., MainWindow]
@@ -203,13 +203,13 @@ def test_a_change_on_disk_re_parses_only_that_file_off_the_gui_thread(
     window = make_window()
     assert "agent4@project" in _rows(window)
     parses: list[tuple[str, bool]] = []
-    parse = core.agents.parse_agent_text
+    parse = core.definitions.agents.parse_agent_text
 
     def recording(text: str, **kwargs: Any) -> AgentDefinition:
         parses.append((Path(kwargs["path"]).name, threading.current_thread() is MAIN))
         return parse(text, **kwargs)
 
-    monkeypatch.setattr(core.agents, "parse_agent_text", recording)
+    monkeypatch.setattr(core.definitions.agents, "parse_agent_text", recording)
     write_agent(folder, "agent4", "Edited in another editor")
     qtbot.waitUntil(lambda: _rows(window)["agent4@project"][1] == "Edited in another editor")
 

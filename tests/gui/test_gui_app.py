@@ -14,7 +14,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QPushButton, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.events import Lineage, PlannedStep, RunStarted
+from core.model.events import Lineage, PlannedStep, RunStarted
 from gui.qt_asyncio import asyncSlot
 from gui.window.main_window import MainWindow
 

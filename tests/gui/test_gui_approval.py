@@ -15,14 +15,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
-from core.approval_describe import MAX_DIFF_LINES, Description
-from core.approval_describe import describe as real_describe
-from core.approvals import ApprovalAnswer, ApprovalRequest
-from core.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
-from core.rule_store import RuleStore
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.runs import load_run, run_file
+from core.model.events import ApprovalRequested, ApprovalResolved, Event, RunFinished
+from core.record.run_files import load_run, run_file
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
+from core.safety.rule_store import RuleStore
+from core.tools.approval_describe import MAX_DIFF_LINES, Description
+from core.tools.approval_describe import describe as real_describe
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.approval_queue import ApprovalQueue
 from tests.llm_server import LLMServer, Reply
@@ -316,7 +316,7 @@ def test_other_tools_show_their_arguments_as_json(
 def test_document_delete_names_the_document(
     qtbot: QtBot, qasync_loop: asyncio.AbstractEventLoop, queue: ApprovalQueue
 ) -> None:
-    documents = pytest.importorskip("core.documents")
+    documents = pytest.importorskip("core.documents.store")
     stored = documents.DocumentStore.default().create(
         "Release notes", "# 1.0\n- first\n", tags=["release"]
     )

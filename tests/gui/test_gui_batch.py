@@ -20,7 +20,7 @@ from core.batch.executors import ExecutorOptions, LocalExecutor
 from core.batch.inputs import BatchItem
 from core.batch.store import BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
-from core.settings import save_settings
+from core.config.settings import save_settings
 from gui.batch.batch_view import BatchView
 from gui.window.main_window import MainWindow
 from tests.llm_server import LLMServer, Reply, last_user_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.run_state import fold
+from core.record.run_state import fold
 from gui.run.markdown_stream import LAZY_SLICE_CHARS
 from gui.run.markdown_view import MarkdownView
 from gui.run.run_view import RunView

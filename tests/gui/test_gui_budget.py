@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractSpinBox, QPushButton
 from pytestqt.qtbot import QtBot
 
-from core.settings import save_settings
+from core.config.settings import save_settings
 from gui.window.main_window import MainWindow
 from tests.gui.launching import (
     RUN_TIMEOUT_MS,

@@ -12,7 +12,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.events import Event
+from core.model.events import Event
 from gui.changes.actions import RestoreDialog
 from gui.changes.diff_viewer import DiffViewer
 from gui.changes.patch_view import PAGE_LINES

@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.events import PlannedStep, RunStarted
-from core.rerun import request_from_run
+from core.model.events import PlannedStep, RunStarted
+from core.run.rerun import request_from_run
 from gui.launch.launch_dialog import LaunchDialog
 from gui.launch.launch_steps import StepRow
 from gui.window.main_window import MainWindow

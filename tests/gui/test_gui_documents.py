@@ -17,8 +17,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.documents import DocumentStore
-from core.settings import Limits
+from core.config.settings import Limits
+from core.documents.store import DocumentStore
 from gui.documents.documents_table import (
     COL_RUN,
     COL_SUMMARY,

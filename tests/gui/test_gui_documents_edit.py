@@ -15,8 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from core import paths
-from core.documents import DocumentNotFound, DocumentStore
+from core.config import paths
+from core.documents.store import DocumentNotFound, DocumentStore
 from gui.documents.document_prompts import KEEP_MINE, TAKE_THEIRS
 from gui.documents.documents_view import DocumentsView
 from gui.window.main_window import MainWindow

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontMetricsF
 from pytestqt.qtbot import QtBot
 
-from core.documents import DocumentProvenance, DocumentStore
+from core.documents.store import DocumentProvenance, DocumentStore
 from gui.documents.document_delegate import DocumentDelegate, tag_font
 from gui.documents.documents_table import COL_TAGS
 from gui.documents.documents_view import DocumentsView

@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtGui import QColor, QPalette, QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from core.definition_checks import validate_agent_text
-from core.file_state import DiskState, decode, encode, load, save
+from core.definitions.checks import validate_agent_text
+from core.workspace.file_state import DiskState, decode, encode, load, save
 from gui.definitions.highlighters import DefinitionHighlighter
 
 AGENT = """---

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
-from core.runs import RunIndex
+from core.record.run_files import RunIndex
 from gui.history import runs_table
 from gui.history.runs_history import HistoryPage
 from tests.test_runs_paging import fill

@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.budget import Budget, Caps
-from core.run_request import RunRequest, StepSpec
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.model.budget import Budget, Caps
+from core.run.run_request import RunRequest, StepSpec
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.inbox.inbox_view import InboxView
 from gui.window.main_window import MainWindow

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.events import RunFinished
-from core.liveness import LivenessLock
-from core.runs import Redactor, RunIndex, RunWriter, load_run, run_file
+from core.model.events import RunFinished
+from core.record.liveness import LivenessLock
+from core.record.run_files import Redactor, RunIndex, RunWriter, load_run, run_file
 from gui.window.main_window import MainWindow
 from tests.test_run_state import sample_run
 

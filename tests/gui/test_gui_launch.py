@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.trust import TrustStore
+from core.safety.trust import TrustStore
 from gui.window.main_window import MainWindow
 from tests.gui.launching import (
     click,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from pytestqt.qtbot import QtBot
 
-from core.settings import Settings, save_settings
+from core.config.settings import Settings, save_settings
 from gui.window.main_window import MainWindow
 from tests.gui.launching import open_launch_dialog, pick_preset, type_into
 from tests.llm_server import LLMServer

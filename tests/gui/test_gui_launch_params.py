@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
 from pytestqt.qtbot import QtBot
 
-from core.agents import ParamSpec
-from core.params import ParamsError, validate_params
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.definitions.agents import ParamSpec
+from core.definitions.params import ParamsError, validate_params
 from gui.window.main_window import MainWindow
 from tests.gui.launching import (
     click,

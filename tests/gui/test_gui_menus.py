@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QMenu
 from pytestqt.qtbot import QtBot
 
-from core.run_request import RunRequest, StepSpec
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.run.run_request import RunRequest, StepSpec
 from gui.window.main_window import MainWindow
 from gui.window.shortcuts_dialog import ShortcutsDialog
 from tests.gui.launching import RUN_TIMEOUT_MS, wait_until_finished

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from gui.launcher import main
 from tests.llm_server import LLMServer, Reply
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QUrl
 
-from core.events import OutputFileWritten
+from core.model.events import OutputFileWritten
 from gui.run.run_view import RunView
 from tests.gui.run_events import finished_chain
 

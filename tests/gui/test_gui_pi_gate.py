@@ -11,11 +11,11 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.agents import AgentCatalog, AgentDefinition
-from core.events import RunFinished
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.settings import Settings
+from core.config.settings import Settings
+from core.definitions.agents import AgentCatalog, AgentDefinition
+from core.model.events import RunFinished
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.approval_queue import ApprovalQueue
 from tests import real_clis

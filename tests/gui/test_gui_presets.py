@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.agents import AgentCatalog, discover_agents
-from core.preset_files import template, validate_preset_text, with_name
-from core.presets import parse_preset_text
+from core.definitions.agents import AgentCatalog, discover_agents
+from core.definitions.preset_files import template, validate_preset_text, with_name
+from core.definitions.presets import parse_preset_text
 from gui.definitions.presets_view import PresetsView
 from gui.window.main_window import MainWindow
 

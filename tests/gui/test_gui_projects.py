@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from core.cli import build_parser
-from core.recent_projects import recent_projects
-from core.rule_store import RuleStore
+from core.config.recent_projects import recent_projects
+from core.safety.rule_store import RuleStore
 from gui import launcher
 from gui.window.main_window import MainWindow
 from gui.window.projects import FileOpenEvents

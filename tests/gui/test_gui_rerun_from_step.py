@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.run_request import RunRequest, StepSpec
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.run.run_request import RunRequest, StepSpec
 from gui.run.rerun_dialog import RerunDialog
 from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
-from core.run_request import RunRequest, StepSpec
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.run.run_request import RunRequest, StepSpec
 from gui.run.run_controller import RunSession
 from gui.window.main_window import MainWindow
 from tests.gui.launching import RUN_TIMEOUT_MS, wait_for_session, wait_until_finished

@@ -15,9 +15,9 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QMenu, QPlainTextEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.run_request import RunRequest, StepSpec
-from core.runs import RunIndex
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.record.run_files import RunIndex
+from core.run.run_request import RunRequest, StepSpec
 from gui.changes.diff_viewer import DiffViewer
 from gui.changes.run_changes import RunChangesDialog
 from gui.review.review_dialog import ReviewDialog

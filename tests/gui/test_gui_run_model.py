@@ -8,8 +8,8 @@ from PySide6.QtCore import QThread
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from core.run_export import run_to_markdown, state_to_markdown
-from core.runs import Redactor, RunWriter, load_run
+from core.history.run_export import run_to_markdown, state_to_markdown
+from core.record.run_files import Redactor, RunWriter, load_run
 from gui.run.run_model import RunModel
 from gui.run.run_view import RunView
 from gui.run.step_items import TextItem

@@ -11,7 +11,7 @@ from PySide6.QtGui import QFont, QTextDocument
 from PySide6.QtWidgets import QListWidgetItem
 from pytestqt.qtbot import QtBot
 
-from core.runs import Redactor, RunIndex, RunWriter
+from core.record.run_files import Redactor, RunIndex, RunWriter
 from gui.compare.compare_view import CompareDialog
 from gui.history.search_results import ROLE_MARKED
 from gui.run.runs_view import RunsView

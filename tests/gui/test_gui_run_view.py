@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
-from core.events import ApprovalResolved, Event
+from core.model.events import ApprovalResolved, Event
 from gui.run import run_header
 from gui.run.run_view import RunView
 from gui.run.step_items import NoticeItem, TextItem, ThinkingItem

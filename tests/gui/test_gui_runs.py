@@ -14,8 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.run_request import RunRequest, StepSpec
-from core.runs import RunIndex
+from core.record.run_files import RunIndex
+from core.run.run_request import RunRequest, StepSpec
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.run.run_controller import RunSession
 from gui.run.run_page import RunPage

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from core.approvals import ApprovalRequest
-from core.settings import SandboxSettings, Settings, save_settings
-from core.tools.sandbox import sandbox_status
-from core.trust import project_files
+from core.config.settings import SandboxSettings, Settings, save_settings
+from core.safety.approvals import ApprovalRequest
+from core.safety.sandbox import sandbox_status
+from core.safety.trust import project_files
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.trust_dialog import TrustDialog
 

@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
-from core.settings import config_path, load_settings
-from core.tools.sandbox import sandbox_status
+from core.config.settings import config_path, load_settings
+from core.safety.sandbox import sandbox_status
 from gui.settings.settings_dialog import SettingsDialog
 
 KEY = "sk-live-0123456789abcdef"

@@ -18,12 +18,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from core import paths
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.secrets import SERVICE
-from core.settings import Provider, Settings, config_path, load_settings, save_settings
-from core.trust import TrustStore
+from core.config import paths
+from core.config.settings import Provider, Settings, config_path, load_settings, save_settings
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.secrets import SERVICE
+from core.safety.trust import TrustStore
 from gui.settings.settings_dialog import SettingsDialog
 from tests.llm_server import LLMServer, Reply
 

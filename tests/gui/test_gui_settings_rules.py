@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
-from core.rule_store import RuleStore
+from core.safety.rule_store import RuleStore
 from gui.settings.settings_dialog import SettingsDialog
 
 

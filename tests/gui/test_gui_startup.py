@@ -65,10 +65,10 @@ DEFERRED = {
     "pydantic",
     "yaml",
     "httpx",
-    "core.agents",
-    "core.settings",
-    "core.events",
-    "core.definition_checks",
+    "core.definitions.agents",
+    "core.config.settings",
+    "core.model.events",
+    "core.definitions.checks",
     "html",
     "gui.definitions.definition_editor",
 }
@@ -109,7 +109,7 @@ def test_the_window_paints_before_settings_and_agent_files_are_read(tmp_path: Pa
 
     # Then, with the window on screen, the work happens: nothing was merely dropped.
     listed = set(report["listed modules"].split())
-    assert {"pydantic", "yaml", "core.agents", "core.settings"} <= listed
+    assert {"pydantic", "yaml", "core.definitions.agents", "core.config.settings"} <= listed
     assert "127.0.0.1:9" in report["listed status"]
     assert int(report["listed agents"]) > 0  # the built-in agents
 

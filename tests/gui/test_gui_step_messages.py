@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.run_request import RunRequest, StepSpec
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.run.run_request import RunRequest, StepSpec
 from gui.run.run_controller import RunSession
 from gui.run.step_items import NoticeItem
 from gui.run.step_pane import StepPane

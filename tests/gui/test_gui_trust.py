@@ -11,11 +11,11 @@ import pytest
 from PySide6.QtWidgets import QTreeWidget, QWidget
 from pytestqt.qtbot import QtBot
 
-from core.errors import RunError
-from core.run_request import RunRequest, StepSpec
-from core.runner import Runner
-from core.settings import Settings
-from core.trust import TrustStore, project_files
+from core.config.settings import Settings
+from core.model.errors import RunError
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.trust import TrustStore, project_files
 from gui.approvals.trust_dialog import TrustDialog, ask_trust_blocking, prepare_runner
 
 

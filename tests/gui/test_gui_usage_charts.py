@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core.cli import main
-from core.runs import RunIndex
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.record.run_files import RunIndex
 from gui.run.run_view import RunView
 from gui.window.main_window import MainWindow
 from tests.gui.run_events import finished_chain

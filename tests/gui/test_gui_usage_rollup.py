@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from core.events import ToolCallStarted
+from core.model.events import ToolCallStarted
 from gui.run.run_view import RunView
 from tests.gui.run_events import RunBuilder
 

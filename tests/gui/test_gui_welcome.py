@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from core.settings import Provider, Settings, config_path, load_settings, save_settings
+from core.config.settings import Provider, Settings, config_path, load_settings, save_settings
 from gui.settings.settings_dialog import SettingsDialog
 from gui.window.welcome_panel import WelcomePanel, needs_welcome
 from tests.llm_server import LLMServer

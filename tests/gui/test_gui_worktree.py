@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from core.events import Event, RunStarted
-from core.runs import RunIndex, load_run
-from core.settings import save_settings
+from core.config.settings import save_settings
+from core.model.events import Event, RunStarted
+from core.record.run_files import RunIndex, load_run
 from gui.changes.run_changes import RunChangesDialog
 from gui.window.main_window import MainWindow
 from tests.git_repos import git, isolated_run

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.settings import Limits
+from core.config.settings import Limits
 from core.tools.base import Tool, ToolContext
 
 CallTool = Callable[..., Awaitable[str]]

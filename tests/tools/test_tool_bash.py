@@ -13,11 +13,11 @@ from pathlib import Path
 import psutil
 import pytest
 
-from core import process_tree
-from core.settings import Limits, SandboxSettings
+from core.config.settings import Limits, SandboxSettings
+from core.safety.sandbox import sandbox_status
+from core.tools import process_tree
 from core.tools.base import ToolContext, ToolError
 from core.tools.bash import BashParams, BashTool, _Tail
-from core.tools.sandbox import sandbox_status
 
 
 def gone(pid: int) -> bool:
@@ -240,7 +240,7 @@ def test_a_setsid_child_leaves_no_traceback_at_exit(work: Path, sandboxed_run: b
     script = (
         "import asyncio, sys\n"
         "from pathlib import Path\n"
-        "from core.settings import SandboxSettings\n"
+        "from core.config.settings import SandboxSettings\n"
         "from core.tools.base import ToolContext\n"
         "from core.tools.bash import BashParams, BashTool\n"
         f"params = BashParams(command='setsid sleep {mark} & echo hi', timeout=30)\n"

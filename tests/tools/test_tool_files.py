@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
+from core.config import paths
 from core.tools.base import ToolError
 from core.tools.edit import EditTool
 from core.tools.files import off_loop

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Limits
+from core.config.settings import Limits
 from core.tools.base import ToolError
 from core.tools.find import FindTool
 from core.tools.ls import LsTool

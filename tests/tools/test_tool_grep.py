@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Limits
+from core.config.settings import Limits
 from core.tools.base import ToolError
 from core.tools.grep import GrepTool
 

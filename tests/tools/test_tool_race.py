@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
+from core.config import paths
 from core.tools import beneath
 from core.tools.base import ToolContext, ToolError
 from core.tools.confined_read import confined_argv

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Limits
+from core.config.settings import Limits
 from core.tools.base import ToolError
 from core.tools.read import MAX_LINE_CHARS, MAX_LINES, ReadTool
 
@@ -107,8 +107,8 @@ def test_offset_and_limit_must_be_positive() -> None:
 async def test_a_link_in_the_hand_off_folder_is_not_followed(work: Path) -> None:
     """The hand-off allowance opens only a regular step file of the current run's folder: a
     ``step-N.md`` that is a link to another data-folder file is refused, not followed."""
-    from core import paths
-    from core.handoff import handoff_dir
+    from core.config import paths
+    from core.run.handoff import handoff_dir
     from core.tools.base import ToolContext
 
     folder = handoff_dir("20260101-000000-abcdef")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.agents import BATON_TOOLS
+from core.definitions.agents import BATON_TOOLS
 from core.tools import registry
 from core.tools.base import Tool, ToolContext
 from core.tools.registry import builtin_tools, register_tool, select_tools

@@ -14,19 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from core.agents import AgentFileError, parse_agent_text
 from core.backends.tool_calls import confinement
-from core.settings import Limits, SandboxSettings, Settings
-from core.tools import host_sockets, sandbox
-from core.tools.base import ToolContext, ToolError
-from core.tools.bash import BashParams, BashTool
-from core.tools.sandbox import (
+from core.config.settings import Limits, SandboxSettings, Settings
+from core.definitions.agents import AgentFileError, parse_agent_text
+from core.safety import sandbox
+from core.safety.sandbox import (
     SandboxStatus,
     bwrap_argv,
     confine,
     sandbox_status,
     seatbelt_profile,
 )
+from core.tools import host_sockets
+from core.tools.base import ToolContext, ToolError
+from core.tools.bash import BashParams, BashTool
 
 needs_bwrap = pytest.mark.skipif(
     sandbox_status().kind != "bubblewrap", reason="bubblewrap does not run here"
@@ -194,8 +195,8 @@ def test_malformed_confinement_fields_are_diagnosed(extra: str) -> None:
 
 
 def test_tool_context_combines_the_run_switch_and_the_agent(tmp_path: Path) -> None:
-    from core.approvals import ApprovalGate, deny_all
     from core.backends.base import StepContext
+    from core.safety.approvals import ApprovalGate, deny_all
 
     def fields(network_setting: bool, extra: str) -> dict[str, object]:
         agent = parse_agent_text(AGENT.format(extra=extra))

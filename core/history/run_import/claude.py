@@ -1,4 +1,5 @@
-"""Saved Claude Code output as one step (:mod:`core.run_import.formats` wraps it into a run);
+"""Saved Claude Code output as one step (:mod:`core.history.run_import.formats` wraps it into a
+run);
 :class:`ClaudeEventParser` (the live backend's parser) maps the events.
 
 Two forms are read, both one JSON object a line:
@@ -24,18 +25,18 @@ from typing import Any
 
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name
 from core.backends.cli_output import content_text
-from core.events import (
+from core.history.run_import.step import StepTranscript
+from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
     Event,
     StepFinished,
     ToolCallFinished,
 )
-from core.run_import.step import StepTranscript
 
 
 def looks_like_claude(head: list[Any]) -> bool:
-    """For :data:`core.run_import.formats.DETECTORS`: the first lines (parsed JSON, ``None``
+    """For :data:`core.history.run_import.formats.DETECTORS`: the first lines (parsed JSON, ``None``
     when not JSON) hold Claude Code's ``system/init`` line, or are the conversation form."""
     for line in head:
         if not isinstance(line, dict):

@@ -6,7 +6,7 @@ exactly like a run Baton made itself.
 
 Formats are recognised from a file's first lines by the entries of :data:`DETECTORS`, tried in
 order. A new format is one more :class:`TranscriptFormat` appended there, with a reader that
-returns a :class:`~core.run_import.step.StepTranscript`; the wrapping is done here for all.
+returns a :class:`~core.history.run_import.step.StepTranscript`; the wrapping is done here for all.
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.events import (
+from core.history.run_import.claude import looks_like_claude, read_claude_transcript
+from core.history.run_import.pi import looks_like_pi, read_pi_transcript
+from core.history.run_import.step import StepTranscript
+from core.model.events import (
     Event,
     PlannedStep,
     RunFinished,
@@ -26,10 +29,7 @@ from core.events import (
     StepFinished,
     StepStarted,
 )
-from core.run_import.claude import looks_like_claude, read_claude_transcript
-from core.run_import.pi import looks_like_pi, read_pi_transcript
-from core.run_import.step import StepTranscript
-from core.runner import new_run_id
+from core.run.runner import new_run_id
 
 HEAD_LINES = 5
 """Non-empty lines a detector sees."""

@@ -1,5 +1,5 @@
 """Bringing runs from elsewhere into the history: Baton's own run files (from another machine
-or a backup) and transcripts of agent CLIs (see :mod:`core.run_import.formats`).
+or a backup) and transcripts of agent CLIs (see :mod:`core.history.run_import.formats`).
 
 Either way the result is an ordinary saved run — a file in ``<data>/runs`` and a row in the
 index — so it opens, exports and re-runs like any other. Imported events are redacted like
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.events import Event, RunStarted
-from core.redaction import Redactor, redact_all
-from core.run_import.formats import import_transcript
-from core.runs import RunIndex, RunRecord, RunWriter, read_events
+from core.history.run_import.formats import import_transcript
+from core.model.events import Event, RunStarted
+from core.record.run_files import RunIndex, RunRecord, RunWriter, read_events
+from core.safety.redaction import Redactor, redact_all
 
 
 def load_any(path: Path) -> list[Event]:

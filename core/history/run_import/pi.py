@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.backends.pi_events import PiEventParser
-from core.events import Event, StepFinished
-from core.run_import.step import StepTranscript
+from core.history.run_import.step import StepTranscript
+from core.model.events import Event, StepFinished
 
 
 def looks_like_pi(head: list[Any]) -> bool:

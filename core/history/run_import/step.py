@@ -1,5 +1,6 @@
 """What a transcript format's reader returns: one step's events and what the run around them
-needs (task, model, folder, start). :mod:`core.run_import.formats` wraps it into a run, so each
+needs (task, model, folder, start). :mod:`core.history.run_import.formats` wraps it into a run, so
+each
 reader only parses."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.events import Event, StepFinished
+from core.model.events import Event, StepFinished
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from core.agents import AgentCatalog, discover_agents
-from core.commands.listing import (
+from core.definitions.agents import AgentCatalog, discover_agents
+from core.terminal.commands.listing import (
     check_folder,
     diagnostics_json,
     print_result,

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.atomic import atomic_write_text
 from core.batch.checkout import Checkout
 from core.batch.executor_registry import EXECUTORS, create_executor
 from core.batch.executors import ExecutorLost, ExecutorOptions
@@ -28,7 +27,14 @@ from core.batch.inputs import read_inputs, redacted
 from core.batch.results import batch_results, results_csv, results_jsonl
 from core.batch.store import BatchPlacement, BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchListener, BatchRun
-from core.commands.run import (
+from core.config.atomic import atomic_write_text
+from core.config.settings import Settings, SettingsError, load_settings
+from core.model.errors import RunError
+from core.model.events import Event, RunFinished, event_to_json
+from core.record.run_names import status_word
+from core.safety.redaction import Redactor
+from core.safety.sandbox import sandbox_status
+from core.terminal.commands.run import (
     EXIT_CANCELLED,
     EXIT_FAILED,
     EXIT_OK,
@@ -37,12 +43,6 @@ from core.commands.run import (
     runner_options,
     usage_error,
 )
-from core.errors import RunError
-from core.events import Event, RunFinished, event_to_json
-from core.redaction import Redactor
-from core.run_names import status_word
-from core.settings import Settings, SettingsError, load_settings
-from core.tools.sandbox import sandbox_status
 
 ACTIONS = ("resume", "status", "export", "list")
 COMMAND = "baton batch"
@@ -329,7 +329,7 @@ def _list() -> int:
 
 
 def _scrubber() -> Callable[[str], str]:
-    """Scrubs the secrets a run could leak (:class:`~core.redaction.Redactor`) from batch
+    """Scrubs the secrets a run could leak (:class:`~core.safety.redaction.Redactor`) from batch
     inputs and what is printed or exported of them (batches recorded before inputs were
     scrubbed on the way in still hold them)."""
     return Redactor.configured().scrub

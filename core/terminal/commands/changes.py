@@ -1,5 +1,5 @@
 """``baton runs diff`` and ``baton runs restore``: what a run changed in its folder, and
-putting the folder back as it was before one of its steps (:mod:`core.checkpoints`)."""
+putting the folder back as it was before one of its steps (:mod:`core.workspace.checkpoints`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.checkpoints import Workspace, patch
-from core.events import Event, StepChanges
-from core.git_command import GitError
-from core.redaction import Redactor
-from core.restore import RestoreError, apply_restore, checkpoints_of, plan_restore
-from core.runs import RunIndex, append_event, load_run
+from core.model.events import Event, StepChanges
+from core.record.run_files import RunIndex, append_event, load_run
+from core.safety.redaction import Redactor
+from core.workspace.checkpoints import Workspace, patch
+from core.workspace.git_command import GitError
+from core.workspace.restore import RestoreError, apply_restore, checkpoints_of, plan_restore
 
 
 def register(actions: Any) -> None:

@@ -5,7 +5,7 @@ Listings never carry content. Every problem a person can fix (an empty title, co
 limit, an unknown id) exits 2 with one line on stderr; ``--json`` output is for scripts.
 ``delete`` asks on a terminal and refuses without one unless ``--yes``, so a script never
 deletes by accident; a deleted document keeps its history and ``restore`` brings it back
-(:mod:`core.commands.docs_history`).
+(:mod:`core.terminal.commands.docs_history`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Any
 
 import yaml
 
-from core.atomic import atomic_write_text
-from core.commands.docs_history import Handler, command_author, register_history
-from core.documents import (
+from core.config.atomic import atomic_write_text
+from core.config.settings import SettingsError, load_settings
+from core.documents.store import (
     Document,
     DocumentError,
     DocumentStore,
@@ -31,7 +31,7 @@ from core.documents import (
     Page,
     SearchHit,
 )
-from core.settings import SettingsError, load_settings
+from core.terminal.commands.docs_history import Handler, command_author, register_history
 
 
 def register(commands: Any) -> None:

@@ -12,17 +12,17 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from core.documents import DocumentError, DocumentStore
-from core.documents_history import diff
-from core.documents_models import DocumentProvenance
-from core.nesting import current_parent
+from core.documents.history import diff
+from core.documents.models import DocumentProvenance
+from core.documents.store import DocumentError, DocumentStore
+from core.safety.nesting import current_parent
 
 Handler = Callable[[argparse.Namespace, DocumentStore], int]
 
 
 def command_author() -> DocumentProvenance | None:
     """Who types a ``baton docs`` command that writes: a step's agent when a step's shell
-    started it (found by the process tree, :func:`core.nesting.current_parent`), otherwise a
+    started it (found by the process tree, :func:`core.safety.nesting.current_parent`), otherwise a
     person (None)."""
     parent = current_parent()
     if parent is None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.agents import Diagnostic
+from core.definitions.agents import Diagnostic
 
 
 def register_listing(

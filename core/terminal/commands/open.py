@@ -1,7 +1,8 @@
 """``baton open RUN_FILE [--screenshot PNG]``: show a saved run or a transcript in the window.
 
 ``RUN_FILE`` is a Baton run file (``runs/<id>.jsonl``) or a pi / Claude Code transcript
-(:func:`core.run_import.load_any`). The file is read here, before Qt is imported, so a missing
+(:func:`core.history.run_import.load_any`). The file is read here, before Qt is imported, so a
+missing
 or unrecognised file is a one-line error with exit status 2 and no window; the window itself
 comes from the entry point's :class:`core.cli.WindowHooks`. Opening a
 transcript does not add it to the history (``baton runs import`` does).
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.run_import import load_any
+from core.history.run_import import load_any
 
 EXIT_USAGE = 2
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from core.agents import Diagnostic, discover_agents
-from core.commands.listing import (
+from core.definitions.agents import Diagnostic, discover_agents
+from core.definitions.presets import PresetCatalog, agent_diagnostics, discover_presets
+from core.terminal.commands.listing import (
     check_folder,
     diagnostics_json,
     print_result,
     register_listing,
     table,
 )
-from core.presets import PresetCatalog, agent_diagnostics, discover_presets
 
 
 def register(commands: Any) -> None:

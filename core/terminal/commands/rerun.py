@@ -1,9 +1,9 @@
 """A saved run taken further, as a new run linked to its parent:
 
 * ``baton runs resume RUN_ID`` and ``baton runs rerun RUN_ID --from N`` run it again, reusing
-  the steps that finished (see :mod:`core.rerun`);
+  the steps that finished (see :mod:`core.run.rerun`);
 * ``baton runs continue RUN_ID TEXT`` says something more to a finished step, in the same
-  conversation (see :mod:`core.continuation`), as the window's Continue box does.
+  conversation (see :mod:`core.run.continuation`), as the window's Continue box does.
 """
 
 from __future__ import annotations
@@ -13,20 +13,20 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from core.commands.run import (
+from core.config.settings import SettingsError, load_settings
+from core.model.errors import RunError
+from core.model.events import Event, StepStarted
+from core.record.run_files import RunIndex, load_run
+from core.run.continuation import continue_request
+from core.run.rerun import rerun_from_request, resume_request
+from core.run.runner import Runner
+from core.terminal.commands.run import (
     add_budget_options,
     budget_from,
     execute,
     runner_options,
     usage_error,
 )
-from core.continuation import continue_request
-from core.errors import RunError
-from core.events import Event, StepStarted
-from core.rerun import rerun_from_request, resume_request
-from core.runner import Runner
-from core.runs import RunIndex, load_run
-from core.settings import SettingsError, load_settings
 
 
 def register(actions: Any) -> None:

@@ -1,6 +1,6 @@
 """``baton rules``: a project's "always allow" rules from the command line.
 
-The same rules Settings ▸ Rules edits (:class:`core.rule_store.RuleStore`): list them, add or
+The same rules Settings ▸ Rules edits (:class:`core.safety.rule_store.RuleStore`): list them, add or
 remove one, import a project's Claude Code permissions, and ``check`` how a command or a file
 would be decided — the explanation a person needs before trusting a rule.
 """
@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.rule_store import RuleStore, project_of
-from core.rules import RULE_KINDS, RuleError
+from core.safety.rule_store import RuleStore, project_of
+from core.safety.rules import RULE_KINDS, RuleError
 
 
 def register(commands: Any) -> None:

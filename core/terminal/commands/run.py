@@ -20,16 +20,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core.approvals import Responder, approve_all, deny_all, deny_by_setting
-from core.budget import Budget, BudgetAsker, Caps, stop_at_cap
-from core.commands.run_estimate import print_estimate
-from core.errors import RunError
-from core.events import Event, event_to_json
-from core.redaction import Redactor
-from core.run_request import RunRequest, StepSpec, preset_request
-from core.runner import Runner
-from core.settings import Settings, SettingsError, load_settings
-from core.tools.sandbox import sandbox_status
+from core.config.settings import Settings, SettingsError, load_settings
+from core.model.budget import Budget, BudgetAsker, Caps, stop_at_cap
+from core.model.errors import RunError
+from core.model.events import Event, event_to_json
+from core.run.run_request import RunRequest, StepSpec, preset_request
+from core.run.runner import Runner
+from core.safety.approvals import Responder, approve_all, deny_all, deny_by_setting
+from core.safety.redaction import Redactor
+from core.safety.sandbox import sandbox_status
+from core.terminal.commands.run_estimate import print_estimate
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -237,7 +237,7 @@ def _responder(choice: str | None) -> Responder:
         return approve_all
     if choice == "deny":
         return deny_by_setting("--approve deny")
-    from core.terminal_approval import TerminalApprover
+    from core.terminal.approval_prompt import TerminalApprover
 
     return TerminalApprover()
 
@@ -274,7 +274,7 @@ def _budget_asker(choice: str | None) -> BudgetAsker:
     """Ask on a terminal (as approvals do); stop at the cap with nobody to ask."""
     if choice in ("deny", "all") or (choice is None and not sys.stdin.isatty()):
         return stop_at_cap
-    from core.terminal_budget import ask_on_terminal
+    from core.terminal.budget_prompt import ask_on_terminal
 
     return ask_on_terminal
 
@@ -295,7 +295,9 @@ def execute(runner: Runner, settings: Settings, command: str) -> int:
     if not status.active:  # said before anything runs, not discovered afterwards
         print(f"{command}: bash is {status.describe()}", file=sys.stderr)
     code = asyncio.run(_run_with_ctrl_c(runner))
-    from core.run_search import index_ended_run  # imported once a run has ended, not at start-up
+    from core.history.run_search import (
+        index_ended_run,  # imported once a run has ended, not at start-up
+    )
 
     index_ended_run(runner.run_id)
     return code
@@ -318,6 +320,6 @@ def _json_printer(event: Event) -> None:
 
 
 def _transcript_printer() -> Any:
-    from core.terminal_output import TranscriptPrinter
+    from core.terminal.output import TranscriptPrinter
 
     return TranscriptPrinter(sys.stdout)

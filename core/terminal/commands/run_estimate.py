@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from core.budget_estimate import describe_estimate, preset_estimate
-from core.errors import RunError
-from core.run_request import find_preset
+from core.history.budget_estimate import describe_estimate, preset_estimate
+from core.model.errors import RunError
+from core.run.run_request import find_preset
 
 
 def print_estimate(args: argparse.Namespace) -> None:

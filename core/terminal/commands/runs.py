@@ -9,14 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.commands import changes as changes_command
-from core.commands import rerun as rerun_command
-from core.commands import runs_comment, runs_review, runs_steer
-from core.commands import worktree as worktree_command
-from core.redaction import Redactor, redact_all
-from core.run_export import run_to_json, run_to_markdown
-from core.run_names import run_name, status_word
-from core.runs import RunIndex, RunRecord, load_run
+from core.history.run_export import run_to_json, run_to_markdown
+from core.record.run_files import RunIndex, RunRecord, load_run
+from core.record.run_names import run_name, status_word
+from core.safety.redaction import Redactor, redact_all
+from core.terminal.commands import changes as changes_command
+from core.terminal.commands import rerun as rerun_command
+from core.terminal.commands import runs_comment, runs_review, runs_steer
+from core.terminal.commands import worktree as worktree_command
 
 
 def register(commands: Any) -> None:
@@ -87,7 +87,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from core.run_import import import_run
+    from core.history.run_import import import_run
 
     try:
         record = import_run(args.file)

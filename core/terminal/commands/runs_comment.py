@@ -1,8 +1,8 @@
 """``baton runs comment``: the window's review comments, from a terminal.
 
 Each ``comment`` adds one on lines of a step's answer or of a file in the run's folder; they
-wait (:mod:`core.pending_comments`) until ``comments --send`` runs the follow-up that gets them,
-as the window's "Send comments" does (:func:`core.review_comments.follow_up_request`)."""
+wait (:mod:`core.run.pending_comments`) until ``comments --send`` runs the follow-up that gets them,
+as the window's "Send comments" does (:func:`core.run.review_comments.follow_up_request`)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core import pending_comments
-from core.commands.rerun import add_run_again_options, run_again
-from core.errors import RunError
-from core.events import Event
-from core.pending_comments import PendingComment
-from core.review_comments import follow_up_request, output_path
-from core.run_state import fold
-from core.runs import RunIndex, load_run
+from core.model.errors import RunError
+from core.model.events import Event
+from core.record.run_files import RunIndex, load_run
+from core.record.run_state import fold
+from core.run import pending_comments
+from core.run.pending_comments import PendingComment
+from core.run.review_comments import follow_up_request, output_path
+from core.terminal.commands.rerun import add_run_again_options, run_again
 
 EXIT_OK, EXIT_USAGE = 0, 2
 COMMAND = "baton runs comment"

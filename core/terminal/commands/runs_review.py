@@ -1,5 +1,6 @@
 """``baton runs search QUERY`` and ``baton runs compare A B``: find a run by what happened in
-it (:mod:`core.run_search`), and set two runs side by side (:mod:`core.run_compare`)."""
+it (:mod:`core.history.run_search`), and set two runs side by side
+(:mod:`core.history.run_compare`)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from core.run_compare import compare_runs, comparison_markdown
-from core.run_reading import read_folded
-from core.run_search import DEFAULT_LIMIT, RunSearch
-from core.runs import RunIndex
+from core.history.run_compare import compare_runs, comparison_markdown
+from core.history.run_reading import read_folded
+from core.history.run_search import DEFAULT_LIMIT, RunSearch
+from core.record.run_files import RunIndex
 
 
 def register(actions: Any) -> None:

@@ -1,7 +1,7 @@
 """``baton runs steer RUN_ID TEXT [--step N]``: the window's message box, from a terminal.
 
 The message goes to the process running the run (another terminal's ``baton run``, or the
-window) through its spool folder (:mod:`core.steer_spool`); this command waits for that
+window) through its spool folder (:mod:`core.run.steer_spool`); this command waits for that
 process's answer, so it says "delivered" only when the step really has the message."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.liveness import owner_alive
-from core.runs import RunIndex
-from core.steer_spool import (
+from core.record.liveness import owner_alive
+from core.record.run_files import RunIndex
+from core.run.steer_spool import (
     MAX_MESSAGE_BYTES,
     SteerAnswer,
     SteerMessage,

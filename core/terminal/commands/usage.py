@@ -8,8 +8,8 @@ import datetime
 import json
 from typing import Any
 
-from core.events import UsageStats, compact_number
-from core.usage_report import UsageRow, usage_report
+from core.history.usage_report import UsageRow, usage_report
+from core.model.events import UsageStats, compact_number
 
 UNPRICED = "—"
 

@@ -1,5 +1,6 @@
 """``baton runs merge`` and ``baton runs discard``: the end of a run that worked in its own git
-worktree (:mod:`core.worktrees`) — its work brought into the person's checkout, or thrown away."""
+worktree (:mod:`core.workspace.worktrees`) — its work brought into the person's checkout, or thrown
+away."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.events import RunStarted, WorktreeInfo
-from core.runs import RunIndex, load_run
-from core.worktrees import WorktreeError, discard_worktree, merge_worktree
+from core.model.events import RunStarted, WorktreeInfo
+from core.record.run_files import RunIndex, load_run
+from core.workspace.worktrees import WorktreeError, discard_worktree, merge_worktree
 
 
 def register(actions: Any) -> None:
