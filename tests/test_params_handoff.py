@@ -162,7 +162,8 @@ def test_hand_off_refuses_to_write_through_a_planted_symlink(tmp_path: Path) -> 
     """A link planted on the hand-off folder (agents cannot write in the data folder, so this
     is defence in depth): nothing is written through it, and the marker points at the run
     file only."""
-    from core.run.handoff import hand_off, handoff_dir
+    from core.config.handoff_files import handoff_dir
+    from core.run.handoff import hand_off
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

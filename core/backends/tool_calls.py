@@ -27,9 +27,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from core.backends.base import StepContext
+from core.config.handoff_files import readable_handoff_dir
 from core.config.validation import format_validation_error
 from core.model.events import Event, Log, ToolCallFinished, ToolCallOutput, ToolCallStarted
-from core.run.handoff import readable_handoff_dir
 from core.safety.environment import known_key_names
 from core.tools.base import Provenance, Tool, ToolContext, ToolError
 

@@ -24,10 +24,10 @@ from pydantic import BaseModel, ValidationError
 
 from core.backends.pi_sessions import prune_sessions
 from core.config import paths
+from core.config.handoff_files import remove_handoff
 from core.model.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
 from core.record.liveness import lock_path, owner_alive
 from core.record.run_names import STATUS_WORDS, RunOrigin
-from core.run.handoff import remove_handoff
 from core.safety.redaction import (
     Redactor as Redactor,  # also known as core.record.run_files.Redactor
 )

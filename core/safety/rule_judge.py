@@ -140,8 +140,11 @@ def _worker_argv() -> list[str]:
     """This Python running :func:`serve` (the bundle: itself, told by :data:`WORKER_VARIABLE`)."""
     if getattr(sys, "frozen", False):
         return [sys.executable]
-    root = str(Path(__file__).resolve().parents[1])
-    code = f"import sys; sys.path.insert(0, {root!r}); from core.safety.rule_judge import serve; serve()"
+    root = str(Path(__file__).resolve().parents[2])  # the folder holding the core package
+    code = (
+        f"import sys; sys.path.insert(0, {root!r}); "
+        "from core.safety.rule_judge import serve; serve()"
+    )
     return [sys.executable, "-c", code]
 
 

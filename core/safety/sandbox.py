@@ -4,7 +4,7 @@ A command the model wrote is assumed hostile. Where the platform allows, it runs
 
 * **Linux — bubblewrap** (``bwrap``): the whole filesystem read-only, except the working folder
   and a private ``/tmp``; Baton's own folders (:func:`core.config.paths.protected_dirs`) replaced by
-  empty ones; the host's Unix sockets hidden (:mod:`core.tools.host_sockets`); its own PID
+  empty ones; the host's Unix sockets hidden (:mod:`core.safety.host_sockets`); its own PID
   namespace, so every process it starts — ``setsid``, ``nohup`` and
   ``disown`` included — ends with it (``--die-with-parent`` ends it with Baton); network on
   unless the agent (``sandbox: {network: false}``) or the run (``--no-network``) cuts it, and
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from core.tools.host_sockets import socket_mounts
+from core.safety.host_sockets import socket_mounts
 
 SandboxKind = Literal["bubblewrap", "sandbox-exec", "none"]
 PROBE_TIMEOUT_S = 10.0

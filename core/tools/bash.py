@@ -192,7 +192,7 @@ _BWRAP_CANNOT_CREATE = re.compile(
 
 def _vanished_mount(output: str) -> bool:
     """Whether ``output`` is only bubblewrap saying that a path it was to cover is gone: the
-    host's socket list (:mod:`core.tools.host_sockets`) is read just before bwrap starts, and
+    host's socket list (:mod:`core.safety.host_sockets`) is read just before bwrap starts, and
     a socket removed in between makes bwrap fail before the command runs. Then the command is
     started again with a fresh list."""
     found = _BWRAP_CANNOT_CREATE.fullmatch(output.strip())

@@ -21,7 +21,7 @@ from typing import BinaryIO
 
 from pydantic import BaseModel, Field
 
-from core.run.handoff import HANDOFF_NAME
+from core.config.handoff_files import HANDOFF_NAME
 from core.tools.base import Tool, ToolContext, ToolError
 from core.tools.beneath import DIR_FLAGS
 from core.tools.files import off_loop, open_regular, open_regular_at

@@ -108,7 +108,7 @@ async def test_a_link_in_the_hand_off_folder_is_not_followed(work: Path) -> None
     """The hand-off allowance opens only a regular step file of the current run's folder: a
     ``step-N.md`` that is a link to another data-folder file is refused, not followed."""
     from core.config import paths
-    from core.run.handoff import handoff_dir
+    from core.config.handoff_files import handoff_dir
     from core.tools.base import ToolContext
 
     folder = handoff_dir("20260101-000000-abcdef")

@@ -17,7 +17,7 @@ import pytest
 from core.backends.tool_calls import confinement
 from core.config.settings import Limits, SandboxSettings, Settings
 from core.definitions.agents import AgentFileError, parse_agent_text
-from core.safety import sandbox
+from core.safety import host_sockets, sandbox
 from core.safety.sandbox import (
     SandboxStatus,
     bwrap_argv,
@@ -25,7 +25,6 @@ from core.safety.sandbox import (
     sandbox_status,
     seatbelt_profile,
 )
-from core.tools import host_sockets
 from core.tools.base import ToolContext, ToolError
 from core.tools.bash import BashParams, BashTool
 
