@@ -1,4 +1,4 @@
-"""Benchmarks of reviewing what runs changed (issue 20).
+"""Benchmarks of reviewing what runs changed.
 
 Each measure is one function in :data:`MEASURES` returning its figures; ``main`` runs them all
 (or those named with ``--only``) and prints every figure merged into one JSON object as the last

@@ -1,4 +1,4 @@
-"""Per-event cost of publishing: the old inline path against the publisher (issue 15 item 8).
+"""Per-event cost of publishing: the old inline path against the publisher.
 
 100,000 events of a realistic mix (mostly short text deltas, some tool output, usage, tool
 calls) with a redactor that knows a handful of secrets, and one listener that only counts.

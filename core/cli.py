@@ -1,4 +1,5 @@
-"""The ``baton`` command: the window by default, headless sub-commands otherwise (DESIGN §9).
+"""The ``baton`` command: the window by default, headless sub-commands otherwise (architecture:
+"The command line").
 
 Sub-commands live one per module in :mod:`core.terminal.commands`; each exposes
 ``register(subparsers)``

@@ -1,4 +1,4 @@
-"""Issue 14 / 15 attacks on the tool side, each written as the attack and now doing no harm.
+"""Attacks on the tool side, each written as the attack and now doing no harm.
 
 A scripted (hostile) model drives Baton's own agent loop through the real runner, with every
 tool call approved — the refusals here must hold even when a person says yes — and the working

@@ -1,5 +1,5 @@
-"""Hostile and broken definitions on the command line (issue 15 items 1, 3, 4, 7; issue 18
-item 11): ``baton agents``, ``baton presets`` and ``baton run`` against the scripted server."""
+"""Hostile and broken definitions on the command line: ``baton agents``, ``baton presets``
+and ``baton run`` against the scripted server."""
 
 from __future__ import annotations
 

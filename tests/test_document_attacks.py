@@ -1,4 +1,4 @@
-"""Issue 14's document attacks, written as the attack: a scripted hostile model drives Baton's
+"""Document attacks, written as the attack: a scripted hostile model drives Baton's
 own agent loop through the real runner and gate, and the person's documents survive.
 
 * ``document update`` of a document a person wrote asks; denied, it is untouched; approved,

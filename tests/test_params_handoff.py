@@ -1,4 +1,4 @@
-"""Typed params on the command line, the hand-off cap and step folders (issue 22 items 1, 3,
+"""Typed params on the command line, the hand-off cap and step folders (,
 5), end to end against the scripted server."""
 
 from __future__ import annotations

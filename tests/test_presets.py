@@ -59,7 +59,7 @@ def test_params_and_previous_substitution() -> None:
 
 
 def test_expansion_is_one_pass_so_substituted_text_is_never_expanded_again() -> None:
-    """Issue 15 item 4: an argument, a parameter value or a previous answer that contains
+    """An argument, a parameter value or a previous answer that contains
     ``{previous}``, ``{name}`` or ``$1`` arrives as written."""
     template = "start $1 / {tone} / {previous}"
     sent = expand_template(

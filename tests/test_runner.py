@@ -1,4 +1,4 @@
-"""Runner semantics (DESIGN §4) with a scripted in-process backend.
+"""Runner semantics (architecture: "Runner") with a scripted in-process backend.
 
 These tests pin down the runner's own rules — hand-over, fail-fast, limits, cancel, time limit,
 usage sums, trust — independent of any network. The same rules against the real HTTP backend

@@ -1,7 +1,7 @@
 """The backend protocol: one step of a run, as a stream of events.
 
 A backend turns ``(agent, task, cwd, model, tools)`` into events. It is deliberately small
-(DESIGN §5), like httpx's transport: the runner owns everything around it.
+(architecture: "Backends"), like httpx's transport: the runner owns everything around it.
 
 Contract, from the runner's side:
 

@@ -1,4 +1,5 @@
-"""Baton's permission policy as Claude Code's own permission settings (DESIGN §6).
+"""Baton's permission policy as Claude Code's own permission settings (architecture: "Tools,
+approvals and trust").
 
 Claude Code decides by itself which calls it asks about: reads inside the working folder (its
 "safe set") run without a question, and the user's own Claude settings may allow more. Asking

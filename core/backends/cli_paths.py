@@ -1,4 +1,5 @@
-"""Baton's own folders are out of reach of the agent CLIs' file tools too (DESIGN §6).
+"""Baton's own folders are out of reach of the agent CLIs' file tools too (architecture: "Tools,
+approvals and trust").
 
 pi and Claude Code run their own ``read``/``write``/``edit`` tools, so Baton's path checks
 (:mod:`core.tools.paths`) never see those calls. Their gates do: before the policy is asked,

@@ -1,4 +1,5 @@
-"""Baton's own agent loop over any OpenAI-compatible Chat Completions endpoint (DESIGN §5).
+"""Baton's own agent loop over any OpenAI-compatible Chat Completions endpoint (architecture:
+"Backends").
 
 One step is a conversation: ``system`` = the agent's body, ``user`` = the task. Each turn
 streams one model response (SSE over httpx), then runs the tool calls it asked for — one after

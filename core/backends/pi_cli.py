@@ -1,4 +1,5 @@
-"""The ``pi`` backend: one step = one ``pi --mode rpc`` process with Baton's gate (DESIGN §5).
+"""The ``pi`` backend: one step = one ``pi --mode rpc`` process with Baton's gate (architecture:
+"Backends").
 
 Users who already have pi installed and logged in to their providers get Baton's view of
 their runs with no set-up: pi chooses the provider and, without a model, its own default.

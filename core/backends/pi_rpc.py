@@ -1,4 +1,5 @@
-"""pi's RPC conversation for one step: Baton's approval gate inside pi (DESIGN §5, §6).
+"""pi's RPC conversation for one step: Baton's approval gate inside pi (architecture: "Backends"
+and "Tools, approvals and trust").
 
 pi runs its own tools, so Baton gates them from inside: pi starts in RPC mode with only
 Baton's extension loaded (``resources/pi/baton-gate.js``; ``--no-extensions`` keeps the user's

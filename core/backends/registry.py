@@ -5,9 +5,9 @@ subprocess machinery of the CLI backends and vice versa. Each backend class take
 constructor arguments: everything it needs arrives in the :class:`StepContext`.
 
 Choice, most specific first: the run's ``--backend``, the agent's ``backend:``, the settings'
-``default_backend``, then DESIGN §5's fallback — a configured OpenAI-compatible provider, else
-``pi`` on PATH, else ``claude`` on PATH, else ``openai`` (whose error then says how to set up a
-provider).
+``default_backend``, then the fallback (architecture: "Backends") — a configured
+OpenAI-compatible provider, else ``pi`` on PATH, else ``claude`` on PATH, else ``openai`` (whose
+error then says how to set up a provider).
 """
 
 from __future__ import annotations

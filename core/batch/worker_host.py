@@ -6,7 +6,8 @@ several items on its own asyncio loop. For each item it builds the ordinary
 :class:`~core.run.runner.Runner` (:func:`core.batch.jobs.item_runner`, as the local executor does)
 recording nothing here (``record=False``): the run file, the index and every subscriber live
 with the supervisor, which records what it collects through the ordinary publisher
-(:mod:`core.batch.relay`), so a run file does not depend on where its steps ran (DESIGN §10).
+(:mod:`core.batch.relay`), so a run file does not depend on where its steps ran (architecture:
+"Batches and Ray").
 With a :class:`~core.batch.checkout.Checkout`, the item runs in its own fresh copy of a git
 ref instead of the job's folder.
 

@@ -1,4 +1,4 @@
-"""User settings (``config.yaml`` in the config folder, DESIGN §2).
+"""User settings (``config.yaml`` in the config folder, architecture: "File formats").
 
 Secrets never live here: a provider names the environment variable holding its API key, or
 says the key is in the system keyring (see :mod:`core.safety.secrets`). Saving validates the whole
@@ -26,7 +26,8 @@ from core.config.validation import format_validation_error
 PolicyValue = Literal["allow", "ask", "deny"]
 BackendChoice = Literal["openai", "pi", "claude"]
 
-#: DESIGN §6: read-only tools run freely; anything that changes the world asks.
+#: Read-only tools run freely; anything that changes the world asks (architecture: "Tools,
+#: approvals and trust").
 DEFAULT_POLICY: dict[str, PolicyValue] = {
     "read": "allow",
     "grep": "allow",

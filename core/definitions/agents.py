@@ -1,6 +1,6 @@
 """Agent definitions: Markdown files with YAML frontmatter, found in user and project folders.
 
-The format and rules are DESIGN §2. Three things shape this module:
+The format and rules are in the architecture ("File formats"). Three things shape this module:
 
 * Files are written by hand and often slightly broken. A bad file never stops the others: it
   becomes a :class:`Diagnostic` (path, line, reason). Strict YAML that fails is re-read

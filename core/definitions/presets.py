@@ -1,4 +1,4 @@
-"""Presets: named, reusable runs (``*.yaml``; DESIGN §2).
+"""Presets: named, reusable runs (``*.yaml``; architecture: "File formats").
 
 Discovery mirrors agents: built-in (``resources/presets``), then ``<config>/presets``, then the
 project's ``.baton/presets``; a later preset overrides an earlier one of the same name. A broken

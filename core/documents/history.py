@@ -1,4 +1,4 @@
-"""Document history: every version a document had, and who wrote each (issue 14).
+"""Document history: every version a document had, and who wrote each.
 
 A document's current version lives in ``documents`` (its writer in ``written_by``); every
 earlier one, and a tombstone for each deletion, in ``document_versions``

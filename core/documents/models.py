@@ -1,4 +1,4 @@
-"""The records of the document store (DESIGN §7) and its errors.
+"""The records of the document store (architecture: "Documents") and its errors.
 
 Exceptions::
 

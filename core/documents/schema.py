@@ -153,7 +153,7 @@ MIGRATIONS: list[list[str]] = [
         f"BEGIN{_DELETE_INDEXES}{_INSERT_INDEXES}"
         f"    DELETE FROM document_tags WHERE doc_id = old.id;{_INSERT_TAGS}END",
     ],
-    # 2: version history (issue 14) and a word index that answers short prefixes and filters.
+    # 2: version history and a word index that answers short prefixes and filters.
     [
         _VERSIONS,
         "ALTER TABLE documents ADD COLUMN written_by TEXT NOT NULL DEFAULT ''",

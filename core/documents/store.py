@@ -1,4 +1,5 @@
-"""The document store: memories and deliverables agents write and people review (DESIGN §7).
+"""The document store: memories and deliverables agents write and people review (architecture:
+"Documents").
 
 One SQLite file, ``<data>/documents.sqlite``, in WAL mode (schema, migrations and durability:
 :mod:`core.documents.schema`; search: :mod:`core.documents.search`; version history:

@@ -1,4 +1,4 @@
-"""The sub-agents a step's agent ran, and what each cost (issue 19 §6).
+"""The sub-agents a step's agent ran, and what each cost.
 
 Claude Code's Task tool and pi's ``subagent`` tool run agents inside a step. Their usage
 reaches Baton as ``usage`` events naming the call that started them (``parent_call_id``):

@@ -1,4 +1,4 @@
-"""Which agent costs what in a run: totals per agent definition (issue 19 §6).
+"""Which agent costs what in a run: totals per agent definition.
 
 A run's steps folded per agent name — how many steps, tool calls and what usage — with each
 step's own sub-agents (:func:`core.history.subagents.subagent_rows`) kept apart, so a table can show

@@ -7,7 +7,8 @@ by replaying its file.
 Every event carries ``run_id``, ``step`` (the 0-based step index, ``None`` for run-level
 events) and ``ts``: seconds since the run started, taken from a monotonic clock. The wall
 clock appears once, in ``run_started.started_at``; that keeps timestamps ordered even when the
-system clock jumps, and keeps replays meaningful (DESIGN §3 asked for "a monotonic timestamp";
+system clock jumps, and keeps replays meaningful (the architecture's "Events" asks for "a monotonic
+timestamp";
 an offset from the run's start is that, and survives being saved).
 
 JSON round-trips are exact: ``event_from_json(event_to_json(e)) == e``.
@@ -76,7 +77,8 @@ class UsageStats(BaseModel):
         return self.model_copy(update={"model": None, "context_tokens": 0})
 
     def line(self) -> str:
-        """DESIGN §4's usage line: ``3 turns ↑1.2k ↓850 R12k W2.1k $0.0123 ctx:8.4k model``.
+        """The usage line (architecture: "Runner"): ``3 turns ↑1.2k ↓850 R12k W2.1k $0.0123 ctx:8.4k
+        model``.
 
         Parts that are zero are left out, so a fresh step reads as nothing rather than noise.
         """

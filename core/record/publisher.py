@@ -1,7 +1,8 @@
 """The one way a run's events leave the runner: redacted, recorded, and handed to subscribers.
 
 A producer — the runner on this machine, or later whatever reads a remote worker's event queue
-(DESIGN §10) — calls :meth:`EventPublisher.publish` with complete, serialisable events and
+(architecture: "Batches and Ray") — calls :meth:`EventPublisher.publish` with complete,
+serialisable events and
 never learns who listens. For each event the publisher
 
 1. redacts it on the stream (:class:`core.safety.redaction.StreamRedactor`), so nothing downstream —

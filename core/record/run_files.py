@@ -1,4 +1,5 @@
-"""Saved runs: one NDJSON file per run plus a SQLite index for the history list (DESIGN §2).
+"""Saved runs: one NDJSON file per run plus a SQLite index for the history list (architecture:
+"File formats").
 
 Each event is written as one line and flushed as it happens (by the publisher's writer thread,
 see :mod:`core.record.publisher`), so a crash loses at most the line being written; :func:`load_run`

@@ -211,7 +211,7 @@ class RunState:
     recorded state."""
 
     def progress_line(self) -> str:
-        """``2/3 done, 1 running`` — the parallel progress line of DESIGN §4."""
+        """``2/3 done, 1 running`` — the parallel progress line (architecture: "Runner")."""
         done = sum(s.phase in ("ok", "error", "aborted") for s in self.steps)
         running = sum(s.phase in ("running", "waiting") for s in self.steps)
         line = f"{done}/{len(self.steps)} done"

@@ -1,4 +1,4 @@
-"""What waits for the person, across every run: the attention inbox's model (issue 19 §5).
+"""What waits for the person, across every run: the attention inbox's model.
 
 Three things wait: an approval (a tool call asks), a budget question (a cap was reached) and a
 failed step (resume, re-run or let it be). Each is an :class:`Attention` keyed so the same

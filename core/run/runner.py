@@ -1,4 +1,4 @@
-"""Runs: single, parallel and chain, with DESIGN §4's semantics.
+"""Runs: single, parallel and chain, with the semantics of the architecture's "Runner".
 
 A :class:`Runner` takes a :class:`RunRequest`, checks everything that can be checked before a
 single request is sent (agents exist, parallel limit, working folders, project trust), then

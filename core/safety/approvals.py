@@ -1,4 +1,4 @@
-"""Permission policy and pending approval requests (DESIGN §6).
+"""Permission policy and pending approval requests (architecture: "Tools, approvals and trust").
 
 Every tool call passes through :meth:`ApprovalGate.check` before it runs. The policy says
 ``allow`` (run it), ``deny`` (refuse without asking) or ``ask``: the step pauses, an

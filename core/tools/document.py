@@ -1,4 +1,5 @@
-"""``document``: the agents' memory and deliverables, kept in the document store (DESIGN §7).
+"""``document``: the agents' memory and deliverables, kept in the document store (architecture:
+"Documents").
 
 One tool with an ``action`` rather than five tools: the model sees one short declaration, and
 the approval policy keys on ``document.<action>``. The tool does not ask for approval itself;

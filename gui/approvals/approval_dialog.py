@@ -1,4 +1,5 @@
-"""The approval dialog: one tool call a person must allow or refuse (DESIGN §6).
+"""The approval dialog: one tool call a person must allow or refuse (architecture: "Tools,
+approvals and trust").
 
 It shows one :class:`core.safety.approvals.ApprovalRequest` at a time — agent, step, tool, and the
 call described for a human (:func:`core.tools.approval_describe.describe`, the same description the

@@ -1,5 +1,5 @@
 """A document's history in the detail pane: every version, who wrote it, what it changed, and
-Restore (issue 14).
+Restore.
 
 Left, the versions newest first ("v3 · keeper, run 0502-1403 · 2 min ago", a deletion marked as
 such); right, what the selected version changed since the one before, as a coloured diff

@@ -2,7 +2,7 @@
 
 A write to the store waits up to its busy timeout (10 s, :mod:`core.documents.schema`) when
 another program — ``baton docs``, an agent in another process — holds the write lock. Made on
-the GUI thread, that wait froze the window (issue 15). :meth:`StoreWriter.run` sends the write
+the GUI thread, that wait froze the window. :meth:`StoreWriter.run` sends the write
 to a worker thread of its own and, while it runs, keeps the GUI thread processing events in a
 local event loop (the way a modal dialog does), so the window repaints and stays responsive.
 

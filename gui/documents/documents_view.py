@@ -1,4 +1,5 @@
-"""The Documents view: find, read, fix and prune what agents remember and write (DESIGN §7/§8).
+"""The Documents view: find, read, fix and prune what agents remember and write (architecture:
+"Documents"/§8).
 
 Above: the filter bar (:mod:`gui.documents.document_filters`), one page of results
 (:mod:`gui.documents.documents_table`) and the pager. Below: the open document

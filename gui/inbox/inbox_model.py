@@ -1,5 +1,5 @@
 """The window's attention inbox: approvals, budget questions and failed steps of every run
-started from the window, in one list (issue 19 §5). The list itself is Qt-free
+started from the window, in one list. The list itself is Qt-free
 (:class:`core.run.attention.AttentionList`); this object fills it from the run controller and says
 when it changed.
 

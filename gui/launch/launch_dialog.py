@@ -1,4 +1,5 @@
-"""The launch dialog: start a run from a preset or build one step by step (DESIGN §8).
+"""The launch dialog: start a run from a preset or build one step by step (architecture: "The
+window").
 
 Two tabs share one set of options:
 

@@ -1,6 +1,7 @@
 """The typed-parameters form of the launch dialog, generated from the agents' ``params:``.
 
-An agent may declare typed inputs (``params:``, DESIGN §2); a run substitutes their values into
+An agent may declare typed inputs (``params:``, architecture: "File formats"); a run substitutes
+their values into
 its tasks as ``{name}`` (:attr:`core.run.run_request.RunRequest.params`). This form shows one field
 per
 parameter of the agents a run uses — enum → combo box, number → double spin box, integer →

@@ -1,5 +1,5 @@
 """Re-run from a step: the step's task, agent, model and backend, editable before the new run
-starts (issue 19 §2). The steps before it are copied from the saved run
+starts. The steps before it are copied from the saved run
 (:func:`core.run.rerun.rerun_from_request`), so only this step and the later ones send requests.
 
 Opened with ``open()`` (window-modal, no nested event loop): runs keep going while the person

@@ -1,8 +1,8 @@
 """The menu on each step pane's header ("⋯"): what a person can do with one step.
 
-"Re-run from here…" (issue 19 §2), which the run view passes up as
+"Re-run from here…", which the run view passes up as
 :attr:`StepMenuButton.rerunRequested`; the runs view asks for the changes
-(:mod:`gui.run.rerun_dialog`) and starts the new run. "Comment on this step…" (issue 20 §4,
+(:mod:`gui.run.rerun_dialog`) and starts the new run. "Comment on this step…" (,
 a finished step only) is passed up as :attr:`StepMenuButton.commentRequested`; the runs view
 opens the review dialog (:mod:`gui.run.review_actions`). Kept out of
 :mod:`gui.run.step_pane`, which only places the button.

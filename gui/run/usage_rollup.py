@@ -1,4 +1,4 @@
-"""The run's usage per agent, under the run header's Usage button (issue 19 §6).
+"""The run's usage per agent, under the run header's Usage button.
 
 A small tree: one row per agent definition with its total (steps, tool calls, tokens, cost),
 its steps below it, and under each step the sub-agents its agent ran (Claude Code's Task,

@@ -1,4 +1,5 @@
-"""The settings dialog: ``config.yaml`` as a form (DESIGN §2), validated as you type.
+"""The settings dialog: ``config.yaml`` as a form (architecture: "File formats"), validated as you
+type.
 
 Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects. On every
 edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`

@@ -1,4 +1,4 @@
-"""Telling a person who is looking elsewhere that a run needs them or is done (issue 6 §8).
+"""Telling a person who is looking elsewhere that a run needs them or is done.
 
 Two channels, both only while the main window is not the active window (a person watching the
 run needs no pop-up):

@@ -1,4 +1,5 @@
-"""Baton's main window: sidebar, the views in a stack, menus and the status bar (DESIGN §8).
+"""Baton's main window: sidebar, the views in a stack, menus and the status bar (architecture: "The
+window").
 
 The window composes parts that each live in their own module: the views and their builders
 (:mod:`gui.window.views`), the menus (:mod:`~gui.window.menus`), the status bar

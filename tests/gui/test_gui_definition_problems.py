@@ -1,4 +1,4 @@
-"""Broken definitions in the window (issue 15 items 3 and 7, issue 22 items 1 and 5): marks in
+"""Broken definitions in the window: marks in
 the Presets and Agents lists, the problems panel, the launch dialog saying why and disabling
 Run, the consent a step folder outside the working folder needs, and what the run view shows
 of params and step folders."""

@@ -1,4 +1,4 @@
-"""The document browser's history (issue 14) and the Documents defects of issue 18: versions
+"""The document browser's history and the Documents view's earlier defects: versions
 with diffs and Restore, writes that leave the window responsive while another program holds
 the store's write lock, tag pills that are not cut when they fit, the pane letting go of a
 document a search left out. Driven by clicks and keys, asserting on what is shown."""

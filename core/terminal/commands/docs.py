@@ -1,5 +1,5 @@
 """``baton docs``: the document store from a terminal — list, search, show, add, edit, delete,
-import and export (issue 7).
+import and export.
 
 Listings never carry content. Every problem a person can fix (an empty title, content over the
 limit, an unknown id) exits 2 with one line on stderr; ``--json`` output is for scripts.

@@ -1,4 +1,4 @@
-"""``baton docs history ID`` and ``baton docs restore ID VERSION`` (issue 14): every version a
+"""``baton docs history ID`` and ``baton docs restore ID VERSION``: every version a
 document had, who wrote each, what each changed, and bringing any one back.
 
 Versions are numbered from 1, the first text. Restoring writes the old text as a new version,
