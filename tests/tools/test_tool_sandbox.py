@@ -247,7 +247,10 @@ def _connect_command(address: str) -> str:
         "try:\n s.connect(a); print('REACHED')\n"
         "except OSError as e: print('refused', e)\n"
     )
-    return f"{shlex.quote(sys.executable)} -c {shlex.quote(script)} {shlex.quote(address)}"
+    # The real interpreter (the script needs only the standard library): a venv reached
+    # through /tmp (a clone there) is out of the sandbox's sight, whose /tmp is its own.
+    python = os.path.realpath(sys.executable)
+    return f"{shlex.quote(python)} -c {shlex.quote(script)} {shlex.quote(address)}"
 
 
 @needs_bwrap
