@@ -15,52 +15,24 @@ not before it], ``profile_s``, and the medians in ms.
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from benchmarks.startup import CHILD
+from benchmarks.startup import child_env, time_to_paint
 
-ROOT = Path(__file__).resolve().parents[1]
 RUNS = 8
 PROFILE_S = 2
 
 
 def sample(kind: str, scratch: Path) -> float:
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(
-        PYTHONPYCACHEPREFIX=str(scratch / "bytecode"),
-        QT_QPA_PLATFORM=env.get("QT_QPA_PLATFORM", "offscreen"),
-        PYTHONPATH=str(ROOT),
-        BATON_CONFIG_DIR=str(scratch / "config"),
-        BATON_DATA_DIR=str(scratch / "data"),
-        HOME=str(scratch / "home"),
+    env = child_env(
+        scratch,
         SHELL="/bin/bash",
         PATH="/usr/bin:/bin",
         BATON_LOGIN_SHELL="1" if kind == "desktop" else "0",
-        OPENAI_BASE_URL="http://127.0.0.1:9/v1",  # a configured provider: no first-run panel
-        OPENAI_API_KEY="not-used",
     )
-    start = time.perf_counter()
-    child = subprocess.run(
-        [sys.executable, "-c", CHILD, "baton"],
-        cwd=scratch / "project",
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    elapsed = (time.perf_counter() - start) * 1000
-    if child.stdout.strip() != "painted":
-        raise SystemExit(f"{kind} did not paint: {child.stderr[-2000:]}")
-    return elapsed
+    return time_to_paint(kind, "baton", scratch / "project", env)
 
 
 def main() -> None:

@@ -93,7 +93,9 @@ def write_agents(folder: Path, count: int) -> None:
         )
 
 
-def sample(kind: str, cwd: Path, scratch: Path) -> float:
+def child_env(scratch: Path, **extra: str) -> dict[str, str]:
+    """The environment a timed child starts with: scratch folders, offscreen, a configured
+    provider (no first-run panel); ``extra`` on top."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
@@ -106,11 +108,19 @@ def sample(kind: str, cwd: Path, scratch: Path) -> float:
         OPENAI_BASE_URL="http://127.0.0.1:9/v1",  # a configured provider: no first-run panel
         OPENAI_API_KEY="not-used",
     )
+    env.update(extra)
+    return env
+
+
+def time_to_paint(label: str, which: str, cwd: Path, env: dict[str, str]) -> float:
+    """Milliseconds from spawning :data:`CHILD` (``which``: ``baton`` or ``bare``) to the
+    main window's first paint."""
     start = time.perf_counter()
     child = subprocess.run(
-        [sys.executable, "-c", CHILD, "baton" if kind.startswith("baton") else "bare"],
+        [sys.executable, "-c", CHILD, which],
         cwd=cwd,
         env=env,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=120,
@@ -118,8 +128,13 @@ def sample(kind: str, cwd: Path, scratch: Path) -> float:
     )
     elapsed = (time.perf_counter() - start) * 1000
     if child.stdout.strip() != "painted":
-        raise SystemExit(f"{kind} did not paint: {child.stderr[-2000:]}")
+        raise SystemExit(f"{label} did not paint: {child.stderr[-2000:]}")
     return elapsed
+
+
+def sample(kind: str, cwd: Path, scratch: Path) -> float:
+    which = "baton" if kind.startswith("baton") else "bare"
+    return time_to_paint(kind, which, cwd, child_env(scratch))
 
 
 def main() -> None:
