@@ -84,3 +84,16 @@ def configure_pi(tmp_path: Path, server: LLMServer, monkeypatch: pytest.MonkeyPa
     work.mkdir()
     (work / "notes.txt").write_text("The launch code word is: marigold.\n", encoding="utf-8")
     return work
+
+
+def point_claude_at(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code's environment for a scripted Anthropic server at ``url``: a dummy key, and
+    no traffic of its own (telemetry, update checks)."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
+    for name in (
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+        "DISABLE_TELEMETRY",
+        "DISABLE_AUTOUPDATER",
+    ):
+        monkeypatch.setenv(name, "1")

@@ -118,11 +118,7 @@ def offline_claude(
     server = AnthropicServer()
     server.__enter__()
     request.addfinalizer(lambda: server.__exit__(None, None, None))
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
-    for name in ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY"):
-        monkeypatch.setenv(name, "1")
-    monkeypatch.setenv("DISABLE_AUTOUPDATER", "1")
+    real_clis.point_claude_at(server.url, monkeypatch)
     return path, server
 
 

@@ -67,11 +67,7 @@ def offline_claude(
     """The CLI, with the environment of PROTOCOL.md pointing it at ``server`` (HOME is already
     a temporary folder, see conftest)."""
     path = real_clis.find(request.param, monkeypatch)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
-    for name in ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY"):
-        monkeypatch.setenv(name, "1")
-    monkeypatch.setenv("DISABLE_AUTOUPDATER", "1")
+    real_clis.point_claude_at(server.url, monkeypatch)
     return path
 
 

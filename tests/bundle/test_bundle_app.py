@@ -101,11 +101,7 @@ def test_claude_code_backend_gated(
 ) -> None:
     claude = real_clis.find(real_clis.CLAUDE_CLIS[0], monkeypatch)
     with AnthropicServer() as server:
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy")
-        for name in ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "DISABLE_TELEMETRY"):
-            monkeypatch.setenv(name, "1")
-        monkeypatch.setenv("DISABLE_AUTOUPDATER", "1")
+        real_clis.point_claude_at(server.url, monkeypatch)
         configure(claude_path=str(claude))
         work = tmp_path / "work"
         work.mkdir()
