@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,17 @@ def worker_hosts() -> list[psutil.Process]:
     return found
 
 
+def echo_noting_workers(seen: set[int]) -> Callable[[dict[str, Any]], Reply]:
+    """A scripted-server responder that echoes, first adding to ``seen`` the Ray workers alive
+    (so a test knows its items were answered while workers ran them)."""
+
+    def answer(body: dict[str, Any]) -> Reply:
+        seen.update(process.pid for process in worker_hosts())
+        return echo(body)
+
+    return answer
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_threads_or_processes() -> Iterator[None]:
     """conftest's check, for a module sharing one Ray: Ray starts and reaps its idle worker
@@ -137,12 +148,7 @@ def test_a_batch_on_ray_leaves_the_same_runs_as_the_local_executor(
 ) -> None:
     save_settings(llm_server.settings())
     workers_seen: set[int] = set()
-
-    def answer_and_note_workers(body: dict[str, Any]) -> Reply:
-        workers_seen.update(process.pid for process in worker_hosts())
-        return echo(body)
-
-    llm_server.responder = answer_and_note_workers
+    llm_server.responder = echo_noting_workers(workers_seen)
     inputs = write_inputs(tmp_path, 10)
     local_batch, local = run_batch_command(capsys, inputs, tmp_path)
     assert workers_seen == set()  # the local executor runs items in this process

@@ -13,7 +13,6 @@ import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,13 +20,12 @@ from core.batch.store import BatchPlacement, BatchStore
 from core.cli import main
 from core.config.settings import Settings, save_settings
 from core.record.run_files import run_file
-from tests.llm_server import MODEL, LLMServer, Reply
+from tests.llm_server import MODEL, LLMServer
 from tests.test_batch_ray import (  # noqa: F401  (the fixture replaces conftest's)
+    echo_noting_workers,
     no_leftover_threads_or_processes,
-    worker_hosts,
     write_inputs,
 )
-from tests.test_batch_seam import echo
 
 ray = pytest.importorskip("ray")  # present: importing tests.test_batch_ray did not skip
 
@@ -84,12 +82,7 @@ def test_the_submitters_endpoint_and_key_win_over_the_workers(
     monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", SUBMITTER_KEY)
     on_workers: set[int] = set()
-
-    def answer_on_a_worker(body: dict[str, Any]) -> Reply:
-        on_workers.update(process.pid for process in worker_hosts())
-        return echo(body)
-
-    llm_server.responder = answer_on_a_worker
+    llm_server.responder = echo_noting_workers(on_workers)
     code = start_batch(write_inputs(tmp_path, 4), tmp_path, "--executor", "ray")
     assert code == 0, capsys.readouterr().err
 
@@ -110,12 +103,7 @@ def test_resume_runs_as_the_batch_was_started_unless_told_otherwise(
 ) -> None:
     save_settings(llm_server.settings())
     on_workers: set[int] = set()
-
-    def answer_on_a_worker(body: dict[str, Any]) -> Reply:
-        on_workers.update(process.pid for process in worker_hosts())
-        return echo(body)
-
-    llm_server.responder = answer_on_a_worker
+    llm_server.responder = echo_noting_workers(on_workers)
     inputs = write_inputs(tmp_path, 2)
     assert start_batch(inputs, tmp_path, "--executor", "ray", "--concurrency", "1") == 0
     (record,) = BatchStore().list()
