@@ -81,6 +81,14 @@ class RunRecording:
 
     # ---------------------------------------------------------------------------- public API
 
+    @property
+    def redactor(self) -> Redactor:
+        """The run's secrets (after :meth:`open`): what else keeps the run's data — its
+        checkpoints' file names — hides the same values."""
+        if self._redactor is None:
+            raise RuntimeError("the recording is not open yet")
+        return self._redactor
+
     def open(self, settings: Settings, *, record: bool) -> None:
         """Start redacting with the run's secrets; when ``record``, open the run file (on the
         shared writer thread, with its liveness lock) and the index. Call from the run's event

@@ -74,7 +74,6 @@ from core.run.steer_spool import watching
 from core.run.step_execution import consume, supervise
 from core.safety.approvals import ApprovalGate, Responder, deny_all
 from core.safety.nesting import current_parent
-from core.safety.redaction import Redactor
 from core.safety.rule_store import RuleStore
 from core.workspace.checkpoints import RunCheckpoints
 from core.workspace.worktrees import WorktreeError, create_worktree
@@ -137,9 +136,8 @@ class Runner:
             rules=RuleStore(),
         )
         self.result: RunFinished | None = None
-        self._checkpoints = RunCheckpoints(
-            self.run_id, self.settings.checkpoints, Redactor.for_settings(self.settings)
-        )
+        self._checkpoints: RunCheckpoints
+        """Made once the recording is open, with its redactor (one set of secrets per run)."""
 
     # ---------------------------------------------------------------------------- public API
 
@@ -186,6 +184,9 @@ class Runner:
         assert self._steps is not None
         worktree, refused = await self._isolate(self._steps)
         self._recording.open(self.settings, record=self._record)
+        self._checkpoints = RunCheckpoints(
+            self.run_id, self.settings.checkpoints, self._recording.redactor
+        )
         start = self._run_started(self._steps, worktree)
         self._recording.started(start)
         if refused is not None:
