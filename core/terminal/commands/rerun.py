@@ -36,7 +36,7 @@ def register(actions: Any) -> None:
         help="run a failed, cancelled or interrupted run on from its first unfinished step",
     )
     resume.add_argument("run_id")
-    _run_options(resume)
+    add_run_again_options(resume)
     resume.set_defaults(handler=_resume)
     rerun = actions.add_parser(
         "rerun", help="run a chain again from step N, reusing the steps before it"
@@ -46,7 +46,7 @@ def register(actions: Any) -> None:
     rerun.add_argument("--task", help="step N's new task")
     rerun.add_argument("--agent", help="step N's agent instead")
     rerun.add_argument("--model", help="step N's model instead")
-    _run_options(rerun)
+    add_run_again_options(rerun)
     rerun.set_defaults(handler=_rerun)
     follow_up = actions.add_parser(
         "continue",
@@ -57,11 +57,11 @@ def register(actions: Any) -> None:
     follow_up.add_argument(
         "--step", type=int, metavar="N", help="the step to continue (default: the last one)"
     )
-    _run_options(follow_up)
+    add_run_again_options(follow_up)
     follow_up.set_defaults(handler=_continue)
 
 
-def _run_options(parser: argparse.ArgumentParser) -> None:
+def add_run_again_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--approve", choices=["prompt", "deny", "all"], default=None)
     parser.add_argument("--json", action="store_true", help="print NDJSON events")
     parser.add_argument(
@@ -71,7 +71,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    return _again(args, "baton runs resume", resume_request)
+    return run_again(args, "baton runs resume", resume_request)
 
 
 def _rerun(args: argparse.Namespace) -> int:
@@ -80,7 +80,7 @@ def _rerun(args: argparse.Namespace) -> int:
             events, args.step, task=args.task, agent=args.agent, model=args.model
         )
 
-    return _again(args, "baton runs rerun", build)
+    return run_again(args, "baton runs rerun", build)
 
 
 def _continue(args: argparse.Namespace) -> int:
@@ -91,10 +91,12 @@ def _continue(args: argparse.Namespace) -> int:
         step = args.step - 1 if args.step is not None else max(steps, default=0)
         return continue_request(events, step, args.text)
 
-    return _again(args, "baton runs continue", build)
+    return run_again(args, "baton runs continue", build)
 
 
-def _again(args: argparse.Namespace, command: str, build: Any) -> int:
+def run_again(args: argparse.Namespace, command: str, build: Any) -> int:
+    """Build a request from a saved run's events and run it (shared with ``baton runs
+    comment``)."""
     try:
         record = RunIndex().get(args.run_id)
         if record is None:
@@ -109,8 +111,3 @@ def _again(args: argparse.Namespace, command: str, build: Any) -> int:
     except (RunError, SettingsError, OSError) as error:
         return usage_error(command, error)
     return execute(Runner(request, **runner_options(args, settings)), settings, command)
-
-
-run_again = _again
-"""Build a request from a saved run's events and run it (shared with ``baton runs comment``)."""
-add_run_again_options = _run_options
