@@ -48,16 +48,17 @@ def _tokens(usage: UsageStats) -> dict[str, float]:
     }
 
 
-def nice_top(top: float) -> float:
-    """The axis end: ``top`` rounded up to 1, 2, 2.5 or 5 times a power of ten, so the tick
-    labels are round numbers. An all-zero chart (an unpriced model) still gets an axis."""
+def axis_ticks(top: float) -> list[float]:
+    """The value axis, 0 first: at most :data:`_TICKS` steps of 1, 2 or 5 times a power of
+    ten, the last at or above ``top``, so every label is a round number. An all-zero chart
+    (an unpriced model) still gets an axis."""
     if top <= 0:
-        return 1.0
-    power = 10.0 ** math.floor(math.log10(top))
-    for step in (1.0, 2.0, 2.5, 5.0, 10.0):
-        if top <= step * power * (1 + 1e-9):
-            return step * power
-    return 10.0 * power
+        return [0.0, 0.5, 1.0]
+    least = top / _TICKS
+    power = 10.0 ** math.floor(math.log10(least))
+    step = next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= least * (1 - 1e-9))
+    count = math.ceil(top / step - 1e-9)
+    return [round(step * i, 12) for i in range(count + 1)]
 
 
 def _tick_text(value: float, stacked: bool) -> str:
@@ -93,9 +94,9 @@ class BarChart(QWidget):
         self._stacked = stacked
         self.update()
 
-    def _top(self) -> float:
+    def _ticks(self) -> list[float]:
         columns = list(zip(*self._values.values(), strict=True)) if self._values else []
-        return nice_top(max((sum(c) if self._stacked else max(c) for c in columns), default=0.0))
+        return axis_ticks(max((sum(c) if self._stacked else max(c) for c in columns), default=0.0))
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -112,8 +113,8 @@ class BarChart(QWidget):
         area.setTop(area.top() + line + _PAD)
         if len(self._values) > 1:
             area.setBottom(self._draw_legend(painter, area, metrics) - _PAD)
-        top = self._top()
-        ticks = [top * i / _TICKS for i in range(_TICKS + 1)]
+        ticks = self._ticks()
+        top = ticks[-1]
         axis_width = max(metrics.horizontalAdvance(_tick_text(t, self._stacked)) for t in ticks)
         plot = area.adjusted(axis_width + _PAD, line / 2, 0, -(line + _PAD / 2))
         if plot.width() <= 0 or plot.height() <= 0:
