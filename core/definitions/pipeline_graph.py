@@ -1,0 +1,99 @@
+"""The shape of a pipeline as a graph: what the Presets view draws and the run view colours.
+
+Every preset has one, whatever its form: ``single`` is one node, ``parallel`` nodes side by side
+with no edges, ``chain`` a line. A drawing needs only names, edges and groups — not tasks or
+models — so the window can lay out any preset (or a run's recorded steps) with one algorithm,
+and the graph runner can report live status by node name.
+
+This module is the contract between the preset format (which builds a :class:`PipelineGraph`)
+and the views (which draw one); neither side needs the other's internals.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from core.definitions.presets import Preset
+
+NodeKind = Literal["step", "judge", "merge"]
+
+
+class GraphNode(BaseModel):
+    """One step of the pipeline, drawn as a box."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """Unique within the graph; events name the node they concern by it."""
+    agent: str
+    kind: NodeKind = "step"
+    gate: bool = False
+    """A person's checkpoint waits before this step starts."""
+    best_of: int = 1
+    """How many attempts run side by side (each in its own worktree); 1 is an ordinary step."""
+    loop: str | None = None
+    """The loop group this node repeats in, if any."""
+
+
+class GraphEdge(BaseModel):
+    """``target`` starts after ``source`` (and receives its answer)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    target: str
+    condition: str | None = None
+    """The ``when:`` text that must hold for ``target`` to run, as written in the file."""
+
+
+class LoopGroup(BaseModel):
+    """Nodes repeated together until ``until`` holds or ``max_iterations`` is reached."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    members: tuple[str, ...]
+    until: str
+    max_iterations: int = Field(ge=1)
+
+
+class PipelineGraph(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...] = ()
+    loops: tuple[LoopGroup, ...] = ()
+
+    def node(self, name: str) -> GraphNode | None:
+        return next((node for node in self.nodes if node.name == name), None)
+
+    def predecessors(self, name: str) -> list[str]:
+        return [edge.source for edge in self.edges if edge.target == name]
+
+
+def step_node_name(index: int) -> str:
+    """The node name of the ``index``-th (0-based) step of a preset whose steps have no names:
+    ``step-1``, ``step-2`` … — the numbers people see in the run view."""
+    return f"step-{index + 1}"
+
+
+def linear_graph(agents: list[str], mode: str) -> PipelineGraph:
+    """The graph of an unnamed list of steps: a line for ``chain``, side by side otherwise."""
+    nodes = tuple(
+        GraphNode(name=step_node_name(index), agent=agent) for index, agent in enumerate(agents)
+    )
+    edges: tuple[GraphEdge, ...] = ()
+    if mode == "chain":
+        edges = tuple(
+            GraphEdge(source=before.name, target=after.name) for before, after in pairwise(nodes)
+        )
+    return PipelineGraph(nodes=nodes, edges=edges)
+
+
+def pipeline_graph(preset: Preset) -> PipelineGraph:
+    """The graph of any preset."""
+    return linear_graph([step.agent for step in preset.steps], preset.mode)
