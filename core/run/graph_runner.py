@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -49,6 +49,7 @@ from core.model.events import (
     LoopIterationStarted,
     StepFinished,
     StepSkipped,
+    StepStarted,
     WorktreeInfo,
 )
 from core.run.gates import PERSON_OPTIONS, GateAnswer, GateAsker, Gates, GateUnanswerable
@@ -74,12 +75,32 @@ class StepLabel:
     node: str
     iteration: int | None = None
     branch: str | None = None
+    occurrence: int = 1
+    """The how-manieth execution of this node, iteration and branch (a send-back runs one
+    again): not in events, counted again from them (:func:`execution_keys`)."""
 
     @property
     def key(self) -> str:
-        """``node``, ``node@2`` (a loop's second iteration), ``node#3`` (an attempt)."""
-        key = self.node if self.iteration in (None, 1) else f"{self.node}@{self.iteration}"
-        return key if self.branch is None else f"{key}#{self.branch.rsplit('#', 1)[-1]}"
+        """``node``, ``node@2`` (a loop's second iteration), ``node#3`` (an attempt),
+        ``node~2`` (its second execution): what resume and re-run reuse results by."""
+        key = self.node if self.iteration is None else f"{self.node}@{self.iteration}"
+        if self.branch is not None:
+            key += f"#{self.branch.rsplit('#', 1)[-1]}"
+        return key if self.occurrence == 1 else f"{key}~{self.occurrence}"
+
+
+def execution_keys(events: Sequence[Event]) -> dict[int, str]:
+    """Each step index of a saved graph run with its execution key (:attr:`StepLabel.key`),
+    counted in the order the executions started — the order a new run meets them in."""
+    seen: dict[tuple[str, int | None, str | None], int] = {}
+    keys: dict[int, str] = {}
+    for event in events:
+        if isinstance(event, StepStarted) and event.node is not None and event.step is not None:
+            where = (event.node, event.iteration, event.branch)
+            seen[where] = seen.get(where, 0) + 1
+            label = StepLabel(event.node, event.iteration, event.branch, seen[where])
+            keys[event.step] = label.key
+    return keys
 
 
 class StepRunner(Protocol):
@@ -127,6 +148,7 @@ class GraphRun:
         run_id: str,
         handoff_limit: int,
         run_file: Path | None,
+        reused: Sequence[str] = (),
     ) -> None:
         self.shape = shape
         self.steps = steps
@@ -154,6 +176,10 @@ class GraphRun:
         self._iteration: dict[str, int] = {}
         self._next_index = len(steps)
         self._used_first: set[str] = set()
+        self._occurrences: dict[tuple[str, int | None, str | None], int] = {}
+        self.reused: set[str] = set(reused)
+        """Execution keys the parent run finished (resume, re-run): their gates are not
+        asked again."""
         self._slots = asyncio.Semaphore(MAX_CONCURRENT_STEPS)
         self._stopped: str | None = None
         self._unanswerable: str | None = None
@@ -270,7 +296,7 @@ class GraphRun:
             return
         previous, handed = self._handoffs(node, iteration)
         step = self._step(node)
-        if step.gate is not None:
+        if step.gate is not None and StepLabel(node, iteration).key not in self.reused:
             passed = await self._gate(node, previous, handed, iteration)
             if passed is None:
                 return
@@ -295,6 +321,9 @@ class GraphRun:
         prepared = self.steps[self.position[node]]
         if cwd is not None:
             prepared = dataclasses.replace(prepared, cwd=cwd)
+        where = (label.node, label.iteration, label.branch)
+        self._occurrences[where] = self._occurrences.get(where, 0) + 1
+        label = dataclasses.replace(label, occurrence=self._occurrences[where])
         task = prepared.task_with(previous, handed)
         if note:
             task += f"\n\nA person sent this back to you with a note:\n{note}"

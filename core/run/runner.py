@@ -292,6 +292,16 @@ class Runner:
                 if shape is not None
                 else None
             ),
+            graph_steps=(
+                [s.model_dump(mode="json", exclude_none=True) for s in shape.steps]
+                if shape is not None
+                else None
+            ),
+            graph_loops=(
+                [loop.model_dump(mode="json") for loop in shape.loops]
+                if shape is not None
+                else None
+            ),
             params=params_shown([(s.agent, s.params) for s in steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -324,6 +334,7 @@ class Runner:
                 run_id=self.run_id,
                 handoff_limit=self.settings.limits.handoff_chars,
                 run_file=run_file(self.run_id) if self._record else None,
+                reused=list(self.request.reused_nodes),
             ).run()
         if self.request.mode == "parallel":  # one checkpoint pair around all its tasks
             run_folders = [s.cwd for i, s in enumerate(steps) if i not in self.request.reused]
