@@ -251,3 +251,16 @@ def test_graph_events_round_trip_and_step_events_carry_node_iteration_branch() -
     ]
     for event in events:
         assert event_from_json(event_to_json(event)) == event
+
+
+def test_a_hostile_long_chain_is_read_without_exhausting_the_stack() -> None:
+    """Each step after the one listed below it: walked naively, 950 levels deep."""
+    count = 950
+    steps = "".join(
+        f"  - {{name: s{i}, agent: w, task: x, after: [s{i + 1}]}}\n" for i in range(count - 1)
+    )
+    last = f"  - {{name: s{count - 1}, agent: w, task: x, after: []}}\n"
+    drawn = pipeline_graph(parse_preset_text(graph(steps + last)))
+    assert len(drawn.edges) == count - 1
+    cyclic = last.replace("after: []", "after: [s0]")
+    assert "a cycle outside a loop" in str(refused(graph(steps + cyclic)))

@@ -232,16 +232,23 @@ def _step(steps: Sequence[PresetStep], name: str) -> PresetStep:
 
 
 def waves(deps: Mapping[str, list[str]]) -> dict[str, int]:
-    """Each step's wave: 0 for roots, else one after its latest predecessor (no cycles)."""
+    """Each step's wave: 0 for roots, else one after its latest predecessor (no cycles).
+    Iterative: a hostile file's ten-thousand-step chain must not exhaust the stack."""
     level: dict[str, int] = {}
-
-    def of(name: str) -> int:
-        if name not in level:
-            level[name] = 1 + max((of(p) for p in deps.get(name, []) if p in deps), default=-1)
-        return level[name]
-
-    for name in deps:
-        of(name)
+    for start in deps:
+        stack = [start]
+        while stack:
+            name = stack[-1]
+            if name in level:
+                stack.pop()
+                continue
+            waiting = [p for p in deps.get(name, []) if p in deps and p not in level]
+            if waiting and not (set(waiting) & set(stack)):
+                stack.extend(waiting)
+                continue
+            known = [level[p] for p in deps.get(name, []) if p in level]
+            level[name] = 1 + max(known, default=-1)
+            stack.pop()
     return level
 
 
@@ -333,29 +340,35 @@ def _check_names(steps: Sequence[PresetStep], loops: Sequence[LoopSpec], text: s
 
 
 def _check_cycles(deps: Mapping[str, list[str]], text: str) -> None:
+    """Depth-first, with an explicit stack (a long chain must not exhaust Python's)."""
     state: dict[str, int] = {}
-    path: list[str] = []
-
-    def visit(name: str) -> None:
-        state[name] = 1
-        path.append(name)
-        for before in deps.get(name, []):
-            if state.get(before) == 1:
-                cycle = [*path[path.index(before) :], before]
-                raise GraphFormError(
-                    "a cycle outside a loop: "
-                    + " → ".join(reversed(cycle))
-                    + " (steps that repeat go in a loop: with until: and max_iterations:)",
-                    _line_of_name(text, name),
-                )
-            if state.get(before) is None and before in deps:
-                visit(before)
-        path.pop()
-        state[name] = 2
-
-    for name in deps:
-        if name not in state:
-            visit(name)
+    for start in deps:
+        if start in state:
+            continue
+        path: list[str] = []
+        stack: list[tuple[str, int]] = [(start, 0)]
+        while stack:
+            name, at = stack.pop()
+            if at == 0:
+                state[name] = 1
+                path.append(name)
+            before = deps.get(name, [])
+            if at < len(before):
+                stack.append((name, at + 1))
+                nxt = before[at]
+                if state.get(nxt) == 1:
+                    cycle = [*path[path.index(nxt) :], nxt]
+                    raise GraphFormError(
+                        "a cycle outside a loop: "
+                        + " → ".join(reversed(cycle))
+                        + " (steps that repeat go in a loop: with until: and max_iterations:)",
+                        _line_of_name(text, name),
+                    )
+                if nxt in deps and nxt not in state:
+                    stack.append((nxt, 0))
+                continue
+            state[name] = 2
+            path.pop()
 
 
 def _condition_error(error: ConditionError, expression: str, text: str, what: str) -> None:

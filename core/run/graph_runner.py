@@ -659,6 +659,8 @@ class GraphRun:
     async def _keep_settled_attempts(self, node: str) -> None:
         """Keep the winners picked by judges this step comes after (its gate, if any, said
         continue: the winner's changes are wanted)."""
+        if not self._pending_keeps:
+            return
         before = ancestors(node, self.deps)
         for name, attempts in list(self._pending_keeps.items()):
             judge = self._step(name).best_of
