@@ -264,3 +264,23 @@ def test_a_hostile_long_chain_is_read_without_exhausting_the_stack() -> None:
     assert len(drawn.edges) == count - 1
     cyclic = last.replace("after: []", "after: [s0]")
     assert "a cycle outside a loop" in str(refused(graph(steps + cyclic)))
+
+
+def test_baton_presets_lists_graphs_by_step_names_and_problems_show(
+    user_presets: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core.cli import main
+    from core.definitions.presets import agent_diagnostics, discover_presets
+
+    (user_presets / "g.yaml").write_text(
+        graph(
+            "  - {name: look, agent: scout, task: x}\n"
+            "  - {name: act, agent: worker, task: y, when: 'look.passed'}\n"
+        ),
+        encoding="utf-8",
+    )
+    assert main(["presets", "--cwd", str(tmp_path)]) == 0
+    assert "look (scout), act (worker)" in capsys.readouterr().out
+    catalog = discover_presets(tmp_path, "user")
+    (problem,) = agent_diagnostics(catalog, discover_agents(tmp_path, "user"))
+    assert problem.path.endswith("g.yaml") and "declares no output" in problem.message
