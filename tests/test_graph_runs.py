@@ -107,6 +107,8 @@ async def test_a_review_loop_converges_in_two_iterations(
     steps = fold(events).steps
     assert [s.node for s in steps] == ["work", "check", "fix", "ship", "check", "fix"]
     assert steps[5].phase == "not_run" and steps[5].iteration == 2
+    assert steps[5].agent == "worker"  # a skipped iteration still says whose step it was
+    assert steps[5].error == ("skipped: the condition is false (check.max_severity >= major)")
     record = RunIndex().get(runner.run_id)
     assert record is not None and load_run(Path(record.path)) == events
     first = events[0]
