@@ -122,6 +122,7 @@ class Gates:
         self._emit(
             GateDecided(
                 run_id=self._run_id,
+                step=waiting.step,
                 ts=self._now(),
                 gate_id=waiting.gate_id,
                 decision=answer.decision,

@@ -297,7 +297,7 @@ class GraphRun:
         previous, handed = self._handoffs(node, iteration)
         step = self._step(node)
         if step.gate is not None and StepLabel(node, iteration).key not in self.reused:
-            passed = await self._gate(node, previous, handed, iteration)
+            passed = await self._gate(node, index, previous, handed, iteration)
             if passed is None:
                 return
             previous, handed = passed
@@ -492,7 +492,12 @@ class GraphRun:
     # ------------------------------------------------------------------------ gates
 
     async def _gate(
-        self, node: str, previous: str | None, handed: dict[str, str], iteration: int | None
+        self,
+        node: str,
+        index: int,
+        previous: str | None,
+        handed: dict[str, str],
+        iteration: int | None,
     ) -> tuple[str | None, dict[str, str]] | None:
         """Ask the person; the hand-off to go on with, or None when the run stops here."""
         spec = self._step(node).gate
@@ -500,6 +505,7 @@ class GraphRun:
         for _round in range(MAX_SEND_BACKS + 1):
             waiting = GateWaiting(
                 run_id=self.run_id,
+                step=index,
                 ts=self._now(),
                 gate_id=self._gates.new_id(node),
                 node=node,
@@ -602,6 +608,7 @@ class GraphRun:
         ]
         waiting = GateWaiting(
             run_id=self.run_id,
+            step=self.results[attempts.node].index if attempts.node in self.results else None,
             ts=self._now(),
             gate_id=self._gates.new_id(attempts.node),
             node=attempts.node,
