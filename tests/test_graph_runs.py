@@ -168,6 +168,25 @@ async def test_fan_in_gets_every_output_under_its_name(
     assert "## plan-b\n\nPLAN B FROM FOUND MAIN.PY" in merge
 
 
+async def test_the_handoff_cap_applies_to_each_input(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.responder = by_agent(
+        {
+            "scout": lambda task: "found",
+            "planner": lambda task: "merged" if task.startswith("Merge") else task[:6] * 400,
+        }
+    )
+    settings = llm_server.settings(limits={"handoff_chars": 1000})
+    runner, _ = graph_runner(
+        llm_server, FAN.format(when="scout.status == done"), tmp_path, settings=settings
+    )
+    assert (await runner.run()).status == "ok"
+    merge = next(r.user_text for r in llm_server.requests if r.user_text.startswith("Merge"))
+    a, b = merge.split("## plan-b")
+    for part, step in ((a, 2), (b, 3)):
+        assert 1000 - 200 < len(part) < 1000 + 100  # each input capped on its own
+        assert f"of step {step}'s answer left out here" in part
+
+
 async def test_a_false_condition_skips_its_branch_and_says_which(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:

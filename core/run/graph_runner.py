@@ -39,7 +39,14 @@ from core.definitions.conditions import (
     parse_condition,
     severity_counts,
 )
-from core.definitions.graph_form import GraphShape, LoopSpec, PresetStep, ancestors, dependencies
+from core.definitions.graph_form import (
+    STEP_REF,
+    GraphShape,
+    LoopSpec,
+    PresetStep,
+    ancestors,
+    dependencies,
+)
 from core.model.events import (
     BestOfPicked,
     Event,
@@ -170,7 +177,8 @@ class GraphRun:
             s.best_of.judge: s.name or "" for s in shape.steps if s.best_of and s.best_of.judge
         }
         self._pending_keeps: dict[str, _Attempts] = {}
-        self._loop_last: dict[str, tuple[str, str]] = {}
+        self._capped_texts: dict[int, tuple[str, str]] = {}
+        self._loop_last: dict[str, tuple[str, NodeResult]] = {}
         """Each loop's latest answer (the last member that ran): what comes after it gets."""
         self._loop_results: dict[str, NodeResult] = {}
         self._iteration: dict[str, int] = {}
@@ -349,50 +357,57 @@ class GraphRun:
 
     # ------------------------------------------------------------------------ hand-offs
 
-    def _capped(self, node: str, text: str) -> str:
-        result = self.results.get(node)
-        number = (result.index if result and result.index is not None else 0) + 1
-        return hand_off(
+    def _capped(self, index: int | None, text: str) -> str:
+        """``text`` (the answer of step ``index``) as one input is handed on: capped on its
+        own, the whole kept once per step however many steps it goes to."""
+        number = (index or 0) + 1
+        memo = self._capped_texts.get(number)
+        if memo is not None and memo[0] is text:
+            return memo[1]
+        capped = hand_off(
             text, limit=self._limit, run_id=self.run_id, step_number=number, run_file=self._run_file
         )
+        self._capped_texts[number] = (text, capped)
+        return capped
 
     def _answers(self, node: str) -> list[tuple[str, str]]:
         """A predecessor's answers as hand-offs: one, or each attempt's under its name."""
         attempts = self.attempts.get(node)
         if attempts is not None and attempts.winner is None:
-            return [
-                (branch, self._capped(node, self.results[branch].output))
-                for branch in attempts.branches
-                if self.results.get(branch, NodeResult("skipped")).status == "done"
-            ]
+            done = [(b, self.results.get(b, NodeResult("skipped"))) for b in attempts.branches]
+            return [(b, self._capped(r.index, r.output)) for b, r in done if r.status == "done"]
         result = self.results.get(node)
         if result is None or result.status != "done":
             return []
-        return [(node, self._capped(node, result.output))]
+        return [(node, self._capped(result.index, result.output))]
 
     def _handoffs(self, node: str, iteration: int | None) -> tuple[str | None, dict[str, str]]:
+        """``{previous}`` and the other hand-offs the step's task names (only those: each
+        costs a cap, and a long answer a file)."""
         step = self._step(node)
         sources = list(self.deps.get(node, []))
         answers: list[tuple[str, str]] = []
         loop = self.loops.get(step.loop or "")
         entry = loop is not None and not [p for p in sources if p in loop.members]
         if loop is not None and entry and (iteration or 1) > 1 and loop.name in self._loop_last:
-            name, text = self._loop_last[loop.name]
-            answers = [(name, self._capped(name, text))]
+            name, result = self._loop_last[loop.name]
+            answers = [(name, self._capped(result.index, result.output))]
         else:
-            for source, result in self._waited_for(node):
+            for source, waited in self._waited_for(node):
                 if source in self.loops:
                     last = self._loop_last.get(source)
-                    if result.status == "done" and last is not None:
-                        answers.append((last[0], self._capped(last[0], last[1])))
+                    if waited.status == "done" and last is not None:
+                        answers.append((last[0], self._capped(last[1].index, last[1].output)))
                 else:
                     answers += self._answers(source)
         outputs = "\n\n".join(f"## {name}\n\n{text}" for name, text in answers)
         previous = answers[0][1] if len(answers) == 1 else outputs if answers else None
         handed = {"outputs": outputs}
-        for name, result in self.results.items():
-            if result.status == "done" and name in self.position:
-                handed[f"step.{name}"] = self._capped(name, result.output)
+        template = self.steps[self.position[node]].spec.task  # a re-run may have changed it
+        for name in set(STEP_REF.findall(template)):
+            named = self.results.get(name)
+            if named is not None and named.status == "done":
+                handed[f"step.{name}"] = self._capped(named.index, named.output)
         return previous, handed
 
     # ------------------------------------------------------------------------ loops
@@ -415,7 +430,7 @@ class GraphRun:
                 await self._run_node(member, iteration, note if member == loop.members[0] else None)
                 result = self.results.get(member)
                 if result is not None and result.status != "skipped":
-                    self._loop_last[loop.name] = (member, result.output)
+                    self._loop_last[loop.name] = (member, result)
                 if result is not None and result.status in ("failed", "stopped"):
                     self._loop_finished(
                         loop,
@@ -475,9 +490,8 @@ class GraphRun:
         summary: str,
     ) -> None:
         ended: Status = {"error": "failed", "aborted": "stopped"}.get(status, "done")  # type: ignore[assignment]
-        self._loop_results[loop.name] = NodeResult(
-            ended, self._loop_last.get(loop.name, ("", ""))[1]
-        )
+        last = self._loop_last.get(loop.name)
+        self._loop_results[loop.name] = NodeResult(ended, last[1].output if last else "")
         self._emit(
             LoopFinished(
                 run_id=self.run_id,
