@@ -344,3 +344,17 @@ async def test_decide_gate_refuses_what_is_not_waiting(
     runner, _ = graph_runner(llm_server, GATED, tmp_path)
     with pytest.raises(GateError, match="no gate 'ship#9' is waiting"):
         runner.decide_gate("ship#9", decision)  # type: ignore[arg-type]
+
+
+async def test_cancel_ends_a_waiting_gate(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.responder = by_agent({"worker": lambda task: "x"})
+    runner, events = graph_runner(llm_server, GATED, tmp_path)
+    run = asyncio.create_task(runner.run())
+    gate = await wait_for_gate(events, run, set())
+    assert [g.gate_id for g in runner.gates.waiting] == [gate.gate_id]
+    runner.cancel()
+    result = await run
+    assert (result.status, result.error) == ("aborted", "the run was cancelled")
+    (decided,) = of(events, GateDecided)
+    assert (decided.decision, decided.note) == ("stop", "the run was cancelled")
+    assert runner.gates.waiting == []
