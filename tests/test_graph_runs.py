@@ -358,3 +358,31 @@ async def test_cancel_ends_a_waiting_gate(llm_server: LLMServer, tmp_path: Path)
     (decided,) = of(events, GateDecided)
     assert (decided.decision, decided.note) == ("stop", "the run was cancelled")
     assert runner.gates.waiting == []
+
+
+async def test_a_gate_inside_a_loop_sends_back_the_step_before_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.responder = by_agent(
+        {"reviewer": lambda task: review(), "worker": lambda task: "ok"}
+    )
+    text = LOOP.format(bound=2).replace(
+        '          when: "check.max_severity >= major"',
+        '          gate: {question: "Fix?"}',
+    )
+    runner, events = graph_runner(llm_server, text, tmp_path)
+    run = asyncio.create_task(runner.run())
+    answered: set[str] = set()
+    for decision in ("send_back", "continue"):
+        gate = await wait_for_gate(events, run, answered)
+        answered.add(gate.gate_id)
+        runner.decide_gate(gate.gate_id, decision, note="look again")  # type: ignore[arg-type]
+    assert (await run).status == "ok"
+    assert started(events) == [
+        ("work", None),
+        ("check", 1),
+        ("check", 1),  # sent back: the step before the gate, in the same iteration
+        ("fix", 1),
+        ("ship", None),
+    ]
+    assert "look again" in llm_server.requests[2].user_text

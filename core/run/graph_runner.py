@@ -559,15 +559,21 @@ class GraphRun:
     async def _send_back(self, node: str, note: str) -> None:
         """Run what ``node`` waits for again, with the person's note: a step once more, a
         loop one more iteration."""
-        for unit in dict.fromkeys(self._unit(p) for p in self.deps.get(node, [])):
+        own_loop = self._step(node).loop
+        units = (
+            p if own_loop is not None and self._step(p).loop == own_loop else self._unit(p)
+            for p in self.deps.get(node, [])
+        )  # inside a loop, the step before (not the loop this gate is in) goes again
+        for unit in dict.fromkeys(units):
             if unit in self.loops:
                 await self._run_loop(self.loops[unit], note, extra=True)
             else:
                 self._used_first.add(unit)
-                previous, handed = self._handoffs(unit, None)
-                await self._execute(
-                    unit, self._index_for(unit), StepLabel(unit), previous, handed, note
-                )
+                loop = self._step(unit).loop
+                iteration = self._iteration.get(loop) if loop is not None else None
+                previous, handed = self._handoffs(unit, iteration)
+                label = StepLabel(unit, iteration)
+                await self._execute(unit, self._index_for(unit), label, previous, handed, note)
 
     # ------------------------------------------------------------------------ best of N
 
