@@ -376,7 +376,7 @@ async def test_a_gate_inside_a_loop_sends_back_the_step_before_it(
     for decision in ("send_back", "continue"):
         gate = await wait_for_gate(events, run, answered)
         answered.add(gate.gate_id)
-        runner.decide_gate(gate.gate_id, decision, note="look again")  # type: ignore[arg-type]
+        runner.decide_gate(gate.gate_id, decision, note="look again")
     assert (await run).status == "ok"
     assert started(events) == [
         ("work", None),
