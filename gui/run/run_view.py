@@ -12,7 +12,10 @@ One view shows one run: make a new one per run.
 Events go through a :class:`~gui.run.run_model.RunModel`, which folds them into a
 :class:`~core.record.run_state.RunState` at most ~20 times a second and says which steps changed;
 the
-view then syncs one :class:`~gui.run.step_pane.StepPane` per changed step. Under a header
+view then syncs one :class:`~gui.run.step_pane.StepPane` per changed step. A run of more than
+one step shows its pipeline as a graph under the header (:class:`~gui.widgets.graph_canvas.
+GraphView`, fed by the model's :class:`~gui.run.graph_progress.GraphProgress`): each node in its
+live status; clicking a node opens and scrolls to its latest pane. Under a header
 (:class:`~gui.run.run_header.RunHeader`) the panes sit in a scroll area that follows the stream
 while the reader is at the bottom, and stays put once they scroll up to read (it follows again
 when they scroll back down). Ctrl+O expands or collapses the pane that has the focus.
@@ -48,6 +51,7 @@ from gui.run.run_header import RunHeader
 from gui.run.run_model import RunModel
 from gui.run.step_pane import StepPane
 from gui.theme import secondary_text
+from gui.widgets.graph_canvas import GraphView
 
 TICK_MS = 250
 """How often the elapsed time and running step durations are redrawn while live."""
@@ -61,6 +65,8 @@ PANE_CHROME = 80
 SIDE_MARGIN = 16
 FOLLOW_SLACK = 24
 """Pixels from the bottom that still count as "at the bottom" for auto-scroll."""
+GRAPH_MAX_HEIGHT = 220
+"""The run's graph scrolls beyond this: the panes stay the larger part of the view."""
 
 
 class RunView(QWidget):
@@ -142,6 +148,12 @@ class RunView(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.header)
         layout.addWidget(line)
+        self.graph_view = GraphView(GRAPH_MAX_HEIGHT)
+        self.graph_view.canvas.set_clickable(True)
+        self.graph_view.canvas.nodeClicked.connect(self.open_node)
+        self.graph_view.setContentsMargins(SIDE_MARGIN, 0, SIDE_MARGIN, 0)
+        self.graph_view.hide()
+        layout.addWidget(self.graph_view)
         layout.addWidget(self.scroll_area, 1)
 
         self._ticker = QTimer(self)
@@ -154,6 +166,7 @@ class RunView(QWidget):
         self.model.runStarted.connect(self._rebuild_panes)
         self.model.stepsChanged.connect(self._sync_steps)
         self.model.runChanged.connect(self._sync_run)
+        self.model.graphChanged.connect(self._sync_graph)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._on_focus_changed)
@@ -234,6 +247,12 @@ class RunView(QWidget):
         target = row or pane
         QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(target, 0, 40))
 
+    def open_node(self, node: str) -> None:
+        """A click on ``node`` in the graph: its latest step's pane, opened and in view."""
+        step = self.model.graph.step_for(node)
+        if step is not None:
+            self.focus_step(step)
+
     def focused_pane(self) -> StepPane | None:
         """The pane holding the keyboard focus, if any."""
         return self._pane_of(QApplication.focusWidget())
@@ -286,6 +305,17 @@ class RunView(QWidget):
         for index in sorted(indexes - fresh):
             if 0 <= index < len(self._panes):
                 self._panes[index].sync(state.steps[index], run_running=running)
+
+    def _sync_graph(self) -> None:
+        progress = self.model.graph
+        canvas = self.graph_view.canvas
+        if canvas.graph() is not progress.graph:
+            self.graph_view.set_graph(progress.graph)
+            self.graph_view.setVisible(len(progress.graph.nodes) > 1)
+        for name, view in progress.nodes.items():
+            canvas.set_node(name, view)
+        for name, loop in progress.loops.items():
+            canvas.set_loop(name, loop)
 
     def _sync_run(self) -> None:
         state = self.model.state
