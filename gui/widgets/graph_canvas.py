@@ -35,6 +35,7 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPalette,
     QPen,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QToolTip, QWidget
 
@@ -46,6 +47,7 @@ from gui.widgets.graph_layout import (
     Box,
     GraphLayout,
     describe,
+    is_unnamed,
     layout_graph,
     short_condition,
 )
@@ -440,10 +442,13 @@ class GraphCanvas(QWidget):
         metrics = QFontMetricsF(painter.font())
         badge_text = "  ".join(badges)
         badge_width = metrics.horizontalAdvance(badge_text) + 4 if badges else 0.0
+        title, second = name, node.agent
+        if is_unnamed(name):  # a step of a single/parallel/chain preset: known by its agent
+            title, second = node.agent, name.replace("-", " ")
         painter.drawText(
             name_rect.adjusted(0, 0, -badge_width, 0),
             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            metrics.elidedText(name, Qt.TextElideMode.ElideRight, name_rect.width() - badge_width),
+            metrics.elidedText(title, Qt.TextElideMode.ElideRight, name_rect.width() - badge_width),
         )
         if badges:
             painter.setPen(mix(ink, window, 0.3))
@@ -453,9 +458,9 @@ class GraphCanvas(QWidget):
         painter.setFont(self._small_font())
         quiet = secondary_text(palette)
         painter.setPen(mix(quiet, window, 0.3) if skipped else quiet)
-        second = view.note or node.agent
-        if node.kind != "step" and not view.note:
-            second = f"{node.agent} · {node.kind}"
+        if node.kind != "step":
+            second = f"{second} · {node.kind}"
+        second = view.note or second
         small = QFontMetricsF(painter.font())
         line_rect = QRectF(rect.x() + 10, rect.y() + 23, rect.width() - 16, 18)
         painter.drawText(
@@ -496,6 +501,9 @@ class GraphView(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setStyleSheet("QScrollArea#GraphView { background: transparent; }")
+        self.viewport().setAutoFillBackground(False)
+        self.canvas.setAutoFillBackground(False)
 
     def set_graph(self, graph: PipelineGraph, unknown_agents: set[str] | None = None) -> None:
         self.canvas.set_graph(graph, unknown_agents)
@@ -506,8 +514,13 @@ class GraphView(QScrollArea):
 
     def sizeHint(self) -> QSize:
         hint = self.canvas.sizeHint()
-        bar = self.horizontalScrollBar().sizeHint().height()
+        wide = hint.width() > max(self.viewport().width(), 1)
+        bar = self.horizontalScrollBar().sizeHint().height() if wide else 0
         return QSize(hint.width() + 4, min(self.max_height, hint.height() + bar + 4))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.updateGeometry()  # a scroll bar may be needed now, or no longer
 
     def minimumSizeHint(self) -> QSize:
         return QSize(80, min(self.max_height, self.sizeHint().height()))

@@ -89,6 +89,11 @@ def short_condition(text: str) -> str:
     return folded if len(folded) <= LABEL_LIMIT else folded[: LABEL_LIMIT - 1] + "…"
 
 
+def is_unnamed(name: str) -> bool:
+    """A node named for its position (``step-2``): a step of a preset without names."""
+    return name.startswith("step-") and name[5:].isdigit()
+
+
 def node_width(graph: PipelineGraph, name: str, measure: Callable[[str], float]) -> float:
     node = graph.node(name)
     if node is None:
@@ -319,7 +324,7 @@ def describe(graph: PipelineGraph, layout: GraphLayout) -> str:
         node = graph.node(name)
         if node is None:
             return name
-        text = node.agent if name.startswith("step-") and name[5:].isdigit() else name
+        text = node.agent if is_unnamed(name) else name
         return text + (f"×{node.best_of}" if node.best_of > 1 else "")
 
     return " → ".join(" + ".join(label(n) for n in column) for column in layout.columns)
