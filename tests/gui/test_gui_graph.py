@@ -4,6 +4,7 @@ graph above its panes with live status, and a click on a node opening its pane."
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from core.definitions.pipeline_graph import GraphEdge, GraphNode, LoopGroup, PipelineGraph
+from gui.definitions.presets_view import PresetsView
 from gui.run.run_view import RunView
 from gui.widgets.graph_canvas import GraphCanvas, LoopView, NodeView
 from gui.widgets.graph_layout import Box, layout_graph
@@ -18,6 +20,10 @@ from gui.window.main_window import MainWindow
 from tests.gui.run_events import RunBuilder, finished_chain
 
 Window = Callable[..., MainWindow]
+
+
+def _opened(view: PresetsView, path: Path) -> bool:
+    return view.editor.path() == path
 
 
 def _measure(text: str) -> float:
@@ -57,7 +63,9 @@ def review_loop() -> PipelineGraph:
 
 def layered(width: int, depth: int) -> PipelineGraph:
     """``depth`` columns of ``width`` nodes, each joined to every node of the next column."""
-    nodes = [GraphNode(name=f"n{c}-{r}", agent="worker") for c in range(depth) for r in range(width)]
+    nodes = [
+        GraphNode(name=f"n{c}-{r}", agent="worker") for c in range(depth) for r in range(width)
+    ]
     edges = [
         GraphEdge(source=f"n{c}-{r}", target=f"n{c + 1}-{s}")
         for c in range(depth - 1)
@@ -82,9 +90,7 @@ def test_a_step_stands_right_of_every_step_it_waits_for_and_no_boxes_overlap() -
 def test_barycentric_ordering_uncrosses_a_fan() -> None:
     # a → (x, y); listed so that the file order would cross: p waits for y, q for x
     graph = PipelineGraph(
-        nodes=tuple(
-            GraphNode(name=n, agent="worker") for n in ("a", "b", "x", "y", "p", "q")
-        ),
+        nodes=tuple(GraphNode(name=n, agent="worker") for n in ("a", "b", "x", "y", "p", "q")),
         edges=(
             GraphEdge(source="a", target="x"),
             GraphEdge(source="b", target="y"),
@@ -152,7 +158,7 @@ def test_every_built_in_preset_is_drawn_as_its_graph(qtbot: QtBot, make_window: 
     for preset in built_ins:
         assert preset.path is not None
         view.preset_list.select_path(preset.path)
-        qtbot.waitUntil(lambda p=preset: view.editor.path() == Path(p.path or ""))
+        qtbot.waitUntil(partial(_opened, view, Path(preset.path)))
         canvas = view.header.graph.canvas
         assert view.header.graph.isVisible()
         assert len(canvas.graph().nodes) == len(preset.steps)
@@ -252,9 +258,11 @@ def test_the_step_editor_edits_the_yaml_keeping_comments_and_saves_it(
     assert [s.label() for s in form.steps()] == ["step 1", "step 2"]
 
     form.select_step(0)  # a person picks the first step and gives it another agent
-    form.agent_field.setFocus()
-    form.agent_field.lineEdit().selectAll()
-    qtbot.keyClicks(form.agent_field.lineEdit(), "planner")
+    line = form.agent_field.lineEdit()
+    assert line is not None
+    line.setFocus()
+    line.selectAll()
+    qtbot.keyClicks(line, "planner")
     qtbot.waitUntil(lambda: "agent: planner" in view.editor.text())
     assert view.editor.is_dirty()
     assert view.header.graph.describe() == "planner → reviewer"
@@ -274,7 +282,7 @@ def test_the_step_editor_edits_the_yaml_keeping_comments_and_saves_it(
     assert "mode: chain   # scout first" in saved
     assert "  # the reviewer reads the scout's notes\n" in saved
     assert "    task: |\n      Judge this:\n      {previous}\n" in saved
-    assert "  - agent: planner\n    task: \"Find what matters for: $@\"\n" in saved
+    assert '  - agent: planner\n    task: "Find what matters for: $@"\n' in saved
     assert saved.endswith("  - agent: planner\n    task: 'Apply: {previous}'\n")
 
     qtbot.mouseClick(view.header.graph.canvas, Qt.MouseButton.LeftButton)  # nothing to open
