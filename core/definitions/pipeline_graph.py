@@ -1,9 +1,10 @@
 """The shape of a pipeline as a graph: what the Presets view draws and the run view colours.
 
 Every preset has one, whatever its form: ``single`` is one node, ``parallel`` nodes side by side
-with no edges, ``chain`` a line. A drawing needs only names, edges and groups — not tasks or
-models — so the window can lay out any preset (or a run's recorded steps) with one algorithm,
-and the graph runner can report live status by node name.
+with no edges, ``chain`` a line, ``graph`` its named steps with their ``after:`` edges (each
+labelled with the target's ``when:``) and loop groups. A drawing needs only names, edges and
+groups — not tasks or models — so the window can lay out any preset (or a run's recorded
+steps) with one algorithm, and the graph runner can report live status by node name.
 
 This module is the contract between the preset format (which builds a :class:`PipelineGraph`)
 and the views (which draw one); neither side needs the other's internals.
@@ -15,6 +16,8 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from core.definitions.graph_form import dependencies
 
 if TYPE_CHECKING:
     from core.definitions.presets import Preset
@@ -96,4 +99,35 @@ def linear_graph(agents: list[str], mode: str) -> PipelineGraph:
 
 def pipeline_graph(preset: Preset) -> PipelineGraph:
     """The graph of any preset."""
-    return linear_graph([step.agent for step in preset.steps], preset.mode)
+    if preset.mode != "graph":
+        return linear_graph([step.agent for step in preset.steps], preset.mode)
+    deps = dependencies(preset.steps, preset.loops)
+    judges = {s.best_of.judge for s in preset.steps if s.best_of and s.best_of.judge}
+    merges = {name for name, before in deps.items() if len(before) > 1}
+    nodes = tuple(
+        GraphNode(
+            name=step.name or "",
+            agent=step.agent,
+            kind="judge" if step.name in judges else "merge" if step.name in merges else "step",
+            gate=step.gate is not None,
+            best_of=step.best_of.n if step.best_of else 1,
+            loop=step.loop,
+        )
+        for step in preset.steps
+    )
+    when = {step.name: step.when for step in preset.steps}
+    edges = tuple(
+        GraphEdge(source=source, target=target, condition=when.get(target))
+        for target, before in deps.items()
+        for source in before
+    )
+    loops = tuple(
+        LoopGroup(
+            name=loop.name,
+            members=tuple(loop.members),
+            until=loop.until,
+            max_iterations=loop.max_iterations,
+        )
+        for loop in preset.loops
+    )
+    return PipelineGraph(nodes=nodes, edges=edges, loops=loops)

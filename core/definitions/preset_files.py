@@ -22,7 +22,13 @@ from core.config import paths
 from core.definitions.agents import AgentCatalog
 from core.definitions.checks import Problem
 from core.definitions.definition_yaml import DefinitionYAMLError, load_definition_yaml
-from core.definitions.presets import PresetError, agent_line, parse_preset_text
+from core.definitions.graph_form import dependencies
+from core.definitions.presets import (
+    PresetError,
+    agent_line,
+    graph_output_problems,
+    parse_preset_text,
+)
 
 TEMPLATE = """name: {name}
 description: What this preset does, in one line
@@ -111,6 +117,13 @@ def validate_preset_text(text: str, agents: AgentCatalog) -> list[Problem]:
         return [Problem(message[:1].upper() + message[1:], error.line)]
     problems: list[Problem] = []
     seen: dict[str, int] = {}
+    deps = dependencies(preset.steps, preset.loops) if preset.mode == "graph" else {}
+    for owner, message in graph_output_problems(preset, agents):
+        line = next(
+            (n for n, row in enumerate(text.split("\n"), 1) if re.search(rf"\b{owner}\b", row)),
+            None,
+        )
+        problems.append(Problem(message[:1].upper() + message[1:], line))
     for number, step in enumerate(preset.steps, start=1):
         seen[step.agent] = seen.get(step.agent, 0) + 1
         line = agent_line(text, step.agent, seen[step.agent])
@@ -123,6 +136,16 @@ def validate_preset_text(text: str, agents: AgentCatalog) -> list[Problem]:
                     "warning",
                 )
             )
+        if preset.mode == "graph":
+            if "{previous}" in step.task and not deps.get(step.name or "") and step.loop is None:
+                problems.append(
+                    Problem(
+                        f"Step '{step.name}': {{previous}} has no value: nothing runs before it",
+                        line,
+                        "warning",
+                    )
+                )
+            continue
         if "{previous}" in step.task and (preset.mode != "chain" or number == 1):
             where = "the first step" if preset.mode == "chain" else f"a {preset.mode} run"
             problems.append(

@@ -36,20 +36,20 @@ from core.definitions.agents import (
 )
 from core.definitions.cache import ParseCache
 from core.definitions.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
+from core.definitions.graph_form import (
+    GraphFormError,
+    LoopSpec,
+    PresetStep,
+    check_graph,
+    check_graph_fields_unused,
+    flatten_graph_steps,
+    structured_condition_problems,
+)
 from core.model.budget import Budget
 from core.model.events import Isolation, RunMode
 
 MAX_PARALLEL_TASKS = 8
 PROJECT_PRESET_DIR = ".baton/presets"
-
-
-class PresetStep(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    agent: str = Field(min_length=1)
-    task: str
-    cwd: str | None = None
-    model: str | None = None
 
 
 class Preset(BaseModel):
@@ -60,6 +60,9 @@ class Preset(BaseModel):
     argument_hint: str = Field(default="", alias="argument-hint")
     mode: RunMode = "chain"
     steps: list[PresetStep] = Field(min_length=1)
+    """Every step; in a graph, loop members too (each says its ``loop``), in file order."""
+    loops: list[LoopSpec] = Field(default_factory=list)
+    """A graph's loop groups (:mod:`core.definitions.graph_form`)."""
     budget: Budget | None = None
     """Caps for every run of this preset (``budget: {run: {max_cost: 0.5}}``)."""
     isolation: Isolation = "none"
@@ -73,6 +76,10 @@ class Preset(BaseModel):
             raise ValueError(f"mode 'single' takes exactly one step, not {len(self.steps)}")
         if self.mode == "parallel" and len(self.steps) > MAX_PARALLEL_TASKS:
             raise ValueError(f"parallel runs take at most {MAX_PARALLEL_TASKS} tasks")
+        if self.mode != "graph":
+            if self.loops:
+                raise ValueError(f"loops belong to mode: graph, not mode: {self.mode}")
+            check_graph_fields_unused(self.steps, self.mode)
         return self
 
     @property
@@ -84,9 +91,10 @@ class PresetError(ValueError):
     """A preset that cannot run as asked; the message names the preset and step. ``line`` is
     the 1-based line of the file it concerns, where known."""
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
         super().__init__(message)
         self.line = line
+        self.column = column
 
 
 MAX_PRESET_FILE_BYTES = 1_000_000
@@ -102,13 +110,24 @@ def parse_preset_text(text: str, *, path: str | None = None, source: Source = "u
         raise PresetError(f"not valid YAML{where}: {error.reason}", error.line) from None
     if not isinstance(data, dict):
         raise PresetError("a preset is a set of 'key: value' lines (name, mode, steps)", 1)
+    if "loops" in data:
+        raise PresetError(
+            "loops are written as items of steps: (- loop: …)", key_line(text, "loops")
+        )
     try:
-        return Preset.model_validate({**data, "source": source, "path": path})
+        if data.get("mode") == "graph":
+            data = flatten_graph_steps(data)
+        preset = Preset.model_validate({**data, "source": source, "path": path})
+        if preset.mode == "graph":
+            check_graph(preset.steps, preset.loops, text)
+    except GraphFormError as error:
+        raise PresetError(str(error), error.line or key_line(text, "steps"), error.column) from None
     except ValidationError as error:
         errors = error.errors()
         field_name = str(errors[0]["loc"][0]) if errors and errors[0]["loc"] else "steps"
         line = key_line(text, field_name) or key_line(text, "steps")
         raise PresetError(format_validation_error(error), line) from None
+    return preset
 
 
 def read_preset_file(path: Path, source: Source, cache: ParseCache[Preset] | None = None) -> Preset:
@@ -323,10 +342,26 @@ def required_argument_count(preset: Preset) -> int:
 
 
 def check_agents(preset: Preset, agents: AgentCatalog) -> None:
-    """Refuse, before anything runs, a preset naming an agent that does not exist."""
+    """Refuse, before anything runs, a preset naming an agent that does not exist, or a
+    graph condition reading a structured result its step's agent never gives."""
     for number, step in enumerate(preset.steps, start=1):
         if agents.get(step.agent) is None:
             raise PresetError(
                 f"preset '{preset.name}', step {number}: unknown agent '{step.agent}' "
                 f"(available: {', '.join(agents.names()) or 'none'})"
             )
+    for _name, message in graph_output_problems(preset, agents):
+        raise PresetError(f"preset '{preset.name}': {message}")
+
+
+def graph_output_problems(preset: Preset, agents: AgentCatalog) -> list[tuple[str, str]]:
+    """``(step or loop name, message)`` for each graph condition that reads a structured
+    result of a step whose agent declares no ``output:`` (it could never be true)."""
+    if preset.mode != "graph":
+        return []
+    has_output = {}
+    for step in preset.steps:
+        agent = agents.get(step.agent)
+        if agent is not None:
+            has_output[step.agent.casefold()] = agent.output is not None
+    return structured_condition_problems(preset.steps, preset.loops, has_output)

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-RunMode = Literal["single", "parallel", "chain"]
+RunMode = Literal["single", "parallel", "chain", "graph"]
 Isolation = Literal["none", "worktree"]
 StepStatus = Literal["ok", "error", "aborted"]
 RunStatus = Literal["ok", "error", "aborted", "interrupted"]
@@ -115,6 +115,8 @@ class PlannedStep(BaseModel):
     model: str | None = None
     backend: str = "openai"
     cwd: str
+    node: str | None = None
+    """The graph node this step is (``mode: graph``; architecture: "Graph pipelines")."""
 
 
 class Lineage(BaseModel):
@@ -187,6 +189,9 @@ class RunStarted(_Event):
     worktree: WorktreeInfo | None = None
     """Set when the run worked in its own git worktree (:mod:`core.workspace.worktrees`)."""
     budget: RunCaps | None = None
+    graph: dict[str, Any] | None = None
+    """A graph run's shape (``PipelineGraph.model_dump()``), so a saved run draws as it ran
+    even after its preset file changed."""
     """The caps the run started with (absent: none, or a run saved before caps were kept)."""
 
 
@@ -198,6 +203,12 @@ class StepStarted(_Event):
     backend: str = "openai"
     cwd: str
     reused_from: str | None = None
+    node: str | None = None
+    """The graph node this step runs (graph runs only)."""
+    iteration: int | None = None
+    """1-based iteration of the node's loop, when it is in one."""
+    branch: str | None = None
+    """Which attempt of a ``best_of`` node (``attempt#2``)."""
     """The run this step's result was copied from (no request was sent), if any."""
 
 
@@ -344,6 +355,12 @@ class StepFinished(_Event):
     """The validated JSON result of an agent that declares ``output:``
     (:mod:`core.definitions.structured`)."""
     reused_from: str | None = None
+    node: str | None = None
+    """The graph node this step runs (graph runs only)."""
+    iteration: int | None = None
+    """1-based iteration of the node's loop, when it is in one."""
+    branch: str | None = None
+    """Which attempt of a ``best_of`` node (``attempt#2``)."""
     """The run this result was copied from, byte for byte (see :class:`Lineage`)."""
     session: str | None = None
     """The CLI's record of the conversation (Claude Code's session id, pi's session file), so
@@ -435,6 +452,78 @@ class Log(_Event):
     message: str
 
 
+class StepSkipped(_Event):
+    """A graph node that did not run because its ``when:`` condition was false (or a step
+    it needed did not run); ``step`` is the index it would have had."""
+
+    type: Literal["step_skipped"] = "step_skipped"
+    node: str
+    condition: str | None = None
+    reason: str
+    iteration: int | None = None
+
+
+class LoopIterationStarted(_Event):
+    type: Literal["loop_iteration_started"] = "loop_iteration_started"
+    loop: str
+    iteration: int
+
+
+LoopStatus = Literal["converged", "max_iterations", "error", "aborted"]
+
+
+class LoopFinished(_Event):
+    """A loop ended: its ``until`` held (``converged``), or it reached its bound — a status
+    of the loop, not a failure of a step (``summary``: "stopped after 3 iterations: 1
+    critical left")."""
+
+    type: Literal["loop_finished"] = "loop_finished"
+    loop: str
+    iterations: int
+    status: LoopStatus
+    summary: str
+
+
+GateDecision = Literal["continue", "edit", "send_back", "stop"]
+GateDecider = Literal["person", "timeout", "default"]
+
+
+class GateWaiting(_Event):
+    """A person's checkpoint before ``node``: ``handoff`` is what would be handed on;
+    ``options`` the decisions offered (``continue``, ``edit``, ``send_back``, ``stop``, or
+    a best-of's attempt names when the person picks the winner)."""
+
+    type: Literal["gate_waiting"] = "gate_waiting"
+    gate_id: str
+    node: str
+    question: str
+    handoff: str = ""
+    timeout_s: float | None = None
+    default: GateDecision = "stop"
+    options: list[str] = Field(default_factory=list)
+
+
+class GateDecided(_Event):
+    """How a gate was answered. ``text`` is the hand-off as the person edited it (or a
+    best-of winner picked); ``note`` what a send-back says to the step sent back to."""
+
+    type: Literal["gate_decided"] = "gate_decided"
+    gate_id: str
+    decision: GateDecision
+    text: str | None = None
+    note: str | None = None
+    by: GateDecider = "person"
+
+
+class BestOfPicked(_Event):
+    """Which attempt of a ``best_of`` node won (its changes are kept, the others' removed)."""
+
+    type: Literal["best_of_picked"] = "best_of_picked"
+    node: str
+    winner: str
+    by: Literal["judge", "person", "default"]
+
+
 Event = Annotated[
     RunStarted
     | StepStarted
@@ -455,6 +544,12 @@ Event = Annotated[
     | RunFinished
     | UserMessage
     | MessagesDelivered
+    | StepSkipped
+    | LoopIterationStarted
+    | LoopFinished
+    | GateWaiting
+    | GateDecided
+    | BestOfPicked
     | Log,
     Field(discriminator="type"),
 ]

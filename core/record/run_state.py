@@ -34,6 +34,7 @@ from core.model.events import (
     RunStarted,
     StepChanges,
     StepFinished,
+    StepSkipped,
     StepStarted,
     TextDelta,
     ThinkingDelta,
@@ -145,6 +146,10 @@ class StepState:
     folder: str = ""
     reused_from: str | None = None
     """The run this step's answer was copied from (resume, re-run from a step)."""
+    node: str | None = None
+    """The graph node this step ran (graph runs; architecture: "Graph pipelines")."""
+    iteration: int | None = None
+    branch: str | None = None
     structured: dict[str, Any] | None = None
     """The step's validated JSON result, if its agent declares ``output:``."""
     changes: StepChanges | None = None
@@ -246,6 +251,8 @@ class RunState:
             return None
         if isinstance(event, StepChanges):
             self.checkpoints.append(event)
+        if isinstance(event, StepStarted | StepSkipped) and event.step is not None:
+            self._grow_to(event.step, event)
         changed = self.step(event.step)
         if changed is None:
             return None
@@ -254,6 +261,13 @@ class RunState:
             part = event.usage if event.parent_call_id is None else event.usage.without_latest()
             self.usage = self.usage + part
         return changed
+
+    def _grow_to(self, index: int, event: StepStarted | StepSkipped) -> None:
+        """A graph run adds a step per loop iteration and per best-of attempt beyond the
+        planned ones: the first event of such a step makes its place."""
+        agent = event.agent if isinstance(event, StepStarted) else ""
+        while len(self.steps) <= index:
+            self.steps.append(StepState(index=len(self.steps), agent=agent))
 
     def _start(self, event: RunStarted) -> None:
         self.run_id = event.run_id
@@ -286,6 +300,8 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.backend = event.backend
         step.started = event.ts
         step.reused_from = event.reused_from
+        step.agent = event.agent or step.agent
+        step.node, step.iteration, step.branch = event.node, event.iteration, event.branch
     elif isinstance(event, TextDelta | ThinkingDelta) and event.parent_call_id is not None:
         # A sub-agent's words: the live output of the call that started it.
         parent = step.tool_call(event.parent_call_id)
@@ -368,6 +384,10 @@ def _apply_to_step(step: StepState, event: Event) -> None:
     elif isinstance(event, Usage):
         step.usage = step.usage + event.usage
         step.model = event.usage.model or step.model
+    elif isinstance(event, StepSkipped):
+        step.phase = "not_run"
+        step.node, step.iteration = event.node, event.iteration
+        step.error = f"skipped: {event.reason}"
     elif isinstance(event, StepFinished):
         step.phase = event.status
         step.output = event.output

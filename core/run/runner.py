@@ -50,6 +50,7 @@ from core.model.budget import BudgetAsker, BudgetGuard, caps_of, stop_at_cap
 from core.model.errors import RunError
 from core.model.events import (
     Event,
+    GateDecision,
     Log,
     OutputFileWritten,
     PlannedStep,
@@ -66,6 +67,7 @@ from core.model.events import (
 from core.record.publisher import EventListener
 from core.record.run_files import run_file
 from core.record.run_recording import RunRecording, new_run_id
+from core.run.gates import GateAsker, Gates
 from core.run.handoff import hand_off
 from core.run.output_file import OutputFileError, write_step_output
 from core.run.run_preparation import PreparedStep, prepare_steps
@@ -104,6 +106,7 @@ class Runner:
         backend_factory: Callable[[str], Backend] = create_backend,
         run_id: str | None = None,
         budget_asker: BudgetAsker = stop_at_cap,
+        gate_asker: GateAsker | None = None,
     ) -> None:
         self.request = request
         self.settings = settings if settings is not None else load_settings()
@@ -135,6 +138,9 @@ class Runner:
             self._clock.now,
             rules=RuleStore(),
         )
+        self.gates = Gates(self.run_id, self._emit, self._clock.now)
+        """Graph runs' waiting gates, answered by :meth:`decide_gate` or ``gate_asker``."""
+        self._gate_asker = gate_asker
         self.result: RunFinished | None = None
         self._checkpoints: RunCheckpoints
         """Made once the recording is open, with its redactor (one set of secrets per run)."""
@@ -177,6 +183,21 @@ class Runner:
         event = ctx.make(UserMessage, text=message)
         self._emit(event)
         return event
+
+    def decide_gate(
+        self,
+        gate_id: str,
+        decision: GateDecision,
+        *,
+        text: str | None = None,
+        note: str | None = None,
+    ) -> None:
+        """Answer a waiting gate (a ``gate_waiting`` event's ``gate_id``) as the person:
+        ``continue``; ``edit`` with ``text``, the hand-off as edited; ``send_back`` with a
+        ``note`` for the step sent back to; ``stop``. A best-of pick is ``continue`` with
+        the winning attempt's name as ``text``. Raises :class:`core.run.gates.GateError`
+        when the gate is not waiting or does not offer that decision."""
+        self.gates.decide(gate_id, decision, text=text, note=note)
 
     async def run(self) -> RunFinished:
         """Run to the end and return the ``run_finished`` event (also published)."""
