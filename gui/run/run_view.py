@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QMessageBox,
     QScrollArea,
@@ -46,6 +47,7 @@ from core.config.atomic import atomic_write_text
 from core.history.run_export import state_to_markdown
 from core.model.events import Event
 from core.record.run_state import RunState
+from gui.run.gate_panel import GatePanel
 from gui.run.markdown_stream import warm_up
 from gui.run.run_header import RunHeader
 from gui.run.run_model import RunModel
@@ -89,6 +91,9 @@ class RunView(QWidget):
     """``(step, text)``: a follow-up to a finished step, to run as a continuation."""
     commentRequested = Signal(int)
     """(0-based step): "Comment on this step…" on that step's pane."""
+    gateDecisionRequested = Signal(str, str, object, object)
+    """``(gate_id, decision, text, note)``: the person answered a waiting gate (the owner calls
+    ``Runner.decide_gate``; a refusal comes back through :meth:`show_gate_problem`)."""
     diffCommentsSent = Signal(int, object)
     """``(step, list[ReviewComment])``: "Send comments" in a diff viewer of this run."""
 
@@ -154,6 +159,12 @@ class RunView(QWidget):
         self.graph_view.setContentsMargins(SIDE_MARGIN, 0, SIDE_MARGIN, 0)
         self.graph_view.hide()
         layout.addWidget(self.graph_view)
+        self.gate_panel = GatePanel()
+        self.gate_panel.decided.connect(self.gateDecisionRequested)
+        gate_row = QHBoxLayout()
+        gate_row.setContentsMargins(SIDE_MARGIN, 6, SIDE_MARGIN, 6)
+        gate_row.addWidget(self.gate_panel)
+        layout.addLayout(gate_row)
         layout.addWidget(self.scroll_area, 1)
 
         self._ticker = QTimer(self)
@@ -316,6 +327,13 @@ class RunView(QWidget):
             canvas.set_node(name, view)
         for name, loop in progress.loops.items():
             canvas.set_loop(name, loop)
+        # A replayed run cannot be answered: only a live run's gate asks.
+        waiting = next(iter(progress.gates.values()), None) if self.model.is_live() else None
+        self.gate_panel.show_gate(waiting, self.model.elapsed())
+
+    def show_gate_problem(self, text: str) -> None:
+        """Say in the gate panel why an answer was refused (the gate had already gone…)."""
+        self.gate_panel.show_problem(text)
 
     def _sync_run(self) -> None:
         state = self.model.state
@@ -331,6 +349,7 @@ class RunView(QWidget):
     def _tick(self) -> None:
         elapsed = self.model.elapsed()
         self.header.set_elapsed(elapsed)
+        self.gate_panel.tick(elapsed)
         for pane in self._panes:
             pane.tick(elapsed)
 
