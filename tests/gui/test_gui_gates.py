@@ -84,9 +84,7 @@ def test_a_gate_shows_the_handoff_and_continue_lets_the_step_start(
 
 
 @pytest.mark.usefixtures("qasync_loop")
-def test_editing_what_is_handed_on_hands_on_the_persons_text(
-    qtbot: QtBot, view: RunView
-) -> None:
+def test_editing_what_is_handed_on_hands_on_the_persons_text(qtbot: QtBot, view: RunView) -> None:
     b = _running(view, qtbot)
     _gates, answer = _ask(view, b)
     panel = view.gate_panel
@@ -152,9 +150,7 @@ def test_a_gate_nobody_answers_takes_its_default_at_the_timeout(
 
 
 @pytest.mark.usefixtures("qasync_loop")
-def test_a_best_of_without_a_judge_asks_which_attempt_to_keep(
-    qtbot: QtBot, view: RunView
-) -> None:
+def test_a_best_of_without_a_judge_asks_which_attempt_to_keep(qtbot: QtBot, view: RunView) -> None:
     b = _running(view, qtbot)
     _gates, answer = _ask(view, b, options=["attempt#1", "attempt#2", "attempt#3"])
     panel = view.gate_panel

@@ -155,7 +155,9 @@ def test_invalid_yaml_and_unknown_agents_are_shown_inline(
 
     _replace_text(qtbot, view, "{name: triage, mode: sideways, steps: []}")
     assert problem.kind() == "error"
-    assert problem.message().startswith("Mode: Input should be 'single', 'parallel', 'chain' or 'graph'")
+    assert problem.message().startswith(
+        "Mode: Input should be 'single', 'parallel', 'chain' or 'graph'"
+    )
     dialogs.answer("Save anyway")
     qtbot.keyClick(view.editor.text_edit, Qt.Key.Key_S, CTRL)
     assert "sideways" in path.read_text(encoding="utf-8")
