@@ -111,7 +111,7 @@ class PresetForm(QWidget):
         self.add_button.clicked.connect(self.add_step)
         self.remove_button.clicked.connect(self.remove_step)
         for line in (self.name_field, self.after_field, self.when_field, self.question_field):
-            line.textEdited.connect(self._apply_timer.start)
+            line.textEdited.connect(self._field_changed)
             line.editingFinished.connect(self._apply_if_pending)
         self.agent_field.currentTextChanged.connect(self._field_changed)
         self.task_field.textChanged.connect(self._field_changed)
@@ -251,7 +251,7 @@ class PresetForm(QWidget):
         self._loading = False
         self._enable()
 
-    def _field_changed(self) -> None:
+    def _field_changed(self, *_changed: object) -> None:
         if not self._loading:
             self._apply_timer.start()
 

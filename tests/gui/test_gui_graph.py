@@ -318,3 +318,76 @@ def test_a_built_in_is_read_only_in_the_step_editor(qtbot: QtBot, make_window: W
     assert [s.agent for s in form.steps()] == [s.agent for s in preset.steps]
     assert not form.add_button.isEnabled() and not form.fields.isEnabled()
     assert form.note.text().startswith("Read-only")
+
+
+GRAPH_PRESET = """\
+name: review-loop
+description: Work, review until clean, ship
+mode: graph
+steps:
+  - name: work
+    agent: worker
+    task: "$@"
+  - loop:
+      name: review
+      max_iterations: 3
+      until: "check.status == done"
+      steps:
+        - name: check
+          agent: reviewer
+          task: "Review this work: {previous}"
+        - name: fix
+          agent: worker
+          task: "Fix these: {step.check}"
+  # ship when the loop is over
+  - name: ship
+    agent: worker
+    task: "Ship: {previous}"
+"""
+
+
+def test_the_step_editor_connects_steps_and_gates_them_in_a_graph_preset(
+    qtbot: QtBot, make_window: Window, user_presets: Path
+) -> None:
+    path = user_presets / "review-loop.yaml"
+    path.write_text(GRAPH_PRESET, encoding="utf-8")
+    window = make_window()
+    window.show_view("presets")
+    view = window.presets_view
+    _click_preset(qtbot, window, path)
+    form = view.step_form
+    assert [s.label() for s in form.steps()] == ["work", "check", "fix", "ship"]
+    assert [s.loop for s in form.steps()] == [None, "review", "review", None]
+    canvas = view.header.graph.canvas
+    assert canvas.describe() == "work → review[check → fix]×3 → ship"
+
+    form.select_step(3)  # ship: a person's gate before it, with a question
+    qtbot.mouseClick(form.gate_box, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "    gate: true\n" in view.editor.text())
+    assert "gate" in canvas.node_text("ship")
+    form.question_field.setFocus()
+    qtbot.keyClicks(form.question_field, "Ship it?")
+    qtbot.keyClick(form.question_field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "    gate: {question: Ship it?}\n" in view.editor.text())
+
+    form.after_field.setFocus()  # connect it to a step that does not exist: the check says so
+    qtbot.keyClicks(form.after_field, "nowhere")
+    qtbot.keyClick(form.after_field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "    after: [nowhere]\n" in view.editor.text())
+    view.editor.validate_now()
+    problems = view.editor.problems()
+    assert any("nowhere" in p.message and p.line is not None for p in problems), problems
+
+    form.after_field.selectAll()  # and to the first step: ship now waits for work only
+    qtbot.keyClicks(form.after_field, "work")
+    qtbot.keyClick(form.after_field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: canvas.describe() == "work → review[check → fix]×3 + ship")
+    view.editor.validate_now()
+    assert not [p for p in view.editor.problems() if p.severity == "error"]
+    qtbot.keyClick(view.editor.text_edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not view.editor.is_dirty())
+    saved = path.read_text(encoding="utf-8")
+    assert "  # ship when the loop is over\n" in saved
+    assert saved.endswith(
+        '    task: "Ship: {previous}"\n    after: [work]\n    gate: {question: Ship it?}\n'
+    )
