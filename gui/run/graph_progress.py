@@ -66,6 +66,8 @@ class GraphProgress:
     """Gates waiting now, by id."""
     _branches: dict[str, set[str]] = field(default_factory=dict)
     """A best-of node's attempts that finished."""
+    _branch_of_step: dict[int, str] = field(default_factory=dict)
+    """The attempt each step runs (``step_finished`` may leave it out)."""
 
     # -- public --------------------------------------------------------------------------
 
@@ -114,7 +116,7 @@ class GraphProgress:
             graph = linear_graph([str(s.agent) for s in planned], str(getattr(event, "mode", "")))
         self.graph = graph
         self.nodes = {node.name: NodeView("queued") for node in graph.nodes}
-        self.loops, self.gates, self._branches = {}, {}, {}
+        self.loops, self.gates, self._branches, self._branch_of_step = {}, {}, {}, {}
         self.steps_of, self.node_of_step = {}, {}
         for index, step in enumerate(planned):
             node = getattr(step, "node", None) or step_node_name(index)
@@ -134,6 +136,9 @@ class GraphProgress:
         if node is None:
             return False
         self._remember_step(node, event.step)
+        branch = getattr(event, "branch", None)
+        if branch and event.step is not None:
+            self._branch_of_step[event.step] = str(branch)
         view = self.nodes.get(node, NodeView())
         iteration = getattr(event, "iteration", None)
         attempts = view.attempts
@@ -150,7 +155,9 @@ class GraphProgress:
         status = _FINISHED.get(str(getattr(event, "status", "")), "done")
         view = self.nodes.get(node, NodeView())
         iteration = getattr(event, "iteration", None) or view.iteration
-        branch = getattr(event, "branch", None)
+        branch = getattr(event, "branch", None) or (
+            self._branch_of_step.get(event.step) if event.step is not None else None
+        )
         best_of = self._best_of(node)
         if branch and best_of > 1:
             done = self._branches.setdefault(node, set())
@@ -169,7 +176,7 @@ class GraphProgress:
             return False
         condition = getattr(event, "condition", None)
         reason = str(getattr(event, "reason", "") or "")
-        note = f"skipped: {condition}" if condition else (reason or "skipped")
+        note = "skipped" if condition else (reason or "skipped")  # the edge shows the condition
         iteration = getattr(event, "iteration", None)
         self.nodes[node] = NodeView("skipped", iteration, note=note)
         return True

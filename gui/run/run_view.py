@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
 from core.config.atomic import atomic_write_text
 from core.history.run_export import state_to_markdown
 from core.model.events import Event
-from core.record.run_state import RunState
+from core.record.run_state import RunState, StepState
 from gui.run.gate_panel import GatePanel
 from gui.run.markdown_stream import warm_up
 from gui.run.run_header import RunHeader
@@ -283,15 +283,7 @@ class RunView(QWidget):
             pane.deleteLater()
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
-        self._panes = [
-            StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
-            for step in state.steps
-        ]
-        for pane in self._panes:
-            pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
-            pane.message_box.sent.connect(partial(self._message_sent, pane.index))
-            pane.menu_button.commentRequested.connect(self.commentRequested)
-            pane.commentsSent.connect(self.diffCommentsSent)
+        self._panes = [self._make_pane(step, running) for step in state.steps]
         self._fresh = set(range(len(self._panes)))
         self._columns = 0  # arrange anew
         self._arrange(self.width())
@@ -299,6 +291,30 @@ class RunView(QWidget):
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self.placeholder.setVisible(not self._panes)
         self._apply_focus()
+
+    def _make_pane(self, step: StepState, running: bool) -> StepPane:
+        pane = StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
+        pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
+        pane.message_box.sent.connect(partial(self._message_sent, pane.index))
+        pane.menu_button.commentRequested.connect(self.commentRequested)
+        pane.commentsSent.connect(self.diffCommentsSent)
+        return pane
+
+    def _add_grown_panes(self, running: bool) -> None:
+        """A graph run adds steps as it goes (a loop's next iteration, a best-of's attempts):
+        each gets its pane, after the others, in the order the run started them."""
+        state = self.model.state
+        while len(self._panes) < len(state.steps):
+            pane = self._make_pane(state.steps[len(self._panes)], running)
+            self._panes.append(pane)
+            self._fresh.add(pane.index)
+            if self._columns == 1:
+                self._panes_layout.insertWidget(len(self._panes), pane)
+            else:
+                self._columns = 0  # arrange anew with the new pane
+                self._arrange(self.width())
+            pane.show()
+        self.placeholder.setVisible(not self._panes)
 
     def show_message_problem(self, step: int, text: str) -> None:
         """Say under step ``step``'s message box why its message was not delivered."""
@@ -312,6 +328,8 @@ class RunView(QWidget):
     def _sync_steps(self, indexes: frozenset[int]) -> None:
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
+        if len(state.steps) > len(self._panes):
+            self._add_grown_panes(running)
         fresh, self._fresh = self._fresh, set()
         for index in sorted(indexes - fresh):
             if 0 <= index < len(self._panes):

@@ -43,6 +43,7 @@ from core.definitions.pipeline_graph import GraphEdge, PipelineGraph
 from gui.theme import SEVERITY_HUES, is_dark, mix, secondary_text
 from gui.widgets.graph_layout import (
     BEST_OF_OFFSET,
+    LABEL_SCALE,
     LOOP_FOOTER,
     Box,
     GraphLayout,
@@ -261,7 +262,7 @@ class GraphCanvas(QWidget):
 
     def _small_font(self) -> QFont:
         font = QFont(self.font())
-        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.86))
+        font.setPointSizeF(max(7.0, font.pointSizeF() * LABEL_SCALE))
         return font
 
     def paintEvent(self, event: QPaintEvent) -> None:

@@ -26,8 +26,10 @@ NODE_PAD = 14.0
 BEST_OF_OFFSET = 4.0
 """How far each of a best-of node's stacked copies is shifted (down and right)."""
 COLUMN_GAP = 44.0
-LABEL_GAP_MAX = 200.0
+LABEL_GAP_MAX = 240.0
 """The widest a gap between columns grows to make room for a condition's label."""
+LABEL_SCALE = 0.86
+"""Edge labels are drawn this much smaller than the names ``measure`` measures."""
 ROW_GAP = 18.0
 LOOP_PAD = 12.0
 LOOP_TITLE = 22.0
@@ -132,7 +134,7 @@ def layout_graph(graph: PipelineGraph, measure: Callable[[str], float]) -> Graph
         if not members:
             continue
         inside = [e for e in edges if e.source in members and e.target in members]
-        sub = _layered(members, inside, lambda n: node_width(graph, n, measure), {}, edges)
+        sub = _layered(members, inside, lambda n: node_width(graph, n, measure), {}, edges, measure)
         title = measure(f"⟲ {loop.name}  ×{loop.max_iterations}") + 2 * LOOP_PAD
         footer = measure("until " + short_condition(loop.until)) + 2 * LOOP_PAD
         width = max(sub.width + 2 * LOOP_PAD, title, footer)
@@ -157,7 +159,12 @@ def layout_graph(graph: PipelineGraph, measure: Callable[[str], float]) -> Graph
         return units[name][0] if name in units else node_width(graph, name, measure)
 
     outer = _layered(
-        outer_names, outer_edges, outer_width, {n: units[n][1] for n in units}, outer_edges
+        outer_names,
+        outer_edges,
+        outer_width,
+        {n: units[n][1] for n in units},
+        outer_edges,
+        measure,
     )
     for name, box in outer.nodes.items():
         box = box.moved(MARGIN, MARGIN)
@@ -181,6 +188,7 @@ def _layered(
     width_of: Callable[[str], float],
     heights: dict[str, float],
     labelled: Iterable[GraphEdge],
+    measure: Callable[[str], float],
 ) -> GraphLayout:
     """The layered layout of one level (the outer graph, or one loop's inside)."""
     successors: dict[str, list[str]] = {n: [] for n in names}
@@ -196,12 +204,14 @@ def _layered(
         columns[layer[name]].append(name)
     _order_columns(columns, successors, predecessors)
 
-    # A column's gap on its left grows to fit the labels of the conditions entering it.
+    # A column's gap on its left grows to fit the labels of the conditions entering it (as
+    # long as when they say "skipped: …"; the label font is a little smaller than the names').
     label_width: dict[int, float] = {}
     for edge in labelled:
         if edge.condition and edge.target in layer:
-            chars = len(short_condition(edge.condition))
-            label_width[layer[edge.target]] = max(label_width.get(layer[edge.target], 0), chars)
+            width = measure("skipped: " + short_condition(edge.condition)) * LABEL_SCALE
+            into = layer[edge.target]
+            label_width[into] = max(label_width.get(into, 0.0), width)
 
     result = GraphLayout(edges=list(edges), columns=columns)
     x = 0.0
@@ -209,8 +219,8 @@ def _layered(
     for index, column in enumerate(columns):
         if index:
             gap = COLUMN_GAP
-            if index in label_width:  # ~6.5 px a character at the label's small size
-                gap = min(LABEL_GAP_MAX, max(COLUMN_GAP, label_width[index] * 6.5 + 24))
+            if index in label_width:
+                gap = min(LABEL_GAP_MAX, max(COLUMN_GAP, label_width[index] + 28))
             x += gap
         column_width = max((width_of(n) for n in column), default=0.0)
         y = 0.0
