@@ -75,11 +75,10 @@ class GraphRun:
     """Events of a graph run, as the runner publishes them (ts advancing a fake clock)."""
 
     def __init__(self, preset_text: str) -> None:
-        from tests.gui.run_events import RunBuilder
-
         from core.definitions.pipeline_graph import pipeline_graph
         from core.definitions.presets import parse_preset_text
         from core.model.events import PlannedStep, RunStarted
+        from tests.gui.run_events import RunBuilder
 
         preset = parse_preset_text(preset_text)
         self.graph = pipeline_graph(preset)
