@@ -191,6 +191,7 @@ def shoot_preset(output: Path) -> None:
     path.write_text(REVIEW_LOOP, encoding="utf-8")
     window = open_window(HOME, "presets", 1300, 840)
     view = window.presets_view
+    view.splitter.setSizes([250, 1050])  # room for the whole graph above the text
     settle(300, lambda: view.preset_list.item_for_path(str(path)) is not None)
     view.preset_list.select_path(str(path))
     settle(400, lambda: view.editor.path() == path)

@@ -3,8 +3,8 @@
 ::
 
     implement  [Built-in] [chain]                                Duplicate  Delete  [Save]
-    [scout] ─→ [planner] ─→ [worker]                                              [Run…]
-    Arguments: <what to build>
+    [scout] ─→ [planner] ─→ [worker]
+    Arguments: <what to build>                                                    [Run…]
     /…/resources/presets/implement.yaml
 
 What it shares with the agent header lives in
@@ -41,11 +41,12 @@ class PresetHeader(DefinitionHeader):
         self.arguments = QLabel()
         self.arguments.setObjectName("Secondary")
 
-        chain_row = QHBoxLayout()
-        chain_row.setSpacing(8)
-        chain_row.addWidget(self.graph, 1)
-        chain_row.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignTop)
-        self._lay_out(5, [self.mode_badge], [chain_row, self.arguments, self.path_label])
+        # The graph gets the header's whole width; Run… sits on the arguments' line.
+        arguments_row = QHBoxLayout()
+        arguments_row.setSpacing(8)
+        arguments_row.addWidget(self.arguments, 1)
+        arguments_row.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self._lay_out(5, [self.mode_badge], [self.graph, arguments_row, self.path_label])
 
     def show_preset(
         self,
