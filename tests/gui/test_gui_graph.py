@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
@@ -391,3 +392,88 @@ def test_the_step_editor_connects_steps_and_gates_them_in_a_graph_preset(
     assert saved.endswith(
         '    task: "Ship: {previous}"\n    after: [work]\n    gate: {question: Ship it?}\n'
     )
+
+
+def _graph_run_events(live_end: bool) -> list[Any]:
+    """A review loop as the graph runner reports it: two iterations, the second skipping
+    ``fix``, converged; the loop's second iteration gets new steps after the planned ones."""
+    from core.definitions.pipeline_graph import pipeline_graph
+    from core.definitions.presets import parse_preset_text
+    from core.model.events import (
+        LoopFinished,
+        LoopIterationStarted,
+        PlannedStep,
+        RunStarted,
+        StepFinished,
+        StepSkipped,
+        StepStarted,
+    )
+
+    graph = pipeline_graph(parse_preset_text(GRAPH_PRESET.replace("check.status == done",
+                                                                  "check.passed")))  # fmt: skip
+    run = "run-graph"
+    planned = [PlannedStep(agent=n.agent, task="t", cwd="/tmp", node=n.name) for n in graph.nodes]
+    events: list[Any] = [
+        RunStarted(run_id=run, mode="graph", steps=planned, cwd="/tmp", started_at="2026-12-04",
+                   graph=graph.model_dump())
+    ]  # fmt: skip
+    ts = [0.0]
+
+    def step(index: int, node: str, agent: str, iteration: int | None = None) -> None:
+        ts[0] += 1
+        events.append(StepStarted(run_id=run, step=index, ts=ts[0], agent=agent, task="t",
+                                  cwd="/tmp", node=node, iteration=iteration))  # fmt: skip
+        events.append(StepFinished(run_id=run, step=index, ts=ts[0] + 0.5, status="ok",
+                                   output=node, node=node, iteration=iteration))  # fmt: skip
+
+    step(0, "work", "worker")
+    events.append(LoopIterationStarted(run_id=run, loop="review", iteration=1))
+    step(1, "check", "reviewer", 1)
+    step(2, "fix", "worker", 1)
+    events.append(LoopIterationStarted(run_id=run, loop="review", iteration=2))
+    step(4, "check", "reviewer", 2)
+    events.append(StepSkipped(run_id=run, step=5, node="fix", iteration=2,
+                              condition="check.max_severity >= major", reason="false"))  # fmt: skip
+    events.append(LoopFinished(run_id=run, loop="review", iterations=2, status="converged",
+                               summary="converged after 2 iterations"))  # fmt: skip
+    if live_end:
+        step(3, "ship", "worker")
+    return events
+
+
+def test_a_graph_run_draws_its_loop_and_gives_each_iteration_its_pane(
+    qtbot: QtBot, view: RunView
+) -> None:
+    view.load_events(_graph_run_events(live_end=True))
+    canvas = view.graph_view.canvas
+    assert canvas.describe() == "work → review[check → fix]×3 → ship"
+    assert canvas.loop_text("review") == ("⟲ review  ×3", "converged after 2 iterations")
+    assert canvas.node_view("check") == NodeView("done", iteration=2)
+    assert canvas.node_view("fix").status == "skipped"
+    assert canvas.node_view("ship").status == "done"
+    assert len(view.panes()) == 6  # four planned, and the second iteration's two
+    places = [pane.node.text() for pane in view.panes()]
+    assert places[:5] == [
+        "work",
+        "check · iteration 1",
+        "fix · iteration 1",
+        "ship",
+        "check · iteration 2",
+    ]
+    assert view.pane(4).agent.text() == "reviewer"
+    view.pane(4).set_folded(True)
+    qtbot.mouseClick(  # check's latest run is the second iteration's
+        canvas, Qt.MouseButton.LeftButton, pos=canvas.node_rect("check").center().toPoint()
+    )
+    assert not view.pane(4).is_folded()
+
+
+def test_a_graph_run_grows_panes_live(qtbot: QtBot, view: RunView) -> None:
+    events = _graph_run_events(live_end=False)
+    view.add_events(events[:8])  # up to the end of the first iteration
+    qtbot.waitUntil(lambda: view.graph_view.canvas.node_view("fix").status == "done")
+    assert len(view.panes()) == 4
+    view.add_events(events[8:])
+    qtbot.waitUntil(lambda: len(view.panes()) == 6)
+    qtbot.waitUntil(lambda: view.graph_view.canvas.loop_view("review").summary != "")
+    assert view.pane(4).node.text() == "check · iteration 2"
