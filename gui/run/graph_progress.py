@@ -18,11 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import Any
 
 from pydantic import ValidationError
 
-from core.definitions.pipeline_graph import PipelineGraph, linear_graph, step_node_name
+from core.definitions.pipeline_graph import (
+    GraphEdge,
+    GraphNode,
+    PipelineGraph,
+    linear_graph,
+    step_node_name,
+)
 from core.model.events import Event
 from core.record.run_state import RunState
 from gui.widgets.graph_canvas import LoopView, NodeStatus, NodeView
@@ -83,15 +90,31 @@ class GraphProgress:
 
     @classmethod
     def from_state(cls, state: RunState) -> GraphProgress:
-        """The progress of a run folded elsewhere (a saved run read off the GUI thread): the
-        graph of its steps and each step's final phase (no skips or gates: those are events)."""
+        """The progress of a run folded elsewhere (a saved run read off the GUI thread): its
+        graph — the one it started with when the state kept it, else the line or fan of its
+        steps — and each node's latest step's phase. Skips and gates are events, so only
+        their results show (a skipped step is "not run")."""
         progress = cls()
-        progress.graph = linear_graph([s.agent for s in state.steps], state.mode)
+        shape = getattr(state, "graph", None)  # kept by the state once the core folds it
+        graph: PipelineGraph | None = None
+        if isinstance(shape, dict):
+            try:
+                graph = PipelineGraph.model_validate(shape)
+            except ValidationError:
+                graph = None
+        if graph is None and any(step.node for step in state.steps):
+            graph = _nodes_in_order(state)
+        if graph is None:
+            graph = linear_graph([s.agent for s in state.steps], state.mode)
+        progress.graph = graph
         for step in state.steps:
-            name = step_node_name(step.index)
+            name = step.node or step_node_name(step.index)
             progress.node_of_step[step.index] = name
-            progress.steps_of[name] = [step.index]
-            progress.nodes[name] = NodeView(_PHASES.get(step.phase, "queued"))
+            progress.steps_of.setdefault(name, []).append(step.index)
+            status = _PHASES.get(step.phase, "queued")
+            if step.node and step.phase == "not_run":
+                status = "skipped"
+            progress.nodes[name] = NodeView(status, step.iteration)
         return progress
 
     # -- handlers ------------------------------------------------------------------------
@@ -256,6 +279,18 @@ class GraphProgress:
     def _best_of(self, node: str) -> int:
         found = self.graph.node(node)
         return found.best_of if found is not None else 1
+
+
+def _nodes_in_order(state: RunState) -> PipelineGraph:
+    """A graph run's nodes when its shape was not kept: one box per node, in the order they
+    first ran, joined in that order (exact for a line; loops and fans are not known)."""
+    agents: dict[str, str] = {}
+    for step in state.steps:
+        if step.node and step.node not in agents:
+            agents[step.node] = step.agent
+    nodes = tuple(GraphNode(name=name, agent=agent) for name, agent in agents.items())
+    edges = tuple(GraphEdge(source=a.name, target=b.name) for a, b in pairwise(nodes))
+    return PipelineGraph(nodes=nodes, edges=edges)
 
 
 _HANDLERS: dict[str, Callable[[GraphProgress, Event], bool]] = {

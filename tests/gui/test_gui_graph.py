@@ -477,3 +477,17 @@ def test_a_graph_run_grows_panes_live(qtbot: QtBot, view: RunView) -> None:
     qtbot.waitUntil(lambda: len(view.panes()) == 6)
     qtbot.waitUntil(lambda: view.graph_view.canvas.loop_view("review").summary != "")
     assert view.pane(4).node.text() == "check · iteration 2"
+
+
+def test_a_graph_run_read_off_the_gui_thread_draws_its_nodes(view: RunView) -> None:
+    from core.record.run_state import RunState
+
+    state = RunState()
+    for event in _graph_run_events(live_end=True):
+        state.apply(event)
+    view.load_state(state)
+    canvas = view.graph_view.canvas
+    assert {n.name for n in canvas.graph().nodes} == {"work", "check", "fix", "ship"}
+    assert canvas.node_view("check") == NodeView("done", iteration=2)
+    assert canvas.node_view("ship").status == "done"
+    assert view.model.graph.step_for("check") == 4
