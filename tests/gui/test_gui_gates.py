@@ -5,17 +5,24 @@ through the core's real gates (:class:`core.run.gates.Gates`), as the runner ask
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
+from core.config.settings import save_settings
 from core.model.events import GateDecision, GateWaiting
 from core.run.gates import PERSON_OPTIONS, GateAnswer, GateError, Gates
+from core.run.run_request import RunRequest, StepSpec
 from gui.run.gate_panel import countdown
 from gui.run.run_view import RunView
+from gui.window.main_window import MainWindow
+from tests.gui.launching import RUN_TIMEOUT_MS, launch_request, wait_until_finished
 from tests.gui.run_events import RunBuilder
+from tests.llm_server import LLMServer, Reply
 
 HANDOFF = "Plan: add --json to 'baton agents'."
 
@@ -179,3 +186,44 @@ def test_a_replayed_run_shows_no_gate_to_answer(qtbot: QtBot, view: RunView) -> 
 def test_countdown_words() -> None:
     assert countdown(245.2) == "4:06"
     assert countdown(-3) == "0:00"
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_a_runs_gate_is_answered_from_its_view_through_the_controller_and_notified(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
+) -> None:
+    """A real run started from the window, its runner's own gates: the window's answer
+    reaches ``Runner.decide_gate`` and a person looking elsewhere hears the question."""
+    save_settings(llm_server.settings(default_model="gpt-4o-mini"))
+    release = threading.Event()
+    llm_server.queue(Reply.answer("done", hold=release))
+    window = make_window()
+    elsewhere = QWidget()
+    qtbot.addWidget(elsewhere)
+    elsewhere.show()
+    elsewhere.activateWindow()
+    qtbot.waitUntil(lambda: not window.isActiveWindow())
+    request = RunRequest("single", [StepSpec("worker", "go")], window.working_folder)
+    session = launch_request(qtbot, window, request)
+    runner = session.runner
+    waiting = GateWaiting(
+        run_id=runner.run_id,
+        gate_id=runner.gates.new_id("ship"),
+        node="ship",
+        question="Ship it?",
+        handoff=HANDOFF,
+        options=list(PERSON_OPTIONS),
+    )
+    answer = asyncio.ensure_future(runner.gates.ask(waiting, None, asyncio.Event()))
+    panel = session.view.gate_panel
+    qtbot.waitUntil(panel.isVisible, timeout=RUN_TIMEOUT_MS)
+    notes = [n for n in window.run_controller.notifier.sent if n.title == "A gate waits for you"]
+    assert len(notes) == 1 and notes[0].message.endswith("before “ship”: Ship it?")
+
+    _click(qtbot, panel.send_back_button)
+    qtbot.keyClicks(panel.note, "Once more, with tests.")
+    _click(qtbot, panel.send_back_button)
+    qtbot.waitUntil(answer.done)
+    assert answer.result() == GateAnswer("send_back", note="Once more, with tests.")
+    release.set()
+    assert wait_until_finished(qtbot, session) == "ok"
