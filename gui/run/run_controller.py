@@ -14,8 +14,8 @@
    or approves / denies everything, as the launch dialog chose;
 5. cancels on the view's Cancel (``runner.cancel()``: the run ends ``aborted``, the run file
    keeps everything received);
-6. answers gates with the person's decision from the run view (``runner.decide_gate``) and
-   tells a person looking elsewhere that a gate waits, with its question;
+6. answers gates with the person's decision from the run view (``runner.decide_gate``; the
+   inbox lists and announces a waiting gate, with its question);
 7. tells the person when a run finishes while they look elsewhere
    (:mod:`gui.widgets.notifications`); what waits for them — approvals, budget questions,
    failed steps — is the inbox's to announce (:mod:`gui.inbox.inbox_model`).
@@ -38,7 +38,7 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox, QWidget
 from core.backends.steering import SteerError
 from core.config.settings import SettingsError, load_settings
 from core.model.errors import RunError
-from core.model.events import Event, GateDecision, GateWaiting, RunFinished
+from core.model.events import GateDecision, RunFinished
 from core.record.run_names import run_name
 from core.run.gates import GateError
 from core.run.run_request import RunRequest
@@ -144,7 +144,6 @@ class RunController(QObject):
         view.cancelRequested.connect(runner.cancel)
         view.steerRequested.connect(partial(self._steer, session))
         view.gateDecisionRequested.connect(partial(self._decide_gate, session))
-        runner.listeners.append(partial(self._gate_notice, session))
         self._sessions.append(session)
         session.task = asyncio.ensure_future(runner.run())
         session.task.add_done_callback(partial(self._finished, session))
@@ -245,15 +244,6 @@ class RunController(QObject):
             session.runner.decide_gate(gate_id, decision, text=text, note=note)
         except GateError as error:
             session.view.show_gate_problem(f"Not taken: {error}.")
-
-    def _gate_notice(self, session: RunSession, event: Event) -> None:
-        """A gate waits: tell a person looking elsewhere, with its question."""
-        if isinstance(event, GateWaiting):
-            self.notifier.notify(
-                "A gate waits for you",
-                f"{session.title()}, before “{event.node}”: {event.question}",
-                target=(session.run_id, event.step or 0),
-            )
 
     def _finished(self, session: RunSession, task: asyncio.Future[RunFinished]) -> None:
         runner = session.runner

@@ -17,6 +17,7 @@ from core.config.settings import save_settings
 from core.model.events import GateDecision, GateWaiting
 from core.run.gates import PERSON_OPTIONS, GateAnswer, GateError, Gates
 from core.run.run_request import RunRequest, StepSpec
+from gui.inbox.inbox_view import InboxView
 from gui.run.gate_panel import countdown
 from gui.run.run_view import RunView
 from gui.window.main_window import MainWindow
@@ -189,7 +190,7 @@ def test_countdown_words() -> None:
 
 
 @pytest.mark.usefixtures("qasync_loop")
-def test_a_runs_gate_is_answered_from_its_view_through_the_controller_and_notified(
+def test_a_runs_gate_waits_in_the_inbox_and_is_answered_from_its_view(
     qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
 ) -> None:
     """A real run started from the window, its runner's own gates: the window's answer
@@ -217,13 +218,23 @@ def test_a_runs_gate_is_answered_from_its_view_through_the_controller_and_notifi
     answer = asyncio.ensure_future(runner.gates.ask(waiting, None, asyncio.Event()))
     panel = session.view.gate_panel
     qtbot.waitUntil(panel.isVisible, timeout=RUN_TIMEOUT_MS)
-    notes = [n for n in window.run_controller.notifier.sent if n.title == "A gate waits for you"]
+    notes = [n for n in window.run_controller.notifier.sent if n.title == "A gate waits"]
     assert len(notes) == 1 and notes[0].message.endswith("before “ship”: Ship it?")
+    assert notes[0].target == (runner.run_id, 0)
+    assert "Inbox (1)" in window.sidebar.labels()
+    window.show_view("inbox")
+    inbox = window.view("inbox")
+    assert isinstance(inbox, InboxView)
+    assert inbox.texts() == [f"A gate waits — {session.title()}, before “ship”\nShip it?"]
+    window.show_view("agents")
+    inbox.open_current()  # the inbox shows the run, whose view asks the question
+    assert window.current_view() == "runs"
 
     _click(qtbot, panel.send_back_button)
     qtbot.keyClicks(panel.note, "Once more, with tests.")
     _click(qtbot, panel.send_back_button)
     qtbot.waitUntil(answer.done)
     assert answer.result() == GateAnswer("send_back", note="Once more, with tests.")
+    qtbot.waitUntil(lambda: inbox.texts() == [])
     release.set()
     assert wait_until_finished(qtbot, session) == "ok"
