@@ -8,10 +8,10 @@ Everything comes from events — ``step_started``/``step_finished`` with their `
 ``iteration`` and ``branch``, ``step_skipped``, ``loop_iteration_started``, ``loop_finished``,
 ``gate_waiting``, ``gate_decided``, ``best_of_picked`` — never from a backend's output.
 
-Events are matched by their ``type`` and read by field name, so a run file written before graph
-runs existed (no ``node`` on its steps) still draws: step ``i`` is node ``step-{i+1}``, as
-:func:`core.definitions.pipeline_graph.linear_graph` names them. Pure Python: the run model
-folds it on the GUI thread next to the :class:`~core.record.run_state.RunState`.
+A run file written before graph runs existed (no ``node`` on its steps) still draws: step ``i``
+is node ``step-{i+1}``, as :func:`core.definitions.pipeline_graph.linear_graph` names them.
+Pure Python: the run model folds it on the GUI thread next to the
+:class:`~core.record.run_state.RunState`.
 """
 
 from __future__ import annotations
@@ -30,11 +30,24 @@ from core.definitions.pipeline_graph import (
     linear_graph,
     step_node_name,
 )
-from core.model.events import Event
+from core.model.events import (
+    BestOfPicked,
+    Event,
+    GateDecided,
+    GateWaiting,
+    LoopFinished,
+    LoopIterationStarted,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepSkipped,
+    StepStarted,
+)
 from core.record.run_state import RunState
 from gui.widgets.graph_canvas import LoopView, NodeStatus, NodeView
 
 _FINISHED: dict[str, NodeStatus] = {"ok": "done", "error": "failed", "aborted": "stopped"}
+_DECIDED = {"continue": "continued", "edit": "edited", "send_back": "sent back"}
 _PHASES: dict[str, NodeStatus] = {
     "pending": "queued",
     "running": "running",
@@ -79,8 +92,9 @@ class GraphProgress:
     # -- public --------------------------------------------------------------------------
 
     def apply(self, event: Event) -> bool:
-        """Fold one event; True when anything drawn changed."""
-        handler = _HANDLERS.get(event.type)
+        """Fold one event; True when anything drawn changed. One dictionary look-up for the
+        events that do not concern the graph (text deltas: most of a run's events)."""
+        handler = _HANDLERS.get(type(event))
         return handler(self, event) if handler is not None else False
 
     def step_for(self, node: str) -> int | None:
@@ -95,13 +109,7 @@ class GraphProgress:
         steps — and each node's latest step's phase. Skips and gates are events, so only
         their results show (a skipped step is "not run")."""
         progress = cls()
-        shape = getattr(state, "graph", None)  # kept by the state once the core folds it
-        graph: PipelineGraph | None = None
-        if isinstance(shape, dict):
-            try:
-                graph = PipelineGraph.model_validate(shape)
-            except ValidationError:
-                graph = None
+        graph = _kept_graph(getattr(state, "graph", None))  # once the core's state keeps it
         if graph is None and any(step.node for step in state.steps):
             graph = _nodes_in_order(state)
         if graph is None:
@@ -120,30 +128,21 @@ class GraphProgress:
     # -- handlers ------------------------------------------------------------------------
 
     def _node_for(self, event: Event) -> str | None:
-        node = getattr(event, "node", None)
+        node = getattr(event, "node", None)  # the step events carry it in graph runs
         if isinstance(node, str):
             return node
-        step = event.step
-        return self.node_of_step.get(step) if step is not None else None
+        return self.node_of_step.get(event.step) if event.step is not None else None
 
-    def _run_started(self, event: Event) -> bool:
-        planned: list[Any] = list(getattr(event, "steps", []))
-        shape = getattr(event, "graph", None)
-        graph: PipelineGraph | None = None
-        if isinstance(shape, dict):
-            try:
-                graph = PipelineGraph.model_validate(shape)
-            except ValidationError:
-                graph = None
+    def _run_started(self, event: RunStarted) -> bool:
+        graph = _kept_graph(event.graph)
         if graph is None:
-            graph = linear_graph([str(s.agent) for s in planned], str(getattr(event, "mode", "")))
+            graph = linear_graph([s.agent for s in event.steps], event.mode)
         self.graph = graph
         self.nodes = {node.name: NodeView("queued") for node in graph.nodes}
         self.loops, self.gates, self._branches, self._branch_of_step = {}, {}, {}, {}
         self.steps_of, self.node_of_step = {}, {}
-        for index, step in enumerate(planned):
-            node = getattr(step, "node", None) or step_node_name(index)
-            self.node_of_step[index] = node
+        for index, step in enumerate(event.steps):
+            self.node_of_step[index] = step.node or step_node_name(index)
         return True
 
     def _remember_step(self, node: str, step: int | None) -> None:
@@ -154,121 +153,99 @@ class GraphProgress:
         if step not in steps:
             steps.append(step)
 
-    def _step_started(self, event: Event) -> bool:
+    def _step_started(self, event: StepStarted) -> bool:
         node = self._node_for(event)
         if node is None:
             return False
         self._remember_step(node, event.step)
-        branch = getattr(event, "branch", None)
-        if branch and event.step is not None:
-            self._branch_of_step[event.step] = str(branch)
+        if event.branch and event.step is not None:
+            self._branch_of_step[event.step] = event.branch
         view = self.nodes.get(node, NodeView())
-        iteration = getattr(event, "iteration", None)
         attempts = view.attempts
         best_of = self._best_of(node)
-        if getattr(event, "branch", None) and best_of > 1:
+        if event.branch and best_of > 1:
             attempts = f"{len(self._branches.get(node, set()))}/{best_of}"
-        self.nodes[node] = NodeView("running", iteration or view.iteration, attempts)
+        self.nodes[node] = NodeView("running", event.iteration or view.iteration, attempts)
         return True
 
-    def _step_finished(self, event: Event) -> bool:
+    def _step_finished(self, event: StepFinished) -> bool:
         node = self._node_for(event)
         if node is None:
             return False
-        status = _FINISHED.get(str(getattr(event, "status", "")), "done")
+        status = _FINISHED.get(event.status, "done")
         view = self.nodes.get(node, NodeView())
-        iteration = getattr(event, "iteration", None) or view.iteration
-        branch = getattr(event, "branch", None) or (
+        iteration = event.iteration or view.iteration
+        branch = event.branch or (
             self._branch_of_step.get(event.step) if event.step is not None else None
         )
         best_of = self._best_of(node)
         if branch and best_of > 1:
             done = self._branches.setdefault(node, set())
-            done.add(str(branch))
+            done.add(branch)
             attempts = f"{len(done)}/{best_of}"
             if len(done) < best_of and status == "done":
-                status = "running"
+                status = "running"  # the other attempts are still at it
             self.nodes[node] = NodeView(status, iteration, attempts)
         else:
             self.nodes[node] = NodeView(status, iteration, view.attempts)
         return True
 
-    def _step_skipped(self, event: Event) -> bool:
-        node = self._node_for(event)
-        if node is None:
-            return False
-        condition = getattr(event, "condition", None)
-        reason = str(getattr(event, "reason", "") or "")
-        note = "skipped" if condition else (reason or "skipped")  # the edge shows the condition
-        iteration = getattr(event, "iteration", None)
-        self.nodes[node] = NodeView("skipped", iteration, note=note)
+    def _step_skipped(self, event: StepSkipped) -> bool:
+        # The edge into the node shows the condition that was false; the box says "skipped".
+        note = "skipped" if event.condition else (event.reason or "skipped")
+        self.nodes[event.node] = NodeView("skipped", event.iteration, note=note)
+        if event.step is not None:
+            self._remember_step(event.node, event.step)
         return True
 
-    def _loop_iteration(self, event: Event) -> bool:
-        loop = str(getattr(event, "loop", ""))
-        iteration = getattr(event, "iteration", None)
-        self.loops[loop] = LoopView(iteration if isinstance(iteration, int) else None)
-        group = next((lp for lp in self.graph.loops if lp.name == loop), None)
-        if group is not None and isinstance(iteration, int) and iteration > 1:
+    def _loop_iteration(self, event: LoopIterationStarted) -> bool:
+        self.loops[event.loop] = LoopView(event.iteration)
+        group = next((lp for lp in self.graph.loops if lp.name == event.loop), None)
+        if group is not None and event.iteration > 1:
             for member in group.members:  # a new round: the members wait their turn again
-                self.nodes[member] = NodeView("queued", iteration)
+                self.nodes[member] = NodeView("queued", event.iteration)
         return True
 
-    def _loop_finished(self, event: Event) -> bool:
-        loop = str(getattr(event, "loop", ""))
-        iterations = getattr(event, "iterations", None)
-        summary = str(getattr(event, "summary", "") or getattr(event, "status", ""))
-        self.loops[loop] = LoopView(iterations if isinstance(iterations, int) else None, summary)
+    def _loop_finished(self, event: LoopFinished) -> bool:
+        self.loops[event.loop] = LoopView(event.iterations, event.summary or event.status)
         return True
 
-    def _gate_waiting(self, event: Event) -> bool:
-        node = self._node_for(event)
-        gate_id = str(getattr(event, "gate_id", ""))
-        if node is None or not gate_id:
-            return False
-        question = str(getattr(event, "question", "") or "Continue?")
-        timeout = getattr(event, "timeout_s", None)
-        self.gates[gate_id] = OpenGate(
-            gate_id=gate_id,
-            node=node,
-            question=question,
-            handoff=str(getattr(event, "handoff", "") or ""),
-            timeout_s=float(timeout) if isinstance(timeout, int | float) else None,
-            default=str(getattr(event, "default", "stop")),
-            options=tuple(str(o) for o in getattr(event, "options", []) or []),
+    def _gate_waiting(self, event: GateWaiting) -> bool:
+        self.gates[event.gate_id] = OpenGate(
+            gate_id=event.gate_id,
+            node=event.node,
+            question=event.question or "Continue?",
+            handoff=event.handoff,
+            timeout_s=event.timeout_s,
+            default=event.default,
+            options=tuple(event.options),
             since=event.ts,
         )
-        view = self.nodes.get(node, NodeView())
-        self.nodes[node] = NodeView("waiting", view.iteration, view.attempts, question)
+        view = self.nodes.get(event.node, NodeView())
+        self.nodes[event.node] = NodeView("waiting", view.iteration, view.attempts, event.question)
         return True
 
-    def _gate_decided(self, event: Event) -> bool:
-        gate = self.gates.pop(str(getattr(event, "gate_id", "")), None)
+    def _gate_decided(self, event: GateDecided) -> bool:
+        gate = self.gates.pop(event.gate_id, None)
         if gate is None:
             return False
-        decision = str(getattr(event, "decision", ""))
-        by = str(getattr(event, "by", "person"))
         view = self.nodes.get(gate.node, NodeView())
-        words = {"continue": "continued", "edit": "edited", "send_back": "sent back"}
-        if decision == "stop":
-            note = f"stopped at its gate ({by})"
+        if event.decision == "stop":
+            note = f"stopped at its gate ({event.by})"
             self.nodes[gate.node] = replace(view, status="stopped", note=note)
         else:
-            note = f"{words.get(decision, decision)} ({by})"
+            note = f"{_DECIDED[event.decision]} ({event.by})"
             self.nodes[gate.node] = replace(view, status="queued", note=note)
         return True
 
-    def _best_of_picked(self, event: Event) -> bool:
-        node = self._node_for(event)
-        if node is None:
-            return False
-        view = self.nodes.get(node, NodeView())
-        winner = str(getattr(event, "winner", ""))
-        self.nodes[node] = replace(view, attempts=f"kept {winner.rpartition('#')[2] or winner}")
+    def _best_of_picked(self, event: BestOfPicked) -> bool:
+        view = self.nodes.get(event.node, NodeView())
+        kept = event.winner.rpartition("#")[2] or event.winner
+        self.nodes[event.node] = replace(view, attempts=f"kept {kept}")
         return True
 
-    def _run_finished(self, event: Event) -> bool:
-        if getattr(event, "status", "ok") == "ok":
+    def _run_finished(self, event: RunFinished) -> bool:
+        if event.status == "ok":
             return False
         for name, view in list(self.nodes.items()):
             if view.status in ("running", "waiting"):
@@ -279,6 +256,16 @@ class GraphProgress:
     def _best_of(self, node: str) -> int:
         found = self.graph.node(node)
         return found.best_of if found is not None else 1
+
+
+def _kept_graph(shape: dict[str, Any] | None) -> PipelineGraph | None:
+    """The graph a run started with (``run_started.graph``), if it was kept and reads."""
+    if not isinstance(shape, dict):
+        return None
+    try:
+        return PipelineGraph.model_validate(shape)
+    except ValidationError:
+        return None
 
 
 def _nodes_in_order(state: RunState) -> PipelineGraph:
@@ -293,17 +280,17 @@ def _nodes_in_order(state: RunState) -> PipelineGraph:
     return PipelineGraph(nodes=nodes, edges=edges)
 
 
-_HANDLERS: dict[str, Callable[[GraphProgress, Event], bool]] = {
-    "run_started": GraphProgress._run_started,
-    "step_started": GraphProgress._step_started,
-    "step_finished": GraphProgress._step_finished,
-    "step_skipped": GraphProgress._step_skipped,
-    "loop_iteration_started": GraphProgress._loop_iteration,
-    "loop_finished": GraphProgress._loop_finished,
-    "gate_waiting": GraphProgress._gate_waiting,
-    "gate_decided": GraphProgress._gate_decided,
-    "best_of_picked": GraphProgress._best_of_picked,
-    "run_finished": GraphProgress._run_finished,
+_HANDLERS: dict[type, Callable[[GraphProgress, Any], bool]] = {
+    RunStarted: GraphProgress._run_started,
+    StepStarted: GraphProgress._step_started,
+    StepFinished: GraphProgress._step_finished,
+    StepSkipped: GraphProgress._step_skipped,
+    LoopIterationStarted: GraphProgress._loop_iteration,
+    LoopFinished: GraphProgress._loop_finished,
+    GateWaiting: GraphProgress._gate_waiting,
+    GateDecided: GraphProgress._gate_decided,
+    BestOfPicked: GraphProgress._best_of_picked,
+    RunFinished: GraphProgress._run_finished,
 }
-"""By event ``type``: the graph events are matched by name, so this module reads run files
-from before and after they existed alike."""
+"""Each event class the graph folds, to its handler (events are final classes: no subclasses
+to miss)."""
