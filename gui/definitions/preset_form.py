@@ -41,6 +41,7 @@ AFTER_TIP = (
     "names. Empty: the step listed before. 'none': it starts at once."
 )
 GRAPH_ONLY = "Only in a graph preset (mode: graph)"
+MIN_WIDTH = 170
 
 
 class PresetForm(QWidget):
@@ -103,6 +104,9 @@ class PresetForm(QWidget):
         layout.addWidget(self.fields)
         layout.addWidget(self.note)
 
+        # Narrow windows: the form may be squeezed (its fields scroll their text) rather than
+        # widen the window past what an 800-pixel screen holds.
+        self.setMinimumWidth(MIN_WIDTH)
         self._apply_timer = QTimer(self)
         self._apply_timer.setSingleShot(True)
         self._apply_timer.setInterval(APPLY_DELAY_MS)
