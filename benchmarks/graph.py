@@ -1,19 +1,30 @@
-"""Graph pipelines: how long the Presets view takes to draw a 100-step preset.
+"""Graph pipelines: what the graph scheduler costs per step over a chain of the same steps, and
+how long the Presets view takes to draw a 100-step graph preset.
+
+The same ten steps run as a ``chain`` and as a ``graph`` preset (ten named steps, each after
+the one before), side by side in one process and alternated run by run (a busy moment on the
+shared machine then hits both alike), median of 15 runs each. Steps are answered at once by
+an in-process backend and runs are not recorded, so what is left is the runners' own work:
+preparing, hand-offs, conditions, events — the part the graph scheduler adds to.
+
+Last line: one JSON object, ``{"overhead_ms_per_step", "chain_ms_per_step",
+"graph_ms_per_step"}``; :func:`measure_overhead` returns it as a dict so other graph figures
+(the Presets view's ``layout_ms``) can be added to the same line.
 
 ``layout_ms`` — a graph preset of 100 steps (20 stages of four parallel steps and a merge, four
 of the stages in loops, gates on five merges) is opened in the Presets view, shown offscreen at
 1280×860: the time from asking the view's header to show the preset until its graph is laid out
-and painted (:meth:`PresetHeader.show_preset`, then a synchronous repaint of the canvas). The
-median of :data:`ROUNDS`, measured twice, side by side: on a quiet machine, and under a
-background load this script starts itself (:data:`LOAD_PROCESSES` processes spinning the CPU,
-as other programs would on a busy 2-core machine), then stops.
-
-Last line, JSON (goal in brackets): ``layout_ms`` [≤ 100] (quiet), ``layout_ms_loaded``,
-``layout_only_ms`` (the layout algorithm alone, quiet) and ``nodes``.
+and painted (``PresetHeader.show_preset``, then a synchronous repaint of the canvas). The median
+of :data:`ROUNDS`, measured twice, side by side: on a quiet machine, and under a background load
+this script starts itself (:data:`LOAD_PROCESSES` processes spinning the CPU, as other programs
+would on a busy 2-core machine), then stops. :func:`measure_layout` returns ``layout_ms`` [goal
+≤ 100], ``layout_only_ms`` (the layout algorithm alone) and ``nodes``; the last line adds
+``layout_ms_loaded``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import statistics
@@ -21,13 +32,73 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncGenerator
 from pathlib import Path
+from typing import ClassVar
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from core.backends.base import StepContext
+from core.config.settings import Settings
+from core.definitions.presets import parse_preset_text
+from core.model.events import Event, StepFinished, TextDelta
+from core.run.run_request import request_from_preset
+from core.run.runner import Runner
 
+STEPS = 10
+RUNS = 15
 ROUNDS = 15
 LOAD_PROCESSES = 2
 STAGES = 20
+
+
+class InstantBackend:
+    """Answers every step at once with its task, as a backend's events would."""
+
+    name: ClassVar[str] = "instant"
+    cancel_grace_s: ClassVar[float] = 0.0
+
+    async def run(self, ctx: StepContext) -> AsyncGenerator[Event, None]:
+        yield ctx.make(TextDelta, text=ctx.task[:40])
+        yield ctx.make(StepFinished, status="ok", output=ctx.task[:40])
+
+
+def preset_text(mode: str) -> str:
+    lines = [f"name: bench-{mode}", f"mode: {mode}", "steps:"]
+    for number in range(1, STEPS + 1):
+        task = "start $@" if number == 1 else "go on from {previous}"
+        name = f"name: s{number}, " if mode == "graph" else ""
+        lines.append(f'  - {{{name}agent: worker, task: "{task}"}}')
+    return "\n".join(lines) + "\n"
+
+
+async def one_run(mode: str, cwd: Path) -> float:
+    preset = parse_preset_text(preset_text(mode))
+    request = request_from_preset(preset, ["x"], cwd, scope="user")
+    runner = Runner(
+        request, settings=Settings(), record=False, backend_factory=lambda name: InstantBackend()
+    )
+    started = time.perf_counter()
+    result = await runner.run()
+    elapsed = (time.perf_counter() - started) * 1000
+    if result.status != "ok":
+        raise SystemExit(f"{mode} run failed: {result.error}")
+    return elapsed / STEPS
+
+
+async def measure_overhead(cwd: Path) -> dict[str, float]:
+    """Median per-step time of each form and the graph's overhead over the chain, in ms."""
+    for mode in ("chain", "graph"):  # warm-up, not counted
+        await one_run(mode, cwd)
+    samples: dict[str, list[float]] = {"chain": [], "graph": []}
+    for _ in range(RUNS):
+        for mode in samples:
+            samples[mode].append(await one_run(mode, cwd))
+    chain, graph = (statistics.median(samples[mode]) for mode in ("chain", "graph"))
+    print(f"chain: {chain:.2f} ms/step, graph: {graph:.2f} ms/step (median of {RUNS})")
+    return {
+        "overhead_ms_per_step": round(graph - chain, 3),
+        "chain_ms_per_step": round(chain, 3),
+        "graph_ms_per_step": round(graph, 3),
+    }
 
 
 def hundred_step_preset() -> str:
@@ -122,12 +193,16 @@ def measure_layout(rounds: int = ROUNDS) -> dict[str, float]:
 
 
 def main() -> None:
-    import gui  # noqa: F401  (PySide6 work-around first)
-    from gui.app import create_application
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        os.environ["BATON_CONFIG_DIR"] = str(home / "config")
+        os.environ["BATON_DATA_DIR"] = str(home / "data")
+        figures: dict[str, float] = asyncio.run(measure_overhead(home))
 
-    with tempfile.TemporaryDirectory(prefix="baton-graph-home-") as home:
-        os.environ["BATON_CONFIG_DIR"] = str(Path(home) / "config")
-        os.environ["BATON_DATA_DIR"] = str(Path(home) / "data")
+        import gui  # noqa: F401  (PySide6 work-around first)
+        from gui.app import create_application
+
         app = create_application([])
         measure_layout(3)  # warm-up: fonts, style sheet, first paints
         quiet = measure_layout()
@@ -138,19 +213,16 @@ def main() -> None:
             load.stop()
         app.processEvents()
     print(
-        f"quiet: {quiet['layout_ms']:.1f} ms drawn ({quiet['layout_only_ms']:.1f} ms layout); "
-        f"under load: {loaded['layout_ms']:.1f} ms"
+        f"layout: {quiet['layout_ms']:.1f} ms drawn ({quiet['layout_only_ms']:.1f} ms layout "
+        f"alone), {loaded['layout_ms']:.1f} ms under load"
     )
-    print(
-        json.dumps(
-            {
-                "layout_ms": round(quiet["layout_ms"], 1),
-                "layout_ms_loaded": round(loaded["layout_ms"], 1),
-                "layout_only_ms": round(quiet["layout_only_ms"], 1),
-                "nodes": int(quiet["nodes"]),
-            }
-        )
+    figures.update(
+        layout_ms=round(quiet["layout_ms"], 1),
+        layout_ms_loaded=round(loaded["layout_ms"], 1),
+        layout_only_ms=round(quiet["layout_only_ms"], 1),
+        nodes=int(quiet["nodes"]),
     )
+    print(json.dumps(figures))
 
 
 if __name__ == "__main__":

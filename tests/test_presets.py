@@ -21,8 +21,11 @@ from core.definitions.presets import (
 def test_builtin_presets_are_valid_and_use_builtin_agents(tmp_path: Path) -> None:
     catalog = discover_presets(tmp_path)
     assert [p.name for p in catalog.presets] == [
+        "best-of-3",
+        "fan-in",
         "implement",
         "implement-and-review",
+        "review-loop",
         "scout-and-plan",
     ]
     assert catalog.diagnostics == []

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -113,6 +114,15 @@ class LoopSpec(BaseModel):
     until: str
     max_iterations: int = Field(default=3, ge=1, le=MAX_LOOP_ITERATIONS)
     after: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class GraphShape:
+    """A graph preset's steps and loops as a run request carries them (steps in the same
+    order as the request's, so step ``i`` of the run is node ``steps[i].name``)."""
+
+    steps: tuple[PresetStep, ...]
+    loops: tuple[LoopSpec, ...] = ()
 
 
 # ----------------------------------------------------------------------------- reading

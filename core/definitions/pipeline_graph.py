@@ -12,12 +12,13 @@ and the views (which draw one); neither side needs the other's internals.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.definitions.graph_form import dependencies
+from core.definitions.graph_form import LoopSpec, PresetStep, dependencies
 
 if TYPE_CHECKING:
     from core.definitions.presets import Preset
@@ -101,8 +102,13 @@ def pipeline_graph(preset: Preset) -> PipelineGraph:
     """The graph of any preset."""
     if preset.mode != "graph":
         return linear_graph([step.agent for step in preset.steps], preset.mode)
-    deps = dependencies(preset.steps, preset.loops)
-    judges = {s.best_of.judge for s in preset.steps if s.best_of and s.best_of.judge}
+    return graph_of(preset.steps, preset.loops)
+
+
+def graph_of(steps: Sequence[PresetStep], loops: Sequence[LoopSpec]) -> PipelineGraph:
+    """The graph of a graph preset's steps and loops (also what a graph run records)."""
+    deps = dependencies(steps, loops)
+    judges = {s.best_of.judge for s in steps if s.best_of and s.best_of.judge}
     merges = {name for name, before in deps.items() if len(before) > 1}
     nodes = tuple(
         GraphNode(
@@ -113,21 +119,21 @@ def pipeline_graph(preset: Preset) -> PipelineGraph:
             best_of=step.best_of.n if step.best_of else 1,
             loop=step.loop,
         )
-        for step in preset.steps
+        for step in steps
     )
-    when = {step.name: step.when for step in preset.steps}
+    when = {step.name: step.when for step in steps}
     edges = tuple(
         GraphEdge(source=source, target=target, condition=when.get(target))
         for target, before in deps.items()
         for source in before
     )
-    loops = tuple(
+    groups = tuple(
         LoopGroup(
             name=loop.name,
             members=tuple(loop.members),
             until=loop.until,
             max_iterations=loop.max_iterations,
         )
-        for loop in preset.loops
+        for loop in loops
     )
-    return PipelineGraph(nodes=nodes, edges=edges, loops=loops)
+    return PipelineGraph(nodes=nodes, edges=edges, loops=groups)

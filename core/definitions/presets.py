@@ -289,7 +289,7 @@ def agent_diagnostics(catalog: PresetCatalog, agents: AgentCatalog) -> list[Diag
 # Expansion
 
 _POSITIONAL = re.compile(r"\$(\d+)")
-_PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$@|\$(\d+)|\{([A-Za-z_][\w-]*)\}")
+_PLACEHOLDER = re.compile(r"\$ARGUMENTS|\$@|\$(\d+)|\{([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)?)\}")
 
 
 def _param_text(value: Any) -> str:
@@ -304,12 +304,14 @@ def expand_template(
     args: list[str] | tuple[str, ...] | None = None,
     params: Mapping[str, Any] | None = None,
     previous: str | None = None,
+    handed: Mapping[str, str] | None = None,
 ) -> str:
     """Fill a task template in one pass (see the module docstring).
 
     ``args`` None leaves ``$…`` as written (ad-hoc tasks are not templates for arguments);
     missing positions become empty. ``previous`` None leaves ``{previous}`` in place (it has
-    no value yet, or never will outside a chain). Unknown ``{names}`` stay as written.
+    no value yet, or never will outside a chain). ``handed`` holds a graph step's other
+    hand-offs by name (``outputs``, ``step.NAME``). Unknown ``{names}`` stay as written.
     """
     joined = " ".join(args) if args is not None else ""
     values = params or {}
@@ -319,6 +321,8 @@ def expand_template(
         if name is not None:
             if name == "previous":
                 return whole if previous is None else previous
+            if handed is not None and name in handed:
+                return handed[name]
             return _param_text(values[name]) if name in values else whole
         if args is None:
             return whole

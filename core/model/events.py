@@ -192,6 +192,10 @@ class RunStarted(_Event):
     graph: dict[str, Any] | None = None
     """A graph run's shape (``PipelineGraph.model_dump()``), so a saved run draws as it ran
     even after its preset file changed."""
+    graph_steps: list[dict[str, Any]] | None = None
+    """A graph run's steps and loops as the preset wrote them (``{"steps": …, "loops": …}``
+    entries), so resume and re-run repeat the same graph."""
+    graph_loops: list[dict[str, Any]] | None = None
     """The caps the run started with (absent: none, or a run saved before caps were kept)."""
 
 

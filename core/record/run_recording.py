@@ -36,6 +36,7 @@ from core.model.events import (
     RunStarted,
     StepFinished,
     ToolCallFinished,
+    UsageStats,
 )
 from core.record.liveness import LivenessLock
 from core.record.publisher import EventListener, EventPublisher, RunFileSink
@@ -174,7 +175,9 @@ class RunRecording:
         structured: dict[str, Any] | None = None,
         session: str | None = None,
     ) -> StepFinished:
-        """Emit and return the step's ending, with the usage the step's events added up to."""
+        """Emit and return the step's ending, with the usage the step's events added up to
+        (and, in a graph run, the node, iteration and branch its start named)."""
+        known = self.state.step(step)
         event = StepFinished(
             run_id=self.run_id,
             step=step,
@@ -182,9 +185,12 @@ class RunRecording:
             status=status,
             output=output,
             error=error,
-            usage=self.state.steps[step].usage,
+            usage=known.usage if known is not None else UsageStats(),
             structured=structured,
             session=session,
+            node=known.node if known is not None else None,
+            iteration=known.iteration if known is not None else None,
+            branch=known.branch if known is not None else None,
         )
         self.emit(event)
         return event

@@ -251,7 +251,7 @@ class RunState:
             return None
         if isinstance(event, StepChanges):
             self.checkpoints.append(event)
-        if isinstance(event, StepStarted | StepSkipped) and event.step is not None:
+        if isinstance(event, StepStarted | StepSkipped | StepFinished) and event.step is not None:
             self._grow_to(event.step, event)
         changed = self.step(event.step)
         if changed is None:
@@ -262,7 +262,7 @@ class RunState:
             self.usage = self.usage + part
         return changed
 
-    def _grow_to(self, index: int, event: StepStarted | StepSkipped) -> None:
+    def _grow_to(self, index: int, event: StepStarted | StepSkipped | StepFinished) -> None:
         """A graph run adds a step per loop iteration and per best-of attempt beyond the
         planned ones: the first event of such a step makes its place."""
         agent = event.agent if isinstance(event, StepStarted) else ""

@@ -17,10 +17,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from core.definitions.graph_form import GraphShape, LoopSpec, PresetStep
 from core.definitions.params import split_shown
 from core.model.budget import budget_of
 from core.model.errors import RunError
-from core.model.events import Event, Lineage, RunStarted, StepFinished
+from core.model.events import Event, Lineage, RunFinished, RunStarted, StepFinished, StepStarted
+from core.run.graph_runner import execution_keys
 from core.run.run_request import RunRequest, StepSpec
 
 
@@ -40,6 +42,82 @@ def request_from_run(started: RunStarted) -> RunRequest:
         preset=started.preset,
         args=list(started.args),
         params=run_wide,
+        graph=_graph_of(started),
+    )
+
+
+def _graph_of(started: RunStarted) -> GraphShape | None:
+    """A graph run's steps and loops as it ran them (tasks as planned, arguments filled)."""
+    if started.mode != "graph":
+        return None
+    if started.graph_steps is None:
+        raise RunError(f"run {started.run_id} does not say its graph: it cannot be run again")
+    steps = tuple(
+        PresetStep.model_validate({**spec, "task": planned.task})
+        for spec, planned in zip(started.graph_steps, started.steps, strict=True)
+    )
+    loops = tuple(LoopSpec.model_validate(loop) for loop in started.graph_loops or [])
+    return GraphShape(steps, loops)
+
+
+def _graph_resume(events: list[Event], started: RunStarted) -> RunRequest:
+    """A graph run again, every execution that finished ok reused by its key — inside a loop
+    too, so the run goes on in the iteration it stopped in."""
+    ended = next((e for e in reversed(events) if isinstance(e, RunFinished)), None)
+    if ended is not None and ended.status == "ok":
+        raise RunError(
+            f"run {started.run_id} finished; nothing to resume (re-run it, or from a step)"
+        )
+    keys = execution_keys(events)
+    finished = [e for e in events if isinstance(e, StepFinished) and e.step in keys]
+    reused = {keys[e.step]: e for e in finished if e.status == "ok" and e.step is not None}
+    unfinished = [i for i in keys if keys[i] not in reused]
+    request = request_from_run(started)
+    return replace(
+        request,
+        budget=budget_of(events),
+        reused_nodes=reused,
+        lineage=Lineage(
+            run_id=started.run_id, step=min(unfinished, default=len(keys)), kind="resume"
+        ),
+    )
+
+
+def _graph_rerun_from(
+    events: list[Event],
+    started: RunStarted,
+    index: int,
+    task: str | None,
+    agent: str | None,
+    model: str | None,
+) -> RunRequest:
+    """A graph again from execution ``index``: what started before it is reused."""
+    keys = execution_keys(events)
+    if index not in keys:
+        raise RunError(f"run {started.run_id} has no step {index + 1} that ran")
+    order = [e.step for e in events if isinstance(e, StepStarted) and e.step in keys]
+    before = set(order[: order.index(index)])
+    reused = {
+        keys[e.step]: e
+        for e in events
+        if isinstance(e, StepFinished) and e.step in before and e.status == "ok"
+    }
+    request = request_from_run(started)
+    node = keys[index].split("@")[0].split("#")[0].split("~")[0]
+    position = next(i for i, s in enumerate(request.graph.steps) if s.name == node)  # type: ignore[union-attr]
+    steps = list(request.steps)
+    steps[position] = replace(
+        steps[position],
+        task=steps[position].task if task is None else task,
+        agent=steps[position].agent if agent is None else agent,
+        model=steps[position].model if model is None else model,
+    )
+    return replace(
+        request,
+        steps=steps,
+        budget=budget_of(events),
+        reused_nodes=reused,
+        lineage=Lineage(run_id=started.run_id, step=index, kind="rerun"),
     )
 
 
@@ -55,6 +133,8 @@ def resume_request(events: list[Event]) -> RunRequest:
     """A failed, cancelled or interrupted run, from its first unfinished step: a chain reuses
     every step before it; parallel tasks reuse every task that finished ok."""
     started, finished = _parts(events)
+    if started.mode == "graph":
+        return _graph_resume(events, started)
     done = {i: f for i, f in finished.items() if f.status == "ok" and i < len(started.steps)}
     if len(done) == len(started.steps):
         raise RunError(
@@ -89,6 +169,9 @@ def rerun_from_request(
     finished ok). ``backend`` runs that step and the later ones on another backend (the
     reused steps send nothing, so it only matters from there on)."""
     started, finished = _parts(events)
+    if started.mode == "graph":
+        request = _graph_rerun_from(events, started, step_number - 1, task, agent, model)
+        return replace(request, backend=backend)
     if started.mode != "chain":
         raise RunError("re-running from a step needs a chain; re-run the whole run instead")
     if not 1 <= step_number <= len(started.steps):

@@ -58,10 +58,15 @@ class PreparedStep:
     """The fingerprint of the folder's CLI program files as the person trusted them (None:
     not trusted, the CLI must not load them): see :mod:`core.safety.checkout_programs`."""
 
-    def task_with(self, previous: str | None) -> str:
-        """The task sent, filled in one pass from the template (never the planned text)."""
+    def task_with(self, previous: str | None, handed: dict[str, str] | None = None) -> str:
+        """The task sent, filled in one pass from the template (never the planned text);
+        ``handed``: a graph step's other hand-offs (``outputs``, ``step.NAME``)."""
         return expand_template(
-            self.spec.task, args=self.spec.args, params=self.params, previous=previous
+            self.spec.task,
+            args=self.spec.args,
+            params=self.params,
+            previous=previous,
+            handed=handed,
         )
 
 
@@ -81,6 +86,10 @@ def prepare_steps(
         raise RunError(f"working folder {request.cwd} does not exist")
     if not request.steps:
         raise RunError("nothing to run: no steps")
+    if request.mode == "graph" and (
+        request.graph is None or len(request.graph.steps) != len(request.steps)
+    ):
+        raise RunError("a graph run needs its preset's graph (run it by the preset's name)")
     if request.mode == "single" and len(request.steps) != 1:
         raise RunError("a single run has exactly one step")
     if request.mode == "parallel" and len(request.steps) > MAX_PARALLEL_TASKS:

@@ -13,6 +13,7 @@ from typing import Any
 
 from core.backends.steering import Continuation
 from core.definitions.agents import AgentCatalog, Scope, discover_agents
+from core.definitions.graph_form import GraphShape
 from core.definitions.presets import (
     Preset,
     PresetCatalog,
@@ -72,6 +73,11 @@ class RunRequest:
     isolation: Isolation = "none"
     """``worktree``: work in a new git worktree on branch ``baton/<run-id>``
     (core.workspace.worktrees)."""
+    graph: GraphShape | None = None
+    """``mode: graph``: the preset's named steps and loops (:mod:`core.run.graph_runner`)."""
+    reused_nodes: dict[str, StepFinished] = field(default_factory=dict)
+    """A graph run's results copied from :attr:`lineage`'s run, by execution key
+    (``node``, ``node@2`` for a loop's second iteration, ``node#3`` for a best-of attempt)."""
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:
@@ -89,6 +95,8 @@ def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: A
     ]
     options.setdefault("budget", preset.budget)
     options.setdefault("isolation", preset.isolation)
+    if preset.mode == "graph":
+        options.setdefault("graph", GraphShape(tuple(preset.steps), tuple(preset.loops)))
     return RunRequest(
         mode=preset.mode, steps=steps, cwd=cwd, preset=preset.name, args=list(args), **options
     )

@@ -44,6 +44,7 @@ from core.backends.steering import SteerError
 from core.config.settings import Settings, load_settings
 from core.definitions.agents import AgentCatalog
 from core.definitions.params import params_shown
+from core.definitions.pipeline_graph import graph_of
 from core.definitions.presets import PresetCatalog
 from core.definitions.structured import as_handoff, with_structure
 from core.model.budget import BudgetAsker, BudgetGuard, caps_of, stop_at_cap
@@ -68,6 +69,7 @@ from core.record.publisher import EventListener
 from core.record.run_files import run_file
 from core.record.run_recording import RunRecording, new_run_id
 from core.run.gates import GateAsker, Gates
+from core.run.graph_runner import GraphRun, StepLabel
 from core.run.handoff import hand_off
 from core.run.output_file import OutputFileError, write_step_output
 from core.run.run_preparation import PreparedStep, prepare_steps
@@ -129,6 +131,8 @@ class Runner:
             if request.budget is not None
             else None
         )
+        self._labels: dict[int, StepLabel] = {}
+        """A graph run's name for each step index it started (node, iteration, branch)."""
         self._running: dict[int, StepContext] = {}
         """The steps whose backend is running, for :meth:`steer`."""
         self.gate = ApprovalGate(
@@ -264,6 +268,8 @@ class Runner:
         return info, None
 
     def _run_started(self, steps: list[PreparedStep], worktree: WorktreeInfo | None) -> RunStarted:
+        shape = self.request.graph if self.request.mode == "graph" else None
+        nodes = [s.name for s in shape.steps] if shape is not None else [None] * len(steps)
         return RunStarted(
             run_id=self.run_id,
             ts=self._clock.now(),
@@ -277,9 +283,25 @@ class Runner:
                     model=s.model,
                     backend=s.backend,
                     cwd=str(s.cwd),
+                    node=node,
                 )
-                for s in steps
+                for s, node in zip(steps, nodes, strict=True)
             ],
+            graph=(
+                graph_of(list(shape.steps), list(shape.loops)).model_dump(mode="json")
+                if shape is not None
+                else None
+            ),
+            graph_steps=(
+                [s.model_dump(mode="json", exclude_none=True) for s in shape.steps]
+                if shape is not None
+                else None
+            ),
+            graph_loops=(
+                [loop.model_dump(mode="json") for loop in shape.loops]
+                if shape is not None
+                else None
+            ),
             params=params_shown([(s.agent, s.params) for s in steps]),
             cwd=str(self.request.cwd.resolve()),
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -299,6 +321,21 @@ class Runner:
     # ---------------------------------------------------------------------------- modes
 
     async def _run_mode(self, steps: list[PreparedStep]) -> tuple[Outcome, str | None]:
+        if self.request.mode == "graph" and self.request.graph is not None:
+            return await GraphRun(
+                self.request.graph,
+                steps,
+                run_step=self._run_labelled_step,
+                emit=self._emit,
+                now=self._clock.now,
+                cancel=self._cancel,
+                gates=self.gates,
+                gate_asker=self._gate_asker,
+                run_id=self.run_id,
+                handoff_limit=self.settings.limits.handoff_chars,
+                run_file=run_file(self.run_id) if self._record else None,
+                reused=list(self.request.reused_nodes),
+            ).run()
         if self.request.mode == "parallel":  # one checkpoint pair around all its tasks
             run_folders = [s.cwd for i, s in enumerate(steps) if i not in self.request.reused]
             notices = await self._checkpoints.before_run(run_folders if self._record else [])
@@ -352,6 +389,17 @@ class Runner:
         return "error", f"{len(failed)} of {len(steps)} parallel tasks failed: {details}"
 
     # ---------------------------------------------------------------------------- one step
+
+    async def _run_labelled_step(
+        self, index: int, step: PreparedStep, task: str, label: StepLabel
+    ) -> StepFinished:
+        """A graph's execution of a node: the chain's step, named by node, iteration and
+        branch; one its parent run finished (resume, re-run) is replayed, not requested."""
+        self._labels[index] = label
+        saved = self.request.reused_nodes.get(label.key)
+        if saved is not None:
+            return self._replay(index, step, task, saved)
+        return await self._run_step(index, step, task)
 
     async def _run_step(self, index: int, step: PreparedStep, task: str) -> StepFinished:
         """The step between two checkpoints of its folder (:mod:`core.workspace.checkpoints`), when
@@ -506,6 +554,7 @@ class Runner:
     def _emit_step_started(
         self, index: int, step: PreparedStep, task: str, reused_from: str | None = None
     ) -> None:
+        label = self._labels.get(index)
         self._emit(
             StepStarted(
                 run_id=self.run_id,
@@ -517,5 +566,8 @@ class Runner:
                 backend=step.backend,
                 cwd=str(step.cwd),
                 reused_from=reused_from,
+                node=label.node if label else None,
+                iteration=label.iteration if label else None,
+                branch=label.branch if label else None,
             )
         )

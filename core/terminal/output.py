@@ -16,13 +16,19 @@ import os
 from typing import TextIO
 
 from core.model.events import (
+    BestOfPicked,
     Event,
+    GateDecided,
+    GateWaiting,
     Log,
+    LoopFinished,
+    LoopIterationStarted,
     OutputFileWritten,
     Retry,
     RunFinished,
     RunStarted,
     StepFinished,
+    StepSkipped,
     StepStarted,
     TextDelta,
     ToolCallFinished,
@@ -52,7 +58,7 @@ class TranscriptPrinter:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, RunStarted):
-            self._parallel = event.mode == "parallel"
+            self._parallel = event.mode in ("parallel", "graph")  # branches may overlap
             self._total_steps = len(event.steps)
             title = event.preset or event.mode
             self._line(self._style(f"▶ {title} · {len(event.steps)} step(s) in {event.cwd}", "1"))
@@ -90,6 +96,10 @@ class TranscriptPrinter:
                 self._line(self._style(f"  answer also written to {event.path}", "2"))
         elif isinstance(event, StepFinished) and event.step is not None:
             self._step_finished(event)
+        elif isinstance(event, StepSkipped | LoopIterationStarted | LoopFinished):
+            self._line(self._style(_graph_line(event), "2"))
+        elif isinstance(event, GateWaiting | GateDecided | BestOfPicked):
+            self._line(self._style(_graph_line(event), "1;35"))
         elif isinstance(event, RunFinished):
             mark = _MARKS[event.status]
             text = f"\n{mark} run {event.status} in {event.ts:.1f} s"
@@ -137,7 +147,8 @@ class TranscriptPrinter:
         assert event.step is not None
         if self._parallel:
             agent = self._agents.get(event.step, "")
-            self._line(self._style(f"\n── task {event.step + 1}: {agent} ", "1;36"))
+            named = _execution_name(event)
+            self._line(self._style(f"\n── task {event.step + 1}: {named or agent} ", "1;36"))
             self._write("".join(self._buffers.get(event.step, [])))
         self._buffers.pop(event.step, None)
         self._attempt_start.pop(event.step, None)
@@ -163,3 +174,34 @@ class TranscriptPrinter:
         self._out.write(text + "\n")
         self._out.flush()
         self._at_line_start = True
+
+
+def _execution_name(event: StepFinished) -> str:
+    """``fix (iteration 2)``, ``attempt#3``: a graph step as the person wrote it."""
+    if event.node is None:
+        return ""
+    name = event.branch or event.node
+    return f"{name} (iteration {event.iteration})" if event.iteration else name
+
+
+def _graph_line(
+    event: StepSkipped
+    | LoopIterationStarted
+    | LoopFinished
+    | GateWaiting
+    | GateDecided
+    | BestOfPicked,
+) -> str:
+    if isinstance(event, StepSkipped):
+        condition = f" ({event.condition})" if event.condition else ""
+        return f"  ⊘ {event.node} skipped: {event.reason}{condition}"
+    if isinstance(event, LoopIterationStarted):
+        return f"↻ loop {event.loop}: iteration {event.iteration}"
+    if isinstance(event, LoopFinished):
+        return f"↻ loop {event.loop}: {event.summary}"
+    if isinstance(event, GateWaiting):
+        return f"⏸ gate before {event.node}: {event.question}"
+    if isinstance(event, GateDecided):
+        said = f": {event.note}" if event.note else ""
+        return f"⏵ gate {event.gate_id}: {event.decision.replace('_', ' ')} ({event.by}){said}"
+    return f"★ {event.node}: {event.winner} kept (picked by the {event.by})"

@@ -61,10 +61,10 @@ def test_lists_each_source_and_built_ins_are_read_only(
     window = make_window()
     view = window.presets_view
     window.show_view("presets")
-    assert view.preset_list.group_titles() == ["Project (1)", "User (2)", "Built-in (3)"]
+    assert view.preset_list.group_titles() == ["Project (1)", "User (2)", "Built-in (6)"]
     names = [entry.name for entry in view.preset_list.visible_entries()]
-    assert names == ["ship", "broken", "triage", "implement", "implement-and-review",
-                     "scout-and-plan"]  # fmt: skip
+    assert names == ["ship", "broken", "triage", "best-of-3", "fan-in", "implement",
+                     "implement-and-review", "review-loop", "scout-and-plan"]  # fmt: skip
     assert "broken.yaml" in view.diagnostics.row_texts()[0]
 
     implement = _builtin(view, "implement")

@@ -22,6 +22,7 @@ from core.run.rerun import rerun_from_request, resume_request
 from core.run.runner import Runner
 from core.terminal.commands.run import (
     add_budget_options,
+    add_gate_option,
     budget_from,
     execute,
     runner_options,
@@ -68,6 +69,7 @@ def add_run_again_options(parser: argparse.ArgumentParser) -> None:
         "--trust-project", action="store_true", help="trust the project's own agents for this run"
     )
     add_budget_options(parser)  # given: instead of the caps the saved run had
+    add_gate_option(parser)
 
 
 def _resume(args: argparse.Namespace) -> int:

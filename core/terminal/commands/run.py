@@ -30,6 +30,7 @@ from core.safety.approvals import Responder, approve_all, deny_all, deny_by_sett
 from core.safety.redaction import Redactor
 from core.safety.sandbox import sandbox_status
 from core.terminal.commands.run_estimate import print_estimate
+from core.terminal.gate_prompt import gate_asker_for
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -93,7 +94,19 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
     )
+    add_gate_option(parser)
     parser.set_defaults(handler=run)
+
+
+def add_gate_option(parser: argparse.ArgumentParser) -> None:
+    """``--gate`` (shared with ``baton runs resume``): how a graph's gates are answered."""
+    parser.add_argument(
+        "--gate",
+        choices=["continue", "stop", "default"],
+        default=None,
+        help="answer every gate of a graph preset without asking: continue, stop, or each "
+        "gate's own default (default: ask on a terminal; without one a gate fails the run)",
+    )
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -267,6 +280,7 @@ def runner_options(args: argparse.Namespace, settings: Settings) -> dict[str, An
         "responder": _responder(args.approve),
         "listeners": [_json_printer if args.json else _transcript_printer()],
         "budget_asker": _budget_asker(args.approve),
+        "gate_asker": gate_asker_for(getattr(args, "gate", None), sys.stdin.isatty()),
     }
 
 

@@ -1,0 +1,195 @@
+"""Graph runs stopped inside a loop — cancelled, or the process killed with SIGKILL — resume in
+the iteration they stopped in, reusing what finished; re-run from a step inside a loop; a
+budget cap reached in the second iteration stops the run there."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.cli import main
+from core.config.settings import save_settings
+from core.model.events import Event, LoopFinished, RunStarted, StepFinished, StepStarted
+from core.record.run_files import RunIndex, load_run
+from core.run.rerun import rerun_from_request, resume_request
+from core.run.runner import Runner
+from tests.graph_runs import agent_of, graph_runner, review
+from tests.llm_server import LLMServer, Reply, Tokens, last_user_text
+
+LOOP = """\
+name: review-loop
+mode: graph
+steps:
+  - name: work
+    agent: worker
+    task: "Build: $@"
+  - loop:
+      name: review
+      max_iterations: 3
+      until: "check.count(critical) == 0 and check.count(major) == 0"
+      steps:
+        - name: check
+          agent: reviewer
+          task: "Review this work: {previous}"
+        - name: fix
+          agent: worker
+          task: "Fix these: {step.check}"
+          when: "check.max_severity >= major"
+  - name: ship
+    agent: worker
+    task: "Ship it: {previous}"
+    after: [review]
+"""
+REPO = Path(__file__).resolve().parents[1]
+
+
+def stalls_in_the_second_review(server: LLMServer) -> None:
+    """Iteration 1 finds a major problem; the second review never answers."""
+    reviews = itertools.count(1)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if agent_of(body) == "reviewer":
+            return Reply.answer(review("major")) if next(reviews) == 1 else Reply.hang()
+        return Reply.answer(f"did: {last_user_text(body)[:20]}")
+
+    server.responder = respond
+
+
+def passes_now(server: LLMServer) -> None:
+    def respond(body: dict[str, Any]) -> Reply:
+        if agent_of(body) == "reviewer":
+            return Reply.answer(review())
+        return Reply.answer(f"did: {last_user_text(body)[:20]}")
+
+    server.responder = respond
+
+
+def labels(events: list[Event]) -> list[tuple[str | None, int | None, bool]]:
+    return [
+        (e.node, e.iteration, e.reused_from is not None)
+        for e in events
+        if isinstance(e, StepStarted)
+    ]
+
+
+async def resumed(server: LLMServer, parent: str, folder: Path) -> tuple[list[Event], int]:
+    before = len(server.requests)
+    request = resume_request(load_run(Path(str(RunIndex().get(parent).path))))  # type: ignore[union-attr]
+    events: list[Event] = []
+    runner = Runner(request, settings=server.settings(), listeners=[events.append])
+    result = await runner.run()
+    assert result.status == "ok", result.error
+    return events, len(server.requests) - before
+
+
+async def test_cancel_inside_a_loop_then_resume_goes_on_in_that_iteration(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    stalls_in_the_second_review(llm_server)
+    runner, events = graph_runner(llm_server, LOOP, tmp_path)
+    run = asyncio.create_task(runner.run())
+    await llm_server.wait_requests_async(4)  # work, check 1, fix 1, check 2 (stalled)
+    runner.cancel()
+    assert (await run).status == "aborted"
+    (loop_end,) = [e for e in events if isinstance(e, LoopFinished)]
+    assert loop_end.status == "aborted"
+
+    passes_now(llm_server)
+    again, requests = await resumed(llm_server, runner.run_id, tmp_path)
+    assert labels(again) == [
+        ("work", None, True),
+        ("check", 1, True),
+        ("fix", 1, True),
+        ("check", 2, False),
+        ("ship", None, False),
+    ]
+    assert requests == 2
+    first_fix = next(e for e in events if isinstance(e, StepFinished) and e.node == "fix")
+    assert llm_server.requests[-2].user_text == f"Review this work: {first_fix.output}"
+
+
+async def test_rerun_from_a_step_inside_a_loop(llm_server: LLMServer, tmp_path: Path) -> None:
+    reviews = iter([review("major"), review()])
+    llm_server.responder = lambda body: (
+        Reply.answer(next(reviews)) if agent_of(body) == "reviewer" else Reply.answer("did")
+    )
+    runner, events = graph_runner(llm_server, LOOP, tmp_path)
+    assert (await runner.run()).status == "ok"
+    second_check = next(e.step for e in events if isinstance(e, StepStarted) and e.iteration == 2)
+    assert second_check is not None
+    passes_now(llm_server)
+    before = len(llm_server.requests)
+    request = rerun_from_request(events, second_check + 1, task="Review harder: {previous}")
+    again: list[Event] = []
+    result = await Runner(request, settings=llm_server.settings(), listeners=[again.append]).run()
+    assert result.status == "ok"
+    assert [(n, i) for n, i, reused in labels(again) if reused] == [
+        ("work", None),
+        ("check", 1),
+        ("fix", 1),
+    ]
+    assert llm_server.requests[before].user_text == "Review harder: did"
+    assert len(llm_server.requests) - before == 2  # check 2 and ship
+
+
+def test_kill_9_inside_a_loop_then_resume(
+    llm_server: LLMServer, tmp_path: Path, user_presets: Path
+) -> None:
+    save_settings(llm_server.settings())
+    (user_presets / "review-loop.yaml").write_text(LOOP, encoding="utf-8")
+    stalls_in_the_second_review(llm_server)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "core.cli", "run", "review-loop", "x", "--cwd", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+    )
+    try:
+        llm_server.wait_requests(4, timeout=120)
+    finally:
+        child.kill()  # SIGKILL: no handler, no last line
+        child.wait()
+    (record,) = RunIndex().list()
+    passes_now(llm_server)
+    before = len(llm_server.requests)
+    assert main(["runs", "resume", record.id, "--json"]) == 0
+    again = [r for r in RunIndex().list() if r.id != record.id]
+    (child_record,) = again
+    events = load_run(Path(child_record.path))
+    assert labels(events) == [
+        ("work", None, True),
+        ("check", 1, True),
+        ("fix", 1, True),
+        ("check", 2, False),
+        ("ship", None, False),
+    ]
+    assert len(llm_server.requests) - before == 2
+    started = events[0]
+    assert isinstance(started, RunStarted) and started.lineage is not None
+    assert started.lineage.kind == "resume"
+
+
+async def test_a_budget_reached_in_the_second_iteration_stops_there(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    def respond(body: dict[str, Any]) -> Reply:
+        text = review("major") if agent_of(body) == "reviewer" else "did"
+        return Reply.answer(text, tokens=Tokens(100_000, 0))  # $0.015 each
+
+    llm_server.responder = respond
+    text = LOOP.replace("mode: graph", "mode: graph\nbudget: {run: {max_cost: 0.05}}")
+    runner, events = graph_runner(llm_server, text, tmp_path, model="gpt-4o-mini")
+    result = await runner.run()
+    assert result.status == "error"
+    stopped = [e for e in events if isinstance(e, StepFinished) and e.status == "error"]
+    assert [(e.node, e.iteration) for e in stopped] == [("fix", 2)]
+    assert "budget reached" in (stopped[0].error or "")
+    assert len(llm_server.requests) == 4  # work, check 1, fix 1, check 2
+    (loop_end,) = [e for e in events if isinstance(e, LoopFinished)]
+    assert (loop_end.status, loop_end.iterations) == ("error", 2)

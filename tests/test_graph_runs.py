@@ -1,0 +1,325 @@
+"""Graph runs against the scripted server: loops that converge or hit their bound, conditions
+that skip, fan-in hand-offs, gates answered by the window (decide_gate) and by an asker."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from core.model.events import (
+    Event,
+    GateDecided,
+    GateWaiting,
+    LoopFinished,
+    LoopIterationStarted,
+    RunStarted,
+    StepFinished,
+    StepSkipped,
+    StepStarted,
+)
+from core.record.run_files import RunIndex, load_run
+from core.record.run_state import fold
+from core.run.gates import GateAnswer, GateUnanswerable
+from tests.graph_runs import by_agent, graph_runner, review
+from tests.llm_server import LLMServer
+
+LOOP = """\
+name: review-loop
+mode: graph
+steps:
+  - name: work
+    agent: worker
+    task: "Build: $@"
+  - loop:
+      name: review
+      max_iterations: {bound}
+      until: "check.count(critical) == 0 and check.count(major) == 0"
+      steps:
+        - name: check
+          agent: reviewer
+          task: "Review this work: {{previous}}"
+        - name: fix
+          agent: worker
+          task: "Fix these: {{step.check}}"
+          when: "check.max_severity >= major"
+  - name: ship
+    agent: worker
+    task: "Ship it: {{previous}}"
+    after: [review]
+"""
+
+
+T = TypeVar("T")
+
+
+def of(events: list[Event], kind: type[T]) -> list[T]:
+    return [e for e in events if isinstance(e, kind)]
+
+
+def started(events: list[Event]) -> list[tuple[str | None, int | None]]:
+    return [(e.node, e.iteration) for e in events if isinstance(e, StepStarted)]
+
+
+async def test_a_review_loop_converges_in_two_iterations(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    reviews = iter([review("major", "minor"), review("minor")])
+    fixes = itertools.count(1)
+    llm_server.responder = by_agent(
+        {
+            "worker": lambda task: (
+                f"fixed round {next(fixes)}" if task.startswith("Fix") else f"did: {task}"
+            ),
+            "reviewer": lambda task: next(reviews),
+        }
+    )
+    runner, events = graph_runner(llm_server, LOOP.format(bound=3), tmp_path)
+    result = await runner.run()
+    assert result.status == "ok", result.error
+    assert started(events) == [
+        ("work", None),
+        ("check", 1),
+        ("fix", 1),
+        ("check", 2),
+        ("ship", None),
+    ]
+    assert [(e.loop, e.iteration) for e in of(events, LoopIterationStarted)] == [
+        ("review", 1),
+        ("review", 2),
+    ]
+    (skipped,) = of(events, StepSkipped)
+    assert isinstance(skipped, StepSkipped)
+    assert (skipped.node, skipped.iteration) == ("fix", 2)
+    assert skipped.condition == "check.max_severity >= major"
+    (finished,) = of(events, LoopFinished)
+    assert isinstance(finished, LoopFinished)
+    assert (finished.status, finished.iterations) == ("converged", 2)
+    tasks = [r.user_text for r in llm_server.requests]
+    assert tasks[0] == "Build: the task"
+    assert "a major problem" in tasks[2]  # fix got {step.check}
+    assert tasks[3] == "Review this work: fixed round 1"  # the previous iteration's answer
+    assert "a minor problem" in tasks[4]  # ship: the loop's last answer (check's)
+    # Each execution has its own step, and the run file replays the labels.
+    steps = fold(events).steps
+    assert [s.node for s in steps] == ["work", "check", "fix", "ship", "check", "fix"]
+    assert steps[5].phase == "not_run" and steps[5].iteration == 2
+    record = RunIndex().get(runner.run_id)
+    assert record is not None and load_run(Path(record.path)) == events
+    first = events[0]
+    assert isinstance(first, RunStarted) and first.mode == "graph"
+    assert first.graph is not None and first.graph["loops"][0]["members"] == ["check", "fix"]
+
+
+async def test_a_loop_at_its_bound_ends_with_a_status_not_a_failure(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.responder = by_agent(
+        {"worker": lambda task: "done", "reviewer": lambda task: review("critical", "minor")}
+    )
+    runner, events = graph_runner(llm_server, LOOP.format(bound=2), tmp_path)
+    result = await runner.run()
+    assert result.status == "ok"
+    (finished,) = of(events, LoopFinished)
+    assert isinstance(finished, LoopFinished)
+    assert finished.status == "max_iterations"
+    assert finished.summary == "stopped after 2 iterations: 1 critical, 1 minor left"
+    assert started(events)[-1] == ("ship", None)
+    assert all(e.status == "ok" for e in of(events, StepFinished))
+
+
+FAN = """\
+name: fan-in
+mode: graph
+steps:
+  - {{name: scout, agent: scout, task: "Look at: $@"}}
+  - {{name: plan-a, agent: planner, task: "Plan A from {{previous}}", after: [scout]}}
+  - name: plan-b
+    agent: planner
+    task: "Plan B from {{previous}}"
+    after: [scout]
+    when: "{when}"
+  - name: merge
+    agent: planner
+    task: "Merge these:\\n{{outputs}}"
+    after: [plan-a, plan-b]
+"""
+
+
+async def test_fan_in_gets_every_output_under_its_name(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.responder = by_agent(
+        {
+            "scout": lambda task: "found main.py",
+            "planner": lambda task: "merged" if task.startswith("Merge") else task.upper(),
+        }
+    )
+    runner, _ = graph_runner(llm_server, FAN.format(when="scout.status == done"), tmp_path)
+    result = await runner.run()
+    assert result.status == "ok", result.error
+    merge = next(r.user_text for r in llm_server.requests if r.user_text.startswith("Merge"))
+    assert "## plan-a\n\nPLAN A FROM FOUND MAIN.PY" in merge
+    assert "## plan-b\n\nPLAN B FROM FOUND MAIN.PY" in merge
+
+
+async def test_a_false_condition_skips_its_branch_and_says_which(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.responder = by_agent(
+        {"scout": lambda task: "found", "planner": lambda task: task.upper()}
+    )
+    runner, events = graph_runner(llm_server, FAN.format(when="scout.status == failed"), tmp_path)
+    result = await runner.run()
+    assert result.status == "ok"
+    (skipped,) = of(events, StepSkipped)
+    assert isinstance(skipped, StepSkipped)
+    assert (skipped.node, skipped.condition) == ("plan-b", "scout.status == failed")
+    merge = next(r.user_text for r in llm_server.requests if r.user_text.startswith("Merge"))
+    assert "## plan-a" in merge and "plan-b" not in merge
+    assert fold(events).steps[2].phase == "not_run"
+
+
+GATED = """\
+name: gated
+mode: graph
+steps:
+  - {name: draft, agent: worker, task: "Draft: $@"}
+  - name: ship
+    agent: worker
+    task: "Ship: {previous}"
+    gate: {question: "Ship it?", timeout: 600, default: stop}
+"""
+
+
+async def run_with_gate_answers(
+    llm_server: LLMServer, tmp_path: Path, answers: list[tuple[str, str | None, str | None]]
+) -> tuple[list[Event], list[str], str]:
+    drafts = itertools.count(1)
+    llm_server.responder = by_agent(
+        {"worker": lambda task: f"draft {next(drafts)}" if task.startswith("Draft") else "shipped"}
+    )
+    runner, events = graph_runner(llm_server, GATED, tmp_path)
+    run = asyncio.create_task(runner.run())
+    answered: set[str] = set()
+    for decision, text, note in answers:
+        gate = await wait_for_gate(events, run, answered)
+        answered.add(gate.gate_id)
+        runner.decide_gate(gate.gate_id, decision, text=text, note=note)  # type: ignore[arg-type]
+    result = await run
+    return events, [r.user_text for r in llm_server.requests], result.status
+
+
+async def wait_for_gate(
+    events: list[Event], run: asyncio.Task[object], answered: set[str]
+) -> GateWaiting:
+    """The first gate not answered yet, polling the run's own progress (no timing)."""
+    while True:
+        for event in events:
+            if isinstance(event, GateWaiting) and event.gate_id not in answered:
+                return event
+        assert not run.done(), "the run ended without the gate"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_gate_continued_hands_on_what_was_there(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    events, tasks, status = await run_with_gate_answers(
+        llm_server, tmp_path, [("continue", None, None)]
+    )
+    assert status == "ok"
+    (waiting,) = of(events, GateWaiting)
+    assert isinstance(waiting, GateWaiting)
+    assert (waiting.question, waiting.handoff, waiting.timeout_s) == ("Ship it?", "draft 1", 600)
+    assert tasks == ["Draft: the task", "Ship: draft 1"]
+
+
+async def test_a_gate_edit_is_handed_on_and_recorded_as_the_persons(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    events, tasks, status = await run_with_gate_answers(
+        llm_server, tmp_path, [("edit", "draft 1, but in French", None)]
+    )
+    assert status == "ok"
+    assert tasks[-1] == "Ship: draft 1, but in French"
+    (decided,) = of(events, GateDecided)
+    assert isinstance(decided, GateDecided)
+    assert (decided.decision, decided.text, decided.by) == (
+        "edit",
+        "draft 1, but in French",
+        "person",
+    )
+
+
+async def test_a_gate_sent_back_reruns_the_previous_step_with_the_note(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    events, tasks, status = await run_with_gate_answers(
+        llm_server, tmp_path, [("send_back", None, "shorter please"), ("continue", None, None)]
+    )
+    assert status == "ok"
+    assert tasks[1].startswith("Draft: the task") and "shorter please" in tasks[1]
+    assert tasks[-1] == "Ship: draft 2"
+    assert [e.handoff for e in of(events, GateWaiting)] == ["draft 1", "draft 2"]
+    assert [s.node for s in fold(events).steps] == ["draft", "ship", "draft"]
+
+
+async def test_a_gate_stopped_ends_the_run_before_the_step(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    events, tasks, status = await run_with_gate_answers(
+        llm_server, tmp_path, [("stop", None, None)]
+    )
+    assert status == "aborted"
+    assert tasks == ["Draft: the task"]
+    assert "stopped at the gate before 'ship'" in (fold(events).error or "")
+
+
+async def test_a_gate_times_out_to_its_default(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.responder = by_agent({"worker": lambda task: "x"})
+    text = GATED.replace("timeout: 600, default: stop", "timeout: 0.05, default: continue")
+    runner, events = graph_runner(llm_server, text, tmp_path)
+    result = await runner.run()
+    assert result.status == "ok"
+    (decided,) = of(events, GateDecided)
+    assert isinstance(decided, GateDecided)
+    assert (decided.decision, decided.by) == ("continue", "timeout")
+
+
+async def test_an_asker_answers_and_an_unanswerable_gate_fails_with_the_reason(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.responder = by_agent({"worker": lambda task: "x"})
+
+    async def nobody(waiting: GateWaiting) -> GateAnswer:
+        raise GateUnanswerable("no terminal to ask on (pass --gate continue|stop)")
+
+    runner, events = graph_runner(llm_server, GATED, tmp_path, gate_asker=nobody)
+    result = await runner.run()
+    assert result.status == "error"
+    assert result.error == (
+        "the gate before 'ship' needs a person: no terminal to ask on (pass --gate continue|stop)"
+    )
+
+    async def yes(waiting: GateWaiting) -> GateAnswer:
+        return GateAnswer("continue", by="default")
+
+    runner, events = graph_runner(llm_server, GATED, tmp_path, gate_asker=yes)
+    assert (await runner.run()).status == "ok"
+    (decided,) = of(events, GateDecided)
+    assert isinstance(decided, GateDecided) and decided.by == "default"
+
+
+@pytest.mark.parametrize("decision", ["send_back", "maybe"])
+async def test_decide_gate_refuses_what_is_not_waiting(
+    llm_server: LLMServer, tmp_path: Path, decision: str
+) -> None:
+    from core.run.gates import GateError
+
+    runner, _ = graph_runner(llm_server, GATED, tmp_path)
+    with pytest.raises(GateError, match="no gate 'ship#9' is waiting"):
+        runner.decide_gate("ship#9", decision)  # type: ignore[arg-type]

@@ -1,0 +1,147 @@
+"""Gates on the terminal and headless: ``baton run`` asks (continue, edit in $EDITOR or typed,
+send back, stop), ``--gate`` answers without asking, and without a terminal a gate fails the
+run with the reason instead of waiting."""
+
+from __future__ import annotations
+
+import io
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.config.settings import save_settings
+from core.model.events import GateDecided, GateWaiting, RunFinished, event_from_json
+from core.run.gates import GateUnanswerable
+from core.terminal.gate_prompt import TerminalGateAsker, fixed_gate_asker
+from tests.graph_runs import by_agent
+from tests.llm_server import LLMServer
+
+GATED = """\
+name: gated
+mode: graph
+steps:
+  - {name: draft, agent: worker, task: "Draft: $@"}
+  - name: ship
+    agent: worker
+    task: "Ship: {previous}"
+    gate: {question: "Ship it?", default: stop}
+"""
+
+WAITING = GateWaiting(
+    run_id="r",
+    gate_id="ship#1",
+    node="ship",
+    question="Ship it?",
+    handoff="draft 1",
+    options=["continue", "edit", "send_back", "stop"],
+)
+
+
+def lines(*answers: str) -> Iterator[str]:
+    yield from answers
+
+
+def reader(*answers: str) -> Callable[[str], str]:
+    given = lines(*answers)
+
+    def read(prompt: str) -> str:
+        try:
+            return next(given)
+        except StopIteration:
+            raise EOFError from None
+
+    return read
+
+
+async def test_the_terminal_shows_the_handoff_and_reads_each_decision() -> None:
+    out = io.StringIO()
+    asker = TerminalGateAsker(out, reader("what?", "c"), editor="")
+    answer = await asker(WAITING)
+    assert answer.decision == "continue" and answer.by == "person"
+    assert "Gate before 'ship': Ship it?" in out.getvalue()
+    assert "What would be handed on:\ndraft 1" in out.getvalue()
+    sent = await TerminalGateAsker(out, reader("s", "shorter"), editor="")(WAITING)
+    assert (sent.decision, sent.note) == ("send_back", "shorter")
+    assert (await TerminalGateAsker(out, reader("x"), editor="")(WAITING)).decision == "stop"
+
+
+async def test_an_edit_without_an_editor_is_typed_until_a_dot() -> None:
+    asker = TerminalGateAsker(io.StringIO(), reader("e", "line one", "line two", "."), editor="")
+    answer = await asker(WAITING)
+    assert (answer.decision, answer.text) == ("edit", "line one\nline two")
+
+
+async def test_an_edit_opens_the_editor_on_the_handoff(tmp_path: Path) -> None:
+    editor = tmp_path / "editor.sh"
+    seen = tmp_path / "seen.txt"
+    editor.write_text(
+        f'#!/bin/sh\ncp "$1" {seen}\nprintf "rewritten by hand\\n" > "$1"\n', encoding="utf-8"
+    )
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    answer = await TerminalGateAsker(io.StringIO(), reader("e"), editor=str(editor))(WAITING)
+    assert (answer.decision, answer.text) == ("edit", "rewritten by hand\n")
+    assert seen.read_text(encoding="utf-8") == "draft 1"
+
+
+async def test_closed_input_cannot_answer_and_fixed_answers_are_the_default() -> None:
+    with pytest.raises(GateUnanswerable, match="input was closed"):
+        await TerminalGateAsker(io.StringIO(), reader(), editor="")(WAITING)
+    assert (await fixed_gate_asker("continue")(WAITING)).by == "default"
+    assert (await fixed_gate_asker("default")(WAITING)).decision == "stop"
+    pick = WAITING.model_copy(update={"options": ["attempt#1", "attempt#2"]})
+    kept = await fixed_gate_asker("continue")(pick)
+    assert (kept.decision, kept.text) == ("continue", "attempt#1")
+    chosen = await TerminalGateAsker(io.StringIO(), reader("2"), editor="")(pick)
+    assert chosen.text == "attempt#2"
+
+
+@pytest.fixture
+def gated_preset(user_presets: Path, llm_server: LLMServer) -> LLMServer:
+    save_settings(llm_server.settings())
+    (user_presets / "gated.yaml").write_text(GATED, encoding="utf-8")
+    llm_server.responder = by_agent({"worker": lambda task: f"did {task}"})
+    return llm_server
+
+
+def test_baton_run_without_a_terminal_fails_the_gate_with_the_reason(
+    gated_preset: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["run", "gated", "x", "--json", "--cwd", str(tmp_path), "--scope", "user"])
+    assert code == 1
+    events = [event_from_json(line) for line in capsys.readouterr().out.splitlines()]
+    finished = events[-1]
+    assert isinstance(finished, RunFinished) and finished.error == (
+        "the gate before 'ship' needs a person: there is no terminal to ask on; "
+        "pass --gate continue, --gate stop or --gate default"
+    )
+    assert len(gated_preset.requests) == 1
+
+
+@pytest.mark.parametrize(("choice", "code", "requests"), [("continue", 0, 2), ("stop", 1, 1)])
+def test_baton_run_gate_answers_every_gate(
+    gated_preset: LLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    choice: str,
+    code: int,
+    requests: int,
+) -> None:
+    args = ["run", "gated", "x", "--cwd", str(tmp_path), "--scope", "user", "--gate", choice]
+    assert main([*args, "--json"]) == code
+    events = [event_from_json(line) for line in capsys.readouterr().out.splitlines()]
+    (decided,) = [e for e in events if isinstance(e, GateDecided)]
+    assert (decided.decision, decided.by) == (choice, "default")
+    assert len(gated_preset.requests) == requests
+
+
+def test_the_transcript_says_what_the_graph_did(
+    gated_preset: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["run", "gated", "x", "--cwd", str(tmp_path), "--scope", "user", "--gate", "continue"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "⏸ gate before ship: Ship it?" in out
+    assert "⏵ gate ship#1: continue (default)" in out
