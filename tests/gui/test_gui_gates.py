@@ -5,6 +5,7 @@ through the core's real gates (:class:`core.run.gates.Gates`), as the runner ask
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 from collections.abc import Callable
 
@@ -14,13 +15,15 @@ from PySide6.QtWidgets import QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.config.settings import save_settings
-from core.model.events import GateDecision, GateWaiting
+from core.model.events import Event, GateDecided, GateDecision, GateWaiting
 from core.run.gates import PERSON_OPTIONS, GateAnswer, GateError, Gates
 from core.run.run_request import RunRequest, StepSpec
 from gui.inbox.inbox_view import InboxView
 from gui.run.gate_panel import countdown
+from gui.run.run_controller import RunSession
 from gui.run.run_view import RunView
 from gui.window.main_window import MainWindow
+from tests.graph_runs import by_agent, graph_runner
 from tests.gui.launching import RUN_TIMEOUT_MS, launch_request, wait_until_finished
 from tests.gui.run_events import RunBuilder
 from tests.llm_server import LLMServer, Reply
@@ -238,3 +241,94 @@ def test_a_runs_gate_waits_in_the_inbox_and_is_answered_from_its_view(
     qtbot.waitUntil(lambda: inbox.texts() == [])
     release.set()
     assert wait_until_finished(qtbot, session) == "ok"
+
+
+# -- end to end: the graph runner, the window, the scripted model -------------------------
+
+GATED = """\
+name: gated
+mode: graph
+steps:
+  - {name: draft, agent: worker, task: "Draft: $@"}
+  - name: ship
+    agent: worker
+    task: "Ship: {previous}"
+    gate: {question: "Ship it?", timeout: TIMEOUT, default: continue}
+"""
+
+
+def _gated_session(
+    window: MainWindow, llm_server: LLMServer, timeout: float = 600
+) -> tuple[RunSession, list[Event]]:
+    drafts = itertools.count(1)
+    llm_server.responder = by_agent(
+        {"worker": lambda task: f"draft {next(drafts)}" if task.startswith("Draft") else "shipped"}
+    )
+    text = GATED.replace("TIMEOUT", str(timeout))
+    runner, events = graph_runner(llm_server, text, window.working_folder)
+    return window.run_controller.start(runner), events
+
+
+def _tasks(llm_server: LLMServer) -> list[str]:
+    return [request.user_text for request in llm_server.requests]
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_a_graph_runs_gate_edited_in_the_window_hands_on_the_persons_text(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
+) -> None:
+    window = make_window()
+    session, events = _gated_session(window, llm_server)
+    panel = session.view.gate_panel
+    qtbot.waitUntil(panel.isVisible, timeout=RUN_TIMEOUT_MS)
+    assert panel.handoff.toPlainText() == "draft 1"
+    assert session.view.graph_view.canvas.node_view("ship").status == "waiting"
+    _click(qtbot, panel.edit_button)
+    panel.handoff.selectAll()
+    qtbot.keyClicks(panel.handoff, "draft 1, without the typo")
+    _click(qtbot, panel.continue_button)
+    assert wait_until_finished(qtbot, session) == "ok"
+    assert _tasks(llm_server) == ["Draft: the task", "Ship: draft 1, without the typo"]
+    (decided,) = [e for e in events if isinstance(e, GateDecided)]
+    assert (decided.decision, decided.by) == ("edit", "person")
+    qtbot.waitUntil(lambda: session.view.graph_view.canvas.node_view("ship").status == "done")
+    assert not panel.isVisible()
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_a_graph_runs_gate_sent_back_from_the_window_reruns_the_step_with_the_note(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
+) -> None:
+    window = make_window()
+    session, _events = _gated_session(window, llm_server)
+    panel = session.view.gate_panel
+    qtbot.waitUntil(panel.isVisible, timeout=RUN_TIMEOUT_MS)
+    first = panel.gate()
+    _click(qtbot, panel.send_back_button)
+    qtbot.keyClicks(panel.note, "shorter please")
+    _click(qtbot, panel.send_back_button)
+    qtbot.waitUntil(  # asked again, about the second draft
+        lambda: panel.gate() is not None and panel.gate() != first, timeout=RUN_TIMEOUT_MS
+    )
+    assert panel.handoff.toPlainText() == "draft 2"
+    assert "shorter please" in _tasks(llm_server)[1]
+    _click(qtbot, panel.continue_button)
+    assert wait_until_finished(qtbot, session) == "ok"
+    assert _tasks(llm_server)[-1] == "Ship: draft 2"
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_a_graph_runs_gate_nobody_answers_takes_its_default_in_the_window(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
+) -> None:
+    window = make_window()
+    session, events = _gated_session(window, llm_server, timeout=0.5)
+    assert wait_until_finished(qtbot, session) == "ok"
+    (decided,) = [e for e in events if isinstance(e, GateDecided)]
+    assert (decided.decision, decided.by) == ("continue", "timeout")
+    assert _tasks(llm_server) == ["Draft: the task", "Ship: draft 1"]
+    assert not session.view.gate_panel.isVisible()
+    qtbot.waitUntil(
+        lambda: session.view.graph_view.canvas.node_view("ship").status == "done",
+        timeout=RUN_TIMEOUT_MS,
+    )
