@@ -2,10 +2,11 @@
 a run waiting at a gate, and a best-of-3 run whose judge is picking.
 
 The preset is a real file in a temporary user folder, opened in the real window. The runs are
-the events a graph run publishes (``run_started`` with its graph, step events with ``node``,
-``iteration`` and ``branch``, ``loop_*``, ``step_skipped``, ``gate_waiting``), fed live to a run
-view, so the pictures show what the window shows during such a run. Everything happens in
-temporary folders; run it under Xvfb so real fonts are used::
+real: Baton's graph runner against the scripted model server of the tests
+(``tests/llm_server.py``; the reviewer answers with structured reviews), its events live into a
+run view, pictured while the run waits at its gate (then cancelled). Best-of-3 works in a git
+repository made for it. Everything happens in temporary folders; run it under Xvfb so real
+fonts are used::
 
     xvfb-run -a .venv/bin/python docs/make_pipeline_screenshots.py [OUTPUT_FOLDER]
 """
@@ -32,7 +33,7 @@ mode: graph
 steps:
   - name: work
     agent: worker
-    task: "$@"
+    task: "Implement: $@"
   # review → fix, at most three times, until no critical or major finding is left
   - loop:
       name: review
@@ -59,11 +60,11 @@ mode: graph
 steps:
   - name: attempt
     agent: worker
-    task: "$@"
+    task: "Try: $@"
     best_of: {n: 3, judge: pick}
   - name: pick
     agent: reviewer
-    task: "Pick the best attempt: {outputs}"
+    task: "Three attempts follow; start your answer with the best one's name.\n\n{outputs}"
   - name: keep
     agent: worker
     task: "Tidy up the kept change: {previous}"
@@ -71,117 +72,85 @@ steps:
 """
 
 
-class GraphRun:
-    """Events of a graph run, as the runner publishes them (ts advancing a fake clock)."""
+def answers(server: Any) -> None:
+    """What each agent says, by the task it was given (the reviewer: a structured review)."""
+    from tests.graph_runs import by_agent, review
 
-    def __init__(self, preset_text: str) -> None:
-        from core.definitions.pipeline_graph import pipeline_graph
-        from core.definitions.presets import parse_preset_text
-        from core.model.events import PlannedStep, RunStarted
-        from tests.gui.run_events import RunBuilder
-
-        preset = parse_preset_text(preset_text)
-        self.graph = pipeline_graph(preset)
-        self.b = RunBuilder()
-        self.b._agents = [node.agent for node in self.graph.nodes]
-        self.agents = {node.name: node.agent for node in self.graph.nodes}
-        cwd = str(HOME / "todo-app")
-        planned = [
-            PlannedStep(agent=node.agent, task=GOAL, model=SONNET, cwd=cwd, node=node.name)
-            for node in self.graph.nodes
+    reviews = iter(
+        [
+            "`--json` ignores `--done`, and `cmd_list` lacks a docstring.\n\n"
+            + review("major", "minor"),
+            "No critical or major findings left. One minor: `cmd_list` still lacks a docstring "
+            "for the new flag.\n\n" + review("minor"),
         ]
-        self.b.events.append(
-            RunStarted(run_id=self.b.run_id, mode="graph", preset=preset.name, args=[GOAL],
-                       steps=planned, cwd=cwd, started_at="2026-12-04T10:14:05+01:00",
-                       graph=self.graph.model_dump())
-        )  # fmt: skip
-        self.first_run = {node.name: index for index, node in enumerate(self.graph.nodes)}
-        """A node's first run is its planned step; later runs (iterations, attempts) are new
-        steps after the planned ones, as the graph runner numbers them."""
-        self.steps = len(self.graph.nodes)
-
-    def step(
-        self,
-        node: str,
-        answer: str,
-        *,
-        iteration: int | None = None,
-        branch: str | None = None,
-        finish: bool = True,
-        structured: dict[str, Any] | None = None,
-    ) -> int:
-        from core.model.events import StepStarted
-
-        b = self.b
-        if node in self.first_run:
-            index = self.first_run.pop(node)
-        else:
-            index = self.steps
-            self.steps += 1
-            b._agents.append(self.agents[node])
-        b.events.append(
-            StepStarted(run_id=b.run_id, step=index, ts=b._ts(0.5), agent=self.agents[node],
-                        task=GOAL, model=SONNET, cwd=str(HOME / "todo-app"), node=node,
-                        iteration=iteration, branch=branch)
-        )  # fmt: skip
-        b.text(index, answer, size=40)
-        b.usage(index, SONNET, 2400, 380, 0.0093)
-        if finish:
-            b.step_finished(index, output=answer, structured=structured)
-        return index
-
-    def add(self, event_type: str, **fields: Any) -> None:
-        from core.model import events
-
-        cls = {
-            "loop_iteration_started": events.LoopIterationStarted,
-            "loop_finished": events.LoopFinished,
-            "step_skipped": events.StepSkipped,
-            "gate_waiting": events.GateWaiting,
-        }[event_type]
-        self.b.events.append(cls(run_id=self.b.run_id, ts=self.b._ts(0.1), **fields))
-
-
-def review_loop_at_the_gate() -> list[Any]:
-    run = GraphRun(REVIEW_LOOP)
-    run.step("work", "Added `--json` to `todo list`; the items print as a JSON array.")
-    run.add("loop_iteration_started", loop="review", iteration=1)
-    run.step("check", "**1 major**: `--json` ignores `--done`.", iteration=1)
-    run.step("fix", "`--json` now honours `--done`; added a test.", iteration=1)
-    run.add("loop_iteration_started", loop="review", iteration=2)
-    run.step("check", "No critical or major findings. 1 minor: a docstring.", iteration=2)
-    run.add("step_skipped", node="fix", iteration=2, condition="check.max_severity >= major",
-            reason="check.max_severity >= major is false (minor)")  # fmt: skip
-    run.add("loop_finished", loop="review", iterations=2, status="converged",
-            summary="converged after 2 iterations: 1 minor left")  # fmt: skip
-    run.add(
-        "gate_waiting",
-        gate_id="ship#1",
-        node="ship",
-        question="Ship it?",
-        handoff=(
-            "No critical or major findings.\n\n- minor: `cmd_list` lacks a docstring for the "
-            "new flag.\n\nThe change: `todo list --json [--done]` prints the items as a JSON "
-            "array; tests in tests/test_cli.py."
-        ),
-        timeout_s=600,
-        default="stop",
-        options=["continue", "edit", "send_back", "stop"],
     )
-    return run.b.events
-
-
-def best_of_judging() -> list[Any]:
-    run = GraphRun(BEST_OF)
-    answers = (
-        "Added `--json` with `json.dumps(items)`; 2 tests.",
-        "Added `--json` and `--pretty`; refactored the printer; 5 tests.",
-        "Added `--json`; it fails on items with dates (not serialisable).",
+    attempts = iter(
+        [
+            "Added `--json` with `json.dumps(items)`; 2 tests.",
+            "Added `--json` and `--pretty`; one printer for both; 5 tests.",
+            "Added `--json`; items with dates fail (not serialisable).",
+        ]
     )
-    for number, answer in enumerate(answers, start=1):
-        run.step("attempt", answer, branch=f"attempt#{number}")
-    run.step("pick", "Attempt 2 is the most complete and its tests pass.", finish=False)
-    return run.b.events
+
+    def worker(task: str) -> str:
+        if task.startswith("Try"):
+            return next(attempts)
+        if task.startswith("Implement"):
+            return "Added `--json` to `todo list`: the items as a JSON array."
+        if task.startswith("Fix"):
+            return "`--json` now honours `--done`; added a test."
+        return "Checked: complete."
+
+    def reviewer(task: str) -> str:
+        if task.startswith("Three attempts"):
+            return "attempt#2 — the most complete, and its tests pass.\n\n" + review()
+        return next(reviews, review())
+
+    server.responder = by_agent({"worker": worker, "reviewer": reviewer})
+
+
+async def shoot_run(output: Path, name: str, server: Any, text: str, folder: Path) -> None:
+    """Run ``text`` for real into a run view; picture it at its gate, then cancel."""
+    import asyncio
+
+    from gui.run.run_view import RunView
+    from tests.graph_runs import graph_runner
+
+    runner, _events = graph_runner(server, text, folder, args=(GOAL,))
+    view = RunView()
+    view.resize(1200, 820)
+    view.show()
+    runner.listeners.append(view.add_event)
+    task = asyncio.ensure_future(runner.run())
+    for _ in range(600):
+        if view.gate_panel.isVisible() or task.done():
+            break
+        await asyncio.sleep(0.05)
+    assert view.gate_panel.isVisible(), "the run did not reach its gate"
+    await asyncio.sleep(0.5)
+    view.scroll_area.verticalScrollBar().setValue(0)
+    await asyncio.sleep(0.2)
+    view.grab().save(str(output / name))
+    print(output / name)
+    runner.cancel()
+    await task
+    view.close()
+
+
+def git_project(folder: Path) -> Path:
+    """A small git repository: best-of attempts each work in a worktree of it."""
+    import subprocess
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "todo.py").write_text("def items():\n    return []\n", encoding="utf-8")
+    for command in (
+        ["git", "init", "-q", "-b", "main"],
+        ["git", "add", "."],
+        ["git", "-c", "user.name=Demo", "-c", "user.email=demo@example.com", "commit", "-qm",
+         "start"],
+    ):  # fmt: skip
+        subprocess.run(command, cwd=folder, check=True)
+    return folder
 
 
 def shoot_preset(output: Path) -> None:
@@ -202,34 +171,41 @@ def shoot_preset(output: Path) -> None:
     window.close()
 
 
-def shoot_run(output: Path, name: str, events: list[Any], height: int) -> None:
-    from gui.run.run_view import RunView
-
-    view = RunView()
-    view.resize(1200, height)
-    view.show()
-    view.add_events(events)
-    settle(500, lambda: view.state().events == len(events))
-    view.scroll_area.verticalScrollBar().setValue(0)
-    settle(200)
-    view.grab().save(str(output / name))
-    print(output / name)
-    view.close()
-
-
 def main() -> int:
     output = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots"
     output.mkdir(parents=True, exist_ok=True)
-    (HOME / "todo-app").mkdir(exist_ok=True)
+    import asyncio
+
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from gui.app import create_application
+    from gui.qt_asyncio import run_event_loop
+    from tests.llm_server import LLMServer
 
     app = create_application(sys.argv[:1])
     assert isinstance(app, QApplication)
     shoot_preset(output)
-    shoot_run(output, "pipeline-gate.png", review_loop_at_the_gate(), 820)
-    shoot_run(output, "pipeline-best-of.png", best_of_judging(), 640)
+    failures: list[BaseException] = []
+    with LLMServer() as server:
+        answers(server)
+
+        async def runs() -> None:
+            try:
+                plain = HOME / "todo-app"
+                plain.mkdir(exist_ok=True)
+                await shoot_run(output, "pipeline-gate.png", server, REVIEW_LOOP, plain)
+                repo = git_project(HOME / "todo-repo")
+                await shoot_run(output, "pipeline-best-of.png", server, BEST_OF, repo)
+            except BaseException as error:
+                failures.append(error)
+            finally:
+                app.quit()
+
+        QTimer.singleShot(0, lambda: asyncio.ensure_future(runs()))
+        run_event_loop(app)
+    if failures:
+        raise failures[0]
     return 0
 
 

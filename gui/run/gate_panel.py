@@ -17,6 +17,8 @@ the runner's ``decide_gate``; a refusal comes back through :meth:`show_problem`.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QFrame,
@@ -137,7 +139,9 @@ class GatePanel(QFrame):
             self.tick(elapsed)
             return
         self._gate = gate
-        self.question.setText(f"<b>{gate.question}</b> — before “{gate.node}” starts")
+        picking = any(o not in PERSON_OPTIONS for o in gate.options)
+        where = "" if picking else f" — before “{gate.node}” starts"
+        self.question.setText(f"<b>{html.escape(gate.question)}</b>{where}")
         self.handoff.setPlainText(gate.handoff or "(nothing: no step ran before this one)")
         self._set_picks([o for o in gate.options if o not in PERSON_OPTIONS])
         self._reset_modes()

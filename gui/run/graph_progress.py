@@ -241,7 +241,7 @@ class GraphProgress:
     def _best_of_picked(self, event: BestOfPicked) -> bool:
         view = self.nodes.get(event.node, NodeView())
         kept = event.winner.rpartition("#")[2] or event.winner
-        self.nodes[event.node] = replace(view, attempts=f"kept {kept}")
+        self.nodes[event.node] = replace(view, attempts=f"kept #{kept}")
         return True
 
     def _run_finished(self, event: RunFinished) -> bool:
