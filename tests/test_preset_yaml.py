@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.definitions.preset_yaml import PresetDocument, PresetYAMLError
@@ -78,3 +80,19 @@ def test_what_the_form_cannot_edit_is_refused_with_the_reason() -> None:
         PresetDocument("- just a list\n")
     with pytest.raises(PresetYAMLError, match="does not edit"):
         PresetDocument(GRAPH).set_field((0,), "model", "x")
+
+
+def test_a_python_tag_in_a_hostile_file_is_never_run(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    text = (
+        "name: evil\nmode: chain\nsteps:\n"
+        f'  - agent: !!python/object/apply:os.system ["touch {marker}"]\n'
+        "    task: hi\n"
+    )
+    try:
+        document = PresetDocument(text)
+        document.set_field((0,), "task", "changed")
+        document.text()
+    except PresetYAMLError:
+        pass  # refused is fine too: the person edits the text
+    assert not marker.exists()

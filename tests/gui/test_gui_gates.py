@@ -332,3 +332,18 @@ def test_a_graph_runs_gate_nobody_answers_takes_its_default_in_the_window(
         lambda: session.view.graph_view.canvas.node_view("ship").status == "done",
         timeout=RUN_TIMEOUT_MS,
     )
+
+
+def test_a_gates_question_is_shown_as_text_not_markup(qtbot: QtBot, view: RunView) -> None:
+    """The question comes from a preset file of a checkout, maybe hostile: no links, no
+    images, no styling reach the window through it."""
+    b = RunBuilder().start("chain", [("planner", "plan", "m"), ("worker", "do", "m")])
+    question = '<img src="file:///etc/passwd"><a href="https://evil.example">Ship?</a>'
+    b.events.append(
+        GateWaiting(run_id=b.run_id, gate_id="step-2#1", node="step-2", question=question)
+    )
+    view.add_events(b.events)
+    panel = view.gate_panel
+    qtbot.waitUntil(panel.isVisible)
+    assert "&lt;img" in panel.question.text() and "<img" not in panel.question.text()
+    assert "<a " not in panel.question.text()
