@@ -3,14 +3,14 @@
 ::
 
     implement  [Built-in] [chain]                                Duplicate  Delete  [Save]
-    ● scout → ● planner → ● worker                                                [Run…]
-    Arguments: <what to build>
+    [scout] ─→ [planner] ─→ [worker]
+    Arguments: <what to build>                                                    [Run…]
     /…/resources/presets/implement.yaml
 
 What it shares with the agent header lives in
-:class:`gui.definitions.definition_header.DefinitionHeader`; this adds the mode badge, the chain,
-the
-arguments line and Run….
+:class:`gui.definitions.definition_header.DefinitionHeader`; this adds the mode badge, the
+preset's graph (:class:`gui.widgets.graph_canvas.GraphView`: every form of preset drawn the same
+way, loops, gates and best-of included), the arguments line and Run….
 """
 
 from __future__ import annotations
@@ -19,10 +19,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from core.definitions.agents import AgentCatalog
+from core.definitions.pipeline_graph import PipelineGraph, pipeline_graph
 from core.definitions.presets import Preset
 from gui.definitions.definition_header import DefinitionHeader
-from gui.definitions.preset_chain import ChainStep, PresetChain
 from gui.widgets import Badge
+from gui.widgets.graph_canvas import GraphView
+
+GRAPH_MAX_HEIGHT = 240
+"""The graph scrolls beyond this: the YAML below stays the larger part of the page."""
 
 
 class PresetHeader(DefinitionHeader):
@@ -33,15 +37,16 @@ class PresetHeader(DefinitionHeader):
         self.run_button = QPushButton("Run…")
         self.run_button.setObjectName("RunPresetButton")
         self.run_button.setToolTip("Open the launch dialog on this preset")
-        self.chain = PresetChain()
+        self.graph = GraphView(GRAPH_MAX_HEIGHT)
         self.arguments = QLabel()
         self.arguments.setObjectName("Secondary")
 
-        chain_row = QHBoxLayout()
-        chain_row.setSpacing(8)
-        chain_row.addWidget(self.chain, 1)
-        chain_row.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignTop)
-        self._lay_out(5, [self.mode_badge], [chain_row, self.arguments, self.path_label])
+        # The graph gets the header's whole width; Run… sits on the arguments' line.
+        arguments_row = QHBoxLayout()
+        arguments_row.setSpacing(8)
+        arguments_row.addWidget(self.arguments, 1)
+        arguments_row.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        self._lay_out(5, [self.mode_badge], [self.graph, arguments_row, self.path_label])
 
     def show_preset(
         self,
@@ -55,15 +60,16 @@ class PresetHeader(DefinitionHeader):
         self._show_common(preset.name if preset else None, path, source, override_text)
         if preset is None:
             self.mode_badge.hide()
-            self.chain.set_steps("chain", [])
-            self.chain.hide()
+            self.graph.set_graph(PipelineGraph(nodes=()))
+            self.graph.hide()
             self.arguments.setText("Not loaded — fix the problem shown below the text.")
         else:
             self.mode_badge.setText(preset.mode)
             self.mode_badge.show()
-            steps = [ChainStep(s.agent, agents.get(s.agent) is not None) for s in preset.steps]
-            self.chain.set_steps(preset.mode, steps)
-            self.chain.show()
+            graph = pipeline_graph(preset)
+            unknown = {n.agent for n in graph.nodes if agents.get(n.agent) is None}
+            self.graph.set_graph(graph, unknown)
+            self.graph.show()
             hint = preset.argument_hint or "none"
             self.arguments.setText(f"Arguments: {hint}")
         self.run_button.setEnabled(preset is not None)

@@ -13,31 +13,46 @@ replaced
 * New asks only for a name (presets are created in ``<config>/presets/``);
 * "Run…" asks the window to open the launch dialog on the preset (:attr:`runRequested`);
 * preset files are also watched one by one: an in-place edit of a ``*.yaml`` file does not
-  change its folder.
+  change its folder;
+* beside the text, a step editor (:class:`~gui.definitions.preset_form.PresetForm`) adds,
+  removes and connects steps by editing the text (so validation, saving and the on-disk change
+  warning stay the text editor's), and the header's graph follows the text as it is edited.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, Signal
-from PySide6.QtWidgets import QInputDialog, QWidget
+from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QInputDialog, QSplitter, QWidget
 
 from core.definitions import preset_files
 from core.definitions.agents import AgentCatalog, Diagnostic, discover_agents, find_project_root
 from core.definitions.checks import Problem
+from core.definitions.pipeline_graph import pipeline_graph
 from core.definitions.presets import (
     PROJECT_PRESET_DIR,
     PresetCatalog,
+    PresetError,
     agent_diagnostics,
     discover_presets,
+    parse_preset_text,
 )
 from gui.definitions.definitions_view import DefinitionsView
 from gui.definitions.parse_caches import AGENT_FILES, PRESET_FILES
+from gui.definitions.preset_form import PresetForm
 from gui.definitions.preset_header import PresetHeader
 from gui.definitions.preset_list import PresetFile, PresetList, read_preset_files
 from gui.widgets.prompts import Prompts
+
+if TYPE_CHECKING:
+    from gui.definitions.definition_editor import DefinitionEditor
+
+FORM_DELAY_MS = 200
+"""A hand edit of the text reaches the step editor and the graph after this pause."""
 
 
 class PresetsView(DefinitionsView):
@@ -70,6 +85,13 @@ class PresetsView(DefinitionsView):
         self._catalog = PresetCatalog()
         self._agents = AgentCatalog()
         self._files: dict[str, PresetFile] = {}
+        self.step_form = PresetForm()
+        self.step_form.textEdited.connect(self._write_form_text)
+        self._writing_form_text = False
+        self._form_timer = QTimer(self)
+        self._form_timer.setSingleShot(True)
+        self._form_timer.setInterval(FORM_DELAY_MS)
+        self._form_timer.timeout.connect(self._text_changed)
         self._file_watcher = QFileSystemWatcher(self)  # in-place edits of *.yaml files
         self._file_watcher.fileChanged.connect(lambda _path: self.watcher.changed.emit())
         self.header.run_button.clicked.connect(self.run_current)
@@ -80,6 +102,24 @@ class PresetsView(DefinitionsView):
     @property
     def catalog(self) -> PresetCatalog:
         return self._catalog
+
+    @property
+    def editor(self) -> DefinitionEditor:
+        """The text editor, with the step editor beside it (both built on first use)."""
+        if self._editor is None:
+            editor = super().editor
+            self._editor_layout.removeWidget(editor)
+            self.editor_splitter = QSplitter(Qt.Orientation.Horizontal)
+            self.editor_splitter.setObjectName("PresetEditorSplitter")
+            self.editor_splitter.setChildrenCollapsible(False)
+            self.editor_splitter.addWidget(editor)
+            self.editor_splitter.addWidget(self.step_form)
+            self.editor_splitter.setStretchFactor(0, 3)
+            self.editor_splitter.setStretchFactor(1, 2)
+            self._editor_layout.addWidget(self.editor_splitter, 1)
+            editor.text_edit.document().contentsChanged.connect(self._on_text_edited)
+            return editor
+        return self._editor
 
     def new_preset(self) -> Path | None:
         if not self.maybe_discard_changes():
@@ -128,6 +168,7 @@ class PresetsView(DefinitionsView):
         """Show what a read found: the list, the problems, the open file."""
         self._agents = agents
         self._catalog = catalog
+        self.step_form.set_agents(agents.names())
         self._files = {str(f.path): f for f in files}
         self.preset_list.set_presets(files, catalog, problems)
         self.diagnostics.set_diagnostics(problems)
@@ -159,6 +200,8 @@ class PresetsView(DefinitionsView):
             ):
                 override = "overrides built-in"
         self.header.show_preset(preset, str(path), source, self._agents, override)
+        if self.editor.path() == path:
+            self._text_changed()
 
     def _copy_plan(self, path: Path, name: str) -> tuple[Path, str]:
         """A built-in's copy keeps its name when no user preset has it (so it replaces the
@@ -186,6 +229,42 @@ class PresetsView(DefinitionsView):
         return self.prompts.confirm_delete(name, path, noun="preset")
 
     # -- private -------------------------------------------------------------------------
+
+    def _on_text_edited(self) -> None:
+        if not self._writing_form_text:
+            self._form_timer.start()
+
+    def _text_changed(self) -> None:
+        """The text changed (or a file opened): the step editor and the graph follow it. A
+        text that does not parse keeps the last graph drawn; the problems list says why."""
+        self._form_timer.stop()
+        text = self.editor.text()
+        self.step_form.load(text, self.editor.is_read_only())
+        self._redraw_graph(text)
+
+    def _redraw_graph(self, text: str) -> None:
+        try:
+            preset = parse_preset_text(text)
+        except PresetError:
+            return
+        graph = pipeline_graph(preset)
+        unknown = {n.agent for n in graph.nodes if self._agents.get(n.agent) is None}
+        self.header.graph.set_graph(graph, unknown)
+
+    def _write_form_text(self, text: str) -> None:
+        """The step editor's change, into the text as one undoable edit."""
+        if text == self.editor.text():
+            return
+        cursor = QTextCursor(self.editor.text_edit.document())
+        self._writing_form_text = True
+        try:
+            cursor.beginEditBlock()
+            cursor.select(QTextCursor.SelectionType.Document)
+            cursor.insertText(text)
+            cursor.endEditBlock()
+        finally:
+            self._writing_form_text = False
+        self._redraw_graph(text)
 
     def _rewatch(self, files: list[PresetFile]) -> None:
         root = find_project_root(self._working_folder, (PROJECT_PRESET_DIR,))

@@ -8,7 +8,9 @@ Sources, all on the GUI thread (= the asyncio loop's):
 * the :class:`gui.approvals.approval_queue.ApprovalQueue`'s queued / resolved signals;
 * the :class:`gui.approvals.budget_queue.BudgetQueue`'s queued / resolved signals;
 * every run's typed events (a listener per run): ``step_finished`` with ``error`` is a failed
-  step; it stays until the person dismisses it or resumes / re-runs that run.
+  step; it stays until the person dismisses it or resumes / re-runs that run. ``gate_waiting``
+  is a gate of a graph run (:attr:`InboxModel.gates`), until its ``gate_decided`` or the run's
+  end; opening it shows the run, whose view asks the gate's question.
 
 Each new item notifies (:class:`gui.widgets.notifications.Notifier`) when the window is not
 focused, naming the run and why; clicking the notification shows the step.
@@ -16,13 +18,14 @@ focused, naming the run and why; clicking the notification shows the step.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
 from core.model.budget import BudgetQuestion
-from core.model.events import Event, StepFinished
+from core.model.events import Event, GateDecided, GateWaiting, RunFinished, StepFinished
 from core.run.attention import (
     KIND_WORDS,
     Attention,
@@ -33,6 +36,27 @@ from core.run.attention import (
 
 if TYPE_CHECKING:
     from gui.run.run_controller import RunController, RunSession
+
+GATE_WORDS = "A gate waits"
+
+
+@dataclass(frozen=True)
+class GateItem:
+    """A gate of a live graph run waiting for the person."""
+
+    key: str
+    run_id: str
+    step: int
+    run_title: str
+    node: str
+    question: str
+
+    def headline(self) -> str:
+        return f"{GATE_WORDS} — {self.run_title}, before “{self.node}”"
+
+
+def gate_key(run_id: str, gate_id: str) -> str:
+    return f"gate:{run_id}:{gate_id}"
 
 
 class InboxModel(QObject):
@@ -49,6 +73,8 @@ class InboxModel(QObject):
         super().__init__(controller)
         self._controller = controller
         self.items = AttentionList()
+        self.gates: dict[str, GateItem] = {}
+        """Gates waiting now, oldest first (listed before the other items: a run holds)."""
         approvals = controller.approvals
         approvals.requestQueued.connect(self._approval_queued)
         approvals.requestResolved.connect(lambda _r, _s, request_id, _d: self._remove(request_id))
@@ -64,10 +90,15 @@ class InboxModel(QObject):
     # -- public API ----------------------------------------------------------------------
 
     def count(self) -> int:
-        return len(self.items)
+        return len(self.items) + len(self.gates)
 
     def open(self, key: str) -> None:
-        """Show the item's step, and its question (the approval or budget dialog)."""
+        """Show the item's step, and its question (the approval or budget dialog; a gate's
+        question is in the run's view)."""
+        gate = self.gates.get(key)
+        if gate is not None:
+            self.openRequested.emit(gate.run_id, gate.step)
+            return
         item = self.items.get(key)
         if item is None:
             return
@@ -91,7 +122,7 @@ class InboxModel(QObject):
 
     def _add(self, item: Attention, *, warning: bool = False) -> None:
         self.items.add(item)
-        self.changed.emit(len(self.items))
+        self.changed.emit(self.count())
         self._controller.notifier.notify(
             KIND_WORDS[item.kind],
             f"{item.run_title}, step {item.step + 1}: {item.why}",
@@ -100,8 +131,8 @@ class InboxModel(QObject):
         )
 
     def _remove(self, key: str) -> None:
-        if self.items.remove(key) is not None:
-            self.changed.emit(len(self.items))
+        if self.items.remove(key) is not None or self.gates.pop(key, None) is not None:
+            self.changed.emit(self.count())
 
     def _approval_queued(self, run_id: str, step: int, request_id: str) -> None:
         pending = self._controller.approvals.pending()
@@ -121,7 +152,7 @@ class InboxModel(QObject):
     def _session_started(self, session: RunSession) -> None:
         lineage = session.request.lineage
         if lineage is not None and self.items.remove_run(lineage.run_id, ("failed",)):
-            self.changed.emit(len(self.items))
+            self.changed.emit(self.count())
         session.runner.listeners.append(partial(self._event, session))
 
     def _session_finished(self, session: RunSession) -> None:
@@ -136,9 +167,33 @@ class InboxModel(QObject):
         self._add(Attention("failed", key, session.run_id, 0, session.title(), why), warning=True)
 
     def _event(self, session: RunSession, event: Event) -> None:
+        if isinstance(event, GateWaiting | GateDecided | RunFinished):
+            self._gate_event(session, event)
+            return
         if not isinstance(event, StepFinished) or event.status != "error" or event.step is None:
             return
         why = (event.error or "the step failed").strip().splitlines()[0]
         key = failed_key(session.run_id, event.step)
         item = Attention("failed", key, session.run_id, event.step, session.title(), why)
         self._add(item, warning=True)
+
+    def _gate_event(
+        self, session: RunSession, event: GateWaiting | GateDecided | RunFinished
+    ) -> None:
+        if isinstance(event, GateDecided):
+            self._remove(gate_key(session.run_id, event.gate_id))
+        elif isinstance(event, RunFinished):
+            gone = [key for key, gate in self.gates.items() if gate.run_id == session.run_id]
+            for key in gone:
+                self._remove(key)
+        else:
+            key = gate_key(session.run_id, event.gate_id)
+            step = event.step if event.step is not None else 0
+            item = GateItem(key, session.run_id, step, session.title(), event.node, event.question)
+            self.gates[key] = item
+            self.changed.emit(self.count())
+            self._controller.notifier.notify(
+                GATE_WORDS,
+                f"{session.title()}, before “{event.node}”: {event.question}",
+                target=(session.run_id, step),
+            )

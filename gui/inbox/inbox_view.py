@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.run.attention import Attention
-from gui.inbox.inbox_model import InboxModel
+from gui.inbox.inbox_model import GateItem, InboxModel
 from gui.theme import icons
 
 _ICONS = {"approval": "lock", "budget": "warning", "failed": "error"}
@@ -48,7 +48,7 @@ class InboxView(QWidget):
         self.list.itemDoubleClicked.connect(lambda _item: self.open_current())
         self.list.currentRowChanged.connect(lambda _row: self._update_buttons())
         self.empty = QLabel(
-            "Nothing waits for you. Approvals, budget questions and failed steps "
+            "Nothing waits for you. Approvals, budget questions, gates and failed steps "
             "of your runs appear here."
         )
         self.empty.setObjectName("Secondary")
@@ -87,6 +87,8 @@ class InboxView(QWidget):
         current = self.list.currentItem()
         kept = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         self.list.clear()
+        for gate in self.model.gates.values():
+            self.list.addItem(_gate_row(gate))
         for attention in self.model.items:
             self.list.addItem(_row(attention))
         keys = self.keys()
@@ -123,4 +125,11 @@ def _row(attention: Attention) -> QListWidgetItem:
     )
     item.setData(Qt.ItemDataRole.UserRole, attention.key)
     item.setToolTip(attention.why)
+    return item
+
+
+def _gate_row(gate: GateItem) -> QListWidgetItem:
+    item = QListWidgetItem(icons.icon("info"), f"{gate.headline()}\n{gate.question}")
+    item.setData(Qt.ItemDataRole.UserRole, gate.key)
+    item.setToolTip(f"{gate.question} — open the run to answer")
     return item

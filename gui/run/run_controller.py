@@ -14,7 +14,9 @@
    or approves / denies everything, as the launch dialog chose;
 5. cancels on the view's Cancel (``runner.cancel()``: the run ends ``aborted``, the run file
    keeps everything received);
-6. tells the person when a run finishes while they look elsewhere
+6. answers gates with the person's decision from the run view (``runner.decide_gate``; the
+   inbox lists and announces a waiting gate, with its question);
+7. tells the person when a run finishes while they look elsewhere
    (:mod:`gui.widgets.notifications`); what waits for them — approvals, budget questions,
    failed steps — is the inbox's to announce (:mod:`gui.inbox.inbox_model`).
 
@@ -36,8 +38,9 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox, QWidget
 from core.backends.steering import SteerError
 from core.config.settings import SettingsError, load_settings
 from core.model.errors import RunError
-from core.model.events import RunFinished
+from core.model.events import GateDecision, RunFinished
 from core.record.run_names import run_name
+from core.run.gates import GateError
 from core.run.run_request import RunRequest
 from core.run.runner import Runner
 from core.safety.approvals import Responder, approve_all, deny_by_setting
@@ -140,6 +143,7 @@ class RunController(QObject):
         runner.listeners.append(view.add_event)
         view.cancelRequested.connect(runner.cancel)
         view.steerRequested.connect(partial(self._steer, session))
+        view.gateDecisionRequested.connect(partial(self._decide_gate, session))
         self._sessions.append(session)
         session.task = asyncio.ensure_future(runner.run())
         session.task.add_done_callback(partial(self._finished, session))
@@ -227,6 +231,19 @@ class RunController(QObject):
             session.runner.steer(step, text)
         except SteerError as error:
             session.view.show_message_problem(step, f"Not sent: {error}.")
+
+    def _decide_gate(
+        self,
+        session: RunSession,
+        gate_id: str,
+        decision: GateDecision,
+        text: str | None,
+        note: str | None,
+    ) -> None:
+        try:
+            session.runner.decide_gate(gate_id, decision, text=text, note=note)
+        except GateError as error:
+            session.view.show_gate_problem(f"Not taken: {error}.")
 
     def _finished(self, session: RunSession, task: asyncio.Future[RunFinished]) -> None:
         runner = session.runner

@@ -25,6 +25,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.model.events import Event, RunFinished, RunStarted, StepFinished, StepStarted
 from core.record.run_state import RunState
+from gui.run.graph_progress import GraphProgress
 from gui.widgets.throttle import Throttle
 
 BATCH_INTERVAL_MS = 50
@@ -56,6 +57,8 @@ class RunModel(QObject):
     """``frozenset[int]``: indexes of the steps whose state changed in the last batch."""
     runChanged = Signal()
     """Run-level figures may have changed: status, usage totals, elapsed, progress, error."""
+    graphChanged = Signal()
+    """A node's status, a loop's iteration or a gate changed (:attr:`graph`)."""
     batchApplied = Signal(int)
     """Emitted last for each batch, with the number of events it applied."""
     _wakeRequested = Signal()
@@ -64,6 +67,9 @@ class RunModel(QObject):
         super().__init__(parent)
         self.state = RunState()
         """The folded run. Read it after a signal; never modify it from a view."""
+        self.graph = GraphProgress()
+        """The run's graph and its nodes' statuses, folded from the same events."""
+        self._graph_changed = False
         self._pending: deque[Event] = deque()
         self._urgent = False
         self._live = False
@@ -104,9 +110,12 @@ class RunModel(QObject):
         self._throttle.cancel()
         self._pending.clear()
         self.state = RunState()
+        self.graph = GraphProgress()
         self._live = False
         for event in events:
             self.state.apply(event)
+            self.graph.apply(event)
+        self._graph_changed = True
         self._mark_clock()
         self._emit(set(range(len(self.state.steps))), started=True, count=self.state.events)
 
@@ -116,6 +125,8 @@ class RunModel(QObject):
         self._throttle.cancel()
         self._pending.clear()
         self.state = state
+        self.graph = GraphProgress.from_state(state)
+        self._graph_changed = True
         self._live = False
         self._mark_clock()
         self._emit(set(range(len(state.steps))), started=True, count=state.events)
@@ -162,10 +173,12 @@ class RunModel(QObject):
         changed = self._unreported
         count = 0
         limit = time.perf_counter() + SLICE_SECONDS
-        pending, state = self._pending, self.state
+        pending, state, graph = self._pending, self.state, self.graph
         while pending:
             event = pending.popleft()
             step = state.apply(event)
+            if graph.apply(event):
+                self._graph_changed = True
             count += 1
             if step is not None:
                 changed.add(step.index)
@@ -202,5 +215,8 @@ class RunModel(QObject):
             self.runStarted.emit()
         if changed:
             self.stepsChanged.emit(frozenset(changed))
+        if self._graph_changed:
+            self._graph_changed = False
+            self.graphChanged.emit()
         self.runChanged.emit()
         self.batchApplied.emit(count)

@@ -12,7 +12,10 @@ One view shows one run: make a new one per run.
 Events go through a :class:`~gui.run.run_model.RunModel`, which folds them into a
 :class:`~core.record.run_state.RunState` at most ~20 times a second and says which steps changed;
 the
-view then syncs one :class:`~gui.run.step_pane.StepPane` per changed step. Under a header
+view then syncs one :class:`~gui.run.step_pane.StepPane` per changed step. A run of more than
+one step shows its pipeline as a graph under the header (:class:`~gui.widgets.graph_canvas.
+GraphView`, fed by the model's :class:`~gui.run.graph_progress.GraphProgress`): each node in its
+live status; clicking a node opens and scrolls to its latest pane. Under a header
 (:class:`~gui.run.run_header.RunHeader`) the panes sit in a scroll area that follows the stream
 while the reader is at the bottom, and stays put once they scroll up to read (it follows again
 when they scroll back down). Ctrl+O expands or collapses the pane that has the focus.
@@ -31,6 +34,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QMessageBox,
     QScrollArea,
@@ -42,12 +46,14 @@ from PySide6.QtWidgets import (
 from core.config.atomic import atomic_write_text
 from core.history.run_export import state_to_markdown
 from core.model.events import Event
-from core.record.run_state import RunState
+from core.record.run_state import RunState, StepState
+from gui.run.gate_panel import GatePanel
 from gui.run.markdown_stream import warm_up
 from gui.run.run_header import RunHeader
 from gui.run.run_model import RunModel
 from gui.run.step_pane import StepPane
 from gui.theme import secondary_text
+from gui.widgets.graph_canvas import GraphView
 
 TICK_MS = 250
 """How often the elapsed time and running step durations are redrawn while live."""
@@ -61,6 +67,8 @@ PANE_CHROME = 80
 SIDE_MARGIN = 16
 FOLLOW_SLACK = 24
 """Pixels from the bottom that still count as "at the bottom" for auto-scroll."""
+GRAPH_MAX_HEIGHT = 220
+"""The run's graph scrolls beyond this: the panes stay the larger part of the view."""
 
 
 class RunView(QWidget):
@@ -83,6 +91,9 @@ class RunView(QWidget):
     """``(step, text)``: a follow-up to a finished step, to run as a continuation."""
     commentRequested = Signal(int)
     """(0-based step): "Comment on this step…" on that step's pane."""
+    gateDecisionRequested = Signal(str, str, object, object)
+    """``(gate_id, decision, text, note)``: the person answered a waiting gate (the owner calls
+    ``Runner.decide_gate``; a refusal comes back through :meth:`show_gate_problem`)."""
     diffCommentsSent = Signal(int, object)
     """``(step, list[ReviewComment])``: "Send comments" in a diff viewer of this run."""
 
@@ -142,6 +153,18 @@ class RunView(QWidget):
         layout.setSpacing(0)
         layout.addWidget(self.header)
         layout.addWidget(line)
+        self.graph_view = GraphView(GRAPH_MAX_HEIGHT)
+        self.graph_view.canvas.set_clickable(True)
+        self.graph_view.canvas.nodeClicked.connect(self.open_node)
+        self.graph_view.setContentsMargins(SIDE_MARGIN, 0, SIDE_MARGIN, 0)
+        self.graph_view.hide()
+        layout.addWidget(self.graph_view)
+        self.gate_panel = GatePanel()
+        self.gate_panel.decided.connect(self.gateDecisionRequested)
+        gate_row = QHBoxLayout()
+        gate_row.setContentsMargins(SIDE_MARGIN, 6, SIDE_MARGIN, 6)
+        gate_row.addWidget(self.gate_panel)
+        layout.addLayout(gate_row)
         layout.addWidget(self.scroll_area, 1)
 
         self._ticker = QTimer(self)
@@ -154,6 +177,7 @@ class RunView(QWidget):
         self.model.runStarted.connect(self._rebuild_panes)
         self.model.stepsChanged.connect(self._sync_steps)
         self.model.runChanged.connect(self._sync_run)
+        self.model.graphChanged.connect(self._sync_graph)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._on_focus_changed)
@@ -234,6 +258,12 @@ class RunView(QWidget):
         target = row or pane
         QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(target, 0, 40))
 
+    def open_node(self, node: str) -> None:
+        """A click on ``node`` in the graph: its latest step's pane, opened and in view."""
+        step = self.model.graph.step_for(node)
+        if step is not None:
+            self.focus_step(step)
+
     def focused_pane(self) -> StepPane | None:
         """The pane holding the keyboard focus, if any."""
         return self._pane_of(QApplication.focusWidget())
@@ -253,15 +283,7 @@ class RunView(QWidget):
             pane.deleteLater()
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
-        self._panes = [
-            StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
-            for step in state.steps
-        ]
-        for pane in self._panes:
-            pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
-            pane.message_box.sent.connect(partial(self._message_sent, pane.index))
-            pane.menu_button.commentRequested.connect(self.commentRequested)
-            pane.commentsSent.connect(self.diffCommentsSent)
+        self._panes = [self._make_pane(step, running) for step in state.steps]
         self._fresh = set(range(len(self._panes)))
         self._columns = 0  # arrange anew
         self._arrange(self.width())
@@ -269,6 +291,30 @@ class RunView(QWidget):
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self.placeholder.setVisible(not self._panes)
         self._apply_focus()
+
+    def _make_pane(self, step: StepState, running: bool) -> StepPane:
+        pane = StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
+        pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
+        pane.message_box.sent.connect(partial(self._message_sent, pane.index))
+        pane.menu_button.commentRequested.connect(self.commentRequested)
+        pane.commentsSent.connect(self.diffCommentsSent)
+        return pane
+
+    def _add_grown_panes(self, running: bool) -> None:
+        """A graph run adds steps as it goes (a loop's next iteration, a best-of's attempts):
+        each gets its pane, after the others, in the order the run started them."""
+        state = self.model.state
+        while len(self._panes) < len(state.steps):
+            pane = self._make_pane(state.steps[len(self._panes)], running)
+            self._panes.append(pane)
+            self._fresh.add(pane.index)
+            if self._columns == 1:
+                self._panes_layout.insertWidget(len(self._panes), pane)
+            else:
+                self._columns = 0  # arrange anew with the new pane
+                self._arrange(self.width())
+            pane.show()
+        self.placeholder.setVisible(not self._panes)
 
     def show_message_problem(self, step: int, text: str) -> None:
         """Say under step ``step``'s message box why its message was not delivered."""
@@ -282,10 +328,30 @@ class RunView(QWidget):
     def _sync_steps(self, indexes: frozenset[int]) -> None:
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
+        if len(state.steps) > len(self._panes):
+            self._add_grown_panes(running)
         fresh, self._fresh = self._fresh, set()
         for index in sorted(indexes - fresh):
             if 0 <= index < len(self._panes):
                 self._panes[index].sync(state.steps[index], run_running=running)
+
+    def _sync_graph(self) -> None:
+        progress = self.model.graph
+        canvas = self.graph_view.canvas
+        if canvas.graph() is not progress.graph:
+            self.graph_view.set_graph(progress.graph)
+            self.graph_view.setVisible(len(progress.graph.nodes) > 1)
+        for name, view in progress.nodes.items():
+            canvas.set_node(name, view)
+        for name, loop in progress.loops.items():
+            canvas.set_loop(name, loop)
+        # A replayed run cannot be answered: only a live run's gate asks.
+        waiting = next(iter(progress.gates.values()), None) if self.model.is_live() else None
+        self.gate_panel.show_gate(waiting, self.model.elapsed())
+
+    def show_gate_problem(self, text: str) -> None:
+        """Say in the gate panel why an answer was refused (the gate had already gone…)."""
+        self.gate_panel.show_problem(text)
 
     def _sync_run(self) -> None:
         state = self.model.state
@@ -301,6 +367,7 @@ class RunView(QWidget):
     def _tick(self) -> None:
         elapsed = self.model.elapsed()
         self.header.set_elapsed(elapsed)
+        self.gate_panel.tick(elapsed)
         for pane in self._panes:
             pane.tick(elapsed)
 

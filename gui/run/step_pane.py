@@ -72,6 +72,15 @@ GROW_PER_TURN = 2
 step folding back): several panes grow in the same turn, at ~4 ms a Markdown view."""
 
 
+def graph_place(step: StepState) -> str:
+    """Where a step of a graph run stands, as the graph above the panes names it: its node,
+    its loop iteration, its best-of attempt ("" for steps of other runs)."""
+    if not step.node:
+        return ""
+    place = step.branch or step.node
+    return f"{place} · iteration {step.iteration}" if step.iteration else place
+
+
 class StepPane(HeaderToggleMixin, QFrame):
     """A step's card. Built from a :class:`StepState`; :meth:`sync` updates it from the same
     step later. GUI thread only. :attr:`expandedChanged` reports the new expanded state."""
@@ -123,6 +132,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.number.setStyleSheet(f"color: {muted}; font-weight: 600;")
         self.agent = QLabel(step.agent)
         self.agent.setStyleSheet("font-weight: 600; font-size: 14px;")
+        self.node = QLabel("")
+        """Where in a graph run this step is: ``check · iteration 2``, ``attempt#2``."""
+        self.node.setObjectName("StepNode")
+        self.node.setStyleSheet(f"color: {muted}; font-weight: 600;")
+        self.node.hide()
         self.model = QLabel("")
         self.model.setStyleSheet(f"color: {muted};")
         self.phase = QLabel("")
@@ -147,6 +161,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         row.addWidget(self.icon)
         row.addWidget(self.number)
         row.addWidget(self.agent)
+        row.addWidget(self.node)
         row.addWidget(self.model)
         row.addWidget(self.phase)
         row.addWidget(self.issues)
@@ -294,6 +309,12 @@ class StepPane(HeaderToggleMixin, QFrame):
         """Bring the pane up to date with ``step`` (cheap when little changed)."""
         self._step = step
         self._run_running = run_running
+        if self.agent.text() != step.agent:  # a graph run's extra iterations start unnamed
+            self.agent.setText(step.agent)
+        node = graph_place(step)
+        if node != self.node.text():
+            self.node.setText(node)
+            self.node.setVisible(bool(node))
         phase: str = step.phase
         if phase in ("running", "waiting") and not run_running:
             phase = "interrupted"  # a saved run that stopped mid-step: it will never finish

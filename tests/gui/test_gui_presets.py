@@ -71,7 +71,7 @@ def test_lists_each_source_and_built_ins_are_read_only(
     _click_row(qtbot, view, implement)
     assert view.editor.is_read_only()
     assert view.readonly_banner.isVisible()
-    assert view.header.chain.describe() == "scout → planner → worker"
+    assert view.header.graph.describe() == "scout → planner → worker"
     assert view.header.mode_badge.text() == "chain"
     assert view.header.arguments.text() == "Arguments: <what to build>"
     assert not view.header.save_button.isVisible()
@@ -79,7 +79,7 @@ def test_lists_each_source_and_built_ins_are_read_only(
 
     _click_row(qtbot, view, user_presets / "triage.yaml")
     assert not view.editor.is_read_only()
-    assert view.header.chain.describe() == "scout + reviewer"
+    assert view.header.graph.describe() == "scout + reviewer"
     view.preset_list.set_filter("judge")  # filters on name and description
     view.filter_field.setText("sort the")
     assert [e.name for e in view.preset_list.visible_entries()] == ["triage"]
@@ -125,7 +125,7 @@ def test_duplicating_a_built_in_gives_an_editable_copy_that_replaces_it(
         "implement-copy.yaml",
         "implement.yaml",
     ]
-    assert view.header.chain.describe() == "scout → worker"
+    assert view.header.graph.describe() == "scout → worker"
     assert dialogs.seen == []
 
 
@@ -151,7 +151,7 @@ def test_invalid_yaml_and_unknown_agents_are_shown_inline(
     )
     assert problem.kind() == "warning"
     assert problem.message().startswith("Line 1: Step 2: unknown agent 'ghost' (available: ")
-    assert view.header.chain.describe() == "scout + reviewer"  # the header shows the file
+    assert view.header.graph.describe() == "scout + reviewer"  # the header shows the file
 
     _replace_text(qtbot, view, "{name: triage, mode: sideways, steps: []}")
     assert problem.kind() == "error"
@@ -181,7 +181,7 @@ def test_new_preset_run_and_delete(
     assert created.is_file()
     assert view.editor.path() == created
     assert view.editor.problems() == []
-    assert view.header.chain.describe() == "scout → planner"
+    assert view.header.graph.describe() == "scout → planner"
 
     qtbot.mouseClick(view.header.run_button, Qt.MouseButton.LeftButton)
     dialog = window._launch_dialog
