@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from core.config.settings import Provider
+from core.config.settings import TELEMETRY_HEADERS_KEY, Provider, Settings
 
 SERVICE = "baton"
 
@@ -37,6 +37,14 @@ def api_key_for(provider: Provider) -> str | None:
     if provider.api_key_in_keyring:
         return _keyring_get(provider.name)
     return None
+
+
+def telemetry_headers(settings: Settings) -> str | None:
+    """The OTLP exporter's headers as stored from Settings ▸ Telemetry (``name=value,...``),
+    or None. ``OTEL_EXPORTER_OTLP_HEADERS`` is read by the exporter itself."""
+    if not settings.telemetry.headers_in_keyring:
+        return None
+    return _keyring_get(TELEMETRY_HEADERS_KEY)
 
 
 def store_api_key(provider_name: str, key: str) -> None:
