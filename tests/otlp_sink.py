@@ -50,6 +50,8 @@ class OtlpSink:
     def __init__(self) -> None:
         self.spans: list[ReceivedSpan] = []
         self.raw: list[bytes] = []
+        self.headers: list[dict[str, str]] = []
+        """Each request's HTTP headers (names lower-cased)."""
         self.requests = 0
         self._lock = threading.Condition()
         sink = self
@@ -73,6 +75,7 @@ class OtlpSink:
                 self.wfile.write(answer)
                 with sink._lock:
                     sink.raw.append(body)
+                    sink.headers.append({k.lower(): v for k, v in self.headers.items()})
                     sink.spans.extend(received)
                     sink.requests += 1
                     sink._lock.notify_all()
