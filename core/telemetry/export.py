@@ -118,9 +118,12 @@ def trace_subscriber(
     builder = TraceBuilder(capture_content=config.capture_content)
 
     def export(event: Event) -> None:
-        for span in builder.feed(event):
+        spans = builder.feed(event)
+        if not spans:
+            return
+        for span in spans:
             chosen.on_end(span)
-        if isinstance(event, RunFinished):
+        if isinstance(event, RunFinished):  # the run's trace is complete: send it now
             threading.Thread(target=chosen.force_flush, name="trace-flush", daemon=True).start()
 
     return export

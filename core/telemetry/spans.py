@@ -173,7 +173,6 @@ class TraceBuilder:
         self._handlers: dict[str, Callable[[Any], list[ReadableSpan]]] = {
             "run_started": self._run_started,
             "step_started": self._step_started,
-            "text_delta": self._text,
             "tool_call_started": self._tool_started,
             "tool_call_finished": self._tool_finished,
             "approval_requested": self._approval_requested,
@@ -187,6 +186,8 @@ class TraceBuilder:
             "step_finished": self._step_finished,
             "run_finished": self._run_finished,
         }
+        if capture_content:  # text is kept only to be copied; without content it costs nothing
+            self._handlers["text_delta"] = self._text
 
     # ---------------------------------------------------------------------------- public API
 
@@ -194,12 +195,14 @@ class TraceBuilder:
     def trace_id(self) -> int | None:
         return trace_id(self._start.run_id) if self._start is not None else None
 
-    def feed(self, event: Event) -> list[ReadableSpan]:
-        """The spans ``event`` ends (most events end none)."""
+    def feed(self, event: Event) -> Sequence[ReadableSpan]:
+        """The spans ``event`` ends (most events end none). Called for every event of a live
+        run, so the events that matter nothing here (deltas, tool output) cost one lookup."""
         handler = self._handlers.get(event.type)
         if handler is None or (self._start is None and event.type != "run_started"):
-            return []
-        self._last_ts = max(self._last_ts, event.ts)
+            return ()
+        if event.ts > self._last_ts:
+            self._last_ts = event.ts
         return handler(event)
 
     def close(self) -> list[ReadableSpan]:
@@ -228,7 +231,7 @@ class TraceBuilder:
         return self._origin_ns + int(ts * 1e9)
 
     def _text(self, event: TextDelta) -> list[ReadableSpan]:
-        if self.capture_content and event.parent_call_id is None and event.step in self._steps:
+        if event.parent_call_id is None and event.step in self._steps:
             self._steps[event.step].text.append(event.text)
         return []
 
@@ -585,5 +588,5 @@ def spans_of_run(
     builder = TraceBuilder(capture_content=capture_content, scrub=scrub)
     spans: list[ReadableSpan] = []
     for event in events:
-        spans += builder.feed(event)
+        spans.extend(builder.feed(event))
     return spans + builder.close()
