@@ -24,7 +24,7 @@ from core.config.settings import Settings
 from core.model.events import Event
 from core.record.run_files import load_run, run_file
 from core.telemetry.export import otlp_json, trace_subscriber
-from core.telemetry.spans import GEN_AI_ATTRIBUTES_USED, spans_of_run
+from core.telemetry.spans import gen_ai_attributes_used, spans_of_run
 from core.telemetry.switch import TelemetryConfig
 from core.telemetry.trace_ids import step_span_id, trace_id
 from tests.llm_server import LLMServer
@@ -193,7 +193,7 @@ def test_every_gen_ai_attribute_exists_in_the_semantic_conventions() -> None:
         for name, value in vars(gen_ai_attributes).items()
         if name.startswith("GEN_AI_") and isinstance(value, str)
     }
-    assert set(GEN_AI_ATTRIBUTES_USED) <= known
+    assert set(gen_ai_attributes_used()) <= known
     operations = {v.value for v in gen_ai_attributes.GenAiOperationNameValues}
     assert {"invoke_workflow", "invoke_agent", "chat", "execute_tool"} <= operations
 
@@ -206,4 +206,4 @@ async def test_every_gen_ai_attribute_a_run_emits_is_listed(
     emitted = {
         key for span in spans for key in (span.attributes or {}) if key.startswith("gen_ai.")
     }
-    assert emitted <= set(GEN_AI_ATTRIBUTES_USED)
+    assert emitted <= set(gen_ai_attributes_used())

@@ -16,7 +16,8 @@ Times come from the events (``started_at`` plus each event's ``ts``), ids from
 redacted (the publisher, or ``redact_all`` for a saved file); ``scrub`` is applied again to
 every text the builder copies. Message content is copied only with ``capture_content``.
 
-This module imports the OpenTelemetry SDK: import it only when export is on.
+The OpenTelemetry SDK is imported by the first builder (:func:`load_sdk`), not by importing
+this module.
 """
 
 from __future__ import annotations
@@ -25,14 +26,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
-
-from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Event as SpanEvent
-from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
-from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+from typing import TYPE_CHECKING, Any
 
 from core.model.events import (
     ApprovalRequested,
@@ -55,36 +49,79 @@ from core.model.events import (
 )
 from core.telemetry.trace_ids import run_span_id, span_id, step_span_id, trace_id
 
+if TYPE_CHECKING:
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import Event as SpanEvent
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+    from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+
+def load_sdk() -> None:
+    """Bind the SDK's names in this module (once; the first builder does it).
+
+    Every core module must import on a machine without the extras (tests/test_layering.py),
+    and this one is imported only when traces are on, so the SDK is imported here rather
+    than at the top; the names above are for the type checker."""
+    if "ReadableSpan" in globals():
+        return
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import Event as SpanEvent
+    from opentelemetry.sdk.trace import ReadableSpan
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+    from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
+
+    globals().update(
+        Resource=Resource,
+        SpanEvent=SpanEvent,
+        ReadableSpan=ReadableSpan,
+        InstrumentationScope=InstrumentationScope,
+        gen_ai=gen_ai,
+        Link=Link,
+        SpanContext=SpanContext,
+        SpanKind=SpanKind,
+        Status=Status,
+        StatusCode=StatusCode,
+        TraceFlags=TraceFlags,
+    )
+
+
 Attributes = dict[str, str | bool | int | float]
 MAX_TEXT = 16_000
 """Characters of one copied text at most (a tool's whole output is the run file's job)."""
-SCOPE = InstrumentationScope("baton")
-OPERATION = gen_ai.GenAiOperationNameValues
+SCOPE_NAME = "baton"
 BATON_BACKEND = "baton.backend"
 BATON_COST = "baton.usage.cost_usd"
 BATON_DECISION = "baton.approval.decision"
 BATON_DECIDED_BY = "baton.approval.decided_by"
 BATON_RULE = "baton.approval.rule"
 BATON_LINK = "baton.link.kind"
-GEN_AI_ATTRIBUTES_USED = (
-    gen_ai.GEN_AI_OPERATION_NAME,
-    gen_ai.GEN_AI_WORKFLOW_NAME,
-    gen_ai.GEN_AI_AGENT_NAME,
-    gen_ai.GEN_AI_REQUEST_MODEL,
-    gen_ai.GEN_AI_RESPONSE_MODEL,
-    gen_ai.GEN_AI_CONVERSATION_ID,
-    gen_ai.GEN_AI_USAGE_INPUT_TOKENS,
-    gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS,
-    gen_ai.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
-    gen_ai.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
-    gen_ai.GEN_AI_TOOL_NAME,
-    gen_ai.GEN_AI_TOOL_CALL_ID,
-    gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS,
-    gen_ai.GEN_AI_TOOL_CALL_RESULT,
-    gen_ai.GEN_AI_INPUT_MESSAGES,
-    gen_ai.GEN_AI_OUTPUT_MESSAGES,
-)
-"""Every ``gen_ai.*`` attribute this module sets (a test checks them against the package)."""
+
+
+def gen_ai_attributes_used() -> tuple[str, ...]:
+    """Every ``gen_ai.*`` attribute this module sets (a test checks them against the
+    package)."""
+    load_sdk()
+    return (
+        gen_ai.GEN_AI_OPERATION_NAME,
+        gen_ai.GEN_AI_WORKFLOW_NAME,
+        gen_ai.GEN_AI_AGENT_NAME,
+        gen_ai.GEN_AI_REQUEST_MODEL,
+        gen_ai.GEN_AI_RESPONSE_MODEL,
+        gen_ai.GEN_AI_CONVERSATION_ID,
+        gen_ai.GEN_AI_USAGE_INPUT_TOKENS,
+        gen_ai.GEN_AI_USAGE_OUTPUT_TOKENS,
+        gen_ai.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+        gen_ai.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
+        gen_ai.GEN_AI_TOOL_NAME,
+        gen_ai.GEN_AI_TOOL_CALL_ID,
+        gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS,
+        gen_ai.GEN_AI_TOOL_CALL_RESULT,
+        gen_ai.GEN_AI_INPUT_MESSAGES,
+        gen_ai.GEN_AI_OUTPUT_MESSAGES,
+    )
 
 
 def _resource() -> Resource:
@@ -158,6 +195,7 @@ class TraceBuilder:
         scrub: Callable[[str], str] = lambda text: text,
         resource: Resource | None = None,
     ) -> None:
+        load_sdk()
         self.capture_content = capture_content
         self._scrub = scrub
         self._resource = resource if resource is not None else _resource()
@@ -272,7 +310,7 @@ class TraceBuilder:
             status=status if status is not None else Status(StatusCode.UNSET),
             start_time=self._ns(start),
             end_time=self._ns(max(end, start)),
-            instrumentation_scope=SCOPE,
+            instrumentation_scope=InstrumentationScope(SCOPE_NAME),
         )
 
     def _event(self, name: str, ts: float, attributes: Attributes) -> SpanEvent:
@@ -294,7 +332,7 @@ class TraceBuilder:
         assert start is not None
         workflow = start.preset or start.mode
         attributes: Attributes = {
-            gen_ai.GEN_AI_OPERATION_NAME: OPERATION.INVOKE_WORKFLOW.value,
+            gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.INVOKE_WORKFLOW.value,
             gen_ai.GEN_AI_WORKFLOW_NAME: workflow,
             "baton.run_id": start.run_id,
             "baton.mode": start.mode,
@@ -365,7 +403,7 @@ class TraceBuilder:
         ]
         step.tools.clear()
         attributes: Attributes = {
-            gen_ai.GEN_AI_OPERATION_NAME: OPERATION.INVOKE_AGENT.value,
+            gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value,
             gen_ai.GEN_AI_AGENT_NAME: step.agent,
             BATON_BACKEND: step.backend,
             "baton.step": step.number,
@@ -464,7 +502,7 @@ class TraceBuilder:
         assert self._start is not None
         model = event.usage.model or step.model
         attributes: Attributes = {
-            gen_ai.GEN_AI_OPERATION_NAME: OPERATION.CHAT.value,
+            gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.CHAT.value,
             BATON_BACKEND: step.backend,
             **_usage_attributes(event.usage),
         }
@@ -521,7 +559,7 @@ class TraceBuilder:
     ) -> ReadableSpan:
         assert self._start is not None
         attributes: Attributes = {
-            gen_ai.GEN_AI_OPERATION_NAME: OPERATION.EXECUTE_TOOL.value,
+            gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value,
             gen_ai.GEN_AI_TOOL_NAME: tool.tool,
             gen_ai.GEN_AI_TOOL_CALL_ID: call_id,
             "baton.status": status,
