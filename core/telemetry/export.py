@@ -168,7 +168,7 @@ def otlp_json(events: Iterable[Event], *, capture_content: bool = False) -> str:
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
     message = MessageToDict(encode_spans(spans), use_integers_for_enums=True)
-    return json.dumps(_hex_ids(message), ensure_ascii=False, indent=1)
+    return json.dumps(_hex_ids(message), ensure_ascii=False)  # one line: JSON Lines readers
 
 
 _ID_FIELDS = frozenset({"traceId", "spanId", "parentSpanId"})

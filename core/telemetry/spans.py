@@ -142,6 +142,13 @@ def _messages(role: str, text: str, finish: str | None = None) -> str:
     return json.dumps([message], ensure_ascii=False)
 
 
+def _why(status: str, attributes: Attributes) -> str:
+    """A failed tool call's status line: who denied it, when it was denied."""
+    if attributes.get(BATON_DECISION) == "deny":
+        return f"denied by {attributes.get(BATON_DECIDED_BY, 'the gate')}"
+    return status
+
+
 def _usage_attributes(usage: UsageStats) -> Attributes:
     """The conventions count cached input in ``input_tokens`` (Baton's ``input`` leaves it out,
     as Anthropic reports it), and name the cached parts apart."""
@@ -577,7 +584,7 @@ class TraceBuilder:
             end,
             attributes,
             events=tool.events,
-            status=Status(StatusCode.ERROR, status) if status != "ok" else None,
+            status=Status(StatusCode.ERROR, _why(status, attributes)) if status != "ok" else None,
         )
 
     def _decided(self, event: Event, call_id: str | None, attrs: Attributes, name: str) -> None:
