@@ -67,18 +67,18 @@ class OtlpSink:
                     for scope in resource.scope_spans
                     for span in scope.spans
                 ]
+                with sink._lock:  # kept before answering: an exporter's flush then means here
+                    sink.raw.append(body)
+                    sink.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    sink.spans.extend(received)
+                    sink.requests += 1
+                    sink._lock.notify_all()
                 answer = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-protobuf")
                 self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
                 self.wfile.write(answer)
-                with sink._lock:
-                    sink.raw.append(body)
-                    sink.headers.append({k.lower(): v for k, v in self.headers.items()})
-                    sink.spans.extend(received)
-                    sink.requests += 1
-                    sink._lock.notify_all()
 
             def log_message(self, *args: Any) -> None:
                 pass

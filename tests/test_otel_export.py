@@ -82,3 +82,25 @@ def test_an_endpoint_that_refuses_is_an_error_with_its_address() -> None:
     assert config is not None
     with pytest.raises(OSError, match=r"127\.0\.0\.1:9"):
         export.send_test_trace(config)
+
+
+async def test_a_remote_batch_item_is_exported_once_by_the_supervisor(
+    sink: OtlpSink, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The worker's runner is unrecorded: the supervisor, which writes the run file, exports
+    the run; the worker only passes its steps the trace context. One trace per item, once."""
+    from core.config.settings import save_settings
+    from tests.test_batch_seam import InProcessRemote, echo, run_batch
+
+    save_settings(llm_server.settings())
+    llm_server.responder = echo
+    batch = await run_batch(llm_server.settings(), tmp_path, InProcessRemote())
+    assert batch.counts() == {"ok": 2}
+    per_item = 1 + 2 + 2  # scout-and-plan: the run, 2 steps, 1 request each
+    spans = sink.wait_for(2 * per_item)
+    assert export.flush()
+    assert len(sink.spans) == len(spans) == 2 * per_item
+    traces = {f"{trace_id(item.run_id):032x}" for item in batch.items}
+    assert {s.trace_id for s in spans} == traces
+    roots = [s for s in spans if s.parent_id is None]
+    assert [s.attributes["baton.batch_id"] for s in roots] == [batch.id, batch.id]

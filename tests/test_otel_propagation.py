@@ -54,7 +54,6 @@ async def test_claude_code_s_spans_nest_under_the_step(
                 backend="claude",
             ),
             settings=Settings(claude_path=str(claude)),
-            record=False,
         )
         finished = await runner.run()
     assert finished.status == "ok", finished.error

@@ -112,9 +112,11 @@ class Runner:
         self._parent = current_parent()
         """The step of another run that started this process (an agent ran `baton run`)."""
         self.listeners = list(listeners)
-        self._traces = traces_for_run(self.settings)
-        """Trace export (architecture: "Traces"): one more subscriber, when it is on."""
-        if self._traces is not None:
+        self._traces = traces_for_run(self.settings, export=record)
+        """Trace export (architecture: "Traces"): one more subscriber of a recorded run, when
+        it is on (an unrecorded run is recorded, and exported, by whoever receives its
+        events: the batch supervisor of a Ray item)."""
+        if self._traces is not None and self._traces.subscriber is not None:
             self.listeners.append(self._traces.subscriber)
         self._record = record
         self._agents = agents

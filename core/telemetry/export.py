@@ -230,9 +230,10 @@ def send_test_trace(config: TelemetryConfig) -> str:
 
 
 class RunTraces:
-    """A run's share of trace export: its subscriber and its CLI steps' environment."""
+    """A run's share of trace export: its subscriber (None where another process records
+    the run and exports it) and its CLI steps' environment."""
 
-    def __init__(self, config: TelemetryConfig, subscriber: Callable[[Event], None]) -> None:
+    def __init__(self, config: TelemetryConfig, subscriber: Callable[[Event], None] | None) -> None:
         self.config = config
         self.subscriber = subscriber
 
@@ -242,10 +243,14 @@ class RunTraces:
         return trace_environment(run_id, step, self.config)
 
 
-def traces_for_run(settings: Settings) -> RunTraces | None:
-    """What a starting run needs to be exported, or None when traces are off."""
+def traces_for_run(settings: Settings, *, export: bool = True) -> RunTraces | None:
+    """What a starting run needs, or None when traces are off. ``export`` False: the run is
+    recorded elsewhere (a batch item on a Ray worker: the supervisor that writes its run file
+    exports it), so only its steps' trace context is needed here."""
     config = telemetry_config(settings)
     if config is None:
         return None
+    if not export:
+        return RunTraces(config, None)
     subscriber = trace_subscriber(settings, config=config)
     return RunTraces(config, subscriber) if subscriber is not None else None
