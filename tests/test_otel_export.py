@@ -16,7 +16,7 @@ except ImportError:
     if os.environ.get("BATON_REQUIRE_EXTRAS") == "1":
         raise
     pytest.skip(
-        "OpenTelemetry is not installed: pip install 'baton[otel]'", allow_module_level=True
+        "the otel extra is not installed (pip install 'baton[otel]')", allow_module_level=True
     )
 
 from core.config.settings import Settings

@@ -119,3 +119,42 @@ def test_with_traces_off_a_run_never_imports_opentelemetry(
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_without_the_extra_a_run_with_traces_asked_for_warns_and_runs(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """OTEL_EXPORTER_OTLP_ENDPOINT set on a machine without ``baton[otel]``: the run goes on,
+    and the log says how to install the extra (the SDK blocked in a fresh interpreter)."""
+    llm_server.queue(Reply.answer("done"))
+    script = textwrap.dedent(
+        f"""
+        import asyncio, importlib.abc, logging, sys
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name.split(".")[0] == "opentelemetry":
+                    raise ModuleNotFoundError(name, name=name)
+        sys.meta_path.insert(0, Block())
+        logging.basicConfig(level=logging.WARNING)
+        from pathlib import Path
+        from core.config.settings import Settings
+        from core.run.run_request import RunRequest, StepSpec
+        from core.run.runner import Runner
+        settings = Settings.model_validate({{
+            "providers": [{{"name": "test", "base_url": {llm_server.base_url!r}}}],
+            "default_model": "test-model",
+        }})
+        request = RunRequest(mode="single", steps=[StepSpec(agent="planner", task="hi")],
+                             cwd=Path({str(tmp_path)!r}))
+        finished = asyncio.run(Runner(request, settings=settings).run())
+        print(finished.status)
+        """
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    environment.update(PYTHONPATH=str(REPO), OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9")
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=environment, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "ok"
+    assert "pip install 'baton[otel]'" in done.stderr
