@@ -8,6 +8,7 @@ drops links on read-back, see tests/test_otel_phoenix.py). Needs the ``otel`` ex
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -50,6 +51,8 @@ class OtlpSink:
     def __init__(self) -> None:
         self.spans: list[ReceivedSpan] = []
         self.raw: list[bytes] = []
+        self.paths: list[str] = []
+        """Each request's path (a sender of metrics or logs shows here, not in ``spans``)."""
         self.headers: list[dict[str, str]] = []
         """Each request's HTTP headers (names lower-cased)."""
         self.requests = 0
@@ -60,7 +63,8 @@ class OtlpSink:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 message = ExportTraceServiceRequest()
-                message.ParseFromString(body)
+                if self.path == "/v1/traces":
+                    message.ParseFromString(body)
                 received = [
                     ReceivedSpan(span)
                     for resource in message.resource_spans
@@ -68,6 +72,7 @@ class OtlpSink:
                     for span in scope.spans
                 ]
                 with sink._lock:  # kept before answering: an exporter's flush then means here
+                    sink.paths.append(self.path)
                     sink.raw.append(body)
                     sink.headers.append({k.lower(): v for k, v in self.headers.items()})
                     sink.spans.extend(received)
@@ -96,6 +101,14 @@ class OtlpSink:
             if not self._lock.wait_for(lambda: len(self.spans) >= count, timeout):
                 raise TimeoutError(f"{len(self.spans)} of {count} spans within {timeout} s")
             return list(self.spans)
+
+    def wait_until(
+        self, predicate: Callable[[list[ReceivedSpan]], bool], timeout: float = 60.0
+    ) -> None:
+        """Block until ``predicate(spans received)`` holds (re-checked as requests arrive)."""
+        with self._lock:
+            if not self._lock.wait_for(lambda: predicate(self.spans), timeout):
+                raise TimeoutError(f"condition not met within {timeout} s")
 
     def __enter__(self) -> OtlpSink:
         self._thread.start()

@@ -23,6 +23,7 @@ this module.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -131,7 +132,9 @@ def _resource() -> Resource:
         baton_version = version("baton")
     except PackageNotFoundError:
         baton_version = "dev"
-    return Resource.create({"service.name": "baton", "service.version": baton_version})
+    # OTEL_RESOURCE_ATTRIBUTES is merged in by the SDK; OTEL_SERVICE_NAME names the service.
+    name = os.environ.get("OTEL_SERVICE_NAME") or "baton"
+    return Resource.create({"service.name": name, "service.version": baton_version})
 
 
 def _messages(role: str, text: str, finish: str | None = None) -> str:

@@ -54,8 +54,6 @@ def trace_environment(run_id: str, step: int, config: TelemetryConfig) -> dict[s
         "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
         "CLAUDE_CODE_ENHANCED_TELEMETRY_BETA": "1",
         "OTEL_TRACES_EXPORTER": "otlp",
-        "OTEL_METRICS_EXPORTER": "none",
-        "OTEL_LOGS_EXPORTER": "none",
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
     }
     if config.traces_url is not None:
