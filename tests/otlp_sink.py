@@ -118,3 +118,19 @@ class OtlpSink:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
+
+
+def serve_until_stdin_closes() -> None:
+    """``python -m tests.otlp_sink``: a receiver in its own process (a benchmark must not pay
+    for decoding what it sends). Prints its endpoint, serves until stdin closes, then prints
+    how many spans it received."""
+    import sys
+
+    with OtlpSink() as sink:
+        print(sink.endpoint, flush=True)
+        sys.stdin.read()
+    print(len(sink.spans), flush=True)
+
+
+if __name__ == "__main__":
+    serve_until_stdin_closes()

@@ -210,6 +210,8 @@ class TraceBuilder:
         self._scrub = scrub
         self._resource = resource if resource is not None else _resource()
         self._start: RunStarted | None = None
+        self._trace = 0
+        """The run's trace id (derived once: every span needs it)."""
         self._origin_ns = 0
         self._last_ts = 0.0
         self._steps: dict[int, _Step] = {}
@@ -287,9 +289,8 @@ class TraceBuilder:
         return self._scrub(text[:MAX_TEXT])
 
     def _context(self, span: int) -> SpanContext:
-        assert self._start is not None
         return SpanContext(
-            trace_id(self._start.run_id),
+            self._trace,
             span,
             is_remote=False,
             trace_flags=TraceFlags(TraceFlags.SAMPLED),
@@ -330,6 +331,7 @@ class TraceBuilder:
 
     def _run_started(self, event: RunStarted) -> list[ReadableSpan]:
         self._start = event
+        self._trace = trace_id(event.run_id)
         try:
             origin = datetime.fromisoformat(event.started_at).timestamp()
         except ValueError:
