@@ -85,6 +85,10 @@ class StepContext:
     a CLI backend must not load the project's settings, hooks or servers at all
     (:mod:`core.safety.checkout_programs`)."""
 
+    trace_environment: dict[str, str] = field(default_factory=dict)
+    """Variables a CLI step's process gets so its own traces nest under the step's span
+    (``TRACEPARENT``, :mod:`core.telemetry.trace_ids`); empty when traces are off."""
+
     def checkout_trusted(self) -> bool:
         """Whether the CLI may load what the folder's settings name: trusted, and unchanged
         since (an earlier step may have rewritten them)."""

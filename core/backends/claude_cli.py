@@ -210,7 +210,8 @@ class ClaudeBackend:
             argv = build_command(executable, ctx, prompt_file)
             tag = new_tag()
             become_subreaper()  # what Claude's bash leaves behind is re-parented to Baton
-            env = cli_environment(CLAUDE_PROVIDER_KEYS, ctx.agent.env) | {TAG_VARIABLE: tag}
+            env = cli_environment(CLAUDE_PROVIDER_KEYS, ctx.agent.env) | ctx.trace_environment
+            env[TAG_VARIABLE] = tag
             try:
                 proc = await asyncio.create_subprocess_exec(
                     *argv,

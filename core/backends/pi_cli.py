@@ -288,7 +288,7 @@ class PiBackend:
                 process = await asyncio.create_subprocess_exec(
                     *argv,
                     cwd=ctx.cwd,
-                    env=cli_environment(PI_PROVIDER_KEYS, ctx.agent.env),
+                    env=cli_environment(PI_PROVIDER_KEYS, ctx.agent.env) | ctx.trace_environment,
                     stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE,
                     stderr=asyncio.subprocess.PIPE,

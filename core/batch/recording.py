@@ -34,6 +34,7 @@ from core.record.publisher import EventListener, EventPublisher, RunFileSink
 from core.record.run_files import RunIndex, RunWriter
 from core.record.run_state import RunState
 from core.safety.redaction import Redactor
+from core.telemetry.export import traces_for_run
 
 WORKER_LOST = "the worker running this item ended before the item did"
 
@@ -49,8 +50,12 @@ class RemoteRecording:
         writer = RunWriter(job.run_id)
         self._path = writer.path
         self._lock: LivenessLock | None = LivenessLock(writer.path)
+        subscribers = list(listeners)
+        traces = traces_for_run(settings)  # exported here, where the run file is written
+        if traces is not None and traces.subscriber is not None:
+            subscribers.append(traces.subscriber)
         self._publisher = EventPublisher(
-            Redactor.for_settings(settings), RunFileSink(writer), list(listeners)
+            Redactor.for_settings(settings), RunFileSink(writer), subscribers
         )
         self._index = RunIndex()
         self._state = RunState()

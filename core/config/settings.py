@@ -136,6 +136,28 @@ class CheckpointSettings(BaseModel):
     """A folder outside git larger than this is not snapshotted (the run says so)."""
 
 
+class TelemetrySettings(BaseModel):
+    """Runs exported as OpenTelemetry traces (see :mod:`core.telemetry`). The standard
+    ``OTEL_*`` environment variables turn export on too; these are the window's switch.
+
+    The headers (often an API key) are a secret: they live in the system keyring under
+    :data:`TELEMETRY_HEADERS_KEY`, never in this file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    endpoint: str | None = None
+    """The OTLP/HTTP base address (``http://127.0.0.1:6006``); ``/v1/traces`` is added."""
+    headers_in_keyring: bool = False
+    """``name=value,name=value`` (the ``OTEL_EXPORTER_OTLP_HEADERS`` form) is in the keyring."""
+    capture_content: bool = False
+    """Put messages and tool arguments (redacted) on the spans; off: names and figures only."""
+
+
+TELEMETRY_HEADERS_KEY = "otel-exporter-headers"
+"""The keyring user (service ``baton``) holding the OTLP headers."""
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -154,6 +176,7 @@ class Settings(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     checkpoints: CheckpointSettings = Field(default_factory=CheckpointSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
 
     def effective_policy(self) -> dict[str, PolicyValue]:
         return {**DEFAULT_POLICY, **self.policy}

@@ -79,6 +79,7 @@ from core.run.step_execution import consume, supervise
 from core.safety.approvals import ApprovalGate, Responder, deny_all
 from core.safety.nesting import current_parent
 from core.safety.rule_store import RuleStore
+from core.telemetry.export import traces_for_run
 from core.workspace.checkpoints import RunCheckpoints
 from core.workspace.worktrees import WorktreeError, create_worktree
 
@@ -116,6 +117,12 @@ class Runner:
         self._parent = current_parent()
         """The step of another run that started this process (an agent ran `baton run`)."""
         self.listeners = list(listeners)
+        self._traces = traces_for_run(self.settings, export=record)
+        """Trace export (architecture: "Traces"): one more subscriber of a recorded run, when
+        it is on (an unrecorded run is recorded, and exported, by whoever receives its
+        events: the batch supervisor of a Ray item)."""
+        if self._traces is not None and self._traces.subscriber is not None:
+            self.listeners.append(self._traces.subscriber)
         self._record = record
         self._agents = agents
         self._presets = presets
@@ -447,6 +454,9 @@ class Runner:
             budget=self.budget,
             continues=step.spec.continues,
             checkout_trust=step.checkout_trust,
+            trace_environment=(
+                self._traces.step_environment(self.run_id, index) if self._traces else {}
+            ),
         )
         self._emit_step_started(index, step, task)
         if step.spec.continues is not None:  # the follow-up, shown as said

@@ -29,10 +29,12 @@ SECRET_NAME = re.compile(
         .*_API_KEY | .*APIKEY.* | .*_API_KEY_.* | .*_KEY | .*_TOKEN | .*_TOKEN_.* | GITHUB_TOKEN
         | .*_SECRET | .*_SECRET_.* | .*SECRET_KEY.* | .*PASSWORD.* | .*PASSWD.*
         | .*_ACCESS_KEY.* | .*_PRIVATE_KEY | .*CREDENTIALS? | AWS_.*
+        | OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS
     )$""",
     re.IGNORECASE | re.VERBOSE,
 )
-"""Names that hold credentials by convention (``*_KEY``, ``*_TOKEN``, ``AWS_*``...)."""
+"""Names that hold credentials by convention (``*_KEY``, ``*_TOKEN``, ``AWS_*``...), and the
+OTLP exporter's headers (a telemetry service's API key travels there)."""
 
 
 def is_secret_name(name: str) -> bool:

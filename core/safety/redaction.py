@@ -72,7 +72,10 @@ FRAGMENT = 12
 """Texts longer than this are checked for encoded forms with substring searches first."""
 """A URL still waiting for its ``@`` is released anyway after this many characters."""
 
-_SECRET_NAME = re.compile(r"(API_KEY|TOKEN|SECRET)$|PASSWORD|^AWS_", re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"(API_KEY|TOKEN|SECRET)$|PASSWORD|^AWS_|^OTEL_EXPORTER_OTLP_(?:[A-Z]+_)?HEADERS$",
+    re.IGNORECASE,
+)
 _NOT_SECRET_NAMES = frozenset({"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"})
 """``AWS_*`` settings that name things rather than prove identity."""
 
@@ -88,8 +91,26 @@ _BEARER_TAIL = re.compile(r"\b[Bb](?:e(?:a(?:r(?:e(?:r\s*[A-Za-z0-9._~+/=\-]*)?)
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable's name says it holds a secret: ``*_API_KEY``,
     ``*_TOKEN`` (``GITHUB_TOKEN``), ``*_SECRET`` (also without the underscore),
-    ``*PASSWORD*``, ``AWS_*`` (except the region and profile names)."""
+    ``*PASSWORD*``, ``AWS_*`` (except the region and profile names), the OTLP exporter's
+    headers (``OTEL_EXPORTER_OTLP_HEADERS``: ``name=value`` pairs, see :func:`header_values`)."""
     return bool(_SECRET_NAME.search(name)) and name.upper() not in _NOT_SECRET_NAMES
+
+
+def header_values(headers: str) -> list[str]:
+    """The values of an OTLP headers string (``api_key=abc,authorization=Bearer%20xyz``),
+    each also as percent-decoded, so a key in a header is hidden however it is written."""
+    from urllib.parse import unquote
+
+    values: list[str] = []
+    for pair in headers.split(","):
+        _, _, value = pair.partition("=")
+        for form in {value.strip(), unquote(value).strip()}:
+            if form:
+                values.append(form)
+                bearer = form.removeprefix("Bearer ").removeprefix("bearer ").strip()
+                if bearer and bearer != form:
+                    values.append(bearer)
+    return values
 
 
 def url_password(url: str) -> str | None:
@@ -146,13 +167,16 @@ class Redactor:
         """Values of secret-named environment variables, plus ``extra``."""
         environ = os.environ if environ is None else environ
         values = [v.strip() for k, v in environ.items() if is_secret_name(k)]
+        for name, value in environ.items():
+            if name.upper().startswith("OTEL_EXPORTER_OTLP_") and name.upper().endswith("HEADERS"):
+                values += header_values(value)
         return cls([*values, *extra])
 
     @classmethod
     def for_settings(cls, settings: Settings) -> Redactor:
         """Everything a run could leak: the providers' keys (environment or keyring), the
         credentials inside their ``base_url``, and secret-named environment variables."""
-        from core.safety.secrets import api_key_for  # keyring is imported lazily there
+        from core.safety.secrets import api_key_for, telemetry_headers  # keyring: lazily
 
         providers = list(settings.providers)
         default = settings.provider()
@@ -161,6 +185,9 @@ class Redactor:
         extra: list[str] = []
         for provider in providers:
             extra += [v for v in (api_key_for(provider), url_password(provider.base_url)) if v]
+        headers = telemetry_headers(settings)
+        if headers:
+            extra += [headers, *header_values(headers)]
         return cls.from_environment(extra)
 
     @classmethod

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from core.config.settings import Provider
+from core.config.settings import TELEMETRY_HEADERS_KEY, Provider, Settings
 
 SERVICE = "baton"
 
@@ -37,6 +37,28 @@ def api_key_for(provider: Provider) -> str | None:
     if provider.api_key_in_keyring:
         return _keyring_get(provider.name)
     return None
+
+
+def telemetry_headers(settings: Settings) -> str | None:
+    """The OTLP exporter's headers as stored from Settings ▸ Telemetry (``name=value,...``),
+    or None. ``OTEL_EXPORTER_OTLP_HEADERS`` is read by the exporter itself."""
+    if not settings.telemetry.headers_in_keyring:
+        return None
+    return stored_telemetry_headers()
+
+
+def stored_telemetry_headers() -> str | None:
+    """The OTLP headers in the keyring, whatever the settings say (Send a test trace)."""
+    return _keyring_get(TELEMETRY_HEADERS_KEY)
+
+
+def store_telemetry_headers(headers: str) -> None:
+    """Keep the OTLP headers (``name=value,...``) in the keyring; raises :class:`SecretsError`."""
+    store_api_key(TELEMETRY_HEADERS_KEY, headers)
+
+
+def delete_telemetry_headers() -> None:
+    delete_api_key(TELEMETRY_HEADERS_KEY)
 
 
 def store_api_key(provider_name: str, key: str) -> None:

@@ -1,7 +1,8 @@
 """The settings dialog: ``config.yaml`` as a form (architecture: "File formats"), validated as you
 type.
 
-Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects. On every
+Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects, Telemetry
+(:mod:`gui.settings.settings_telemetry`: its headers are a secret like a key). On every
 edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`
 (plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
@@ -40,7 +41,13 @@ from PySide6.QtWidgets import (
 
 from core.config.settings import Settings, SettingsError, config_path, load_settings, save_settings
 from core.safety.rule_store import RuleStore
-from core.safety.secrets import SecretsError, delete_api_key, store_api_key
+from core.safety.secrets import (
+    SecretsError,
+    delete_api_key,
+    delete_telemetry_headers,
+    store_api_key,
+    store_telemetry_headers,
+)
 from core.safety.trust import TrustStore
 from gui import theme
 from gui.settings.settings_fields import ErrorList
@@ -48,6 +55,7 @@ from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
+from gui.settings.settings_telemetry import TelemetryPage
 from gui.theme import icons
 from gui.widgets import Banner
 
@@ -84,6 +92,7 @@ class SettingsDialog(QDialog):
         self.tools = ToolsPage(which)
         self.limits = LimitsPage()
         self.trust = TrustPage(trust_store)
+        self.telemetry = TelemetryPage()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self._pages: list[tuple[Page | ProvidersPage, str]] = [
@@ -94,6 +103,7 @@ class SettingsDialog(QDialog):
             (self.tools, "Tools"),
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
+            (self.telemetry, "Telemetry"),
         ]
         # Error marks no taller than the tab text: a tab gaining or losing its mark never
         # changes the tab bar's height, so the page under it never moves.
@@ -132,7 +142,15 @@ class SettingsDialog(QDialog):
         self.providers.modelsListed.connect(
             lambda models: self.models.add_models(models, choose_first=False)
         )
-        pages = (self.models, self.permissions, self.rules, self.tools, self.limits, self.trust)
+        pages = (
+            self.models,
+            self.permissions,
+            self.rules,
+            self.tools,
+            self.limits,
+            self.trust,
+            self.telemetry,
+        )
         for page in pages:
             page.changed.connect(self.validate)
         self.resize(820, 560)
@@ -206,6 +224,14 @@ class SettingsDialog(QDialog):
             self._set_summary(str(error), error=True)
             self.providers.errors.mark(self.providers.key_edit, str(error))
             return False
+        headers, forget_headers = self.telemetry.header_changes()
+        if headers is not None:
+            try:
+                store_telemetry_headers(headers)
+            except SecretsError as error:
+                self._set_summary(str(error), error=True)
+                self.telemetry.errors.mark(self.telemetry.headers, str(error))
+                return False
         try:
             save_settings(settings, self.path)
         except (OSError, ValueError) as error:
@@ -216,6 +242,10 @@ class SettingsDialog(QDialog):
             with contextlib.suppress(SecretsError):
                 delete_api_key(name)
         self.providers.keys_stored()
+        if forget_headers:
+            with contextlib.suppress(SecretsError):
+                delete_telemetry_headers()
+        self.telemetry.headers_saved()
         self.trust.apply()
         self.rules.apply()
         self.load_error = None
@@ -228,6 +258,7 @@ class SettingsDialog(QDialog):
 
     def done(self, result: int) -> None:
         self.providers.shutdown()
+        self.telemetry.shutdown()
         super().done(result)
 
     def closeEvent(self, event: QCloseEvent) -> None:

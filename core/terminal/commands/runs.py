@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.config.atomic import atomic_write_text
 from core.history.run_export import run_to_json, run_to_markdown
 from core.record.run_files import RunIndex, RunRecord, load_run
 from core.record.run_names import run_name, status_word
 from core.safety.redaction import Redactor, redact_all
 from core.terminal.commands import changes as changes_command
 from core.terminal.commands import rerun as rerun_command
-from core.terminal.commands import runs_comment, runs_review, runs_steer
+from core.terminal.commands import runs_comment, runs_review, runs_steer, runs_traces
 from core.terminal.commands import worktree as worktree_command
 
 
@@ -25,9 +26,14 @@ def register(commands: Any) -> None:
     listing = actions.add_parser("list", help="saved runs, newest first")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=_list)
-    export = actions.add_parser("export", help="print a run as Markdown or JSON")
+    export = actions.add_parser(
+        "export", help="print a run as Markdown, JSON or an OpenTelemetry trace (OTLP JSON)"
+    )
     export.add_argument("run_id")
-    export.add_argument("--format", choices=["md", "json"], default="md")
+    export.add_argument("--format", choices=["md", "json", "otlp-json"], default="md")
+    export.add_argument(
+        "--output", "-o", type=Path, metavar="FILE", help="write to FILE instead of printing"
+    )
     export.set_defaults(handler=_export)
     importing = actions.add_parser(
         "import", help="add a Baton run file, or a pi / Claude Code JSON transcript, to the history"
@@ -43,6 +49,7 @@ def register(commands: Any) -> None:
     runs_review.register(actions)
     runs_steer.register(actions)
     runs_comment.register(actions)
+    runs_traces.register(actions)
 
 
 def _title(record: RunRecord) -> str:
@@ -81,8 +88,26 @@ def _export(args: argparse.Namespace) -> int:
         return 2
     # Runs recorded by Baton are redacted already; files from elsewhere (or from before a key
     # was known) are redacted here, as a stream, so split keys are caught too.
-    events = redact_all(load_run(Path(record.path)), Redactor.configured())
-    print(run_to_markdown(events) if args.format == "md" else run_to_json(events))
+    if args.format == "otlp-json":
+        from core.telemetry.export import TelemetryUnavailable
+
+        try:
+            text = runs_traces.otlp_json_of(record)
+        except TelemetryUnavailable as missing:
+            print(f"baton runs export: {missing}", file=sys.stderr)
+            return 2
+    else:
+        events = redact_all(load_run(Path(record.path)), Redactor.configured())
+        text = run_to_markdown(events) if args.format == "md" else run_to_json(events)
+    if args.output is None:
+        print(text)
+        return 0
+    try:
+        atomic_write_text(args.output, text + "\n")
+    except OSError as error:
+        print(f"baton runs export: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+        return 1
+    print(f"Wrote run {record.id} to {args.output}.")
     return 0
 
 
