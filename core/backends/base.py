@@ -85,6 +85,13 @@ class StepContext:
     a CLI backend must not load the project's settings, hooks or servers at all
     (:mod:`core.safety.checkout_programs`)."""
 
+    project_trusted: bool = False
+    """The person trusted the project: Baton's loop may load its AGENTS.md / CLAUDE.md and
+    its skills (:mod:`core.backends.system_prompt`). False: nothing from the checkout."""
+    skill_folders: tuple[Path, ...] = ()
+    """Folders of the skills offered to this step (resolved): the ``read`` tool may open files
+    inside them wherever they are, read-only."""
+
     def checkout_trusted(self) -> bool:
         """Whether the CLI may load what the folder's settings name: trusted, and unchanged
         since (an earlier step may have rewritten them)."""

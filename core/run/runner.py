@@ -378,6 +378,7 @@ class Runner:
             budget=self.budget,
             continues=step.spec.continues,
             checkout_trust=step.checkout_trust,
+            project_trusted=step.project_trusted,
         )
         self._emit_step_started(index, step, task)
         if step.spec.continues is not None:  # the follow-up, shown as said
