@@ -125,7 +125,7 @@ def load_skill(file: Path, source: str, diagnostics: list[Diagnostic]) -> Skill 
     try:
         front, _body, _first = split_frontmatter(text)
     except AgentFileError as error:
-        problem(str(error).replace("agent file", "skill file"), error.line)
+        problem(str(error).replace("an agent file", "a skill file"), error.line)
         return None
     try:
         data = load_definition_yaml(front)
