@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:  # the skills model is read on the worker thread, not on the start-up path
     from core.definitions.skills import SkillCatalog
 
 SOURCE_NOTES = {"user": "", "project": " (project: used once the project is trusted)"}
+MAX_ROWS = 5
+"""Rows shown before the list scrolls: the agents above it keep most of the height."""
 
 
 class SkillsPanel(QWidget):
@@ -24,9 +26,10 @@ class SkillsPanel(QWidget):
         self.setObjectName("SkillsPanel")
         self.title = QLabel("Skills")
         self.title.setObjectName("Secondary")
-        self.title.setContentsMargins(12, 6, 8, 2)
+        self.title.setContentsMargins(15, 8, 8, 2)
         self.list = QListWidget()
-        self.list.setMaximumHeight(120)
+        self.list.setFrameShape(QFrame.Shape.NoFrame)
+        self.list.setStyleSheet("QListWidget { background: transparent; padding-left: 11px; }")
         self.list.setWordWrap(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -44,6 +47,9 @@ class SkillsPanel(QWidget):
             item.setToolTip(f"{skill.file}{SOURCE_NOTES.get(skill.source, '')}")
             self.list.addItem(item)
         self.title.setText(f"Skills ({len(skills)})")
+        rows = min(len(skills), MAX_ROWS)
+        row_height = self.list.sizeHintForRow(0) if skills else 0
+        self.list.setFixedHeight(rows * row_height + 6)
         self.setVisible(bool(skills))
 
     def names(self) -> list[str]:
