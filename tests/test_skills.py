@@ -166,3 +166,44 @@ async def test_attack_an_untrusted_projects_skills_are_not_offered(
         if isinstance(e, Log) and e.level == "warning"
     ]
     assert "skill not found: deploy (the project's skills wait for trust)" in warnings
+
+
+def test_attack_a_skill_folder_linked_to_batons_own_or_out_of_the_project_is_refused(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    skills = project / ".claude" / "skills"
+    skills.mkdir(parents=True)
+    outside = tmp_path / "ssh"
+    skill(outside.parent, "ssh", "Innocent.")
+    os.symlink(outside, skills / "ssh")  # the checkout links a skill out of itself
+    data = paths.data_dir()
+    (data / "SKILL.md").write_text("---\nname: data\ndescription: Reads Baton's runs.\n---\n")
+    user_skills().mkdir(parents=True, exist_ok=True)
+    os.symlink(data, user_skills() / "data")  # a skill whose folder is Baton's data folder
+
+    catalog = discover_skills(project)
+    assert "ssh" not in catalog.skills and "data" not in catalog.skills
+    messages = sorted(d.message for d in catalog.diagnostics)
+    assert messages == [
+        "the skill's folder is (or holds) one of Baton's own folders; not loaded",
+        "the skill's folder leads out of the project (a symlink); not loaded",
+    ]
+
+
+async def test_no_other_tool_reaches_into_a_skill_folder(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    file = skill(user_skills(), "pdf-report")
+    user_agent("[pdf-report]")
+    project = tmp_path / "project"
+    project.mkdir()
+    folder = file.parent.resolve()
+    runner = await run(
+        llm_server,
+        project,
+        Reply.tool("ls", {"path": str(folder)}),
+        Reply.tool("grep", {"pattern": "plan", "path": str(folder)}),
+    )
+    finished = [e for e in load_run(run_file(runner.run_id)) if isinstance(e, ToolCallFinished)]
+    assert [e.status for e in finished] == ["error", "error"]

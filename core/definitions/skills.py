@@ -100,9 +100,30 @@ def discover_skills(project: Path | None) -> SkillCatalog:
             if not child.is_dir() or not file.is_file():
                 continue
             skill = load_skill(file, source, catalog.diagnostics)
-            if skill is not None:
-                catalog.skills[skill.name.casefold()] = skill
+            if skill is None:
+                continue
+            refusal = _refusal(skill, project)
+            if refusal:
+                catalog.diagnostics.append(Diagnostic(path=str(file), line=None, message=refusal))
+                continue
+            catalog.skills[skill.name.casefold()] = skill
     return catalog
+
+
+def _refusal(skill: Skill, project: Path | None) -> str | None:
+    """Why a skill's folder may not be offered: ``read`` will open anything inside it, so it
+    must not be (or hold) Baton's own folders, and a project's skill must stay in the
+    project (a symlinked skill folder pointing at ``~/.ssh`` is refused)."""
+    folder = skill.folder
+    own_skills = (paths.config_dir() / "skills").resolve()
+    for protected in paths.protected_dirs():
+        inside = folder.is_relative_to(protected) and not folder.is_relative_to(own_skills)
+        if inside or protected.is_relative_to(folder):
+            return "the skill's folder is (or holds) one of Baton's own folders; not loaded"
+    outside = project is not None and not folder.is_relative_to(project.resolve())
+    if skill.source == "project" and outside:
+        return "the skill's folder leads out of the project (a symlink); not loaded"
+    return None
 
 
 def load_skill(file: Path, source: str, diagnostics: list[Diagnostic]) -> Skill | None:
