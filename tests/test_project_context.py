@@ -5,6 +5,7 @@ an untrusted project, a symlink out of the project, a huge file."""
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from core.record.run_state import RunState
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.trust import TrustStore
+from core.terminal.output import TranscriptPrinter
 from core.workspace.context_files import MAX_CONTEXT_CHARS, load_project_context
 from tests.llm_server import LLMServer, Reply
 
@@ -172,3 +174,21 @@ def test_nothing_above_the_repository_root_is_read(tmp_path: Path) -> None:
     plain.mkdir(parents=True)
     (plain.parent / "AGENTS.md").write_text("Parent.\n")
     assert load_project_context(plain).files == []
+
+
+def test_the_terminal_prints_the_context_line() -> None:
+    out = io.StringIO()
+    printer = TranscriptPrinter(out)
+    printer(
+        ContextLoaded(
+            run_id="r",
+            step=0,
+            ts=1.0,
+            files=["AGENTS.md"],
+            cut=["AGENTS.md", "src/AGENTS.md"],
+            tokens=10_250,
+        )
+    )
+    assert out.getvalue() == (
+        "  context: AGENTS.md · cut at the cap: AGENTS.md, src/AGENTS.md · 10k tokens\n"
+    )
