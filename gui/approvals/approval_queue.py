@@ -38,7 +38,12 @@ from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.notice_answers import notice_actions, notice_answer, notice_body
 from gui.approvals.sandbox_note import bash_sandbox
 from gui.approvals.waiting import Waiting, WaitingList
-from gui.widgets.desktop_notices import DesktopNotices, send_actionable, withdraw
+from gui.widgets.desktop_notices import (
+    DesktopNotices,
+    send_actionable,
+    shared_notices,
+    withdraw,
+)
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,11 @@ class ApprovalQueue(QObject):
         if entries:
             first = entries[0].question
             self.dialog.show_request(first.request, len(entries), first.description)
+
+    def notices_work(self) -> bool:
+        """Whether approvals reach the desktop as notifications with buttons (the last one
+        could be shown): then the inbox leaves out its plainer tray message."""
+        return (self._notices or shared_notices()).working is True
 
     def deny_all(self, reason: str = "Denied: the window was closed") -> None:
         """Answer every waiting request with a denial (the window is closing, or the run was

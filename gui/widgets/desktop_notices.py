@@ -55,6 +55,9 @@ class DesktopNotices:
         """Sends and withdrawals under way (held: the loop keeps only weak references)."""
         self.sent: list[tuple[str, str, tuple[NoticeAction, ...]]] = []
         """(title, body, actions) of each notification handed to the platform."""
+        self.working: bool | None = None
+        """Whether the last notification could be shown (None: none tried yet), so callers
+        can leave out a second, plainer message saying the same."""
 
     def notifier(self) -> Any:
         if self._notifier is None:
@@ -98,9 +101,12 @@ class DesktopNotices:
                 await notifier.send_notification(notification)
         except Exception:  # no bus, no server: the window's own alert remains
             log.info("the desktop notification could not be sent", exc_info=True)
+            self.working = False
             return False
         if notification.identifier not in await _current(notifier):
+            self.working = False
             return False  # the library logged why (it never raises for a failed send)
+        self.working = True
         self._ids[key] = notification.identifier
         self.sent.append((title, body, tuple(actions)))
         return True

@@ -96,6 +96,7 @@ def test_approve_from_the_librarys_test_double_is_the_persons_answer(
     assert title == "Approval needed: write — worker"
     assert "worker wants to write notes.txt" in body
     assert actions == (APPROVE, DENY)
+    assert queue.notices_work()  # so the inbox leaves out its plainer tray message
     (identifier, notification) = next(iter(backend._notification_cache.items()))
     backend.handle_button(identifier, "approve", notification)  # the person presses Approve
 
@@ -193,6 +194,7 @@ def test_no_notification_service_is_not_an_error(qtbot: QtBot) -> None:
     )
     qtbot.waitUntil(task.done, timeout=20_000)
     assert task.result() is False and notices.sent == []
+    assert notices.working is False  # the inbox's tray message stays the fallback
 
 
 def test_the_dialog_takes_focus_only_when_baton_is_active(
