@@ -40,6 +40,9 @@ def isolated_home(
         "ANTHROPIC_BASE_URL",
     ):
         monkeypatch.delenv(variable, raising=False)
+    # No real desktop: a notification must never reach the person running the tests (the
+    # tests of notifications start their own bus: tests/notification_service.py).
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={home / 'no-bus'}")
     # No real keyring: a test must never read or write the user's secrets.
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     yield home

@@ -83,7 +83,7 @@ def test_a_pi_subagents_file_loads_without_an_error(tmp_path: Path) -> None:
     assert researcher is not None and researcher.error is None
     assert [d.severity for d in catalog.diagnostics if d.path.endswith("researcher.md")] == [
         "info"
-    ] * 4  # skills recorded; inheritSkills, defaultReads, defaultProgress not used
+    ] * 3  # inheritSkills, defaultReads, defaultProgress not used
 
 
 def test_output_file_name_means_write_the_answer_there() -> None:
@@ -133,12 +133,10 @@ def test_thinking_is_the_reasoning_effort() -> None:
     assert any("not one of off, minimal" in p.message for p in odd.problems)
 
 
-def test_skills_are_recorded_with_a_note() -> None:
+def test_skills_are_read_without_a_note() -> None:
     agent = parse("skills: safe-bash, web-research")
     assert agent.skills == ("safe-bash", "web-research")
-    assert notes(agent) == {
-        4: "skills recorded (safe-bash, web-research); Baton does not load skills yet"
-    }
+    assert notes(agent) == {}
     assert parse("skill: [tmux]").skills == ("tmux",)  # pi-subagents' singular spelling
 
 
@@ -146,6 +144,8 @@ def test_inherit_project_context_is_read() -> None:
     assert parse("inheritProjectContext: false").inherit_project_context is False
     assert parse("inheritProjectContext: true").inherit_project_context is True
     assert parse("").inherit_project_context is None
+    assert parse("context: false").inherit_project_context is False  # Baton's own spelling
+    assert parse("context: false\ninheritProjectContext: true").inherit_project_context is False
 
 
 def test_system_prompt_mode_is_read() -> None:

@@ -88,6 +88,12 @@ class StepContext:
     trace_environment: dict[str, str] = field(default_factory=dict)
     """Variables a CLI step's process gets so its own traces nest under the step's span
     (``TRACEPARENT``, :mod:`core.telemetry.trace_ids`); empty when traces are off."""
+    project_trusted: bool = False
+    """The person trusted the project: Baton's loop may load its AGENTS.md / CLAUDE.md and
+    its skills (:mod:`core.backends.system_prompt`). False: nothing from the checkout."""
+    skill_folders: tuple[Path, ...] = ()
+    """Folders of the skills offered to this step (resolved): the ``read`` tool may open files
+    inside them wherever they are, read-only."""
 
     def checkout_trusted(self) -> bool:
         """Whether the CLI may load what the folder's settings name: trusted, and unchanged

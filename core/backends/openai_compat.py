@@ -1,7 +1,9 @@
 """Baton's own agent loop over any OpenAI-compatible Chat Completions endpoint (architecture:
 "Backends").
 
-One step is a conversation: ``system`` = the agent's body, ``user`` = the task. Each turn
+One step is a conversation: ``system`` = the agent's body (with the project's context files and
+the agent's skills once the project is trusted: :mod:`core.backends.system_prompt`), ``user`` =
+the task. Each turn
 streams one model response (SSE over httpx), then runs the tool calls it asked for — one after
 the other, each through the approval gate — and sends the results back, until a response asks
 for no tool, or the turn limit is reached. What a person types to the running step
@@ -63,6 +65,7 @@ from core.backends.sse import (
     ToolCallDraft,
     error_message,
 )
+from core.backends.system_prompt import build_system_prompt
 from core.backends.tool_calls import ToolOutcome, run_tool_call
 from core.config.pricing import load_price_table, priced
 from core.config.provider_http import ProbeError, only_model, provider_headers, step_client
@@ -150,9 +153,14 @@ class OpenAICompatBackend:
         outputs = OutputJoiner(redactor)  # a key printed in pieces over several calls
         messages: list[dict[str, Any]] = []
         spec = ctx.agent.output
-        system_prompt = ctx.agent.system_prompt + (spec.instructions() if spec else "")
-        if system_prompt.strip():
-            messages.append({"role": "system", "content": scrub(system_prompt)})
+        system = build_system_prompt(ctx)  # the body, and the project's context and skills
+        ctx.skill_folders = system.skill_folders
+        for note in system.notes:
+            yield note
+        if system.loaded is not None:
+            yield system.loaded
+        if system.text.strip():
+            messages.append({"role": "system", "content": scrub(system.text)})
         if ctx.continues is not None:  # Continue: the finished conversation, then the follow-up
             messages.extend(dict(message) for message in ctx.continues.messages)
         messages.append({"role": "user", "content": scrub(ctx.task)})

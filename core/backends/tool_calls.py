@@ -118,6 +118,7 @@ async def _execute(
         provenance=_caller(ctx, call_id),
         scrub=ctx.scrub,
         handoff_dir=readable_handoff_dir(ctx.run_id),
+        skill_folders=ctx.skill_folders,
         **confinement(ctx),
     )
     task = asyncio.create_task(tool.run(params, tool_ctx))

@@ -9,8 +9,9 @@ never a reason to drop an agent, so this module sorts every field into one of th
 * **honoured** — Baton has the concept: ``output: <file name>`` (the answer is also written to
   that file in the step's working folder), ``thinking`` (the reasoning effort asked of the
   model), ``systemPromptMode`` (whether the body replaces a CLI's own system prompt or is
-  appended to it), ``inheritProjectContext`` (whether a CLI reads AGENTS.md / CLAUDE.md),
-  ``skills`` (recorded; a note says Baton does not load skills yet);
+  appended to it), ``inheritProjectContext`` and Baton's own ``context`` (whether the step reads
+  AGENTS.md / CLAUDE.md: a CLI, or Baton's loop), ``skills`` (the skills the agent may use,
+  :mod:`core.definitions.skills`);
 * **known but not used** — a note "not used by Baton" (``defaultReads``, ``defaultProgress``…);
 * **unknown** — a note naming it, never an error.
 
@@ -38,7 +39,7 @@ THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "
 """pi-subagents' ``thinking`` values (pi's ``--thinking`` levels)."""
 
 HONOURED_FIELDS = frozenset(
-    {"thinking", "skills", "skill", "inheritProjectContext", "systemPromptMode"}
+    {"thinking", "skills", "skill", "inheritProjectContext", "context", "systemPromptMode"}
 )
 
 NOT_USED_FIELDS: dict[str, str] = {
@@ -98,7 +99,8 @@ def read_extra_fields(data: dict[str, Any]) -> ExtraFields:
     _read_output(data.get("output"), extra)
     _read_thinking(data.get("thinking"), extra)
     _read_skills(data, extra)
-    _read_project_context(data.get("inheritProjectContext"), extra)
+    _read_project_context("inheritProjectContext", data.get("inheritProjectContext"), extra)
+    _read_project_context("context", data.get("context"), extra)
     _read_prompt_mode(data.get("systemPromptMode"), extra)
     for key in data:
         if not isinstance(key, str) or key in BATON_FIELDS or key in HONOURED_FIELDS:
@@ -182,28 +184,19 @@ def _read_skills(data: dict[str, Any], extra: ExtraFields) -> None:
         extra.notes.append(FieldNote("skills", "'skills' must be a list of skill names", "warning"))
         return
     extra.skills = tuple(str(item).strip() for item in items if str(item).strip())
-    if extra.skills:
-        key = "skills" if "skills" in data else "skill"
-        extra.notes.append(
-            FieldNote(
-                key,
-                f"skills recorded ({', '.join(extra.skills)}); Baton does not load skills yet",
-            )
-        )
 
 
-def _read_project_context(value: Any, extra: ExtraFields) -> None:
+def _read_project_context(key: str, value: Any, extra: ExtraFields) -> None:
+    """``inheritProjectContext`` (pi-subagents) or ``context`` (Baton): either false keeps
+    AGENTS.md / CLAUDE.md out of the step."""
     if value is None:
         return
     text = str(value).strip().casefold()  # a lenient read leaves "true" as text
     if text not in ("true", "false"):
-        extra.notes.append(
-            FieldNote(
-                "inheritProjectContext", "'inheritProjectContext' must be true or false", "warning"
-            )
-        )
+        extra.notes.append(FieldNote(key, f"'{key}' must be true or false", "warning"))
         return
-    extra.inherit_project_context = text == "true"
+    if extra.inherit_project_context is not False:
+        extra.inherit_project_context = text == "true"
 
 
 def _read_prompt_mode(value: Any, extra: ExtraFields) -> None:

@@ -152,10 +152,10 @@ class AgentDefinition(BaseModel):
     reasoning_effort: str | None = None
     """``thinking:`` — how hard the model is asked to reason (pi's levels, ``off``…``xhigh``)."""
     skills: tuple[str, ...] = ()
-    """``skills:`` as written; recorded, not loaded (a note says so)."""
+    """``skills:`` — the skills (:mod:`core.definitions.skills`) Baton's loop offers the agent."""
     inherit_project_context: bool | None = None
-    """``inheritProjectContext:`` — False keeps a CLI from reading AGENTS.md / CLAUDE.md;
-    None leaves the CLI's own default."""
+    """``context:`` / ``inheritProjectContext:`` — False keeps AGENTS.md / CLAUDE.md out of the
+    step (Baton's loop, or a CLI); None: the default, loaded for a trusted project."""
     system_prompt_mode: PromptMode | None = None
     """``systemPromptMode:`` — ``replace`` gives a CLI the body as its whole system prompt;
     ``append`` (and None) adds it to the CLI's own."""

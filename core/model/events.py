@@ -381,6 +381,32 @@ class OutputFileWritten(_Event):
     error: str | None = None
 
 
+class ContextLoaded(_Event):
+    """What Baton's own loop added to a step's system prompt beyond the agent's body: the
+    project's context files (``AGENTS.md`` / ``CLAUDE.md``, relative to the repository root)
+    and the skills offered, with their estimated token cost (architecture: "Backends")."""
+
+    type: Literal["context_loaded"] = "context_loaded"
+    files: list[str] = Field(default_factory=list)
+    tokens: int = 0
+    cut: list[str] = Field(default_factory=list)
+    """Files cut at the size cap, or left out because it was reached."""
+    skills: list[str] = Field(default_factory=list)
+
+    def line(self) -> str:
+        """``context: AGENTS.md, src/AGENTS.md · skills: pdf · 1.2k tokens`` (the step
+        header's and the terminal's line)."""
+        parts = []
+        if self.files:
+            parts.append("context: " + ", ".join(self.files))
+        if self.skills:
+            parts.append("skills: " + ", ".join(self.skills))
+        if self.cut:
+            parts.append("cut at the cap: " + ", ".join(self.cut))
+        parts.append(f"{compact_number(self.tokens)} tokens")
+        return " · ".join(parts)
+
+
 class FileChange(BaseModel):
     """One file a step (or a restore) changed. ``added`` / ``removed`` are line counts, None
     for a binary file."""
@@ -546,6 +572,7 @@ Event = Annotated[
     | StepFinished
     | StepChanges
     | OutputFileWritten
+    | ContextLoaded
     | RunFinished
     | UserMessage
     | MessagesDelivered

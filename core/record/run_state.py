@@ -26,6 +26,7 @@ from core.model.events import (
     ApprovalResolved,
     BudgetAnswered,
     BudgetAsked,
+    ContextLoaded,
     Event,
     Log,
     OutputFileWritten,
@@ -157,6 +158,8 @@ class StepState:
     recorded."""
     output_file: OutputFileWritten | None = None
     """The file its answer was also written to (``output: <file name>``), or why not."""
+    context: ContextLoaded | None = None
+    """The project context files and skills Baton's loop put in its system prompt."""
     """The step's working folder when it is not the run's ("" when it is)."""
     phase: StepPhase = "pending"
     items: list[Item] = field(default_factory=list)
@@ -419,6 +422,8 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.changes = event
     elif isinstance(event, OutputFileWritten):
         step.output_file = event
+    elif isinstance(event, ContextLoaded):
+        step.context = event
     elif isinstance(event, Log) and event.level != "debug":
         # Debug lines (events a backend recognised but does not map, say) stay in the run
         # file for diagnosis; a person watching the run does not need them.

@@ -37,6 +37,7 @@ from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
 from core.safety.nesting import ParentStep, check_depth
 from core.safety.trust import TrustStore, UntrustedProjectError, project_files
+from core.workspace.context_files import repository_root
 from core.workspace.worktrees import check_repository
 
 
@@ -57,6 +58,8 @@ class PreparedStep:
     checkout_trust: str | None = None
     """The fingerprint of the folder's CLI program files as the person trusted them (None:
     not trusted, the CLI must not load them): see :mod:`core.safety.checkout_programs`."""
+    project_trusted: bool = False
+    """Baton's loop may load the project's context files and skills."""
 
     def task_with(self, previous: str | None, handed: dict[str, str] | None = None) -> str:
         """The task sent, filled in one pass from the template (never the planned text);
@@ -123,6 +126,7 @@ def prepare_steps(
         model = _model_for(request, settings, spec, agent, backend)
         prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
         prepared.checkout_trust = _checkout_trust(request, backend, cwd)
+        prepared.project_trusted = project_trusted(request, cwd)
         prepared.task = prepared.task_with(None)
         steps.append(prepared)
     return steps
@@ -212,6 +216,19 @@ def _checkout_trust(request: RunRequest, backend: str, cwd: Path) -> str | None:
     if checkout_programs.checkout_programs(cwd, cli):
         raise UntrustedProjectError(cwd, project_files(cwd))
     return None
+
+
+def project_trusted(request: RunRequest, cwd: Path) -> bool:
+    """Whether a step in ``cwd`` may read the project's context files and skills: trusted for
+    this run (``--trust-project``) or in the trust store — the step's folder, the run's, or the
+    repository's top — and not a run without project files (``scope="user"``)."""
+    if request.scope == "user":
+        return False
+    if request.trust_project:
+        return True
+    store = TrustStore()
+    folders = dict.fromkeys((cwd, request.cwd.resolve(), repository_root(cwd)))
+    return any(store.is_trusted(folder) for folder in folders)
 
 
 def _preset(request: RunRequest, presets: PresetCatalog | None) -> Preset | None:

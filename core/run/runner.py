@@ -457,6 +457,7 @@ class Runner:
             trace_environment=(
                 self._traces.step_environment(self.run_id, index) if self._traces else {}
             ),
+            project_trusted=step.project_trusted,
         )
         self._emit_step_started(index, step, task)
         if step.spec.continues is not None:  # the follow-up, shown as said

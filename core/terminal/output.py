@@ -17,6 +17,7 @@ from typing import TextIO
 
 from core.model.events import (
     BestOfPicked,
+    ContextLoaded,
     Event,
     GateDecided,
     GateWaiting,
@@ -89,6 +90,9 @@ class TranscriptPrinter:
             self._retry(event)
         elif isinstance(event, Log) and event.level in ("warning", "error"):
             self._line(self._style(f"  ! {event.message.strip()}", "33"))
+        elif isinstance(event, ContextLoaded):
+            if not self._parallel:
+                self._line(self._style(f"  {event.line()}", "2"))
         elif isinstance(event, OutputFileWritten):
             if event.error:
                 self._line(self._style(f"  ! answer not written: {event.error}", "33"))

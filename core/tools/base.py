@@ -55,6 +55,9 @@ class ToolContext:
     handoff_dir: Path | None = None
     """The current run's hand-off folder (:mod:`core.run.handoff`): the one place outside the
     working folder that ``read`` may open, and only the step files in it."""
+    skill_folders: tuple[Path, ...] = ()
+    """The folders (resolved) of the skills offered to the step: ``read`` may open files
+    inside them wherever they are; no other tool may."""
 
 
 class Tool(ABC):

@@ -9,11 +9,17 @@ One path outside the working folder is readable: the current run's hand-off copi
 allowance is exact: an absolute path whose folder is that run's hand-off folder and whose name
 is ``step-N.md``, opened inside a descriptor held for that folder without following a symlink.
 Every other path in Baton's data folder is refused as before.
+
+The folders of the skills offered to the step (:mod:`core.definitions.skills`) are readable
+too, wherever they are (``~/.claude/skills/pdf/SKILL.md``): an absolute path inside one of them
+is opened beneath a descriptor held for that skill's folder, so neither ``..`` nor a symlink
+leads out of it. Only ``read`` has this allowance; no other tool is widened.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -23,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from core.config.handoff_files import HANDOFF_NAME
 from core.tools.base import Tool, ToolContext, ToolError
-from core.tools.beneath import DIR_FLAGS
+from core.tools.beneath import DIR_FLAGS, open_beneath
 from core.tools.files import off_loop, open_regular, open_regular_at
 from core.tools.paths import display_path, resolve_in_cwd, working_root
 
@@ -60,7 +66,12 @@ class ReadTool(Tool):
     async def run(self, params: ReadParams, ctx: ToolContext) -> str:
         opener: Callable[[], BinaryIO]
         handoff = handoff_file(params.path, ctx.handoff_dir)
-        if handoff is not None:
+        skill = skill_file(params.path, ctx.skill_folders)
+        if skill is not None:
+            path = skill[0] / skill[1]
+            shown = str(path)
+            opener = partial(open_in_skill, skill[0], skill[1], shown)
+        elif handoff is not None:
             path = handoff
             shown = str(handoff)
             opener = partial(open_handoff, handoff, shown)
@@ -93,6 +104,40 @@ def handoff_file(text: str, folder: Path | None) -> Path | None:
     except (OSError, RuntimeError, ValueError):
         return None
     return folder / candidate.name if parent == folder else None
+
+
+def skill_file(text: str, folders: tuple[Path, ...]) -> tuple[Path, str] | None:
+    """``(skill folder, path relative to it)`` when ``text`` is an absolute path inside one
+    of the offered skills' ``folders`` (resolved), compared as written (``..`` not allowed);
+    None for any other path."""
+    if not folders:
+        return None
+    candidate = Path(text.strip()).expanduser()
+    if not candidate.is_absolute() or ".." in candidate.parts:
+        return None
+    for folder in folders:
+        if candidate.is_relative_to(folder) and candidate != folder:
+            return folder, candidate.relative_to(folder).as_posix()
+    return None
+
+
+def open_in_skill(folder: Path, relative: str, shown: str) -> BinaryIO:
+    """Open ``relative`` beneath the skill's ``folder`` (a symlink out of it is refused by
+    the kernel, or by :func:`core.tools.beneath.open_beneath`'s walk), as a regular file."""
+    try:
+        dir_fd = os.open(folder, DIR_FLAGS)
+    except OSError as exc:
+        raise ToolError(f"File not found: {shown}.") from exc
+    try:
+        fd = open_beneath(dir_fd, relative, os.O_RDONLY)
+    except OSError as exc:
+        raise ToolError(f"Cannot read {shown}: it leads out of the skill's folder.") from exc
+    finally:
+        os.close(dir_fd)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ToolError(f"{shown} is not a regular file.")
+    return os.fdopen(fd, "rb")
 
 
 def open_handoff(path: Path, shown: str) -> BinaryIO:

@@ -18,6 +18,10 @@ typing somewhere else:
 * focus starts on the reason field, so stray typing lands there, never on a button;
 * Escape or closing the window denies — but only once the guard has passed.
 
+It never takes the focus from another application: while Baton is not the active application
+it is shown and raised without activation (the desktop notification, with its Approve / Deny
+buttons, tells the person: :mod:`gui.approvals.notice_answers`).
+
 The dialog is non-modal and is never ``exec()``-ed: the asyncio loop (other steps, other
 runs) keeps running while it is open, and the rest of the window stays usable.
 """
@@ -96,10 +100,16 @@ class ApprovalDialog(QDialog):
         self.presentation = description if description is not None else describe(request)
         self._fill(request, self.presentation)
         self._arm_guard()
+        # Never take the keyboard from another application: a person typing there would
+        # type into this dialog. Shown (and raised) without activation unless Baton is the
+        # active application; the taskbar alert and the desktop notification say it waits.
+        baton_active = QApplication.activeWindow() is not None
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, not baton_active)
         self.show()
         if QGuiApplication.platformName() != "offscreen":  # no window stack to raise there
             self.raise_()
-        self.activateWindow()
+        if baton_active:
+            self.activateWindow()
         self.reason_edit.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
         QApplication.alert(self, 0)  # the taskbar entry flashes until the window is active
 

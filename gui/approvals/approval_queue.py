@@ -13,6 +13,10 @@ computed,
 the document store looked up) in a worker thread before it joins the queue, so a huge diff
 never stalls the window.
 
+While Baton is not the active application, each request queued also goes out as a desktop
+notification with Approve / Deny buttons (:mod:`gui.approvals.notice_answers` decides which, and
+what a press means); answered anywhere, the notification is withdrawn.
+
 If the awaiting task is cancelled (the run was cancelled), the request leaves the queue and
 the dialog moves on to the next one or closes; the gate itself records the request as denied.
 
@@ -26,12 +30,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from core.safety.approvals import ApprovalAnswer, ApprovalRequest
 from core.tools.approval_describe import Description, describe
 from gui.approvals.approval_dialog import ApprovalDialog
+from gui.approvals.notice_answers import notice_actions, notice_answer, notice_body
+from gui.approvals.sandbox_note import bash_sandbox
 from gui.approvals.waiting import Waiting, WaitingList
+from gui.widgets.desktop_notices import (
+    DesktopNotices,
+    send_actionable,
+    shared_notices,
+    withdraw,
+)
 
 
 @dataclass(frozen=True)
@@ -58,8 +70,11 @@ class ApprovalQueue(QObject):
         self,
         parent: QWidget | None = None,
         dialog_factory: Callable[[QWidget | None], ApprovalDialog] = ApprovalDialog,
+        notices: DesktopNotices | None = None,
     ) -> None:
+        """``notices``: where desktop notifications go (default: the process's own)."""
         super().__init__(parent)
+        self._notices = notices
         self._parent_widget = parent
         self._dialog_factory = dialog_factory
         self._dialog: ApprovalDialog | None = None
@@ -93,6 +108,11 @@ class ApprovalQueue(QObject):
             first = entries[0].question
             self.dialog.show_request(first.request, len(entries), first.description)
 
+    def notices_work(self) -> bool:
+        """Whether approvals reach the desktop as notifications with buttons (the last one
+        could be shown): then the inbox leaves out its plainer tray message."""
+        return (self._notices or shared_notices()).working is True
+
     def deny_all(self, reason: str = "Denied: the window was closed") -> None:
         """Answer every waiting request with a denial (the window is closing, or the run was
         cancelled): nobody decided, so the answer says so."""
@@ -104,11 +124,46 @@ class ApprovalQueue(QObject):
 
     def _queued(self, asked: _Asked) -> None:
         request = asked.request
+        away = QApplication.activeWindow() is None  # the person is in another application
         self.requestQueued.emit(request.run_id, request.step, request.request_id)
         self._refresh()
+        if away:
+            self._notify(asked)
+
+    def _notify(self, asked: _Asked) -> None:
+        request, shown = asked.request, asked.description
+        sandboxed = bash_sandbox().active
+        request_id = request.request_id
+
+        def pressed(key: str) -> None:
+            entry = self._waiting.find(lambda a: a.request.request_id == request_id)
+            if entry is None:
+                return  # answered in the dialog meanwhile, or its run ended
+            answer = notice_answer(key, shown, sandboxed)
+            if answer is None:  # Review…: the dialog, in front
+                self._bring_forward()
+                return
+            self._resolve(entry, answer)
+
+        title = f"Approval needed: {shown.tool} — {request.agent}"
+        body = notice_body(shown, sandboxed)
+        send_actionable(
+            request_id, title, body, notice_actions(shown, sandboxed), pressed, self._notices
+        )
+
+    def _bring_forward(self) -> None:
+        window = self._parent_widget.window() if self._parent_widget is not None else None
+        if window is not None:
+            window.showNormal()
+            window.raise_()
+            window.activateWindow()
+        self.show_dialog()
+        self.dialog.raise_()
+        self.dialog.activateWindow()
 
     def _cancelled(self, asked: _Asked) -> None:
         request = asked.request
+        withdraw(request.request_id, self._notices)
         self.requestResolved.emit(request.run_id, request.step, request.request_id, "cancelled")
         self._refresh()
 
@@ -120,6 +175,7 @@ class ApprovalQueue(QObject):
     def _resolve(self, entry: Waiting[_Asked, ApprovalAnswer], answer: ApprovalAnswer) -> None:
         self._waiting.answer(entry, answer)
         request = entry.question.request
+        withdraw(request.request_id, self._notices)
         self.requestResolved.emit(request.run_id, request.step, request.request_id, answer.decision)
         self._refresh()
 

@@ -57,4 +57,7 @@ class AgentHeader(DefinitionHeader):
             tools = agent.declared_tools or agent.tools
             tools_text = ", ".join(tools) if tools else "all default tools"
             model_text = agent.model or "inherits the run's model"
-            self.summary.set_full_text(f"Model: {model_text}   ·   Tools: {tools_text}")
+            summary = f"Model: {model_text}   ·   Tools: {tools_text}"
+            if agent.skills:
+                summary += f"   ·   Skills: {', '.join(agent.skills)}"
+            self.summary.set_full_text(summary)

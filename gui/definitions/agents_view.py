@@ -26,6 +26,7 @@ from gui.definitions.agent_header import AgentHeader
 from gui.definitions.agent_list import AgentList
 from gui.definitions.agent_rows import SOURCE_LABELS
 from gui.definitions.definitions_view import DefinitionsView
+from gui.definitions.skills_panel import SkillsPanel
 from gui.widgets.prompts import Prompts
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     # the helpers for files (platformdirs) and the editor's checks where they are first used.
     from core.definitions.agents import AgentCatalog, AgentDefinition
     from core.definitions.checks import Problem
+    from core.definitions.skills import SkillCatalog
     from gui.definitions.new_agent_dialog import Scope
 
 
@@ -67,6 +69,8 @@ class AgentsView(DefinitionsView):
         agent_list = AgentList()
         super().__init__(prompts, settings, working_folder, parent, agent_list, AgentHeader())
         self.agent_list = agent_list
+        self.skills_panel = SkillsPanel()
+        self.left_layout.insertWidget(self.left_layout.indexOf(self.diagnostics), self.skills_panel)
         self._read_catalog: AgentCatalog | None = None
         self._by_path: dict[str, AgentDefinition] = {}
         self._listed = False
@@ -137,14 +141,20 @@ class AgentsView(DefinitionsView):
     # -- DefinitionsView hooks -----------------------------------------------------------
 
     def _read(self, folder: Path) -> Callable[[], None]:
-        from core.definitions.agents import discover_agents
+        from core.definitions.agents import discover_agents, find_project_root
+        from core.definitions.skills import PROJECT_SKILL_DIRS, discover_skills
         from gui.definitions.parse_caches import AGENT_FILES
 
         catalog = discover_agents(folder, "both", AGENT_FILES)
-        return lambda: self._show(catalog)
+        # Listed whether or not the project is trusted (like its agents); run only after.
+        skills = discover_skills(find_project_root(folder, PROJECT_SKILL_DIRS))
+        return lambda: self._show(catalog, skills)
 
-    def _show(self, catalog: AgentCatalog) -> None:
-        """Show what a read found: the list, the problems, the open file."""
+    def _show(self, catalog: AgentCatalog, skills: SkillCatalog | None = None) -> None:
+        """Show what a read found: the list, the problems, the skills, the open file."""
+        if skills is not None:
+            self.skills_panel.set_skills(skills)
+            catalog.diagnostics.extend(skills.diagnostics)
         self._read_catalog = catalog
         self._by_path = {
             a.path: a for a in [*self._catalog.shadowed, *self._catalog.agents] if a.path

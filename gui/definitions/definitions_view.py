@@ -90,7 +90,7 @@ class DefinitionsView(QWidget):
         filter_layout.addWidget(self.filter_field)
         left = QWidget()
         left.setObjectName(f"{plural}LeftPane")
-        left_layout = QVBoxLayout(left)
+        left_layout = self.left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.setSpacing(0)
         left_layout.addWidget(self.list_header)

@@ -120,7 +120,7 @@ class InboxModel(QObject):
         session = self._controller.session(run_id)
         return session.title() if session is not None else run_id
 
-    def _add(self, item: Attention, *, warning: bool = False) -> None:
+    def _add(self, item: Attention, *, warning: bool = False, tray: bool = True) -> None:
         self.items.add(item)
         self.changed.emit(self.count())
         self._controller.notifier.notify(
@@ -128,6 +128,7 @@ class InboxModel(QObject):
             f"{item.run_title}, step {item.step + 1}: {item.why}",
             warning=warning,
             target=(item.run_id, item.step),
+            tray=tray,
         )
 
     def _remove(self, key: str) -> None:
@@ -141,7 +142,10 @@ class InboxModel(QObject):
             return
         what = f"{request.tool} {request.action}" if request.action else request.tool
         why = f"{request.agent} wants to use {what}."
-        self._add(Attention("approval", request_id, run_id, step, self._title(run_id), why))
+        item = Attention("approval", request_id, run_id, step, self._title(run_id), why)
+        # Where approvals reach the desktop with Approve / Deny, a tray message would be a
+        # second notification for the same question.
+        self._add(item, tray=not self._controller.approvals.notices_work())
 
     def _budget_queued(self, question: BudgetQuestion) -> None:
         key = budget_key(question.run_id, question.step)

@@ -180,6 +180,12 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.folder.setStyleSheet(f"color: {muted};")
         self.folder.setContentsMargins(30, 0, 0, 0)
         self.folder.hide()
+        # What Baton's loop added to the system prompt: context files, skills, their cost.
+        self.context = ElidedLabel("", Qt.TextElideMode.ElideRight)
+        self.context.setObjectName("StepContext")
+        self.context.setStyleSheet(f"color: {muted};")
+        self.context.setContentsMargins(30, 0, 0, 0)
+        self.context.hide()
 
         self.summary = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.summary.setObjectName("StepSummary")
@@ -212,6 +218,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         layout.addWidget(self.header)
         layout.addWidget(self.task)
         layout.addWidget(self.folder)
+        layout.addWidget(self.context)
         layout.addWidget(self.summary)
         layout.addWidget(self.body)
         self.message_box = StepMessageBox()
@@ -339,6 +346,11 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.folder.set_full_text(folder)
             self.folder.setToolTip(step.folder)
             self.folder.setVisible(bool(folder))
+        context = step.context.line() if step.context is not None else ""
+        if context != self.context.full_text():
+            self.context.set_full_text(context)
+            self.context.setToolTip(context)
+            self.context.setVisible(bool(context))
         if step.started is not None and step.finished is not None:
             self.duration.setText(format_seconds(step.finished - step.started))
         error = step.error or ""

@@ -61,12 +61,14 @@ class Notifier(QObject):
         *,
         warning: bool = False,
         target: tuple[str, int] | None = None,
+        tray: bool = True,
     ) -> bool:
-        """Alert when the window is not active; True when something was shown."""
+        """Alert when the window is not active; True when something was shown. ``tray``
+        False: no tray message (a desktop notification with buttons says it already)."""
         if self._window.isActiveWindow():
             return False
         QApplication.alert(self._window, 0)
-        tray = QSystemTrayIcon.isSystemTrayAvailable()
+        tray = tray and QSystemTrayIcon.isSystemTrayAvailable()
         if tray:
             icon = (
                 QSystemTrayIcon.MessageIcon.Warning
