@@ -3,7 +3,8 @@
 ::
 
     ● implement  add a --json flag to 'baton agents'          [Copy] [Export…] [Cancel]
-      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840 · ~/src/baton
+      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840    started 10:14:05
+      ~/src/baton  ·  resumed from run …, at step 2  ·  goal=…
     ┃ Chain stopped at step 2 (planner): the model returned HTTP 500 three times
 
 Everything shown is derived from the :class:`~core.record.run_state.RunState`; the header keeps no
@@ -29,7 +30,8 @@ from gui.widgets import Banner, ElidedLabel
 from gui.widgets.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.widgets.usage_charts import UsageBar, UsageCharts
 
-COPY_LABEL = "Copy as Markdown"
+COPY_LABEL = "Copy"
+"""Short: the header fits an 800 px window; the tooltip says it copies Markdown."""
 COPIED_MS = 1500
 """How long the copy button says "Copied ✓"."""
 _PILL_HUES = {
@@ -135,21 +137,21 @@ class RunHeader(QWidget):
 
         self.status = QLabel("")
         self.elapsed = QLabel("")
-        self.progress = QLabel("")
-        self.usage = QLabel("")
+        # The details give way (elided, whole in the tooltip) rather than widen the window.
+        self.progress = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
+        self.usage = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Parameters and a linked run's origin ("resumed from run …, at step 2") elide rather
         # than widen the window: their full text stays in the tooltip.
-        self.params = ElidedLabel("", Qt.TextElideMode.ElideRight)
+        self.params = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.params.setObjectName("RunParams")
         self.params.setToolTip("The agents' parameter values this run used")
         self.params.hide()
-        self.origin = ElidedLabel("", Qt.TextElideMode.ElideRight)
+        self.origin = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.origin.setObjectName("RunOrigin")
         self.origin.hide()
-        self.folder = ElidedLabel("")
-        self.folder.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.started = QLabel("")
+        self.folder = ElidedLabel("", prefer_full=True)
+        self.started = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         muted = secondary_text(self.palette()).name()
         for label in (
             self.elapsed,
@@ -172,11 +174,17 @@ class RunHeader(QWidget):
             separator.setStyleSheet(f"color: {muted};")
             details.addWidget(separator)
             details.addWidget(label)
-        details.addWidget(self.params, 1)
-        details.addWidget(self.origin, 2)
-        details.addSpacing(8)
-        details.addWidget(self.folder, 2)  # the path gives way first; "started …" stays whole
+        details.addStretch(1)
         details.addWidget(self.started)
+        # Where and from what: the folder, a linked run's origin, the parameters, on a line
+        # of their own so that on a narrow window each keeps a readable part.
+        where = QHBoxLayout()
+        where.setContentsMargins(32, 0, 0, 0)
+        where.setSpacing(8)
+        where.addWidget(self.folder)
+        where.addWidget(self.origin)
+        where.addWidget(self.params)
+        where.addStretch(1)
 
         self.banner = Banner()
         layout = QVBoxLayout(self)
@@ -184,6 +192,7 @@ class RunHeader(QWidget):
         layout.setSpacing(6)
         layout.addLayout(top)
         layout.addLayout(details)
+        layout.addLayout(where)
         self._layout = layout
         layout.addWidget(self.banner)
 
@@ -231,7 +240,7 @@ class RunHeader(QWidget):
             self.origin.set_full_text(origin)
             self.origin.setVisible(bool(origin))
         started = state.started_at[:19].replace("T", " ")
-        self.started.setText(f"·  started {started}" if started else "")
+        self.started.set_full_text(f"·  started {started}" if started else "")
         finished = state.status != "running" and bool(state.steps)
         self.rerun_button.setVisible(finished and state.status == "ok")
         self.changes_button.setVisible(any(c.kind == "run" for c in state.checkpoints))
@@ -265,7 +274,10 @@ class RunHeader(QWidget):
     # ---------------------------------------------------------------- private
 
     def _set_part(self, index: int, label: QLabel, text: str) -> None:
-        if label.text() != text:
+        if isinstance(label, ElidedLabel):
+            if label.full_text() != text:
+                label.set_full_text(text)
+        elif label.text() != text:
             label.setText(text)
         label.setVisible(bool(text))
         self._separators[index].setVisible(bool(text))

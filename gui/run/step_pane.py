@@ -121,9 +121,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.icon = StatusIcon(step.phase, 18)
         self.number = QLabel(str(step.index + 1))
         self.number.setStyleSheet(f"color: {muted}; font-weight: 600;")
-        self.agent = QLabel(step.agent)
+        # Agent, model and usage give way with an ellipsis (whole in the tooltip) when the
+        # pane is narrow, as a parallel task's column is.
+        self.agent = ElidedLabel(step.agent, Qt.TextElideMode.ElideRight, prefer_full=True)
         self.agent.setStyleSheet("font-weight: 600; font-size: 14px;")
-        self.model = QLabel("")
+        self.model = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.model.setStyleSheet(f"color: {muted};")
         self.phase = QLabel("")
         self.issues = QLabel("")
@@ -133,7 +135,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.changes: ChangesSection | None = None
         self.output_file: QLabel | None = None
         """The file the answer was also written to (``output: <file name>``), as a link."""
-        self.usage = QLabel("")
+        self.usage = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.usage.setStyleSheet(f"color: {muted};")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.duration = QLabel("")
@@ -304,11 +306,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         model = step.model or ""
         if step.reused_from:
             model = f"reused from run {step.reused_from}"
-        if self.model.text() != model:
-            self.model.setText(model)
+        if self.model.full_text() != model:
+            self.model.set_full_text(model)
         if step.usage is not self._usage:  # frozen: a new object means new figures
             self._usage = step.usage
-            self.usage.setText(step.usage.model_copy(update={"model": None}).line())
+            self.usage.set_full_text(step.usage.model_copy(update={"model": None}).line())
         task = " ".join(step.task.split())
         if task != self.task.full_text():
             self.task.set_full_text(task)

@@ -46,12 +46,12 @@ def click_row(qtbot: QtBot, row: ToolCallRow) -> None:
 def test_a_finished_chain_reads_top_down_with_a_pane_per_step(view: RunView) -> None:
     view.load_events(finished_chain())
 
-    assert [pane.agent.text() for pane in view.panes()] == ["scout", "planner", "worker"]
+    assert [pane.agent.full_text() for pane in view.panes()] == ["scout", "planner", "worker"]
     assert view.header.title.full_text() == "implement add a --json flag to 'baton agents'"
     assert view.header.status_text() == "Done"
     assert view.header.usage.text() == view.state().usage.line()
     assert "5 turns" in view.header.usage.text()
-    assert view.pane(2).usage.text().startswith("2 turns ↑34k")
+    assert view.pane(2).usage.full_text().startswith("2 turns ↑34k")
     assert not view.header.cancel_button.isEnabled()
     assert view.scroll_area.verticalScrollBar().value() == 0  # a saved run opens at the top
 
@@ -361,7 +361,7 @@ def test_export_and_copy_give_the_run_as_markdown(
     assert "## Step 3: worker — ok" in text
     assert QGuiApplication.clipboard().text() == text
     assert view.header.copy_button.text() == "Copied ✓"
-    qtbot.waitUntil(lambda: view.header.copy_button.text() == "Copy as Markdown")
+    qtbot.waitUntil(lambda: view.header.copy_button.text() == "Copy")
 
 
 def test_an_export_that_cannot_be_written_says_why(
