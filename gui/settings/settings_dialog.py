@@ -1,7 +1,8 @@
 """The settings dialog: ``config.yaml`` as a form (architecture: "File formats"), validated as you
 type.
 
-Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects. On every
+Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects, and
+Appearance (the colour scheme: a window preference in QSettings, not part of the file). On every
 edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`
 (plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QSize, QUrl, Signal
+from PySide6.QtCore import QSettings, QSize, QUrl, Signal
 from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon
 from PySide6.QtWidgets import (
     QDialog,
@@ -43,6 +44,7 @@ from core.safety.rule_store import RuleStore
 from core.safety.secrets import SecretsError, delete_api_key, store_api_key
 from core.safety.trust import TrustStore
 from gui import theme
+from gui.settings.settings_appearance import AppearancePage
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
@@ -68,6 +70,7 @@ class SettingsDialog(QDialog):
         which: Which = shutil.which,
         trust_store: TrustStore | None = None,
         rule_store: RuleStore | None = None,
+        window_settings: QSettings | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
@@ -84,6 +87,9 @@ class SettingsDialog(QDialog):
         self.tools = ToolsPage(which)
         self.limits = LimitsPage()
         self.trust = TrustPage(trust_store)
+        self.appearance = AppearancePage(
+            window_settings if window_settings is not None else QSettings()
+        )
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self._pages: list[tuple[Page | ProvidersPage, str]] = [
@@ -94,6 +100,7 @@ class SettingsDialog(QDialog):
             (self.tools, "Tools"),
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
+            (self.appearance, "Appearance"),
         ]
         # Error marks no taller than the tab text: a tab gaining or losing its mark never
         # changes the tab bar's height, so the page under it never moves.
@@ -218,6 +225,7 @@ class SettingsDialog(QDialog):
         self.providers.keys_stored()
         self.trust.apply()
         self.rules.apply()
+        self.appearance.keep()
         self.load_error = None
         self.banner.hide()
         self.saved.emit()
@@ -228,6 +236,8 @@ class SettingsDialog(QDialog):
 
     def done(self, result: int) -> None:
         self.providers.shutdown()
+        if result != QDialog.DialogCode.Accepted:
+            self.appearance.revert()
         super().done(result)
 
     def closeEvent(self, event: QCloseEvent) -> None:
