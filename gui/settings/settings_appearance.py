@@ -53,7 +53,7 @@ class AppearancePage(Page):
 
     def chosen(self) -> Scheme:
         key = self.theme.currentData()
-        return key if key in SCHEMES else "system"  # type: ignore[no-any-return]
+        return next((scheme for scheme in SCHEMES if scheme == key), "system")
 
     def keep(self) -> None:
         """Save: the chosen scheme is the one the next start opens with."""

@@ -10,7 +10,7 @@ switching the theme: widgets that listen for palette changes restyle themselves.
 
 from __future__ import annotations
 
-from typing import Literal, cast
+from typing import Literal
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
@@ -31,7 +31,10 @@ SETTINGS_KEY = "appearance/theme"
 def saved_scheme(settings: QSettings) -> Scheme:
     """The scheme chosen last time; ``system`` when none was (or the value is unknown)."""
     value = settings.value(SETTINGS_KEY, "system")
-    return cast(Scheme, value) if value in SCHEMES else "system"
+    for scheme in SCHEMES:
+        if value == scheme:
+            return scheme
+    return "system"
 
 
 def save_scheme(settings: QSettings, scheme: Scheme) -> None:

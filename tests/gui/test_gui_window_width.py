@@ -4,11 +4,13 @@ using a wide one, and headers that elide instead of widening the window."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from core.model.events import Event, Lineage, RunStarted, event_from_json, event_to_json
+from gui.run.run_page import RunPage
 from gui.run.run_view import RunView
 from gui.window.main_window import MainWindow
 from gui.window.views import VIEWS
@@ -22,7 +24,7 @@ def _linked(events: list[Event], run_id: str, kind: str) -> list[Event]:
     """``events`` as a run linked to a parent with a long id (the header's origin line)."""
     started = events[0]
     assert isinstance(started, RunStarted)
-    lineage = Lineage(run_id=LONG_ID, step=1, kind=kind)  # type: ignore[arg-type]
+    lineage = Lineage.model_validate({"run_id": LONG_ID, "step": 1, "kind": kind})
     first = started.model_copy(
         update={
             "run_id": run_id,
@@ -41,8 +43,14 @@ def _every_kind_of_run() -> list[list[Event]]:
     return runs
 
 
+def _read(page: RunPage) -> bool:
+    return not page.is_reading() and bool(page.view.panes())
+
+
 def _minimum_width(window: MainWindow) -> int:
-    window.layout().activate()
+    layout = window.layout()
+    assert layout is not None
+    layout.activate()
     return window.minimumSizeHint().width()
 
 
@@ -53,9 +61,7 @@ def test_every_view_fits_800_px_with_every_kind_of_run_open(
     assert _minimum_width(window) <= SMALL_SCREEN, "with no run tabs"
     for events in _every_kind_of_run():
         page = window.runs_view.open_events(events)
-        qtbot.waitUntil(
-            lambda page=page: not page.is_reading() and bool(page.view.panes()), timeout=20_000
-        )
+        qtbot.waitUntil(partial(_read, page), timeout=20_000)
     for spec in VIEWS:  # every view, the lazily built ones too
         window.go_to_view(spec.key)
         view: QWidget = window.view(spec.key)
