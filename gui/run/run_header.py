@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -281,6 +281,11 @@ class RunHeader(QWidget):
             label.setText(text)
         label.setVisible(bool(text))
         self._separators[index].setVisible(bool(text))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._status:
+            self._show_status(self._status)  # the pill's tint follows light ↔ dark
 
     def _show_status(self, status: str) -> None:
         palette = self.palette()

@@ -32,6 +32,7 @@ class AppearancePage(Page):
         self.theme.setToolTip("The window's colours; the change shows at once")
         self.theme.currentIndexChanged.connect(self._picked)
         form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         form.addRow("Theme", self.theme)
         note = QLabel(
             "“Same as the system” follows your desktop's light or dark setting where it "
