@@ -2,7 +2,8 @@
 type.
 
 Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects, and
-Appearance (the colour scheme: a window preference in QSettings, not part of the file). On every
+Appearance (the colour scheme: a window preference in QSettings, not part of the file). A
+search box above the tabs shows only the tabs with a matching setting and marks it. On every
 edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`
 (plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
@@ -28,11 +29,12 @@ from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QSettings, QSize, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon, QPalette
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QTabWidget,
     QVBoxLayout,
@@ -50,6 +52,7 @@ from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
+from gui.settings.settings_search import HIT_STYLE, SettingsSearch
 from gui.theme import icons
 from gui.widgets import Banner
 
@@ -108,6 +111,21 @@ class SettingsDialog(QDialog):
         self.tabs.setIconSize(QSize(line - 2, line - 2))
         for page, title in self._pages:
             self.tabs.addTab(page, title)
+        self.search = QLineEdit()
+        self.search.setObjectName("SettingsSearch")
+        self.search.setPlaceholderText("Search settings (timeout, sandbox, theme…)")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Shows only the tabs with a matching setting, and marks it")
+        self._search = SettingsSearch(self.tabs)
+        self.search.textChanged.connect(self._filter)
+        self.search_result = QLabel("")
+        self.search_result.setObjectName("Secondary")
+        highlight = theme.mix(
+            self.palette().color(QPalette.ColorRole.Base),
+            self.palette().color(QPalette.ColorRole.Highlight),
+            0.3,
+        )
+        self.setStyleSheet(HIT_STYLE.format(background=highlight.name()))
 
         self.summary = QLabel()
         self.summary.setObjectName("SettingsSummary")
@@ -128,6 +146,11 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 12)
         layout.addWidget(self.banner)
+        search_row = QHBoxLayout()
+        search_row.setContentsMargins(14, 10, 14, 2)
+        search_row.addWidget(self.search, 1)
+        search_row.addWidget(self.search_result)
+        layout.addLayout(search_row)
         layout.addWidget(self.tabs, 1)
         bottom = QWidget()
         bottom.setLayout(buttons)
@@ -245,6 +268,17 @@ class SettingsDialog(QDialog):
         super().closeEvent(event)
 
     # -- private -------------------------------------------------------------------------
+
+    def _filter(self, query: str) -> None:
+        self._search.apply(query)
+        if not query.strip():
+            self.search_result.setText("")
+        elif self._search.matching_tabs():
+            count = len(self._search.hits())
+            where = ", ".join(self._search.matching_tabs())
+            self.search_result.setText(f"{count} match{'es' if count != 1 else ''} in {where}")
+        else:
+            self.search_result.setText("No setting matches")
 
     def _providers_changed(self) -> None:
         self.models.set_provider_names(self.providers.names())
