@@ -87,6 +87,8 @@ class SettingsSearch:
         hits: list[Hit] = []
         for index in range(self._tabs.count()):
             page = self._tabs.widget(index)
+            if page is None:
+                continue
             kinds = (QLabel, QAbstractButton, QGroupBox)
             for widget in page.findChildren(QWidget):
                 if not isinstance(widget, kinds) or self._ignored(widget):

@@ -451,7 +451,7 @@ def test_search_shows_only_the_tabs_with_a_matching_setting(qtbot: QtBot, make_d
     assert dialog.tabs.tabText(dialog.tabs.currentIndex()) in shown
     marked = [hit.widget for hit in dialog._search.hits() if current.isAncestorOf(hit.widget)]
     assert marked and all(widget.property("settingsMatch") == "true" for widget in marked)
-    assert any("sandbox" in widget.text().lower() for widget in marked)  # type: ignore[attr-defined]
+    assert any("sandbox" in widget.text().lower() for widget in marked)
     assert "match" in dialog.search_result.text()
 
     dialog.search.clear()
