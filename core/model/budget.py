@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.model.cost import format_cost
 from core.model.events import BudgetAnswered, BudgetAsked, Event, RunCaps, RunStarted, UsageStats
 
 CapKind = Literal["cost", "tokens"]
@@ -38,7 +39,8 @@ class Caps(BaseModel):
     def reached(self, usage: UsageStats) -> tuple[CapKind, str] | None:
         """Which cap ``usage`` has reached and how, in words; None when none."""
         if self.max_cost is not None and usage.cost >= self.max_cost:
-            return "cost", f"${usage.cost:.4f} spent of a ${self.max_cost:.4f} cap"
+            spent, cap = format_cost(usage.cost, usage.priced), format_cost(self.max_cost)
+            return "cost", f"{spent} spent of a {cap} cap"
         tokens = usage.input + usage.output
         if self.max_tokens is not None and tokens >= self.max_tokens:
             return "tokens", f"{tokens:,} tokens used of a {self.max_tokens:,} cap"

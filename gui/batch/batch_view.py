@@ -42,6 +42,7 @@ from core.batch.store import BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config.atomic import atomic_write_text
 from core.config.settings import SettingsError, load_settings
+from core.model.cost import format_cost
 from core.model.errors import RunError
 from core.model.events import compact_number
 from core.record.run_files import RunIndex
@@ -414,8 +415,8 @@ class BatchView(QWidget):
         figures = [", ".join(words)] if words else []
         if tokens:
             figures.append(f"{compact_number(tokens)} tokens")
-        if cost:
-            figures.append(f"${cost:.4f}")
+        if cost or not self.model.all_priced():
+            figures.append(format_cost(cost, self.model.all_priced()))
         self.totals.setText(" · ".join(figures))
         self._update_buttons()
 

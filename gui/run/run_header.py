@@ -21,6 +21,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from core.model.cost import cost_reason
 from core.record.run_names import run_name
 from core.record.run_state import RunState
 from gui.changes.run_changes import open_run_changes
@@ -230,6 +231,9 @@ class RunHeader(QWidget):
         self.set_elapsed(elapsed)
         self._set_part(1, self.progress, progress_text(state))
         self._set_part(2, self.usage, state.usage.line())
+        reason = cost_reason(state.usage.cost, state.usage.priced)
+        if reason:  # "$—" or "≥$…": say why
+            self.usage.setToolTip(f"{state.usage.line()}\n{reason}")
         params = ", ".join(f"{name}={value}" for name, value in state.params.items())
         if params != self.params.full_text().removeprefix("·  "):
             self.params.set_full_text(f"·  {params}" if params else "")

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.model.cost import cost_reason
 from core.model.events import UsageStats
 from core.record.run_state import StepState
 from gui.changes import ChangesSection
@@ -310,7 +311,11 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.model.set_full_text(model)
         if step.usage is not self._usage:  # frozen: a new object means new figures
             self._usage = step.usage
-            self.usage.set_full_text(step.usage.model_copy(update={"model": None}).line())
+            line = step.usage.model_copy(update={"model": None}).line()
+            self.usage.set_full_text(line)
+            reason = cost_reason(step.usage.cost, step.usage.priced)
+            if reason:  # "$—" or "≥$…": say why
+                self.usage.setToolTip(f"{line}\n{reason}")
         task = " ".join(step.task.split())
         if task != self.task.full_text():
             self.task.set_full_text(task)

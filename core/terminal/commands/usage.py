@@ -9,9 +9,8 @@ import json
 from typing import Any
 
 from core.history.usage_report import UsageRow, usage_report
+from core.model.cost import UNPRICED, format_cost
 from core.model.events import UsageStats, compact_number
-
-UNPRICED = "—"
 
 
 def register(commands: Any) -> None:
@@ -38,9 +37,7 @@ def _date(text: str) -> str:
 
 
 def cost_text(usage: UsageStats) -> str:
-    if usage.priced:
-        return f"${usage.cost:.4f}"
-    return f"≥${usage.cost:.4f}" if usage.cost else UNPRICED
+    return format_cost(usage.cost, usage.priced)
 
 
 def _as_json(row: UsageRow) -> dict[str, Any]:
