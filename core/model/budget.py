@@ -135,6 +135,11 @@ class TokenPrices:
     output: float
 
 
+BUDGET_STOP = "budget reached: "
+"""How the error of a step stopped at a cap begins (:class:`BudgetReached`): the run ended as
+its budget said, which the window shows as "Stopped at budget", not as a failure."""
+
+
 class BudgetReached(Exception):
     """A cap was reached and not raised; ``str()`` is the step's error."""
 
@@ -170,7 +175,7 @@ class BudgetGuard:
                 question = BudgetQuestion(self._run_id, step, scope, kind, reason, caps)
                 raised = await self._ask(question)
                 if raised is None or raised.reached(usage) is not None:
-                    raise BudgetReached(f"budget reached: {reason}")
+                    raise BudgetReached(f"{BUDGET_STOP}{reason}")
                 self.budget = self.budget.model_copy(update={scope: raised})
                 break
             else:

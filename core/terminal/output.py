@@ -29,6 +29,7 @@ from core.model.events import (
     ToolCallStarted,
     Usage,
 )
+from core.model.words import counted
 from core.record.run_state import ToolCall
 
 _MARKS = {"ok": "✓", "error": "✗", "aborted": "⊘", "interrupted": "⊘"}
@@ -55,7 +56,9 @@ class TranscriptPrinter:
             self._parallel = event.mode == "parallel"
             self._total_steps = len(event.steps)
             title = event.preset or event.mode
-            self._line(self._style(f"▶ {title} · {len(event.steps)} step(s) in {event.cwd}", "1"))
+            self._line(
+                self._style(f"▶ {title} · {counted(len(event.steps), 'step')} in {event.cwd}", "1")
+            )
             if event.params:
                 values = ", ".join(f"{name}={value}" for name, value in event.params.items())
                 self._line(self._style(f"  params: {values}", "2"))

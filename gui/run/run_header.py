@@ -22,6 +22,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from core.model.cost import cost_reason
+from core.model.words import counted
 from core.record.run_names import run_name
 from core.record.run_state import RunState
 from gui.changes.run_changes import open_run_changes
@@ -38,6 +39,7 @@ COPIED_MS = 1500
 _PILL_HUES = {
     "running": SEVERITY_HUES["info"],
     "waiting": SEVERITY_HUES["warning"],
+    "budget": SEVERITY_HUES["warning"],
     "ok": SEVERITY_HUES["ok"],
     "error": SEVERITY_HUES["error"],
 }
@@ -52,6 +54,8 @@ def run_title(state: RunState) -> str:
 def display_status(state: RunState, live: bool) -> str:
     """The run's status word key: a replayed run that never finished is ``incomplete``; a
     running run with a step waiting for approval is ``waiting``."""
+    if state.status == "error" and state.stopped_at_budget():
+        return "budget"  # a cap did its job: not a failure
     if state.status != "running":
         return state.status
     if not live:
@@ -67,12 +71,30 @@ def progress_text(state: RunState) -> str:
     if state.mode == "parallel":
         return state.progress_line()
     if state.mode == "chain" and state.status == "ok":
-        return f"chain of {len(state.steps)} steps"
+        return f"chain of {counted(len(state.steps), 'step')}"
     if state.mode == "chain" and state.steps:
         reached = [s.index for s in state.steps if s.phase not in ("pending", "not_run")]
         current = (reached[-1] + 1) if reached else 0
         return f"chain, step {current} of {len(state.steps)}"
     return ""
+
+
+def run_models(state: RunState) -> list[str]:
+    """Every model the run's steps used, in step order, each once."""
+    models: list[str] = []
+    for step in state.steps:
+        model = step.model or step.usage.model
+        if model and model not in models:
+            models.append(model)
+    return models
+
+
+def usage_text(state: RunState) -> str:
+    """The run's usage line, naming every model its steps used (not only the latest)."""
+    models = run_models(state)
+    if len(models) < 2:
+        return state.usage.line()
+    return " ".join([state.usage.model_copy(update={"model": None}).line(), ", ".join(models)])
 
 
 class RunHeader(QWidget):
@@ -230,10 +252,11 @@ class RunHeader(QWidget):
         self.cancel_button.setEnabled(live and state.status == "running" and not self._cancelling)
         self.set_elapsed(elapsed)
         self._set_part(1, self.progress, progress_text(state))
-        self._set_part(2, self.usage, state.usage.line())
+        line = usage_text(state)
+        self._set_part(2, self.usage, line)
         reason = cost_reason(state.usage.cost, state.usage.priced)
         if reason:  # "$—" or "≥$…": say why
-            self.usage.setToolTip(f"{state.usage.line()}\n{reason}")
+            self.usage.setToolTip(f"{line}\n{reason}")
         params = ", ".join(f"{name}={value}" for name, value in state.params.items())
         if params != self.params.full_text().removeprefix("·  "):
             self.params.set_full_text(f"·  {params}" if params else "")
@@ -249,7 +272,8 @@ class RunHeader(QWidget):
         self.rerun_button.setVisible(finished and state.status == "ok")
         self.changes_button.setVisible(any(c.kind == "run" for c in state.checkpoints))
         if state.error and state.status != "running":
-            kind = "error" if state.status == "error" else "info"
+            failed = state.status == "error" and not state.stopped_at_budget()
+            kind = "error" if failed else "info"
             if self.banner.message() != state.error or self.banner.kind() != kind:
                 self.banner.show_message(kind, state.error, self._recovery_actions(state))
         elif not self.banner.isHidden():
@@ -306,7 +330,7 @@ class RunHeader(QWidget):
             f"background: {background.name()}; color: {color.name()}; border-radius: 9px;"
             " padding: 1px 9px; font-weight: 600;"
         )
-        icon_phase = {"incomplete": "aborted"}.get(status, status)
+        icon_phase = {"incomplete": "aborted", "budget": "aborted"}.get(status, status)
         self.icon.set_phase(icon_phase)
 
     def _open_changes(self) -> None:

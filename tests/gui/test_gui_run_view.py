@@ -19,6 +19,7 @@ from gui.run.step_pane import StepPane
 from gui.run.tool_call_row import ToolCallRow
 from gui.run.tool_output import OUTPUT_LINES
 from tests.gui.run_events import (
+    HAIKU,
     SONNET,
     RunBuilder,
     failed_chain,
@@ -49,7 +50,8 @@ def test_a_finished_chain_reads_top_down_with_a_pane_per_step(view: RunView) -> 
     assert [pane.agent.full_text() for pane in view.panes()] == ["scout", "planner", "worker"]
     assert view.header.title.full_text() == "implement add a --json flag to 'baton agents'"
     assert view.header.status_text() == "Done"
-    assert view.header.usage.text() == view.state().usage.line()
+    without_model = view.state().usage.model_copy(update={"model": None}).line()
+    assert view.header.usage.full_text() == f"{without_model} {HAIKU}, {SONNET}"  # every model
     assert "5 turns" in view.header.usage.text()
     assert view.pane(2).usage.full_text().startswith("2 turns ↑34k")
     assert not view.header.cancel_button.isEnabled()

@@ -11,6 +11,7 @@ from typing import Any
 from core.history.usage_report import UsageRow, usage_report
 from core.model.cost import UNPRICED, format_cost
 from core.model.events import UsageStats, compact_number
+from core.model.words import counted
 
 
 def register(commands: Any) -> None:
@@ -78,7 +79,7 @@ def _usage(args: argparse.Namespace) -> int:
         _print_table(args.by, report.rows)
     if report.unreadable:
         how = "counted from their saved total" if args.by == "day" else "left out"
-        print(f"\n{len(report.unreadable)} run(s) {how}: their file could not be read.")
+        print(f"\n{counted(len(report.unreadable), 'run')} {how}: their file could not be read.")
     return 0
 
 
