@@ -466,8 +466,22 @@ class LaunchDialog(QDialog):
         self._edited()
         self.params_form.set_agents(self._used_agents())
         self.params_box.setVisible(not self.params_form.is_empty())
+        self._order_params()
         self._update_preview()
         self._refresh_blocking()
+
+    def _order_params(self) -> None:
+        """Put the parameter fields in the Tab order where they stand: after the run's inputs,
+        before the options — they are built after Cancel and Run, so they would come last."""
+        fields = [self.params_form.widget(name) for name in self.params_form.names()]
+        if not fields:
+            return
+        before = self.folder_edit.previousInFocusChain()
+        while before in fields or not before.focusPolicy() & Qt.FocusPolicy.TabFocus:
+            before = before.previousInFocusChain()  # Qt orders only widgets Tab can reach
+        for field in fields:
+            QWidget.setTabOrder(before, field)
+            before = field
 
     def _step_inputs(self) -> list[tuple[str, str]]:
         """(agent, folder) of each step the current tab describes."""
