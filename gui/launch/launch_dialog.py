@@ -476,9 +476,16 @@ class LaunchDialog(QDialog):
         fields = [self.params_form.widget(name) for name in self.params_form.names()]
         if not fields:
             return
-        before = self.folder_edit.previousInFocusChain()
-        while before in fields or not before.focusPolicy() & Qt.FocusPolicy.TabFocus:
-            before = before.previousInFocusChain()  # Qt orders only widgets Tab can reach
+        before: QWidget = self.folder_edit
+        while (
+            before is self.folder_edit
+            or before in fields
+            or not before.focusPolicy() & (Qt.FocusPolicy.TabFocus)
+        ):  # Qt orders only widgets Tab can reach
+            previous = before.previousInFocusChain()
+            if previous is None or previous is self.folder_edit:
+                return
+            before = previous
         for field in fields:
             QWidget.setTabOrder(before, field)
             before = field
