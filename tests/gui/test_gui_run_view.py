@@ -435,3 +435,42 @@ def test_a_chain_always_stacks(qtbot: QtBot, view: RunView) -> None:
     view.resize(2400, 800)
     qtbot.waitUntil(lambda: view.pane(0).width() > 0)
     assert view.columns() == 1
+
+
+def test_an_edited_bash_call_shows_the_same_command_live_and_reopened(qtbot: QtBot) -> None:
+    """The person edits the command in the approval dialog: the live row, which was built
+    with the proposed command, shows what ran — as the same run reopened from its file does."""
+    waiting = waiting_for_approval()
+    run_id = waiting[0].run_id
+    end = RunBuilder(run_id)
+    end.now, end._agents = 2.0, ["worker"]
+    end.events.append(
+        ApprovalResolved(
+            run_id=run_id,
+            step=0,
+            ts=2.0,
+            request_id="approval-0001",
+            decision="approve",
+            updated_arguments={"command": "rm -rf build/cache/"},
+        )
+    )
+    end.tool_finished(0, "call_0001", "removed")
+    end.step_finished(0, output="Cleaned.").run_finished()
+
+    live_view = RunView()
+    qtbot.addWidget(live_view)
+    live(qtbot, live_view, waiting)
+    row = rows(live_view.pane(0))[0]
+    assert row.argument_text() == "rm -rf build/"  # proposed, awaiting approval
+    row.set_expanded(True)  # the details are open while the answer comes
+    live_view.add_events(end.events)
+    qtbot.waitUntil(lambda: live_view.state().events == len(waiting) + len(end.events))
+
+    reopened = RunView()
+    qtbot.addWidget(reopened)
+    reopened.load_events(waiting + end.events)
+    again = rows(reopened.pane(0))[0]
+    again.set_expanded(True)
+    assert row.argument_text() == again.argument_text() == "rm -rf build/cache/"
+    assert "build/cache/" in row.arguments_text() and row.arguments_text() == again.arguments_text()
+    assert row.summary.toolTip() == again.summary.toolTip() == "bash: rm -rf build/cache/"
