@@ -19,13 +19,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from core import __version__
 from gui import theme
 from gui.app_log import log_exception, show_startup_error, start_logging
 from gui.theme import icons
+from gui.theme.scheme import apply_scheme, saved_scheme
 from gui.window.main_window import MainWindow
 
 if TYPE_CHECKING:
@@ -53,7 +54,11 @@ def create_application(argv: list[str]) -> QApplication:
     app.setApplicationVersion(__version__)
     app.setDesktopFileName("baton")
     app.setWindowIcon(icons.app_icon())
-    theme.apply_theme(app)
+    scheme = saved_scheme(QSettings())
+    if scheme == "system":
+        theme.apply_theme(app)
+    else:  # the person chose light or dark in Settings ▸ Appearance
+        apply_scheme(app, scheme)
     return app
 
 

@@ -61,7 +61,7 @@ async def test_a_step_s_edit_new_file_and_sed_are_its_changes_and_restore_undoes
     assert "+++ b/docs/new.md" in patch and "-colour: red\n+colour: blue" in patch
 
     assert await cli("runs", "restore", run_id, "--step", "1") == 0
-    assert "to before step 1: 3 file(s) changed" in capsys.readouterr().out
+    assert "to before step 1: 3 files changed" in capsys.readouterr().out
     assert user_state(repo) == before
     assert (repo / "app.py").read_text(encoding="utf-8") == "def greet():\n    return 'hello'\n"
     assert not (repo / "docs").exists()
@@ -71,7 +71,7 @@ async def test_a_step_s_edit_new_file_and_sed_are_its_changes_and_restore_undoes
     assert await cli("runs", "restore", run_id, "--undo") == 0
     said = capsys.readouterr().out  # what the undo did, not the restore's words again
     assert said.startswith(f"Undid the latest restore of {repo} (to before step 1): the folder")
-    assert "back as it was before that restore; 3 file(s) changed" in said
+    assert "back as it was before that restore; 3 files changed" in said
     assert "Restored" not in said
     assert (repo / "docs" / "new.md").read_text(encoding="utf-8") == "# New\n"
     assert "blue" in (repo / "notes.txt").read_text(encoding="utf-8")
@@ -115,7 +115,7 @@ async def test_restore_over_later_edits_lists_them_and_needs_yes(
 
     assert await cli("runs", "restore", run_id, "--step", "1") == 1
     message = capsys.readouterr().err
-    assert "1 file(s) changed since the run's last checkpoint" in message
+    assert "1 file changed since the run's last checkpoint" in message
     assert "modified app.py" in message
     assert (repo / "app.py").read_text(encoding="utf-8") == "my own edit\n"
 
@@ -221,7 +221,7 @@ async def test_a_parallel_run_has_one_checkpoint_pair_for_the_whole_run(
     assert "recorded for the whole run, not per task" in capsys.readouterr().err
 
     assert await cli("runs", "restore", run_id, "--step", "1") == 0
-    assert "to before the run: 2 file(s) changed" in capsys.readouterr().out
+    assert "to before the run: 2 files changed" in capsys.readouterr().out
     assert user_state(repo) == before
     RunIndex().delete(run_id)
     assert git(repo, "for-each-ref", "refs/baton") == ""

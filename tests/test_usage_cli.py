@@ -1,5 +1,5 @@
 """``baton usage``: saved runs made against the scripted server, grouped per agent, model and
-day; a cost no price table knows shows as "—", never as $0."""
+day; a cost no price table knows shows as "$—", never as $0."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_usage_per_agent_model_and_day(
     by_model = {line.split()[0]: line.split() for line in lines if line.strip()}
     assert by_model["gpt-4o-mini"][-1].startswith("$0.021")
     unpriced = next(cells for model, cells in by_model.items() if model != "gpt-4o-mini")
-    assert unpriced[-1] == "—", out
+    assert unpriced[-1] == "$—", out
 
     assert main(["usage", "--by", "day", "--json"]) == 0
     [day] = json.loads(capsys.readouterr().out)["rows"]

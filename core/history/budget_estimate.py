@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from statistics import median
 
+from core.model.cost import UNPRICED, format_cost
 from core.model.events import UsageStats, compact_number
 from core.record.run_files import RunIndex
 
@@ -29,12 +30,11 @@ class Estimate:
 
     def describe(self) -> str:
         """``usually $0.0123 and 12k tokens (median of 5 runs)``."""
-        cost = f"${self.cost:.4f}" if self.priced else f"at least ${self.cost:.4f}"
+        cost = format_cost(self.cost, self.priced)
         plural = "s" if self.runs != 1 else ""
-        return (
-            f"usually {cost} and {compact_number(self.tokens)} tokens "
-            f"(median of {self.runs} earlier run{plural})"
-        )
+        tokens = f"{compact_number(self.tokens)} tokens"
+        figures = f"{tokens}, cost unknown" if cost == UNPRICED else f"{cost} and {tokens}"
+        return f"usually {figures} (median of {self.runs} earlier run{plural})"
 
 
 def estimate_from(usages: list[UsageStats]) -> Estimate | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
+from core.model.cost import format_cost, format_cost_delta
 from core.model.events import UsageStats
 from core.record.run_names import run_name
 from core.record.run_state import RunState, StepState, TextBlock, ToolCall
@@ -40,6 +41,8 @@ class StepSide:
     usage: UsageStats
     duration_s: float | None
     files: list[str] = field(default_factory=list)
+    model: str = ""
+    """The model the step ran with (what a re-run with another model changes)."""
 
     @property
     def tokens(self) -> int:
@@ -126,6 +129,7 @@ def step_side(step: StepState) -> StepSide:
         usage=step.usage,
         duration_s=duration,
         files=changed_files(step),
+        model=step.model or step.usage.model or "",
     )
 
 
@@ -181,7 +185,7 @@ def _with_newline(text: str) -> str:
 
 
 def _cost(usage: UsageStats) -> str:
-    return f"${usage.cost:.4f}" if usage.priced else (f"≥${usage.cost:.4f}" if usage.cost else "—")
+    return format_cost(usage.cost, usage.priced)
 
 
 def _seconds(value: float | None) -> str:
@@ -194,7 +198,7 @@ def _delta(a: float | None, b: float | None, unit: str = "") -> str:
     change = b - a
     if not change:
         return "="
-    return f"{change:+,.4f}{unit}" if unit == "$" else f"{change:+,.0f}{unit}"
+    return format_cost_delta(change) if unit == "$" else f"{change:+,.0f}{unit}"
 
 
 def comparison_markdown(comparison: RunComparison) -> str:
@@ -223,6 +227,7 @@ def comparison_markdown(comparison: RunComparison) -> str:
             "| | A | B | B − A |",
             "|---|---|---|---|",
             f"| Agent | {left.agent} | {right.agent} | |",
+            f"| Model | {left.model or '—'} | {right.model or '—'} | |",
             f"| Status | {left.phase} | {right.phase} | |",
             f"| Tokens | {left.tokens:,} | {right.tokens:,} |"
             f" {_delta(left.tokens, right.tokens)} |",

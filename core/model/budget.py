@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.model.cost import format_cost
 from core.model.events import BudgetAnswered, BudgetAsked, Event, RunCaps, RunStarted, UsageStats
 
 CapKind = Literal["cost", "tokens"]
@@ -38,7 +39,8 @@ class Caps(BaseModel):
     def reached(self, usage: UsageStats) -> tuple[CapKind, str] | None:
         """Which cap ``usage`` has reached and how, in words; None when none."""
         if self.max_cost is not None and usage.cost >= self.max_cost:
-            return "cost", f"${usage.cost:.4f} spent of a ${self.max_cost:.4f} cap"
+            spent, cap = format_cost(usage.cost, usage.priced), format_cost(self.max_cost)
+            return "cost", f"{spent} spent of a {cap} cap"
         tokens = usage.input + usage.output
         if self.max_tokens is not None and tokens >= self.max_tokens:
             return "tokens", f"{tokens:,} tokens used of a {self.max_tokens:,} cap"
@@ -133,6 +135,11 @@ class TokenPrices:
     output: float
 
 
+BUDGET_STOP = "budget reached: "
+"""How the error of a step stopped at a cap begins (:class:`BudgetReached`): the run ended as
+its budget said, which the window shows as "Stopped at budget", not as a failure."""
+
+
 class BudgetReached(Exception):
     """A cap was reached and not raised; ``str()`` is the step's error."""
 
@@ -168,7 +175,7 @@ class BudgetGuard:
                 question = BudgetQuestion(self._run_id, step, scope, kind, reason, caps)
                 raised = await self._ask(question)
                 if raised is None or raised.reached(usage) is not None:
-                    raise BudgetReached(f"budget reached: {reason}")
+                    raise BudgetReached(f"{BUDGET_STOP}{reason}")
                 self.budget = self.budget.model_copy(update={scope: raised})
                 break
             else:

@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from core.model.cost import format_cost
+
 RunMode = Literal["single", "parallel", "chain", "graph"]
 Isolation = Literal["none", "worktree"]
 StepStatus = Literal["ok", "error", "aborted"]
@@ -93,10 +95,8 @@ class UsageStats(BaseModel):
             parts.append(f"R{compact_number(self.cache_read)}")
         if self.cache_write:
             parts.append(f"W{compact_number(self.cache_write)}")
-        if not self.priced:
-            parts.append(f"≥${self.cost:.4f}" if self.cost else "$—")
-        elif self.cost:
-            parts.append(f"${self.cost:.4f}")
+        if self.cost or not self.priced:
+            parts.append(format_cost(self.cost, self.priced))
         if self.context_tokens:
             parts.append(f"ctx:{compact_number(self.context_tokens)}")
         if self.model:

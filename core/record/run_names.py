@@ -25,6 +25,7 @@ STATUS_WORDS = {
     "aborted": "cancelled",
     "interrupted": "interrupted",
     "incomplete": "interrupted",
+    "budget": "stopped at budget",
 }
 """Run status (as stored, and the window's ``waiting``/``incomplete``) → the word shown."""
 

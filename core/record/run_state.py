@@ -20,7 +20,7 @@ import json
 from dataclasses import InitVar, dataclass, field
 from typing import Any, Literal
 
-from core.model.budget import budget_answer_text
+from core.model.budget import BUDGET_STOP, budget_answer_text
 from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -231,6 +231,16 @@ class RunState:
         for step in self.steps:
             totals[step.agent] = totals.get(step.agent, UsageStats()) + step.usage
         return totals
+
+    def stopped_at_budget(self) -> bool:
+        """The run failed only because a step reached a cap that was not raised — what the
+        budget (and the person, when asked) chose, not something that went wrong."""
+        failed = [s for s in self.steps if s.phase == "error"]
+        return (
+            self.status == "error"
+            and bool(failed)
+            and all((s.error or "").startswith(BUDGET_STOP) for s in failed)
+        )
 
     def step(self, index: int | None) -> StepState | None:
         if index is None or not 0 <= index < len(self.steps):

@@ -175,7 +175,8 @@ def rerun_from_request(
     if started.mode != "chain":
         raise RunError("re-running from a step needs a chain; re-run the whole run instead")
     if not 1 <= step_number <= len(started.steps):
-        raise RunError(f"run {started.run_id} has steps 1 to {len(started.steps)}")
+        has = "only step 1" if len(started.steps) == 1 else f"steps 1 to {len(started.steps)}"
+        raise RunError(f"run {started.run_id} has {has}")
     index = step_number - 1
     missing = [i + 1 for i in range(index) if finished.get(i) is None or finished[i].status != "ok"]
     if missing:

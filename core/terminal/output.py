@@ -1,9 +1,12 @@
 """A live, readable transcript of a run on a terminal (``baton run`` without ``--json``).
 
-Single and chain runs stream text as it arrives; parallel runs would interleave several steps'
-text mid-sentence, so there each step's text is printed whole when the step finishes. Tool
-calls are one line each, with a mark once they end. Colour only on a terminal (and never when
-``NO_COLOR`` is set).
+Single and chain runs stream text as it arrives; each step says where it works when that is
+not the run's folder, and when it was reused from an earlier run; a call a rule, the policy or
+the run's setting let through says so ("allowed by the project rule …"); a structured result
+is shown as a table (:mod:`core.terminal.result_table`). Parallel runs would interleave
+several steps' text mid-sentence, so there each step's text is printed whole when the step
+finishes. Tool calls are one line each, with a mark once they end. Colour only on a terminal
+(and never when ``NO_COLOR`` is set).
 
 A model call that fails mid-answer and is retried streams its answer again from the start.
 Streamed text cannot be taken back, so the retry line says the partial answer above it is
@@ -18,6 +21,7 @@ from typing import TextIO
 from core.model.events import (
     BestOfPicked,
     ContextLoaded,
+    ApprovalResolved,
     Event,
     GateDecided,
     GateWaiting,
@@ -36,7 +40,10 @@ from core.model.events import (
     ToolCallStarted,
     Usage,
 )
+from core.model.words import counted
 from core.record.run_state import ToolCall
+from core.terminal.result_table import result_table
+from core.tools.approval_describe import resolution_text
 
 _MARKS = {"ok": "✓", "error": "✗", "aborted": "⊘", "interrupted": "⊘"}
 
@@ -56,13 +63,17 @@ class TranscriptPrinter:
         step's buffer holds only the current attempt)."""
         self._calls: dict[str, ToolCall] = {}
         self._at_line_start = True
+        self._cwd = ""
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, RunStarted):
             self._parallel = event.mode in ("parallel", "graph")  # branches may overlap
             self._total_steps = len(event.steps)
+            self._cwd = event.cwd
             title = event.preset or event.mode
-            self._line(self._style(f"▶ {title} · {len(event.steps)} step(s) in {event.cwd}", "1"))
+            self._line(
+                self._style(f"▶ {title} · {counted(len(event.steps), 'step')} in {event.cwd}", "1")
+            )
             if event.params:
                 values = ", ".join(f"{name}={value}" for name, value in event.params.items())
                 self._line(self._style(f"  params: {values}", "2"))
@@ -71,6 +82,10 @@ class TranscriptPrinter:
             model = f" · {event.model}" if event.model else ""
             header = f"── step {event.step + 1}/{self._total_steps}: {event.agent}{model} "
             self._line("\n" + self._style(header.ljust(72, "─"), "1;36"))
+            if event.cwd and event.cwd != self._cwd:  # a step working in its own folder
+                self._line(self._style(f"  in {event.cwd}", "2"))
+            if event.reused_from:
+                self._line(self._style(f"  reused from run {event.reused_from} (no request)", "2"))
         elif isinstance(event, TextDelta) and event.step is not None:
             buffer = self._buffers.setdefault(event.step, [])
             buffer.append(event.text)
@@ -86,6 +101,8 @@ class TranscriptPrinter:
             self._attempt_ended(event)
         elif isinstance(event, Usage):
             self._attempt_ended(event)
+        elif isinstance(event, ApprovalResolved):
+            self._resolved(event)
         elif isinstance(event, Retry):
             self._retry(event)
         elif isinstance(event, Log) and event.level in ("warning", "error"):
@@ -121,6 +138,17 @@ class TranscriptPrinter:
         if not self._parallel:
             buffer.clear()  # streamed already: only the current attempt's text is kept
         self._attempt_start[event.step] = len(buffer)
+
+    def _resolved(self, event: ApprovalResolved) -> None:
+        """Who let a call run (or not) when nobody was asked here: a rule, the policy, the
+        run's setting; and a person's edit or denial. A prompt's own answer needs no echo."""
+        answered = event.decided_by == "person" and event.updated_arguments is None
+        if answered and event.decision != "deny":
+            return
+        text = resolution_text(event)
+        mark = "✗" if event.decision == "deny" else "✓"
+        color = "31" if event.decision == "deny" else "2"
+        self._line(self._style(f"  {mark} {text[:1].lower()}{text[1:]}", color))
 
     def _retry(self, event: Retry) -> None:
         limit = f"/{event.max_attempts}" if event.max_attempts else ""
@@ -160,6 +188,9 @@ class TranscriptPrinter:
         if event.usage.line():
             summary += f" · {event.usage.line()}"
         self._line(self._style(summary, "2"))
+        if event.structured:
+            for line in result_table(event.structured):
+                self._line(f"  {line}" if line else "")
         if event.error:
             self._line(self._style(f"  {event.error}", "31"))
 

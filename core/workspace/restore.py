@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.model.events import Event, FileChange, StepChanges
+from core.model.words import counted
 from core.workspace.checkpoints import REF_ROOT, Checkpoint, Workspace, changed_files, snapshot
 from core.workspace.git_command import GitError
 from core.workspace.git_location import UnsafeRepository
@@ -67,7 +68,7 @@ class RestorePlan:
             lines.append(self.head_moved)
         if self.lost:
             lines.append(
-                f"{len(self.lost)} file(s) changed since the run's last checkpoint; "
+                f"{counted(len(self.lost), 'file')} changed since the run's last checkpoint; "
                 "restoring would overwrite these changes:"
             )
             lines += [f"  {change.status:<8} {change.path}" for change in self.lost]

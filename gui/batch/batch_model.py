@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QSortFilterProxyModel, Qt, Signal
 
 from core.batch.results import ItemResult
 from core.batch.store import BatchRecord
+from core.model.cost import format_cost
 from core.model.events import Event, RunFinished, RunStarted, compact_number
 from core.record.run_names import status_word
 from core.record.run_state import RunState
@@ -44,6 +45,7 @@ class ItemRow:
     step: str = ""
     tokens: int = 0
     cost: float = 0.0
+    priced: bool = True
     duration_s: float | None = None
     output: str = ""
     error: str | None = None
@@ -56,6 +58,7 @@ class ItemRow:
         self.status = state.status
         self.tokens = state.usage.input + state.usage.output
         self.cost = state.usage.cost
+        self.priced = state.usage.priced
         self.duration_s = state.elapsed
         self.error = state.error
         active = next((s for s in state.steps if s.phase in ("running", "waiting")), None)
@@ -153,6 +156,10 @@ class BatchTableModel(FlatTableModel):
         """(tokens, cost) of every item."""
         return sum(row.tokens for row in self.rows), sum(row.cost for row in self.rows)
 
+    def all_priced(self) -> bool:
+        """False when some item's cost is only a lower bound (a model with no price)."""
+        return all(row.priced for row in self.rows)
+
     # -- Qt model ------------------------------------------------------------------------
 
     def row_count(self) -> int:
@@ -188,7 +195,7 @@ class BatchTableModel(FlatTableModel):
         if column == 4:
             return compact_number(row.tokens) if row.tokens else ""
         if column == 5:
-            return f"${row.cost:.4f}" if row.cost else ""
+            return format_cost(row.cost, row.priced) if row.cost or not row.priced else ""
         if column == 6:
             return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
         return markdown_line(row.output or (row.error or ""))[:PREVIEW_CHARS]
@@ -216,6 +223,7 @@ def _recorded_row(index: int, label: str, result: ItemResult) -> ItemRow:
         run_id=result.run_id,
         tokens=result.tokens,
         cost=result.cost,
+        priced=result.priced,
         duration_s=result.duration_s,
         output=result.output,
         error=result.error,

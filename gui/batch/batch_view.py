@@ -3,16 +3,19 @@
 Left, the batches (newest first, from :class:`core.batch.store.BatchStore`); right, the chosen
 batch: its preset and inputs, aggregate totals, and a table of items — status, current step,
 tokens, cost, duration, a preview of the final output (:mod:`gui.batch.batch_model`).
-"Failed only" filters; Open (or a double-click) shows an item as a normal run in Runs; Compare
-opens two items' runs side by side as tabs there; "Re-run failed" runs the items that did not
-finish ok again, here, live (the core's :class:`~core.batch.supervisor.BatchRun` with the
-local executor on the window's qasync loop, answering approvals like any run started from the
-window); Export writes the results as CSV or JSONL.
+"New batch…" starts one (:mod:`gui.batch.new_batch_dialog`, through :mod:`core.batch.start`
+as ``baton batch`` does, live here); "Failed only" filters; Open (or a double-click) shows an
+item as a normal run in Runs; Compare opens two items' runs side by side as tabs there;
+"Re-run failed" runs the items that did not finish ok again, here, live (the core's
+:class:`~core.batch.supervisor.BatchRun` with the local executor on the window's qasync loop,
+answering approvals like any run started from the window); Export writes the results as
+CSV or JSONL.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
@@ -34,16 +37,19 @@ from PySide6.QtWidgets import (
 
 from core.batch.executors import ExecutorOptions, LocalExecutor
 from core.batch.results import batch_results, item_result, results_csv, results_jsonl
-from core.batch.store import BatchRecord, BatchStore
+from core.batch.start import prepare_batch, record_batch
+from core.batch.store import BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config.atomic import atomic_write_text
 from core.config.settings import SettingsError, load_settings
+from core.model.cost import format_cost
 from core.model.errors import RunError
 from core.model.events import compact_number
 from core.record.run_files import RunIndex
 from core.record.run_names import status_word
 from core.safety.approvals import Responder, deny_by_setting
 from gui.batch.batch_model import FAILED, BatchTableModel, FailedFilter
+from gui.batch.new_batch_dialog import NewBatch, NewBatchDialog
 from gui.history.runs_table import started_text
 from gui.widgets.compact import let_shrink_to_label
 
@@ -62,9 +68,16 @@ class BatchView(QWidget):
     openRunRequested = Signal(str)
     """The person wants to see this run (an item's) as a normal run."""
 
-    def __init__(self, responder: Responder | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        parent: QWidget | None = None,
+        *,
+        working_folder: Callable[[], Path] = Path.cwd,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("BatchView")
+        self._working_folder = working_folder
         self._responder = responder or deny_by_setting("the batch view has no approval queue")
         self.record: BatchRecord | None = None
         self.running: BatchRun | None = None
@@ -85,6 +98,8 @@ class BatchView(QWidget):
         self.failed_only = QCheckBox("Failed only")
         self.failed_only.toggled.connect(self._filter)
         self.refresh_button = self._button("Refresh", self.refresh)
+        self.new_button = self._button("New batch…", self.new_batch)
+        self.new_button.setToolTip("Run a preset over a file of inputs (JSONL or CSV)")
         self.open_button = self._button("Open run", self.open_selected)
         self.compare_button = self._button("Compare", self.compare_selected)
         self.rerun_button = self._button("Re-run failed", self.rerun_failed)
@@ -121,6 +136,7 @@ class BatchView(QWidget):
         let_shrink_to_label(  # seven of Qt's 80 px buttons would set the window's width
             (
                 self.refresh_button,
+                self.new_button,
                 self.open_button,
                 self.compare_button,
                 self.rerun_button,
@@ -158,6 +174,7 @@ class BatchView(QWidget):
         heading.addWidget(self.refresh_button)
         left.addLayout(heading)
         left.addWidget(self.batches, 1)
+        left.addWidget(self.new_button)  # under the list: the side column stays narrow
 
         splitter = QSplitter()
         splitter.addWidget(side)
@@ -260,6 +277,51 @@ class BatchView(QWidget):
         self._watch_elsewhere()
         return self.task
 
+    def new_batch(self) -> NewBatchDialog:
+        """Ask for a preset, inputs, concurrency and executor (window-modal); Start starts it."""
+        dialog = NewBatchDialog(self._working_folder(), self)
+        dialog.accepted.connect(lambda: self.start_batch(dialog.request()))
+        dialog.finished.connect(dialog.deleteLater)
+        dialog.open()
+        return dialog
+
+    def start_batch(self, wanted: NewBatch) -> asyncio.Future[None] | None:
+        """Record and run a new batch, live in this view, the way ``baton batch`` does
+        (:mod:`core.batch.start`); the task is returned, None if it could not start."""
+        if self.running is not None:
+            self.totals.setText("A batch is running here already: wait for it or cancel it.")
+            return None
+        store = BatchStore()
+        spec = BatchSpec(preset=wanted.preset, cwd=str(self._working_folder().resolve()))
+        try:
+            record = record_batch(
+                store, spec, wanted.inputs, wanted.placement, header=wanted.header
+            )
+        except RunError as error:
+            self.totals.setText(f"Cannot start the batch: {error}")
+            return None
+        self.choose(record.id)
+        try:
+            batch = prepare_batch(
+                record,
+                wanted.placement,
+                load_settings(),
+                responder=self._responder,
+                listeners=[self.model.add_event],
+                store=store,
+            )
+        except (RunError, SettingsError) as error:
+            store.delete(record.id)  # nothing ran: no record of a batch that never started
+            self.record = None
+            self.refresh()
+            self.totals.setText(f"Cannot start the batch: {error}")
+            return None
+        self.running = batch
+        self.task = asyncio.ensure_future(self._run(batch))
+        self._update_buttons()
+        self._watch_elsewhere()
+        return self.task
+
     def cancel(self) -> None:
         if self.running is not None:
             self.running.cancel()
@@ -353,8 +415,8 @@ class BatchView(QWidget):
         figures = [", ".join(words)] if words else []
         if tokens:
             figures.append(f"{compact_number(tokens)} tokens")
-        if cost:
-            figures.append(f"${cost:.4f}")
+        if cost or not self.model.all_priced():
+            figures.append(format_cost(cost, self.model.all_priced()))
         self.totals.setText(" · ".join(figures))
         self._update_buttons()
 

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.model.events import Event, StepChanges
+from core.model.words import counted
 from core.record.run_files import RunIndex, append_event, load_run
 from core.run.review_comments import ReviewComment
 from core.terminal.commands.changes import run_patch
@@ -98,7 +99,7 @@ class RestoreDialog(QDialog):
         lines = []
         if plan.refused:
             lines += ["Warning — " + plan.explanation(), ""]
-        lines.append(f"{len(plan.changes)} file(s) would change:")
+        lines.append(f"{counted(len(plan.changes), 'file')} would change:")
         lines += [f"  {c.status:<8} {c.path}" for c in plan.changes]
         self.details.setPlainText("\n".join(lines))
         buttons = QDialogButtonBox()
@@ -162,7 +163,7 @@ async def restore_step(parent: QWidget | None, run_id: str, step: int) -> StepCh
         parent,
         QMessageBox.Icon.Information,
         "Restored",
-        f"Restored {len(done.files)} file(s) to before {plan.target_name}. "
+        f"Restored {counted(len(done.files), 'file')} to before {plan.target_name}. "
         f"To undo: baton runs restore {run_id} --undo",
     )
     return done

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.model.events import Event, RunStarted, StepChanges
+from core.model.words import counted
 from core.terminal.commands.worktree import merge_message
 from core.workspace.restore import RestoreError, checkpoints_of
 from core.workspace.worktrees import WorktreeError, discard_worktree, merge_worktree
@@ -92,13 +93,14 @@ class RunChangesDialog(QDialog):
         self.summary.setWordWrap(True)
         if self.whole_run:
             self.summary.setText(
-                f"{len(files)} file(s) changed by the run's {len(agents)} parallel tasks. They "
+                f"{counted(len(files), 'file')} changed by the run's "
+                f"{counted(len(agents), 'parallel task')}. They "
                 "worked in the folder at the same time, so the changes are recorded for the "
                 "whole run, not per task."
             )
         else:
             self.summary.setText(
-                f"{len(files)} file(s) changed by {len(steps)} step(s)"
+                f"{counted(len(files), 'file')} changed by {counted(len(steps), 'step')}"
                 if steps
                 else "This run recorded no checkpoints."
             )

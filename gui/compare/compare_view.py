@@ -28,14 +28,18 @@ from PySide6.QtWidgets import (
 )
 
 from core.history.run_compare import RunComparison, StepComparison, StepSide
+from core.model.cost import format_cost, format_cost_delta
 from core.model.events import UsageStats, compact_number
 from gui.widgets import PaneHeader
 from gui.widgets.diff_view import DiffView
 from gui.widgets.run_status import format_seconds
 
+MAX_STEP_ROWS = 8
+"""Step rows shown at once; a longer run's table scrolls."""
 STEP_COLUMNS = (
     "Step",
     "Agent",
+    "Model",
     "Output",
     "Tool calls",
     "Tokens",
@@ -46,7 +50,15 @@ STEP_COLUMNS = (
 
 
 def _cost(usage: UsageStats) -> str:
-    return f"${usage.cost:.4f}" if usage.priced or usage.cost else "—"
+    return format_cost(usage.cost, usage.priced)
+
+
+def _cost_pair(a: UsageStats, b: UsageStats) -> str:
+    """``$0.0010 → $0.0012 (+$0.0002)``: both costs and the change, formatted alike."""
+    pair = _pair(_cost(a), _cost(b))
+    if pair == _cost(a) or not (a.priced and b.priced):
+        return pair
+    return f"{pair} ({format_cost_delta(b.cost - a.cost)})"
 
 
 def _seconds(value: float | None) -> str:
@@ -64,14 +76,16 @@ def step_cells(step: StepComparison) -> list[str]:
         present = a or b
         assert present is not None
         side = "A" if a is not None else "B"
-        return [str(step.index + 1), present.agent, f"only in {side}", "", "", "", "", ""]
+        cells = [str(step.index + 1), present.agent, present.model or "—", f"only in {side}"]
+        return cells + [""] * (len(STEP_COLUMNS) - len(cells))
     return [
         str(step.index + 1),
         _pair(a.agent, b.agent),
+        _pair(a.model or "—", b.model or "—"),
         "same" if step.same_output else "changed",
         "same" if step.same_tools else _pair(str(len(a.tools)), str(len(b.tools))) + " (differ)",
         _pair(compact_number(a.tokens), compact_number(b.tokens)),
-        _pair(_cost(a.usage), _cost(b.usage)),
+        _cost_pair(a.usage, b.usage),
         _pair(_seconds(a.duration_s), _seconds(b.duration_s)),
         _pair(str(len(a.files)), str(len(b.files))),
     ]
@@ -164,11 +178,15 @@ class CompareView(QWidget):
         detail_layout.addWidget(QLabel("Output, A → B"))
         detail_layout.addWidget(self.diff, 2)
 
+        # Every step row shows (up to MAX_STEP_ROWS, then the table scrolls): the table is
+        # the comparison's summary, not a peephole.
+        self.steps.setMinimumHeight(self.table_height(min(len(comparison.steps), MAX_STEP_ROWS)))
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.steps)
         split.addWidget(detail)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 3)
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
@@ -198,6 +216,13 @@ class CompareView(QWidget):
             self.diff.set_diff("(the outputs are identical)")
         else:
             self.diff.set_diff(step.output_diff)
+
+    def table_height(self, rows: int) -> int:
+        """The step table's height showing ``rows`` rows and its header, without scrolling."""
+        header = self.steps.horizontalHeader().sizeHint().height()
+        row_height = self.steps.verticalHeader().defaultSectionSize()
+        scroll = self.steps.horizontalScrollBar().sizeHint().height()
+        return header + rows * row_height + 2 * self.steps.frameWidth() + scroll
 
     def row_texts(self, row: int) -> list[str]:
         """What step row ``row`` shows, cell by cell."""

@@ -20,6 +20,7 @@ from PySide6.QtCore import QModelIndex, QObject, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import QApplication
 
+from core.model.cost import cost_reason, format_cost
 from core.model.events import compact_number
 from core.record.run_files import RunIndex, RunRecord
 from core.record.run_names import run_name
@@ -152,6 +153,9 @@ class RunsTableModel(FlatTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and column == 2:
             return status_color(QApplication.palette(), record.status)
         if role == Qt.ItemDataRole.ToolTipRole:
+            reason = cost_reason(record.usage.cost, record.usage.priced)
+            if column == 5 and reason:
+                return reason
             return self._tooltip(record)
         if role == Qt.ItemDataRole.TextAlignmentRole and column >= 3:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -175,8 +179,8 @@ class RunsTableModel(FlatTableModel):
                 return "—"
             return f"↑{compact_number(usage.input)} ↓{compact_number(usage.output)}"
         if not usage.priced:
-            return f"≥${usage.cost:.4f}" if usage.cost else "$—"
-        return f"${usage.cost:.4f}" if usage.cost else "—"
+            return format_cost(usage.cost, priced=False)
+        return format_cost(usage.cost) if usage.cost else "—"
 
     @staticmethod
     def _tooltip(record: RunRecord) -> str:

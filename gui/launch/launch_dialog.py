@@ -466,8 +466,29 @@ class LaunchDialog(QDialog):
         self._edited()
         self.params_form.set_agents(self._used_agents())
         self.params_box.setVisible(not self.params_form.is_empty())
+        self._order_params()
         self._update_preview()
         self._refresh_blocking()
+
+    def _order_params(self) -> None:
+        """Put the parameter fields in the Tab order where they stand: after the run's inputs,
+        before the options — they are built after Cancel and Run, so they would come last."""
+        fields = [self.params_form.widget(name) for name in self.params_form.names()]
+        if not fields:
+            return
+        before: QWidget = self.folder_edit
+        while (
+            before is self.folder_edit
+            or before in fields
+            or not before.focusPolicy() & (Qt.FocusPolicy.TabFocus)
+        ):  # Qt orders only widgets Tab can reach
+            previous = before.previousInFocusChain()
+            if previous is None or previous is self.folder_edit:
+                return
+            before = previous
+        for field in fields:
+            QWidget.setTabOrder(before, field)
+            before = field
 
     def _step_inputs(self) -> list[tuple[str, str]]:
         """(agent, folder) of each step the current tab describes."""

@@ -28,6 +28,7 @@ from core.config.settings import SettingsError, load_settings
 from core.definitions.agents import discover_agents
 from core.model.errors import RunError
 from core.model.events import PlannedStep, RunStarted
+from core.model.words import step_range
 from core.record.run_files import load_run
 from core.run.rerun import rerun_from_request
 from core.run.run_request import RunRequest
@@ -59,8 +60,8 @@ class RerunDialog(QDialog):
         self.setObjectName("RerunDialog")
         self.setWindowTitle(f"Re-run from step {step + 1}")
         note = QLabel(
-            f"Steps 1 to {step} are reused from this run (no requests); step {step + 1} and "
-            "the later ones run again."
+            f"{step_range(1, step)} {'is' if step == 1 else 'are'} reused from this run (no "
+            f"requests); step {step + 1} and the later ones run again."
             if step
             else "Every step runs again."
         )

@@ -3,7 +3,8 @@
 ::
 
     ● implement  add a --json flag to 'baton agents'          [Copy] [Export…] [Cancel]
-      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840 · ~/src/baton
+      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840    started 10:14:05
+      ~/src/baton  ·  resumed from run …, at step 2  ·  goal=…
     ┃ Chain stopped at step 2 (planner): the model returned HTTP 500 three times
 
 Everything shown is derived from the :class:`~core.record.run_state.RunState`; the header keeps no
@@ -16,10 +17,12 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from core.model.cost import cost_reason
+from core.model.words import counted
 from core.record.run_names import run_name
 from core.record.run_state import RunState
 from gui.changes.run_changes import open_run_changes
@@ -29,12 +32,14 @@ from gui.widgets import Banner, ElidedLabel
 from gui.widgets.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.widgets.usage_charts import UsageBar, UsageCharts
 
-COPY_LABEL = "Copy as Markdown"
+COPY_LABEL = "Copy"
+"""Short: the header fits an 800 px window; the tooltip says it copies Markdown."""
 COPIED_MS = 1500
 """How long the copy button says "Copied ✓"."""
 _PILL_HUES = {
     "running": SEVERITY_HUES["info"],
     "waiting": SEVERITY_HUES["warning"],
+    "budget": SEVERITY_HUES["warning"],
     "ok": SEVERITY_HUES["ok"],
     "error": SEVERITY_HUES["error"],
 }
@@ -49,6 +54,8 @@ def run_title(state: RunState) -> str:
 def display_status(state: RunState, live: bool) -> str:
     """The run's status word key: a replayed run that never finished is ``incomplete``; a
     running run with a step waiting for approval is ``waiting``."""
+    if state.status == "error" and state.stopped_at_budget():
+        return "budget"  # a cap did its job: not a failure
     if state.status != "running":
         return state.status
     if not live:
@@ -64,12 +71,30 @@ def progress_text(state: RunState) -> str:
     if state.mode == "parallel":
         return state.progress_line()
     if state.mode == "chain" and state.status == "ok":
-        return f"chain of {len(state.steps)} steps"
+        return f"chain of {counted(len(state.steps), 'step')}"
     if state.mode == "chain" and state.steps:
         reached = [s.index for s in state.steps if s.phase not in ("pending", "not_run")]
         current = (reached[-1] + 1) if reached else 0
         return f"chain, step {current} of {len(state.steps)}"
     return ""
+
+
+def run_models(state: RunState) -> list[str]:
+    """Every model the run's steps used, in step order, each once."""
+    models: list[str] = []
+    for step in state.steps:
+        model = step.model or step.usage.model
+        if model and model not in models:
+            models.append(model)
+    return models
+
+
+def usage_text(state: RunState) -> str:
+    """The run's usage line, naming every model its steps used (not only the latest)."""
+    models = run_models(state)
+    if len(models) < 2:
+        return state.usage.line()
+    return " ".join([state.usage.model_copy(update={"model": None}).line(), ", ".join(models)])
 
 
 class RunHeader(QWidget):
@@ -135,21 +160,21 @@ class RunHeader(QWidget):
 
         self.status = QLabel("")
         self.elapsed = QLabel("")
-        self.progress = QLabel("")
-        self.usage = QLabel("")
+        # The details give way (elided, whole in the tooltip) rather than widen the window.
+        self.progress = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
+        self.usage = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Parameters and a linked run's origin ("resumed from run …, at step 2") elide rather
         # than widen the window: their full text stays in the tooltip.
-        self.params = ElidedLabel("", Qt.TextElideMode.ElideRight)
+        self.params = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.params.setObjectName("RunParams")
         self.params.setToolTip("The agents' parameter values this run used")
         self.params.hide()
-        self.origin = ElidedLabel("", Qt.TextElideMode.ElideRight)
+        self.origin = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.origin.setObjectName("RunOrigin")
         self.origin.hide()
-        self.folder = ElidedLabel("")
-        self.folder.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.started = QLabel("")
+        self.folder = ElidedLabel("", prefer_full=True)
+        self.started = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         muted = secondary_text(self.palette()).name()
         for label in (
             self.elapsed,
@@ -172,11 +197,17 @@ class RunHeader(QWidget):
             separator.setStyleSheet(f"color: {muted};")
             details.addWidget(separator)
             details.addWidget(label)
-        details.addWidget(self.params, 1)
-        details.addWidget(self.origin, 2)
-        details.addSpacing(8)
-        details.addWidget(self.folder, 2)  # the path gives way first; "started …" stays whole
+        details.addStretch(1)
         details.addWidget(self.started)
+        # Where and from what: the folder, a linked run's origin, the parameters, on a line
+        # of their own so that on a narrow window each keeps a readable part.
+        where = QHBoxLayout()
+        where.setContentsMargins(32, 0, 0, 0)
+        where.setSpacing(8)
+        where.addWidget(self.folder)
+        where.addWidget(self.origin)
+        where.addWidget(self.params)
+        where.addStretch(1)
 
         self.banner = Banner()
         layout = QVBoxLayout(self)
@@ -184,6 +215,7 @@ class RunHeader(QWidget):
         layout.setSpacing(6)
         layout.addLayout(top)
         layout.addLayout(details)
+        layout.addLayout(where)
         self._layout = layout
         layout.addWidget(self.banner)
 
@@ -220,7 +252,11 @@ class RunHeader(QWidget):
         self.cancel_button.setEnabled(live and state.status == "running" and not self._cancelling)
         self.set_elapsed(elapsed)
         self._set_part(1, self.progress, progress_text(state))
-        self._set_part(2, self.usage, state.usage.line())
+        line = usage_text(state)
+        self._set_part(2, self.usage, line)
+        reason = cost_reason(state.usage.cost, state.usage.priced)
+        if reason:  # "$—" or "≥$…": say why
+            self.usage.setToolTip(f"{line}\n{reason}")
         params = ", ".join(f"{name}={value}" for name, value in state.params.items())
         if params != self.params.full_text().removeprefix("·  "):
             self.params.set_full_text(f"·  {params}" if params else "")
@@ -231,12 +267,13 @@ class RunHeader(QWidget):
             self.origin.set_full_text(origin)
             self.origin.setVisible(bool(origin))
         started = state.started_at[:19].replace("T", " ")
-        self.started.setText(f"·  started {started}" if started else "")
+        self.started.set_full_text(f"·  started {started}" if started else "")
         finished = state.status != "running" and bool(state.steps)
         self.rerun_button.setVisible(finished and state.status == "ok")
         self.changes_button.setVisible(any(c.kind == "run" for c in state.checkpoints))
         if state.error and state.status != "running":
-            kind = "error" if state.status == "error" else "info"
+            failed = state.status == "error" and not state.stopped_at_budget()
+            kind = "error" if failed else "info"
             if self.banner.message() != state.error or self.banner.kind() != kind:
                 self.banner.show_message(kind, state.error, self._recovery_actions(state))
         elif not self.banner.isHidden():
@@ -265,10 +302,18 @@ class RunHeader(QWidget):
     # ---------------------------------------------------------------- private
 
     def _set_part(self, index: int, label: QLabel, text: str) -> None:
-        if label.text() != text:
+        if isinstance(label, ElidedLabel):
+            if label.full_text() != text:
+                label.set_full_text(text)
+        elif label.text() != text:
             label.setText(text)
         label.setVisible(bool(text))
         self._separators[index].setVisible(bool(text))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._status:
+            self._show_status(self._status)  # the pill's tint follows light ↔ dark
 
     def _show_status(self, status: str) -> None:
         palette = self.palette()
@@ -285,7 +330,7 @@ class RunHeader(QWidget):
             f"background: {background.name()}; color: {color.name()}; border-radius: 9px;"
             " padding: 1px 9px; font-weight: 600;"
         )
-        icon_phase = {"incomplete": "aborted"}.get(status, status)
+        icon_phase = {"incomplete": "aborted", "budget": "aborted"}.get(status, status)
         self.icon.set_phase(icon_phase)
 
     def _open_changes(self) -> None:

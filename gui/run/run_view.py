@@ -57,9 +57,10 @@ from gui.widgets.graph_canvas import GraphView
 
 TICK_MS = 250
 """How often the elapsed time and running step durations are redrawn while live."""
-MEASURE_CHARS = 110
-"""The widest a step's column gets, in average characters: on a wide screen prose stays at a
-readable measure (about 100 characters of text inside the pane's margins) and is centred."""
+MEASURE_CHARS = 220
+"""The widest a step's column gets, in average characters: up to a 1600 px window the panes use
+the whole width (tool output, diffs and tables need it); only on a wider screen does the column
+stop growing and sit centred, so lines stay within reach of the eye."""
 PARALLEL_MIN_WIDTH = 480
 """The narrowest a parallel task's column gets before the panes stack instead."""
 PANE_CHROME = 80

@@ -94,6 +94,11 @@ class RunsView(QWidget):
         self.tabs.setCornerWidget(self.history_button, Qt.Corner.TopLeftCorner)
         self.history_button.hide()  # shown only while the tabs overflow (see resizeEvent)
         self.tabs.tabCloseRequested.connect(self._close_tab)
+        # The tab bar scrolls when the current tab changes or a tab moves: look again after.
+        self.tabs.currentChanged.connect(
+            lambda _index: QTimer.singleShot(0, self, self._update_history_button)
+        )
+        bar.tabMoved.connect(lambda *_: QTimer.singleShot(0, self, self._update_history_button))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.tabs)
@@ -377,14 +382,13 @@ class RunsView(QWidget):
         self._update_history_button()
 
     def _update_history_button(self) -> None:
-        """The History button appears once the tabs no longer fit, when the History tab may
-        have scrolled out of sight."""
+        """The History button stands in for the History tab only while that tab has scrolled
+        out of sight: never both at once, and never a button over tabs that are in view."""
         bar = self.tabs.tabBar()
-        needed = sum(bar.tabRect(i).width() for i in range(bar.count()))
-        room = self.tabs.width() - (
-            self.history_button.sizeHint().width() if self.history_button.isVisible() else 0
-        )
-        self.history_button.setVisible(needed > room)
+        history = self.tabs.indexOf(self.history)
+        shown = history >= 0 and bar.rect().contains(bar.tabRect(history).center())
+        if self.history_button.isVisible() == shown:
+            self.history_button.setVisible(not shown)
 
     def _update_tab(self, page: RunPage) -> None:
         index = self.tabs.indexOf(page)

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.model.cost import cost_reason
 from core.model.events import UsageStats
 from core.record.run_state import StepState
 from gui.changes import ChangesSection
@@ -130,14 +131,16 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.icon = StatusIcon(step.phase, 18)
         self.number = QLabel(str(step.index + 1))
         self.number.setStyleSheet(f"color: {muted}; font-weight: 600;")
-        self.agent = QLabel(step.agent)
+        # Agent, model and usage give way with an ellipsis (whole in the tooltip) when the
+        # pane is narrow, as a parallel task's column is.
+        self.agent = ElidedLabel(step.agent, Qt.TextElideMode.ElideRight, prefer_full=True)
         self.agent.setStyleSheet("font-weight: 600; font-size: 14px;")
         self.node = QLabel("")
         """Where in a graph run this step is: ``check · iteration 2``, ``attempt#2``."""
         self.node.setObjectName("StepNode")
         self.node.setStyleSheet(f"color: {muted}; font-weight: 600;")
         self.node.hide()
-        self.model = QLabel("")
+        self.model = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.model.setStyleSheet(f"color: {muted};")
         self.phase = QLabel("")
         self.issues = QLabel("")
@@ -147,7 +150,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.changes: ChangesSection | None = None
         self.output_file: QLabel | None = None
         """The file the answer was also written to (``output: <file name>``), as a link."""
-        self.usage = QLabel("")
+        self.usage = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.usage.setStyleSheet(f"color: {muted};")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.duration = QLabel("")
@@ -332,11 +335,15 @@ class StepPane(HeaderToggleMixin, QFrame):
         model = step.model or ""
         if step.reused_from:
             model = f"reused from run {step.reused_from}"
-        if self.model.text() != model:
-            self.model.setText(model)
+        if self.model.full_text() != model:
+            self.model.set_full_text(model)
         if step.usage is not self._usage:  # frozen: a new object means new figures
             self._usage = step.usage
-            self.usage.setText(step.usage.model_copy(update={"model": None}).line())
+            line = step.usage.model_copy(update={"model": None}).line()
+            self.usage.set_full_text(line)
+            reason = cost_reason(step.usage.cost, step.usage.priced)
+            if reason:  # "$—" or "≥$…": say why
+                self.usage.setToolTip(f"{line}\n{reason}")
         task = " ".join(step.task.split())
         if task != self.task.full_text():
             self.task.set_full_text(task)

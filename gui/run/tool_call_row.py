@@ -58,16 +58,21 @@ class _Summary(QWidget):
         self.status = ""
         # A sub-agent's call (Claude Code's Task) is marked, never shown as the step's own.
         self.tool = f"↳ {call.tool}" if call.parent_call_id else call.tool
-        self.argument = " ".join(call.key_argument[:2_000].split())  # arguments never change
+        self.argument = ""
         self.duration = ""
         self.superseded = False
         self.focused = False
-        tip = f"{call.tool}: {self.argument}" if self.argument else call.tool
-        self.setToolTip(f"{tip} (in the sub-agent)" if call.parent_call_id else tip)
         self.refresh(call)
 
     def refresh(self, call: ToolCall, interrupted: bool = False) -> None:
-        argument = self.argument
+        # A person may edit the command when approving it: the call then shows what ran,
+        # live as when the run is reopened (the fold takes the approved arguments).
+        argument = " ".join(call.key_argument[:2_000].split())
+        if argument != self.argument:
+            self.argument = argument
+            tip = f"{call.tool}: {argument}" if argument else call.tool
+            self.setToolTip(f"{tip} (in the sub-agent)" if call.parent_call_id else tip)
+            self.update()
         duration = format_ms(call.duration_ms) if call.duration_ms is not None else ""
         status: str = call.status
         if status == "running" and interrupted:
@@ -151,6 +156,7 @@ class ToolCallRow(QFrame):
         self.output: ToolOutput | None = None
         """The output section, made when the row is first opened."""
         self._arguments: MonospaceBox | None = None
+        self._shown_arguments: dict[str, object] = {}
         self._call = call
 
         self.summary = _Summary(call)
@@ -201,6 +207,8 @@ class ToolCallRow(QFrame):
         self._call = call
         self._interrupted = interrupted
         self.summary.refresh(call, interrupted)
+        if self._arguments is not None and call.arguments != self._shown_arguments:
+            self._show_arguments(call)  # edited when approved
         if self._expanded:
             self._fill_details(call)
 
@@ -269,11 +277,21 @@ class ToolCallRow(QFrame):
         layout.addWidget(self._arguments)
         layout.addWidget(self.output)
         self._layout.addWidget(self._details)
-        text = json.dumps(self._call.arguments, indent=2, ensure_ascii=False, default=str)
-        if len(text) > ARGUMENT_CHARS:
-            text = text[:ARGUMENT_CHARS] + f"\n… {len(text) - ARGUMENT_CHARS:,} more characters"
-        self._arguments.setPlainText(text)
+        self._show_arguments(self._call)
+
+    def _show_arguments(self, call: ToolCall) -> None:
+        assert self._arguments is not None
+        self._shown_arguments = dict(call.arguments)  # the fold updates the call in place
+        self._arguments.setPlainText(_arguments_text(call))
 
     def _fill_details(self, call: ToolCall) -> None:
         assert self.output is not None
         self.output.update_from(call, call.status == "running" and not self._interrupted)
+
+
+def _arguments_text(call: ToolCall) -> str:
+    """The call's arguments as pretty JSON, cut at :data:`ARGUMENT_CHARS`."""
+    text = json.dumps(call.arguments, indent=2, ensure_ascii=False, default=str)
+    if len(text) > ARGUMENT_CHARS:
+        text = text[:ARGUMENT_CHARS] + f"\n… {len(text) - ARGUMENT_CHARS:,} more characters"
+    return text

@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from core.history.usage_rollup import agent_totals
+from core.model.cost import format_cost
 from core.model.events import UsageStats, compact_number
 from core.record.run_state import RunState
 
@@ -21,7 +22,7 @@ MAX_HEIGHT = 220
 
 def _item(name: str, model: str | None, tool_calls: int, usage: UsageStats) -> QTreeWidgetItem:
     tokens = f"↑{compact_number(usage.input)} ↓{compact_number(usage.output)}"
-    cost = f"${usage.cost:.4f}" if usage.priced else f"≥${usage.cost:.4f}"
+    cost = format_cost(usage.cost, usage.priced)
     return QTreeWidgetItem([name, model or "", str(tool_calls), tokens, cost])
 
 

@@ -2,7 +2,9 @@
 type.
 
 Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects, Telemetry
-(:mod:`gui.settings.settings_telemetry`: its headers are a secret like a key). On every
+(:mod:`gui.settings.settings_telemetry`: its headers are a secret like a key), and Appearance
+(the colour scheme: a window preference in QSettings, not part of the file). A search box above
+the tabs shows only the tabs with a matching setting and marks it. On every
 edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`
 (plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
@@ -27,12 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QSize, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon
+from PySide6.QtCore import QSettings, QSize, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon, QPalette
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QTabWidget,
     QVBoxLayout,
@@ -50,12 +53,14 @@ from core.safety.secrets import (
 )
 from core.safety.trust import TrustStore
 from gui import theme
+from gui.settings.settings_appearance import AppearancePage
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
 from gui.settings.settings_telemetry import TelemetryPage
+from gui.settings.settings_search import HIT_STYLE, SettingsSearch
 from gui.theme import icons
 from gui.widgets import Banner
 
@@ -76,6 +81,7 @@ class SettingsDialog(QDialog):
         which: Which = shutil.which,
         trust_store: TrustStore | None = None,
         rule_store: RuleStore | None = None,
+        window_settings: QSettings | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("SettingsDialog")
@@ -93,6 +99,9 @@ class SettingsDialog(QDialog):
         self.limits = LimitsPage()
         self.trust = TrustPage(trust_store)
         self.telemetry = TelemetryPage()
+        self.appearance = AppearancePage(
+            window_settings if window_settings is not None else QSettings()
+        )
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self._pages: list[tuple[Page | ProvidersPage, str]] = [
@@ -104,6 +113,7 @@ class SettingsDialog(QDialog):
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
             (self.telemetry, "Telemetry"),
+            (self.appearance, "Appearance"),
         ]
         # Error marks no taller than the tab text: a tab gaining or losing its mark never
         # changes the tab bar's height, so the page under it never moves.
@@ -111,6 +121,21 @@ class SettingsDialog(QDialog):
         self.tabs.setIconSize(QSize(line - 2, line - 2))
         for page, title in self._pages:
             self.tabs.addTab(page, title)
+        self.search = QLineEdit()
+        self.search.setObjectName("SettingsSearch")
+        self.search.setPlaceholderText("Search settings (timeout, sandbox, theme…)")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Shows only the tabs with a matching setting, and marks it")
+        self._search = SettingsSearch(self.tabs)
+        self.search.textChanged.connect(self._filter)
+        self.search_result = QLabel("")
+        self.search_result.setObjectName("Secondary")
+        highlight = theme.mix(
+            self.palette().color(QPalette.ColorRole.Base),
+            self.palette().color(QPalette.ColorRole.Highlight),
+            0.3,
+        )
+        self.setStyleSheet(HIT_STYLE.format(background=highlight.name()))
 
         self.summary = QLabel()
         self.summary.setObjectName("SettingsSummary")
@@ -131,6 +156,11 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 12)
         layout.addWidget(self.banner)
+        search_row = QHBoxLayout()
+        search_row.setContentsMargins(14, 10, 14, 2)
+        search_row.addWidget(self.search, 1)
+        search_row.addWidget(self.search_result)
+        layout.addLayout(search_row)
         layout.addWidget(self.tabs, 1)
         bottom = QWidget()
         bottom.setLayout(buttons)
@@ -248,6 +278,7 @@ class SettingsDialog(QDialog):
         self.telemetry.headers_saved()
         self.trust.apply()
         self.rules.apply()
+        self.appearance.keep()
         self.load_error = None
         self.banner.hide()
         self.saved.emit()
@@ -259,6 +290,8 @@ class SettingsDialog(QDialog):
     def done(self, result: int) -> None:
         self.providers.shutdown()
         self.telemetry.shutdown()
+        if result != QDialog.DialogCode.Accepted:
+            self.appearance.revert()
         super().done(result)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -266,6 +299,17 @@ class SettingsDialog(QDialog):
         super().closeEvent(event)
 
     # -- private -------------------------------------------------------------------------
+
+    def _filter(self, query: str) -> None:
+        self._search.apply(query)
+        if not query.strip():
+            self.search_result.setText("")
+        elif self._search.matching_tabs():
+            count = len(self._search.hits())
+            where = ", ".join(self._search.matching_tabs())
+            self.search_result.setText(f"{count} match{'es' if count != 1 else ''} in {where}")
+        else:
+            self.search_result.setText("No setting matches")
 
     def _providers_changed(self) -> None:
         self.models.set_provider_names(self.providers.names())

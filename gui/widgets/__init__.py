@@ -33,11 +33,17 @@ class ElidedLabel(QLabel):
         text: str = "",
         mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
         parent: QWidget | None = None,
+        *,
+        prefer_full: bool = False,
     ) -> None:
+        """``prefer_full``: ask the layout for the whole text's width and give way only when
+        the row is short of room (a header's parts); otherwise take whatever room is left."""
         super().__init__(parent)
         self._full = ""
         self._mode = mode
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self._prefer_full = prefer_full
+        horizontal = QSizePolicy.Policy.Preferred if prefer_full else QSizePolicy.Policy.Ignored
+        self.setSizePolicy(horizontal, QSizePolicy.Policy.Preferred)
         self.setMinimumWidth(40)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.set_full_text(text)
@@ -60,6 +66,14 @@ class ElidedLabel(QLabel):
 
     def minimumSizeHint(self) -> QSize:
         return QSize(40, super().minimumSizeHint().height())
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        if not self._prefer_full:
+            return hint
+        margins = self.contentsMargins()
+        width = QFontMetrics(self.font()).horizontalAdvance(self._full) + 2
+        return QSize(width + margins.left() + margins.right(), hint.height())
 
 
 class Badge(QLabel):

@@ -44,6 +44,7 @@ def run_status_label(status: str) -> str:
 _HUES = {
     "running": SEVERITY_HUES["info"],
     "waiting": SEVERITY_HUES["warning"],
+    "budget": SEVERITY_HUES["warning"],
     "ok": SEVERITY_HUES["ok"],
     "error": SEVERITY_HUES["error"],
 }

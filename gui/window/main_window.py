@@ -435,7 +435,7 @@ class MainWindow(QMainWindow):
         steps and its own Test connection keep going."""
         from gui.settings.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(self)
+        dialog = SettingsDialog(self, window_settings=self.settings)
         dialog.rules.select_project(self.working_folder)  # the rules of this window's project
         dialog.saved.connect(self._welcome.settings_saved)
         dialog.finished.connect(dialog.deleteLater)

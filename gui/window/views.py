@@ -69,7 +69,7 @@ def _documents(window: WindowServices) -> QWidget:
 def _batches(window: WindowServices) -> QWidget:
     from gui.batch.batch_view import BatchView
 
-    view = BatchView(responder=window.controller().approvals)
+    view = BatchView(responder=window.controller().approvals, working_folder=window.working_folder)
     view.openRunRequested.connect(window.open_run)
     window.built.batches = view
     return view

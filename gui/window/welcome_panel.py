@@ -21,8 +21,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QPalette
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -262,8 +262,18 @@ class WelcomePanel(QFrame):
         layout.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(body, 1)
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_colors()  # light ↔ dark (Settings ▸ Appearance, or the desktop)
+
     def _apply_colors(self) -> None:
-        palette = self.palette()
+        # The application's palette: the panel's own is changed by the style sheet set below.
+        palette = QGuiApplication.palette()
+        key = palette.color(QPalette.ColorRole.Base).name()
+        if key == getattr(self, "_colors_for", ""):
+            return
+        self._colors_for = key
         border = theme.tint(palette, theme.SEVERITY_HUES["info"], 0.5).name()
         background = theme.tint(
             palette, theme.SEVERITY_HUES["info"], 0.16 if theme.is_dark(palette) else 0.07

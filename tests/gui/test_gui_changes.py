@@ -95,7 +95,7 @@ def test_undo_this_step_shows_what_changes_and_puts_all_three_files_back(
 
     qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
     qtbot.waitUntil(lambda: not (repo / "docs").exists())
-    assert "3 file(s) would change" in seen[0] and "Warning" not in seen[0]
+    assert "3 files would change" in seen[0] and "Warning" not in seen[0]
     assert "deleted  docs/new.md" in seen[0]
     assert "hello" in (repo / "app.py").read_text(encoding="utf-8")
     assert "red" in (repo / "notes.txt").read_text(encoding="utf-8")
@@ -114,7 +114,7 @@ def test_undo_over_a_later_edit_warns_what_would_be_lost_and_cancel_keeps_it(
     assert section is not None
     _click(qtbot, section.undo_button)
     qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
-    assert "1 file(s) changed since the run's last checkpoint" in seen[0]
+    assert "1 file changed since the run's last checkpoint" in seen[0]
     assert "modified app.py" in seen[0]
     assert (repo / "app.py").read_text(encoding="utf-8") == "mine\n"
 
@@ -129,7 +129,7 @@ def test_the_run_changes_view_restores_to_before_a_chosen_step(
     dialog = RunChangesDialog(run_id, events)
     qtbot.addWidget(dialog)
     dialog.show()
-    assert dialog.summary.text() == "3 file(s) changed by 1 step(s)"
+    assert dialog.summary.text() == "3 files changed by 1 step"
     top = dialog.tree.topLevelItem(0)
     assert top is not None
     assert top.text(0) == "Step 1 worker — 3 files  +3 −2"
@@ -184,7 +184,7 @@ def test_a_parallel_run_s_changes_are_shown_and_restored_for_the_whole_run(
     qtbot.waitUntil(lambda: bool(_run_changes()))
     (dialog,) = _run_changes()
     qtbot.addWidget(dialog)
-    assert dialog.summary.text().startswith("2 file(s) changed by the run's 2 parallel tasks")
+    assert dialog.summary.text().startswith("2 files changed by the run's 2 parallel tasks")
     assert "not per task" in dialog.summary.text()
     top = dialog.tree.topLevelItem(0)
     assert top is not None

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QLineEdit,
+    QSpinBox,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from core.config.settings import save_settings
@@ -165,3 +173,35 @@ def test_the_pydantic_model_checks_types() -> None:
     assert str(error.value).startswith(
         "parameter mode: Input should be 'a' or 'b'; parameter count: Input should"
     )
+
+
+def test_tab_reaches_the_parameter_form_before_cancel_and_run(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], agents: Path
+) -> None:
+    presets = agents.parent / "presets"
+    presets.mkdir(exist_ok=True)
+    (presets / "essay.yaml").write_text(
+        "name: essay\ndescription: An essay\nmode: single\n"
+        "steps:\n  - agent: writer\n    task: Write about {topic}\n",
+        encoding="utf-8",
+    )
+    window = make_window()
+    dialog = open_launch_dialog(qtbot, window)
+    assert dialog.select_preset("essay")
+    form = dialog.params_form
+    qtbot.waitUntil(lambda: bool(form.names()))
+    fields = [form.widget(name) for name in form.names()]
+    dialog.args_edit.setFocus()
+    qtbot.waitUntil(dialog.args_edit.hasFocus)
+    seen: list[QWidget] = []
+    for _ in range(60):  # a person pressing Tab through the dialog
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        focused = QApplication.focusWidget()
+        assert focused is not None
+        seen.append(focused)
+        if focused is dialog.run_button:
+            break
+    reached = [seen.index(field) for field in fields if field in seen]
+    assert len(reached) == len(fields), "every parameter field is reached by Tab"
+    assert max(reached) < seen.index(dialog.cancel_button) < seen.index(dialog.run_button)
+    assert max(reached) < seen.index(dialog.folder_edit)  # where the form stands: above Options

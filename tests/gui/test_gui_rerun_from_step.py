@@ -79,8 +79,8 @@ def test_rerun_from_step_3_with_an_edited_task_sends_nothing_for_steps_1_and_2(
     state = second.view.state()
     assert [s.agent for s in state.steps] == ["scout", "planner", "planner"]
     qtbot.waitUntil(lambda: len(second.view.panes()) == 3)
-    assert second.view.pane(0).model.text() == f"reused from run {first.run_id}"
-    assert second.view.pane(1).model.text() == f"reused from run {first.run_id}"
+    assert second.view.pane(0).model.full_text() == f"reused from run {first.run_id}"
+    assert second.view.pane(1).model.full_text() == f"reused from run {first.run_id}"
     origin = f"re-run from run {first.run_id}, at step 3"
     assert second.view.header.origin.full_text() == f"·  {origin}"
 

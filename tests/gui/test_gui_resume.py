@@ -58,7 +58,7 @@ def test_resume_from_the_failed_step_reuses_the_steps_before_it(
     assert len(llm_server.requests) == 3  # none for step 1
     assert llm_server.requests[2].user_text == "plan found it"
     first = resumed.view.pane(0)
-    assert first.model.text() == f"reused from run {failed.run_id}"
+    assert first.model.full_text() == f"reused from run {failed.run_id}"
     assert resumed.view.header.rerun_button.isVisible()
     origin = f"resumed from run {failed.run_id}, at step 2"
     assert resumed.view.header.origin.full_text() == f"·  {origin}"
@@ -93,7 +93,7 @@ def test_history_resumes_a_failed_run_and_not_a_finished_one(
     assert wait_until_finished(qtbot, resumed) == "ok"
     assert len(llm_server.requests) == 3  # none for step 1
     assert llm_server.requests[2].user_text == "plan found it"
-    assert resumed.view.pane(0).model.text() == f"reused from run {failed.run_id}"
+    assert resumed.view.pane(0).model.full_text() == f"reused from run {failed.run_id}"
 
     runs.show_history()
     qtbot.waitUntil(lambda: len(history.visible_records()) == 2)

@@ -24,17 +24,17 @@ pytestmark = pytest.mark.usefixtures("qasync_loop")
 Window = Callable[..., MainWindow]
 
 
-def _save(run_id: str, answer: str, bash_result: str, tokens: int) -> None:
+def _save(run_id: str, answer: str, bash_result: str, tokens: int, worker_model: str = "m") -> None:
     """A finished two-step run (scout → worker), written and indexed as Baton records one."""
     run = RunBuilder(run_id).start(
-        "chain", [("scout", "look around", "m"), ("worker", "fix the login", "m")]
+        "chain", [("scout", "look around", "m"), ("worker", "fix the login", worker_model)]
     )
     run.step_started(0, "look around", "m").text(0, "Nothing odd.").usage(0, "m", 100, 10, 0.01)
     run.step_finished(0, output="Nothing odd.")
-    run.step_started(1, "fix the login", "m")
+    run.step_started(1, "fix the login", worker_model)
     run.tool(1, "bash", {"command": "pytest -q tests/test_login.py"}, bash_result)
     run.tool(1, "write", {"path": "src/login.py", "content": "x"}, "wrote src/login.py")
-    run.text(1, answer).usage(1, "m", tokens, 50, 0.02)
+    run.text(1, answer).usage(1, worker_model, tokens, 50, 0.02)
     run.step_finished(1, output=answer).run_finished()
     writer = RunWriter(run_id, Redactor())
     for event in run.events:
@@ -110,7 +110,7 @@ def test_search_box_finds_a_tool_result_and_opens_the_run_there(
 
 def test_compare_two_selected_runs(qtbot: QtBot, make_window: Window) -> None:
     _save("run-a", "Fixed it.\nAll green.", "3 passed", 900)
-    _save("run-b", "Fixed it.\nOne left.", "4 passed", 700)
+    _save("run-b", "Fixed it.\nOne left.", "4 passed", 700, worker_model="big-model")
     window = make_window()
     runs = _runs(qtbot, window)
     history = runs.history
@@ -133,10 +133,19 @@ def test_compare_two_selected_runs(qtbot: QtBot, make_window: Window) -> None:
     assert isinstance(dialog, CompareDialog)
     view = dialog.view
     assert {view.comparison.left.run_id, view.comparison.right.run_id} == {"run-a", "run-b"}
-    assert view.row_texts(0)[2] == "same"
+    assert view.row_texts(0)[2] == "m"  # each step's model
+    assert view.row_texts(0)[3] == "same"
     second = view.row_texts(1)
-    assert second[2] == "changed" and second[3] == "same"
-    assert second[7] == "1"
+    assert second[2] in ("m → big-model", "big-model → m")
+    assert second[3] == "changed" and second[4] == "same"
+    assert second[8] == "1"
+    assert second[6] == "$0.0200"  # same cost both sides: shown once, as every cost is
+    qtbot.waitUntil(
+        lambda: (
+            view.steps.viewport().height()
+            >= view.steps.rowViewportPosition(1) + view.steps.rowHeight(1)
+        )
+    )  # every step row in sight, not one and a half
     assert view.files_a.text() == "Files changed: none"  # step 1 is shown
     rect = view.steps.visualRect(view.steps.model().index(1, 0))
     qtbot.mouseClick(view.steps.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())

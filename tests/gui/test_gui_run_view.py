@@ -19,6 +19,7 @@ from gui.run.step_pane import StepPane
 from gui.run.tool_call_row import ToolCallRow
 from gui.run.tool_output import OUTPUT_LINES
 from tests.gui.run_events import (
+    HAIKU,
     SONNET,
     RunBuilder,
     failed_chain,
@@ -46,12 +47,13 @@ def click_row(qtbot: QtBot, row: ToolCallRow) -> None:
 def test_a_finished_chain_reads_top_down_with_a_pane_per_step(view: RunView) -> None:
     view.load_events(finished_chain())
 
-    assert [pane.agent.text() for pane in view.panes()] == ["scout", "planner", "worker"]
+    assert [pane.agent.full_text() for pane in view.panes()] == ["scout", "planner", "worker"]
     assert view.header.title.full_text() == "implement add a --json flag to 'baton agents'"
     assert view.header.status_text() == "Done"
-    assert view.header.usage.text() == view.state().usage.line()
+    without_model = view.state().usage.model_copy(update={"model": None}).line()
+    assert view.header.usage.full_text() == f"{without_model} {HAIKU}, {SONNET}"  # every model
     assert "5 turns" in view.header.usage.text()
-    assert view.pane(2).usage.text().startswith("2 turns ↑34k")
+    assert view.pane(2).usage.full_text().startswith("2 turns ↑34k")
     assert not view.header.cancel_button.isEnabled()
     assert view.scroll_area.verticalScrollBar().value() == 0  # a saved run opens at the top
 
@@ -361,7 +363,7 @@ def test_export_and_copy_give_the_run_as_markdown(
     assert "## Step 3: worker — ok" in text
     assert QGuiApplication.clipboard().text() == text
     assert view.header.copy_button.text() == "Copied ✓"
-    qtbot.waitUntil(lambda: view.header.copy_button.text() == "Copy as Markdown")
+    qtbot.waitUntil(lambda: view.header.copy_button.text() == "Copy")
 
 
 def test_an_export_that_cannot_be_written_says_why(
@@ -433,3 +435,42 @@ def test_a_chain_always_stacks(qtbot: QtBot, view: RunView) -> None:
     view.resize(2400, 800)
     qtbot.waitUntil(lambda: view.pane(0).width() > 0)
     assert view.columns() == 1
+
+
+def test_an_edited_bash_call_shows_the_same_command_live_and_reopened(qtbot: QtBot) -> None:
+    """The person edits the command in the approval dialog: the live row, which was built
+    with the proposed command, shows what ran — as the same run reopened from its file does."""
+    waiting = waiting_for_approval()
+    run_id = waiting[0].run_id
+    end = RunBuilder(run_id)
+    end.now, end._agents = 2.0, ["worker"]
+    end.events.append(
+        ApprovalResolved(
+            run_id=run_id,
+            step=0,
+            ts=2.0,
+            request_id="approval-0001",
+            decision="approve",
+            updated_arguments={"command": "rm -rf build/cache/"},
+        )
+    )
+    end.tool_finished(0, "call_0001", "removed")
+    end.step_finished(0, output="Cleaned.").run_finished()
+
+    live_view = RunView()
+    qtbot.addWidget(live_view)
+    live(qtbot, live_view, waiting)
+    row = rows(live_view.pane(0))[0]
+    assert row.argument_text() == "rm -rf build/"  # proposed, awaiting approval
+    row.set_expanded(True)  # the details are open while the answer comes
+    live_view.add_events(end.events)
+    qtbot.waitUntil(lambda: live_view.state().events == len(waiting) + len(end.events))
+
+    reopened = RunView()
+    qtbot.addWidget(reopened)
+    reopened.load_events(waiting + end.events)
+    again = rows(reopened.pane(0))[0]
+    again.set_expanded(True)
+    assert row.argument_text() == again.argument_text() == "rm -rf build/cache/"
+    assert "build/cache/" in row.arguments_text() and row.arguments_text() == again.arguments_text()
+    assert row.summary.toolTip() == again.summary.toolTip() == "bash: rm -rf build/cache/"

@@ -345,3 +345,7 @@ def test_history_stays_reachable_and_tabs_tell_runs_apart(
     qtbot.waitUntil(runs.history_button.isVisible)  # six tabs do not fit in 800 px
     qtbot.mouseClick(runs.history_button, Qt.MouseButton.LeftButton)
     assert runs.tabs.currentWidget() is runs.history
+    # The History tab scrolled back into sight: the button goes, never both over the tabs.
+    qtbot.waitUntil(lambda: not runs.history_button.isVisible())
+    runs.tabs.setCurrentIndex(runs.tabs.count() - 1)
+    qtbot.waitUntil(runs.history_button.isVisible)

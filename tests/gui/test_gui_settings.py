@@ -437,3 +437,28 @@ def test_a_new_provider_asks_for_its_address_kindly_and_the_form_never_jumps(
     _type(qtbot, page.url_edit, "http://localhost:11434/v1")
     assert not page.errors.is_marked(page.url_edit)
     assert page.test_button.mapTo(dialog, page.test_button.rect().topLeft()).y() == below
+
+
+def test_search_shows_only_the_tabs_with_a_matching_setting(qtbot: QtBot, make_dialog) -> None:
+    dialog = make_dialog()
+    qtbot.keyClicks(dialog.search, "sandbox")
+    shown = [
+        dialog.tabs.tabText(i) for i in range(dialog.tabs.count()) if dialog.tabs.isTabVisible(i)
+    ]
+    assert "Tools" in shown
+    assert "Providers" not in shown and "Appearance" not in shown
+    current = dialog.tabs.currentWidget()
+    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) in shown
+    marked = [hit.widget for hit in dialog._search.hits() if current.isAncestorOf(hit.widget)]
+    assert marked and all(widget.property("settingsMatch") == "true" for widget in marked)
+    assert any("sandbox" in widget.text().lower() for widget in marked)
+    assert "match" in dialog.search_result.text()
+
+    dialog.search.clear()
+    assert all(dialog.tabs.isTabVisible(i) for i in range(dialog.tabs.count()))
+    assert all(widget.property("settingsMatch") is None for widget in marked)
+
+    qtbot.keyClicks(dialog.search, "theme")
+    assert dialog.tabs.currentWidget() is dialog.appearance
+    qtbot.keyClicks(dialog.search, " xyzzy")
+    assert dialog.search_result.text() == "No setting matches"

@@ -20,11 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.batch.checkout import Checkout
-from core.batch.executor_registry import EXECUTORS, create_executor
+from core.batch.executor_registry import EXECUTORS
 from core.batch.executors import ExecutorLost, ExecutorOptions
-from core.batch.inputs import read_inputs, redacted
 from core.batch.results import batch_results, results_csv, results_jsonl
+from core.batch.start import prepare_batch, record_batch
 from core.batch.store import BatchPlacement, BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchListener, BatchRun
 from core.config.atomic import atomic_write_text
@@ -139,8 +138,6 @@ def _start(args: argparse.Namespace, store: BatchStore) -> int:
     if args.inputs is None:
         return usage_error(COMMAND, RunError("give the inputs: --inputs FILE (JSONL or CSV)"))
     try:
-        scrub = _scrubber()
-        items = redacted(read_inputs(args.inputs, header=args.csv_header), scrub)
         spec = BatchSpec(
             preset=args.preset,
             cwd=str(args.cwd.resolve()),
@@ -149,10 +146,10 @@ def _start(args: argparse.Namespace, store: BatchStore) -> int:
             backend=args.backend,
             trust_project=args.trust_project,
         )
+        placement, _ = _placement(args, None)
+        record = record_batch(store, spec, args.inputs, placement, header=args.csv_header)
     except (RunError, SettingsError) as error:
         return usage_error(COMMAND, error)
-    placement, _ = _placement(args, None)
-    record = store.create(spec, items, scrub(args.inputs.name), placement)
     code = _execute(record, args, store, placement)
     if code == EXIT_USAGE:  # nothing ran: no record of a batch that never started
         store.delete(record.id)
@@ -213,28 +210,25 @@ def _execute(
 ) -> int:
     try:
         settings = load_settings()
-        executor = create_executor(
-            placement.executor, _executor_options(placement, args.ray_timeout)
-        )
         options = runner_options(args, settings)
         printer = _json_printer(record.id) if args.json else _ProgressPrinter(record)
-        batch = BatchRun(
+        batch = prepare_batch(
             record,
-            executor,
-            settings=settings,
+            placement,
+            settings,
             responder=options["responder"],
             listeners=[printer],
             budget_asker=options["budget_asker"],
             store=store,
             gate_asker=options["gate_asker"],
+            connect_timeout_s=args.ray_timeout,
         )
-        batch.prepare()
     except (RunError, SettingsError) as error:
         return usage_error(COMMAND, error)
     _say_sandbox(settings)
     print(
         f"{COMMAND}: {record.id}: {len(batch.jobs)} of {len(record.items)} items, "
-        f"{executor.name} executor, concurrency {placement.concurrency}",
+        f"{batch.executor.name} executor, concurrency {placement.concurrency}",
         file=sys.stderr,
     )
     try:
@@ -249,20 +243,6 @@ def _execute(
     hint = f" (run the rest: baton batch resume {record.id})" if final.unfinished() else ""
     print(f"{COMMAND}: {record.id}: {counts}{hint}", file=sys.stderr)
     return code
-
-
-def _executor_options(placement: BatchPlacement, connect_timeout_s: float) -> ExecutorOptions:
-    checkout = None
-    if placement.repo:
-        if placement.executor != "ray":
-            raise RunError("--repo works with --executor ray (a local batch runs in --cwd)")
-        checkout = Checkout(placement.repo, placement.ref)
-    return ExecutorOptions(
-        concurrency=placement.concurrency,
-        address=placement.address,
-        checkout=checkout,
-        connect_timeout_s=connect_timeout_s,
-    )
 
 
 def _say_sandbox(settings: Settings) -> None:

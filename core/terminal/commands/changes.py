@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from core.model.events import Event, StepChanges
+from core.model.words import counted
 from core.record.run_files import RunIndex, append_event, load_run
 from core.safety.redaction import Redactor
 from core.workspace.checkpoints import Workspace, patch
@@ -108,7 +109,7 @@ def _restore_done(run_id: str, target_name: str, done: StepChanges, *, undo: boo
     """What the restore did, in words. An undo puts the folder back as it was before the
     latest restore, which is not "restored to before step N": saying that would describe the
     very change it just took back."""
-    count = f"{len(done.files)} file(s) changed"
+    count = f"{counted(len(done.files), 'file')} changed"
     again = f"'baton runs restore {run_id} --undo'"
     if undo:
         return (

@@ -9,9 +9,9 @@ import json
 from typing import Any
 
 from core.history.usage_report import UsageRow, usage_report
+from core.model.cost import UNPRICED, format_cost
 from core.model.events import UsageStats, compact_number
-
-UNPRICED = "—"
+from core.model.words import counted
 
 
 def register(commands: Any) -> None:
@@ -38,9 +38,7 @@ def _date(text: str) -> str:
 
 
 def cost_text(usage: UsageStats) -> str:
-    if usage.priced:
-        return f"${usage.cost:.4f}"
-    return f"≥${usage.cost:.4f}" if usage.cost else UNPRICED
+    return format_cost(usage.cost, usage.priced)
 
 
 def _as_json(row: UsageRow) -> dict[str, Any]:
@@ -81,7 +79,7 @@ def _usage(args: argparse.Namespace) -> int:
         _print_table(args.by, report.rows)
     if report.unreadable:
         how = "counted from their saved total" if args.by == "day" else "left out"
-        print(f"\n{len(report.unreadable)} run(s) {how}: their file could not be read.")
+        print(f"\n{counted(len(report.unreadable), 'run')} {how}: their file could not be read.")
     return 0
 
 
