@@ -19,9 +19,9 @@ import os
 from typing import TextIO
 
 from core.model.events import (
+    ApprovalResolved,
     BestOfPicked,
     ContextLoaded,
-    ApprovalResolved,
     Event,
     GateDecided,
     GateWaiting,

@@ -59,8 +59,8 @@ from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
-from gui.settings.settings_telemetry import TelemetryPage
 from gui.settings.settings_search import HIT_STYLE, SettingsSearch
+from gui.settings.settings_telemetry import TelemetryPage
 from gui.theme import icons
 from gui.widgets import Banner
 
