@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -121,23 +122,17 @@ class Redactor:
     tokens with ``[redacted]``."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        values = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
-        forms = {form for value in values for form in encoded_forms(value)}
-        self._secrets = sorted(forms, key=len, reverse=True)
-        self._whole = frozenset(self._secrets)
-        self._pattern = _pattern(self._secrets)
-        self._encoded = sorted(forms - values)
-        self._values = sorted(values)
-        self._plain_pattern = _pattern(sorted(values, key=len, reverse=True))
-        # A proper prefix of a known value can only end in a character some value has before
-        # its last: text ending otherwise (a space, most punctuation) is released at once.
-        self._prefix_ends = frozenset(char for secret in self._secrets for char in secret[:-1])
-        self._prefix_at_end = (
-            re.compile(_trie_pattern(self._secrets, partial=True) + r"\Z")
-            if self._secrets
-            else None
-        )
-        self._longest = max((len(s) for s in self._secrets), default=0)
+        values = frozenset(s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH)
+        compiled = _compiled(values)
+        self._secrets = compiled.secrets
+        self._whole = compiled.whole
+        self._pattern = compiled.pattern
+        self._encoded = compiled.encoded
+        self._values = compiled.values
+        self._plain_pattern = compiled.plain_pattern
+        self._prefix_ends = compiled.prefix_ends
+        self._prefix_at_end = compiled.prefix_at_end
+        self._longest = compiled.longest
 
     @classmethod
     def from_environment(
@@ -233,6 +228,54 @@ class Redactor:
         return found.start()
 
 
+@dataclass(frozen=True)
+class _Compiled:
+    """What a :class:`Redactor` searches with, built from one set of known values."""
+
+    secrets: list[str]
+    whole: frozenset[str]
+    pattern: re.Pattern[str]
+    encoded: list[str]
+    values: list[str]
+    plain_pattern: re.Pattern[str]
+    prefix_ends: frozenset[str]
+    """A proper prefix of a known value can only end in a character some value has before its
+    last: text ending otherwise (a space, most punctuation) is released at once."""
+    prefix_at_end: re.Pattern[str] | None
+    longest: int
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(values: frozenset[str]) -> _Compiled:
+    """Built once per set of values, not once per redactor: every run, step and agent loop
+    makes a redactor of the same keys, and building the expressions took ~4 ms each — most of
+    a batch item's supervisor CPU (measured in benchmarks/batch.py). Nothing here is mutable."""
+    forms = {form for value in values for form in encoded_forms(value)}
+    secrets = sorted(forms, key=len, reverse=True)
+    return _Compiled(
+        secrets=secrets,
+        whole=frozenset(secrets),
+        pattern=_pattern(secrets),
+        encoded=sorted(forms - values),
+        values=sorted(values),
+        plain_pattern=_pattern(sorted(values, key=len, reverse=True)),
+        prefix_ends=frozenset(char for secret in secrets for char in secret[:-1]),
+        prefix_at_end=(
+            re.compile(_trie_pattern(secrets, partial=True) + r"\Z") if secrets else None
+        ),
+        longest=max((len(s) for s in secrets), default=0),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _fragment_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Every :data:`FRAGMENT`-long piece of ``values`` (built once per set of values)."""
+    grams = {
+        value[i : i + FRAGMENT] for value in values for i in range(len(value) - FRAGMENT + 1)
+    }
+    return re.compile(_trie_pattern(sorted(grams))) if grams else None
+
+
 def _pattern(secrets: list[str]) -> re.Pattern[str]:
     alternatives = [_trie_pattern(secrets)] if secrets else []
     return re.compile("|".join([*alternatives, _URL_CREDENTIALS, _BEARER]))
@@ -289,12 +332,7 @@ class OutputJoiner:
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
         self._tail = ""
-        grams = {
-            value[i : i + FRAGMENT]
-            for value in redactor.values
-            for i in range(len(value) - FRAGMENT + 1)
-        }
-        self._fragments = re.compile(_trie_pattern(sorted(grams))) if grams else None
+        self._fragments = _fragment_pattern(tuple(redactor.values))
 
     def scrub(self, output: str) -> str:
         redactor = self.redactor
