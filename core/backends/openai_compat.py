@@ -64,6 +64,7 @@ from core.backends.sse import (
     error_message,
 )
 from core.backends.tool_calls import ToolOutcome, run_tool_call
+from core.config.http_stream import StreamClient, StreamedResponse
 from core.config.pricing import load_price_table, priced
 from core.config.provider_http import ProbeError, only_model, provider_headers, step_client
 from core.definitions.structured import StructuredOutputError, repair_prompt
@@ -309,7 +310,7 @@ class OpenAICompatBackend:
     async def _request(
         self,
         ctx: StepContext,
-        client: httpx.AsyncClient,
+        client: StreamClient,
         url: str,
         headers: dict[str, str],
         body: dict[str, Any],
@@ -358,7 +359,7 @@ class OpenAICompatBackend:
     async def _attempt(
         self,
         ctx: StepContext,
-        client: httpx.AsyncClient,
+        client: StreamClient,
         url: str,
         headers: dict[str, str],
         body: dict[str, Any],
@@ -525,7 +526,7 @@ def _assistant_message(
     }
 
 
-def _http_failure(response: httpx.Response, raw: bytes) -> Exception:
+def _http_failure(response: StreamedResponse, raw: bytes) -> Exception:
     status = response.status_code
     try:
         detail = error_message(json.loads(raw))
@@ -542,7 +543,7 @@ def _http_failure(response: httpx.Response, raw: bytes) -> Exception:
     return _StepFailure(f"the provider refused the request with HTTP {status}: {detail}{hint}")
 
 
-def _retry_after(headers: httpx.Headers) -> float | None:
+def _retry_after(headers: Mapping[str, str]) -> float | None:
     """Seconds to wait, from ``retry-after-ms`` (OpenAI) or ``Retry-After`` (seconds or an
     HTTP date); None when absent or unreadable."""
     milliseconds = headers.get("retry-after-ms")

@@ -270,9 +270,7 @@ def _compiled(values: frozenset[str]) -> _Compiled:
 @functools.lru_cache(maxsize=64)
 def _fragment_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
     """Every :data:`FRAGMENT`-long piece of ``values`` (built once per set of values)."""
-    grams = {
-        value[i : i + FRAGMENT] for value in values for i in range(len(value) - FRAGMENT + 1)
-    }
+    grams = {value[i : i + FRAGMENT] for value in values for i in range(len(value) - FRAGMENT + 1)}
     return re.compile(_trie_pattern(sorted(grams))) if grams else None
 
 
