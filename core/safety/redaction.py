@@ -79,6 +79,8 @@ _NOT_SECRET_NAMES = frozenset({"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"
 
 _URL_CREDENTIALS = r"(?P<scheme>://)[^\s/?#@:]*:[^\s/?#@]+@"
 _BEARER = r"(?P<bearer>\b[Bb]earer\s+)[A-Za-z0-9._~+/=\-]{8,}"
+_SHORTEST_MATCH = 6
+"""No shorter text holds anything :meth:`Redactor.scrub` replaces (``://:k@`` is 6)."""
 _URL_TAIL = re.compile(r":(?://?)?[^\s/?#@]*$")
 """The end of a text that may still become ``://user:key@`` (the scheme is not needed: it
 may have been released with an earlier piece)."""
@@ -86,10 +88,12 @@ _BEARER_TAIL = re.compile(r"\b[Bb](?:e(?:a(?:r(?:e(?:r\s*[A-Za-z0-9._~+/=\-]*)?)
 """The end of a text that may still become ``Bearer <token>`` (from its first letter on)."""
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable's name says it holds a secret: ``*_API_KEY``,
     ``*_TOKEN`` (``GITHUB_TOKEN``), ``*_SECRET`` (also without the underscore),
-    ``*PASSWORD*``, ``AWS_*`` (except the region and profile names)."""
+    ``*PASSWORD*``, ``AWS_*`` (except the region and profile names). Remembered per name:
+    every run and step reads the whole environment's names."""
     return bool(_SECRET_NAME.search(name)) and name.upper() not in _NOT_SECRET_NAMES
 
 
@@ -140,7 +144,7 @@ class Redactor:
     ) -> Redactor:
         """Values of secret-named environment variables, plus ``extra``."""
         environ = os.environ if environ is None else environ
-        values = [v.strip() for k, v in environ.items() if is_secret_name(k)]
+        values = [environ[k].strip() for k in environ if is_secret_name(k)]  # names first
         return cls([*values, *extra])
 
     @classmethod
@@ -478,6 +482,8 @@ class StreamRedactor:
         """The value with secrets replaced — the same object when nothing changed, so an
         event without secrets is passed on as it is."""
         if isinstance(value, str):
+            if len(value) < _SHORTEST_MATCH:
+                return value
             cleaned = self.redactor.scrub(value)
             return value if cleaned == value else cleaned
         if isinstance(value, list):
