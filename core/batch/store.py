@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -27,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from core.batch.inputs import BatchItem
 from core.config import paths
 from core.definitions.agents import Scope
+from core.record.index_db import index_transaction
 from core.record.run_files import RunIndex
 
 ItemStatus = Literal["pending", "running", "ok", "error", "aborted", "interrupted"]
@@ -120,12 +120,11 @@ def new_batch_id() -> str:
 
 
 class BatchStore:
-    """Batch records in ``runs.sqlite``. Each call opens its own connection, so the store
-    may be used from any thread (the index does the same)."""
+    """Batch records in ``runs.sqlite``. Each thread uses its own kept-open connection
+    (:mod:`core.record.index_db`), so the store may be used from any thread."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or paths.data_dir() / "runs.sqlite"
-        self._held: tuple[int, sqlite3.Connection] | None = None
         self._runs = RunIndex(self.path)  # also adds the runs.batch_id column to old files
         with self._connect() as db:
             db.executescript(_SCHEMA)
@@ -134,35 +133,9 @@ class BatchStore:
                 db.execute("ALTER TABLE batches ADD COLUMN placement TEXT")
 
     @contextmanager
-    def held_open(self) -> Iterator[None]:
-        """Keep the database open meanwhile (a batch's whole run). SQLite checkpoints the
-        write-ahead log whenever its last connection closes, and every run's index update
-        opens and closes one: held open, those closes are cheap (no checkpoint, no fsync).
-        The batch's own item updates use the held connection (on the thread that holds it;
-        other threads still open their own): no open and close each."""
-        with self._connect() as db:
-            db.execute("SELECT count(*) FROM batches").fetchone()  # opens the log for real
-            db.commit()
-            self._held = (threading.get_ident(), db)
-            try:
-                yield
-            finally:
-                self._held = None
-
-    @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        if self._held is not None and self._held[0] == threading.get_ident():
-            held = self._held[1]
-            with held:
-                yield held
-            return
-        with closing(sqlite3.connect(self.path, timeout=10)) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # as the runs index (see core.record.run_files)
-            db.execute("PRAGMA foreign_keys=ON")
-            db.row_factory = sqlite3.Row
-            with db:
-                yield db
+        with index_transaction(self.path) as db:  # as the runs index: kept open per thread
+            yield db
 
     def create(
         self,

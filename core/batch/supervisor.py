@@ -93,8 +93,7 @@ class BatchRun:
         """Run the items; returns the outcomes of those that ran, in row order."""
         self.prepare()
         async with shared_provider_clients():  # items' steps reuse connections
-            with self._store.held_open():
-                await self.executor.run(self.jobs, self)
+            await self.executor.run(self.jobs, self)
         return [self.outcomes[index] for index in sorted(self.outcomes)]
 
     def cancel(self) -> None:

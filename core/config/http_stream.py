@@ -187,18 +187,35 @@ class _Response:
             yield data
 
     async def _chunked(self) -> AsyncIterator[bytes]:
+        reader = self._connection.reader
         while True:
-            line = await self._line()
             try:
-                size = int(line.split(b";", 1)[0].strip(), 16)
-            except ValueError:
-                raise httpx.RemoteProtocolError("a malformed chunk header") from None
+                # One deadline for a chunk's header, data and CRLF when it is small (an SSE
+                # event is one chunk): a timer each cost more than the reading.
+                async with asyncio.timeout(self._read_timeout):
+                    line = await reader.readuntil(b"\r\n")
+                    size = _chunk_size(line)
+                    small = 0 < size <= READ_SIZE
+                    data = await reader.readexactly(size + 2) if small else b""
+            except TimeoutError:
+                raise httpx.ReadTimeout("the server sent nothing in time") from None
+            except asyncio.IncompleteReadError:
+                raise httpx.RemoteProtocolError("the connection closed mid-body") from None
+            except asyncio.LimitOverrunError:
+                raise httpx.RemoteProtocolError("a chunk header too long") from None
+            except (OSError, ssl.SSLError) as error:
+                raise httpx.ReadError(str(error) or type(error).__name__) from None
             if size == 0:
                 while await self._line() != b"\r\n":  # trailers, then the empty line
                     pass
                 return
-            async for data in self._sized(size):
-                yield data
+            if small:
+                if data[-2:] != b"\r\n":
+                    raise httpx.RemoteProtocolError("a chunk not followed by CRLF")
+                yield data[:-2]
+                continue
+            async for piece in self._sized(size):
+                yield piece
             if await self._line() != b"\r\n":
                 raise httpx.RemoteProtocolError("a chunk not followed by CRLF")
 
@@ -435,6 +452,16 @@ def _head(target: str, host: str, length: int, headers: Mapping[str, str]) -> by
             raise httpx.LocalProtocolError(f"an invalid header {name!r}")
         lines.append(f"{name}: {value}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "strict")
+
+
+def _chunk_size(line: bytes) -> int:
+    try:
+        size = int(line.split(b";", 1)[0].strip(), 16)
+    except ValueError:
+        raise httpx.RemoteProtocolError("a malformed chunk header") from None
+    if size < 0:
+        raise httpx.RemoteProtocolError("a malformed chunk header")
+    return size
 
 
 def _charset(content_type: str) -> str:

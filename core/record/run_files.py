@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, ClassVar
@@ -27,6 +27,7 @@ from core.backends.pi_sessions import prune_sessions
 from core.config import paths
 from core.config.handoff_files import remove_handoff
 from core.model.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
+from core.record.index_db import index_transaction
 from core.record.liveness import lock_path, owner_alive
 from core.record.run_names import STATUS_WORDS, RunOrigin
 from core.safety.redaction import (
@@ -193,14 +194,11 @@ class RunIndex:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        with closing(sqlite3.connect(self.path, timeout=10)) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            # A cache of the run files: a power cut may lose its last rows (rebuilt from the
-            # files), never corrupt it; no fsync per row keeps a 64-item batch cheap.
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.row_factory = sqlite3.Row
-            with db:
-                yield db
+        # A cache of the run files: a power cut may lose its last rows (rebuilt from the
+        # files), never corrupt it; no fsync per row and a connection kept open per thread
+        # (core.record.index_db) keep a 64-item batch cheap.
+        with index_transaction(self.path) as db:
+            yield db
 
     def started(self, event: RunStarted, path: Path) -> None:
         with self._connect() as db:
