@@ -146,7 +146,7 @@ class OpenAICompatBackend:
             model = await self._only_model(ctx, provider.base_url, key)
         headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
-        redactor = Redactor.for_settings(ctx.settings)
+        redactor = ctx.redactor or Redactor.for_settings(ctx.settings)
         scrub = redactor.scrub
         outputs = OutputJoiner(redactor)  # a key printed in pieces over several calls
         messages: list[dict[str, Any]] = []

@@ -375,6 +375,7 @@ class Runner:
             approvals=self.gate,
             clock=self._clock,
             scrub=self._recording.scrub,
+            redactor=self._recording.redactor,
             budget=self.budget,
             continues=step.spec.continues,
             checkout_trust=step.checkout_trust,

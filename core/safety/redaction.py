@@ -81,6 +81,10 @@ _URL_CREDENTIALS = r"(?P<scheme>://)[^\s/?#@:]*:[^\s/?#@]+@"
 _BEARER = r"(?P<bearer>\b[Bb]earer\s+)[A-Za-z0-9._~+/=\-]{8,}"
 _SHORTEST_MATCH = 6
 """No shorter text holds anything :meth:`Redactor.scrub` replaces (``://:k@`` is 6)."""
+_REMEMBERED = 256
+_REMEMBERED_MAX = 4096
+"""Field values up to ``_REMEMBERED`` characters are scrubbed once per stream redactor (at most
+``_REMEMBERED_MAX`` kept)."""
 _URL_TAIL = re.compile(r":(?://?)?[^\s/?#@]*$")
 """The end of a text that may still become ``://user:key@`` (the scheme is not needed: it
 may have been released with an earlier piece)."""
@@ -408,6 +412,9 @@ class StreamRedactor:
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
         self._streams: dict[_StreamKey, _Stream] = {}
+        self._seen: dict[str, str] = {}
+        """Short field values already scrubbed: a run's events repeat the same ids, names,
+        models and folders in every event."""
 
     def feed(self, event: Event) -> list[Event]:
         if isinstance(event, TextDelta | ThinkingDelta):
@@ -484,6 +491,13 @@ class StreamRedactor:
         if isinstance(value, str):
             if len(value) < _SHORTEST_MATCH:
                 return value
+            if len(value) <= _REMEMBERED:
+                known = self._seen.get(value)
+                if known is None:
+                    if len(self._seen) >= _REMEMBERED_MAX:
+                        self._seen.clear()
+                    known = self._seen[value] = self.redactor.scrub(value)
+                return value if known == value else known
             cleaned = self.redactor.scrub(value)
             return value if cleaned == value else cleaned
         if isinstance(value, list):
