@@ -1,4 +1,4 @@
-"""The event publisher: isolated subscribers, a run-file writer thread, a full disk."""
+"""The event publisher: isolated subscribers, run files flushed once per loop turn, a full disk."""
 
 from __future__ import annotations
 
@@ -42,25 +42,37 @@ def test_a_failing_subscriber_is_detached_and_named_while_the_others_go_on() -> 
     assert "broken" in notice.message and "detached" in notice.message
 
 
-def test_the_run_file_is_written_off_the_publishing_thread_and_close_drains_it(
+async def test_a_loop_turns_events_are_flushed_together_at_its_end(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    writers: set[int] = set()
-    append = RunWriter.append
+    """Group commit: 2 000 events published in one turn of the loop reach the file with one
+    flush, at the end of that turn — before anything else the loop runs next."""
+    flushes = 0
+    flush = RunWriter.flush
 
-    def recording(self: RunWriter, event: Event) -> None:
-        writers.add(threading.get_ident())
-        append(self, event)
+    def counted(self: RunWriter) -> None:
+        nonlocal flushes
+        flushes += 1
+        flush(self)
 
-    monkeypatch.setattr(RunWriter, "append", recording)
+    monkeypatch.setattr(RunWriter, "flush", counted)
     publisher = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
     events = [delta(n) for n in range(2_000)]
     for event in events:
         publisher.publish(event)
+    assert flushes == 0
+    await asyncio.sleep(0)  # the rest of this turn
+    assert flushes == 1
+    assert load_run(run_file("r1")) == events  # on disk while the run is still open
     assert publisher.close() is None
-    assert load_run(run_file("r1")) == events
-    assert writers and threading.get_ident() not in writers
     assert publisher.close() is None  # closing twice is harmless
+
+
+def test_without_a_running_loop_each_event_is_flushed_as_published() -> None:
+    publisher = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
+    publisher.publish(delta(1))
+    assert load_run(run_file("r1")) == [delta(1)]
+    assert publisher.close() is None
 
 
 def test_subscribe_returns_the_way_to_unsubscribe() -> None:
@@ -114,19 +126,16 @@ async def test_a_full_disk_stops_the_run_cleanly_with_an_honest_index(tmp_path: 
     assert record is not None and record.status == "error" and record.error == result.error
 
 
-def test_runs_open_at_once_share_one_writer_thread_that_ends_with_the_last() -> None:
-    def writer_threads() -> list[threading.Thread]:
-        return [t for t in threading.enumerate() if t.name == "run-files"]
-
+async def test_runs_open_at_once_start_no_thread_and_each_keeps_its_own_lines() -> None:
+    before = set(threading.enumerate())
     first = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
     second = EventPublisher(Redactor(), RunFileSink(RunWriter("r2", Redactor())))
     first.publish(delta(1))
     second.publish(delta(2).model_copy(update={"run_id": "r2"}))
-    assert len(writer_threads()) == 1
     assert first.close() is None
-    assert len(writer_threads()) == 1  # the second run still writes through it
     second.publish(delta(3).model_copy(update={"run_id": "r2"}))
+    await asyncio.sleep(0)
+    assert set(threading.enumerate()) == before
     assert second.close() is None
-    assert writer_threads() == []
     assert load_run(run_file("r1")) == [delta(1)]
     assert [e.ts for e in load_run(run_file("r2"))] == [2, 3]

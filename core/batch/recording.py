@@ -2,7 +2,7 @@
 
 A remote worker runs the core :class:`~core.run.runner.Runner` with ``record=False`` and sends
 its events back; the supervisor publishes each into a :class:`RemoteRecording`, which does
-what the runner does for a local run — the liveness lock, the run file on its writer thread
+what the runner does for a local run — the liveness lock, the run file (group-flushed per loop turn)
 (through the same :class:`~core.record.publisher.EventPublisher`, so redaction and subscriber
 isolation are the same), the index row at ``run_started`` and ``run_finished``. So History,
 ``baton runs`` and the window cannot tell where an item ran.

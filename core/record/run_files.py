@@ -1,9 +1,9 @@
 """Saved runs: one NDJSON file per run plus a SQLite index for the history list (architecture:
 "File formats").
 
-Each event is written as one line and flushed as it happens (by the publisher's writer thread,
-see :mod:`core.record.publisher`), so a crash loses at most the line being written; :func:`load_run`
-skips a torn last line. Events arrive already redacted (:mod:`core.safety.redaction`).
+Each event is written as one line as it happens, and the file flushed at the end of the event
+loop's turn (:mod:`core.record.publisher`), so a crash loses at most that turn's lines;
+:func:`load_run` skips a torn last line. Events arrive already redacted (:mod:`core.safety.redaction`).
 
 The index (``runs.sqlite``) is a cache of what the files say: it can be rebuilt from them. A row
 still ``running`` whose owner process is gone (:mod:`core.record.liveness`: killed, crashed) is
@@ -50,7 +50,7 @@ def run_file(run_id: str) -> Path:
 
 class RunWriter:
     """Appends a run's events to its file. Not thread-safe: one thread writes (the
-    publisher's sink thread, or the caller when importing). Write errors propagate.
+    publisher's, or the caller when importing). Write errors propagate.
 
     Events that went through the publisher (or :func:`core.safety.redaction.redact_all`) are
     redacted
