@@ -3,7 +3,8 @@
 
 Each event is written as one line as it happens, and the file flushed at the end of the event
 loop's turn (:mod:`core.record.publisher`), so a crash loses at most that turn's lines;
-:func:`load_run` skips a torn last line. Events arrive already redacted (:mod:`core.safety.redaction`).
+:func:`load_run` skips a torn last line. Events arrive already redacted
+(:mod:`core.safety.redaction`).
 
 The index (``runs.sqlite``) is a cache of what the files say: it can be rebuilt from them. A row
 still ``running`` whose owner process is gone (:mod:`core.record.liveness`: killed, crashed) is
