@@ -139,3 +139,32 @@ async def test_runs_open_at_once_start_no_thread_and_each_keeps_its_own_lines() 
     assert second.close() is None
     assert load_run(run_file("r1")) == [delta(1)]
     assert [e.ts for e in load_run(run_file("r2"))] == [2, 3]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        'the key is pa"ss\\word-0123456789',  # escaped in JSON: the line alone cannot tell
+        "sent Authorization: Bearer\tsk-live-abcdefghijklmnop",  # a tab is \t in the line
+        'line one\nthen pa"ss\\word-0123456789 on the next',
+        'plain pa"ss\\word-0123456789',
+    ],
+    ids=["quoted-key", "bearer-after-tab", "after-newline", "plain"],
+)
+def test_a_secret_behind_a_json_escape_is_redacted_in_the_file_and_for_subscribers(
+    message: str,
+) -> None:
+    """The attack: a whole event is checked as its JSON line first, where an escape changes
+    the text; a secret next to (or inside) an escaped character must still be found."""
+    secret = 'pa"ss\\word-0123456789'
+    seen: list[Event] = []
+    publisher = EventPublisher(
+        Redactor([secret]), RunFileSink(RunWriter("r1", None)), [seen.append]
+    )
+    publisher.publish(Log(run_id="r1", step=0, ts=1, level="info", message=message))
+    assert publisher.close() is None
+    [written] = load_run(run_file("r1"))
+    for event in (written, *seen):
+        assert isinstance(event, Log)
+        assert "[redacted]" in event.message
+        assert secret not in event.message and "abcdefghijklmnop" not in event.message

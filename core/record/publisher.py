@@ -112,11 +112,12 @@ class RunFileSink:
         self._open = True
         self._group = _FLUSH.group
 
-    def put(self, event: Event) -> None:
+    def put(self, event: Event, line: str | None = None) -> None:
+        """Write ``event`` (``line``: its JSON, when the caller has it already)."""
         if not self._open or self.error is not None:
             return
         try:
-            self.writer.append(event)
+            self.writer.append(event, line)
         except OSError as error:
             self._failed(error)
             return
@@ -180,8 +181,8 @@ class EventPublisher:
         return lambda: self._detach(listener)
 
     def publish(self, event: Event) -> None:
-        for safe in self._redactor().feed(event):
-            self._deliver(safe)
+        for safe, line in self._redactor().feed_encoded(event):
+            self._deliver(safe, line)
 
     def redacted(self, event: E) -> E:
         """What ``event`` looks like once published, without publishing it (for the index
@@ -204,9 +205,9 @@ class EventPublisher:
             self._stream = StreamRedactor(self._given or Redactor.from_environment())
         return self._stream
 
-    def _deliver(self, event: Event) -> None:
+    def _deliver(self, event: Event, line: str | None = None) -> None:
         if self.sink is not None:
-            self.sink.put(event)
+            self.sink.put(event, line)
         for listener in tuple(self.listeners):
             try:
                 listener(event)

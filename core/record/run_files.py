@@ -67,10 +67,12 @@ class RunWriter:
         self.append(event)
         self.flush()
 
-    def append(self, event: Event) -> None:
-        """Append one line, buffered until :meth:`flush`."""
+    def append(self, event: Event, line: str | None = None) -> None:
+        """Append one line, buffered until :meth:`flush` (``line``: the event's JSON, when
+        the caller made it already)."""
         if self._file is not None:
-            line = event.model_dump_json()
+            if line is None:
+                line = event.model_dump_json()
             if self._redactor is not None:
                 line = self._redactor.scrub(line)
             self._file.write(line + "\n")

@@ -432,6 +432,24 @@ class StreamRedactor:
     def flush(self) -> list[Event]:
         return self._release(list(self._streams))
 
+    def feed_encoded(self, event: Event) -> list[tuple[Event, str | None]]:
+        """:meth:`feed`, each event paired with its JSON line when that was made on the way
+        (None: not made). A whole event is checked as its line first: one scan of the line
+        instead of a walk over every field, and the line is what the run file writes. Only
+        a line without escapes says the same as the fields (an escaped character could
+        hide a match); anything found, or any escape, takes the field walk."""
+        if isinstance(event, TextDelta | ThinkingDelta | ToolCallOutput):
+            return [(safe, None) for safe in self.feed(event)]
+        out: list[tuple[Event, str | None]] = [
+            (safe, None) for safe in self._release(self._ended_by(event))
+        ]
+        line = event.model_dump_json()
+        if "\\" not in line and self.redactor.scrub(line) == line:
+            out.append((event, line))
+        else:
+            out.append((self.scrub_event(event), None))
+        return out
+
     # -- internals ------------------------------------------------------------------------
 
     def _ended_by(self, event: Event) -> list[_StreamKey]:
