@@ -148,8 +148,9 @@ async def test_runs_open_at_once_start_no_thread_and_each_keeps_its_own_lines() 
         "sent Authorization: Bearer\tsk-live-abcdefghijklmnop",  # a tab is \t in the line
         'line one\nthen pa"ss\\word-0123456789 on the next',
         'plain pa"ss\\word-0123456789',
+        "a line\nBearer sk-live-abcdefghijklmnop",  # no word start before Bearer in JSON
     ],
-    ids=["quoted-key", "bearer-after-tab", "after-newline", "plain"],
+    ids=["quoted-key", "bearer-after-tab", "after-newline", "plain", "bearer-after-newline"],
 )
 def test_a_secret_behind_a_json_escape_is_redacted_in_the_file_and_for_subscribers(
     message: str,
@@ -168,3 +169,31 @@ def test_a_secret_behind_a_json_escape_is_redacted_in_the_file_and_for_subscribe
         assert isinstance(event, Log)
         assert "[redacted]" in event.message
         assert secret not in event.message and "abcdefghijklmnop" not in event.message
+
+
+def test_a_plain_secret_in_an_event_with_escapes_is_redacted() -> None:
+    """The line is scanned even when it has escapes, when no known value has a character
+    JSON escapes: the secret on the second line of an output is found there."""
+    secret = "sk-plain-0123456789abcdef"
+    publisher = EventPublisher(Redactor([secret]), RunFileSink(RunWriter("r1", None)))
+    output = f"first line\nthe key: {secret}\n"
+    publisher.publish(StepFinished(run_id="r1", step=0, ts=1, status="ok", output=output))
+    assert publisher.close() is None
+    [written] = load_run(run_file("r1"))
+    assert isinstance(written, StepFinished)
+    assert written.output == "first line\nthe key: [redacted]\n"
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["sent Bearer\tsk-live-abcdefghijklmnop", "a line\nBearer sk-live-abcdefghijklmnop"],
+    ids=["tab", "newline"],
+)
+def test_a_bearer_token_next_to_an_escaped_whitespace_is_redacted(message: str) -> None:
+    publisher = EventPublisher(
+        Redactor(["sk-plain-0123456789abcdef"]), RunFileSink(RunWriter("r1", None))
+    )
+    publisher.publish(Log(run_id="r1", step=0, ts=1, level="info", message=message))
+    assert publisher.close() is None
+    [written] = load_run(run_file("r1"))
+    assert isinstance(written, Log) and "abcdefghijklmnop" not in written.message

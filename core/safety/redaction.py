@@ -214,6 +214,11 @@ class Redactor:
         return list(self._values)
 
     @property
+    def pattern_words(self) -> list[str]:
+        """Every known value and encoded form :meth:`scrub` looks for."""
+        return list(self._secrets)
+
+    @property
     def longest(self) -> int:
         """The length of the longest known value or encoded form (0: none known)."""
         return self._longest
@@ -412,6 +417,10 @@ class StreamRedactor:
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
         self._streams: dict[_StreamKey, _Stream] = {}
+        self._plain_values = not any(
+            char in '"\\' or char < " " for form in redactor.pattern_words for char in form
+        )
+        """No known value (or form) holds a character JSON escapes."""
         self._seen: dict[str, str] = {}
         """Short field values already scrubbed: a run's events repeat the same ids, names,
         models and folders in every event."""
@@ -432,6 +441,16 @@ class StreamRedactor:
     def flush(self) -> list[Event]:
         return self._release(list(self._streams))
 
+    def _line_says_all(self, line: str) -> bool:
+        """Whether scanning the JSON line finds whatever scanning each field would. Escapes
+        change the text: a known value with a character JSON escapes (``"``, ``\\``, control
+        characters) is not itself in the line, and an escaped whitespace next to ``Bearer``
+        hides the token's match. URL credentials cannot hold whitespace, and ``"`` escaped
+        still matches."""
+        if "\\" not in line:
+            return True
+        return self._plain_values and "earer" not in line
+
     def feed_encoded(self, event: Event) -> list[tuple[Event, str | None]]:
         """:meth:`feed`, each event paired with its JSON line when that was made on the way
         (None: not made). A whole event is checked as its line first: one scan of the line
@@ -444,7 +463,7 @@ class StreamRedactor:
             (safe, None) for safe in self._release(self._ended_by(event))
         ]
         line = event.model_dump_json()
-        if "\\" not in line and self.redactor.scrub(line) == line:
+        if self._line_says_all(line) and self.redactor.scrub(line) == line:
             out.append((event, line))
         else:
             out.append((self.scrub_event(event), None))
