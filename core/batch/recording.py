@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Iterable
 from contextlib import suppress
 from datetime import UTC, datetime
+from typing import Any
 
 from core.batch.jobs import ItemJob, ItemOutcome
 from core.config.settings import Settings
@@ -57,6 +58,7 @@ class RemoteRecording:
         self._start: RunStarted | None = None
         self._end: RunFinished | None = None
         self._output = ""
+        self._structured: dict[str, Any] | None = None
 
     def publish(self, event: Event) -> None:
         """Record one event of the item's run (already in order, from the worker)."""
@@ -68,6 +70,7 @@ class RemoteRecording:
             self._index.started(self._publisher.redacted(event), self._path)
         elif isinstance(event, StepFinished):
             self._output = event.output
+            self._structured = event.structured
         elif isinstance(event, RunFinished):
             self._end = self._publisher.redacted(event)
         self._publisher.publish(event)
@@ -106,6 +109,7 @@ class RemoteRecording:
             usage=self._end.usage,
             output=self._output,
             duration_s=self._end.ts,
+            structured=self._structured,
         )
 
     def _close_steps(self, reason: str) -> None:

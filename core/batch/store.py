@@ -19,13 +19,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from core.batch.inputs import BatchItem
 from core.config import paths
 from core.definitions.agents import Scope
+from core.model.events import UsageStats
 from core.record.index_db import index_transaction
 from core.record.run_files import RunIndex
 
@@ -47,9 +48,12 @@ CREATE TABLE IF NOT EXISTS batch_items (
     params TEXT NOT NULL,
     run_id TEXT,
     status TEXT NOT NULL DEFAULT 'pending',
+    outcome TEXT,
     PRIMARY KEY (batch_id, item)
 );
 """
+_ITEM_COLUMNS_ADDED = {"outcome": "TEXT"}
+"""Columns newer than the first batch store: added to an older file when it is opened."""
 
 
 class BatchSpec(BaseModel):
@@ -80,6 +84,21 @@ class BatchPlacement(BaseModel):
     ref: str = "HEAD"
 
 
+class StoredOutcome(BaseModel):
+    """How an item's latest attempt ended, kept with the item: what ``batch status|export``
+    and the batch view show, without reading the run's index row or its file again."""
+
+    model_config = ConfigDict(frozen=True)
+
+    usage: UsageStats = UsageStats()
+    duration_s: float | None = None
+    output: str = ""
+    """The last step's final output."""
+    structured: dict[str, Any] | None = None
+    """The last step's structured result, when its agent declares one."""
+    error: str | None = None
+
+
 class ItemRecord(BaseModel):
     """One item of a batch as recorded: its input row and its latest attempt."""
 
@@ -88,6 +107,9 @@ class ItemRecord(BaseModel):
     item: BatchItem
     run_id: str | None = None
     status: ItemStatus = "pending"
+    outcome: StoredOutcome | None = None
+    """Kept when the attempt ended here (None: running, pending, or recorded before
+    outcomes were kept)."""
 
 
 class BatchRecord(BaseModel):
@@ -131,6 +153,10 @@ class BatchStore:
             columns = {row["name"] for row in db.execute("PRAGMA table_info(batches)")}
             if "placement" not in columns:  # a file from before placements were kept
                 db.execute("ALTER TABLE batches ADD COLUMN placement TEXT")
+            have = {row["name"] for row in db.execute("PRAGMA table_info(batch_items)")}
+            for column, kind in _ITEM_COLUMNS_ADDED.items():
+                if column not in have:
+                    db.execute(f"ALTER TABLE batch_items ADD COLUMN {column} {kind}")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -212,18 +238,42 @@ class BatchStore:
     def started(self, batch_id: str, index: int, run_id: str) -> None:
         self._set(batch_id, index, run_id, "running")
 
-    def finished(self, batch_id: str, index: int, run_id: str, status: ItemStatus) -> None:
-        self._set(batch_id, index, run_id, status)
+    def finished(
+        self,
+        batch_id: str,
+        index: int,
+        run_id: str,
+        status: ItemStatus,
+        outcome: StoredOutcome | None = None,
+    ) -> None:
+        """Record the item's ending, with its ``outcome`` when known (kept, so nothing has
+        to read the run back to show it)."""
+        self._set(batch_id, index, run_id, status, outcome)
 
-    def _set(self, batch_id: str, index: int, run_id: str, status: ItemStatus) -> None:
+    def _set(
+        self,
+        batch_id: str,
+        index: int,
+        run_id: str,
+        status: ItemStatus,
+        outcome: StoredOutcome | None = None,
+    ) -> None:
         with self._connect() as db:
             db.execute(
-                "UPDATE batch_items SET run_id = ?, status = ? WHERE batch_id = ? AND item = ?",
-                (run_id, status, batch_id, index),
+                "UPDATE batch_items SET run_id = ?, status = ?, outcome = ?"
+                " WHERE batch_id = ? AND item = ?",
+                (
+                    run_id,
+                    status,
+                    outcome.model_dump_json() if outcome is not None else None,
+                    batch_id,
+                    index,
+                ),
             )
 
     def _item(self, batch_id: str, row: sqlite3.Row) -> ItemRecord:
         status: ItemStatus = row["status"]
+        stored = row["outcome"]
         if status == "running" and row["run_id"]:
             run = self._runs.get(row["run_id"])  # repairs a run whose owner died
             if run is None:
@@ -236,4 +286,5 @@ class BatchStore:
             item=BatchItem(args=json.loads(row["args"]), params=json.loads(row["params"])),
             run_id=row["run_id"],
             status=status,
+            outcome=StoredOutcome.model_validate_json(stored) if stored else None,
         )

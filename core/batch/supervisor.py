@@ -142,7 +142,9 @@ class BatchRun:
         """Record how an item ended (a remote executor calls it with what ``close`` gave)."""
         self.outcomes[outcome.index] = outcome
         try:
-            self._store.finished(self.record.id, outcome.index, outcome.run_id, outcome.status)
+            self._store.finished(
+                self.record.id, outcome.index, outcome.run_id, outcome.status, outcome.stored()
+            )
         except sqlite3.Error as error:  # a locked index must not cost the other items
             _log.error("could not record the end of item %d: %s", outcome.index, error)
         return outcome
