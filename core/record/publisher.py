@@ -187,7 +187,7 @@ class EventPublisher:
     def redacted(self, event: E) -> E:
         """What ``event`` looks like once published, without publishing it (for the index
         and the caller's own copy of the ending)."""
-        return self._redactor().scrub_event(event)
+        return self._redactor().scrub_encoded(event)[0]
 
     def close(self) -> OSError | None:
         """Release held stream tails, then drain and close the run file. Returns the error

@@ -141,6 +141,7 @@ class Redactor:
         self._prefix_ends = compiled.prefix_ends
         self._prefix_at_end = compiled.prefix_at_end
         self._longest = compiled.longest
+        self._json_plain = compiled.json_plain
 
     @classmethod
     def from_environment(
@@ -214,9 +215,10 @@ class Redactor:
         return list(self._values)
 
     @property
-    def pattern_words(self) -> list[str]:
-        """Every known value and encoded form :meth:`scrub` looks for."""
-        return list(self._secrets)
+    def json_plain(self) -> bool:
+        """Whether no known value (or form) holds a character JSON escapes (``"``, ``\\``,
+        control characters): each is then itself in an event's JSON line."""
+        return self._json_plain
 
     @property
     def longest(self) -> int:
@@ -256,6 +258,7 @@ class _Compiled:
     last: text ending otherwise (a space, most punctuation) is released at once."""
     prefix_at_end: re.Pattern[str] | None
     longest: int
+    json_plain: bool
 
 
 @functools.lru_cache(maxsize=64)
@@ -277,6 +280,7 @@ def _compiled(values: frozenset[str]) -> _Compiled:
             re.compile(_trie_pattern(secrets, partial=True) + r"\Z") if secrets else None
         ),
         longest=max((len(s) for s in secrets), default=0),
+        json_plain=not any(char in '"\\' or char < " " for form in secrets for char in form),
     )
 
 
@@ -417,10 +421,7 @@ class StreamRedactor:
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
         self._streams: dict[_StreamKey, _Stream] = {}
-        self._plain_values = not any(
-            char in '"\\' or char < " " for form in redactor.pattern_words for char in form
-        )
-        """No known value (or form) holds a character JSON escapes."""
+        self._plain_values = redactor.json_plain
         self._seen: dict[str, str] = {}
         """Short field values already scrubbed: a run's events repeat the same ids, names,
         models and folders in every event."""
@@ -462,12 +463,16 @@ class StreamRedactor:
         out: list[tuple[Event, str | None]] = [
             (safe, None) for safe in self._release(self._ended_by(event))
         ]
+        out.append(self.scrub_encoded(event))
+        return out
+
+    def scrub_encoded(self, event: _E) -> tuple[_E, str | None]:
+        """:meth:`scrub_event`, checking the event's JSON line first (see
+        :meth:`feed_encoded`); with that line when the event had nothing to scrub."""
         line = event.model_dump_json()
         if self._line_says_all(line) and self.redactor.scrub(line) == line:
-            out.append((event, line))
-        else:
-            out.append((self.scrub_event(event), None))
-        return out
+            return event, line
+        return self.scrub_event(event), None
 
     # -- internals ------------------------------------------------------------------------
 
