@@ -1,4 +1,4 @@
-"""Batch throughput: 200 items of a 2-step chain against the scripted server, 200 ms a request.
+"""Batch throughput: 256 items of a 2-step chain against the scripted server.
 
 Run from the repository root: ``python -m benchmarks.batch``. The scripted OpenAI-compatible
 server runs in a child process (this module with ``--serve``), so the CPU time measured here
@@ -6,18 +6,21 @@ is the supervisor's alone: the runner, Baton's HTTP agent loop, the publisher, t
 and the index — everything a batch costs besides the model.
 Every item is an ordinary recorded run (``scout-and-plan``: scout, then planner).
 
-For the local executor at concurrency 4, 16 and 64: items/s next to the latency-bound limit
-``concurrency / (2 × latency)`` (each item makes two requests in a row), and the supervisor's
-CPU per event (process CPU time / events published). 200 items do not divide into waves of 64,
-so at c64 the last wave runs 8 items and the best possible figure is 200 / (4 waves × 0.4 s)
-= 125 items/s, 78 % of the limit: ``tail_limit_c64`` gives that bound beside the plain one,
-and ``local_tail_efficiency_c64`` the share of it reached (the goal's 80 % of the plain limit
-cannot be met with 200 items; it is kept as the issue defines it).
+Two servers, side by side in one run:
+
+* **200 ms a request**, for the local executor at concurrency 4, 16 and 64: items/s next to
+  the latency-bound limit ``concurrency / (2 × latency)`` (each item makes two requests in a
+  row), and the supervisor's CPU per event (process CPU time / events published). 256 items
+  are whole waves at every concurrency, so the limit is reachable.
+* **an instant model** (no wait), at concurrency 64: what the supervisor alone can do —
+  ``instant_items_per_s`` and ``supervisor_cpu_ms_per_item`` (process CPU per item: this
+  process's threads, not the server's).
 
 The Ray executor is measured too when it is installed (``ray_items_per_s_2workers``,
 :func:`optional_executors`), unless ``--local-only``. Last line: one JSON object, keys
-``local_items_per_s_c4`` …, ``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event``
-(the c64 figure) and the others.
+``instant_items_per_s``, ``supervisor_cpu_ms_per_item``, ``local_items_per_s_c4`` …,
+``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event`` (the c64 figure) and the
+others.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ import argparse
 import asyncio
 import json
 import logging
-import math
 import os
 import subprocess
 import sys
@@ -47,7 +49,7 @@ from core.model.events import Event
 
 ROOT = Path(__file__).resolve().parents[1]
 
-ITEMS = 200
+ITEMS = 256
 LATENCY_S = 0.2
 CONCURRENCIES = (4, 16, 64)
 
@@ -132,6 +134,7 @@ async def measure(
         "items_per_s": items / wall,
         "ms_per_event": cpu * 1000 / counter.events,
         "events": counter.events,
+        "cpu_ms_per_item": cpu * 1000 / items,
     }
 
 
@@ -173,9 +176,33 @@ async def optional_executors(settings: Settings, folder: Path) -> dict[str, floa
     return results
 
 
-async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[str, float]:
+def bench_settings(server: ServerProcess) -> Settings:
     provider = {"name": "bench", "base_url": f"http://127.0.0.1:{server.port}/v1"}
-    settings = Settings.model_validate({"providers": [provider], "default_model": "test-model"})
+    return Settings.model_validate({"providers": [provider], "default_model": "test-model"})
+
+
+async def run_instant(server: ServerProcess, folder: Path) -> dict[str, float]:
+    """The supervisor's own limit: 256 items at concurrency 64 against a model that answers
+    at once (the server's CPU is not counted)."""
+    settings = bench_settings(server)
+    warm_up = create_executor("local", ExecutorOptions(concurrency=CONCURRENCIES[0]))
+    await measure(warm_up, settings, folder, items=CONCURRENCIES[0])
+    executor = create_executor("local", ExecutorOptions(concurrency=CONCURRENCIES[-1]))
+    figures = await measure(executor, settings, folder)
+    print(
+        f"instant model, c{CONCURRENCIES[-1]}: {figures['items_per_s']:.1f} items/s, "
+        f"{figures['cpu_ms_per_item']:.2f} ms supervisor CPU per item, "
+        f"{figures['ms_per_event']:.3f} ms per event"
+    )
+    return {
+        "instant_items_per_s": round(figures["items_per_s"], 1),
+        "supervisor_cpu_ms_per_item": round(figures["cpu_ms_per_item"], 3),
+        "instant_ms_per_event": round(figures["ms_per_event"], 3),
+    }
+
+
+async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[str, float]:
+    settings = bench_settings(server)
     results: dict[str, float] = {}
     warm_up = create_executor("local", ExecutorOptions(concurrency=CONCURRENCIES[0]))
     await measure(warm_up, settings, folder, items=CONCURRENCIES[0])  # imports, price table
@@ -185,21 +212,16 @@ async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[s
         figures = await measure(executor, settings, folder)
         server_cpu = server.cpu_s() - server_cpu
         limit = concurrency / (2 * LATENCY_S)
-        waves = math.ceil(ITEMS / concurrency)
-        tail_limit = ITEMS / (waves * 2 * LATENCY_S)
         speed = figures["items_per_s"]
         results[f"local_items_per_s_c{concurrency}"] = round(speed, 2)
         results[f"limit_c{concurrency}"] = round(limit, 2)
-        results[f"tail_limit_c{concurrency}"] = round(tail_limit, 2)
         results[f"local_efficiency_c{concurrency}"] = round(speed / limit, 3)
-        results[f"local_tail_efficiency_c{concurrency}"] = round(speed / tail_limit, 3)
         results[f"overhead_ms_per_event_c{concurrency}"] = round(figures["ms_per_event"], 3)
         results[f"server_cpu_s_c{concurrency}"] = round(server_cpu, 2)
         print(
             f"local c{concurrency}: {speed:.1f} items/s, limit {limit:.1f} "
-            f"({speed / limit:.0%}; {tail_limit:.1f} with the last partial wave), "
-            f"{figures['ms_per_event']:.3f} ms CPU per event ({figures['events']:.0f} events); "
-            f"the server used {server_cpu:.1f} s CPU"
+            f"({speed / limit:.0%}), {figures['ms_per_event']:.3f} ms CPU per event "
+            f"({figures['events']:.0f} events); the server used {server_cpu:.1f} s CPU"
         )
     results["overhead_ms_per_event"] = results[f"overhead_ms_per_event_c{CONCURRENCIES[-1]}"]
     if with_ray:
@@ -221,11 +243,17 @@ def main() -> None:
         home = Path(tmp)
         os.environ["BATON_CONFIG_DIR"] = str(home / "config")
         os.environ["BATON_DATA_DIR"] = str(home / "data")
+        instant = ServerProcess(0.0)
+        try:
+            results = asyncio.run(run_instant(instant, home))
+        finally:
+            instant.close()
         server = ServerProcess(LATENCY_S)
         try:
-            results = asyncio.run(run_all(server, home, with_ray=not args.local_only))
+            results.update(asyncio.run(run_all(server, home, with_ray=not args.local_only)))
         finally:
             server.close()
+    results["load_average_1m"] = round(os.getloadavg()[0], 2)
     print(json.dumps(results))
 
 

@@ -256,3 +256,31 @@ def test_export_leaves_the_cost_of_an_unpriced_model_empty(
     else:
         assert exported["cost"] is None
     assert "priced" not in exported
+
+
+def test_status_and_export_show_each_items_outcome_from_the_batch_store_alone(
+    configured: LLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Record once: the store keeps each item's outcome (status, usage, duration, final
+    output) as the item ends, so showing a batch reads neither run files nor index rows —
+    with both gone, status and export still show every figure."""
+    configured.responder = Script(set())
+    inputs = write_inputs(tmp_path, 3)
+    assert main([*BATCH, str(inputs), "--json", "--cwd", str(tmp_path)]) == 0
+    (batch_id,) = {line["batch_id"] for line in batch_lines(capsys.readouterr().out)}
+    index = RunIndex()
+    for record in index.list():
+        Path(record.path).unlink()
+        index.delete(record.id)
+    assert index.list() == []
+
+    assert main(["batch", "export", batch_id]) == 0
+    rows = batch_lines(capsys.readouterr().out)
+    assert [row["status"] for row in rows] == ["ok", "ok", "ok"]
+    assert [row["output"] for row in rows] == [f"notes on item-{n:02d}" for n in range(3)]
+    assert all(row["tokens"] > 0 and row["duration_s"] > 0 for row in rows)
+    assert all(row["structured"] is None for row in rows)  # scout-and-plan declares none
+    assert main(["batch", "status", batch_id, "--json"]) == 0
+    items = json.loads(capsys.readouterr().out)["items"]
+    assert [item["status"] for item in items] == ["ok", "ok", "ok"]
+    assert [item["output"] for item in items] == [row["output"] for row in rows]

@@ -1,4 +1,4 @@
-"""The event publisher: isolated subscribers, a run-file writer thread, a full disk."""
+"""The event publisher: isolated subscribers, run files flushed once per loop turn, a full disk."""
 
 from __future__ import annotations
 
@@ -42,25 +42,37 @@ def test_a_failing_subscriber_is_detached_and_named_while_the_others_go_on() -> 
     assert "broken" in notice.message and "detached" in notice.message
 
 
-def test_the_run_file_is_written_off_the_publishing_thread_and_close_drains_it(
+async def test_a_loop_turns_events_are_flushed_together_at_its_end(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    writers: set[int] = set()
-    append = RunWriter.append
+    """Group commit: 2 000 events published in one turn of the loop reach the file with one
+    flush, at the end of that turn — before anything else the loop runs next."""
+    flushes = 0
+    flush = RunWriter.flush
 
-    def recording(self: RunWriter, event: Event) -> None:
-        writers.add(threading.get_ident())
-        append(self, event)
+    def counted(self: RunWriter) -> None:
+        nonlocal flushes
+        flushes += 1
+        flush(self)
 
-    monkeypatch.setattr(RunWriter, "append", recording)
+    monkeypatch.setattr(RunWriter, "flush", counted)
     publisher = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
     events = [delta(n) for n in range(2_000)]
     for event in events:
         publisher.publish(event)
+    assert flushes == 0
+    await asyncio.sleep(0)  # the rest of this turn
+    assert flushes == 1
+    assert load_run(run_file("r1")) == events  # on disk while the run is still open
     assert publisher.close() is None
-    assert load_run(run_file("r1")) == events
-    assert writers and threading.get_ident() not in writers
     assert publisher.close() is None  # closing twice is harmless
+
+
+def test_without_a_running_loop_each_event_is_flushed_as_published() -> None:
+    publisher = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
+    publisher.publish(delta(1))
+    assert load_run(run_file("r1")) == [delta(1)]
+    assert publisher.close() is None
 
 
 def test_subscribe_returns_the_way_to_unsubscribe() -> None:
@@ -114,19 +126,74 @@ async def test_a_full_disk_stops_the_run_cleanly_with_an_honest_index(tmp_path: 
     assert record is not None and record.status == "error" and record.error == result.error
 
 
-def test_runs_open_at_once_share_one_writer_thread_that_ends_with_the_last() -> None:
-    def writer_threads() -> list[threading.Thread]:
-        return [t for t in threading.enumerate() if t.name == "run-files"]
-
+async def test_runs_open_at_once_start_no_thread_and_each_keeps_its_own_lines() -> None:
+    before = set(threading.enumerate())
     first = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
     second = EventPublisher(Redactor(), RunFileSink(RunWriter("r2", Redactor())))
     first.publish(delta(1))
     second.publish(delta(2).model_copy(update={"run_id": "r2"}))
-    assert len(writer_threads()) == 1
     assert first.close() is None
-    assert len(writer_threads()) == 1  # the second run still writes through it
     second.publish(delta(3).model_copy(update={"run_id": "r2"}))
+    await asyncio.sleep(0)
+    assert set(threading.enumerate()) == before
     assert second.close() is None
-    assert writer_threads() == []
     assert load_run(run_file("r1")) == [delta(1)]
     assert [e.ts for e in load_run(run_file("r2"))] == [2, 3]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        'the key is pa"ss\\word-0123456789',  # escaped in JSON: the line alone cannot tell
+        "sent Authorization: Bearer\tsk-live-abcdefghijklmnop",  # a tab is \t in the line
+        'line one\nthen pa"ss\\word-0123456789 on the next',
+        'plain pa"ss\\word-0123456789',
+        "a line\nBearer sk-live-abcdefghijklmnop",  # no word start before Bearer in JSON
+    ],
+    ids=["quoted-key", "bearer-after-tab", "after-newline", "plain", "bearer-after-newline"],
+)
+def test_a_secret_behind_a_json_escape_is_redacted_in_the_file_and_for_subscribers(
+    message: str,
+) -> None:
+    """The attack: a whole event is checked as its JSON line first, where an escape changes
+    the text; a secret next to (or inside) an escaped character must still be found."""
+    secret = 'pa"ss\\word-0123456789'
+    seen: list[Event] = []
+    publisher = EventPublisher(
+        Redactor([secret]), RunFileSink(RunWriter("r1", None)), [seen.append]
+    )
+    publisher.publish(Log(run_id="r1", step=0, ts=1, level="info", message=message))
+    assert publisher.close() is None
+    [written] = load_run(run_file("r1"))
+    for event in (written, *seen):
+        assert isinstance(event, Log)
+        assert "[redacted]" in event.message
+        assert secret not in event.message and "abcdefghijklmnop" not in event.message
+
+
+def test_a_plain_secret_in_an_event_with_escapes_is_redacted() -> None:
+    """The line is scanned even when it has escapes, when no known value has a character
+    JSON escapes: the secret on the second line of an output is found there."""
+    secret = "sk-plain-0123456789abcdef"
+    publisher = EventPublisher(Redactor([secret]), RunFileSink(RunWriter("r1", None)))
+    output = f"first line\nthe key: {secret}\n"
+    publisher.publish(StepFinished(run_id="r1", step=0, ts=1, status="ok", output=output))
+    assert publisher.close() is None
+    [written] = load_run(run_file("r1"))
+    assert isinstance(written, StepFinished)
+    assert written.output == "first line\nthe key: [redacted]\n"
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["sent Bearer\tsk-live-abcdefghijklmnop", "a line\nBearer sk-live-abcdefghijklmnop"],
+    ids=["tab", "newline"],
+)
+def test_a_bearer_token_next_to_an_escaped_whitespace_is_redacted(message: str) -> None:
+    publisher = EventPublisher(
+        Redactor(["sk-plain-0123456789abcdef"]), RunFileSink(RunWriter("r1", None))
+    )
+    publisher.publish(Log(run_id="r1", step=0, ts=1, level="info", message=message))
+    assert publisher.close() is None
+    [written] = load_run(run_file("r1"))
+    assert isinstance(written, Log) and "abcdefghijklmnop" not in written.message

@@ -36,6 +36,7 @@ from core.backends.steering import Continuation, StepInbox
 from core.config.settings import Settings
 from core.definitions.agents import AgentDefinition
 from core.safety import checkout_programs
+from core.safety.redaction import Redactor
 
 if TYPE_CHECKING:
     from core.model.budget import BudgetGuard
@@ -73,6 +74,9 @@ class StepContext:
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     scrub: Callable[[str], str] = lambda text: text
     """The run's redactor, for what tools keep beyond the run (agent-written documents)."""
+    redactor: Redactor | None = None
+    """The run's redactor itself (the recording's): a backend scrubs what it sends the model
+    with it instead of building one from the settings per step. None: build one."""
     budget: BudgetGuard | None = None
     """Checked before every model request (``await ctx.budget.check(ctx.step)``)."""
     continues: Continuation | None = None

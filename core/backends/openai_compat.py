@@ -67,6 +67,7 @@ from core.backends.sse import (
 )
 from core.backends.system_prompt import build_system_prompt
 from core.backends.tool_calls import ToolOutcome, run_tool_call
+from core.config.http_stream import StreamClient, StreamedResponse
 from core.config.pricing import load_price_table, priced
 from core.config.provider_http import ProbeError, only_model, provider_headers, step_client
 from core.definitions.structured import StructuredOutputError, repair_prompt
@@ -148,7 +149,7 @@ class OpenAICompatBackend:
             model = await self._only_model(ctx, provider.base_url, key)
         headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
-        redactor = Redactor.for_settings(ctx.settings)
+        redactor = ctx.redactor or Redactor.for_settings(ctx.settings)
         scrub = redactor.scrub
         outputs = OutputJoiner(redactor)  # a key printed in pieces over several calls
         messages: list[dict[str, Any]] = []
@@ -317,7 +318,7 @@ class OpenAICompatBackend:
     async def _request(
         self,
         ctx: StepContext,
-        client: httpx.AsyncClient,
+        client: StreamClient,
         url: str,
         headers: dict[str, str],
         body: dict[str, Any],
@@ -366,7 +367,7 @@ class OpenAICompatBackend:
     async def _attempt(
         self,
         ctx: StepContext,
-        client: httpx.AsyncClient,
+        client: StreamClient,
         url: str,
         headers: dict[str, str],
         body: dict[str, Any],
@@ -533,7 +534,7 @@ def _assistant_message(
     }
 
 
-def _http_failure(response: httpx.Response, raw: bytes) -> Exception:
+def _http_failure(response: StreamedResponse, raw: bytes) -> Exception:
     status = response.status_code
     try:
         detail = error_message(json.loads(raw))
@@ -550,7 +551,7 @@ def _http_failure(response: httpx.Response, raw: bytes) -> Exception:
     return _StepFailure(f"the provider refused the request with HTTP {status}: {detail}{hint}")
 
 
-def _retry_after(headers: httpx.Headers) -> float | None:
+def _retry_after(headers: Mapping[str, str]) -> float | None:
     """Seconds to wait, from ``retry-after-ms`` (OpenAI) or ``Retry-After`` (seconds or an
     HTTP date); None when absent or unreadable."""
     milliseconds = headers.get("retry-after-ms")

@@ -14,11 +14,12 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from core.batch.inputs import BatchItem
-from core.batch.store import BatchSpec
+from core.batch.store import BatchSpec, StoredOutcome
 from core.config.settings import Settings
 from core.definitions.agents import AgentCatalog
 from core.definitions.presets import Preset, PresetCatalog
@@ -57,6 +58,18 @@ class ItemOutcome(BaseModel):
     usage: UsageStats = UsageStats()
     output: str = ""
     duration_s: float = 0.0
+    structured: dict[str, Any] | None = None
+    """The last step's structured result, when its agent declares one."""
+
+    def stored(self) -> StoredOutcome:
+        """What the batch store keeps of it."""
+        return StoredOutcome(
+            usage=self.usage,
+            duration_s=self.duration_s,
+            output=self.output,
+            structured=self.structured,
+            error=self.error,
+        )
 
 
 @dataclass(frozen=True)
@@ -141,10 +154,12 @@ class OutputKeeper:
 
     def __init__(self) -> None:
         self.output = ""
+        self.structured: dict[str, Any] | None = None
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, StepFinished):
             self.output = event.output
+            self.structured = event.structured
 
 
 async def run_item(runner: Runner, job: ItemJob, keeper: OutputKeeper) -> ItemOutcome:
@@ -159,4 +174,5 @@ async def run_item(runner: Runner, job: ItemJob, keeper: OutputKeeper) -> ItemOu
         usage=finished.usage,
         output=keeper.output,
         duration_s=finished.ts,
+        structured=keeper.structured,
     )

@@ -2,7 +2,7 @@
 
 A remote worker runs the core :class:`~core.run.runner.Runner` with ``record=False`` and sends
 its events back; the supervisor publishes each into a :class:`RemoteRecording`, which does
-what the runner does for a local run — the liveness lock, the run file on its writer thread
+what the runner does for a local run — the liveness lock, the run file (group-flushed per loop turn)
 (through the same :class:`~core.record.publisher.EventPublisher`, so redaction and subscriber
 isolation are the same), the index row at ``run_started`` and ``run_finished``. So History,
 ``baton runs`` and the window cannot tell where an item ran.
@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Iterable
 from contextlib import suppress
 from datetime import UTC, datetime
+from typing import Any
 
 from core.batch.jobs import ItemJob, ItemOutcome
 from core.config.settings import Settings
@@ -62,6 +63,7 @@ class RemoteRecording:
         self._start: RunStarted | None = None
         self._end: RunFinished | None = None
         self._output = ""
+        self._structured: dict[str, Any] | None = None
 
     def publish(self, event: Event) -> None:
         """Record one event of the item's run (already in order, from the worker)."""
@@ -73,6 +75,7 @@ class RemoteRecording:
             self._index.started(self._publisher.redacted(event), self._path)
         elif isinstance(event, StepFinished):
             self._output = event.output
+            self._structured = event.structured
         elif isinstance(event, RunFinished):
             self._end = self._publisher.redacted(event)
         self._publisher.publish(event)
@@ -111,6 +114,7 @@ class RemoteRecording:
             usage=self._end.usage,
             output=self._output,
             duration_s=self._end.ts,
+            structured=self._structured,
         )
 
     def _close_steps(self, reason: str) -> None:

@@ -1,8 +1,11 @@
 """A batch's results, one row per item: for ``baton batch status|export`` and the window.
 
-Figures come from the runs index (status, usage, duration, error) and the final output from
-the item's run file (the last ``step_finished``), so a result reads the same as the run does
-in History. Exports are CSV (one column per argument, ``$1``…) or JSONL (the row's ``args`` and
+Figures come from the outcome the batch store kept when the item ended (status, usage,
+duration, error, the last step's final output and structured result): nothing is read back
+from the runs index or the run files. Items recorded before outcomes were kept fall back to
+the index and the run file (the last ``step_finished``).
+
+Exports are CSV (one column per argument, ``$1``…) or JSONL (the row's ``args`` and
 ``params`` as given, so an export's rows can be fed back as inputs).
 """
 
@@ -16,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.batch.store import BatchRecord, ItemRecord
+from core.batch.store import BatchRecord, ItemRecord, StoredOutcome
 from core.model.events import StepFinished, UsageStats
 from core.record.run_files import RunIndex, RunRecord, read_events
 
@@ -37,6 +40,8 @@ class ItemResult(BaseModel):
     then covers only the rest, so exports leave the cost empty rather than claim it."""
     duration_s: float | None = None
     output: str = ""
+    structured: dict[str, Any] | None = None
+    """The last step's structured result (kept with the item), when its agent declares one."""
     error: str | None = None
 
 
@@ -53,6 +58,10 @@ def final_output(path: Path) -> str:
 
 
 def item_result(item: ItemRecord, run: RunRecord | None) -> ItemResult:
+    """The item's row: from its stored outcome when the store kept one, else from its run
+    (``run``: its index row; the final output is read from its file)."""
+    if item.outcome is not None:
+        return _from_outcome(item, item.outcome)
     usage = run.usage if run is not None else UsageStats()
     return ItemResult(
         item=item.index + 1,
@@ -69,10 +78,37 @@ def item_result(item: ItemRecord, run: RunRecord | None) -> ItemResult:
     )
 
 
+def _from_outcome(item: ItemRecord, outcome: StoredOutcome) -> ItemResult:
+    usage = outcome.usage
+    return ItemResult(
+        item=item.index + 1,
+        status=item.status,
+        args=item.item.args,
+        params=dict(item.item.params),
+        run_id=item.run_id,
+        tokens=usage.input + usage.output,
+        cost=usage.cost,
+        priced=usage.priced,
+        duration_s=outcome.duration_s,
+        output=outcome.output,
+        structured=outcome.structured,
+        error=outcome.error,
+    )
+
+
+def needs_run(item: ItemRecord) -> bool:
+    """Whether the item's row has to be read from its run (no outcome kept)."""
+    return item.outcome is None and item.run_id is not None
+
+
 def batch_results(record: BatchRecord, index: RunIndex | None = None) -> list[ItemResult]:
+    """Every item's row; runs are looked up only for items without a kept outcome."""
+    if not any(needs_run(item) for item in record.items):
+        return [item_result(item, None) for item in record.items]
     index = index or RunIndex()
     return [
-        item_result(item, index.get(item.run_id) if item.run_id else None) for item in record.items
+        item_result(item, index.get(item.run_id) if needs_run(item) and item.run_id else None)
+        for item in record.items
     ]
 
 

@@ -15,18 +15,19 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from core.batch.inputs import BatchItem
 from core.config import paths
 from core.definitions.agents import Scope
+from core.model.events import UsageStats
+from core.record.index_db import index_transaction
 from core.record.run_files import RunIndex
 
 ItemStatus = Literal["pending", "running", "ok", "error", "aborted", "interrupted"]
@@ -47,9 +48,12 @@ CREATE TABLE IF NOT EXISTS batch_items (
     params TEXT NOT NULL,
     run_id TEXT,
     status TEXT NOT NULL DEFAULT 'pending',
+    outcome TEXT,
     PRIMARY KEY (batch_id, item)
 );
 """
+_ITEM_COLUMNS_ADDED = {"outcome": "TEXT"}
+"""Columns newer than the first batch store: added to an older file when it is opened."""
 
 
 class BatchSpec(BaseModel):
@@ -80,6 +84,21 @@ class BatchPlacement(BaseModel):
     ref: str = "HEAD"
 
 
+class StoredOutcome(BaseModel):
+    """How an item's latest attempt ended, kept with the item: what ``batch status|export``
+    and the batch view show, without reading the run's index row or its file again."""
+
+    model_config = ConfigDict(frozen=True)
+
+    usage: UsageStats = UsageStats()
+    duration_s: float | None = None
+    output: str = ""
+    """The last step's final output."""
+    structured: dict[str, Any] | None = None
+    """The last step's structured result, when its agent declares one."""
+    error: str | None = None
+
+
 class ItemRecord(BaseModel):
     """One item of a batch as recorded: its input row and its latest attempt."""
 
@@ -88,6 +107,9 @@ class ItemRecord(BaseModel):
     item: BatchItem
     run_id: str | None = None
     status: ItemStatus = "pending"
+    outcome: StoredOutcome | None = None
+    """Kept when the attempt ended here (None: running, pending, or recorded before
+    outcomes were kept)."""
 
 
 class BatchRecord(BaseModel):
@@ -120,49 +142,26 @@ def new_batch_id() -> str:
 
 
 class BatchStore:
-    """Batch records in ``runs.sqlite``. Each call opens its own connection, so the store
-    may be used from any thread (the index does the same)."""
+    """Batch records in ``runs.sqlite``. Each thread uses its own kept-open connection
+    (:mod:`core.record.index_db`), so the store may be used from any thread."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or paths.data_dir() / "runs.sqlite"
-        self._held: tuple[int, sqlite3.Connection] | None = None
         self._runs = RunIndex(self.path)  # also adds the runs.batch_id column to old files
         with self._connect() as db:
             db.executescript(_SCHEMA)
             columns = {row["name"] for row in db.execute("PRAGMA table_info(batches)")}
             if "placement" not in columns:  # a file from before placements were kept
                 db.execute("ALTER TABLE batches ADD COLUMN placement TEXT")
-
-    @contextmanager
-    def held_open(self) -> Iterator[None]:
-        """Keep the database open meanwhile (a batch's whole run). SQLite checkpoints the
-        write-ahead log whenever its last connection closes, and every run's index update
-        opens and closes one: held open, those closes are cheap (no checkpoint, no fsync).
-        The batch's own item updates use the held connection (on the thread that holds it;
-        other threads still open their own): no open and close each."""
-        with self._connect() as db:
-            db.execute("SELECT count(*) FROM batches").fetchone()  # opens the log for real
-            db.commit()
-            self._held = (threading.get_ident(), db)
-            try:
-                yield
-            finally:
-                self._held = None
+            have = {row["name"] for row in db.execute("PRAGMA table_info(batch_items)")}
+            for column, kind in _ITEM_COLUMNS_ADDED.items():
+                if column not in have:
+                    db.execute(f"ALTER TABLE batch_items ADD COLUMN {column} {kind}")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        if self._held is not None and self._held[0] == threading.get_ident():
-            held = self._held[1]
-            with held:
-                yield held
-            return
-        with closing(sqlite3.connect(self.path, timeout=10)) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # as the runs index (see core.record.run_files)
-            db.execute("PRAGMA foreign_keys=ON")
-            db.row_factory = sqlite3.Row
-            with db:
-                yield db
+        with index_transaction(self.path) as db:  # as the runs index: kept open per thread
+            yield db
 
     def create(
         self,
@@ -239,18 +238,42 @@ class BatchStore:
     def started(self, batch_id: str, index: int, run_id: str) -> None:
         self._set(batch_id, index, run_id, "running")
 
-    def finished(self, batch_id: str, index: int, run_id: str, status: ItemStatus) -> None:
-        self._set(batch_id, index, run_id, status)
+    def finished(
+        self,
+        batch_id: str,
+        index: int,
+        run_id: str,
+        status: ItemStatus,
+        outcome: StoredOutcome | None = None,
+    ) -> None:
+        """Record the item's ending, with its ``outcome`` when known (kept, so nothing has
+        to read the run back to show it)."""
+        self._set(batch_id, index, run_id, status, outcome)
 
-    def _set(self, batch_id: str, index: int, run_id: str, status: ItemStatus) -> None:
+    def _set(
+        self,
+        batch_id: str,
+        index: int,
+        run_id: str,
+        status: ItemStatus,
+        outcome: StoredOutcome | None = None,
+    ) -> None:
         with self._connect() as db:
             db.execute(
-                "UPDATE batch_items SET run_id = ?, status = ? WHERE batch_id = ? AND item = ?",
-                (run_id, status, batch_id, index),
+                "UPDATE batch_items SET run_id = ?, status = ?, outcome = ?"
+                " WHERE batch_id = ? AND item = ?",
+                (
+                    run_id,
+                    status,
+                    outcome.model_dump_json() if outcome is not None else None,
+                    batch_id,
+                    index,
+                ),
             )
 
     def _item(self, batch_id: str, row: sqlite3.Row) -> ItemRecord:
         status: ItemStatus = row["status"]
+        stored = row["outcome"]
         if status == "running" and row["run_id"]:
             run = self._runs.get(row["run_id"])  # repairs a run whose owner died
             if run is None:
@@ -263,4 +286,5 @@ class BatchStore:
             item=BatchItem(args=json.loads(row["args"]), params=json.loads(row["params"])),
             run_id=row["run_id"],
             status=status,
+            outcome=StoredOutcome.model_validate_json(stored) if stored else None,
         )

@@ -104,8 +104,7 @@ class BatchRun:
         """Run the items; returns the outcomes of those that ran, in row order."""
         self.prepare()
         async with shared_provider_clients():  # items' steps reuse connections
-            with self._store.held_open():
-                await self.executor.run(self.jobs, self)
+            await self.executor.run(self.jobs, self)
         return [self.outcomes[index] for index in sorted(self.outcomes)]
 
     def cancel(self) -> None:
@@ -155,7 +154,9 @@ class BatchRun:
         """Record how an item ended (a remote executor calls it with what ``close`` gave)."""
         self.outcomes[outcome.index] = outcome
         try:
-            self._store.finished(self.record.id, outcome.index, outcome.run_id, outcome.status)
+            self._store.finished(
+                self.record.id, outcome.index, outcome.run_id, outcome.status, outcome.stored()
+            )
         except sqlite3.Error as error:  # a locked index must not cost the other items
             _log.error("could not record the end of item %d: %s", outcome.index, error)
         return outcome

@@ -20,15 +20,21 @@ def config_dir() -> Path:
     """The folder holding ``config.yaml`` and the user's own ``agents/`` and ``presets/``."""
     override = os.environ.get("BATON_CONFIG_DIR")
     path = Path(override) if override else Path(platformdirs.user_config_dir(APP_NAME))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made(path)
 
 
 def data_dir() -> Path:
     """The folder holding saved runs, the document store and trust records."""
     override = os.environ.get("BATON_DATA_DIR")
     path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME))
-    path.mkdir(parents=True, exist_ok=True)
+    return _made(path)
+
+
+def _made(path: Path) -> Path:
+    """``path``, created when missing. Looked at first: asked on every run and step, a
+    ``mkdir`` that fails with "exists" costs a system call and an exception each time."""
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True)
     return path
 
 

@@ -5,7 +5,9 @@ welcome panel's Ollama detection and the model fallback of ``baton run`` all rea
 through :func:`provider_client`, so they share one TLS context (certifi's CA bundle, loaded once)
 and one User-Agent, and a key is sent the same way everywhere. A step gets its client from
 :func:`step_client`: inside :func:`shared_provider_clients` (a batch) steps reuse clients and
-their open connections instead of making one each.
+their open connections instead of making one each. A step's streamed requests go through
+:mod:`core.config.http_stream` (a lean HTTP/1.1 client on asyncio's streams; httpx when a proxy
+applies).
 
 :func:`list_models` asks a server which models it serves (``GET {base_url}/models``); every
 failure becomes :class:`ProbeError` with one sentence a person can act on.
@@ -24,6 +26,7 @@ import certifi
 import httpx
 
 from core import __version__
+from core.config.http_stream import StreamClient
 
 DEFAULT_TIMEOUT_S = 10.0
 USER_AGENT = f"baton/{__version__}"
@@ -53,27 +56,38 @@ def provider_client(
     return httpx.AsyncClient(timeout=timeout, transport=transport, verify=shared_ssl_context())
 
 
+def stream_client(
+    timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None = None
+) -> StreamClient:
+    """A client for streamed model requests (lean; httpx set up as here when it hands over)."""
+    return StreamClient(
+        timeout,
+        shared_ssl_context,
+        lambda: provider_client(timeout, transport),
+        always_httpx=transport is not None,
+    )
+
+
 class _ClientPool:
     """Clients lent to one step at a time and kept, with their connections, for the next.
 
-    Not one client for all: httpcore's pool looks at every connection it holds each time a
-    request starts or ends, so one client with 64 connections busy spends most of a batch's
-    CPU there (measured: 10 ms per request at 64 at once, against 1 ms with a client each).
-    A client per running step keeps its one connection alive and its pool small.
+    A client per running step keeps its connection alive for the step's next request and
+    the next step's, and each client's pool small (httpx's pool looked at every connection it
+    held on each request: 10 ms per request at 64 at once, measured, when all shared one).
     """
 
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()
         """Clients and their connections belong to the loop that made them."""
-        self._free: list[httpx.AsyncClient] = []
-        self._made: list[httpx.AsyncClient] = []
+        self._free: list[StreamClient] = []
+        self._made: list[StreamClient] = []
 
     @asynccontextmanager
-    async def lend(self, http_timeout: httpx.Timeout | float) -> AsyncIterator[httpx.AsyncClient]:
+    async def lend(self, http_timeout: httpx.Timeout | float) -> AsyncIterator[StreamClient]:
         if self._free:
             client = self._free.pop()
         else:
-            client = provider_client(http_timeout)
+            client = stream_client(http_timeout)
             self._made.append(client)
         try:
             yield client
@@ -114,7 +128,7 @@ async def shared_provider_clients() -> AsyncIterator[None]:
 @asynccontextmanager
 async def step_client(
     http_timeout: httpx.Timeout | float, transport: httpx.AsyncBaseTransport | None = None
-) -> AsyncIterator[httpx.AsyncClient]:
+) -> AsyncIterator[StreamClient]:
     """The client for one step: a reused one inside :func:`shared_provider_clients`, else a
     client of its own, closed at the end of the block. A custom ``transport`` always gets its
     own, and so does a step on another event loop (a thread's). Pass the timeout to each
@@ -124,8 +138,11 @@ async def step_client(
         async with pool.lend(http_timeout) as client:
             yield client
         return
-    async with provider_client(http_timeout, transport) as client:
+    client = stream_client(http_timeout, transport)
+    try:
         yield client
+    finally:
+        await client.aclose()
 
 
 class ProbeError(Exception):

@@ -1,9 +1,10 @@
 """Saved runs: one NDJSON file per run plus a SQLite index for the history list (architecture:
 "File formats").
 
-Each event is written as one line and flushed as it happens (by the publisher's writer thread,
-see :mod:`core.record.publisher`), so a crash loses at most the line being written; :func:`load_run`
-skips a torn last line. Events arrive already redacted (:mod:`core.safety.redaction`).
+Each event is written as one line as it happens, and the file flushed at the end of the event
+loop's turn (:mod:`core.record.publisher`), so a crash loses at most that turn's lines;
+:func:`load_run` skips a torn last line. Events arrive already redacted
+(:mod:`core.safety.redaction`).
 
 The index (``runs.sqlite``) is a cache of what the files say: it can be rebuilt from them. A row
 still ``running`` whose owner process is gone (:mod:`core.record.liveness`: killed, crashed) is
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, ClassVar
@@ -27,6 +28,7 @@ from core.backends.pi_sessions import prune_sessions
 from core.config import paths
 from core.config.handoff_files import remove_handoff
 from core.model.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
+from core.record.index_db import index_transaction
 from core.record.liveness import lock_path, owner_alive
 from core.record.run_names import STATUS_WORDS, RunOrigin
 from core.safety.redaction import (
@@ -49,7 +51,7 @@ def run_file(run_id: str) -> Path:
 
 class RunWriter:
     """Appends a run's events to its file. Not thread-safe: one thread writes (the
-    publisher's sink thread, or the caller when importing). Write errors propagate.
+    publisher's, or the caller when importing). Write errors propagate.
 
     Events that went through the publisher (or :func:`core.safety.redaction.redact_all`) are
     redacted
@@ -65,10 +67,12 @@ class RunWriter:
         self.append(event)
         self.flush()
 
-    def append(self, event: Event) -> None:
-        """Append one line, buffered until :meth:`flush`."""
+    def append(self, event: Event, line: str | None = None) -> None:
+        """Append one line, buffered until :meth:`flush` (``line``: the event's JSON, when
+        the caller made it already)."""
         if self._file is not None:
-            line = event.model_dump_json()
+            if line is None:
+                line = event.model_dump_json()
             if self._redactor is not None:
                 line = self._redactor.scrub(line)
             self._file.write(line + "\n")
@@ -193,14 +197,11 @@ class RunIndex:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        with closing(sqlite3.connect(self.path, timeout=10)) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            # A cache of the run files: a power cut may lose its last rows (rebuilt from the
-            # files), never corrupt it; no fsync per row keeps a 64-item batch cheap.
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.row_factory = sqlite3.Row
-            with db:
-                yield db
+        # A cache of the run files: a power cut may lose its last rows (rebuilt from the
+        # files), never corrupt it; no fsync per row and a connection kept open per thread
+        # (core.record.index_db) keep a 64-item batch cheap.
+        with index_transaction(self.path) as db:
+            yield db
 
     def started(self, event: RunStarted, path: Path) -> None:
         with self._connect() as db:

@@ -4,9 +4,8 @@ liveness lock.
 :class:`RunRecording` is the one place a :class:`core.run.runner.Runner` sends events through.
 Each event is folded into the run's own :class:`~core.record.run_state.RunState` (per-step usage,
 open tool calls, partial text: what the runner decides with) and then published
-(:class:`~core.record.publisher.EventPublisher`: redaction, the run file on the shared writer
-thread, the
-isolated subscribers).
+(:class:`~core.record.publisher.EventPublisher`: redaction, the run file flushed once per
+event-loop turn, the isolated subscribers).
 
 A recorded run holds a liveness lock (:mod:`core.record.liveness`) until its ending is indexed, so a
 run whose process died reads ``interrupted``, never ``running`` forever. A run file that cannot
@@ -91,9 +90,8 @@ class RunRecording:
         return self._redactor
 
     def open(self, settings: Settings, *, record: bool) -> None:
-        """Start redacting with the run's secrets; when ``record``, open the run file (on the
-        shared writer thread, with its liveness lock) and the index. Call from the run's event
-        loop."""
+        """Start redacting with the run's secrets; when ``record``, open the run file (with its
+        liveness lock) and the index. Call from the run's event loop."""
         self._redactor = Redactor.for_settings(settings)
         self._publisher = EventPublisher(self._redactor, None, self._listeners)
         if not record:
@@ -102,7 +100,7 @@ class RunRecording:
         self._lock = LivenessLock(writer.path)
         loop = asyncio.get_running_loop()
 
-        def failed(error: OSError) -> None:  # on the writer thread
+        def failed(error: OSError) -> None:  # inside publish or a flush: stop the run later
             loop.call_soon_threadsafe(self._failed, writer.path, error)
 
         self._publisher.sink = RunFileSink(writer, failed)

@@ -3,9 +3,8 @@
 A :class:`Runner` takes a :class:`RunRequest`, checks everything that can be checked before a
 single request is sent (agents exist, parallel limit, working folders, project trust), then
 drives one backend per step and publishes every event through a
-:class:`~core.record.publisher.EventPublisher` (redaction, the run file on the shared writer thread,
-the
-subscribers: CLI printer, GUI view model — each isolated from the others).
+:class:`~core.record.publisher.EventPublisher` (redaction, the run file flushed once per loop
+turn, the subscribers: CLI printer, GUI view model — each isolated from the others).
 
 * **single** — one step.
 * **parallel** — at most 8 tasks, at most 4 at once; a failing task does not stop the others.
@@ -451,6 +450,7 @@ class Runner:
             approvals=self.gate,
             clock=self._clock,
             scrub=self._recording.scrub,
+            redactor=self._recording.redactor,
             budget=self.budget,
             continues=step.spec.continues,
             checkout_trust=step.checkout_trust,

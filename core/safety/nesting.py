@@ -15,6 +15,7 @@ processes are invisible). A forged variable cannot lower the depth the tree show
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -59,21 +60,27 @@ def current_parent(environ: Mapping[str, str] | None = None) -> ParentStep | Non
     shell = nearest_step_shell()
     if shell is not None:
         return ParentStep(shell.run_id, shell.step, shell.depth, shell.agent)
-    for ancestor in _ancestors():
+    found = _marked_ancestor(os.getpid(), os.getppid())
+    return found if found is not None else _from_environ(os.environ)
+
+
+@functools.lru_cache(maxsize=4)
+def _marked_ancestor(pid: int, parent: int) -> ParentStep | None:
+    """The marker of the nearest ancestor started with one. Read once while this process keeps
+    its parent: an environment as started never changes, and reading every ancestor's took
+    ~1 ms per run a batch starts (benchmarks/batch.py)."""
+    try:
+        ancestors = psutil.Process(pid).parents()
+    except psutil.Error:
+        return None
+    for ancestor in ancestors:
         try:
             found = _from_environ(ancestor.environ())
         except psutil.Error:
             continue
         if found is not None:
             return found
-    return _from_environ(os.environ)
-
-
-def _ancestors() -> list[psutil.Process]:
-    try:
-        return psutil.Process().parents()
-    except psutil.Error:
-        return []
+    return None
 
 
 def _from_environ(environ: Mapping[str, str]) -> ParentStep | None:

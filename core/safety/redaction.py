@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -81,6 +82,12 @@ _NOT_SECRET_NAMES = frozenset({"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"
 
 _URL_CREDENTIALS = r"(?P<scheme>://)[^\s/?#@:]*:[^\s/?#@]+@"
 _BEARER = r"(?P<bearer>\b[Bb]earer\s+)[A-Za-z0-9._~+/=\-]{8,}"
+_SHORTEST_MATCH = 6
+"""No shorter text holds anything :meth:`Redactor.scrub` replaces (``://:k@`` is 6)."""
+_REMEMBERED = 256
+_REMEMBERED_MAX = 4096
+"""Field values up to ``_REMEMBERED`` characters are scrubbed once per stream redactor (at most
+``_REMEMBERED_MAX`` kept)."""
 _URL_TAIL = re.compile(r":(?://?)?[^\s/?#@]*$")
 """The end of a text that may still become ``://user:key@`` (the scheme is not needed: it
 may have been released with an earlier piece)."""
@@ -88,11 +95,13 @@ _BEARER_TAIL = re.compile(r"\b[Bb](?:e(?:a(?:r(?:e(?:r\s*[A-Za-z0-9._~+/=\-]*)?)
 """The end of a text that may still become ``Bearer <token>`` (from its first letter on)."""
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable's name says it holds a secret: ``*_API_KEY``,
     ``*_TOKEN`` (``GITHUB_TOKEN``), ``*_SECRET`` (also without the underscore),
     ``*PASSWORD*``, ``AWS_*`` (except the region and profile names), the OTLP exporter's
-    headers (``OTEL_EXPORTER_OTLP_HEADERS``: ``name=value`` pairs, see :func:`header_values`)."""
+    headers (``OTEL_EXPORTER_OTLP_HEADERS``: ``name=value`` pairs, see :func:`header_values`).
+    Remembered per name: every run and step reads the whole environment's names."""
     return bool(_SECRET_NAME.search(name)) and name.upper() not in _NOT_SECRET_NAMES
 
 
@@ -142,23 +151,18 @@ class Redactor:
     tokens with ``[redacted]``."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        values = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
-        forms = {form for value in values for form in encoded_forms(value)}
-        self._secrets = sorted(forms, key=len, reverse=True)
-        self._whole = frozenset(self._secrets)
-        self._pattern = _pattern(self._secrets)
-        self._encoded = sorted(forms - values)
-        self._values = sorted(values)
-        self._plain_pattern = _pattern(sorted(values, key=len, reverse=True))
-        # A proper prefix of a known value can only end in a character some value has before
-        # its last: text ending otherwise (a space, most punctuation) is released at once.
-        self._prefix_ends = frozenset(char for secret in self._secrets for char in secret[:-1])
-        self._prefix_at_end = (
-            re.compile(_trie_pattern(self._secrets, partial=True) + r"\Z")
-            if self._secrets
-            else None
-        )
-        self._longest = max((len(s) for s in self._secrets), default=0)
+        values = frozenset(s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH)
+        compiled = _compiled(values)
+        self._secrets = compiled.secrets
+        self._whole = compiled.whole
+        self._pattern = compiled.pattern
+        self._encoded = compiled.encoded
+        self._values = compiled.values
+        self._plain_pattern = compiled.plain_pattern
+        self._prefix_ends = compiled.prefix_ends
+        self._prefix_at_end = compiled.prefix_at_end
+        self._longest = compiled.longest
+        self._json_plain = compiled.json_plain
 
     @classmethod
     def from_environment(
@@ -166,7 +170,7 @@ class Redactor:
     ) -> Redactor:
         """Values of secret-named environment variables, plus ``extra``."""
         environ = os.environ if environ is None else environ
-        values = [v.strip() for k, v in environ.items() if is_secret_name(k)]
+        values = [environ[k].strip() for k in environ if is_secret_name(k)]  # names first
         for name, value in environ.items():
             if name.upper().startswith("OTEL_EXPORTER_OTLP_") and name.upper().endswith("HEADERS"):
                 values += header_values(value)
@@ -238,6 +242,12 @@ class Redactor:
         return list(self._values)
 
     @property
+    def json_plain(self) -> bool:
+        """Whether no known value (or form) holds a character JSON escapes (``"``, ``\\``,
+        control characters): each is then itself in an event's JSON line."""
+        return self._json_plain
+
+    @property
     def longest(self) -> int:
         """The length of the longest known value or encoded form (0: none known)."""
         return self._longest
@@ -258,6 +268,54 @@ class Redactor:
         if found is None or found.group() in self._whole:
             return size
         return found.start()
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """What a :class:`Redactor` searches with, built from one set of known values."""
+
+    secrets: list[str]
+    whole: frozenset[str]
+    pattern: re.Pattern[str]
+    encoded: list[str]
+    values: list[str]
+    plain_pattern: re.Pattern[str]
+    prefix_ends: frozenset[str]
+    """A proper prefix of a known value can only end in a character some value has before its
+    last: text ending otherwise (a space, most punctuation) is released at once."""
+    prefix_at_end: re.Pattern[str] | None
+    longest: int
+    json_plain: bool
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(values: frozenset[str]) -> _Compiled:
+    """Built once per set of values, not once per redactor: every run, step and agent loop
+    makes a redactor of the same keys, and building the expressions took ~4 ms each — most of
+    a batch item's supervisor CPU (measured in benchmarks/batch.py). Nothing here is mutable."""
+    forms = {form for value in values for form in encoded_forms(value)}
+    secrets = sorted(forms, key=len, reverse=True)
+    return _Compiled(
+        secrets=secrets,
+        whole=frozenset(secrets),
+        pattern=_pattern(secrets),
+        encoded=sorted(forms - values),
+        values=sorted(values),
+        plain_pattern=_pattern(sorted(values, key=len, reverse=True)),
+        prefix_ends=frozenset(char for secret in secrets for char in secret[:-1]),
+        prefix_at_end=(
+            re.compile(_trie_pattern(secrets, partial=True) + r"\Z") if secrets else None
+        ),
+        longest=max((len(s) for s in secrets), default=0),
+        json_plain=not any(char in '"\\' or char < " " for form in secrets for char in form),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _fragment_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Every :data:`FRAGMENT`-long piece of ``values`` (built once per set of values)."""
+    grams = {value[i : i + FRAGMENT] for value in values for i in range(len(value) - FRAGMENT + 1)}
+    return re.compile(_trie_pattern(sorted(grams))) if grams else None
 
 
 def _pattern(secrets: list[str]) -> re.Pattern[str]:
@@ -316,12 +374,7 @@ class OutputJoiner:
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
         self._tail = ""
-        grams = {
-            value[i : i + FRAGMENT]
-            for value in redactor.values
-            for i in range(len(value) - FRAGMENT + 1)
-        }
-        self._fragments = re.compile(_trie_pattern(sorted(grams))) if grams else None
+        self._fragments = _fragment_pattern(tuple(redactor.values))
 
     def scrub(self, output: str) -> str:
         redactor = self.redactor
@@ -395,6 +448,10 @@ class StreamRedactor:
     def __init__(self, redactor: Redactor) -> None:
         self.redactor = redactor
         self._streams: dict[_StreamKey, _Stream] = {}
+        self._plain_values = redactor.json_plain
+        self._seen: dict[str, str] = {}
+        """Short field values already scrubbed: a run's events repeat the same ids, names,
+        models and folders in every event."""
 
     def feed(self, event: Event) -> list[Event]:
         if isinstance(event, TextDelta | ThinkingDelta):
@@ -411,6 +468,38 @@ class StreamRedactor:
 
     def flush(self) -> list[Event]:
         return self._release(list(self._streams))
+
+    def _line_says_all(self, line: str) -> bool:
+        """Whether scanning the JSON line finds whatever scanning each field would. Escapes
+        change the text: a known value with a character JSON escapes (``"``, ``\\``, control
+        characters) is not itself in the line, and an escaped whitespace next to ``Bearer``
+        hides the token's match. URL credentials cannot hold whitespace, and ``"`` escaped
+        still matches."""
+        if "\\" not in line:
+            return True
+        return self._plain_values and "earer" not in line
+
+    def feed_encoded(self, event: Event) -> list[tuple[Event, str | None]]:
+        """:meth:`feed`, each event paired with its JSON line when that was made on the way
+        (None: not made). A whole event is checked as its line first: one scan of the line
+        instead of a walk over every field, and the line is what the run file writes. Only
+        a line without escapes says the same as the fields (an escaped character could
+        hide a match); anything found, or any escape, takes the field walk."""
+        if isinstance(event, TextDelta | ThinkingDelta | ToolCallOutput):
+            return [(safe, None) for safe in self.feed(event)]
+        out: list[tuple[Event, str | None]] = [
+            (safe, None) for safe in self._release(self._ended_by(event))
+        ]
+        out.append(self.scrub_encoded(event))
+        return out
+
+    def scrub_encoded(self, event: _E) -> tuple[_E, str | None]:
+        """:meth:`scrub_event`, checking the event's JSON line first (see
+        :meth:`feed_encoded`); with that line when the event had nothing to scrub."""
+        line = event.model_dump_json()
+        if self._line_says_all(line) and self.redactor.scrub(line) == line:
+            return event, line
+        return self.scrub_event(event), None
 
     # -- internals ------------------------------------------------------------------------
 
@@ -469,6 +558,15 @@ class StreamRedactor:
         """The value with secrets replaced — the same object when nothing changed, so an
         event without secrets is passed on as it is."""
         if isinstance(value, str):
+            if len(value) < _SHORTEST_MATCH:
+                return value
+            if len(value) <= _REMEMBERED:
+                known = self._seen.get(value)
+                if known is None:
+                    if len(self._seen) >= _REMEMBERED_MAX:
+                        self._seen.clear()
+                    known = self._seen[value] = self.redactor.scrub(value)
+                return value if known == value else known
             cleaned = self.redactor.scrub(value)
             return value if cleaned == value else cleaned
         if isinstance(value, list):

@@ -21,6 +21,7 @@ there the environment marker (:mod:`core.safety.nesting`) is what a nested ``bat
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 from collections.abc import Iterator
@@ -77,18 +78,36 @@ def nearest_step_shell(process: psutil.Process | None = None) -> StepShell | Non
     if not folder.is_dir():
         return None
     try:
-        me = process or psutil.Process()
-        lineage = [me, *me.parents()]  # itself first: bash execs a lone command in place
+        me = process.pid if process is not None else os.getpid()
+        lineage = lineage_pids() if process is None else _lineage(process)
     except psutil.Error:
         return None
-    for ancestor in lineage:
-        shell = _live(folder, ancestor.pid)
+    for pid in lineage:
+        shell = _live(folder, pid)
         if shell is not None:
             return shell
     try:
-        return _live(folder, os.getsid(me.pid))
+        return _live(folder, os.getsid(me))
     except OSError:
         return None
+
+
+def lineage_pids() -> tuple[int, ...]:
+    """This process and its ancestors, nearest first (raises ``psutil.Error``)."""
+    return _own_lineage(os.getpid(), os.getppid())
+
+
+@functools.lru_cache(maxsize=4)
+def _own_lineage(pid: int, parent: int) -> tuple[int, ...]:
+    """Walked once while this process keeps its parent: reading the process tree costs ~1 ms
+    and every run a batch starts asks (benchmarks/batch.py). Keyed by the parent too, so a
+    fork or a re-parented process walks again."""
+    return _lineage(psutil.Process(pid))
+
+
+def _lineage(process: psutil.Process) -> tuple[int, ...]:
+    # itself first: bash execs a lone command in place
+    return (process.pid, *(ancestor.pid for ancestor in process.parents()))
 
 
 def _live(folder: Path, pid: int) -> StepShell | None:

@@ -63,6 +63,8 @@ the whole width (tool output, diffs and tables need it); only on a wider screen 
 stop growing and sit centred, so lines stay within reach of the eye."""
 PARALLEL_MIN_WIDTH = 480
 """The narrowest a parallel task's column gets before the panes stack instead."""
+PANES_PER_TURN = 2
+"""Panes a live run's start builds in one turn of the event loop (the rest in the next ones)."""
 PANE_CHROME = 80
 """A pane's own margins and the indent of its items, around the prose."""
 SIDE_MARGIN = 16
@@ -104,6 +106,8 @@ class RunView(QWidget):
         self.model = model or RunModel(self)
         self._panes: list[StepPane] = []
         self._fresh: set[int] = set()  # panes built in this batch: already in sync
+        self._generation = 0
+        """Counts runs shown: panes still to build for an earlier one are not built."""
         self._fill_gradually = False  # a run opened from a file: panes fill over a few turns
         self._follow = True
         self._pending_focus: tuple[int, str | None, bool] | None = None
@@ -282,16 +286,37 @@ class RunView(QWidget):
             self._panes_layout.removeWidget(pane)
             self._grid.removeWidget(pane)
             pane.deleteLater()
+        self._panes = []
+        self._fresh = set()
+        self._generation += 1
+        steps = len(self.model.state.steps)
+        # Live, a pane costs tens of milliseconds to build: a parallel run of eight built at
+        # once held the window ~0.3 s (benchmarks/live.py). Built a few per turn, the first
+        # shows at once and input is answered between the others. A saved run is shown
+        # whole before load_events/load_state return, as their callers expect.
+        gradual = self.model.is_live() and steps > PANES_PER_TURN
+        self._build_panes(self._generation, PANES_PER_TURN if gradual else steps)
+        self.placeholder.setVisible(not steps)
+
+    def _build_panes(self, generation: int, count: int) -> None:
+        """Build the next ``count`` panes (of the run ``generation`` was started for), then
+        schedule the rest for the next turn."""
+        if generation != self._generation:
+            return  # another run started meanwhile
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
-        self._panes = [self._make_pane(step, running) for step in state.steps]
-        self._fresh = set(range(len(self._panes)))
+        first = len(self._panes)
+        built = [self._make_pane(step, running) for step in state.steps[first : first + count]]
+        self._panes.extend(built)
+        if first == 0:  # built in the batch that started the run: its sync would repeat it
+            self._fresh = set(range(len(self._panes)))
         self._columns = 0  # arrange anew
         self._arrange(self.width())
-        for pane in self._panes:
+        for pane in built:
             pane.show()  # now, not at the layout's next turn: the view is complete on return
-        self.placeholder.setVisible(not self._panes)
         self._apply_focus()
+        if len(self._panes) < len(state.steps):
+            QTimer.singleShot(0, self, partial(self._build_panes, generation, PANES_PER_TURN))
 
     def _make_pane(self, step: StepState, running: bool) -> StepPane:
         pane = StepPane(step, run_running=running, fill_gradually=self._fill_gradually)

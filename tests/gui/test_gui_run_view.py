@@ -474,3 +474,27 @@ def test_an_edited_bash_call_shows_the_same_command_live_and_reopened(qtbot: QtB
     assert row.argument_text() == again.argument_text() == "rm -rf build/cache/"
     assert "build/cache/" in row.arguments_text() and row.arguments_text() == again.arguments_text()
     assert row.summary.toolTip() == again.summary.toolTip() == "bash: rm -rf build/cache/"
+
+
+def test_a_live_parallel_run_of_eight_shows_its_first_panes_at_once_and_every_answer(
+    qtbot: QtBot, view: RunView
+) -> None:
+    """Panes of a live run are built a few per turn (a run of eight built at once held the
+    window): the first ones show with the start, the rest follow, and what a step said
+    before its pane existed is in it."""
+    b = RunBuilder("run-20261204-190000")
+    b.start("parallel", [("reviewer", f"area {n}", SONNET) for n in range(8)])
+    for step in range(8):
+        b.step_started(step, f"area {step}", SONNET)
+        b.text(step, f"answer of task {step}")
+    view.add_events(b.events)
+    view.model.flush()  # the whole start in one batch, as a fast model's first turn
+    assert 0 < len(view.panes()) < 8  # the first panes at once, the rest in the next turns
+    qtbot.waitUntil(lambda: len(view.panes()) == 8)
+
+    def shown(step: int) -> str:
+        texts = [w for w in view.pane(step).item_widgets() if isinstance(w, TextItem)]
+        return " ".join(w.stream.shown_text() for w in texts)
+
+    qtbot.waitUntil(lambda: all(f"answer of task {n}" in shown(n) for n in range(8)))
+    assert [pane.agent.text() for pane in view.panes()] == ["reviewer"] * 8
