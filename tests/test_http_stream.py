@@ -1,4 +1,4 @@
-"""The lean HTTP/1.1 client of the agent loop, against raw servers on 127.0.0.1: each answer
+"""The agent loop's HTTP client (aiohttp's pool), against raw servers on 127.0.0.1: each answer
 framing a server may use, connections kept or dropped, hostile answers, and the hand-over to
 httpx when a proxy applies."""
 
