@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from core.model.budget import BudgetGuard
     from core.model.events import Event
     from core.safety.approvals import ApprovalGate
+    from core.tools.mcp_hub import McpHub
 
 E = TypeVar("E", bound="Event")
 
@@ -84,6 +85,10 @@ class StepContext:
     """The fingerprint of the folder's CLI program files as the person trusted them; None:
     a CLI backend must not load the project's settings, hooks or servers at all
     (:mod:`core.safety.checkout_programs`)."""
+
+    mcp: McpHub | None = None
+    """The run's MCP servers (:mod:`core.tools.mcp_hub`), shared by its steps; None: a step
+    that uses MCP starts its own and stops them when it ends."""
 
     def checkout_trusted(self) -> bool:
         """Whether the CLI may load what the folder's settings name: trusted, and unchanged

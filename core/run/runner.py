@@ -75,6 +75,7 @@ from core.run.step_execution import consume, supervise
 from core.safety.approvals import ApprovalGate, Responder, deny_all
 from core.safety.nesting import current_parent
 from core.safety.rule_store import RuleStore
+from core.tools.mcp_hub import McpHub
 from core.workspace.checkpoints import RunCheckpoints
 from core.workspace.worktrees import WorktreeError, create_worktree
 
@@ -136,6 +137,8 @@ class Runner:
             rules=RuleStore(),
         )
         self.result: RunFinished | None = None
+        self.mcp = McpHub()
+        """The run's MCP servers: started by the first step that uses one, stopped at the end."""
         self._checkpoints: RunCheckpoints
         """Made once the recording is open, with its redactor (one set of secrets per run)."""
 
@@ -192,7 +195,7 @@ class Runner:
         if refused is not None:
             return self._finish("error", refused, start)
         try:
-            async with self._steered_from_elsewhere():
+            async with self._steered_from_elsewhere(), self.mcp:
                 status, error = await self._run_mode(self._steps)
         except asyncio.CancelledError:
             self._finish("aborted", "the run was cancelled", start)
@@ -378,6 +381,7 @@ class Runner:
             budget=self.budget,
             continues=step.spec.continues,
             checkout_trust=step.checkout_trust,
+            mcp=self.mcp,
         )
         self._emit_step_started(index, step, task)
         if step.spec.continues is not None:  # the follow-up, shown as said

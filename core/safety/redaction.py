@@ -161,7 +161,9 @@ class Redactor:
         extra: list[str] = []
         for provider in providers:
             extra += [v for v in (api_key_for(provider), url_password(provider.base_url)) if v]
-        return cls.from_environment(extra)
+        from core.config.mcp_servers import configured_secret_values
+
+        return cls.from_environment([*extra, *configured_secret_values()])
 
     @classmethod
     def configured(cls) -> Redactor:
