@@ -343,3 +343,17 @@ def _move_on_after(seconds: float) -> Any:
 
     with anyio.move_on_after(seconds) as scope:
         yield scope
+
+
+async def probe(entry: ServerEntry, confinement: Confinement) -> ServerTools:
+    """Start ``entry``, list its tools, stop it: "Test connection" and ``baton mcp test``.
+    Raises :class:`McpServerError` with the reason."""
+    async with McpHub() as hub:
+        connection = await hub.connect(entry, confinement)
+        listed = await connection.start()
+        if connection.garbage:
+            raise McpServerError(
+                f"MCP server {entry.name} wrote {connection.garbage} line(s) on stdout that are "
+                f"not MCP messages (it lists {len(listed.tools)} tools)"
+            )
+        return listed
