@@ -174,6 +174,19 @@ def write_server(path: Path, name: str, server: McpServer) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def replace_servers(path: Path, servers: Mapping[str, McpServer]) -> None:
+    """Make ``path`` hold exactly ``servers`` (Settings ▸ MCP saving), keeping its other keys;
+    a file that does not exist and would stay empty is not created."""
+    if not servers and not path.exists():
+        return
+    for name in servers:
+        if not SERVER_NAME.match(name):
+            raise ValueError(f"server name {name!r} must be letters, digits, '-' or '_'")
+    data = _editable(path)
+    data["mcpServers"] = {name: server.to_json() for name, server in servers.items()}
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
 def remove_server(path: Path, name: str) -> bool:
     """Remove ``name`` from ``path``; False when it was not there."""
     data = _editable(path)

@@ -1,7 +1,7 @@
 """The settings dialog: ``config.yaml`` as a form (architecture: "File formats"), validated as you
 type.
 
-Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects. On every
+Pages (tabs): Providers, Models, Permissions, Rules, MCP, Tools, Limits, Trusted projects. On every
 edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`
 (plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
@@ -45,6 +45,7 @@ from core.safety.trust import TrustStore
 from gui import theme
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
+from gui.settings.settings_mcp import McpPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
@@ -81,6 +82,7 @@ class SettingsDialog(QDialog):
         self.models = ModelsPage()
         self.permissions = PermissionsPage()
         self.rules = RulesPage(rule_store)
+        self.mcp = McpPage(trust_store)
         self.tools = ToolsPage(which)
         self.limits = LimitsPage()
         self.trust = TrustPage(trust_store)
@@ -91,6 +93,7 @@ class SettingsDialog(QDialog):
             (self.models, "Models"),
             (self.permissions, "Permissions"),
             (self.rules, "Rules"),
+            (self.mcp, "MCP"),
             (self.tools, "Tools"),
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
@@ -132,7 +135,15 @@ class SettingsDialog(QDialog):
         self.providers.modelsListed.connect(
             lambda models: self.models.add_models(models, choose_first=False)
         )
-        pages = (self.models, self.permissions, self.rules, self.tools, self.limits, self.trust)
+        pages = (
+            self.models,
+            self.permissions,
+            self.rules,
+            self.mcp,
+            self.tools,
+            self.limits,
+            self.trust,
+        )
         for page in pages:
             page.changed.connect(self.validate)
         self.resize(820, 560)
@@ -218,6 +229,11 @@ class SettingsDialog(QDialog):
         self.providers.keys_stored()
         self.trust.apply()
         self.rules.apply()
+        try:
+            self.mcp.apply()
+        except (OSError, ValueError) as error:
+            self._set_summary(f"MCP servers could not be saved: {error}", error=True)
+            return False
         self.load_error = None
         self.banner.hide()
         self.saved.emit()
@@ -228,10 +244,12 @@ class SettingsDialog(QDialog):
 
     def done(self, result: int) -> None:
         self.providers.shutdown()
+        self.mcp.shutdown()
         super().done(result)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.providers.shutdown()
+        self.mcp.shutdown()
         super().closeEvent(event)
 
     # -- private -------------------------------------------------------------------------
