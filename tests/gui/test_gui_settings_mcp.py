@@ -83,7 +83,8 @@ def test_the_users_and_the_projects_servers_are_listed(
 
 def test_add_edit_and_remove_are_written_only_on_save(qtbot: QtBot, dialog: SettingsDialog) -> None:
     page = dialog.mcp
-    page.tree.setCurrentItem(None)
+    page.tree.clearSelection()
+    page.tree.setCurrentIndex(page.tree.rootIndex())
     page.name_edit.clear()
     qtbot.keyClicks(page.name_edit, "files")
     qtbot.keyClicks(page.target_edit, "npx -y @modelcontextprotocol/server-filesystem .")
@@ -151,7 +152,8 @@ def test_test_connection_lists_the_tools_off_the_gui_thread(
 
 def test_test_connection_says_why_a_server_fails(qtbot: QtBot, dialog: SettingsDialog) -> None:
     page = dialog.mcp
-    page.tree.setCurrentItem(None)
+    page.tree.clearSelection()
+    page.tree.setCurrentIndex(page.tree.rootIndex())
     page.name_edit.clear()
     qtbot.keyClicks(page.name_edit, "broken")
     page.target_edit.setText(f"{sys.executable} -m tests.mcp_test_server crash")
