@@ -99,6 +99,8 @@ class McpTool(Tool):
 
     def __init__(self, connection: McpConnection) -> None:
         self._connection = connection
+        self._validator: Any = None
+        """The schema's validator, made once (checking the schema costs more than a call)."""
 
     def schema(self) -> dict[str, Any]:
         return {
@@ -125,12 +127,9 @@ class McpTool(Tool):
 
     async def run(self, params: Any, ctx: ToolContext) -> str:
         arguments = params.model_dump() if isinstance(params, BaseModel) else dict(params)
-        try:
-            jsonschema.validate(arguments, self.input_schema)
-        except jsonschema.ValidationError as error:
-            raise ToolError(f"invalid arguments for {self.name}: {error.message}") from None
-        except jsonschema.SchemaError:
-            pass  # the server's schema is broken: let the server judge the arguments
+        problem = self._invalid(arguments)
+        if problem is not None:
+            raise ToolError(f"invalid arguments for {self.name}: {problem}")
         try:
             result = await self._connection.call(
                 self.remote_name, arguments, ctx.limits.bash_timeout_s
@@ -142,6 +141,23 @@ class McpTool(Tool):
         if getattr(result, "isError", False):
             raise ToolError(text or f"{self.name} reported an error")
         return text
+
+
+    def _invalid(self, arguments: dict[str, Any]) -> str | None:
+        """Why ``arguments`` do not fit the tool's schema; None when they do, or when the
+        server's schema is itself broken (then the server judges them)."""
+        if self._validator is None:
+            cls = jsonschema.validators.validator_for(self.input_schema)
+            try:
+                cls.check_schema(self.input_schema)
+            except jsonschema.SchemaError:
+                self._validator = False
+                return None
+            self._validator = cls(self.input_schema)
+        if self._validator is False:
+            return None
+        error = jsonschema.exceptions.best_match(self._validator.iter_errors(arguments))
+        return None if error is None else str(error.message)
 
 
 def render_result(result: Any) -> tuple[str, list[ToolAttachment]]:
