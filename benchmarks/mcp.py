@@ -24,6 +24,7 @@ import tempfile
 import time
 from contextlib import aclosing
 from pathlib import Path
+from typing import TextIO
 
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -48,7 +49,7 @@ def percentile(samples: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
 
 
-async def measure(folder: Path) -> dict[str, float]:
+async def measure(folder: Path, quiet: TextIO) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = McpServer(
         command=sys.executable, args=["-m", "tests.mcp_test_server"], env={"PYTHONPATH": str(ROOT)}
@@ -73,33 +74,32 @@ async def measure(folder: Path) -> dict[str, float]:
     )
     baton: list[float] = []
     direct: list[float] = []
-    with open(os.devnull, "w") as quiet:
-        async with McpHub() as hub, stdio_client(parameters, quiet) as (read, write):
-            offered, warnings = await offer_mcp_tools(
-                McpSelection.of(["t"], []), [entry], hub, Confinement(cwd=folder)
-            )
-            assert not warnings, warnings
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                for number in range(WARM_UP + CALLS):
-                    started = time.perf_counter()
-                    outcome = ToolOutcome()
-                    calling = run_tool_call(
-                        ctx, f"c{number}", "mcp__t__echo", json.dumps(ARGUMENTS), offered, outcome
-                    )
-                    async with aclosing(calling) as events:
-                        async for _ in events:
-                            pass
-                    through_baton = time.perf_counter() - started
-                    assert outcome.result == "echo: hello", outcome.result
+    async with McpHub() as hub, stdio_client(parameters, quiet) as (read, write):
+        offered, warnings = await offer_mcp_tools(
+            McpSelection.of(["t"], []), [entry], hub, Confinement(cwd=folder)
+        )
+        assert not warnings, warnings
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            for number in range(WARM_UP + CALLS):
+                started = time.perf_counter()
+                outcome = ToolOutcome()
+                calling = run_tool_call(
+                    ctx, f"c{number}", "mcp__t__echo", json.dumps(ARGUMENTS), offered, outcome
+                )
+                async with aclosing(calling) as events:
+                    async for _ in events:
+                        pass
+                through_baton = time.perf_counter() - started
+                assert outcome.result == "echo: hello", outcome.result
 
-                    started = time.perf_counter()
-                    result = await session.call_tool("echo", ARGUMENTS)
-                    directly = time.perf_counter() - started
-                    assert not result.isError
-                    if number >= WARM_UP:
-                        baton.append(through_baton * 1000)
-                        direct.append(directly * 1000)
+                started = time.perf_counter()
+                result = await session.call_tool("echo", ARGUMENTS)
+                directly = time.perf_counter() - started
+                assert not result.isError
+                if number >= WARM_UP:
+                    baton.append(through_baton * 1000)
+                    direct.append(directly * 1000)
     baton_median, direct_median = statistics.median(baton), statistics.median(direct)
     return {
         "call_overhead_ms": round(baton_median - direct_median, 3),
@@ -117,7 +117,8 @@ def main() -> None:
         os.environ.setdefault("BATON_DATA_DIR", str(Path(folder) / "data"))
         work = Path(folder) / "work"
         work.mkdir()
-        result = asyncio.run(measure(work))
+        with open(os.devnull, "w") as quiet:
+            result = asyncio.run(measure(work, quiet))
     print(
         f"through Baton {result['baton_median_ms']} ms, SDK directly "
         f"{result['direct_median_ms']} ms (medians of {CALLS} calls each)"
