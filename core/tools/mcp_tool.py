@@ -142,7 +142,6 @@ class McpTool(Tool):
             raise ToolError(text or f"{self.name} reported an error")
         return text
 
-
     def _invalid(self, arguments: dict[str, Any]) -> str | None:
         """Why ``arguments`` do not fit the tool's schema; None when they do, or when the
         server's schema is itself broken (then the server judges them)."""
