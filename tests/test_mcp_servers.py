@@ -182,7 +182,7 @@ def test_images_and_structured_content_reach_the_step_pane(
     )
     _, events = run(llm_server, tmp_path)
     picture, weather = finished_calls(events)
-    assert picture.result == "[image: image/png, 69 bytes]"
+    assert picture.result == "[image: image/png, 70 bytes]"
     (image,) = picture.attachments
     assert image.kind == "image" and image.mime_type == "image/png" and image.data
     assert '"celsius": 21.5' in weather.result

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.record.run_state import ToolCall
+from gui.run.tool_attachments import ToolAttachments
 from gui.run.tool_output import MonospaceBox, ToolOutput
 from gui.theme import mix, monospace_font, secondary_text
 from gui.widgets.run_status import format_ms, paint_status, spinner_clock, status_color
@@ -150,6 +151,8 @@ class ToolCallRow(QFrame):
         self._details: QWidget | None = None
         self.output: ToolOutput | None = None
         """The output section, made when the row is first opened."""
+        self.attachments: ToolAttachments | None = None
+        """Pictures and structured content of the result (MCP tools), made with it."""
         self._arguments: MonospaceBox | None = None
         self._call = call
 
@@ -265,9 +268,11 @@ class ToolCallRow(QFrame):
         heading.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
         self._arguments = MonospaceBox(8)
         self.output = ToolOutput()
+        self.attachments = ToolAttachments()
         layout.addWidget(heading)
         layout.addWidget(self._arguments)
         layout.addWidget(self.output)
+        layout.addWidget(self.attachments)
         self._layout.addWidget(self._details)
         text = json.dumps(self._call.arguments, indent=2, ensure_ascii=False, default=str)
         if len(text) > ARGUMENT_CHARS:
@@ -275,5 +280,6 @@ class ToolCallRow(QFrame):
         self._arguments.setPlainText(text)
 
     def _fill_details(self, call: ToolCall) -> None:
-        assert self.output is not None
+        assert self.output is not None and self.attachments is not None
         self.output.update_from(call, call.status == "running" and not self._interrupted)
+        self.attachments.update_from(call.attachments, call.result)
