@@ -124,9 +124,8 @@ def main(argv: list[str]) -> None:
         sys.stdout.write("this is not JSON-RPC\n{broken\n")
         sys.stdout.flush()
     if mode == "spawn":
-        child = subprocess.Popen(
-            [sys.executable, "-c", "import time; time.sleep(3600)"], start_new_session=True
-        )
+        marker = f"import time; time.sleep(3600)  # spawned in {Path.cwd()}"
+        child = subprocess.Popen([sys.executable, "-c", marker], start_new_session=True)
         Path("child.pid").write_text(str(child.pid), encoding="utf-8")
     if port:
         server.run(transport="streamable-http")

@@ -5,6 +5,7 @@ The model is the scripted server; everything else is real (processes, sandbox, g
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import psutil
@@ -255,17 +256,34 @@ async def test_cancel_during_a_call_stops_the_server(llm_server: LLMServer, tmp_
     await asyncio.to_thread(wait_no_server_left)
 
 
-@pytest.mark.skipif(not sandbox_status().active, reason="needs the bash sandbox")
-def test_what_a_sandboxed_server_starts_ends_with_the_run(
-    llm_server: LLMServer, tmp_path: Path
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "unconfined"])
+def test_what_a_server_starts_ends_with_the_run(
+    llm_server: LLMServer, tmp_path: Path, sandboxed: bool
 ) -> None:
-    configure("t", sdk_server("spawn"))
+    """The server starts a child in a session of its own (it leaves the process group the
+    SDK ends): the sandbox's PID namespace, or Baton's tag, ends it all the same."""
+    if sandboxed and not sandbox_status().active:
+        pytest.skip("needs the bash sandbox")
+    configure("t", sdk_server("spawn", sandbox=sandboxed))
     write_agent("mcp-user", "mcp: [t]")
     llm_server.queue(Reply.answer("done"))
     status, _ = run(llm_server, tmp_path)
     assert status == "ok"
     assert (tmp_path / "child.pid").is_file()
     wait_no_server_left()
+    deadline = time.monotonic() + 60
+    while spawned := _spawned_in(tmp_path):  # anywhere: an orphan is no child of the test's
+        assert time.monotonic() < deadline, f"left running: {spawned}"
+        time.sleep(0.05)
+
+
+def _spawned_in(folder: Path) -> list[int]:
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        line = " ".join(process.info["cmdline"] or ())
+        if f"spawned in {folder}" in line and process.status() != psutil.STATUS_ZOMBIE:
+            found.append(process.pid)
+    return found
 
 
 @pytest.mark.skipif(not sandbox_status().active, reason="needs the bash sandbox")

@@ -7,8 +7,9 @@ written here). A connection lives in a task of its own, because the SDK's transp
 context managers that must be left by the task that entered them; calls reach its session from
 any step's task. Stopping sets an event that task waits on, so the SDK's own shutdown runs
 (stdin closed, then SIGTERM / SIGKILL to the process group), and a stdio server inside
-bubblewrap has its own PID namespace besides (``--die-with-parent``): what the server started
-ends with it.
+bubblewrap has its own PID namespace besides (``--die-with-parent``); unconfined, a tag in the
+server's environment finds what left its process group
+(:func:`core.tools.process_tree.stop_tagged`): what the server started ends with it.
 
 A stdio server is a program from a configuration file, so it is treated like a ``bash``
 command: confined by :func:`core.safety.sandbox.confine` (writes only in the working folder,
@@ -29,6 +30,7 @@ import contextlib
 import logging
 import shutil
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -39,6 +41,7 @@ from core.config.mcp_servers import McpServer, ServerEntry, expand_env
 from core.config.paths import protected_dirs
 from core.safety.environment import scrubbed_env
 from core.safety.sandbox import confine, sandbox_status
+from core.tools.process_tree import TAG_VARIABLE, new_tag, stop_tagged
 
 MAX_LISTED_TOOLS = 1000
 """Tools read from one server's list; a longer list is cut (with a warning)."""
@@ -83,6 +86,8 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self._session: Any = None
         self._errlog: IO[str] | None = None
+        self._tag: str | None = None
+        self._started_at = 0.0
         self.garbage = 0
         """Lines of output that were not MCP messages (a server printing to stdout)."""
         self.secrets: tuple[str, ...] = ()
@@ -132,6 +137,8 @@ class McpConnection:
             except TimeoutError:
                 task.cancel()
                 await asyncio.wait({task})
+        if self._tag is not None:  # what left the server's process group (setsid, nohup)
+            await stop_tagged(self._tag, self._started_at)
         if self._errlog is not None:
             self._errlog.close()
             self._errlog = None
@@ -259,6 +266,8 @@ class McpConnection:
         configured = {key: expand_env(value) for key, value in server.env.items()}
         self.secrets = tuple(value for value in configured.values() if value)
         env.update(configured)
+        self._tag = env[TAG_VARIABLE] = new_tag()  # what it starts is found by this at stop()
+        self._started_at = time.time() - 1.0
         return argv, env
 
     def _failure(self, error: BaseException) -> str:
