@@ -90,8 +90,6 @@ class McpConnection:
         self._started_at = 0.0
         self.garbage = 0
         """Lines of output that were not MCP messages (a server printing to stdout)."""
-        self.secrets: tuple[str, ...] = ()
-        """Header values sent to an HTTP server: the run's redactor hides them."""
 
     @property
     def name(self) -> str:
@@ -195,7 +193,6 @@ class McpConnection:
             from mcp.shared._httpx_utils import create_mcp_http_client
 
             headers = {key: expand_env(value) for key, value in server.headers.items()}
-            self.secrets = tuple(value for value in headers.values() if value)
             client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
             url = expand_env(server.url)
             read, write, _ = await stack.enter_async_context(
@@ -205,7 +202,6 @@ class McpConnection:
             from mcp.client.sse import sse_client
 
             headers = {key: expand_env(value) for key, value in server.headers.items()}
-            self.secrets = tuple(value for value in headers.values() if value)
             read, write = await stack.enter_async_context(
                 sse_client(expand_env(server.url), headers=headers)
             )
@@ -264,7 +260,6 @@ class McpConnection:
             )
         env = scrubbed_env(allow=confinement.env_allow, known=confinement.secret_env)
         configured = {key: expand_env(value) for key, value in server.env.items()}
-        self.secrets = tuple(value for value in configured.values() if value)
         env.update(configured)
         self._tag = env[TAG_VARIABLE] = new_tag()  # what it starts is found by this at stop()
         self._started_at = time.time() - 1.0
@@ -304,7 +299,9 @@ class McpHub:
     """The run's servers, by name; :meth:`aclose` stops every one that started."""
 
     def __init__(self) -> None:
-        self._connections: dict[str, McpConnection] = {}
+        self._connections: dict[tuple[str, str, Path], McpConnection] = {}
+        """By name, configuration and folder: steps in another folder (its sandbox) or a
+        project's server of the same name get their own."""
         self._lock = asyncio.Lock()
         self.closed = False
 
@@ -313,16 +310,13 @@ class McpHub:
         async with self._lock:
             if self.closed:
                 raise McpServerError(f"MCP server {entry.name}: the run has ended")
-            connection = self._connections.get(entry.name)
-            if connection is None or connection.entry.server != entry.server:
+            key = (entry.name, entry.server.model_dump_json(), confinement.cwd)
+            connection = self._connections.get(key)
+            if connection is None:
                 connection = McpConnection(entry, confinement)
-                self._connections[entry.name] = connection
+                self._connections[key] = connection
         await connection.start()
         return connection
-
-    def secrets(self) -> tuple[str, ...]:
-        """Every header or environment value given to a server (for the redactor)."""
-        return tuple(s for c in self._connections.values() for s in c.secrets)
 
     async def aclose(self) -> None:
         """Stop every server; called when the run ends or is cancelled."""
