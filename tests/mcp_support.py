@@ -4,6 +4,7 @@ check that no server process is left."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import subprocess
 import sys
@@ -17,6 +18,11 @@ import psutil
 
 from core.config import paths
 from core.config.mcp_servers import McpServer, user_file, write_server
+from core.model.events import Event, Log, ToolCallFinished
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import Responder, approve_all
+from tests.llm_server import LLMServer
 
 REPO = Path(__file__).resolve().parents[1]
 WAIT_S = 60.0
@@ -103,3 +109,31 @@ def http_server() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=WAIT_S)
+
+
+def run(
+    llm: LLMServer,
+    cwd: Path,
+    agent: str = "mcp-user",
+    responder: Responder = approve_all,
+    task: str = "go",
+) -> tuple[str, list[Event]]:
+    """Run one own-loop step; returns the run's status and its events."""
+    events: list[Event] = []
+    request = RunRequest(mode="single", steps=[StepSpec(agent=agent, task=task)], cwd=cwd)
+    runner = Runner(
+        request,
+        settings=llm.settings(),
+        responder=responder,
+        listeners=[events.append],
+    )
+    finished = asyncio.run(runner.run())
+    return finished.status, events
+
+
+def finished_calls(events: list[Event]) -> list[ToolCallFinished]:
+    return [e for e in events if isinstance(e, ToolCallFinished)]
+
+
+def warnings(events: list[Event]) -> list[str]:
+    return [e.message for e in events if isinstance(e, Log) and e.level == "warning"]
