@@ -56,7 +56,6 @@ import httpx
 from httpx._decoders import LineDecoder
 
 from core.backends.base import BackendError, StepContext
-from core.backends.mcp_offer import offer_step_mcp_tools
 from core.backends.sse import (
     MalformedStreamError,
     ProviderStreamError,
@@ -154,6 +153,8 @@ class OpenAICompatBackend:
             if hub is None and ctx.agent.uses_mcp:  # no run to share them with
                 hub = await servers.enter_async_context(McpHub())
             if hub is not None and ctx.agent.uses_mcp:
+                from core.backends.mcp_offer import offer_step_mcp_tools  # only when asked for
+
                 mcp_tools, warnings = await offer_step_mcp_tools(ctx, hub)
                 offered.update(mcp_tools)
                 for warning in warnings:
