@@ -5,11 +5,12 @@ The model is the scripted server; everything else is real (processes, sandbox, g
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
 
-from core.config.mcp_servers import McpServer, set_enabled
+from core.config.mcp_servers import McpServer, set_enabled, user_file
 from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -232,11 +233,15 @@ def test_an_unknown_server_and_a_server_switched_off_here_are_warnings(
 ) -> None:
     configure("t")
     set_enabled(tmp_path, "t", False)
-    write_agent("mcp-user", "mcp: [t, ghost]")
+    data = json.loads(user_file().read_text(encoding="utf-8"))
+    data["mcpServers"]["broken"] = {"args": ["no command"]}
+    user_file().write_text(json.dumps(data), encoding="utf-8")
+    write_agent("mcp-user", "mcp: [t, ghost, broken]")
     llm_server.queue(Reply.answer("ok"))
     _, events = run(llm_server, tmp_path)
     said = warnings(events)
-    assert len(said) == 2 and all("is not configured" in w for w in said)
+    assert "server broken has neither a command nor a url" in said[0]
+    assert len(said) == 4 and all("is not configured" in w for w in said[1:])
     assert server_processes() == []
 
 

@@ -9,7 +9,7 @@ not change since (:meth:`~core.backends.base.StepContext.checkout_trusted`), the
 from __future__ import annotations
 
 from core.backends.base import StepContext
-from core.config.mcp_servers import configured_servers
+from core.config.mcp_servers import configuration_problems, configured_servers
 from core.safety.environment import known_key_names
 from core.tools.base import Tool
 from core.tools.mcp_hub import Confinement, McpHub
@@ -20,7 +20,8 @@ async def offer_step_mcp_tools(ctx: StepContext, hub: McpHub) -> tuple[dict[str,
     """The step's MCP tools by name, and warnings about what could not be offered."""
     agent = ctx.agent
     selection = McpSelection.of(agent.mcp, agent.mcp_tools)
-    entries = configured_servers(ctx.cwd, project_trusted=ctx.checkout_trusted())
+    trusted = ctx.checkout_trusted()
+    entries = configured_servers(ctx.cwd, project_trusted=trusted)
     sandbox = ctx.settings.sandbox
     confinement = Confinement(
         cwd=ctx.cwd,
@@ -29,4 +30,5 @@ async def offer_step_mcp_tools(ctx: StepContext, hub: McpHub) -> tuple[dict[str,
         env_allow=agent.env,
         secret_env=known_key_names(ctx.settings),
     )
-    return await offer_mcp_tools(selection, entries, hub, confinement)
+    offered, warnings = await offer_mcp_tools(selection, entries, hub, confinement)
+    return offered, configuration_problems(ctx.cwd, project_trusted=trusted) + warnings

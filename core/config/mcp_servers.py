@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,8 +78,6 @@ class McpServer(BaseModel):
     def describe(self) -> str:
         """The command line or URL, as the trust question and ``baton mcp list`` show it."""
         if self.transport == "stdio":
-            import shlex
-
             return shlex.join([self.command, *self.args])
         return self.url
 
@@ -212,6 +211,14 @@ def configured_servers(root: Path | None, *, project_trusted: bool) -> list[Serv
             entries[name] = ServerEntry(name, server, "project", project.path)
     off = disabled_in(root) if root is not None else set()
     return [entry for name, entry in entries.items() if name not in off]
+
+
+def configuration_problems(root: Path | None, *, project_trusted: bool) -> list[str]:
+    """What :func:`configured_servers` could not read (a step that uses MCP says so)."""
+    problems = read_server_file(user_file()).problems
+    if root is not None and project_trusted:
+        problems += read_server_file(project_file(root)).problems
+    return problems
 
 
 # -- per-project switches ----------------------------------------------------------------------
