@@ -75,6 +75,24 @@ class ServerTools:
     truncated: bool = False
 
 
+def confinement_for(cwd: Path) -> Confinement:
+    """How a server tested from ``cwd`` runs ("Test connection", ``baton mcp test``): as a
+    run there would start it, under the saved settings' sandbox switches."""
+    from core.config.settings import SettingsError, load_settings
+    from core.safety.environment import known_key_names
+
+    try:
+        settings = load_settings()
+    except SettingsError:
+        return Confinement(cwd=cwd)
+    return Confinement(
+        cwd=cwd,
+        sandbox=settings.sandbox.enabled,
+        network=settings.sandbox.network,
+        secret_env=known_key_names(settings),
+    )
+
+
 class McpConnection:
     """One running server: started once, called many times, stopped once."""
 

@@ -51,7 +51,7 @@ from core.config.mcp_servers import (
 from core.config.settings import Settings
 from core.safety.redaction import Redactor
 from core.safety.trust import TrustStore
-from core.tools.mcp_hub import Confinement, McpServerError, ServerTools, probe
+from core.tools.mcp_hub import McpServerError, ServerTools, confinement_for, probe
 from gui import theme
 from gui.settings.settings_pages import MARGINS, Page
 from gui.theme import icons
@@ -268,7 +268,7 @@ class McpPage(Page):
 
     def _probe(self, entry: ServerEntry, cwd: Path) -> None:
         try:
-            listed: object = asyncio.run(probe(entry, Confinement(cwd=cwd)))
+            listed: object = asyncio.run(probe(entry, confinement_for(cwd)))
         except McpServerError as error:
             listed = str(error)
         except Exception as error:  # a worker thread must answer whatever happens

@@ -28,11 +28,9 @@ from core.config.mcp_servers import (
     user_file,
     write_server,
 )
-from core.config.settings import SettingsError, load_settings
-from core.safety.environment import known_key_names
 from core.safety.redaction import Redactor
 from core.safety.trust import TrustStore
-from core.tools.mcp_hub import Confinement, McpServerError, probe
+from core.tools.mcp_hub import McpServerError, confinement_for, probe
 
 EXIT_USAGE = 2
 
@@ -260,20 +258,6 @@ def _import(args: argparse.Namespace) -> int:
         added += 1
     print(f"{added} server{'s' if added != 1 else ''} imported into {user_file()}")
     return 0
-
-
-def confinement_for(cwd: Path) -> Confinement:
-    """How a server tested from here runs: as a run in ``cwd`` would start it."""
-    try:
-        settings = load_settings()
-    except SettingsError:
-        return Confinement(cwd=cwd)
-    return Confinement(
-        cwd=cwd,
-        sandbox=settings.sandbox.enabled,
-        network=settings.sandbox.network,
-        secret_env=known_key_names(settings),
-    )
 
 
 def _redactor() -> Redactor:
