@@ -26,6 +26,7 @@ from core.model.events import Event
 from core.terminal.commands import agents as agents_command
 from core.terminal.commands import batch as batch_command
 from core.terminal.commands import docs as docs_command
+from core.terminal.commands import mcp as mcp_command
 from core.terminal.commands import open as open_command
 from core.terminal.commands import presets as presets_command
 from core.terminal.commands import rules as rules_command
@@ -43,6 +44,7 @@ COMMAND_MODULES = [
     open_command,
     rules_command,
     usage_command,
+    mcp_command,
 ]
 
 

@@ -126,7 +126,7 @@ def open_with(arguments: list[str]) -> int | None:
 
 
 COMMANDS = frozenset(
-    {"agents", "presets", "run", "batch", "runs", "docs", "open", "rules", "usage"}
+    {"agents", "presets", "run", "batch", "runs", "docs", "open", "rules", "usage", "mcp"}
 )
 """The sub-commands (:data:`core.cli.COMMAND_MODULES`), named here so that a double-click
 does not import the command line's parser; a test keeps the two lists equal."""

@@ -44,6 +44,23 @@ CLAUDE_CLIS = (
 )
 
 
+MCP_SERVERS = {
+    "filesystem": TOOLS / "npm-mcp" / "node_modules" / ".bin" / "mcp-server-filesystem",
+    "everything": TOOLS / "npm-mcp" / "node_modules" / ".bin" / "mcp-server-everything",
+}
+"""The reference MCP servers from npm (``.ci/run`` installs them pinned into ``npm-mcp``)."""
+
+
+def find_mcp_server(name: str) -> Path:
+    """The executable of a reference MCP server; skips (fails under CI) when absent."""
+    path = MCP_SERVERS[name]
+    if not path.is_file():
+        _missing(f"the MCP server {name} is not installed at {path} (.ci/run installs it)")
+    if shutil.which("node") is None:
+        _missing(f"Node.js is not on PATH: the MCP server {name} cannot run")
+    return path
+
+
 def _missing(reason: str) -> None:
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(f"{reason} (CI=true: the real-CLI tests must run, not skip)")

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from core.model.budget import BudgetGuard
     from core.model.events import Event
     from core.safety.approvals import ApprovalGate
+    from core.tools.mcp_hub import McpHub
 
 E = TypeVar("E", bound="Event")
 
@@ -98,6 +99,9 @@ class StepContext:
     skill_folders: tuple[Path, ...] = ()
     """Folders of the skills offered to this step (resolved): the ``read`` tool may open files
     inside them wherever they are, read-only."""
+    mcp: McpHub | None = None
+    """The run's MCP servers (:mod:`core.tools.mcp_hub`), shared by its steps; None: a step
+    that uses MCP starts its own and stops them when it ends."""
 
     def checkout_trusted(self) -> bool:
         """Whether the CLI may load what the folder's settings name: trusted, and unchanged

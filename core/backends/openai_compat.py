@@ -44,6 +44,7 @@ provider.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import time
@@ -74,6 +75,7 @@ from core.definitions.structured import StructuredOutputError, repair_prompt
 from core.model.budget import BudgetReached, TokenPrices
 from core.model.events import (
     Event,
+    Log,
     MessagesDelivered,
     Retry,
     StepFinished,
@@ -85,6 +87,7 @@ from core.model.events import (
 from core.safety.redaction import OutputJoiner, Redactor
 from core.safety.secrets import api_key_for
 from core.tools.base import Tool
+from core.tools.mcp_hub import McpHub
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 MAX_RETRY_AFTER_S = 60.0
@@ -149,6 +152,32 @@ class OpenAICompatBackend:
             model = await self._only_model(ctx, provider.base_url, key)
         headers = provider_headers(key, Accept="text/event-stream")
         offered = self._offered_tools(ctx)
+        async with contextlib.AsyncExitStack() as servers:
+            hub = ctx.mcp
+            if hub is None and ctx.agent.uses_mcp:  # no run to share them with
+                hub = await servers.enter_async_context(McpHub())
+            if hub is not None and ctx.agent.uses_mcp:
+                from core.backends.mcp_offer import offer_step_mcp_tools  # only when asked for
+
+                mcp_tools, warnings = await offer_step_mcp_tools(ctx, hub)
+                offered.update(mcp_tools)
+                for warning in warnings:
+                    yield ctx.make(Log, level="warning", message=ctx.scrub(warning))
+            async with aclosing(
+                self._converse(ctx, provider, key, model, headers, offered)
+            ) as steps:
+                async for event in steps:
+                    yield event
+
+    async def _converse(
+        self,
+        ctx: StepContext,
+        provider: Any,
+        key: str | None,
+        model: str,
+        headers: dict[str, str],
+        offered: dict[str, Tool],
+    ) -> AsyncGenerator[Event, None]:
         redactor = ctx.redactor or Redactor.for_settings(ctx.settings)
         scrub = redactor.scrub
         outputs = OutputJoiner(redactor)  # a key printed in pieces over several calls

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
@@ -29,7 +29,14 @@ from pydantic import BaseModel, ValidationError
 from core.backends.base import StepContext
 from core.config.handoff_files import readable_handoff_dir
 from core.config.validation import format_validation_error
-from core.model.events import Event, Log, ToolCallFinished, ToolCallOutput, ToolCallStarted
+from core.model.events import (
+    Event,
+    Log,
+    ToolAttachment,
+    ToolCallFinished,
+    ToolCallOutput,
+    ToolCallStarted,
+)
 from core.safety.environment import known_key_names
 from core.tools.base import Provenance, Tool, ToolContext, ToolError
 
@@ -40,6 +47,8 @@ class ToolOutcome:
 
     status: Literal["ok", "error"] = "error"
     result: str = ""
+    attachments: list[ToolAttachment] = field(default_factory=list)
+    """What the result holds beyond text (an MCP tool's images), for the step pane."""
 
 
 async def run_tool_call(
@@ -73,6 +82,7 @@ async def run_tool_call(
         arguments=arguments,
         cwd=str(ctx.cwd),
         action=tool.approval_action(params, _caller(ctx, call_id)),
+        note=tool.approval_note(),
     )
     if not answer.approved:
         outcome.result = answer.denial_message()
@@ -94,6 +104,7 @@ async def run_tool_call(
         status=outcome.status,
         result=outcome.result,
         duration_ms=round((time.monotonic() - started) * 1000, 1),
+        attachments=outcome.attachments,
     )
 
 
@@ -119,6 +130,7 @@ async def _execute(
         scrub=ctx.scrub,
         handoff_dir=readable_handoff_dir(ctx.run_id),
         skill_folders=ctx.skill_folders,
+        attach=outcome.attachments.extend,
         **confinement(ctx),
     )
     task = asyncio.create_task(tool.run(params, tool_ctx))

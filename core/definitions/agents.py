@@ -70,6 +70,9 @@ CLAUDE_TOOL_NAMES: dict[str, str] = {
     "ls": "ls",
 }
 
+#: How Claude Code names MCP tools in ``tools:`` (``mcp__github__create_issue``).
+MCP_PREFIX = "mcp__"
+
 #: Project agent folders, lowest precedence first.
 PROJECT_AGENT_DIRS: tuple[str, ...] = (".claude/agents", ".pi/agents", ".baton/agents")
 
@@ -171,6 +174,17 @@ class AgentDefinition(BaseModel):
     """Secret-looking environment variables its tools may still see (``env: [GITHUB_TOKEN]``)."""
     network: bool = True
     """False for ``sandbox: {network: false}``: sandboxed bash gets no network."""
+    mcp: tuple[str, ...] = ()
+    """``mcp: [github]`` — MCP servers whose tools the own loop offers (none by default)."""
+
+    @property
+    def mcp_tools(self) -> tuple[str, ...]:
+        """The MCP tools named in ``tools:`` (``mcp__server__tool``, Claude Code's names)."""
+        return tuple(t for t in self.tools or () if t.startswith(MCP_PREFIX))
+
+    @property
+    def uses_mcp(self) -> bool:
+        return bool(self.mcp or self.mcp_tools)
 
     @property
     def key(self) -> str:
@@ -256,6 +270,17 @@ def _confinement(data: dict[str, Any]) -> dict[str, Any]:
     return {"env": tuple(name.strip() for name in env if name.strip()), "network": network}
 
 
+def _mcp_servers(raw: Any) -> tuple[str, ...]:
+    """``mcp: [github, postgres]`` (or one comma-separated string)."""
+    if raw in (None, False, "", []):
+        return ()
+    if isinstance(raw, str):
+        raw = raw.split(",")
+    if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
+        raise AgentFileError("'mcp' must be a list of MCP server names", 1)
+    return tuple(dict.fromkeys(item.strip() for item in raw if item.strip()))
+
+
 def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
     """Map declared names to Baton's; unknown names are kept and reported."""
     mapped: list[str] = []
@@ -263,7 +288,9 @@ def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
     for name in declared:
         lowered = name.casefold()
         baton = lowered if lowered in BATON_TOOLS else CLAUDE_TOOL_NAMES.get(lowered)
-        if baton is None:
+        if baton is None and name.startswith(MCP_PREFIX):
+            baton = name  # an MCP tool, offered by the own loop when its server runs
+        elif baton is None:
             unknown.append(name)
             baton = name
         if baton not in mapped:
@@ -273,7 +300,7 @@ def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
 
 #: Fields whose value decides what the agent may do: read leniently they would be dropped or
 #: misread (a flow list cut short, a nested ``params:`` block, an alias).
-_RUN_SHAPING_FIELDS = ("tools", "params", "backend", "model", "env", "sandbox", "output")
+_RUN_SHAPING_FIELDS = ("tools", "params", "backend", "model", "env", "sandbox", "output", "mcp")
 
 
 def _misread_field(data: dict[str, Any]) -> str | None:
@@ -380,6 +407,7 @@ def parse_agent_text(
             path=path,
             problems=tuple(problems),
             **_confinement({} if misread else data),
+            mcp=() if misread else _mcp_servers(data.get("mcp")),
         )
     except ValidationError as error:
         raise AgentFileError(

@@ -252,6 +252,22 @@ class ToolCallOutput(_Event):
     replace: bool = False
 
 
+class ToolAttachment(BaseModel):
+    """What a tool's result holds beyond text (an MCP tool's image, resource or structured
+    content), for the step pane; the model reads ``result``, where each is named."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["image", "audio", "resource", "structured"]
+    mime_type: str = ""
+    data: str = ""
+    """Base64 bytes of an image or audio (empty when too large to keep: see ``size``)."""
+    size: int = 0
+    uri: str = ""
+    text: str = ""
+    """A resource's text, or the structured content as JSON."""
+
+
 class ToolCallFinished(_Event):
     """``result`` is the full text as the model saw it; views truncate for display."""
 
@@ -260,6 +276,7 @@ class ToolCallFinished(_Event):
     status: Literal["ok", "error", "aborted"]
     result: str = ""
     duration_ms: float | None = None
+    attachments: list[ToolAttachment] = Field(default_factory=list)
 
 
 Decider = Literal["person", "rule", "policy", "run", "setting", "no_one", "cancel"]
@@ -278,6 +295,9 @@ class ApprovalRequested(_Event):
     cwd: str
     rule: str | None = None
     """The rule that asked (``ask Bash(git push:*)``); None when the tool's policy asked."""
+    note: str | None = None
+    """What the tool says about itself beside the arguments (an MCP server and its
+    read-only / destructive hints)."""
 
 
 class ApprovalResolved(_Event):

@@ -39,6 +39,7 @@ from core.model.events import (
     StepStarted,
     TextDelta,
     ThinkingDelta,
+    ToolAttachment,
     ToolCallFinished,
     ToolCallOutput,
     ToolCallStarted,
@@ -86,6 +87,8 @@ class ToolCall:
     """An approval request for this call is open (the step is ``waiting``)."""
     parent_call_id: str | None = None
     """The sub-agent call (Claude Code's Task) this call was made in; None: the step's agent."""
+    attachments: list[ToolAttachment] = field(default_factory=list)
+    """What the result holds beyond text (an MCP tool's images, structured content)."""
 
     @property
     def output(self) -> str:
@@ -360,6 +363,7 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         if call is not None:
             call.status = event.status
             call.result = event.result
+            call.attachments = list(event.attachments)
             call.duration_ms = (
                 event.duration_ms
                 if event.duration_ms is not None

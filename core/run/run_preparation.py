@@ -125,7 +125,7 @@ def prepare_steps(
         agent = agent.model_copy(update={"system_prompt": body})
         model = _model_for(request, settings, spec, agent, backend)
         prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
-        prepared.checkout_trust = _checkout_trust(request, backend, cwd)
+        prepared.checkout_trust = _checkout_trust(request, backend, cwd, agent)
         prepared.project_trusted = project_trusted(request, cwd)
         prepared.task = prepared.task_with(None)
         steps.append(prepared)
@@ -201,13 +201,28 @@ def _check_trust(request: RunRequest, agents: AgentCatalog, presets: PresetCatal
         raise UntrustedProjectError(root, project_files(root))
 
 
-def _checkout_trust(request: RunRequest, backend: str, cwd: Path) -> str | None:
+def _own_loop_trust(request: RunRequest, agent: AgentDefinition, cwd: Path) -> str | None:
+    """Baton's own loop loads only the project's ``.mcp.json`` servers, for an agent that asks
+    for MCP; a folder that has some and is not trusted is asked about like a CLI's."""
+    if not agent.uses_mcp or request.scope == "user":
+        return None
+    if request.trust_project or TrustStore().is_trusted(cwd):
+        return checkout_programs.fingerprint(cwd)
+    programs = checkout_programs.checkout_programs(cwd, "claude")
+    if any(program.source == checkout_programs.CLAUDE_MCP for program in programs):
+        raise UntrustedProjectError(cwd, project_files(cwd))
+    return None
+
+
+def _checkout_trust(
+    request: RunRequest, backend: str, cwd: Path, agent: AgentDefinition
+) -> str | None:
     """The trusted fingerprint of what the step's CLI would load from ``cwd`` (None: load
     nothing); refuses a folder whose CLI settings name programs nobody trusted.
 
     "Run without project agents" (``scope="user"``) runs without them instead of asking."""
     if backend not in ("claude", "pi"):
-        return None
+        return _own_loop_trust(request, agent, cwd)
     cli: checkout_programs.CheckoutBackend = "claude" if backend == "claude" else "pi"
     if request.scope == "user":
         return None

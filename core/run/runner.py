@@ -79,6 +79,7 @@ from core.safety.approvals import ApprovalGate, Responder, deny_all
 from core.safety.nesting import current_parent
 from core.safety.rule_store import RuleStore
 from core.telemetry.export import traces_for_run
+from core.tools.mcp_hub import McpHub
 from core.workspace.checkpoints import RunCheckpoints
 from core.workspace.worktrees import WorktreeError, create_worktree
 
@@ -152,6 +153,8 @@ class Runner:
         """Graph runs' waiting gates, answered by :meth:`decide_gate` or ``gate_asker``."""
         self._gate_asker = gate_asker
         self.result: RunFinished | None = None
+        self.mcp = McpHub()
+        """The run's MCP servers: started by the first step that uses one, stopped at the end."""
         self._checkpoints: RunCheckpoints
         """Made once the recording is open, with its redactor (one set of secrets per run)."""
 
@@ -223,7 +226,7 @@ class Runner:
         if refused is not None:
             return self._finish("error", refused, start)
         try:
-            async with self._steered_from_elsewhere():
+            async with self._steered_from_elsewhere(), self.mcp:
                 status, error = await self._run_mode(self._steps)
         except asyncio.CancelledError:
             self._finish("aborted", "the run was cancelled", start)
@@ -458,6 +461,7 @@ class Runner:
                 self._traces.step_environment(self.run_id, index) if self._traces else {}
             ),
             project_trusted=step.project_trusted,
+            mcp=self.mcp,
         )
         self._emit_step_started(index, step, task)
         if step.spec.continues is not None:  # the follow-up, shown as said

@@ -69,6 +69,8 @@ class ApprovalRequest(BaseModel):
     """A narrow rule a person may keep ("always allow ``Bash(git diff:*)`` here")."""
     project: str | None = None
     """The project folder whose rules apply (where an "always allow" rule would go)."""
+    note: str | None = None
+    """What the tool says about itself (an MCP server, its read-only / destructive hints)."""
 
 
 class ApprovalAnswer(BaseModel):
@@ -173,6 +175,7 @@ class ApprovalGate:
         cwd: str,
         action: str | None = None,
         flagged: bool = False,
+        note: str | None = None,
     ) -> ApprovalAnswer:
         """Decide whether a tool call may run, asking a person if the policy says so.
 
@@ -217,6 +220,7 @@ class ApprovalGate:
             # An ask rule outranks any allow rule: offering one would be a promise not kept.
             suggested_rule=None if asked_by else judgement.suggestion,
             project=str(rules.root),
+            note=note,
         )
         self._emit(
             ApprovalRequested(
@@ -230,6 +234,7 @@ class ApprovalGate:
                 agent=agent,
                 cwd=cwd,
                 rule=asked_by,
+                note=note,
             )
         )
         if what in self._approved_for_run and asked_by is None:

@@ -192,7 +192,9 @@ class Redactor:
         headers = telemetry_headers(settings)
         if headers:
             extra += [headers, *header_values(headers)]
-        return cls.from_environment(extra)
+        from core.config.mcp_servers import configured_secret_values
+
+        return cls.from_environment([*extra, *configured_secret_values()])
 
     @classmethod
     def configured(cls) -> Redactor:

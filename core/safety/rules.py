@@ -9,7 +9,9 @@ A rule names a tool and, optionally, what it applies to:
   home, ``//`` from the filesystem root. ``Edit`` rules cover ``write``; ``Read`` rules cover
   ``grep``, ``find`` (Glob) and ``ls``, as in Claude Code.
 * ``Document(delete)`` — Baton's document tool, by action.
-* Any other name (``WebFetch``, ``mcp__github``) matches that tool by name.
+* ``mcp__github__create_issue`` — one MCP tool; ``mcp__github`` or ``mcp__github__*`` — every
+  tool of that server (Claude Code's names).
+* Any other name (``WebFetch``) matches that tool by name.
 
 Rules come in three lists evaluated **deny → ask → allow**: the first list with a match
 decides. Commands are read the way bash reads them (:mod:`core.safety.bash_line`), and a rule is a
@@ -73,8 +75,23 @@ _DISPLAY_NAMES = {
     "document": "Document",
 }
 _PATH_RULES = frozenset({"edit", "write", "read", "grep", "glob", "ls"})
-_RULE_SYNTAX = re.compile(r"^\s*([A-Za-z_][\w.-]*)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+_RULE_SYNTAX = re.compile(r"^\s*([A-Za-z_][\w.-]*\*?)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 _PATH_ARGUMENTS = ("file_path", "path", "notebook_path")
+
+
+MCP_PREFIX = "mcp__"
+
+
+def _mcp_rule_covers(rule: str, tool: str) -> bool:
+    """Whether the rule name ``rule`` covers the MCP tool ``tool`` (``mcp__server__name``)."""
+    if rule == tool:
+        return True
+    server = rule.removesuffix("*").removesuffix("__")
+    if not server.startswith(MCP_PREFIX) or "__" in server[len(MCP_PREFIX) :]:
+        return False
+    if rule != server and rule != f"{server}__*":
+        return False  # mcp__github__create_* is not Claude Code's syntax: never a match
+    return tool.startswith(f"{server}__")
 
 
 class RuleError(ValueError):
@@ -99,6 +116,8 @@ class Rule:
         spec = spec.strip() if spec is not None else None
         if spec in ("", "*"):
             spec = None
+        if tool.endswith("*") and not (tool.startswith(MCP_PREFIX) and tool.endswith("__*")):
+            raise RuleError(f"{text!r}: only MCP rules end in a wildcard (mcp__server__*)")
         if spec is not None and tool.casefold() == "bash":
             try:
                 shlex.split(_bash_prefix(spec)[0])
@@ -110,7 +129,12 @@ class Rule:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
     def governs(self, tool: str) -> bool:
-        """Does this rule speak about Baton's (or Claude Code's) tool ``tool``?"""
+        """Does this rule speak about Baton's (or Claude Code's) tool ``tool``?
+
+        MCP tools follow Claude Code: ``mcp__github__create_issue`` names one tool,
+        ``mcp__github`` and ``mcp__github__*`` every tool of the server."""
+        if tool.startswith(MCP_PREFIX):
+            return _mcp_rule_covers(self.tool, tool)
         return self.tool.casefold() in _RULE_NAMES.get(tool, (tool.casefold(),))
 
     def matches(

@@ -63,6 +63,8 @@ class Description:
     rule: str | None = None
     """The rule that asked (``ask Bash(git push:*)``), when a rule, not the policy, asked."""
     suggested_rule: str | None = None
+    note: str = ""
+    """What the tool says about itself (an MCP server and its read-only / destructive hints)."""
 
     @property
     def rule_note(self) -> str:
@@ -86,6 +88,7 @@ def describe(request: ApprovalRequest) -> Description:
         "rule": request.rule,
         "suggested_rule": request.suggested_rule,
         "folder": request.cwd,
+        "note": request.note or "",
     }
     if request.tool == "bash":
         return Description(
@@ -105,6 +108,14 @@ def describe(request: ApprovalRequest) -> Description:
         )
     if request.tool == "document":
         return _document(request, who, common)
+    if request.tool.startswith("mcp__"):
+        server, _, tool = request.tool.removeprefix("mcp__").partition("__")
+        return Description(
+            kind="json",
+            headline=f"{who} wants to use {tool} of the MCP server {server}",
+            json=json.dumps(args, indent=2, ensure_ascii=False, sort_keys=True),
+            **common,
+        )
     return Description(
         kind="json",
         headline=f"{who} wants to use {request.tool}",
@@ -118,6 +129,8 @@ def as_text(shown: Description) -> str:
     lines = [f"{shown.headline} (step {shown.step + 1}, tool {shown.tool})"]
     if shown.rule_note:
         lines.append(f"  {shown.rule_note}")
+    if shown.note:
+        lines.append(f"  {shown.note}")
     lines += [f"  {label}: {value}" for label, value in shown.facts]
     if shown.kind == "command":
         lines += [f"  folder:  {shown.folder}", f"  command: {shown.command}"]

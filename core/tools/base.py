@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from core.config.settings import Limits, SandboxSettings
+from core.model.events import ToolAttachment
 
 
 class ToolError(Exception):
@@ -52,6 +53,8 @@ class ToolContext:
     scrub: Callable[[str], str] = lambda text: text
     """The run's redactor (:meth:`core.safety.redaction.Redactor.scrub`): what a tool stores beyond
     the run (documents) goes through it, so a secret the model saw is never kept."""
+    attach: Callable[[list[ToolAttachment]], None] = lambda items: None
+    """Hands the step pane what a result holds beyond text (an MCP tool's images)."""
     handoff_dir: Path | None = None
     """The current run's hand-off folder (:mod:`core.run.handoff`): the one place outside the
     working folder that ``read`` may open, and only the step files in it."""
@@ -74,6 +77,10 @@ class Tool(ABC):
         """The policy sub-key of this call (``document`` → ``delete``); None for most tools.
         ``caller`` is who is calling, for tools whose risk depends on it (a document the
         calling run did not create)."""
+        return None
+
+    def approval_note(self) -> str | None:
+        """What the approval shows about the tool beside its arguments (None for most)."""
         return None
 
     @abstractmethod

@@ -5,6 +5,7 @@ One module stops every child Baton starts (``bash`` calls, the pi and Claude Cod
 * :func:`stop_tree` — ``await stop_tree(proc)`` for an ``asyncio`` subprocess: SIGTERM to the
   child and all its descendants, SIGKILL to whatever is left after the grace period
   (:data:`KILL_GRACE_S`), then the child is reaped. Windows: ``TerminateProcess`` via psutil.
+* :func:`stop_tagged` — every process carrying a tag, for a child a library started.
 * :class:`ProcessTree` — the same, for a child whose tree is *tracked while it runs*
   (:meth:`ProcessTree.refresh`) and tagged through its environment (:data:`TAG_VARIABLE`), so
   a process that left the tree (``setsid``, ``nohup``, a double fork re-parented to init or to
@@ -161,6 +162,25 @@ async def stop_tree(proc: asyncio.subprocess.Process, grace: float | None = None
     ``grace`` defaults to :data:`KILL_GRACE_S`, read at call time (tests shorten it).
     """
     await ProcessTree(proc.pid).stop(proc, grace)
+
+
+async def stop_tagged(tag: str, since: float, grace: float | None = None) -> int:
+    """SIGTERM every process carrying ``tag`` (:data:`TAG_VARIABLE`) started at ``since`` or
+    later, SIGKILL what is left after ``grace``; returns how many there were. For a child a
+    library started (an MCP server the SDK launched): its pid is the library's, the tag is
+    Baton's, and whatever it started — ``setsid``, double fork — still carries it."""
+    grace = KILL_GRACE_S if grace is None else grace
+    targets = [p for p in _tagged(tag, since) if _running(p)]
+    if not targets:
+        return 0
+    _signal_all(targets, kill=False)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    while loop.time() < deadline and any(_running(p) for p in targets):  # noqa: ASYNC110 (no exit event to wait on)
+        await asyncio.sleep(POLL_S)
+    _signal_all([p for p in targets if _running(p)], kill=True)
+    _reap(targets)
+    return len(targets)
 
 
 async def wait_exit(proc: asyncio.subprocess.Process) -> int:

@@ -97,6 +97,8 @@ def describe_file(path: Path, root: Path | None = None) -> tuple[str, str, str]:
         )
     if not agent.network:
         lines.append("no network for bash")
+    if agent.mcp:
+        lines.append("MCP servers: " + ", ".join(agent.mcp))
     return "agent", agent.name, "\n".join(lines)
 
 

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.record.run_state import ToolCall
+from gui.run.tool_attachments import ToolAttachments
 from gui.run.tool_output import MonospaceBox, ToolOutput
 from gui.theme import mix, monospace_font, secondary_text
 from gui.widgets.run_status import format_ms, paint_status, spinner_clock, status_color
@@ -155,6 +156,8 @@ class ToolCallRow(QFrame):
         self._details: QWidget | None = None
         self.output: ToolOutput | None = None
         """The output section, made when the row is first opened."""
+        self.attachments: ToolAttachments | None = None
+        """Pictures and structured content of the result (MCP tools), made with it."""
         self._arguments: MonospaceBox | None = None
         self._shown_arguments: dict[str, object] = {}
         self._call = call
@@ -273,9 +276,11 @@ class ToolCallRow(QFrame):
         heading.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
         self._arguments = MonospaceBox(8)
         self.output = ToolOutput()
+        self.attachments = ToolAttachments()
         layout.addWidget(heading)
         layout.addWidget(self._arguments)
         layout.addWidget(self.output)
+        layout.addWidget(self.attachments)
         self._layout.addWidget(self._details)
         self._show_arguments(self._call)
 
@@ -285,8 +290,9 @@ class ToolCallRow(QFrame):
         self._arguments.setPlainText(_arguments_text(call))
 
     def _fill_details(self, call: ToolCall) -> None:
-        assert self.output is not None
+        assert self.output is not None and self.attachments is not None
         self.output.update_from(call, call.status == "running" and not self._interrupted)
+        self.attachments.update_from(call.attachments, call.result)
 
 
 def _arguments_text(call: ToolCall) -> str:

@@ -1,10 +1,10 @@
 """The settings dialog: ``config.yaml`` as a form (architecture: "File formats"), validated as you
 type.
 
-Pages (tabs): Providers, Models, Permissions, Rules, Tools, Limits, Trusted projects, Telemetry
-(:mod:`gui.settings.settings_telemetry`: its headers are a secret like a key), and Appearance
-(the colour scheme: a window preference in QSettings, not part of the file). A search box above
-the tabs shows only the tabs with a matching setting and marks it. On every
+Pages (tabs): Providers, Models, Permissions, Rules, MCP, Tools, Limits, Trusted projects,
+Telemetry (:mod:`gui.settings.settings_telemetry`: its headers are a secret like a key), and
+Appearance (the colour scheme: a window preference in QSettings, not part of the file). A search
+box above the tabs shows only the tabs with a matching setting and marks it. On every
 edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`
 (plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
@@ -56,6 +56,7 @@ from gui import theme
 from gui.settings.settings_appearance import AppearancePage
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
+from gui.settings.settings_mcp import McpPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
@@ -95,6 +96,7 @@ class SettingsDialog(QDialog):
         self.models = ModelsPage()
         self.permissions = PermissionsPage()
         self.rules = RulesPage(rule_store)
+        self.mcp = McpPage(trust_store)
         self.tools = ToolsPage(which)
         self.limits = LimitsPage()
         self.trust = TrustPage(trust_store)
@@ -109,6 +111,7 @@ class SettingsDialog(QDialog):
             (self.models, "Models"),
             (self.permissions, "Permissions"),
             (self.rules, "Rules"),
+            (self.mcp, "MCP"),
             (self.tools, "Tools"),
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
@@ -176,6 +179,7 @@ class SettingsDialog(QDialog):
             self.models,
             self.permissions,
             self.rules,
+            self.mcp,
             self.tools,
             self.limits,
             self.trust,
@@ -278,6 +282,11 @@ class SettingsDialog(QDialog):
         self.telemetry.headers_saved()
         self.trust.apply()
         self.rules.apply()
+        try:
+            self.mcp.apply()
+        except (OSError, ValueError) as error:
+            self._set_summary(f"MCP servers could not be saved: {error}", error=True)
+            return False
         self.appearance.keep()
         self.load_error = None
         self.banner.hide()
@@ -292,10 +301,12 @@ class SettingsDialog(QDialog):
         self.telemetry.shutdown()
         if result != QDialog.DialogCode.Accepted:
             self.appearance.revert()
+        self.mcp.shutdown()
         super().done(result)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.providers.shutdown()
+        self.mcp.shutdown()
         super().closeEvent(event)
 
     # -- private -------------------------------------------------------------------------

@@ -437,6 +437,7 @@ class MainWindow(QMainWindow):
 
         dialog = SettingsDialog(self, window_settings=self.settings)
         dialog.rules.select_project(self.working_folder)  # the rules of this window's project
+        dialog.mcp.select_project(self.working_folder)
         dialog.saved.connect(self._welcome.settings_saved)
         dialog.finished.connect(dialog.deleteLater)
         dialog.open()

@@ -1,0 +1,139 @@
+"""Helpers for the MCP tests: configure the SDK test server (``tests/mcp_test_server.py``) as a
+person would in ``<config>/mcp.json``, write agents that use it, start its HTTP form, and
+check that no server process is left."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import psutil
+
+from core.config import paths
+from core.config.mcp_servers import McpServer, user_file, write_server
+from core.model.events import Event, Log, ToolCallFinished
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import Responder, approve_all
+from tests.llm_server import LLMServer
+
+REPO = Path(__file__).resolve().parents[1]
+WAIT_S = 60.0
+
+
+def sdk_server(mode: str = "normal", **fields: object) -> McpServer:
+    """The SDK test server as a stdio entry (``mode``: see the server's docstring)."""
+    return McpServer.model_validate(
+        {
+            "command": sys.executable,
+            "args": ["-m", "tests.mcp_test_server", mode],
+            "env": {"PYTHONPATH": str(REPO)},
+            **fields,
+        }
+    )
+
+
+def configure(name: str = "t", server: McpServer | None = None) -> McpServer:
+    """Add a server to the user's ``mcp.json``."""
+    chosen = server or sdk_server()
+    write_server(user_file(), name, chosen)
+    return chosen
+
+
+def write_agent(name: str, front: str, body: str = "Use the tools.") -> None:
+    """A user agent (``<config>/agents/<name>.md``) for the own loop."""
+    folder = paths.config_dir() / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = f"---\nname: {name}\ndescription: uses MCP\nbackend: openai\n{front}\n---\n{body}\n"
+    (folder / f"{name}.md").write_text(text, encoding="utf-8")
+
+
+def server_processes() -> list[psutil.Process]:
+    """This process's descendants that run the test server (or something it started)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            line = " ".join(child.cmdline())
+        except psutil.Error:
+            continue
+        if "mcp_test_server" in line or "time.sleep(3600)" in line:
+            found.append(child)
+    return found
+
+
+def wait_no_server_left(timeout: float = WAIT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while server_processes():
+        if time.monotonic() > deadline:
+            described = [" ".join(p.cmdline()) for p in server_processes()]
+            raise AssertionError(f"MCP server processes left: {described}")
+        time.sleep(0.05)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def http_server() -> Iterator[str]:
+    """The test server over streamable HTTP, in its own process; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.mcp_test_server", "normal", "--http", str(port)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            try:
+                httpx.get(url, timeout=2)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise AssertionError("the HTTP test server did not start") from None
+                time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=WAIT_S)
+
+
+def run(
+    llm: LLMServer,
+    cwd: Path,
+    agent: str = "mcp-user",
+    responder: Responder = approve_all,
+    task: str = "go",
+) -> tuple[str, list[Event]]:
+    """Run one own-loop step; returns the run's status and its events."""
+    events: list[Event] = []
+    request = RunRequest(mode="single", steps=[StepSpec(agent=agent, task=task)], cwd=cwd)
+    runner = Runner(
+        request,
+        settings=llm.settings(),
+        responder=responder,
+        listeners=[events.append],
+    )
+    finished = asyncio.run(runner.run())
+    return finished.status, events
+
+
+def finished_calls(events: list[Event]) -> list[ToolCallFinished]:
+    return [e for e in events if isinstance(e, ToolCallFinished)]
+
+
+def warnings(events: list[Event]) -> list[str]:
+    return [e.message for e in events if isinstance(e, Log) and e.level == "warning"]
