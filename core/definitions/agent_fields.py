@@ -30,7 +30,18 @@ Severity = Literal["error", "warning", "info"]
 PromptMode = Literal["replace", "append"]
 
 BATON_FIELDS = frozenset(
-    {"name", "description", "tools", "model", "backend", "params", "output", "env", "sandbox"}
+    {
+        "name",
+        "description",
+        "tools",
+        "model",
+        "backend",
+        "params",
+        "output",
+        "env",
+        "sandbox",
+        "acp",
+    }
 )
 """Fields Baton's own format defines (read by :func:`core.definitions.agents.parse_agent_text`)."""
 
