@@ -176,7 +176,8 @@ class _Session:
         self.spec = spec
         self.proc = proc
         self.tree = tree
-        self.queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[Event | asyncio.Future[None] | None] = asyncio.Queue()
+        """Events in order; a future is a marker set once everything before it was yielded."""
         self.translator = AcpEventTranslator(ctx.run_id, ctx.step, ctx.clock.now)
         tool_context = ToolContext(
             cwd=ctx.cwd,
@@ -203,15 +204,21 @@ class _Session:
         watcher = asyncio.create_task(self._watch_cancel(driver))
         self._tasks.append(watcher)
         driver.add_done_callback(lambda _: self.queue.put_nowait(None))
-        while (event := await self.queue.get()) is not None:
-            yield event
+        while (item := await self.queue.get()) is not None:
+            if isinstance(item, asyncio.Future):
+                if not item.done():
+                    item.set_result(None)
+            else:
+                yield item
         outcome = _Outcome("aborted", "cancelled") if driver.cancelled() else driver.result()
         if self.ctx.cancelled.is_set():
             outcome.status, outcome.error = "aborted", None
         await self.close()
         while not self.queue.empty():
             late = self.queue.get_nowait()
-            if late is not None:
+            if isinstance(late, asyncio.Future):
+                late.cancel()
+            elif late is not None:
                 yield late
         for event in self.translator.close_open_calls(outcome.status):
             yield event

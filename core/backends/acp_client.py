@@ -76,7 +76,7 @@ class AcpClient:
         self,
         ctx: StepContext,
         translator: AcpEventTranslator,
-        emit: asyncio.Queue[Event | None],
+        emit: asyncio.Queue[Event | asyncio.Future[None] | None],
         tool_context: ToolContext,
     ) -> None:
         self.ctx = ctx
@@ -93,6 +93,13 @@ class AcpClient:
     def _put(self, events: list[Event]) -> None:
         for event in events:
             self._queue.put_nowait(event)
+
+    async def _delivered(self) -> None:
+        """Wait until what was put so far has left the step's stream: a question's row (and
+        the calls before it) must be recorded before the gate records the question."""
+        marker: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(marker)
+        await marker
 
     def on_connect(self, conn: Any) -> None:
         return None
@@ -115,6 +122,7 @@ class AcpClient:
         **kwargs: Any,
     ) -> RequestPermissionResponse:
         self._put(self.translator.merge_call(tool_call, announce=True))
+        await self._delivered()
         if self.cancelled:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         call = self.translator.calls[tool_call.tool_call_id]

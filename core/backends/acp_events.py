@@ -9,8 +9,9 @@ Pure and stateful per step, like the CLI parsers: :class:`AcpEventTranslator` ge
   starts a new message).
 * **Tool calls arrive sparse**: a ``tool_call`` often has only a title, and its input, diff and
   locations come in later ``tool_call_update``s. Each call is kept and merged, and announced
-  (``tool_call_started``) once its input is known, it starts running, it ends, or the agent asks
-  permission for it (the dialog needs a row) — whichever comes first.
+  (``tool_call_started``) once it starts running or ends, or when the agent asks permission for
+  it (the dialog needs a row) — whichever comes first: by then its input is usually complete
+  (OpenCode's first ``rawInput`` of a bash call holds only the folder).
 * A call's kind maps to Baton's tool names (``execute`` → ``bash``, ``edit`` → ``edit``…), so
   Baton's policy and rules govern it; its diffs become output shown in the row.
 * ``completed`` / ``failed`` end the call with its text content (or raw output) as the result.
@@ -57,6 +58,8 @@ KIND_TO_TOOL: dict[str, str] = {
 """ACP's tool kinds as the Baton tool whose policy governs them; others keep their kind."""
 
 MAX_RESULT_CHARS = 20_000
+_SNAKE = {"oldString": "old_string", "newString": "new_string", "replaceAll": "replace_all"}
+"""OpenCode's edit input as Baton's (and Claude Code's) edit names it."""
 
 
 @dataclass
@@ -101,6 +104,9 @@ class AcpCall:
             )
             if path is not None:
                 arguments["path"] = path
+        for theirs, ours in _SNAKE.items():  # Baton's edit preview reads its own names
+            if theirs in arguments and ours not in arguments:
+                arguments[ours] = arguments[theirs]
         if self.title:
             arguments.setdefault("title", self.title)
         return arguments
@@ -121,7 +127,9 @@ class AcpCall:
             self.title = update.title
         if update.kind:
             self.kind = update.kind
-        if update.raw_input is not None:
+        if isinstance(update.raw_input, dict) and isinstance(self.raw_input, dict):
+            self.raw_input = {**self.raw_input, **update.raw_input}  # details come in pieces
+        elif update.raw_input is not None:
             self.raw_input = update.raw_input
         if update.raw_output is not None:
             self.raw_output = update.raw_output
@@ -218,7 +226,7 @@ class AcpEventTranslator:
         known_diffs = dict(call.diffs)
         call.merge(update)
         out: list[Event] = []
-        due = announce or bool(call.raw_input) or call.status not in (None, "pending")
+        due = announce or call.status not in (None, "pending")
         if due and not call.announced:
             call.announced = True
             call.started_at = self._clock()
@@ -277,6 +285,6 @@ def _diff(path: str, old: str | None, new: str) -> str:
     """A unified diff of one edit the agent reported (a new file when ``old`` is None)."""
     before = (old or "").splitlines(keepends=True)
     after = new.splitlines(keepends=True)
-    origin = f"a/{path}" if old is not None else "/dev/null"
-    lines = difflib.unified_diff(before, after, origin, f"b/{path}")
+    origin = path if old is not None else "/dev/null"
+    lines = difflib.unified_diff(before, after, origin, path)
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
