@@ -10,7 +10,9 @@ notification (architecture: "Backends"):
   refused. The answer is the option of the right **kind** (``allow_once`` / ``reject_once``):
   option ids differ per agent. Baton never picks ``allow_always``, so the agent keeps asking
   and Baton's rules stay the only memory. The protocol has no field for a reason: a denial's
-  message is queued (:attr:`AcpClient.denials`) and sent as the next prompt.
+  message is queued (:attr:`AcpClient.denials`) and sent as the next prompt. Nor can a client
+  change a call's input: a command a person edited before approving is refused, and the next
+  prompt says what was approved instead.
 * ``fs/read_text_file`` / ``fs/write_text_file`` → Baton's file rules
   (:mod:`core.tools.paths`, :mod:`core.tools.files`): inside the working folder, never Baton's
   folders, never through a symlink out.
@@ -148,6 +150,15 @@ class AcpClient:
         )
         if not answer.approved:
             message = f"Your {call.tool} call was refused. {answer.denial_message()}"
+            return self._deny(options, message)
+        edited = answer.updated_arguments
+        if edited is not None and edited != arguments:
+            # ACP cannot change a call's input: refuse this one, say what was approved instead.
+            changes = {k: v for k, v in edited.items() if arguments.get(k) != v}
+            message = (
+                f"The user changed your {call.tool} call before approving it; it was not run "
+                f"as you wrote it. Run it again with these values instead: {changes}"
+            )
             return self._deny(options, message)
         option = choose_option(options, approved=True)
         if option is None:
