@@ -138,7 +138,7 @@ class TinyAgent:
 
     def _say(self, session_id: str) -> Any:
         async def say(text: str) -> None:
-            await self.conn.session_update(session_id, update_agent_message_text(text))
+            await self.conn.session_update(session_id, update_agent_message_text(text + "\n"))
 
         return say
 
