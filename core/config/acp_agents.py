@@ -69,7 +69,7 @@ KNOWN_ACP_AGENTS: tuple[KnownAcpAgent, ...] = (
         "OpenCode",
         AcpCommand(command="opencode", args=("acp",), writable=_OPENCODE_STATE),
         "npm install -g opencode-ai",
-        "OpenAI Chat Completions (any OpenAI-compatible provider in its config)",
+        "OpenAI Chat Completions",
     ),
     KnownAcpAgent(
         "codex",

@@ -43,6 +43,7 @@ from core.safety.rule_store import RuleStore
 from core.safety.secrets import SecretsError, delete_api_key, store_api_key
 from core.safety.trust import TrustStore
 from gui import theme
+from gui.settings.settings_acp import AcpAgentsPage
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
@@ -82,6 +83,7 @@ class SettingsDialog(QDialog):
         self.permissions = PermissionsPage()
         self.rules = RulesPage(rule_store)
         self.tools = ToolsPage(which)
+        self.acp_agents = AcpAgentsPage(which)
         self.limits = LimitsPage()
         self.trust = TrustPage(trust_store)
         self.tabs = QTabWidget()
@@ -92,6 +94,7 @@ class SettingsDialog(QDialog):
             (self.permissions, "Permissions"),
             (self.rules, "Rules"),
             (self.tools, "Tools"),
+            (self.acp_agents, "ACP agents"),
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
         ]
