@@ -24,6 +24,7 @@ BACKENDS: dict[str, str] = {
     "openai": "core.backends.openai_compat:OpenAICompatBackend",
     "pi": "core.backends.pi_cli:PiBackend",
     "claude": "core.backends.claude_cli:ClaudeBackend",
+    "acp": "core.backends.acp_backend:AcpBackend",
 }
 
 

@@ -11,7 +11,9 @@ reaches a turn boundary. Each backend takes it there in its own way:
   are done, then adds it before the next model call);
 * Claude Code gets it as a user message on its stream-json input (2.0.x adds it to the next
   request's tool result as "the user sent the following message", then answers it as a turn of
-  its own; 2.1.x adds it to the next request only).
+  its own; 2.1.x adds it to the next request only);
+* an ACP agent has no way in during a turn (the protocol's ``session/prompt`` is one turn), so
+  what waits is sent as the next prompt of the same session when the turn ends.
 
 The inbox is *open* only while the backend can still deliver: a CLI that reported its final
 result, or pi between ``agent_end`` and exit, would silently lose the text, so the runner
@@ -25,7 +27,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-TALKING_BACKENDS = frozenset({"openai", "pi", "claude"})
+TALKING_BACKENDS = frozenset({"openai", "pi", "claude", "acp"})
 """Backends that deliver a person's messages to a running step and can continue a finished
 one; a step of any other (an imported transcript's) shows its message box disabled."""
 

@@ -24,7 +24,7 @@ from core.config.pricing import ModelPrice
 from core.config.validation import format_validation_error
 
 PolicyValue = Literal["allow", "ask", "deny"]
-BackendChoice = Literal["openai", "pi", "claude"]
+BackendChoice = Literal["openai", "pi", "claude", "acp"]
 
 #: Read-only tools run freely; anything that changes the world asks (architecture: "Tools,
 #: approvals and trust").

@@ -42,6 +42,7 @@ BATON_FIELDS = frozenset(
         "env",
         "sandbox",
         "mcp",
+        "acp",
     }
 )
 """Fields Baton's own format defines (read by :func:`core.definitions.agents.parse_agent_text`)."""

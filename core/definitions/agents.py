@@ -41,6 +41,7 @@ from pydantic import (
 )
 
 from core.config import paths
+from core.config.acp_agents import AcpCommand, parse_acp_field
 from core.config.resources import builtin_dir
 from core.config.validation import format_validation_error
 from core.definitions.agent_fields import PromptMode, read_extra_fields
@@ -53,7 +54,7 @@ MAX_AGENT_FILE_BYTES = 1_000_000
 Source = Literal["builtin", "user", "project"]
 Scope = Literal["user", "project", "both"]
 Severity = Literal["error", "warning", "info"]
-BackendName = Literal["openai", "pi", "claude"]
+BackendName = Literal["openai", "pi", "claude", "acp"]
 
 #: Baton's own tools. ``tools:`` absent means every one of them.
 BATON_TOOLS: tuple[str, ...] = ("read", "grep", "find", "ls", "bash", "edit", "write", "document")
@@ -186,6 +187,9 @@ class AgentDefinition(BaseModel):
     def uses_mcp(self) -> bool:
         return bool(self.mcp or self.mcp_tools)
 
+    acp: AcpCommand | None = None
+    """``acp:`` — the ACP agent a ``backend: acp`` step starts (:mod:`core.config.acp_agents`)."""
+
     @property
     def key(self) -> str:
         return self.name.casefold()
@@ -300,7 +304,17 @@ def _map_tools(declared: list[str]) -> tuple[tuple[str, ...], list[str]]:
 
 #: Fields whose value decides what the agent may do: read leniently they would be dropped or
 #: misread (a flow list cut short, a nested ``params:`` block, an alias).
-_RUN_SHAPING_FIELDS = ("tools", "params", "backend", "model", "env", "sandbox", "output", "mcp")
+_RUN_SHAPING_FIELDS = (
+    "tools",
+    "params",
+    "backend",
+    "model",
+    "env",
+    "sandbox",
+    "output",
+    "mcp",
+    "acp",
+)
 
 
 def _misread_field(data: dict[str, Any]) -> str | None:
@@ -390,6 +404,8 @@ def parse_agent_text(
         )
         for note in extra.notes
     ]
+    acp = None if misread else _acp_command(data.get("acp"), front)
+    backend = None if misread else (data.get("backend") or ("acp" if acp else None))
     model = data.get("model")
     model_text = str(model).strip() if model is not None else ""
     try:
@@ -399,7 +415,8 @@ def parse_agent_text(
             tools=tools,
             declared_tools=declared,
             model=None if model_text in ("", "inherit") or misread else model_text,
-            backend=None if misread else (data.get("backend") or None),
+            backend=backend,
+            acp=acp,
             params={} if misread else (data.get("params") or {}),
             **extra.definition_fields(),
             system_prompt=body.strip("\n"),
@@ -413,6 +430,17 @@ def parse_agent_text(
         raise AgentFileError(
             format_validation_error(error), _key_line(front, _first_field(error)) or 1
         ) from None
+
+
+def _acp_command(value: Any, front: str) -> AcpCommand | None:
+    """``acp:`` read (``None`` when absent); a value that names no runnable agent is an error
+    on its line."""
+    if value is None:
+        return None
+    try:
+        return parse_acp_field(value)
+    except ValueError as error:
+        raise AgentFileError(str(error), _key_line(front, "acp") or 1) from None
 
 
 def _key_line(front: str, key: str | None) -> int | None:

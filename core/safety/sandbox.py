@@ -100,26 +100,38 @@ def confine(
     protected: Sequence[Path],
     network: bool,
     temp: Path | None,
+    writable: Sequence[Path] = (),
 ) -> list[str]:
     """``argv`` wrapped in the sandbox ``status`` names (unchanged without one).
 
-    ``temp`` is the private temp folder for sandbox-exec (bubblewrap mounts its own ``/tmp``).
+    ``temp`` is the private temp folder for sandbox-exec (bubblewrap mounts its own ``/tmp``);
+    ``writable``: more folders writable beside the working folder (an ACP agent's own state).
     """
     if status.kind == "bubblewrap":
-        return bwrap_argv(argv, cwd=cwd, protected=protected, network=network)
+        return bwrap_argv(argv, cwd=cwd, protected=protected, network=network, writable=writable)
     if status.kind == "sandbox-exec":
-        profile = seatbelt_profile(cwd=cwd, temp=temp, protected=protected, network=network)
+        writable_temp = [*([temp] if temp is not None else []), *writable]
+        profile = seatbelt_profile(
+            cwd=cwd, temp=None, protected=protected, network=network, writable=writable_temp
+        )
         return ["sandbox-exec", "-p", profile, *argv]
     return list(argv)
 
 
 def bwrap_argv(
-    argv: Sequence[str], *, cwd: Path, protected: Sequence[Path], network: bool
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    protected: Sequence[Path],
+    network: bool,
+    writable: Sequence[Path] = (),
 ) -> list[str]:
     """The bubblewrap command line; mounts apply in order, so later ones cover earlier ones."""
     mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    mounts += socket_mounts(keep=[cwd, *protected])
+    mounts += socket_mounts(keep=[cwd, *protected, *writable])
     mounts += ["--bind", str(cwd), str(cwd)]
+    for folder in writable:
+        mounts += ["--bind", str(folder), str(folder)]
     for folder in protected:
         mounts += ["--tmpfs", str(folder)]  # masked even inside the working folder
     isolation = ["--unshare-pid", "--unshare-ipc", "--new-session", "--die-with-parent"]
@@ -130,11 +142,16 @@ def bwrap_argv(
 
 
 def seatbelt_profile(
-    *, cwd: Path, temp: Path | None, protected: Sequence[Path], network: bool
+    *,
+    cwd: Path,
+    temp: Path | None,
+    protected: Sequence[Path],
+    network: bool,
+    writable: Sequence[Path] = (),
 ) -> str:
     """The sandbox-exec (Seatbelt) profile. Later rules win, so the protected-folder denial
     comes after the working-folder allowance it must override."""
-    writable = [cwd, *([temp] if temp is not None else [])]
+    writable = [cwd, *([temp] if temp is not None else []), *writable]
     lines = [
         "(version 1)",
         "(allow default)",

@@ -53,6 +53,7 @@ from core.safety.secrets import (
 )
 from core.safety.trust import TrustStore
 from gui import theme
+from gui.settings.settings_acp import AcpAgentsPage
 from gui.settings.settings_appearance import AppearancePage
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_machine import LimitsPage, ToolsPage, TrustPage
@@ -98,6 +99,7 @@ class SettingsDialog(QDialog):
         self.rules = RulesPage(rule_store)
         self.mcp = McpPage(trust_store)
         self.tools = ToolsPage(which)
+        self.acp_agents = AcpAgentsPage(which)
         self.limits = LimitsPage()
         self.trust = TrustPage(trust_store)
         self.telemetry = TelemetryPage()
@@ -113,6 +115,7 @@ class SettingsDialog(QDialog):
             (self.rules, "Rules"),
             (self.mcp, "MCP"),
             (self.tools, "Tools"),
+            (self.acp_agents, "ACP agents"),
             (self.limits, "Limits"),
             (self.trust, "Trusted projects"),
             (self.telemetry, "Telemetry"),

@@ -119,7 +119,9 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--model", help="use this model for every step")
     parser.add_argument(
-        "--backend", choices=["openai", "pi", "claude"], help="run every step through this backend"
+        "--backend",
+        choices=["openai", "pi", "claude", "acp"],
+        help="run every step through this backend",
     )
     parser.add_argument(
         "--approve",
