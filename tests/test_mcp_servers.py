@@ -246,15 +246,29 @@ def test_an_unknown_server_and_a_server_switched_off_here_are_warnings(
 
 
 def test_streamable_http_server(llm_server: LLMServer, tmp_path: Path) -> None:
+    """Listed, a call allowed by a rule, one denied, one approved, pictures and structured
+    content: the same as stdio; the configured header never shows."""
+    RuleStore().add(tmp_path, "allow", "mcp__web__echo")
+    RuleStore().add(tmp_path, "deny", "mcp__web__delete_everything")
     with http_server() as url:
         configure(
             "web", McpServer(type="http", url=url, headers={"X-Api-Key": "web-secret-0123456789"})
         )
         write_agent("mcp-user", "mcp: [web]")
-        llm_server.queue(Reply.tool("mcp__web__echo", {"text": "over http"}), Reply.answer("ok"))
+        llm_server.queue(
+            Reply.tool("mcp__web__echo", {"text": "over http"}),
+            Reply.tool("mcp__web__delete_everything", {"confirm": True}),
+            Reply.tool("mcp__web__picture"),
+            Reply.answer("ok"),
+        )
         status, events = run(llm_server, tmp_path, task="the key is web-secret-0123456789")
     assert status == "ok"
-    (call,) = finished_calls(events)
-    assert call.result == "echo: over http"
+    assert "mcp__web__weather" in llm_server.requests[0].tool_names
+    echo, denied, picture = finished_calls(events)
+    assert echo.result == "echo: over http"
+    assert denied.status == "error" and "Denied by the project rule" in denied.result
+    assert picture.status == "ok" and picture.attachments[0].kind == "image"
+    decided = [(e.decided_by, e.decision) for e in events if isinstance(e, ApprovalResolved)]
+    assert decided == [("rule", "approve"), ("rule", "deny"), ("setting", "approve")]
     assert "web-secret-0123456789" not in llm_server.requests[0].user_text  # redacted
     assert all("web-secret-0123456789" not in e.model_dump_json() for e in events)
