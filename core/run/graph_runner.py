@@ -276,6 +276,11 @@ class GraphRun:
                 return None, "nothing it waits for ran"
             return None
         condition = parse_condition(step.when)
+        read = set(condition.steps())
+        for name, result in waited:  # a failure the condition does not look at still blocks
+            if result.status in ("failed", "stopped") and name not in read:
+                word = "failed" if result.status == "failed" else "was stopped"
+                return None, f"it waits for '{name}', which {word}"
         seen = {
             name: StepResult(result.status, result.structured)
             for name, result in self.results.items()
