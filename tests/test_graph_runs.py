@@ -25,7 +25,7 @@ from core.record.run_files import RunIndex, load_run
 from core.record.run_state import fold
 from core.run.gates import GateAnswer, GateUnanswerable
 from tests.graph_runs import by_agent, graph_runner, review
-from tests.llm_server import LLMServer
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 LOOP = """\
 name: review-loop
@@ -386,3 +386,20 @@ async def test_a_gate_inside_a_loop_sends_back_the_step_before_it(
         ("ship", None),
     ]
     assert "look again" in llm_server.requests[2].user_text
+
+
+async def test_a_failed_branch_skips_what_waits_for_it_and_the_others_go_on(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    def respond(body: dict[str, object]) -> Reply:
+        task = last_user_text(body)
+        return Reply.error(400, "bad request") if task.startswith("Plan A") else Reply.answer("ok")
+
+    llm_server.responder = respond
+    runner, events = graph_runner(llm_server, FAN.format(when="scout.status == done"), tmp_path)
+    result = await runner.run()
+    assert result.status == "error"
+    assert (result.error or "").startswith("step 'plan-a' failed")
+    (skipped,) = of(events, StepSkipped)
+    assert (skipped.node, skipped.reason) == ("merge", "it waits for 'plan-a', which failed")
+    assert [e.node for e in of(events, StepFinished) if e.status == "ok"] == ["scout", "plan-b"]
