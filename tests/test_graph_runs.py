@@ -21,6 +21,7 @@ from core.model.events import (
     StepSkipped,
     StepStarted,
 )
+from core.history.run_export import run_to_markdown
 from core.record.run_files import RunIndex, load_run
 from core.record.run_state import fold
 from core.run.gates import GateAnswer, GateUnanswerable
@@ -111,6 +112,9 @@ async def test_a_review_loop_converges_in_two_iterations(
     assert steps[5].error == ("skipped: the condition is false (check.max_severity >= major)")
     record = RunIndex().get(runner.run_id)
     assert record is not None and load_run(Path(record.path)) == events
+    exported = run_to_markdown(events)
+    assert "## Step 5: check (reviewer), iteration 2 — ok" in exported
+    assert "**Skipped:** the condition is false (check.max_severity >= major)" in exported
     first = events[0]
     assert isinstance(first, RunStarted) and first.mode == "graph"
     assert first.graph is not None and first.graph["loops"][0]["members"] == ["check", "fix"]
