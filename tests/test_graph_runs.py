@@ -10,6 +10,7 @@ from typing import TypeVar
 
 import pytest
 
+from core.history.run_export import run_to_markdown
 from core.model.events import (
     Event,
     GateDecided,
@@ -21,7 +22,6 @@ from core.model.events import (
     StepSkipped,
     StepStarted,
 )
-from core.history.run_export import run_to_markdown
 from core.record.run_files import RunIndex, load_run
 from core.record.run_state import fold
 from core.run.gates import GateAnswer, GateUnanswerable
