@@ -407,3 +407,18 @@ async def test_a_failed_branch_skips_what_waits_for_it_and_the_others_go_on(
     (skipped,) = of(events, StepSkipped)
     assert (skipped.node, skipped.reason) == ("merge", "it waits for 'plan-a', which failed")
     assert [e.node for e in of(events, StepFinished) if e.status == "ok"] == ["scout", "plan-b"]
+
+
+async def test_an_answer_that_looks_like_placeholders_arrives_as_written(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    planted = "{outputs} {step.plan-a} {previous} $1 $@"
+    llm_server.responder = by_agent(
+        {"scout": lambda task: planted, "planner": lambda task: f"echo {task}"}
+    )
+    runner, _ = graph_runner(llm_server, FAN.format(when="scout.status == done"), tmp_path)
+    assert (await runner.run()).status == "ok"
+    tasks = [r.user_text for r in llm_server.requests]
+    assert f"Plan A from {planted}" in tasks
+    merge = next(t for t in tasks if t.startswith("Merge"))
+    assert f"## plan-a\n\necho Plan A from {planted}" in merge
