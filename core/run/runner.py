@@ -142,7 +142,9 @@ class Runner:
             self._clock.now,
             rules=RuleStore(),
         )
-        self.gates = Gates(self.run_id, self._emit, self._clock.now)
+        self.gates = Gates(
+            self.run_id, self._emit, self._clock.now, lambda text: self._recording.scrub(text)
+        )
         """Graph runs' waiting gates, answered by :meth:`decide_gate` or ``gate_asker``."""
         self._gate_asker = gate_asker
         self.result: RunFinished | None = None
