@@ -172,6 +172,14 @@ def test_old_forms_are_unchanged_and_refuse_graph_fields() -> None:
             "until: reads 'zz'",
         ),
         ("  - {name: a, agent: w, task: x, best_of: {n: 2, judge: a}}\n", None, "no other step"),
+        (
+            "  - loop:\n      name: l\n      until: b.passed\n      steps:\n"
+            "        - {name: a, agent: w, task: x}\n"
+            "        - {name: b, agent: w, task: y, after: [x]}\n"
+            "  - {name: x, agent: w, task: z, after: [a]}\n",
+            None,
+            "a loop runs as a whole, but",
+        ),
     ],
 )
 def test_validation_refuses_with_the_line(body: str, line: int | None, words: str) -> None:

@@ -10,6 +10,7 @@ from typing import TypeVar
 
 import pytest
 
+from core.history.run_export import run_to_markdown
 from core.model.events import (
     Event,
     GateDecided,
@@ -25,7 +26,7 @@ from core.record.run_files import RunIndex, load_run
 from core.record.run_state import fold
 from core.run.gates import GateAnswer, GateUnanswerable
 from tests.graph_runs import by_agent, graph_runner, review
-from tests.llm_server import LLMServer
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 LOOP = """\
 name: review-loop
@@ -111,6 +112,9 @@ async def test_a_review_loop_converges_in_two_iterations(
     assert steps[5].error == ("skipped: the condition is false (check.max_severity >= major)")
     record = RunIndex().get(runner.run_id)
     assert record is not None and load_run(Path(record.path)) == events
+    exported = run_to_markdown(events)
+    assert "## Step 5: check (reviewer), iteration 2 — ok" in exported
+    assert "**Skipped:** the condition is false (check.max_severity >= major)" in exported
     first = events[0]
     assert isinstance(first, RunStarted) and first.mode == "graph"
     assert first.graph is not None and first.graph["loops"][0]["members"] == ["check", "fix"]
@@ -386,3 +390,35 @@ async def test_a_gate_inside_a_loop_sends_back_the_step_before_it(
         ("ship", None),
     ]
     assert "look again" in llm_server.requests[2].user_text
+
+
+async def test_a_failed_branch_skips_what_waits_for_it_and_the_others_go_on(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    def respond(body: dict[str, object]) -> Reply:
+        task = last_user_text(body)
+        return Reply.error(400, "bad request") if task.startswith("Plan A") else Reply.answer("ok")
+
+    llm_server.responder = respond
+    runner, events = graph_runner(llm_server, FAN.format(when="scout.status == done"), tmp_path)
+    result = await runner.run()
+    assert result.status == "error"
+    assert (result.error or "").startswith("step 'plan-a' failed")
+    (skipped,) = of(events, StepSkipped)
+    assert (skipped.node, skipped.reason) == ("merge", "it waits for 'plan-a', which failed")
+    assert [e.node for e in of(events, StepFinished) if e.status == "ok"] == ["scout", "plan-b"]
+
+
+async def test_an_answer_that_looks_like_placeholders_arrives_as_written(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    planted = "{outputs} {step.plan-a} {previous} $1 $@"
+    llm_server.responder = by_agent(
+        {"scout": lambda task: planted, "planner": lambda task: f"echo {task}"}
+    )
+    runner, _ = graph_runner(llm_server, FAN.format(when="scout.status == done"), tmp_path)
+    assert (await runner.run()).status == "ok"
+    tasks = [r.user_text for r in llm_server.requests]
+    assert f"Plan A from {planted}" in tasks
+    merge = next(t for t in tasks if t.startswith("Merge"))
+    assert f"## plan-a\n\necho Plan A from {planted}" in merge

@@ -171,3 +171,32 @@ def test_a_batch_of_a_gated_graph_never_waits(
     assert [end["status"] for end in ends] == [status, status]
     if status == "error":
         assert "the gate before 'ship' needs a person" in ends[0]["error"]
+
+
+async def test_a_hostile_handoff_cannot_redraw_the_gate_or_hide_words() -> None:
+    """The model writes the hand-off the person decides on: escape sequences (clear the
+    screen, conceal text), a carriage return over the question, a bidi override."""
+    out = io.StringIO()
+    hostile = WAITING.model_copy(
+        update={"handoff": "ok\x1b[2J\x1b[8mrm -rf ~\x1b[0m\rAll good\u202eevil 登录\ttab"}
+    )
+    await TerminalGateAsker(out, reader("x"), editor="")(hostile)
+    shown = out.getvalue()
+    assert "\x1b" not in shown and "\r" not in shown and "\u202e" not in shown
+    assert "ok\\x1b[2J\\x1b[8mrm -rf ~\\x1b[0m\\x0dAll good\\u202eevil 登录\ttab" in shown
+
+
+async def test_a_secret_in_the_handoff_never_reaches_the_terminal(
+    llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.graph_runs import graph_runner
+
+    secret = "tok-gate+ept=ance-7f3e2d1c0b9a8877"
+    monkeypatch.setenv("MY_SERVICE_TOKEN", secret)
+    llm_server.responder = by_agent({"worker": lambda task: f"the token is {secret}"})
+    out = io.StringIO()
+    asker = TerminalGateAsker(out, reader("c"), editor="")
+    runner, events = graph_runner(llm_server, GATED, tmp_path, gate_asker=asker)
+    assert (await runner.run()).status == "ok"
+    assert "the token is " in out.getvalue() and secret not in out.getvalue()
+    assert all(secret not in e.model_dump_json() for e in events)

@@ -304,6 +304,7 @@ def check_graph(steps: Sequence[PresetStep], loops: Sequence[LoopSpec], text: st
                     _line_of_name(text, loop.name),
                 )
     _check_cycles(deps, text)
+    _check_loops_run_whole(steps, deps, text)
     _check_conditions(steps, loops, deps, text)
     _check_references(steps, deps, text)
     level = waves(deps)
@@ -369,6 +370,26 @@ def _check_cycles(deps: Mapping[str, list[str]], text: str) -> None:
                 continue
             state[name] = 2
             path.pop()
+
+
+def _check_loops_run_whole(
+    steps: Sequence[PresetStep], deps: Mapping[str, list[str]], text: str
+) -> None:
+    """A loop runs as a whole: nothing may wait for one of its members and be waited for by
+    another (that step would have to run in the middle of every iteration)."""
+    unit = {step.name or "": step.loop or step.name or "" for step in steps}
+    units: dict[str, list[str]] = {}
+    for name, before in deps.items():
+        into = units.setdefault(unit[name], [])
+        into += [unit[b] for b in before if b in unit and unit[b] != unit[name]]
+    try:
+        _check_cycles(units, text)
+    except GraphFormError as error:
+        raise GraphFormError(
+            str(error).replace("a cycle outside a loop", "a loop runs as a whole, but")
+            + "; a step outside a loop cannot come between its members",
+            error.line,
+        ) from None
 
 
 def _condition_error(error: ConditionError, expression: str, text: str, what: str) -> None:

@@ -46,11 +46,17 @@ class Gates:
     """The run's waiting gates, by id."""
 
     def __init__(
-        self, run_id: str, emit: Callable[[Event], None], now: Callable[[], float]
+        self,
+        run_id: str,
+        emit: Callable[[Event], None],
+        now: Callable[[], float],
+        scrub: Callable[[str], str] = lambda text: text,
     ) -> None:
         self._run_id = run_id
         self._emit = emit
         self._now = now
+        self._scrub = scrub
+        """The run's redaction: the asker sees what the run file and the window see."""
         self._pending: dict[str, tuple[GateWaiting, asyncio.Future[GateAnswer]]] = {}
         self._ids = itertools.count(1)
 
@@ -98,7 +104,14 @@ class Gates:
         self._emit(waiting)
         helpers: list[asyncio.Task[None]] = []
         if asker is not None:
-            helpers.append(asyncio.create_task(self._from_asker(waiting, asker, future)))
+            shown = waiting.model_copy(
+                update={
+                    "handoff": self._scrub(waiting.handoff),
+                    "question": self._scrub(waiting.question),
+                    "options": [self._scrub(option) for option in waiting.options],
+                }
+            )
+            helpers.append(asyncio.create_task(self._from_asker(shown, asker, future)))
         cancel_wait: asyncio.Future[object] = asyncio.ensure_future(cancelled.wait())
         answered: asyncio.Future[object] = future  # type: ignore[assignment]
         try:

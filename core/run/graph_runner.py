@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -156,6 +156,7 @@ class GraphRun:
         handoff_limit: int,
         run_file: Path | None,
         reused: Sequence[str] = (),
+        reused_gates: Mapping[str, tuple[str, str | None]] | None = None,
     ) -> None:
         self.shape = shape
         self.steps = steps
@@ -188,6 +189,7 @@ class GraphRun:
         self.reused: set[str] = set(reused)
         """Execution keys the parent run finished (resume, re-run): their gates are not
         asked again."""
+        self._reused_gates = dict(reused_gates or {})
         self._slots = asyncio.Semaphore(MAX_CONCURRENT_STEPS)
         self._stopped: str | None = None
         self._unanswerable: str | None = None
@@ -274,6 +276,11 @@ class GraphRun:
                 return None, "nothing it waits for ran"
             return None
         condition = parse_condition(step.when)
+        read = set(condition.steps())
+        for name, result in waited:  # a failure the condition does not look at still blocks
+            if result.status in ("failed", "stopped") and name not in read:
+                word = "failed" if result.status == "failed" else "was stopped"
+                return None, f"it waits for '{name}', which {word}"
         seen = {
             name: StepResult(result.status, result.structured)
             for name, result in self.results.items()
@@ -516,6 +523,18 @@ class GraphRun:
         """Ask the person; the hand-off to go on with, or None when the run stops here."""
         spec = self._step(node).gate
         assert spec is not None
+        earlier = self._reused_gates.pop(node, None) if iteration is None else None
+        if earlier is not None:
+            decision, text = earlier
+            self._log("info", f"the gate before '{node}' was answered before: {decision}")
+            return (
+                (text, {**handed, "outputs": text or ""})
+                if decision == "edit"
+                else (
+                    previous,
+                    handed,
+                )
+            )
         for _round in range(MAX_SEND_BACKS + 1):
             waiting = GateWaiting(
                 run_id=self.run_id,

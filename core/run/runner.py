@@ -149,7 +149,9 @@ class Runner:
             self._clock.now,
             rules=RuleStore(),
         )
-        self.gates = Gates(self.run_id, self._emit, self._clock.now)
+        self.gates = Gates(
+            self.run_id, self._emit, self._clock.now, lambda text: self._recording.scrub(text)
+        )
         """Graph runs' waiting gates, answered by :meth:`decide_gate` or ``gate_asker``."""
         self._gate_asker = gate_asker
         self.result: RunFinished | None = None
@@ -344,6 +346,7 @@ class Runner:
                 handoff_limit=self.settings.limits.handoff_chars,
                 run_file=run_file(self.run_id) if self._record else None,
                 reused=list(self.request.reused_nodes),
+                reused_gates=self.request.reused_gates,
             ).run()
         if self.request.mode == "parallel":  # one checkpoint pair around all its tasks
             run_folders = [s.cwd for i, s in enumerate(steps) if i not in self.request.reused]

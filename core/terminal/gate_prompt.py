@@ -19,6 +19,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TextIO
@@ -57,9 +58,9 @@ class TerminalGateAsker:
 
     async def _ask(self, waiting: GateWaiting) -> GateAnswer:
         person = [o for o in waiting.options if o in PERSON_OPTIONS]
-        self._say(f"\n── Gate before '{waiting.node}': {waiting.question}")
+        self._say(f"\n── Gate before '{waiting.node}': {visible(waiting.question)}")
         if waiting.handoff:
-            self._say(f"What would be handed on:\n{waiting.handoff}\n")
+            self._say(f"What would be handed on:\n{visible(waiting.handoff)}\n")
         if not person:
             return await self._pick(waiting)
         while True:
@@ -79,7 +80,7 @@ class TerminalGateAsker:
 
     async def _pick(self, waiting: GateWaiting) -> GateAnswer:
         for number, option in enumerate(waiting.options, start=1):
-            self._say(f"  [{number}] {option}")
+            self._say(f"  [{number}] {visible(option)}")
         while True:
             answer = (await self._line("Keep which attempt (number), or [x] stop: ")).lower()
             if answer in ("x", "stop"):
@@ -120,6 +121,20 @@ class TerminalGateAsker:
     def _say(self, text: str) -> None:
         self._out.write(text + "\n")
         self._out.flush()
+
+
+def visible(text: str) -> str:
+    """``text`` with control and format characters (escape sequences, bidi overrides) shown
+    as ``\\x1b``-style codes: a model's answer must not redraw the screen or hide words from
+    the person deciding on it. Line breaks and tabs stay."""
+    return "".join(
+        ch
+        if ch in "\n\t" or not unicodedata.category(ch).startswith("C")
+        else f"\\x{ord(ch):02x}"
+        if ord(ch) < 0x100
+        else f"\\u{ord(ch):04x}"
+        for ch in text
+    )
 
 
 def editor_command() -> str:

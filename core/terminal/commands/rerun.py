@@ -40,7 +40,7 @@ def register(actions: Any) -> None:
     add_run_again_options(resume)
     resume.set_defaults(handler=_resume)
     rerun = actions.add_parser(
-        "rerun", help="run a chain again from step N, reusing the steps before it"
+        "rerun", help="run a chain or graph again from step N, reusing the steps before it"
     )
     rerun.add_argument("run_id")
     rerun.add_argument("--from", dest="step", type=int, required=True, metavar="N")
