@@ -172,6 +172,14 @@ def test_old_forms_are_unchanged_and_refuse_graph_fields() -> None:
             "until: reads 'zz'",
         ),
         ("  - {name: a, agent: w, task: x, best_of: {n: 2, judge: a}}\n", None, "no other step"),
+        (
+            "  - loop:\n      name: l\n      until: b.passed\n      steps:\n"
+            "        - {name: a, agent: w, task: x}\n"
+            "        - {name: b, agent: w, task: y, after: [x]}\n"
+            "  - {name: x, agent: w, task: z, after: [a]}\n",
+            None,
+            "a loop runs as a whole, but",
+        ),
     ],
 )
 def test_validation_refuses_with_the_line(body: str, line: int | None, words: str) -> None:
@@ -251,3 +259,36 @@ def test_graph_events_round_trip_and_step_events_carry_node_iteration_branch() -
     ]
     for event in events:
         assert event_from_json(event_to_json(event)) == event
+
+
+def test_a_hostile_long_chain_is_read_without_exhausting_the_stack() -> None:
+    """Each step after the one listed below it: walked naively, 950 levels deep."""
+    count = 950
+    steps = "".join(
+        f"  - {{name: s{i}, agent: w, task: x, after: [s{i + 1}]}}\n" for i in range(count - 1)
+    )
+    last = f"  - {{name: s{count - 1}, agent: w, task: x, after: []}}\n"
+    drawn = pipeline_graph(parse_preset_text(graph(steps + last)))
+    assert len(drawn.edges) == count - 1
+    cyclic = last.replace("after: []", "after: [s0]")
+    assert "a cycle outside a loop" in str(refused(graph(steps + cyclic)))
+
+
+def test_baton_presets_lists_graphs_by_step_names_and_problems_show(
+    user_presets: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core.cli import main
+    from core.definitions.presets import agent_diagnostics, discover_presets
+
+    (user_presets / "g.yaml").write_text(
+        graph(
+            "  - {name: look, agent: scout, task: x}\n"
+            "  - {name: act, agent: worker, task: y, when: 'look.passed'}\n"
+        ),
+        encoding="utf-8",
+    )
+    assert main(["presets", "--cwd", str(tmp_path)]) == 0
+    assert "look (scout), act (worker)" in capsys.readouterr().out
+    catalog = discover_presets(tmp_path, "user")
+    (problem,) = agent_diagnostics(catalog, discover_agents(tmp_path, "user"))
+    assert problem.path.endswith("g.yaml") and "declares no output" in problem.message

@@ -193,3 +193,49 @@ async def test_a_budget_reached_in_the_second_iteration_stops_there(
     assert len(llm_server.requests) == 4  # work, check 1, fix 1, check 2
     (loop_end,) = [e for e in events if isinstance(e, LoopFinished)]
     assert (loop_end.status, loop_end.iterations) == ("error", 2)
+
+
+GATED = """\
+name: gated
+mode: graph
+steps:
+  - {name: draft, agent: worker, task: "Draft: $@"}
+  - name: ship
+    agent: worker
+    task: "Ship: {previous}"
+    gate: {question: "Ship it?"}
+"""
+
+
+async def test_resume_after_a_gate_hands_on_the_persons_edit_without_asking_again(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    ships = itertools.count(1)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if last_user_text(body).startswith("Ship") and next(ships) == 1:
+            return Reply.error(400, "context too long")
+        return Reply.answer("done")
+
+    llm_server.responder = respond
+
+    async def edits(waiting: Any) -> Any:
+        from core.run.gates import GateAnswer
+
+        return GateAnswer("edit", text="the person's version")
+
+    runner, _ = graph_runner(llm_server, GATED, tmp_path, gate_asker=edits)
+    assert (await runner.run()).status == "error"
+    request = resume_request(load_run(Path(str(RunIndex().get(runner.run_id).path))))  # type: ignore[union-attr]
+
+    async def nobody(waiting: Any) -> Any:
+        raise AssertionError("the gate was asked again")
+
+    events: list[Event] = []
+    resumed_run = Runner(
+        request, settings=llm_server.settings(), listeners=[events.append], gate_asker=nobody
+    )
+    result = await resumed_run.run()
+    assert result.status == "ok", result.error
+    assert llm_server.requests[-1].user_text == "Ship: the person's version"
+    assert labels(events) == [("draft", None, True), ("ship", None, False)]

@@ -10,6 +10,7 @@ from typing import TypeVar
 
 import pytest
 
+from core.history.run_export import run_to_markdown
 from core.model.events import (
     Event,
     GateDecided,
@@ -25,7 +26,7 @@ from core.record.run_files import RunIndex, load_run
 from core.record.run_state import fold
 from core.run.gates import GateAnswer, GateUnanswerable
 from tests.graph_runs import by_agent, graph_runner, review
-from tests.llm_server import LLMServer
+from tests.llm_server import LLMServer, Reply, last_user_text
 
 LOOP = """\
 name: review-loop
@@ -107,8 +108,13 @@ async def test_a_review_loop_converges_in_two_iterations(
     steps = fold(events).steps
     assert [s.node for s in steps] == ["work", "check", "fix", "ship", "check", "fix"]
     assert steps[5].phase == "not_run" and steps[5].iteration == 2
+    assert steps[5].agent == "worker"  # a skipped iteration still says whose step it was
+    assert steps[5].error == ("skipped: the condition is false (check.max_severity >= major)")
     record = RunIndex().get(runner.run_id)
     assert record is not None and load_run(Path(record.path)) == events
+    exported = run_to_markdown(events)
+    assert "## Step 5: check (reviewer), iteration 2 — ok" in exported
+    assert "**Skipped:** the condition is false (check.max_severity >= major)" in exported
     first = events[0]
     assert isinstance(first, RunStarted) and first.mode == "graph"
     assert first.graph is not None and first.graph["loops"][0]["members"] == ["check", "fix"]
@@ -164,6 +170,25 @@ async def test_fan_in_gets_every_output_under_its_name(
     merge = next(r.user_text for r in llm_server.requests if r.user_text.startswith("Merge"))
     assert "## plan-a\n\nPLAN A FROM FOUND MAIN.PY" in merge
     assert "## plan-b\n\nPLAN B FROM FOUND MAIN.PY" in merge
+
+
+async def test_the_handoff_cap_applies_to_each_input(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.responder = by_agent(
+        {
+            "scout": lambda task: "found",
+            "planner": lambda task: "merged" if task.startswith("Merge") else task[:6] * 400,
+        }
+    )
+    settings = llm_server.settings(limits={"handoff_chars": 1000})
+    runner, _ = graph_runner(
+        llm_server, FAN.format(when="scout.status == done"), tmp_path, settings=settings
+    )
+    assert (await runner.run()).status == "ok"
+    merge = next(r.user_text for r in llm_server.requests if r.user_text.startswith("Merge"))
+    a, b = merge.split("## plan-b")
+    for part, step in ((a, 2), (b, 3)):
+        assert 1000 - 200 < len(part) < 1000 + 100  # each input capped on its own
+        assert f"of step {step}'s answer left out here" in part
 
 
 async def test_a_false_condition_skips_its_branch_and_says_which(
@@ -323,3 +348,62 @@ async def test_decide_gate_refuses_what_is_not_waiting(
     runner, _ = graph_runner(llm_server, GATED, tmp_path)
     with pytest.raises(GateError, match="no gate 'ship#9' is waiting"):
         runner.decide_gate("ship#9", decision)  # type: ignore[arg-type]
+
+
+async def test_cancel_ends_a_waiting_gate(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.responder = by_agent({"worker": lambda task: "x"})
+    runner, events = graph_runner(llm_server, GATED, tmp_path)
+    run = asyncio.create_task(runner.run())
+    gate = await wait_for_gate(events, run, set())
+    assert [g.gate_id for g in runner.gates.waiting] == [gate.gate_id]
+    runner.cancel()
+    result = await run
+    assert (result.status, result.error) == ("aborted", "the run was cancelled")
+    (decided,) = of(events, GateDecided)
+    assert (decided.decision, decided.note) == ("stop", "the run was cancelled")
+    assert runner.gates.waiting == []
+
+
+async def test_a_gate_inside_a_loop_sends_back_the_step_before_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.responder = by_agent(
+        {"reviewer": lambda task: review(), "worker": lambda task: "ok"}
+    )
+    text = LOOP.format(bound=2).replace(
+        '          when: "check.max_severity >= major"',
+        '          gate: {question: "Fix?"}',
+    )
+    runner, events = graph_runner(llm_server, text, tmp_path)
+    run = asyncio.create_task(runner.run())
+    answered: set[str] = set()
+    for decision in ("send_back", "continue"):
+        gate = await wait_for_gate(events, run, answered)
+        answered.add(gate.gate_id)
+        runner.decide_gate(gate.gate_id, decision, note="look again")
+    assert (await run).status == "ok"
+    assert started(events) == [
+        ("work", None),
+        ("check", 1),
+        ("check", 1),  # sent back: the step before the gate, in the same iteration
+        ("fix", 1),
+        ("ship", None),
+    ]
+    assert "look again" in llm_server.requests[2].user_text
+
+
+async def test_a_failed_branch_skips_what_waits_for_it_and_the_others_go_on(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    def respond(body: dict[str, object]) -> Reply:
+        task = last_user_text(body)
+        return Reply.error(400, "bad request") if task.startswith("Plan A") else Reply.answer("ok")
+
+    llm_server.responder = respond
+    runner, events = graph_runner(llm_server, FAN.format(when="scout.status == done"), tmp_path)
+    result = await runner.run()
+    assert result.status == "error"
+    assert (result.error or "").startswith("step 'plan-a' failed")
+    (skipped,) = of(events, StepSkipped)
+    assert (skipped.node, skipped.reason) == ("merge", "it waits for 'plan-a', which failed")
+    assert [e.node for e in of(events, StepFinished) if e.status == "ok"] == ["scout", "plan-b"]

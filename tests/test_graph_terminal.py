@@ -5,6 +5,7 @@ run with the reason instead of waiting."""
 from __future__ import annotations
 
 import io
+import json
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,8 +15,8 @@ import pytest
 from core.cli import main
 from core.config.settings import save_settings
 from core.model.events import GateDecided, GateWaiting, RunFinished, event_from_json
-from core.run.gates import GateUnanswerable
-from core.terminal.gate_prompt import TerminalGateAsker, fixed_gate_asker
+from core.run.gates import GateUnanswerable, fixed_answers
+from core.terminal.gate_prompt import TerminalGateAsker
 from tests.graph_runs import by_agent
 from tests.llm_server import LLMServer
 
@@ -89,10 +90,10 @@ async def test_an_edit_opens_the_editor_on_the_handoff(tmp_path: Path) -> None:
 async def test_closed_input_cannot_answer_and_fixed_answers_are_the_default() -> None:
     with pytest.raises(GateUnanswerable, match="input was closed"):
         await TerminalGateAsker(io.StringIO(), reader(), editor="")(WAITING)
-    assert (await fixed_gate_asker("continue")(WAITING)).by == "default"
-    assert (await fixed_gate_asker("default")(WAITING)).decision == "stop"
+    assert (await fixed_answers("continue")(WAITING)).by == "default"
+    assert (await fixed_answers("default")(WAITING)).decision == "stop"
     pick = WAITING.model_copy(update={"options": ["attempt#1", "attempt#2"]})
-    kept = await fixed_gate_asker("continue")(pick)
+    kept = await fixed_answers("continue")(pick)
     assert (kept.decision, kept.text) == ("continue", "attempt#1")
     chosen = await TerminalGateAsker(io.StringIO(), reader("2"), editor="")(pick)
     assert chosen.text == "attempt#2"
@@ -145,3 +146,28 @@ def test_the_transcript_says_what_the_graph_did(
     out = capsys.readouterr().out
     assert "⏸ gate before ship: Ship it?" in out
     assert "⏵ gate ship#1: continue (default)" in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "code", "status"), [([], 1, "error"), (["--gate", "continue"], 0, "ok")]
+)
+def test_a_batch_of_a_gated_graph_never_waits(
+    gated_preset: LLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    code: int,
+    status: str,
+) -> None:
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text('{"args": ["one"]}\n{"args": ["two"]}\n', encoding="utf-8")
+    args = ["batch", "gated", "--inputs", str(inputs), "--json", "--cwd", str(tmp_path)]
+    assert main([*args, "--scope", "user", *extra]) == code
+    ends = [
+        json.loads(line)
+        for line in capsys.readouterr().out.splitlines()
+        if '"run_finished"' in line
+    ]
+    assert [end["status"] for end in ends] == [status, status]
+    if status == "error":
+        assert "the gate before 'ship' needs a person" in ends[0]["error"]

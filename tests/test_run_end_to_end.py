@@ -89,7 +89,10 @@ def test_unknown_preset_names_the_available_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["run", "deploy", "--cwd", str(tmp_path)]) == 2
-    assert "unknown preset 'deploy' (available: implement" in capsys.readouterr().err
+    assert (
+        "unknown preset 'deploy' (available: best-of-3, fan-in, implement"
+        in capsys.readouterr().err
+    )
 
 
 def test_parallel_concurrency_is_measured_at_the_server(

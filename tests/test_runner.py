@@ -335,7 +335,9 @@ def test_preset_arguments_and_unknown_preset(tmp_path: Path) -> None:
     assert planned is not None
     assert planned[0].task == "Find all code relevant to: add a flag"
     assert "{previous}" in planned[1].task
-    with pytest.raises(RunError, match=r"unknown preset 'nope' \(available: implement"):
+    with pytest.raises(
+        RunError, match=r"unknown preset 'nope' \(available: best-of-3, fan-in, implement"
+    ):
         preset_request("nope", [], tmp_path)
     with pytest.raises(RunError, match="needs 1 argument"):
         preset_request("implement", [], tmp_path)

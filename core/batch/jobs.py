@@ -26,6 +26,7 @@ from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.errors import RunError
 from core.model.events import Event, RunStatus, StepFinished, UsageStats
 from core.record.publisher import EventListener
+from core.run.gates import GateAsker, nobody_to_ask
 from core.run.run_request import RunRequest, find_preset, request_from_preset
 from core.run.runner import Runner
 from core.safety.approvals import Responder, deny_all
@@ -90,6 +91,12 @@ def item_request(job: ItemJob, definitions: Definitions) -> RunRequest:
     )
 
 
+BATCH_GATES = nobody_to_ask(
+    "a batch item has no one to ask at a gate; pass --gate continue, stop or default"
+)
+"""A graph's gates in a batch item (on a remote worker too): nothing waits for an answer."""
+
+
 def item_runner(
     job: ItemJob,
     *,
@@ -99,6 +106,7 @@ def item_runner(
     listeners: Iterable[EventListener] = (),
     record: bool = True,
     budget_asker: BudgetAsker = stop_at_cap,
+    gate_asker: GateAsker = BATCH_GATES,
 ) -> Runner:
     """A prepared :class:`Runner` for the item (``definitions``: None reads them here, as
     a remote worker must); raises :class:`RunError` when the item cannot run.
@@ -119,6 +127,7 @@ def item_runner(
             presets=definitions.presets,
             run_id=job.run_id,
             budget_asker=budget_asker,
+            gate_asker=gate_asker,
         )
         runner.prepare()
     except RunError as error:

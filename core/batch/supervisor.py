@@ -16,7 +16,15 @@ import sqlite3
 from collections.abc import Callable, Iterable
 
 from core.batch.executors import BatchExecutor
-from core.batch.jobs import Definitions, ItemJob, ItemOutcome, OutputKeeper, item_runner, run_item
+from core.batch.jobs import (
+    BATCH_GATES,
+    Definitions,
+    ItemJob,
+    ItemOutcome,
+    OutputKeeper,
+    item_runner,
+    run_item,
+)
 from core.batch.recording import RemoteRecording
 from core.batch.store import BatchRecord, BatchStore
 from core.config.provider_http import shared_provider_clients
@@ -25,6 +33,7 @@ from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.errors import RunError
 from core.model.events import Event
 from core.record.publisher import EventListener
+from core.run.gates import GateAsker
 from core.run.runner import Runner, new_run_id
 from core.safety.approvals import Responder, deny_all
 
@@ -47,6 +56,7 @@ class BatchRun:
         listeners: Iterable[BatchListener] = (),
         budget_asker: BudgetAsker = stop_at_cap,
         store: BatchStore | None = None,
+        gate_asker: GateAsker = BATCH_GATES,
     ) -> None:
         self.record = record
         self.executor = executor
@@ -66,6 +76,7 @@ class BatchRun:
             for item in record.unfinished()
         ]
         self._budget_asker = budget_asker
+        self._gate_asker = gate_asker
         self._store = store or BatchStore()
         self._definitions: Definitions | None = None
         self._active: dict[int, Runner] = {}
@@ -116,6 +127,7 @@ class BatchRun:
                 responder=self.responder,
                 listeners=[keeper, self._tagged(job.index)],
                 budget_asker=self._budget_asker,
+                gate_asker=self._gate_asker,
             )
         except RunError as error:  # checked in prepare(); a definition changed since
             return self.item_ended(_failed(job, str(error)))

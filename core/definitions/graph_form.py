@@ -232,16 +232,23 @@ def _step(steps: Sequence[PresetStep], name: str) -> PresetStep:
 
 
 def waves(deps: Mapping[str, list[str]]) -> dict[str, int]:
-    """Each step's wave: 0 for roots, else one after its latest predecessor (no cycles)."""
+    """Each step's wave: 0 for roots, else one after its latest predecessor (no cycles).
+    Iterative: a hostile file's ten-thousand-step chain must not exhaust the stack."""
     level: dict[str, int] = {}
-
-    def of(name: str) -> int:
-        if name not in level:
-            level[name] = 1 + max((of(p) for p in deps.get(name, []) if p in deps), default=-1)
-        return level[name]
-
-    for name in deps:
-        of(name)
+    for start in deps:
+        stack = [start]
+        while stack:
+            name = stack[-1]
+            if name in level:
+                stack.pop()
+                continue
+            waiting = [p for p in deps.get(name, []) if p in deps and p not in level]
+            if waiting and not (set(waiting) & set(stack)):
+                stack.extend(waiting)
+                continue
+            known = [level[p] for p in deps.get(name, []) if p in level]
+            level[name] = 1 + max(known, default=-1)
+            stack.pop()
     return level
 
 
@@ -297,6 +304,7 @@ def check_graph(steps: Sequence[PresetStep], loops: Sequence[LoopSpec], text: st
                     _line_of_name(text, loop.name),
                 )
     _check_cycles(deps, text)
+    _check_loops_run_whole(steps, deps, text)
     _check_conditions(steps, loops, deps, text)
     _check_references(steps, deps, text)
     level = waves(deps)
@@ -333,29 +341,55 @@ def _check_names(steps: Sequence[PresetStep], loops: Sequence[LoopSpec], text: s
 
 
 def _check_cycles(deps: Mapping[str, list[str]], text: str) -> None:
+    """Depth-first, with an explicit stack (a long chain must not exhaust Python's)."""
     state: dict[str, int] = {}
-    path: list[str] = []
+    for start in deps:
+        if start in state:
+            continue
+        path: list[str] = []
+        stack: list[tuple[str, int]] = [(start, 0)]
+        while stack:
+            name, at = stack.pop()
+            if at == 0:
+                state[name] = 1
+                path.append(name)
+            before = deps.get(name, [])
+            if at < len(before):
+                stack.append((name, at + 1))
+                nxt = before[at]
+                if state.get(nxt) == 1:
+                    cycle = [*path[path.index(nxt) :], nxt]
+                    raise GraphFormError(
+                        "a cycle outside a loop: "
+                        + " → ".join(reversed(cycle))
+                        + " (steps that repeat go in a loop: with until: and max_iterations:)",
+                        _line_of_name(text, name),
+                    )
+                if nxt in deps and nxt not in state:
+                    stack.append((nxt, 0))
+                continue
+            state[name] = 2
+            path.pop()
 
-    def visit(name: str) -> None:
-        state[name] = 1
-        path.append(name)
-        for before in deps.get(name, []):
-            if state.get(before) == 1:
-                cycle = [*path[path.index(before) :], before]
-                raise GraphFormError(
-                    "a cycle outside a loop: "
-                    + " → ".join(reversed(cycle))
-                    + " (steps that repeat go in a loop: with until: and max_iterations:)",
-                    _line_of_name(text, name),
-                )
-            if state.get(before) is None and before in deps:
-                visit(before)
-        path.pop()
-        state[name] = 2
 
-    for name in deps:
-        if name not in state:
-            visit(name)
+def _check_loops_run_whole(
+    steps: Sequence[PresetStep], deps: Mapping[str, list[str]], text: str
+) -> None:
+    """A loop runs as a whole: nothing may wait for one of its members and be waited for by
+    another (that step would have to run in the middle of every iteration)."""
+    unit = {step.name or "": step.loop or step.name or "" for step in steps}
+    units: dict[str, list[str]] = {}
+    for name, before in deps.items():
+        into = units.setdefault(unit[name], [])
+        into += [unit[b] for b in before if b in unit and unit[b] != unit[name]]
+    try:
+        _check_cycles(units, text)
+    except GraphFormError as error:
+        raise GraphFormError(
+            str(error).replace("a cycle outside a loop", "a loop runs as a whole, but")
+            + "; a step outside a loop cannot come between its members",
+            error.line,
+        ) from None
 
 
 def _condition_error(error: ConditionError, expression: str, text: str, what: str) -> None:

@@ -266,6 +266,10 @@ def agent_diagnostics(catalog: PresetCatalog, agents: AgentCatalog) -> list[Diag
     :func:`step_agent_problems`), at the line naming the agent."""
     diagnostics: list[Diagnostic] = []
     for preset in catalog.presets:
+        for _owner, message in graph_output_problems(preset, agents):
+            diagnostics.append(
+                Diagnostic(path=preset.path or preset.name, line=None, message=message)
+            )
         problems = step_agent_problems(preset, agents)
         if not problems:
             continue

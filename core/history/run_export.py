@@ -11,7 +11,7 @@ import json
 from core.definitions.structured import as_handoff, review_table
 from core.model.events import Event
 from core.record.run_names import run_name
-from core.record.run_state import Notice, RunState, TextBlock, ToolCall, fold
+from core.record.run_state import Notice, RunState, StepState, TextBlock, ToolCall, fold
 
 PHASE_LABEL = {
     "pending": "pending",
@@ -78,7 +78,7 @@ def state_to_markdown(state: RunState) -> str:
     if state.error:
         out.append(f"- Error: {state.error}")
     for step in state.steps:
-        out += ["", f"## Step {step.index + 1}: {step.agent} — {PHASE_LABEL[step.phase]}", ""]
+        out += ["", f"## Step {step.index + 1}: {_who(step)} — {PHASE_LABEL[step.phase]}", ""]
         if step.usage.line():
             out += [f"*{step.usage.line()}*", ""]
         out += ["**Task**", "", "> " + step.task.replace("\n", "\n> "), ""]
@@ -97,9 +97,19 @@ def state_to_markdown(state: RunState) -> str:
         if step.structured is not None:
             table = review_table(step.structured) if "issues" in step.structured else None
             out += ["", table or "```json\n" + as_handoff(step.structured) + "\n```", ""]
-        if step.error:
+        if step.error and step.phase == "not_run" and step.error.startswith("skipped: "):
+            out += ["", f"**Skipped:** {step.error.removeprefix('skipped: ')}"]
+        elif step.error:
             out += ["", f"**Error:** {step.error}"]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _who(step: StepState) -> str:
+    """``worker``, or in a graph run ``fix (worker), iteration 2`` / ``attempt#2 (worker)``."""
+    if step.node is None:
+        return step.agent
+    named = f"{step.branch or step.node} ({step.agent})"
+    return f"{named}, iteration {step.iteration}" if step.iteration else named
 
 
 def run_to_json(events: list[Event]) -> str:

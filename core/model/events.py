@@ -495,7 +495,8 @@ GateDecider = Literal["person", "timeout", "default"]
 class GateWaiting(_Event):
     """A person's checkpoint before ``node``: ``handoff`` is what would be handed on;
     ``options`` the decisions offered (``continue``, ``edit``, ``send_back``, ``stop``, or
-    a best-of's attempt names when the person picks the winner)."""
+    a best-of's attempt names when the person picks the winner). ``step`` is the index the
+    gated step will run as (for a best-of pick, the node's first attempt)."""
 
     type: Literal["gate_waiting"] = "gate_waiting"
     gate_id: str

@@ -265,9 +265,20 @@ class RunState:
     def _grow_to(self, index: int, event: StepStarted | StepSkipped | StepFinished) -> None:
         """A graph run adds a step per loop iteration and per best-of attempt beyond the
         planned ones: the first event of such a step makes its place."""
+        node = event.node
+        planned = next((s for s in self.steps if s.node is not None and s.node == node), None)
         agent = event.agent if isinstance(event, StepStarted) else ""
         while len(self.steps) <= index:
-            self.steps.append(StepState(index=len(self.steps), agent=agent))
+            state = StepState(index=len(self.steps), agent=agent)
+            if planned is not None:  # an iteration or attempt of a planned node: its agent
+                state.agent = agent or planned.agent
+                state.task, state.model, state.backend = (
+                    planned.task,
+                    planned.model,
+                    planned.backend,
+                )
+                state.folder = planned.folder
+            self.steps.append(state)
 
     def _start(self, event: RunStarted) -> None:
         self.run_id = event.run_id
@@ -287,6 +298,7 @@ class RunState:
                 model=s.model,
                 backend=s.backend,
                 folder="" if s.cwd == event.cwd else s.cwd,
+                node=s.node,
             )
             for i, s in enumerate(event.steps)
         ]
@@ -387,7 +399,8 @@ def _apply_to_step(step: StepState, event: Event) -> None:
     elif isinstance(event, StepSkipped):
         step.phase = "not_run"
         step.node, step.iteration = event.node, event.iteration
-        step.error = f"skipped: {event.reason}"
+        condition = f" ({event.condition})" if event.condition else ""
+        step.error = f"skipped: {event.reason}{condition}"
     elif isinstance(event, StepFinished):
         step.phase = event.status
         step.output = event.output

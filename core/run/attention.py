@@ -1,10 +1,10 @@
 """What waits for the person, across every run: the attention inbox's model.
 
-Three things wait: an approval (a tool call asks), a budget question (a cap was reached) and a
-failed step (resume, re-run or let it be). Each is an :class:`Attention` keyed so the same
-thing is never listed twice and can be taken off when it is answered elsewhere (the approval
-dialog, the run being cancelled). Qt-free, so the window shows it and a terminal front end
-could list the same items.
+Four things wait: an approval (a tool call asks), a budget question (a cap was reached), a
+graph's gate (a person decides before a step) and a failed step (resume, re-run or let it
+be). Each is an :class:`Attention` keyed so the same thing is never listed twice and can be
+taken off when it is answered elsewhere (the approval dialog, the run being cancelled).
+Qt-free, so the window shows it and a terminal front end could list the same items.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-AttentionKind = Literal["approval", "budget", "failed"]
+AttentionKind = Literal["approval", "budget", "gate", "failed"]
 
 KIND_WORDS: dict[AttentionKind, str] = {
     "approval": "Approval needed",
     "budget": "Budget reached",
+    "gate": "Gate waiting",
     "failed": "Step failed",
 }
 """The heading of each kind: the notification's title and the inbox row's first words."""
@@ -46,6 +47,11 @@ def failed_key(run_id: str, step: int) -> str:
 
 def budget_key(run_id: str, step: int) -> str:
     return f"budget:{run_id}:{step}"
+
+
+def gate_key(run_id: str, gate_id: str) -> str:
+    """A waiting gate (``gate_waiting``'s ``gate_id``), taken off by its ``gate_decided``."""
+    return f"gate:{run_id}:{gate_id}"
 
 
 class AttentionList:

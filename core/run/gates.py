@@ -15,6 +15,7 @@ import itertools
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
+from typing import Literal
 
 from core.model.events import Event, GateDecided, GateDecider, GateDecision, GateWaiting
 
@@ -122,6 +123,7 @@ class Gates:
         self._emit(
             GateDecided(
                 run_id=self._run_id,
+                step=waiting.step,
                 ts=self._now(),
                 gate_id=waiting.gate_id,
                 decision=answer.decision,
@@ -143,3 +145,26 @@ class Gates:
             return
         if not future.done():
             future.set_result(answer)
+
+
+def fixed_answers(choice: Literal["continue", "stop", "default"]) -> GateAsker:
+    """Every gate answered the same way without asking (``--gate``; recorded as the
+    ``default``): continue, stop, or each gate's own default. A best-of pick's ``continue``
+    keeps the first attempt that finished."""
+
+    async def answer(waiting: GateWaiting) -> GateAnswer:
+        decision = waiting.default if choice == "default" else choice
+        if decision == "continue" and not any(o in PERSON_OPTIONS for o in waiting.options):
+            return GateAnswer("continue", text=waiting.options[0], by="default")
+        return GateAnswer(decision, by="default")
+
+    return answer
+
+
+def nobody_to_ask(reason: str) -> GateAsker:
+    """Gates fail the run with ``reason``: where no person can answer, nothing waits."""
+
+    async def refuse(waiting: GateWaiting) -> GateAnswer:
+        raise GateUnanswerable(reason)
+
+    return refuse

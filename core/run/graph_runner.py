@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -39,7 +39,14 @@ from core.definitions.conditions import (
     parse_condition,
     severity_counts,
 )
-from core.definitions.graph_form import GraphShape, LoopSpec, PresetStep, ancestors, dependencies
+from core.definitions.graph_form import (
+    STEP_REF,
+    GraphShape,
+    LoopSpec,
+    PresetStep,
+    ancestors,
+    dependencies,
+)
 from core.model.events import (
     BestOfPicked,
     Event,
@@ -149,6 +156,7 @@ class GraphRun:
         handoff_limit: int,
         run_file: Path | None,
         reused: Sequence[str] = (),
+        reused_gates: Mapping[str, tuple[str, str | None]] | None = None,
     ) -> None:
         self.shape = shape
         self.steps = steps
@@ -170,7 +178,8 @@ class GraphRun:
             s.best_of.judge: s.name or "" for s in shape.steps if s.best_of and s.best_of.judge
         }
         self._pending_keeps: dict[str, _Attempts] = {}
-        self._loop_last: dict[str, tuple[str, str]] = {}
+        self._capped_texts: dict[int, tuple[str, str]] = {}
+        self._loop_last: dict[str, tuple[str, NodeResult]] = {}
         """Each loop's latest answer (the last member that ran): what comes after it gets."""
         self._loop_results: dict[str, NodeResult] = {}
         self._iteration: dict[str, int] = {}
@@ -180,6 +189,7 @@ class GraphRun:
         self.reused: set[str] = set(reused)
         """Execution keys the parent run finished (resume, re-run): their gates are not
         asked again."""
+        self._reused_gates = dict(reused_gates or {})
         self._slots = asyncio.Semaphore(MAX_CONCURRENT_STEPS)
         self._stopped: str | None = None
         self._unanswerable: str | None = None
@@ -266,6 +276,11 @@ class GraphRun:
                 return None, "nothing it waits for ran"
             return None
         condition = parse_condition(step.when)
+        read = set(condition.steps())
+        for name, result in waited:  # a failure the condition does not look at still blocks
+            if result.status in ("failed", "stopped") and name not in read:
+                word = "failed" if result.status == "failed" else "was stopped"
+                return None, f"it waits for '{name}', which {word}"
         seen = {
             name: StepResult(result.status, result.structured)
             for name, result in self.results.items()
@@ -297,7 +312,7 @@ class GraphRun:
         previous, handed = self._handoffs(node, iteration)
         step = self._step(node)
         if step.gate is not None and StepLabel(node, iteration).key not in self.reused:
-            passed = await self._gate(node, previous, handed, iteration)
+            passed = await self._gate(node, index, previous, handed, iteration)
             if passed is None:
                 return
             previous, handed = passed
@@ -349,50 +364,57 @@ class GraphRun:
 
     # ------------------------------------------------------------------------ hand-offs
 
-    def _capped(self, node: str, text: str) -> str:
-        result = self.results.get(node)
-        number = (result.index if result and result.index is not None else 0) + 1
-        return hand_off(
+    def _capped(self, index: int | None, text: str) -> str:
+        """``text`` (the answer of step ``index``) as one input is handed on: capped on its
+        own, the whole kept once per step however many steps it goes to."""
+        number = (index or 0) + 1
+        memo = self._capped_texts.get(number)
+        if memo is not None and memo[0] is text:
+            return memo[1]
+        capped = hand_off(
             text, limit=self._limit, run_id=self.run_id, step_number=number, run_file=self._run_file
         )
+        self._capped_texts[number] = (text, capped)
+        return capped
 
     def _answers(self, node: str) -> list[tuple[str, str]]:
         """A predecessor's answers as hand-offs: one, or each attempt's under its name."""
         attempts = self.attempts.get(node)
         if attempts is not None and attempts.winner is None:
-            return [
-                (branch, self._capped(node, self.results[branch].output))
-                for branch in attempts.branches
-                if self.results.get(branch, NodeResult("skipped")).status == "done"
-            ]
+            done = [(b, self.results.get(b, NodeResult("skipped"))) for b in attempts.branches]
+            return [(b, self._capped(r.index, r.output)) for b, r in done if r.status == "done"]
         result = self.results.get(node)
         if result is None or result.status != "done":
             return []
-        return [(node, self._capped(node, result.output))]
+        return [(node, self._capped(result.index, result.output))]
 
     def _handoffs(self, node: str, iteration: int | None) -> tuple[str | None, dict[str, str]]:
+        """``{previous}`` and the other hand-offs the step's task names (only those: each
+        costs a cap, and a long answer a file)."""
         step = self._step(node)
         sources = list(self.deps.get(node, []))
         answers: list[tuple[str, str]] = []
         loop = self.loops.get(step.loop or "")
         entry = loop is not None and not [p for p in sources if p in loop.members]
         if loop is not None and entry and (iteration or 1) > 1 and loop.name in self._loop_last:
-            name, text = self._loop_last[loop.name]
-            answers = [(name, self._capped(name, text))]
+            name, result = self._loop_last[loop.name]
+            answers = [(name, self._capped(result.index, result.output))]
         else:
-            for source, result in self._waited_for(node):
+            for source, waited in self._waited_for(node):
                 if source in self.loops:
                     last = self._loop_last.get(source)
-                    if result.status == "done" and last is not None:
-                        answers.append((last[0], self._capped(last[0], last[1])))
+                    if waited.status == "done" and last is not None:
+                        answers.append((last[0], self._capped(last[1].index, last[1].output)))
                 else:
                     answers += self._answers(source)
         outputs = "\n\n".join(f"## {name}\n\n{text}" for name, text in answers)
         previous = answers[0][1] if len(answers) == 1 else outputs if answers else None
         handed = {"outputs": outputs}
-        for name, result in self.results.items():
-            if result.status == "done" and name in self.position:
-                handed[f"step.{name}"] = self._capped(name, result.output)
+        template = self.steps[self.position[node]].spec.task  # a re-run may have changed it
+        for name in set(STEP_REF.findall(template)):
+            named = self.results.get(name)
+            if named is not None and named.status == "done":
+                handed[f"step.{name}"] = self._capped(named.index, named.output)
         return previous, handed
 
     # ------------------------------------------------------------------------ loops
@@ -415,7 +437,7 @@ class GraphRun:
                 await self._run_node(member, iteration, note if member == loop.members[0] else None)
                 result = self.results.get(member)
                 if result is not None and result.status != "skipped":
-                    self._loop_last[loop.name] = (member, result.output)
+                    self._loop_last[loop.name] = (member, result)
                 if result is not None and result.status in ("failed", "stopped"):
                     self._loop_finished(
                         loop,
@@ -475,9 +497,8 @@ class GraphRun:
         summary: str,
     ) -> None:
         ended: Status = {"error": "failed", "aborted": "stopped"}.get(status, "done")  # type: ignore[assignment]
-        self._loop_results[loop.name] = NodeResult(
-            ended, self._loop_last.get(loop.name, ("", ""))[1]
-        )
+        last = self._loop_last.get(loop.name)
+        self._loop_results[loop.name] = NodeResult(ended, last[1].output if last else "")
         self._emit(
             LoopFinished(
                 run_id=self.run_id,
@@ -492,14 +513,32 @@ class GraphRun:
     # ------------------------------------------------------------------------ gates
 
     async def _gate(
-        self, node: str, previous: str | None, handed: dict[str, str], iteration: int | None
+        self,
+        node: str,
+        index: int,
+        previous: str | None,
+        handed: dict[str, str],
+        iteration: int | None,
     ) -> tuple[str | None, dict[str, str]] | None:
         """Ask the person; the hand-off to go on with, or None when the run stops here."""
         spec = self._step(node).gate
         assert spec is not None
+        earlier = self._reused_gates.pop(node, None) if iteration is None else None
+        if earlier is not None:
+            decision, text = earlier
+            self._log("info", f"the gate before '{node}' was answered before: {decision}")
+            return (
+                (text, {**handed, "outputs": text or ""})
+                if decision == "edit"
+                else (
+                    previous,
+                    handed,
+                )
+            )
         for _round in range(MAX_SEND_BACKS + 1):
             waiting = GateWaiting(
                 run_id=self.run_id,
+                step=index,
                 ts=self._now(),
                 gate_id=self._gates.new_id(node),
                 node=node,
@@ -539,15 +578,21 @@ class GraphRun:
     async def _send_back(self, node: str, note: str) -> None:
         """Run what ``node`` waits for again, with the person's note: a step once more, a
         loop one more iteration."""
-        for unit in dict.fromkeys(self._unit(p) for p in self.deps.get(node, [])):
+        own_loop = self._step(node).loop
+        units = (
+            p if own_loop is not None and self._step(p).loop == own_loop else self._unit(p)
+            for p in self.deps.get(node, [])
+        )  # inside a loop, the step before (not the loop this gate is in) goes again
+        for unit in dict.fromkeys(units):
             if unit in self.loops:
                 await self._run_loop(self.loops[unit], note, extra=True)
             else:
                 self._used_first.add(unit)
-                previous, handed = self._handoffs(unit, None)
-                await self._execute(
-                    unit, self._index_for(unit), StepLabel(unit), previous, handed, note
-                )
+                loop = self._step(unit).loop
+                iteration = self._iteration.get(loop) if loop is not None else None
+                previous, handed = self._handoffs(unit, iteration)
+                label = StepLabel(unit, iteration)
+                await self._execute(unit, self._index_for(unit), label, previous, handed, note)
 
     # ------------------------------------------------------------------------ best of N
 
@@ -602,6 +647,7 @@ class GraphRun:
         ]
         waiting = GateWaiting(
             run_id=self.run_id,
+            step=self.results[attempts.node].index if attempts.node in self.results else None,
             ts=self._now(),
             gate_id=self._gates.new_id(attempts.node),
             node=attempts.node,
@@ -659,6 +705,8 @@ class GraphRun:
     async def _keep_settled_attempts(self, node: str) -> None:
         """Keep the winners picked by judges this step comes after (its gate, if any, said
         continue: the winner's changes are wanted)."""
+        if not self._pending_keeps:
+            return
         before = ancestors(node, self.deps)
         for name, attempts in list(self._pending_keeps.items()):
             judge = self._step(name).best_of

@@ -21,7 +21,16 @@ from core.definitions.graph_form import GraphShape, LoopSpec, PresetStep
 from core.definitions.params import split_shown
 from core.model.budget import budget_of
 from core.model.errors import RunError
-from core.model.events import Event, Lineage, RunFinished, RunStarted, StepFinished, StepStarted
+from core.model.events import (
+    Event,
+    GateDecided,
+    GateWaiting,
+    Lineage,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+)
 from core.run.graph_runner import execution_keys
 from core.run.run_request import RunRequest, StepSpec
 
@@ -77,10 +86,27 @@ def _graph_resume(events: list[Event], started: RunStarted) -> RunRequest:
         request,
         budget=budget_of(events),
         reused_nodes=reused,
+        reused_gates=_gates_let_through(events, request),
         lineage=Lineage(
             run_id=started.run_id, step=min(unfinished, default=len(keys)), kind="resume"
         ),
     )
+
+
+def _gates_let_through(
+    events: list[Event], request: RunRequest
+) -> dict[str, tuple[str, str | None]]:
+    """The parent's gate answers that let a step outside a loop through (the last per step):
+    resume hands on what the person decided, the edit included, instead of asking again."""
+    in_loops = {s.name for s in request.graph.steps if s.loop} if request.graph else set()
+    nodes = {e.gate_id: e.node for e in events if isinstance(e, GateWaiting)}
+    decided: dict[str, tuple[str, str | None]] = {}
+    for event in events:
+        if isinstance(event, GateDecided) and event.decision in ("continue", "edit"):
+            node = nodes.get(event.gate_id)
+            if node is not None and node not in in_loops:
+                decided[node] = (event.decision, event.text)
+    return decided
 
 
 def _graph_rerun_from(

@@ -78,6 +78,9 @@ class RunRequest:
     reused_nodes: dict[str, StepFinished] = field(default_factory=dict)
     """A graph run's results copied from :attr:`lineage`'s run, by execution key
     (``node``, ``node@2`` for a loop's second iteration, ``node#3`` for a best-of attempt)."""
+    reused_gates: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    """Gates outside loops the parent run's person let through, by node: ``(decision,
+    text)`` (``continue``, or ``edit`` with the text handed on), not asked again."""
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:

@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Literal, TextIO
 
 from core.model.events import GateWaiting
-from core.run.gates import PERSON_OPTIONS, GateAnswer, GateAsker, GateUnanswerable
+from core.run.gates import (
+    PERSON_OPTIONS,
+    GateAnswer,
+    GateAsker,
+    GateUnanswerable,
+    fixed_answers,
+    nobody_to_ask,
+)
 
 GateChoice = Literal["continue", "stop", "default"]
 _CHOICES = "[c]ontinue  [e]dit what is handed on  [s]end back with a note  [x] stop"
@@ -119,27 +126,11 @@ def editor_command() -> str:
     return os.environ.get("VISUAL") or os.environ.get("EDITOR") or ""
 
 
-def fixed_gate_asker(choice: GateChoice) -> GateAsker:
-    """``--gate``: every gate answered the same way without asking (recorded as the
-    ``default``); a best-of pick's ``continue`` keeps the first attempt that finished."""
-
-    async def answer(waiting: GateWaiting) -> GateAnswer:
-        decision = waiting.default if choice == "default" else choice
-        if decision == "continue" and not any(o in PERSON_OPTIONS for o in waiting.options):
-            return GateAnswer("continue", text=waiting.options[0], by="default")
-        return GateAnswer(decision, by="default")
-
-    return answer
-
-
-async def no_one_to_ask(waiting: GateWaiting) -> GateAnswer:
-    raise GateUnanswerable(
-        "there is no terminal to ask on; pass --gate continue, --gate stop or --gate default"
-    )
+NO_TERMINAL = "there is no terminal to ask on; pass --gate continue, --gate stop or --gate default"
 
 
 def gate_asker_for(choice: GateChoice | None, interactive: bool) -> GateAsker:
     """The asker ``baton run`` uses: ``--gate`` when given, else the terminal, else none."""
     if choice is not None:
-        return fixed_gate_asker(choice)
-    return TerminalGateAsker() if interactive else no_one_to_ask
+        return fixed_answers(choice)
+    return TerminalGateAsker() if interactive else nobody_to_ask(NO_TERMINAL)

@@ -226,6 +226,7 @@ def _execute(
             listeners=[printer],
             budget_asker=options["budget_asker"],
             store=store,
+            gate_asker=options["gate_asker"],
         )
         batch.prepare()
     except (RunError, SettingsError) as error:

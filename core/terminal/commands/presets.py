@@ -58,6 +58,8 @@ def _table(catalog: PresetCatalog, diagnostics: list[Diagnostic]) -> str:
         joiner = " → " if preset.mode == "chain" else " + "
         name = preset.name + (" !" if preset.path in broken else "")
         agents = joiner.join(step.agent for step in preset.steps)
+        if preset.mode == "graph":  # names say more than agents when steps branch and repeat
+            agents = ", ".join(f"{step.name} ({step.agent})" for step in preset.steps)
         rows.append((name, preset.source, preset.mode, agents, preset.description))
     notes = (
         ["! cannot run: see Diagnostics"] if any(p.path in broken for p in catalog.presets) else []

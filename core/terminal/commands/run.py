@@ -94,7 +94,6 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--no-network", action="store_true", help="cut the network of sandboxed bash for this run"
     )
-    add_gate_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -129,6 +128,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help="how to answer tool calls that need approval "
         "(default: prompt on a terminal, deny without one)",
     )
+    add_gate_option(parser)
 
 
 def _pairs(values: list[str], flag: str) -> list[StepSpec]:
