@@ -26,7 +26,7 @@ GOAL = "add a --json flag"
 SONNET = "claude-sonnet-4-5"
 
 REVIEW_LOOP = """\
-name: review-loop
+name: review-and-ship
 description: The worker does it; a reviewer checks until nothing serious is left
 argument-hint: "<what to do>"
 mode: graph
@@ -156,7 +156,7 @@ def git_project(folder: Path) -> Path:
 def shoot_preset(output: Path) -> None:
     presets = HOME / "home/.config/baton/presets"
     presets.mkdir(parents=True, exist_ok=True)
-    path = presets / "review-loop.yaml"
+    path = presets / "review-and-ship.yaml"
     path.write_text(REVIEW_LOOP, encoding="utf-8")
     window = open_window(HOME, "presets", 1300, 840)
     view = window.presets_view

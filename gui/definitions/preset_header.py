@@ -19,9 +19,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from core.definitions.agents import AgentCatalog
-from core.definitions.pipeline_graph import PipelineGraph, pipeline_graph
 from core.definitions.presets import Preset
 from gui.definitions.definition_header import DefinitionHeader
+from gui.definitions.preset_chain import draw_preset
 from gui.widgets import Badge
 from gui.widgets.graph_canvas import GraphView
 
@@ -60,15 +60,13 @@ class PresetHeader(DefinitionHeader):
         self._show_common(preset.name if preset else None, path, source, override_text)
         if preset is None:
             self.mode_badge.hide()
-            self.graph.set_graph(PipelineGraph(nodes=()))
+            draw_preset(self.graph, None, agents)
             self.graph.hide()
             self.arguments.setText("Not loaded — fix the problem shown below the text.")
         else:
             self.mode_badge.setText(preset.mode)
             self.mode_badge.show()
-            graph = pipeline_graph(preset)
-            unknown = {n.agent for n in graph.nodes if agents.get(n.agent) is None}
-            self.graph.set_graph(graph, unknown)
+            draw_preset(self.graph, preset, agents)
             self.graph.show()
             hint = preset.argument_hint or "none"
             self.arguments.setText(f"Arguments: {hint}")

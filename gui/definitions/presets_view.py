@@ -32,7 +32,6 @@ from PySide6.QtWidgets import QInputDialog, QSplitter, QWidget
 from core.definitions import preset_files
 from core.definitions.agents import AgentCatalog, Diagnostic, discover_agents, find_project_root
 from core.definitions.checks import Problem
-from core.definitions.pipeline_graph import pipeline_graph
 from core.definitions.presets import (
     PROJECT_PRESET_DIR,
     PresetCatalog,
@@ -43,6 +42,7 @@ from core.definitions.presets import (
 )
 from gui.definitions.definitions_view import DefinitionsView
 from gui.definitions.parse_caches import AGENT_FILES, PRESET_FILES
+from gui.definitions.preset_chain import draw_preset
 from gui.definitions.preset_form import PresetForm
 from gui.definitions.preset_header import PresetHeader
 from gui.definitions.preset_list import PresetFile, PresetList, read_preset_files
@@ -247,9 +247,7 @@ class PresetsView(DefinitionsView):
             preset = parse_preset_text(text)
         except PresetError:
             return
-        graph = pipeline_graph(preset)
-        unknown = {n.agent for n in graph.nodes if self._agents.get(n.agent) is None}
-        self.header.graph.set_graph(graph, unknown)
+        draw_preset(self.header.graph, preset, self._agents)
 
     def _write_form_text(self, text: str) -> None:
         """The step editor's change, into the text as one undoable edit."""

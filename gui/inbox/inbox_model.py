@@ -9,8 +9,8 @@ Sources, all on the GUI thread (= the asyncio loop's):
 * the :class:`gui.approvals.budget_queue.BudgetQueue`'s queued / resolved signals;
 * every run's typed events (a listener per run): ``step_finished`` with ``error`` is a failed
   step; it stays until the person dismisses it or resumes / re-runs that run. ``gate_waiting``
-  is a gate of a graph run (:attr:`InboxModel.gates`), until its ``gate_decided`` or the run's
-  end; opening it shows the run, whose view asks the gate's question.
+  is a gate of a graph run (kind ``gate``), until its ``gate_decided`` or the run's end;
+  opening it shows the run, whose view asks the gate's question.
 
 Each new item notifies (:class:`gui.widgets.notifications.Notifier`) when the window is not
 focused, naming the run and why; clicking the notification shows the step.
@@ -18,7 +18,6 @@ focused, naming the run and why; clicking the notification shows the step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -32,31 +31,11 @@ from core.run.attention import (
     AttentionList,
     budget_key,
     failed_key,
+    gate_key,
 )
 
 if TYPE_CHECKING:
     from gui.run.run_controller import RunController, RunSession
-
-GATE_WORDS = "A gate waits"
-
-
-@dataclass(frozen=True)
-class GateItem:
-    """A gate of a live graph run waiting for the person."""
-
-    key: str
-    run_id: str
-    step: int
-    run_title: str
-    node: str
-    question: str
-
-    def headline(self) -> str:
-        return f"{GATE_WORDS} — {self.run_title}, before “{self.node}”"
-
-
-def gate_key(run_id: str, gate_id: str) -> str:
-    return f"gate:{run_id}:{gate_id}"
 
 
 class InboxModel(QObject):
@@ -73,8 +52,6 @@ class InboxModel(QObject):
         super().__init__(controller)
         self._controller = controller
         self.items = AttentionList()
-        self.gates: dict[str, GateItem] = {}
-        """Gates waiting now, oldest first (listed before the other items: a run holds)."""
         approvals = controller.approvals
         approvals.requestQueued.connect(self._approval_queued)
         approvals.requestResolved.connect(lambda _r, _s, request_id, _d: self._remove(request_id))
@@ -90,15 +67,11 @@ class InboxModel(QObject):
     # -- public API ----------------------------------------------------------------------
 
     def count(self) -> int:
-        return len(self.items) + len(self.gates)
+        return len(self.items)
 
     def open(self, key: str) -> None:
         """Show the item's step, and its question (the approval or budget dialog; a gate's
-        question is in the run's view)."""
-        gate = self.gates.get(key)
-        if gate is not None:
-            self.openRequested.emit(gate.run_id, gate.step)
-            return
+        question is in the run's view, above the panes)."""
         item = self.items.get(key)
         if item is None:
             return
@@ -132,7 +105,7 @@ class InboxModel(QObject):
         )
 
     def _remove(self, key: str) -> None:
-        if self.items.remove(key) is not None or self.gates.pop(key, None) is not None:
+        if self.items.remove(key) is not None:
             self.changed.emit(self.count())
 
     def _approval_queued(self, run_id: str, step: int, request_id: str) -> None:
@@ -187,17 +160,10 @@ class InboxModel(QObject):
         if isinstance(event, GateDecided):
             self._remove(gate_key(session.run_id, event.gate_id))
         elif isinstance(event, RunFinished):
-            gone = [key for key, gate in self.gates.items() if gate.run_id == session.run_id]
-            for key in gone:
-                self._remove(key)
+            if self.items.remove_run(session.run_id, ("gate",)):
+                self.changed.emit(self.count())
         else:
             key = gate_key(session.run_id, event.gate_id)
             step = event.step if event.step is not None else 0
-            item = GateItem(key, session.run_id, step, session.title(), event.node, event.question)
-            self.gates[key] = item
-            self.changed.emit(self.count())
-            self._controller.notifier.notify(
-                GATE_WORDS,
-                f"{session.title()}, before “{event.node}”: {event.question}",
-                target=(session.run_id, step),
-            )
+            why = f"before “{event.node}”: {event.question}"
+            self._add(Attention("gate", key, session.run_id, step, session.title(), why))

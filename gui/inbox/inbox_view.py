@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
 )
 
 from core.run.attention import Attention
-from gui.inbox.inbox_model import GateItem, InboxModel
+from gui.inbox.inbox_model import InboxModel
 from gui.theme import icons
 
-_ICONS = {"approval": "lock", "budget": "warning", "failed": "error"}
+_ICONS = {"approval": "lock", "budget": "warning", "gate": "info", "failed": "error"}
 
 
 class InboxView(QWidget):
@@ -87,8 +87,6 @@ class InboxView(QWidget):
         current = self.list.currentItem()
         kept = current.data(Qt.ItemDataRole.UserRole) if current is not None else None
         self.list.clear()
-        for gate in self.model.gates.values():
-            self.list.addItem(_gate_row(gate))
         for attention in self.model.items:
             self.list.addItem(_row(attention))
         keys = self.keys()
@@ -125,11 +123,4 @@ def _row(attention: Attention) -> QListWidgetItem:
     )
     item.setData(Qt.ItemDataRole.UserRole, attention.key)
     item.setToolTip(attention.why)
-    return item
-
-
-def _gate_row(gate: GateItem) -> QListWidgetItem:
-    item = QListWidgetItem(icons.icon("info"), f"{gate.headline()}\n{gate.question}")
-    item.setData(Qt.ItemDataRole.UserRole, gate.key)
-    item.setToolTip(f"{gate.question} — open the run to answer")
     return item

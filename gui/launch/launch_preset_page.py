@@ -3,7 +3,8 @@ tasks the agents will receive.
 
 The list shows every preset visible from the working folder (built-in, user, project) with
 its description, painted like the agents list. The details show the description, the steps
-drawn (:class:`gui.definitions.preset_chain.PresetChain`), the arguments field — split like a shell
+drawn as the Presets view draws them (:class:`gui.widgets.graph_canvas.GraphView`: loops,
+gates and best-of included), the arguments field — split like a shell
 (:func:`shlex.split`), so a quoted phrase is one argument — and a preview of every step's task
 with the arguments and parameters substituted. ``{previous}`` stays: a chain fills it in as it
 runs.
@@ -37,8 +38,12 @@ from core.definitions.presets import (
     step_agent_problems,
 )
 from gui.definitions.agent_rows import ROLE_ENTRY, ROLE_KIND, AgentDelegate, AgentEntry
-from gui.definitions.preset_chain import ChainStep, PresetChain
+from gui.definitions.preset_chain import draw_preset
 from gui.theme import secondary_text
+from gui.widgets.graph_canvas import GraphView
+
+CHAIN_MAX_HEIGHT = 150
+"""The preset's graph scrolls beyond this: the task preview keeps its room."""
 
 
 class PresetPage(QWidget):
@@ -62,7 +67,7 @@ class PresetPage(QWidget):
         self.title.setObjectName("EditorTitle")
         self.description = QLabel()
         self.description.setWordWrap(True)
-        self.chain = PresetChain()
+        self.chain = GraphView(CHAIN_MAX_HEIGHT)
         self.args_edit = QLineEdit()
         self.args_edit.setObjectName("PresetArguments")
         self.args_edit.textChanged.connect(self.argumentsChanged)
@@ -152,12 +157,11 @@ class PresetPage(QWidget):
         if preset is None:
             self.title.setText("No presets")
             self.description.setText("")
-            self.chain.set_steps("chain", [])
+            draw_preset(self.chain, None, agents)
             return
         self.title.setText(preset.name)
         self.description.setText(preset.description)
-        steps = [ChainStep(s.agent, agents.get(s.agent) is not None) for s in preset.steps]
-        self.chain.set_steps(preset.mode, steps)
+        draw_preset(self.chain, preset, agents)
         self.args_edit.setPlaceholderText(preset.argument_hint or "no arguments needed")
         self.args_hint.setText(
             "Words are split like a shell's: quote a phrase to keep it one argument ($1)."

@@ -320,6 +320,9 @@ class RunView(QWidget):
 
     def _make_pane(self, step: StepState, running: bool) -> StepPane:
         pane = StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
+        if self.model.state.mode == "graph":  # a planned step not started yet: its node
+            pane.planned_node = self.model.graph.node_of_step.get(step.index, "")
+            pane.sync(step, run_running=running)
         pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
         pane.message_box.sent.connect(partial(self._message_sent, pane.index))
         pane.menu_button.commentRequested.connect(self.commentRequested)

@@ -140,6 +140,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.node.setObjectName("StepNode")
         self.node.setStyleSheet(f"color: {muted}; font-weight: 600;")
         self.node.hide()
+        self.planned_node = ""
+        """The node a graph run planned for this step, shown until the step says its own."""
         self.model = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.model.setStyleSheet(f"color: {muted};")
         self.phase = QLabel("")
@@ -321,7 +323,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self._run_running = run_running
         if self.agent.text() != step.agent:  # a graph run's extra iterations start unnamed
             self.agent.setText(step.agent)
-        node = graph_place(step)
+        node = graph_place(step) or self.planned_node
         if node != self.node.text():
             self.node.setText(node)
             self.node.setVisible(bool(node))

@@ -35,7 +35,6 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPalette,
     QPen,
-    QResizeEvent,
 )
 from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QToolTip, QWidget
 
@@ -513,15 +512,16 @@ class GraphView(QScrollArea):
     def describe(self) -> str:
         return self.canvas.describe()
 
-    def sizeHint(self) -> QSize:
-        hint = self.canvas.sizeHint()
-        wide = hint.width() > max(self.viewport().width(), 1)
-        bar = self.horizontalScrollBar().sizeHint().height() if wide else 0
-        return QSize(hint.width() + 4, min(self.max_height, hint.height() + bar + 4))
+    def _wanted_height(self) -> int:
+        """The whole graph and a horizontal scroll bar (the height stays put whether the bar
+        shows or not: the panes below do not jump as the window is resized)."""
+        bar = self.horizontalScrollBar().sizeHint().height()
+        return self.canvas.sizeHint().height() + bar + 2
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self.updateGeometry()  # a scroll bar may be needed now, or no longer
+    def sizeHint(self) -> QSize:
+        return QSize(
+            self.canvas.sizeHint().width() + 2, min(self.max_height, self._wanted_height())
+        )
 
     def minimumSizeHint(self) -> QSize:
         return QSize(80, min(self.max_height, self.sizeHint().height()))

@@ -221,14 +221,14 @@ def test_a_runs_gate_waits_in_the_inbox_and_is_answered_from_its_view(
     answer = asyncio.ensure_future(runner.gates.ask(waiting, None, asyncio.Event()))
     panel = session.view.gate_panel
     qtbot.waitUntil(panel.isVisible, timeout=RUN_TIMEOUT_MS)
-    notes = [n for n in window.run_controller.notifier.sent if n.title == "A gate waits"]
+    notes = [n for n in window.run_controller.notifier.sent if n.title == "Gate waiting"]
     assert len(notes) == 1 and notes[0].message.endswith("before “ship”: Ship it?")
     assert notes[0].target == (runner.run_id, 0)
     assert "Inbox (1)" in window.sidebar.labels()
     window.show_view("inbox")
     inbox = window.view("inbox")
     assert isinstance(inbox, InboxView)
-    assert inbox.texts() == [f"A gate waits — {session.title()}, before “ship”\nShip it?"]
+    assert inbox.texts() == [f"Gate waiting — {session.title()}, step 1\nbefore “ship”: Ship it?"]
     window.show_view("agents")
     inbox.open_current()  # the inbox shows the run, whose view asks the question
     assert window.current_view() == "runs"

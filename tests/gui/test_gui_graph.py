@@ -491,3 +491,11 @@ def test_a_graph_run_read_off_the_gui_thread_draws_its_nodes(view: RunView) -> N
     assert canvas.node_view("check") == NodeView("done", iteration=2)
     assert canvas.node_view("ship").status == "done"
     assert view.model.graph.step_for("check") == 4
+
+
+def test_a_graph_runs_planned_steps_say_their_node_before_they_start(
+    qtbot: QtBot, view: RunView
+) -> None:
+    events = _graph_run_events(live_end=False)
+    view.load_events(events[:1])  # only the start: every planned step still pending
+    assert [pane.node.text() for pane in view.panes()] == ["work", "check", "fix", "ship"]
