@@ -10,8 +10,9 @@ The flow: ``initialize`` (Baton offers ``fs`` and ``terminal``), ``session/new``
 folder (or ``session/load`` of the continued step's session, when the agent can), an optional
 mode (``acp.mode``), then ``session/prompt`` with the task — the agent file's body, if any, goes
 first, since the protocol has no system prompt. When a turn ends, what waits is sent as the next
-prompt of the same session: the messages of denials (the protocol has no field for a reason)
-and what a person typed to the step (steering). The step's answer is the last message's text.
+prompt of the same session: the messages of denials (the protocol has no field for a reason;
+Codex even ends the turn ``cancelled`` at a refusal) and what a person typed to the step
+(steering). The step's answer is the last message's text.
 
 * **Containment.** ACP agents run their own commands and write files themselves (field notes:
   no agent tried sends ``terminal/*``), so Baton's gate only sees what the agent asks about.
@@ -301,8 +302,11 @@ class _Session:
             self.translator.new_turn()
             response = await self.conn.prompt(session_id=self.session_id, prompt=[text_block(text)])
             self._add_usage(response.usage)
-            if response.stop_reason == "cancelled" or self.ctx.cancelled.is_set():
+            if self.ctx.cancelled.is_set():
                 outcome.status = "aborted"
+                return
+            if response.stop_reason == "cancelled" and not self.client.denials:
+                outcome.status = "aborted"  # the agent gave up by itself
                 return
             if response.stop_reason in ("refusal", "max_tokens", "max_turn_requests"):
                 self._log("warning", f"the agent stopped: {response.stop_reason}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,6 +94,11 @@ class AcpCall:
         arguments: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
         if raw is not None and not isinstance(raw, dict):
             arguments["input"] = raw
+        command = arguments.get("command")
+        if self.tool == "bash" and isinstance(command, list):  # Codex: [bash, -lc, line]
+            words = [str(word) for word in command]
+            shell = len(words) >= 3 and words[-2] in ("-c", "-lc")
+            arguments["command"] = words[-1] if shell else shlex.join(words)
         if "command" not in arguments and self.tool == "bash" and isinstance(raw, dict):
             for key in ("cmd", "commandLine"):
                 if isinstance(raw.get(key), str):

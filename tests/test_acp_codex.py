@@ -1,0 +1,130 @@
+"""The real Codex through ``codex-acp`` as a Baton step, offline against a scripted Responses
+API server (tests/responses_server.py): Codex speaks no Chat Completions, and unlike Gemini CLI
+it can be pointed at any base URL over plain HTTP on 127.0.0.1. Codex ends its turn
+``cancelled`` when a call is refused; Baton still sends the reason as the next prompt.
+Skipped without codex-acp, failed under ``CI=true`` (tests/acp_agents.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from core.config.settings import Settings
+from core.definitions.agents import AgentCatalog
+from core.model.events import ApprovalResolved, Event, RunFinished, StepFinished
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest
+from core.safety.rule_store import RuleStore
+from core.terminal.approval_prompt import TerminalApprover
+from tests.acp_agents import codex_agent
+from tests.responses_server import ResponsesReply, ResponsesServer
+
+TIMEOUT_S = 300.0
+DENIAL = "do not delete anything"
+
+
+def _outputs(body: dict[str, Any]) -> list[str]:
+    items = body.get("input", [])
+    return [str(i.get("output")) for i in items if i.get("type") == "function_call_output"]
+
+
+def _user_text(body: dict[str, Any]) -> str:
+    texts = []
+    for item in body.get("input", []):
+        if item.get("type") == "message" and item.get("role") == "user":
+            texts += [str(part.get("text", "")) for part in item.get("content", [])]
+    return "\n".join(texts)
+
+
+@pytest.mark.integration
+async def test_codex_asks_through_the_terminal_a_rule_allows_a_denial_reason_follows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("alpha beta\n", encoding="utf-8")
+    RuleStore().add(work, "allow", "Bash(cp:*)")
+
+    def respond(body: dict[str, Any]) -> ResponsesReply:
+        if DENIAL in _user_text(body):
+            return ResponsesReply(text="Understood, nothing deleted.")
+        if not _outputs(body):
+            return ResponsesReply(call=("exec_command", {"cmd": "cp notes.txt copy.txt"}))
+        return ResponsesReply(call=("exec_command", {"cmd": "rm notes.txt"}))
+
+    with ResponsesServer(respond) as server:
+        agent = codex_agent(tmp_path / "cx-home", server.base_url, monkeypatch)
+        out = io.StringIO()
+        answers = iter(["d", DENIAL])
+        events: list[Event] = []
+        runner = Runner(
+            RunRequest(mode="chain", steps=[StepSpec("codex", "Tidy notes.txt")], cwd=work),
+            settings=Settings(policy={"bash": "ask"}),
+            responder=TerminalApprover(out=out, read_line=lambda _prompt: next(answers)),
+            listeners=[events.append],
+            record=False,
+            agents=AgentCatalog(agents=[agent]),
+        )
+        finished = await asyncio.wait_for(runner.run(), TIMEOUT_S)
+
+    assert isinstance(finished, RunFinished) and finished.status == "ok", finished.error
+    assert (work / "notes.txt").exists()
+    assert (work / "copy.txt").read_text(encoding="utf-8") == "alpha beta\n"
+    step = next(e for e in events if isinstance(e, StepFinished))
+    assert step.output.endswith("Understood, nothing deleted.")
+    resolved = [e for e in events if isinstance(e, ApprovalResolved)]
+    assert [(r.decision, r.decided_by) for r in resolved] == [
+        ("approve", "rule"),
+        ("deny", "person"),
+    ]
+    assert "rm notes.txt" in out.getvalue()
+
+
+@pytest.mark.integration
+async def test_codex_cancel_leaves_no_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    marker = "6071.7"
+
+    def respond(body: dict[str, Any]) -> ResponsesReply:
+        return ResponsesReply(call=("exec_command", {"cmd": f"sleep {marker}"}))
+
+    async def approve(request: ApprovalRequest) -> ApprovalAnswer:
+        return ApprovalAnswer(decision="approve")
+
+    with ResponsesServer(respond) as server:
+        agent = codex_agent(tmp_path / "cx-home", server.base_url, monkeypatch)
+        runner = Runner(
+            RunRequest(mode="single", steps=[StepSpec("codex", "wait")], cwd=work),
+            settings=Settings(policy={"bash": "ask"}),
+            responder=approve,
+            record=False,
+            agents=AgentCatalog(agents=[agent]),
+        )
+        task = asyncio.create_task(runner.run())
+        async with asyncio.timeout(TIMEOUT_S):
+            while not _sleepers(marker):  # noqa: ASYNC110 (a process appearing has no event)
+                await asyncio.sleep(0.1)
+        runner.cancel()
+        finished = await asyncio.wait_for(task, TIMEOUT_S)
+
+    assert finished.status == "aborted"
+    assert _sleepers(marker) == []
+    assert [p for p in psutil.process_iter(["name"]) if p.info["name"] == "codex-acp"] == []
+
+
+def _sleepers(marker: str) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if any(marker in word for word in cmdline) and process.status() != psutil.STATUS_ZOMBIE:
+            found.append(process)
+    return found
