@@ -95,7 +95,7 @@ def _events(reply: ResponsesReply, number: int, model: str) -> list[dict[str, An
     if reply.call is not None:
         name, arguments = reply.call
         text = json.dumps(arguments)
-        item = {
+        item: dict[str, Any] = {
             "type": "function_call",
             "id": f"fc_{number}",
             "call_id": f"call_{number}",
