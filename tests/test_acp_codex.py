@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psutil
 import pytest
 
@@ -23,6 +25,7 @@ from core.safety.approvals import ApprovalAnswer, ApprovalRequest
 from core.safety.rule_store import RuleStore
 from core.terminal.approval_prompt import TerminalApprover
 from tests.acp_agents import codex_agent
+from tests.conftest import FIXTURES
 from tests.responses_server import ResponsesReply, ResponsesServer
 
 TIMEOUT_S = 300.0
@@ -128,3 +131,21 @@ def _sleepers(marker: str) -> list[psutil.Process]:
         if any(marker in word for word in cmdline) and process.status() != psutil.STATUS_ZOMBIE:
             found.append(process)
     return found
+
+
+def test_the_responses_server_streams_what_the_recorded_codex_asks_for() -> None:
+    """No Codex needed: the recorded request shapes (tests/fixtures/record_codex.py) are what
+    the scripted server reads, and its stream is the Responses event sequence."""
+    recorded = json.loads((FIXTURES / "codex" / "requests.json").read_text(encoding="utf-8"))
+    assert all(r["stream"] is True and "exec_command" in r["tools"] for r in recorded)
+    assert "function_call_output" in recorded[-1]["input"]
+    with ResponsesServer(lambda body: ResponsesReply(call=("exec_command", {"cmd": "ls"}))) as s:
+        reply = httpx.post(f"{s.base_url}/responses", json={"model": "m", "stream": True})
+    kinds = [line[7:] for line in reply.text.splitlines() if line.startswith("event: ")]
+    assert kinds == [
+        "response.created",
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.output_item.done",
+        "response.completed",
+    ]
