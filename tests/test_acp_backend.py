@@ -208,6 +208,27 @@ async def test_the_agent_cannot_write_into_batons_folders_or_outside(
     assert not outside.exists()
 
 
+async def test_secrets_stay_out_of_the_agent_and_its_reads_stay_inside(
+    work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attack: a hostile agent looks for a token in its environment, then reads a file
+    outside the working folder and Baton's own settings through the client's file method."""
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_for_the_agent_123")
+    (tmp_path / "outside.txt").write_text("OUTSIDE-SECRET", encoding="utf-8")
+    settings_file = data_dir() / "settings-copy.txt"
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text("BATON-PRIVATE", encoding="utf-8")
+    task = f"ENV GITHUB_TOKEN\nCAT ../outside.txt\nCAT {settings_file}"
+    events: list[Event] = []
+    finished = await run_step(make_ctx(work, task, Person(), events), events)
+    said = text(events)
+    assert finished.status == "ok"
+    assert "env GITHUB_TOKEN=None" in said
+    assert "ghp_not_for_the_agent" not in said
+    assert "OUTSIDE-SECRET" not in said and "BATON-PRIVATE" not in said
+    assert said.count("refused:") == 2
+
+
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 async def test_cancel_ends_the_agent_and_what_it_started(work: Path, sandbox: bool) -> None:
     if sandbox and not sandbox_status().active:
