@@ -277,6 +277,8 @@ class _Session:
         continues = self.ctx.continues
         can_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
         if continues is not None and continues.session and can_load:
+            # Replayed history is dropped until the first prompt is sent (_converse).
+            self.client.replaying = True
             await asyncio.wait_for(
                 self.conn.load_session(cwd=cwd, session_id=continues.session, mcp_servers=[]),
                 limit,
@@ -296,6 +298,7 @@ class _Session:
         instructions = self.ctx.agent.system_prompt.strip()
         text = f"{instructions}\n\n{self.ctx.task}" if instructions else self.ctx.task
         self.ctx.inbox.open()
+        self.client.replaying = False
         turns = 0
         while True:
             turns += 1

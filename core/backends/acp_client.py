@@ -89,6 +89,8 @@ class AcpClient:
         self.denials: list[str] = []
         """What denials said, for the next prompt (the protocol carries no reason)."""
         self.cancelled = False
+        self.replaying = False
+        """While ``session/load`` runs: the agent replays the conversation, which is not news."""
         self.on_tool_call: list[Any] = []
         """Called (no arguments) at every tool call: the backend refreshes its process tree."""
 
@@ -109,6 +111,8 @@ class AcpClient:
     # ------------------------------------------------------------------ session/update
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        if self.replaying:  # session/load replays the history: already in the earlier run
+            return
         self._put(self.translator.feed(update))
         if getattr(update, "session_update", "") in ("tool_call", "tool_call_update"):
             for refresh in self.on_tool_call:
