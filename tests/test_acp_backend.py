@@ -138,7 +138,7 @@ async def test_read_edit_and_run_go_through_the_gate_and_the_file_tools(
     # Sparse calls were merged: the rows and the questions carry the input sent later.
     started = [e for e in events if isinstance(e, ToolCallStarted)]
     assert [s.tool for s in started] == ["read", "edit", "bash"]
-    assert started[0].arguments["path"] == "notes.txt"
+    assert started[0].arguments == {"filePath": "notes.txt"}  # the agent's input, as it sent it
     assert started[2].arguments["command"] == "cat out.txt"
     assert [r.tool for r in person.asked] == ["read", "edit", "bash"]
     assert person.asked[2].arguments["command"] == "cat out.txt"
