@@ -229,6 +229,17 @@ async def test_secrets_stay_out_of_the_agent_and_its_reads_stay_inside(
     assert said.count("refused:") == 2
 
 
+async def test_a_policy_that_denies_bash_also_closes_the_client_s_terminal(work: Path) -> None:
+    """The attack: an agent that skips the permission question and asks the client to run a
+    command itself. A *deny* policy holds there too; the working folder is untouched."""
+    events: list[Event] = []
+    ctx = make_ctx(work, "TERM touch made.txt", Person(), events)
+    ctx.approvals._policy["bash"] = "deny"
+    await run_step(ctx, events)
+    assert "refused:" in text(events) and "policy denies bash" in text(events)
+    assert not (work / "made.txt").exists()
+
+
 @pytest.mark.parametrize("sandbox", SANDBOXES)
 async def test_cancel_ends_the_agent_and_what_it_started(work: Path, sandbox: bool) -> None:
     if sandbox and not sandbox_status().active:
