@@ -329,3 +329,11 @@ def test_agent_files_name_an_acp_agent() -> None:
 
     with pytest.raises(AgentFileError, match="not a known ACP agent"):
         parse_agent_text("---\nname: g\ndescription: d\nacp: nonesuch\n---\n")
+
+
+def test_the_sdk_adds_no_spans_of_its_own_to_a_run_s_trace() -> None:
+    """With OpenTelemetry installed the SDK would open a span per JSON-RPC message; Baton's
+    backend turns that off, so a run's trace is Baton's alone."""
+    from acp import telemetry
+
+    assert isinstance(telemetry.span_context("acp.notification"), contextlib.nullcontext)

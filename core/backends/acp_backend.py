@@ -38,7 +38,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from acp import PROTOCOL_VERSION, connect_to_agent, text_block
+from acp import PROTOCOL_VERSION, connect_to_agent, telemetry, text_block
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
 
 import core
@@ -57,6 +57,11 @@ from core.safety.sandbox import bwrap_argv, sandbox_status
 from core.tools.base import Provenance, ToolContext
 from core.tools.paths import working_root
 from core.tools.process_tree import TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
+
+# The SDK opens a span per JSON-RPC message when OpenTelemetry or logfire is installed; a
+# run's trace is Baton's to shape (and a stream of updates would be thousands of spans).
+setattr(telemetry, "TRACER", None)  # noqa: B010 (typed as a Tracer there: None is its "off")
+setattr(telemetry, "logfire_span", None)  # noqa: B010
 
 STDIO_LIMIT = 50 * 1024 * 1024
 STDERR_TAIL_BYTES = 8 * 1024
