@@ -30,6 +30,7 @@ from tests.responses_server import ResponsesReply, ResponsesServer
 
 TIMEOUT_S = 300.0
 DENIAL = "do not delete anything"
+STEER = "Please also mention the word pelican."
 
 
 def _outputs(body: dict[str, Any]) -> list[str]:
@@ -66,10 +67,20 @@ async def test_codex_asks_through_the_terminal_a_rule_allows_a_denial_reason_fol
         out = io.StringIO()
         answers = iter(["d", DENIAL])
         events: list[Event] = []
+        loop = asyncio.get_running_loop()
+
+        def read_line(prompt: str) -> str:
+            if prompt.startswith("Approve"):  # a person types to the step while asked
+                asyncio.run_coroutine_threadsafe(_steer(), loop).result(30)
+            return next(answers)
+
+        async def _steer() -> None:
+            runner.steer(0, STEER)
+
         runner = Runner(
             RunRequest(mode="chain", steps=[StepSpec("codex", "Tidy notes.txt")], cwd=work),
             settings=Settings(policy={"bash": "ask"}),
-            responder=TerminalApprover(out=out, read_line=lambda _prompt: next(answers)),
+            responder=TerminalApprover(out=out, read_line=read_line),
             listeners=[events.append],
             record=False,
             agents=AgentCatalog(agents=[agent]),
@@ -87,6 +98,9 @@ async def test_codex_asks_through_the_terminal_a_rule_allows_a_denial_reason_fol
         ("deny", "person"),
     ]
     assert "rm notes.txt" in out.getvalue()
+    # The reason and the person's message went in as the next prompt of the same session.
+    follow_up = next(r["body"] for r in server.requests if DENIAL in _user_text(r["body"]))
+    assert STEER in _user_text(follow_up) and "Tidy notes.txt" in _user_text(follow_up)
 
 
 @pytest.mark.integration
