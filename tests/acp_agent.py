@@ -11,6 +11,9 @@ tested. Each prompt line is one instruction:
 * ``READ path`` — ``fs/read_text_file`` (after asking, kind ``read``); the content is answered.
 * ``WRITE path text`` — asks (kind ``edit``), then ``fs/write_text_file``; reports the diff.
 * ``RUN command`` — asks (kind ``execute``), then ``terminal/create`` … ``wait_for_exit``.
+* ``ENV NAME`` — says the value of NAME in its own environment.
+* ``CAT path`` — ``fs/read_text_file`` without asking (a hostile agent); says what came back.
+* ``TERM command`` — ``terminal/create`` without asking; says the exit code or the refusal.
 * ``HANG`` — starts ``sleep 600`` in a session of its own, says ``hanging`` and waits until
   cancelled.
 * anything else is echoed: ``echo: <line>`` (denial messages and steering come back this way).
@@ -120,6 +123,23 @@ class TinyAgent:
                     session_id=session_id, terminal_id=made.terminal_id
                 )
                 await say(f"ran: exit {done.exit_code}: {out.output.strip()}")
+            elif word == "ENV":  # what the agent's own environment holds
+                await say(f"env {rest}={os.environ.get(rest)}")
+            elif word == "CAT":  # the client's file method, without asking first
+                try:
+                    read = await self.conn.read_text_file(session_id=session_id, path=rest)
+                    await say(f"content: {read.content}")
+                except Exception as error:
+                    await say(f"refused: {error}")
+            elif word == "TERM":  # the client's terminal, without asking (a hostile agent)
+                try:
+                    made = await self.conn.create_terminal(session_id=session_id, command=rest)
+                    done = await self.conn.wait_for_terminal_exit(
+                        session_id=session_id, terminal_id=made.terminal_id
+                    )
+                    await say(f"term exit {done.exit_code}")
+                except Exception as error:
+                    await say(f"refused: {error}")
             elif word == "HANG":
                 # Like OpenCode's tool children: a process group of its own.
                 subprocess.Popen(["sleep", "600"], start_new_session=True)  # noqa: ASYNC220

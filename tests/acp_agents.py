@@ -77,3 +77,43 @@ def opencode_agent(
     }
     command = AcpCommand(command=str(executable), args=("acp",), env=env, writable=("~",))
     return AgentDefinition(name=name, description="OpenCode", backend="acp", acp=command)
+
+
+CODEX = real_clis.Cli(
+    "codex-acp-0.16.0",
+    "BATON_CODEX_ACP_BIN",
+    # The platform binary itself: the npm wrapper orphans it on SIGTERM (field notes).
+    real_clis.TOOLS
+    / "npm-acp"
+    / "node_modules"
+    / "@zed-industries"
+    / "codex-acp-linux-x64"
+    / "bin"
+    / "codex-acp",
+)
+
+
+def codex_agent(
+    home: Path, base_url: str, monkeypatch: pytest.MonkeyPatch, name: str = "codex"
+) -> AgentDefinition:
+    """An agent running the real codex-acp against a Responses server at ``base_url``: its own
+    CODEX_HOME (config, and the "always allow" rules it would keep), approval ``untrusted`` so
+    it asks about commands, its own sandbox off (Baton's bubblewrap contains it)."""
+    executable = real_clis.find(CODEX, monkeypatch)
+    codex_home = home / "codex"
+    codex_home.mkdir(parents=True, exist_ok=True)
+    (codex_home / "config.toml").write_text(
+        f'model = "{MODEL}"\n'
+        'model_provider = "scripted"\n'
+        'approval_policy = "untrusted"\n'
+        'sandbox_mode = "danger-full-access"\n'
+        "[model_providers.scripted]\n"
+        'name = "Scripted"\n'
+        f'base_url = "{base_url}"\n'
+        'wire_api = "responses"\n'
+        'env_key = "SCRIPTED_API_KEY"\n',
+        encoding="utf-8",
+    )
+    env = {"HOME": str(home), "CODEX_HOME": str(codex_home), "SCRIPTED_API_KEY": "any"}
+    command = AcpCommand(command=str(executable), env=env, writable=("~",))
+    return AgentDefinition(name=name, description="Codex", backend="acp", acp=command)

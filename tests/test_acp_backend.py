@@ -138,7 +138,7 @@ async def test_read_edit_and_run_go_through_the_gate_and_the_file_tools(
     # Sparse calls were merged: the rows and the questions carry the input sent later.
     started = [e for e in events if isinstance(e, ToolCallStarted)]
     assert [s.tool for s in started] == ["read", "edit", "bash"]
-    assert started[0].arguments["path"] == "notes.txt"
+    assert started[0].arguments == {"filePath": "notes.txt"}  # the agent's input, as it sent it
     assert started[2].arguments["command"] == "cat out.txt"
     assert [r.tool for r in person.asked] == ["read", "edit", "bash"]
     assert person.asked[2].arguments["command"] == "cat out.txt"
@@ -206,6 +206,38 @@ async def test_the_agent_cannot_write_into_batons_folders_or_outside(
     events = []
     await run_step(make_ctx(work, f"WRITE {outside} escaped", person, events), events)
     assert not outside.exists()
+
+
+async def test_secrets_stay_out_of_the_agent_and_its_reads_stay_inside(
+    work: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attack: a hostile agent looks for a token in its environment, then reads a file
+    outside the working folder and Baton's own settings through the client's file method."""
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_for_the_agent_123")
+    (tmp_path / "outside.txt").write_text("OUTSIDE-SECRET", encoding="utf-8")
+    settings_file = data_dir() / "settings-copy.txt"
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text("BATON-PRIVATE", encoding="utf-8")
+    task = f"ENV GITHUB_TOKEN\nCAT ../outside.txt\nCAT {settings_file}"
+    events: list[Event] = []
+    finished = await run_step(make_ctx(work, task, Person(), events), events)
+    said = text(events)
+    assert finished.status == "ok"
+    assert "env GITHUB_TOKEN=None" in said
+    assert "ghp_not_for_the_agent" not in said
+    assert "OUTSIDE-SECRET" not in said and "BATON-PRIVATE" not in said
+    assert said.count("refused:") == 2
+
+
+async def test_a_policy_that_denies_bash_also_closes_the_client_s_terminal(work: Path) -> None:
+    """The attack: an agent that skips the permission question and asks the client to run a
+    command itself. A *deny* policy holds there too; the working folder is untouched."""
+    events: list[Event] = []
+    ctx = make_ctx(work, "TERM touch made.txt", Person(), events)
+    ctx.approvals._policy["bash"] = "deny"
+    await run_step(ctx, events)
+    assert "refused:" in text(events) and "policy denies bash" in text(events)
+    assert not (work / "made.txt").exists()
 
 
 @pytest.mark.parametrize("sandbox", SANDBOXES)
@@ -297,3 +329,11 @@ def test_agent_files_name_an_acp_agent() -> None:
 
     with pytest.raises(AgentFileError, match="not a known ACP agent"):
         parse_agent_text("---\nname: g\ndescription: d\nacp: nonesuch\n---\n")
+
+
+def test_the_sdk_adds_no_spans_of_its_own_to_a_run_s_trace() -> None:
+    """With OpenTelemetry installed the SDK would open a span per JSON-RPC message; Baton's
+    backend turns that off, so a run's trace is Baton's alone."""
+    from acp import telemetry
+
+    assert isinstance(telemetry.span_context("acp.notification"), contextlib.nullcontext)

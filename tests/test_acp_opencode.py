@@ -25,8 +25,11 @@ from core.model.events import (
     RunFinished,
     StepFinished,
     StepStarted,
+    TextDelta,
     ToolCallStarted,
 )
+from core.record.run_files import load_run, run_file
+from core.run.continuation import continue_request
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.rule_store import RuleStore
@@ -224,3 +227,40 @@ def _opencode_processes(home: Path) -> list[psutil.Process]:
         except psutil.Error:
             continue
     return found
+
+
+@pytest.mark.integration
+async def test_continuing_an_opencode_step_goes_on_in_its_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def respond(body: dict[str, Any]) -> Reply:
+        if not body.get("tools"):
+            return Reply.answer("A title")
+        users = _user_texts(body)
+        return Reply.answer("In French: souci" if "French" in users else "marigold")
+
+    with LLMServer() as server:
+        server.responder = respond
+        agent = opencode_agent(tmp_path / "oc-home", server, monkeypatch)
+        catalog = AgentCatalog(agents=[agent])
+        first = Runner(
+            RunRequest(mode="single", steps=[StepSpec("coder", "Name a flower")], cwd=work),
+            settings=Settings(),
+            agents=catalog,
+        )
+        await asyncio.wait_for(first.run(), TIMEOUT_S)
+        follow_up = continue_request(load_run(run_file(first.run_id)), 0, "And in French?")
+        events: list[Event] = []
+        second = Runner(follow_up, settings=Settings(), agents=catalog, listeners=[events.append])
+        finished = await asyncio.wait_for(second.run(), TIMEOUT_S)
+
+    assert finished.status == "ok", finished.error
+    step = next(e for e in events if isinstance(e, StepFinished))
+    assert step.output == "In French: souci"
+    assert "marigold" not in "".join(e.text for e in events if isinstance(e, TextDelta))
+    last = [r.body for r in server.requests if r.body.get("tools")][-1]
+    said = _user_texts(last)
+    assert "Name a flower" in said and "And in French?" in said  # the same session goes on

@@ -10,8 +10,9 @@ The flow: ``initialize`` (Baton offers ``fs`` and ``terminal``), ``session/new``
 folder (or ``session/load`` of the continued step's session, when the agent can), an optional
 mode (``acp.mode``), then ``session/prompt`` with the task — the agent file's body, if any, goes
 first, since the protocol has no system prompt. When a turn ends, what waits is sent as the next
-prompt of the same session: the messages of denials (the protocol has no field for a reason)
-and what a person typed to the step (steering). The step's answer is the last message's text.
+prompt of the same session: the messages of denials (the protocol has no field for a reason;
+Codex even ends the turn ``cancelled`` at a refusal) and what a person typed to the step
+(steering). The step's answer is the last message's text.
 
 * **Containment.** ACP agents run their own commands and write files themselves (field notes:
   no agent tried sends ``terminal/*``), so Baton's gate only sees what the agent asks about.
@@ -37,7 +38,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from acp import PROTOCOL_VERSION, connect_to_agent, text_block
+from acp import PROTOCOL_VERSION, connect_to_agent, telemetry, text_block
 from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
 
 import core
@@ -56,6 +57,11 @@ from core.safety.sandbox import bwrap_argv, sandbox_status
 from core.tools.base import Provenance, ToolContext
 from core.tools.paths import working_root
 from core.tools.process_tree import TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
+
+# The SDK opens a span per JSON-RPC message when OpenTelemetry or logfire is installed; a
+# run's trace is Baton's to shape (and a stream of updates would be thousands of spans).
+setattr(telemetry, "TRACER", None)  # noqa: B010 (typed as a Tracer there: None is its "off")
+setattr(telemetry, "logfire_span", None)  # noqa: B010
 
 STDIO_LIMIT = 50 * 1024 * 1024
 STDERR_TAIL_BYTES = 8 * 1024
@@ -276,6 +282,8 @@ class _Session:
         continues = self.ctx.continues
         can_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
         if continues is not None and continues.session and can_load:
+            # Replayed history is dropped until the first prompt is sent (_converse).
+            self.client.replaying = True
             await asyncio.wait_for(
                 self.conn.load_session(cwd=cwd, session_id=continues.session, mcp_servers=[]),
                 limit,
@@ -295,14 +303,18 @@ class _Session:
         instructions = self.ctx.agent.system_prompt.strip()
         text = f"{instructions}\n\n{self.ctx.task}" if instructions else self.ctx.task
         self.ctx.inbox.open()
+        self.client.replaying = False
         turns = 0
         while True:
             turns += 1
             self.translator.new_turn()
             response = await self.conn.prompt(session_id=self.session_id, prompt=[text_block(text)])
             self._add_usage(response.usage)
-            if response.stop_reason == "cancelled" or self.ctx.cancelled.is_set():
+            if self.ctx.cancelled.is_set():
                 outcome.status = "aborted"
+                return
+            if response.stop_reason == "cancelled" and not self.client.denials:
+                outcome.status = "aborted"  # the agent gave up by itself
                 return
             if response.stop_reason in ("refusal", "max_tokens", "max_turn_requests"):
                 self._log("warning", f"the agent stopped: {response.stop_reason}")

@@ -89,6 +89,8 @@ class AcpClient:
         self.denials: list[str] = []
         """What denials said, for the next prompt (the protocol carries no reason)."""
         self.cancelled = False
+        self.replaying = False
+        """While ``session/load`` runs: the agent replays the conversation, which is not news."""
         self.on_tool_call: list[Any] = []
         """Called (no arguments) at every tool call: the backend refreshes its process tree."""
 
@@ -109,6 +111,8 @@ class AcpClient:
     # ------------------------------------------------------------------ session/update
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        if self.replaying:  # session/load replays the history: already in the earlier run
+            return
         self._put(self.translator.feed(update))
         if getattr(update, "session_update", "") in ("tool_call", "tool_call_update"):
             for refresh in self.on_tool_call:
@@ -172,6 +176,14 @@ class AcpClient:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return _selected(option)
 
+    def _refuse_if_denied(self, tool: str, what: str) -> None:
+        """The client's own methods honour a policy that denies the tool outright; asking is
+        left to the agent's permission request, which came before (the gate's *deny* is the
+        one answer that never depends on the call)."""
+        if self.ctx.approvals.policy_for(tool) == "deny":
+            reason = f"the user's policy denies {tool}"
+            raise _refused(reason, {"target": what})
+
     # ------------------------------------------------------------------ fs/*
 
     async def read_text_file(
@@ -182,12 +194,13 @@ class AcpClient:
         limit: int | None = None,
         **kwargs: Any,
     ) -> ReadTextFileResponse:
+        self._refuse_if_denied("read", path)
         try:
             resolved = resolve_in_cwd(path, self.ctx.cwd)
             shown = display_path(resolved, self.ctx.cwd)
             text = await off_loop(_read_text, resolved, shown, working_root(self.ctx.cwd))
         except ToolError as error:
-            raise RequestError.invalid_params({"path": path, "reason": str(error)}) from None
+            raise _refused(str(error), {"path": path}) from None
         if line is not None or limit is not None:
             lines = text.splitlines(keepends=True)
             start = max((line or 1) - 1, 0)
@@ -198,10 +211,11 @@ class AcpClient:
     async def write_text_file(
         self, session_id: str, path: str, content: str, **kwargs: Any
     ) -> WriteTextFileResponse | None:
+        self._refuse_if_denied("write", path)
         try:
             await WriteTool().run(WriteParams(path=path, content=content), self._tool_context)
         except ToolError as error:
-            raise RequestError.invalid_params({"path": path, "reason": str(error)}) from None
+            raise _refused(str(error), {"path": path}) from None
         return WriteTextFileResponse()
 
     # ------------------------------------------------------------------ terminal/*
@@ -216,15 +230,19 @@ class AcpClient:
         output_byte_limit: int | None = None,
         **kwargs: Any,
     ) -> CreateTerminalResponse:
+        self._refuse_if_denied("bash", command)
         if cwd is not None:
             try:
                 inside = resolve_in_cwd(cwd, self.ctx.cwd)
             except ToolError as error:
-                raise RequestError.invalid_params({"cwd": cwd, "reason": str(error)}) from None
+                raise _refused(str(error), {"cwd": cwd}) from None
             if inside != working_root(self.ctx.cwd):
                 command = f"cd {shlex.quote(str(inside))} && {command}"
         variables = {item.name: item.value for item in env or []}
-        terminal_id = self.terminals.create(command, args, variables, output_byte_limit)
+        try:
+            terminal_id = self.terminals.create(command, args, variables, output_byte_limit)
+        except ValueError as error:
+            raise _refused(str(error), {}) from None
         return CreateTerminalResponse(terminal_id=terminal_id)
 
     async def terminal_output(
@@ -264,8 +282,7 @@ class AcpClient:
         try:
             return self.terminals.state(terminal_id)
         except KeyError as error:
-            reason = {"terminalId": terminal_id, "reason": str(error)}
-            raise RequestError.invalid_params(reason) from None
+            raise _refused(str(error), {"terminalId": terminal_id}) from None
 
     # ------------------------------------------------------------------ the rest
 
@@ -283,6 +300,11 @@ class AcpClient:
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None
+
+
+def _refused(reason: str, data: dict[str, Any]) -> RequestError:
+    """An error whose message is the reason (agents pass the message on to their model)."""
+    return RequestError(-32602, reason, {**data, "reason": reason})
 
 
 def _selected(option: str) -> RequestPermissionResponse:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,13 +87,29 @@ class AcpCall:
             return KIND_TO_TOOL.get(self.kind, self.kind)
         return self.title.split(" ", 1)[0].casefold() or "tool"
 
-    def arguments(self) -> dict[str, Any]:
-        """What the row and the approval show, and what rules are judged on: the agent's own
-        input, plus the title and the files it names."""
+    def shown(self) -> dict[str, Any]:
+        """What the row shows: the agent's own input (Codex's command list as a line), or its
+        title and files when it sent no input."""
         raw = self.raw_input
         arguments: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
         if raw is not None and not isinstance(raw, dict):
             arguments["input"] = raw
+        command = arguments.get("command")
+        if self.tool == "bash" and isinstance(command, list):  # Codex: [bash, -lc, line]
+            words = [str(word) for word in command]
+            shell = len(words) >= 3 and words[-2] in ("-c", "-lc")
+            arguments["command"] = words[-1] if shell else shlex.join(words)
+        if not arguments:
+            arguments = {"title": self.title} if self.title else {}
+            if self.locations:
+                arguments["path"] = self.locations[0]
+        return arguments
+
+    def arguments(self) -> dict[str, Any]:
+        """What the approval shows and rules are judged on: :meth:`shown`, plus the names
+        Baton's rules and previews read (``command``, ``path``, ``old_string``…)."""
+        raw = self.raw_input
+        arguments = self.shown()
         if "command" not in arguments and self.tool == "bash" and isinstance(raw, dict):
             for key in ("cmd", "commandLine"):
                 if isinstance(raw.get(key), str):
@@ -107,8 +124,6 @@ class AcpCall:
         for theirs, ours in _SNAKE.items():  # Baton's edit preview reads its own names
             if theirs in arguments and ours not in arguments:
                 arguments[ours] = arguments[theirs]
-        if self.title:
-            arguments.setdefault("title", self.title)
         return arguments
 
     def paths(self) -> list[str]:
@@ -240,7 +255,7 @@ class AcpEventTranslator:
 
     def _started(self, call: AcpCall) -> Started:
         return self._events.make(
-            Started, call_id=call.call_id, tool=call.tool, arguments=call.arguments()
+            Started, call_id=call.call_id, tool=call.tool, arguments=call.shown()
         )
 
     def finish_call(self, call_id: str, ok: bool, result: str | None = None) -> list[Event]:

@@ -24,6 +24,7 @@ from core.tools.bash import BashParams, BashTool
 
 DEFAULT_OUTPUT_LIMIT = 1_000_000
 _EXIT = re.compile(r"(?:Exit code|failed with exit code) (-?\d+)\.?\s*$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SIGNAL = re.compile(r"killed by signal (\d+)\.?\s*$")
 
 
@@ -71,6 +72,9 @@ class AcpTerminals:
     ) -> str:
         line = shlex.join([command, *(args or [])]) if args else command
         if env:
+            bad = [name for name in env if not _NAME.fullmatch(name)]
+            if bad:
+                raise ValueError(f"not an environment variable name: {bad[0]!r}")
             line = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) + " " + line
         terminal_id = f"term-{next(self._ids)}"
         holder: list[_Terminal] = []

@@ -46,7 +46,7 @@ class Continuation:
     """A CLI's own record of it: Claude Code's session id, pi's session file (forked)."""
 
 
-CONTINUABLE_BACKENDS = frozenset({"openai", "pi", "claude"})
+CONTINUABLE_BACKENDS = frozenset({"openai", "pi", "claude", "acp"})
 """Backends whose finished steps can be continued (:mod:`core.run.continuation`)."""
 
 

@@ -18,6 +18,10 @@ How the conversation goes on, per backend:
   step's ``step_finished.session``, forked so the finished step's session stays as it was.
 * pi: ``--fork <session file>``, the step's session (pi keeps it in Baton's private data
   folder, named in ``step_finished.session``), forked the same way.
+* an ACP agent: ``session/load`` of the step's session id (the agent keeps the session in its
+  own state folder); the history it replays is not shown again, and the follow-up is the next
+  prompt of that same session. An agent that cannot load sessions gets a new one, with a
+  warning in the step.
 """
 
 from __future__ import annotations
@@ -74,8 +78,8 @@ def continue_request(
         raise RunError(f"{where} was copied from run {begun.reused_from}; continue that one")
     if not text.strip():
         raise RunError("the follow-up is empty")
-    if begun.backend in ("claude", "pi"):
-        name = "Claude Code" if begun.backend == "claude" else "pi"
+    if begun.backend in ("claude", "pi", "acp"):
+        name = {"claude": "Claude Code", "pi": "pi", "acp": "ACP agent"}[begun.backend]
         if not ended.session:
             raise RunError(f"{where} has no recorded {name} session to continue")
         continues = Continuation(started.run_id, step, session=ended.session)
