@@ -197,3 +197,18 @@ def test_a_bearer_token_next_to_an_escaped_whitespace_is_redacted(message: str) 
     assert publisher.close() is None
     [written] = load_run(run_file("r1"))
     assert isinstance(written, Log) and "abcdefghijklmnop" not in written.message
+
+
+def test_an_event_that_cannot_be_encoded_still_reaches_the_subscribers() -> None:
+    """A hostile model's lone surrogate cannot be written as JSON: publishing it must not fail
+    the step (the line is left out of the file, as before)."""
+    seen: list[Event] = []
+    publisher = EventPublisher(
+        Redactor(["sk-plain-0123456789abcdef"]), RunFileSink(RunWriter("r1", None)), [seen.append]
+    )
+    odd = Log(run_id="r1", step=0, ts=1, level="info", message="notes-\ud800.txt")
+    publisher.publish(odd)
+    publisher.publish(delta(2))
+    assert publisher.close() is None
+    assert seen == [odd, delta(2)]
+    assert load_run(run_file("r1")) == [delta(2)]

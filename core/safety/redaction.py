@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 from urllib.parse import quote, quote_plus, urlsplit
 
 from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
 
 from core.model.events import (
     Event,
@@ -498,7 +499,10 @@ class StreamRedactor:
     def scrub_encoded(self, event: _E) -> tuple[_E, str | None]:
         """:meth:`scrub_event`, checking the event's JSON line first (see
         :meth:`feed_encoded`); with that line when the event had nothing to scrub."""
-        line = event.model_dump_json()
+        try:
+            line = event.model_dump_json()
+        except PydanticSerializationError:  # a lone surrogate from a hostile model: no line
+            return self.scrub_event(event), None
         if self._line_says_all(line) and self.redactor.scrub(line) == line:
             return event, line
         return self.scrub_event(event), None
