@@ -22,11 +22,16 @@ import argparse
 import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from docs.screenshot_support import scratch_home, settle  # noqa: E402
+
+if TYPE_CHECKING:
+    from gui.run.run_page import RunPage
 
 SCRATCH = scratch_home("baton-sizes-demo")
 HEIGHT = {800: 600, 1600: 1000}
@@ -72,6 +77,10 @@ def _record_document_and_batch() -> None:
         [BatchItem(args=[issue]) for issue in issues],
         "issues.jsonl",
     )
+
+
+def _read(page: RunPage) -> bool:
+    return not page.is_reading()
 
 
 def _shrink(path: Path) -> None:
@@ -125,7 +134,7 @@ def main(argv: list[str]) -> int:
             records = window.runs_view.history.visible_records()
             if records:
                 page = window.runs_view.open_record(records[-1])
-                settle(300, until=lambda page=page: not page.is_reading())
+                settle(300, until=partial(_read, page))
         settle(500)
         save(view, window)
 
