@@ -180,13 +180,17 @@ class CompareView(QWidget):
 
         # Every step row shows (up to MAX_STEP_ROWS, then the table scrolls): the table is
         # the comparison's summary, not a peephole.
-        self.steps.setMinimumHeight(self.table_height(min(len(comparison.steps), MAX_STEP_ROWS)))
+        shown = self.table_height(min(len(comparison.steps), MAX_STEP_ROWS))
+        self.steps.setMinimumHeight(shown)
+        if len(comparison.steps) <= MAX_STEP_ROWS:
+            self.steps.setMaximumHeight(shown)  # no empty band under a short table
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.steps)
         split.addWidget(detail)
         split.setChildrenCollapsible(False)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
+        split.setSizes([shown, 10 * shown])  # the table as tall as its rows, the rest below
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
