@@ -56,7 +56,9 @@ def test_every_distribution_baton_imports_is_in_the_computed_list() -> None:
         timeout=300,
         check=True,
     )
-    imported = set(json.loads(done.stdout.splitlines()[-1])) - TOLERATED
+    # opentelemetry: the optional baton[otel] extra; where it is installed, the ACP SDK also
+    # imports it on its own (it adds spans when it can), so a venv with the extra sees it.
+    imported = set(json.loads(done.stdout.splitlines()[-1])) - TOLERATED - {"opentelemetry"}
     owners = metadata.packages_distributions()
     outside = {
         top: owners[top]

@@ -83,7 +83,7 @@ def test_a_run_whose_file_is_gone_still_counts_by_day(
     report = json.loads(capsys.readouterr().out)
     assert report["rows"][0]["runs"] == 2 and len(report["unreadable_runs"]) == 2
     assert main(["usage", "--by", "agent"]) == 0
-    assert "2 run(s) left out" in capsys.readouterr().out
+    assert "2 runs left out" in capsys.readouterr().out
 
 
 def test_no_runs_yet(capsys: pytest.CaptureFixture[str]) -> None:

@@ -81,7 +81,7 @@ def test_a_preset_cap_pauses_the_run_and_stop_sends_nothing_more(
     assert len(server.requests) == 1  # nothing went out after the cap
     step = session.view.state().steps[0]
     assert step.error == "budget reached: $0.0600 spent of a $0.0500 cap"
-    assert session.view.header.status_text() == "Failed"
+    assert session.view.header.status_text() == "Stopped at budget"
     assert [item.kind for item in window.inbox.items] == ["failed"]  # the stopped step waits
 
 
