@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
+from core.record.index_db import close_index_connections
 from core.record.run_files import RunIndex
 from gui.history import runs_table
 from gui.history.runs_history import HistoryPage
@@ -21,13 +22,20 @@ def filled_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """130 runs indexed once for the module (each test gets a copy)."""
     folder = tmp_path_factory.mktemp("index")
     fill(RunIndex(folder / "runs.sqlite"), 130, folder)
+    # The kept connection holds the rows in the write-ahead log: closing it checkpoints them
+    # into the file, which the tests copy alone.
+    close_index_connections()
     return folder / "runs.sqlite"
 
 
 @pytest.fixture
 def history(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, filled_index: Path) -> HistoryPage:
     monkeypatch.setattr(runs_table, "PAGE", 50)
-    shutil.copy(filled_index, RunIndex().path)
+    target = RunIndex().path
+    close_index_connections()  # the new index's log would replay over the copy
+    for log in (target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")):
+        log.unlink(missing_ok=True)
+    shutil.copy(filled_index, target)
     page = HistoryPage()
     qtbot.addWidget(page)
     page.resize(900, 500)
