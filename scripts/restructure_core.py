@@ -185,8 +185,8 @@ after each step, restoring them, worktrees, patches, and what the editor remembe
 on disk.""",
     "config": """Where Baton keeps its files and how it writes them (paths, atomic writes,
 bundled resources), the settings in ``config.yaml``, providers, models and their prices.""",
-    "telemetry": """Runs as OpenTelemetry traces: whether export is on, trace ids derived from the
-run, GenAI spans folded from the event stream, OTLP export (the ``otel`` extra, imported lazily).""",
+    "telemetry": """Runs as OpenTelemetry traces: whether export is on, trace ids derived from
+the run, GenAI spans folded from the event stream, OTLP export (the ``otel`` extra, lazily).""",
     "model": """The vocabulary every other package shares: the typed events a run emits, the
 errors a person is shown, and budgets (caps and usage). It imports no other part of Baton.""",
 }

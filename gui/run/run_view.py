@@ -107,6 +107,8 @@ class RunView(QWidget):
         self._panes: list[StepPane] = []
         self._fresh: set[int] = set()  # panes built in this batch: already in sync
         self._generation = 0
+        self._gradual_pending = False
+        """Panes of the run's start still being built a few per turn."""
         """Counts runs shown: panes still to build for an earlier one are not built."""
         self._fill_gradually = False  # a run opened from a file: panes fill over a few turns
         self._follow = True
@@ -315,7 +317,8 @@ class RunView(QWidget):
         for pane in built:
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self._apply_focus()
-        if len(self._panes) < len(state.steps):
+        self._gradual_pending = len(self._panes) < len(state.steps)
+        if self._gradual_pending:
             QTimer.singleShot(0, self, partial(self._build_panes, generation, PANES_PER_TURN))
 
     def _make_pane(self, step: StepState, running: bool) -> StepPane:
@@ -357,8 +360,8 @@ class RunView(QWidget):
     def _sync_steps(self, indexes: frozenset[int]) -> None:
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
-        if len(state.steps) > len(self._panes):
-            self._add_grown_panes(running)
+        if len(state.steps) > len(self._panes) and not self._gradual_pending:
+            self._add_grown_panes(running)  # a graph run's new iteration or attempt
         fresh, self._fresh = self._fresh, set()
         for index in sorted(indexes - fresh):
             if 0 <= index < len(self._panes):

@@ -497,4 +497,4 @@ def test_a_live_parallel_run_of_eight_shows_its_first_panes_at_once_and_every_an
         return " ".join(w.stream.shown_text() for w in texts)
 
     qtbot.waitUntil(lambda: all(f"answer of task {n}" in shown(n) for n in range(8)))
-    assert [pane.agent.text() for pane in view.panes()] == ["reviewer"] * 8
+    assert [pane.agent.full_text() for pane in view.panes()] == ["reviewer"] * 8
