@@ -46,6 +46,7 @@ from core.backends.acp_client import AcpClient
 from core.backends.acp_events import AcpEventTranslator
 from core.backends.base import BackendError, StepContext
 from core.backends.cli_events import error_tail
+from core.backends.cli_output import keep_stderr_tail
 from core.backends.tool_calls import confinement
 from core.config.acp_agents import KNOWN_ACP_AGENTS, AcpCommand
 from core.config.handoff_files import readable_handoff_dir
@@ -64,7 +65,6 @@ setattr(telemetry, "TRACER", None)  # noqa: B010 (typed as a Tracer there: None 
 setattr(telemetry, "logfire_span", None)  # noqa: B010
 
 STDIO_LIMIT = 50 * 1024 * 1024
-STDERR_TAIL_BYTES = 8 * 1024
 NO_USAGE = "usage: — (the agent reported neither token counts nor cost)"
 
 
@@ -358,9 +358,7 @@ class _Session:
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
-        while chunk := await self.proc.stderr.read(65536):
-            self.stderr_tail += chunk
-            del self.stderr_tail[:-STDERR_TAIL_BYTES]
+        await keep_stderr_tail(self.proc.stderr, self.stderr_tail)
 
     async def close(self) -> None:
         """Close stdin, let the agent exit, then end its whole tree. Idempotent."""

@@ -76,7 +76,7 @@ from typing import Any, ClassVar
 from core.backends.base import BackendError, StepContext
 from core.backends.claude_events import ClaudeEventParser, baton_tool_name
 from core.backends.claude_permissions import denied_tools, permission_args
-from core.backends.cli_output import json_object
+from core.backends.cli_output import json_object, keep_stderr_tail
 from core.backends.cli_paths import protected_refusal
 from core.backends.prompt_file import write_private_prompt
 from core.config.program_locations import locate_program
@@ -106,7 +106,6 @@ BATON_ONLY_TOOLS = frozenset({"document"})
 
 MAX_LINE_BYTES = 32 * 1024 * 1024
 """Longest stdout line read (a tool result with a whole file in it can be megabytes)."""
-STDERR_TAIL_BYTES = 8 * 1024
 STDERR_DRAIN_S = 2.0
 """After the CLI exits, how long stderr may stay open (held by a grandchild) before Baton
 stops reading it."""
@@ -455,9 +454,7 @@ class _Session:
 
     async def _drain_stderr(self) -> None:
         assert self.proc.stderr is not None
-        while chunk := await self.proc.stderr.read(65536):
-            self.stderr_tail += chunk
-            del self.stderr_tail[:-STDERR_TAIL_BYTES]
+        await keep_stderr_tail(self.proc.stderr, self.stderr_tail)
 
     async def close(self) -> None:
         """Stop and reap the CLI and every helper task. Idempotent; also the hard stop."""

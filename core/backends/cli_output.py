@@ -105,3 +105,15 @@ async def read_lines(stream: asyncio.StreamReader, max_line: int) -> AsyncIterat
         yield Line(b"", "overflow", skipped)
     elif buffer:
         yield Line(bytes(buffer), "partial", len(buffer))
+
+
+STDERR_TAIL_BYTES = 8 * 1024
+"""How much of a CLI's standard error a step keeps to explain a failure (the end of it)."""
+
+
+async def keep_stderr_tail(stream: asyncio.StreamReader, tail: bytearray) -> None:
+    """Read ``stream`` to its end, keeping only its last :data:`STDERR_TAIL_BYTES` in ``tail``:
+    a chatty CLI never fills the pipe (and stalls) nor the memory."""
+    while chunk := await stream.read(65536):
+        tail += chunk
+        del tail[:-STDERR_TAIL_BYTES]
