@@ -62,3 +62,24 @@ def test_filter_words_and_sorting_run_in_sql(tmp_path: Path) -> None:
     assert [r.id for r in by_tokens] == ["run-0000", "run-0001"]
     longest = index.page(0, 1, sort="duration")[0]
     assert longest.duration_s == 49.0
+
+
+def test_runs_begun_in_the_same_second_list_in_the_order_they_began(tmp_path: Path) -> None:
+    """Start times keep whole seconds; two runs begun in one second must not swap places
+    (their ids' random tails would order them by chance)."""
+    index = RunIndex(tmp_path / "runs.sqlite")
+    for run_id in ("20261204-211309-ffffff", "20261204-211309-000000"):
+        started = RunStarted(
+            run_id=run_id,
+            mode="single",
+            args=["task"],
+            steps=[PlannedStep(agent="scout", task="t", cwd="/w")],
+            cwd="/w",
+            started_at="2026-12-04T21:13:09+00:00",
+        )
+        index.started(started, tmp_path / f"{run_id}.jsonl")
+
+    newest_first = ["20261204-211309-000000", "20261204-211309-ffffff"]
+    assert [r.id for r in index.list()] == newest_first
+    assert [r.id for r in index.page(0, 10)] == newest_first
+    assert [r.id for r in index.page(0, 10, descending=False)] == newest_first[::-1]

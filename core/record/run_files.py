@@ -285,7 +285,7 @@ class RunIndex:
         with self._connect() as db:
             rows = db.execute(
                 "SELECT usage FROM runs WHERE preset = ? AND status = 'ok'"
-                " ORDER BY started_at DESC LIMIT ?",
+                " ORDER BY started_at DESC, rowid DESC LIMIT ?",
                 (preset, limit),
             ).fetchall()
         return [UsageStats.model_validate_json(row["usage"]) for row in rows]
@@ -385,7 +385,7 @@ class RunIndex:
         """
         where, params = _filter_clause(words)
         direction = "DESC" if descending else "ASC"
-        order = f"{SORT_KEYS[sort]} {direction}, id {direction}"
+        order = f"{SORT_KEYS[sort]} {direction}, rowid {direction}"
         with self._connect() as db:
             rows = db.execute(
                 f"SELECT * FROM runs{where} ORDER BY {order} LIMIT ? OFFSET ?",
@@ -394,9 +394,11 @@ class RunIndex:
         return [self._record(row) for row in rows]
 
     def list(self, limit: int = 500) -> list[RunRecord]:
+        """The latest ``limit`` runs, newest first. Start times are kept to the second, so
+        runs begun in the same second keep the order they were recorded in (``rowid``)."""
         with self._connect() as db:
             rows = db.execute(
-                "SELECT * FROM runs ORDER BY started_at DESC LIMIT ?", (limit,)
+                "SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?", (limit,)
             ).fetchall()
         return [self._record(row) for row in rows]
 
