@@ -32,6 +32,29 @@ SEND_TIMEOUT_S = 10.0
 """A bus that accepts the connection and then never answers must not hold a task for ever."""
 
 
+class _OneLineFailures(logging.Filter):
+    """desktop-notifier logs a failed send as a warning with its traceback; on a machine
+    without a session bus that is ordinary, so the record keeps the error's one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            record.msg = f"{record.getMessage()}: {record.exc_info[1]}"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def _quieten_library_logs() -> None:
+    """Put :class:`_OneLineFailures` on each of the library's loggers (a logger's filters do
+    not reach its children, and the backends log under their module names)."""
+    names = [n for n in logging.root.manager.loggerDict if n.startswith("desktop_notifier")]
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _OneLineFailures) for f in logger.filters):
+            logger.addFilter(_OneLineFailures())
+
+
 @dataclass(frozen=True)
 class NoticeAction:
     key: str
@@ -63,6 +86,7 @@ class DesktopNotices:
         if self._notifier is None:
             from desktop_notifier import DesktopNotifier
 
+            _quieten_library_logs()
             notifier = DesktopNotifier(app_name=APP_NAME)
             if self._backend is not None:
                 notifier._backend = self._backend
@@ -99,8 +123,9 @@ class DesktopNotices:
         try:
             async with asyncio.timeout(SEND_TIMEOUT_S):
                 await notifier.send_notification(notification)
-        except Exception:  # no bus, no server: the window's own alert remains
-            log.info("the desktop notification could not be sent", exc_info=True)
+        except Exception as error:  # no bus, no server: the window's own alert remains
+            # One line, not a traceback: a machine without a session bus is ordinary.
+            log.info("the desktop notification could not be sent: %s", error)
             self.working = False
             return False
         if notification.identifier not in await _current(notifier):
