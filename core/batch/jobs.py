@@ -27,7 +27,7 @@ from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.errors import RunError
 from core.model.events import Event, RunStatus, StepFinished, UsageStats
 from core.record.publisher import EventListener
-from core.run.gates import GateAsker, nobody_to_ask
+from core.run.gates import GateAsker, GateChoice, fixed_answers, nobody_to_ask
 from core.run.run_request import RunRequest, find_preset, request_from_preset
 from core.run.runner import Runner
 from core.safety.approvals import Responder, deny_all
@@ -110,6 +110,14 @@ BATCH_GATES = nobody_to_ask(
 """A graph's gates in a batch item (on a remote worker too): nothing waits for an answer."""
 
 
+def batch_gates(choice: GateChoice | None) -> GateAsker:
+    """How a batch item's gates are answered: every one as ``--gate`` says, else none (the
+    item fails with the reason). A batch passes the choice, not an asker: plain data travels
+    with the item to a remote worker, where the asker is made (a function does not travel,
+    and a terminal prompt would be nobody's there)."""
+    return fixed_answers(choice) if choice is not None else BATCH_GATES
+
+
 def item_runner(
     job: ItemJob,
     *,
@@ -119,10 +127,11 @@ def item_runner(
     listeners: Iterable[EventListener] = (),
     record: bool = True,
     budget_asker: BudgetAsker = stop_at_cap,
-    gate_asker: GateAsker = BATCH_GATES,
+    gates: GateChoice | None = None,
 ) -> Runner:
     """A prepared :class:`Runner` for the item (``definitions``: None reads them here, as
-    a remote worker must); raises :class:`RunError` when the item cannot run.
+    a remote worker must; ``gates``: see :func:`batch_gates`); raises :class:`RunError` when
+    the item cannot run.
 
     Items take no per-step checkpoints: like a parallel run's tasks, the items of a batch
     share their working folder at the same time, so no snapshot could say which item changed
@@ -140,7 +149,7 @@ def item_runner(
             presets=definitions.presets,
             run_id=job.run_id,
             budget_asker=budget_asker,
-            gate_asker=gate_asker,
+            gate_asker=batch_gates(gates),
         )
         runner.prepare()
     except RunError as error:

@@ -41,6 +41,7 @@ from core.batch.provider_world import ProviderWorld
 from core.config.settings import Settings
 from core.model.errors import RunError
 from core.model.events import Event, event_to_json
+from core.run.gates import GateChoice
 from core.run.runner import Runner
 from core.safety.approvals import ApprovalAnswer, ApprovalRequest
 
@@ -93,16 +94,20 @@ class WorkerHost:
         definitions: Definitions,
         checkout: Checkout | None = None,
         environment: Mapping[str, str | None] | None = None,
+        gates: GateChoice | None = None,
     ) -> None:
         """Begin running ``job`` with the supervisor's settings and checked definitions (in
         a fresh copy of ``checkout`` when given, instead of the job's folder); returns at once
         (collect its messages with :meth:`collect`). ``environment``: the submitter's provider
-        variables (:mod:`core.batch.provider_world`), put in place of this process's own."""
+        variables (:mod:`core.batch.provider_world`), put in place of this process's own.
+        ``gates``: the batch's ``--gate`` (:func:`core.batch.jobs.batch_gates`)."""
         if environment is not None:
             settings = ProviderWorld(settings, environment).apply()
         item = _Item()
         self._items[job.run_id] = item
-        item.task = asyncio.create_task(self._run(item, job, settings, definitions, checkout))
+        item.task = asyncio.create_task(
+            self._run(item, job, settings, definitions, checkout, gates)
+        )
 
     async def collect(self, run_id: str) -> list[Outgoing]:
         """The item's messages since the last call, waiting for at least one. After an
@@ -149,6 +154,7 @@ class WorkerHost:
         settings: Settings,
         definitions: Definitions,
         checkout: Checkout | None,
+        gates: GateChoice | None,
     ) -> None:
         folder: Path | None = None
         try:
@@ -164,6 +170,7 @@ class WorkerHost:
                 responder=item.ask,
                 listeners=[item.send],
                 record=False,
+                gates=gates,
             )
             if item.cancelled:
                 item.runner.cancel()  # ends at once, aborted, with a complete run file
