@@ -290,3 +290,20 @@ async def test_gate_answers_travel_to_the_workers(
     for status, error in ends[None]:
         assert status == "error" and error is not None
         assert error.startswith("the gate before 'ship' needs a person: a batch item has no one")
+
+
+async def test_a_workers_items_reuse_its_one_provider_connection(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """One connection pool per worker process: every step of every item one worker runs goes
+    on the connection its first step opened (not a client, and a connection, per step)."""
+    save_settings(llm_server.settings())
+    llm_server.responder = echo
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=[f"item {n}"]) for n in range(3)], "x")
+    executor = RayExecutor(ExecutorOptions(concurrency=1))  # one worker
+    outcomes = await BatchRun(record, executor, settings=llm_server.settings()).run()
+    assert [o.status for o in outcomes] == ["ok"] * 3
+    assert len(llm_server.requests) == 6  # two steps an item
+    assert len({request.client_port for request in llm_server.requests}) == 1

@@ -244,10 +244,14 @@ class RayWorkers:
             return f"{where} stopped answering ({error.strerror or error})"
 
     def close(self) -> None:
-        """End every worker (and the local Ray this started)."""
-        for worker in self._workers:
-            if worker.alive and not self.lost:  # a lost cluster's workers are gone with it
-                _ray().kill(worker.actor)
+        """End every worker (its provider clients closed first), and the local Ray this
+        started."""
+        live = [w.actor for w in self._workers if w.alive and not self.lost]  # a lost
+        # cluster's workers are gone with it
+        with suppress(_ray().exceptions.RayError, TimeoutError):  # killed below all the same
+            _ray().get([actor.close.remote() for actor in live], timeout=CLOSE_S)
+        for actor in live:
+            _ray().kill(actor)
         self._workers.clear()
         if self._owns_ray:
             _ray().shutdown()
@@ -338,6 +342,9 @@ class _ActorChannel:
         """The item is over: its worker has room for another."""
         self._worker.items -= 1
 
+
+CLOSE_S = 10.0
+"""How long a batch's workers get to close their connections before they are killed."""
 
 CONNECT_CHECK_S = 3.0
 """How long the cluster's control service gets to accept a connection before it counts as
