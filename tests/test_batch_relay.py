@@ -294,3 +294,24 @@ async def test_a_workers_items_share_its_provider_connection_closed_with_the_wor
     assert open_connections(llm_server.port) == [first.client_port]
     await host.close()
     assert open_connections(llm_server.port) == []
+
+
+async def test_a_remote_run_file_that_cannot_be_written_stops_the_item_as_a_local_one(
+    llm_server: LLMServer, shell_job: ItemJob
+) -> None:
+    """Recorded by the class a local run records itself with: a full disk stops the item on
+    its worker and ends it ``error`` with the reason, in the index and the outcome too."""
+    llm_server.responder = lambda body: Reply.hang()
+    run_file(shell_job.run_id).symlink_to("/dev/full")  # every flush fails
+    channel = await start(llm_server, shell_job)
+    outcomes: list[ItemOutcome] = []
+    recording = RemoteRecording(shell_job, llm_server.settings())
+    await relay(channel, recording, deny_all, outcomes.append)
+
+    [outcome] = outcomes
+    assert outcome.status == "error" and outcome.error is not None
+    assert "could not be written" in outcome.error and "No space left" in outcome.error
+    assert channel.cancels == 1  # the worker was told to stop
+    record = RunIndex().get(shell_job.run_id)
+    assert record is not None and (record.status, record.error) == ("error", outcome.error)
+    await llm_server.wait_until_async(lambda: llm_server.in_flight == 0)

@@ -25,7 +25,7 @@ from core.definitions.agents import AgentCatalog
 from core.definitions.presets import Preset, PresetCatalog
 from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.errors import RunError
-from core.model.events import Event, RunStatus, StepFinished, UsageStats
+from core.model.events import Event, RunFinished, RunStatus, StepFinished, UsageStats
 from core.record.publisher import EventListener
 from core.run.gates import GateAsker, GateChoice, fixed_answers, nobody_to_ask
 from core.run.run_request import RunRequest, find_preset, request_from_preset
@@ -60,6 +60,22 @@ class ItemOutcome(BaseModel):
     duration_s: float = 0.0
     structured: dict[str, Any] | None = None
     """The last step's structured result, when its agent declares one."""
+
+    @classmethod
+    def ended(cls, job: ItemJob, finished: RunFinished, kept: OutputKeeper) -> ItemOutcome:
+        """The item's outcome from its run's ending and the output ``kept`` — the one way
+        both a local and a remote item's outcome is made, so the batch store cannot tell
+        where an item ran."""
+        return cls(
+            index=job.index,
+            run_id=job.run_id,
+            status=finished.status,
+            error=finished.error,
+            usage=finished.usage,
+            output=kept.output,
+            duration_s=finished.ts,
+            structured=kept.structured,
+        )
 
     def stored(self) -> StoredOutcome:
         """What the batch store keeps of it."""
@@ -174,14 +190,4 @@ class OutputKeeper:
 async def run_item(runner: Runner, job: ItemJob, keeper: OutputKeeper) -> ItemOutcome:
     """Run a prepared item (see :func:`item_runner`; ``keeper`` among its listeners) to the
     end. Never raises for the item's own failure: that is the outcome's status."""
-    finished = await runner.run()
-    return ItemOutcome(
-        index=job.index,
-        run_id=job.run_id,
-        status=finished.status,
-        error=finished.error,
-        usage=finished.usage,
-        output=keeper.output,
-        duration_s=finished.ts,
-        structured=keeper.structured,
-    )
+    return ItemOutcome.ended(job, await runner.run(), keeper)
