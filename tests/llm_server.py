@@ -207,6 +207,8 @@ class RecordedRequest:
     """Set when the response is complete or the connection went away."""
     client_disconnected: bool = False
     """True when the client closed the connection before the response was complete."""
+    client_port: int = 0
+    """The client's end of the connection it came on: requests on one connection share it."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -431,7 +433,7 @@ class LLMServer:
         return [r for r in self._requests if r.path.endswith("/chat/completions")]
 
     def _arrived(
-        self, method: str, path: str, headers: dict[str, str], body: Any
+        self, method: str, path: str, headers: dict[str, str], body: Any, client_port: int = 0
     ) -> tuple[RecordedRequest, Reply | None]:
         with self._lock:
             record = RecordedRequest(
@@ -441,6 +443,7 @@ class LLMServer:
                 headers=headers,
                 body=body if isinstance(body, dict) else {},
                 arrived=time.monotonic(),
+                client_port=client_port,
             )
             self._requests.append(record)
             reply: Reply | None = None
@@ -569,7 +572,9 @@ class _Handler(BaseHTTPRequestHandler):
     # -- routes ---------------------------------------------------------------------------
 
     def do_GET(self) -> None:
-        record, _ = self.owner._arrived("GET", self.path, self._headers(), None)
+        record, _ = self.owner._arrived(
+            "GET", self.path, self._headers(), None, self.client_address[1]
+        )
         if self.path.rstrip("/").endswith("/models"):
             data = [
                 {"id": m, "object": "model", "owned_by": "llm_server"} for m in self.owner.models
@@ -586,7 +591,9 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw)
         except ValueError:
             body = None
-        record, reply = self.owner._arrived("POST", self.path, self._headers(), body)
+        record, reply = self.owner._arrived(
+            "POST", self.path, self._headers(), body, self.client_address[1]
+        )
         disconnected = False
         try:
             self._answer(record, body, reply)

@@ -20,9 +20,11 @@ from typing import Any
 import psutil
 import pytest
 
+from tests.graph_runs import by_agent
 from tests.llm_server import LLMServer, Reply, last_user_text
 from tests.test_batch_relay import SHELL_PRESET
 from tests.test_batch_seam import comparable, echo
+from tests.test_graph_terminal import GATED
 
 try:
     import ray
@@ -41,6 +43,7 @@ from core.config.settings import save_settings
 from core.model.events import (
     ApprovalResolved,
     Event,
+    GateDecided,
     RunFinished,
     RunStarted,
     StepFinished,
@@ -260,3 +263,47 @@ async def test_an_approval_asked_on_a_worker_is_answered_by_the_supervisor(
     decided = [(e.decision, e.decided_by) for e in events if isinstance(e, ApprovalResolved)]
     assert decided == [("approve", "person")]
     assert "approved-here" in llm_server.requests[1].tool_messages[0]["content"]
+
+
+async def test_gate_answers_travel_to_the_workers(
+    llm_server: LLMServer, tmp_path: Path, user_presets: Path
+) -> None:
+    """``--gate`` on Ray: each answer reaches the worker running the item, and without one an
+    item at a gate fails with the reason instead of waiting (a worker has nobody to ask)."""
+    (user_presets / "gated.yaml").write_text(GATED, encoding="utf-8")
+    save_settings(llm_server.settings())
+    llm_server.responder = by_agent({"worker": lambda task: f"did {task}"})
+    spec = BatchSpec(preset="gated", cwd=str(tmp_path), scope="user")
+    store = BatchStore()
+    ends: dict[str | None, list[tuple[str, str | None]]] = {}
+    for gates in ("continue", "stop", None):
+        record = store.create(spec, [BatchItem(args=["one"]), BatchItem(args=["two"])], "x")
+        executor = RayExecutor(ExecutorOptions(concurrency=WORKERS))
+        batch = BatchRun(record, executor, settings=llm_server.settings(), gates=gates)
+        outcomes = await batch.run()
+        ends[gates] = [(o.status, o.error) for o in outcomes]
+        for outcome in outcomes:
+            decided = [e for e in load_run(run_file(outcome.run_id)) if isinstance(e, GateDecided)]
+            assert [(e.decision, e.by) for e in decided] == ([(gates, "default")] if gates else [])
+    assert ends["continue"] == [("ok", None)] * 2
+    assert ends["stop"] == [("aborted", "stopped at the gate before 'ship' (default)")] * 2
+    for status, error in ends[None]:
+        assert status == "error" and error is not None
+        assert error.startswith("the gate before 'ship' needs a person: a batch item has no one")
+
+
+async def test_a_workers_items_reuse_its_one_provider_connection(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """One connection pool per worker process: every step of every item one worker runs goes
+    on the connection its first step opened (not a client, and a connection, per step)."""
+    save_settings(llm_server.settings())
+    llm_server.responder = echo
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=[f"item {n}"]) for n in range(3)], "x")
+    executor = RayExecutor(ExecutorOptions(concurrency=1))  # one worker
+    outcomes = await BatchRun(record, executor, settings=llm_server.settings()).run()
+    assert [o.status for o in outcomes] == ["ok"] * 3
+    assert len(llm_server.requests) == 6  # two steps an item
+    assert len({request.client_port for request in llm_server.requests}) == 1

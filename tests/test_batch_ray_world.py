@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from core.batch.store import BatchPlacement, BatchStore
@@ -22,8 +23,10 @@ from core.config.settings import Settings, save_settings
 from core.record.run_files import run_file
 from tests.llm_server import MODEL, LLMServer
 from tests.test_batch_ray import (  # noqa: F401  (the fixture replaces conftest's)
+    GRACE_S,
     echo_noting_workers,
     no_leftover_threads_or_processes,
+    worker_hosts,
     write_inputs,
 )
 
@@ -121,6 +124,7 @@ def test_resume_runs_as_the_batch_was_started_unless_told_otherwise(
     assert on_workers  # on Ray again, not locally at 4
 
     store.finished(record.id, 0, "", "error")
+    psutil.wait_procs(worker_hosts(), timeout=GRACE_S)  # the Ray batch's workers, killed, end
     on_workers.clear()
     assert main(["batch", "resume", record.id, "--executor", "local"]) == 0
     err = capsys.readouterr().err

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,9 @@ from core.model.events import (
 )
 from core.record.run_files import RunIndex, load_run, run_file
 from core.run.runner import new_run_id
-from core.safety.approvals import ApprovalAnswer, ApprovalRequest
+from core.safety.approvals import ApprovalAnswer, ApprovalRequest, deny_all
 from tests.llm_server import LLMServer, Reply
+from tests.test_provider_clients import open_connections
 
 SHELL_PRESET = """\
 name: shell
@@ -90,11 +91,28 @@ def shell_job(user_presets: Path, tmp_path: Path) -> ItemJob:
     )
 
 
+HOSTS: list[WorkerHost] = []
+"""The worker-side hosts a test made: closed after it, as a worker's end closes them."""
+
+
+@pytest.fixture(autouse=True)
+async def hosts_closed() -> AsyncIterator[None]:
+    yield
+    while HOSTS:
+        await HOSTS.pop().close()
+
+
+def worker_host() -> WorkerHost:
+    """A fresh worker-side host, closed after the test (its provider connections with it)."""
+    HOSTS.append(WorkerHost())
+    return HOSTS[-1]
+
+
 async def start(
     server: LLMServer, job: ItemJob, checkout: Checkout | None = None
 ) -> InProcessChannel:
     """The item started on a fresh worker-side host; the channel to it."""
-    host = WorkerHost()
+    host = worker_host()
     await host.start(job, server.settings(), Definitions.load(job.spec), checkout)
     return InProcessChannel(host, job.run_id)
 
@@ -254,3 +272,46 @@ def test_repo_is_refused_without_the_ray_executor(
     code = main(["batch", "scout-and-plan", "--inputs", str(inputs), "--repo", "https://x/y"])
     assert code == 2
     assert "--repo works with --executor ray" in capsys.readouterr().err
+
+
+async def test_a_workers_items_share_its_provider_connection_closed_with_the_worker(
+    llm_server: LLMServer, shell_job: ItemJob
+) -> None:
+    """One connection pool per worker process: the second item's request goes on the
+    connection the first item's step left open, and the worker's end closes it."""
+    llm_server.queue(Reply.answer("first"), Reply.answer("second"))
+    host = worker_host()
+    definitions = Definitions.load(shell_job.spec)
+    outcomes: list[ItemOutcome] = []
+    for job in (shell_job, shell_job.model_copy(update={"index": 1, "run_id": new_run_id()})):
+        await host.start(job, llm_server.settings(), definitions)
+        recording = RemoteRecording(job, llm_server.settings())
+        await relay(InProcessChannel(host, job.run_id), recording, deny_all, outcomes.append)
+    assert [(o.status, o.output) for o in outcomes] == [("ok", "first"), ("ok", "second")]
+    first, second = llm_server.requests
+    assert second.client_port == first.client_port  # the same connection, kept open
+    assert await host.provider_clients() == 1
+    assert open_connections(llm_server.port) == [first.client_port]
+    await host.close()
+    assert open_connections(llm_server.port) == []
+
+
+async def test_a_remote_run_file_that_cannot_be_written_stops_the_item_as_a_local_one(
+    llm_server: LLMServer, shell_job: ItemJob
+) -> None:
+    """Recorded by the class a local run records itself with: a full disk stops the item on
+    its worker and ends it ``error`` with the reason, in the index and the outcome too."""
+    llm_server.responder = lambda body: Reply.hang()
+    run_file(shell_job.run_id).symlink_to("/dev/full")  # every flush fails
+    channel = await start(llm_server, shell_job)
+    outcomes: list[ItemOutcome] = []
+    recording = RemoteRecording(shell_job, llm_server.settings())
+    await relay(channel, recording, deny_all, outcomes.append)
+
+    [outcome] = outcomes
+    assert outcome.status == "error" and outcome.error is not None
+    assert "could not be written" in outcome.error and "No space left" in outcome.error
+    assert channel.cancels == 1  # the worker was told to stop
+    record = RunIndex().get(shell_job.run_id)
+    assert record is not None and (record.status, record.error) == ("error", outcome.error)
+    await llm_server.wait_until_async(lambda: llm_server.in_flight == 0)

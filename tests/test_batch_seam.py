@@ -97,6 +97,11 @@ async def test_a_remote_item_is_recorded_like_a_local_one(
         assert there.batch_id == remote.id and there.status == "ok"
         assert there.usage == here.usage
         assert comparable(load_run(Path(there.path))) == comparable(load_run(Path(here.path)))
+        # The batch store keeps the same outcome (usage and cost, output, structured result).
+        assert mine.outcome is not None and theirs.outcome is not None
+        assert theirs.outcome.duration_s is not None and theirs.outcome.duration_s > 0
+        untimed = {"duration_s": None}
+        assert theirs.outcome.model_copy(update=untimed) == mine.outcome.model_copy(update=untimed)
 
 
 async def test_a_lost_worker_fails_its_item_and_completes_its_run_file(

@@ -173,6 +173,33 @@ def test_a_batch_of_a_gated_graph_never_waits(
         assert "the gate before 'ship' needs a person" in ends[0]["error"]
 
 
+class Terminal(io.StringIO):
+    """A terminal's standard input that a person has typed into."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_batch_on_a_terminal_still_never_asks_at_a_gate(
+    gated_preset: LLMServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A person at the terminal is not asked about each item's gate (``c`` typed would
+    continue): a batch's gates are answered by ``--gate`` or fail the item."""
+    monkeypatch.setattr("sys.stdin", Terminal("c\nc\n"))
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text('{"args": ["one"]}\n', encoding="utf-8")
+    args = ["batch", "gated", "--inputs", str(inputs), "--json", "--cwd", str(tmp_path)]
+    assert main([*args, "--scope", "user", "--approve", "deny"]) == 1
+    (end,) = [line for line in capsys.readouterr().out.splitlines() if '"run_finished"' in line]
+    assert json.loads(end)["error"] == (
+        "the gate before 'ship' needs a person: a batch item has no one to ask at a gate; "
+        "pass --gate continue, stop or default"
+    )
+
+
 async def test_a_hostile_handoff_cannot_redraw_the_gate_or_hide_words() -> None:
     """The model writes the hand-off the person decides on: escape sequences (clear the
     screen, conceal text), a carriage return over the question, a bidi override."""

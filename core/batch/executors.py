@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from core.batch.jobs import Definitions, ItemJob, ItemOutcome
     from core.batch.recording import RemoteRecording
     from core.config.settings import Settings
+    from core.run.gates import GateChoice
     from core.safety.approvals import Responder
 
 
@@ -59,6 +60,9 @@ class ItemHost(Protocol):
     """Answers approvals for every item (a remote executor relays workers' asks to it)."""
     cancelled: asyncio.Event
     """Set when the batch is cancelled (Ctrl+C, the window's Cancel)."""
+    gates: GateChoice | None
+    """How every item's gates are answered (``--gate``; None: an item at a gate fails), as
+    data: a remote executor sends it to its workers (:func:`core.batch.jobs.batch_gates`)."""
 
     @property
     def definitions(self) -> Definitions:

@@ -25,9 +25,9 @@ from core.definitions.agents import AgentCatalog
 from core.definitions.presets import Preset, PresetCatalog
 from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.errors import RunError
-from core.model.events import Event, RunStatus, StepFinished, UsageStats
+from core.model.events import Event, RunFinished, RunStatus, StepFinished, UsageStats
 from core.record.publisher import EventListener
-from core.run.gates import GateAsker, nobody_to_ask
+from core.run.gates import GateAsker, GateChoice, fixed_answers, nobody_to_ask
 from core.run.run_request import RunRequest, find_preset, request_from_preset
 from core.run.runner import Runner
 from core.safety.approvals import Responder, deny_all
@@ -60,6 +60,22 @@ class ItemOutcome(BaseModel):
     duration_s: float = 0.0
     structured: dict[str, Any] | None = None
     """The last step's structured result, when its agent declares one."""
+
+    @classmethod
+    def ended(cls, job: ItemJob, finished: RunFinished, kept: OutputKeeper) -> ItemOutcome:
+        """The item's outcome from its run's ending and the output ``kept`` — the one way
+        both a local and a remote item's outcome is made, so the batch store cannot tell
+        where an item ran."""
+        return cls(
+            index=job.index,
+            run_id=job.run_id,
+            status=finished.status,
+            error=finished.error,
+            usage=finished.usage,
+            output=kept.output,
+            duration_s=finished.ts,
+            structured=kept.structured,
+        )
 
     def stored(self) -> StoredOutcome:
         """What the batch store keeps of it."""
@@ -110,6 +126,14 @@ BATCH_GATES = nobody_to_ask(
 """A graph's gates in a batch item (on a remote worker too): nothing waits for an answer."""
 
 
+def batch_gates(choice: GateChoice | None) -> GateAsker:
+    """How a batch item's gates are answered: every one as ``--gate`` says, else none (the
+    item fails with the reason). A batch passes the choice, not an asker: plain data travels
+    with the item to a remote worker, where the asker is made (a function does not travel,
+    and a terminal prompt would be nobody's there)."""
+    return fixed_answers(choice) if choice is not None else BATCH_GATES
+
+
 def item_runner(
     job: ItemJob,
     *,
@@ -119,10 +143,11 @@ def item_runner(
     listeners: Iterable[EventListener] = (),
     record: bool = True,
     budget_asker: BudgetAsker = stop_at_cap,
-    gate_asker: GateAsker = BATCH_GATES,
+    gates: GateChoice | None = None,
 ) -> Runner:
     """A prepared :class:`Runner` for the item (``definitions``: None reads them here, as
-    a remote worker must); raises :class:`RunError` when the item cannot run.
+    a remote worker must; ``gates``: see :func:`batch_gates`); raises :class:`RunError` when
+    the item cannot run.
 
     Items take no per-step checkpoints: like a parallel run's tasks, the items of a batch
     share their working folder at the same time, so no snapshot could say which item changed
@@ -140,7 +165,7 @@ def item_runner(
             presets=definitions.presets,
             run_id=job.run_id,
             budget_asker=budget_asker,
-            gate_asker=gate_asker,
+            gate_asker=batch_gates(gates),
         )
         runner.prepare()
     except RunError as error:
@@ -165,14 +190,4 @@ class OutputKeeper:
 async def run_item(runner: Runner, job: ItemJob, keeper: OutputKeeper) -> ItemOutcome:
     """Run a prepared item (see :func:`item_runner`; ``keeper`` among its listeners) to the
     end. Never raises for the item's own failure: that is the outcome's status."""
-    finished = await runner.run()
-    return ItemOutcome(
-        index=job.index,
-        run_id=job.run_id,
-        status=finished.status,
-        error=finished.error,
-        usage=finished.usage,
-        output=keeper.output,
-        duration_s=finished.ts,
-        structured=keeper.structured,
-    )
+    return ItemOutcome.ended(job, await runner.run(), keeper)

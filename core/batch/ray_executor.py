@@ -60,6 +60,7 @@ from core.batch.worker_host import Outgoing, WorkerHost
 from core.config import paths
 from core.config.settings import Settings
 from core.model.errors import RunError
+from core.run.gates import GateChoice
 
 
 def _ray() -> Any:
@@ -93,7 +94,7 @@ class RayExecutor:
 
     async def _run(self, jobs: Sequence[ItemJob], host: ItemHost, workers: RayWorkers) -> None:
         # Shipped once; trust was checked here (BatchRun.prepare), against this machine's store.
-        workers.ship(host.settings, host.definitions)
+        workers.ship(host.settings, host.definitions, host.gates)
         slots = asyncio.Semaphore(self.options.concurrency)
         running: set[_ActorChannel] = set()
         items: set[asyncio.Task[None]] = set()
@@ -183,6 +184,7 @@ class RayWorkers:
         self._host_class: Any = None
         self._shipped: tuple[Any, Any] | None = None
         self._environment: Any = None
+        self._gates: GateChoice | None = None
         self._control: tuple[str, int] | None = None
         self._log = RayLogFile()
         self._given_environment: dict[str, str] = {}
@@ -242,10 +244,14 @@ class RayWorkers:
             return f"{where} stopped answering ({error.strerror or error})"
 
     def close(self) -> None:
-        """End every worker (and the local Ray this started)."""
-        for worker in self._workers:
-            if worker.alive and not self.lost:  # a lost cluster's workers are gone with it
-                _ray().kill(worker.actor)
+        """End every worker (its provider clients closed first), and the local Ray this
+        started."""
+        live = [w.actor for w in self._workers if w.alive and not self.lost]  # a lost
+        # cluster's workers are gone with it
+        with suppress(_ray().exceptions.RayError, TimeoutError):  # killed below all the same
+            _ray().get([actor.close.remote() for actor in live], timeout=CLOSE_S)
+        for actor in live:
+            _ray().kill(actor)
         self._workers.clear()
         if self._owns_ray:
             _ray().shutdown()
@@ -262,10 +268,14 @@ class RayWorkers:
             _reread_authentication()
         self._given_environment = {}
 
-    def ship(self, settings: Settings, definitions: Definitions) -> None:
+    def ship(
+        self, settings: Settings, definitions: Definitions, gates: GateChoice | None = None
+    ) -> None:
         """Put what every item needs in Ray's object store once, not once per item: the
         definitions, and this machine's provider world (settings and provider variables,
-        which the workers put in place of their own)."""
+        which the workers put in place of their own). ``gates`` (``--gate``, a word) goes
+        with each item."""
+        self._gates = gates
         world = capture(settings)
         self._shipped = (_ray().put(world.settings), _ray().put(definitions))
         self._environment = _ray().put(dict(world.environment))
@@ -278,7 +288,9 @@ class RayWorkers:
             if worker.where == _Worker.where:
                 pid, node = await worker.actor.whereabouts.remote()
                 worker.where = f"Ray worker process {pid} on {node}"
-            await worker.actor.start.remote(job, *self._shipped, self._checkout, self._environment)
+            await worker.actor.start.remote(
+                job, *self._shipped, self._checkout, self._environment, self._gates
+            )
         except _ray().exceptions.RayError as error:
             worker.alive = False
             worker.items -= 1
@@ -330,6 +342,9 @@ class _ActorChannel:
         """The item is over: its worker has room for another."""
         self._worker.items -= 1
 
+
+CLOSE_S = 10.0
+"""How long a batch's workers get to close their connections before they are killed."""
 
 CONNECT_CHECK_S = 3.0
 """How long the cluster's control service gets to accept a connection before it counts as

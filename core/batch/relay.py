@@ -60,6 +60,7 @@ async def relay(
     """Record the item's run until it ends, then hand ``ended`` the outcome
     :meth:`RemoteRecording.close` gives — on cancel too, before re-raising."""
     asks: set[asyncio.Task[None]] = set()
+    recording.stop = channel.cancel  # its run file cannot be written: no use running on
     pump = asyncio.create_task(_pump(channel, recording, responder, asks))
     try:
         ended(await asyncio.shield(pump))

@@ -17,13 +17,12 @@ from core.batch.checkout import Checkout
 from core.batch.executor_registry import create_executor
 from core.batch.executors import ExecutorOptions
 from core.batch.inputs import read_inputs, redacted
-from core.batch.jobs import BATCH_GATES
 from core.batch.store import BatchPlacement, BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchListener, BatchRun
 from core.config.settings import Settings
 from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.errors import RunError
-from core.run.gates import GateAsker
+from core.run.gates import GateChoice
 from core.safety.approvals import Responder, deny_all
 from core.safety.redaction import Redactor
 
@@ -67,7 +66,7 @@ def prepare_batch(
     listeners: Iterable[BatchListener] = (),
     budget_asker: BudgetAsker = stop_at_cap,
     store: BatchStore | None = None,
-    gate_asker: GateAsker = BATCH_GATES,
+    gates: GateChoice | None = None,
     connect_timeout_s: float = ExecutorOptions.connect_timeout_s,
 ) -> BatchRun:
     """The batch's run on the executor ``placement`` names, prepared (its items checked)."""
@@ -80,7 +79,7 @@ def prepare_batch(
         listeners=listeners,
         budget_asker=budget_asker,
         store=store,
-        gate_asker=gate_asker,
+        gates=gates,
     )
     batch.prepare()
     return batch

@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable
 
 from core.batch.executors import BatchExecutor
 from core.batch.jobs import (
-    BATCH_GATES,
     Definitions,
     ItemJob,
     ItemOutcome,
@@ -33,7 +32,7 @@ from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.errors import RunError
 from core.model.events import Event
 from core.record.publisher import EventListener
-from core.run.gates import GateAsker
+from core.run.gates import GateChoice
 from core.run.runner import Runner, new_run_id
 from core.safety.approvals import Responder, deny_all
 
@@ -56,7 +55,7 @@ class BatchRun:
         listeners: Iterable[BatchListener] = (),
         budget_asker: BudgetAsker = stop_at_cap,
         store: BatchStore | None = None,
-        gate_asker: GateAsker = BATCH_GATES,
+        gates: GateChoice | None = None,
     ) -> None:
         self.record = record
         self.executor = executor
@@ -64,6 +63,7 @@ class BatchRun:
         self.responder = responder
         self.listeners = list(listeners)
         self.cancelled = asyncio.Event()
+        self.gates = gates
         self.outcomes: dict[int, ItemOutcome] = {}
         self.jobs = [
             ItemJob(
@@ -76,7 +76,6 @@ class BatchRun:
             for item in record.unfinished()
         ]
         self._budget_asker = budget_asker
-        self._gate_asker = gate_asker
         self._store = store or BatchStore()
         self._definitions: Definitions | None = None
         self._active: dict[int, Runner] = {}
@@ -126,7 +125,7 @@ class BatchRun:
                 responder=self.responder,
                 listeners=[keeper, self._tagged(job.index)],
                 budget_asker=self._budget_asker,
-                gate_asker=self._gate_asker,
+                gates=self.gates,
             )
         except RunError as error:  # checked in prepare(); a definition changed since
             return self.item_ended(_failed(job, str(error)))

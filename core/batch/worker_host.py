@@ -21,6 +21,11 @@ What crosses back is plain text — events as their JSON lines, approval request
 * ``end``: the item is over. Its body is empty when the run sent its own ending, else it says
   why there is none (the run could not start here: a working folder missing on this worker).
 
+The worker's items share one set of provider clients
+(:class:`~core.config.provider_http.ProviderClients`) for as long as the worker lives: a step
+reuses the connection an earlier item's step left open instead of making its own, and
+:meth:`WorkerHost.close` closes them when the worker ends.
+
 The host knows nothing of Ray, so it is tested in-process, and another transport could carry
 the same messages.
 """
@@ -38,9 +43,11 @@ from typing import Literal, NamedTuple
 from core.batch.checkout import Checkout, check_out, remove
 from core.batch.jobs import Definitions, ItemJob, item_runner
 from core.batch.provider_world import ProviderWorld
+from core.config.provider_http import ProviderClients, shared_provider_clients
 from core.config.settings import Settings
 from core.model.errors import RunError
 from core.model.events import Event, event_to_json
+from core.run.gates import GateChoice
 from core.run.runner import Runner
 from core.safety.approvals import ApprovalAnswer, ApprovalRequest
 
@@ -85,6 +92,8 @@ class WorkerHost:
 
     def __init__(self) -> None:
         self._items: dict[str, _Item] = {}
+        self._clients: ProviderClients | None = None
+        """Made with the first item, on this process's loop (Ray makes the actor elsewhere)."""
 
     async def start(
         self,
@@ -93,16 +102,20 @@ class WorkerHost:
         definitions: Definitions,
         checkout: Checkout | None = None,
         environment: Mapping[str, str | None] | None = None,
+        gates: GateChoice | None = None,
     ) -> None:
         """Begin running ``job`` with the supervisor's settings and checked definitions (in
         a fresh copy of ``checkout`` when given, instead of the job's folder); returns at once
         (collect its messages with :meth:`collect`). ``environment``: the submitter's provider
-        variables (:mod:`core.batch.provider_world`), put in place of this process's own."""
+        variables (:mod:`core.batch.provider_world`), put in place of this process's own.
+        ``gates``: the batch's ``--gate`` (:func:`core.batch.jobs.batch_gates`)."""
         if environment is not None:
             settings = ProviderWorld(settings, environment).apply()
         item = _Item()
         self._items[job.run_id] = item
-        item.task = asyncio.create_task(self._run(item, job, settings, definitions, checkout))
+        item.task = asyncio.create_task(
+            self._run(item, job, settings, definitions, checkout, gates)
+        )
 
     async def collect(self, run_id: str) -> list[Outgoing]:
         """The item's messages since the last call, waiting for at least one. After an
@@ -134,6 +147,17 @@ class WorkerHost:
             if item.runner is not None:
                 item.runner.cancel()
 
+    async def close(self) -> None:
+        """The worker is ending: close its provider clients and their connections. Call
+        once no item runs (a batch closes its workers after its items ended)."""
+        if self._clients is not None:
+            await self._clients.aclose()
+
+    async def provider_clients(self) -> int:
+        """How many provider clients this worker made (one per item running at once, at
+        most, however many items it ran)."""
+        return self._clients.made if self._clients is not None else 0
+
     async def whereabouts(self) -> tuple[int, str]:
         """This worker's process id and host (named when it dies; tests kill it by pid)."""
         return os.getpid(), socket.gethostname()
@@ -149,7 +173,25 @@ class WorkerHost:
         settings: Settings,
         definitions: Definitions,
         checkout: Checkout | None,
+        gates: GateChoice | None,
     ) -> None:
+        if self._clients is None:
+            self._clients = ProviderClients()
+        async with shared_provider_clients(self._clients):
+            ending = await self._run_here(item, job, settings, definitions, checkout, gates)
+        item.outbox.put_nowait(Outgoing("end", ending))
+
+    async def _run_here(
+        self,
+        item: _Item,
+        job: ItemJob,
+        settings: Settings,
+        definitions: Definitions,
+        checkout: Checkout | None,
+        gates: GateChoice | None,
+    ) -> str:
+        """Run the item (in its own copy of ``checkout`` when given); why it has no ending of
+        its own, or "" when it sent one."""
         folder: Path | None = None
         try:
             if checkout is not None:
@@ -164,6 +206,7 @@ class WorkerHost:
                 responder=item.ask,
                 listeners=[item.send],
                 record=False,
+                gates=gates,
             )
             if item.cancelled:
                 item.runner.cancel()  # ends at once, aborted, with a complete run file
@@ -173,7 +216,7 @@ class WorkerHost:
         finally:
             if folder is not None:
                 remove(folder)
-        item.outbox.put_nowait(Outgoing("end", ending))
+        return ending
 
     @staticmethod
     async def _ending(runner: Runner) -> str:

@@ -4,8 +4,9 @@ Baton's own agent loop (:mod:`core.backends.openai_compat`), Settings' **Test co
 welcome panel's Ollama detection and the model fallback of ``baton run`` all reach providers
 through :func:`provider_client`, so they share one TLS context (certifi's CA bundle, loaded once)
 and one User-Agent, and a key is sent the same way everywhere. A step gets its client from
-:func:`step_client`: inside :func:`shared_provider_clients` (a batch) steps reuse clients and
-their open connections instead of making one each. A step's streamed requests go through
+:func:`step_client`: inside :func:`shared_provider_clients` (a batch; a Ray worker's items, with
+the worker's own :class:`ProviderClients`) steps reuse clients and their open connections
+instead of making one each. A step's streamed requests go through
 :mod:`core.config.http_stream` (a lean HTTP/1.1 client on asyncio's streams; httpx when a proxy
 applies).
 
@@ -68,12 +69,16 @@ def stream_client(
     )
 
 
-class _ClientPool:
+class ProviderClients:
     """Clients lent to one step at a time and kept, with their connections, for the next.
 
     A client per running step keeps its connection alive for the step's next request and
     the next step's, and each client's pool small (httpx's pool looked at every connection it
     held on each request: 10 ms per request at 64 at once, measured, when all shared one).
+
+    Made on the event loop its steps run on. Whoever makes it closes it (:meth:`aclose`):
+    :func:`shared_provider_clients` at the end of its block, or a process that outlives its
+    runs — a Ray worker keeps one for every item it runs, closed when the worker ends.
     """
 
     def __init__(self) -> None:
@@ -94,6 +99,11 @@ class _ClientPool:
         finally:
             self._free.append(client)
 
+    @property
+    def made(self) -> int:
+        """How many clients were made (each with its own connections) and not yet closed."""
+        return len(self._made)
+
     async def aclose(self) -> None:
         for client in self._made:
             await client.aclose()
@@ -101,28 +111,32 @@ class _ClientPool:
         self._free.clear()
 
 
-_shared_clients: ContextVar[_ClientPool | None] = ContextVar(
+_shared_clients: ContextVar[ProviderClients | None] = ContextVar(
     "baton_shared_provider_clients", default=None
 )
 
 
 @asynccontextmanager
-async def shared_provider_clients() -> AsyncIterator[None]:
+async def shared_provider_clients(
+    clients: ProviderClients | None = None,
+) -> AsyncIterator[ProviderClients]:
     """Steps started inside this block — in the tasks it starts too — reuse provider clients
-    (and their open connections) instead of making one each; all are closed at its end.
+    (and their open connections) instead of making one each; all are closed at its end,
+    unless they are the owner's ``clients`` (kept open for the owner's next block).
 
     A step otherwise makes its own client: a new pool, a new connection per step. A batch runs
     hundreds of steps against one provider, and that was the largest part of the supervisor's
     CPU per item (benchmarks/batch.py). Requests carry their own headers (key, User-Agent)
     and timeouts, so steps of different providers can use the same client one after another.
     """
-    pool = _ClientPool()
+    pool = clients if clients is not None else ProviderClients()
     token = _shared_clients.set(pool)
     try:
-        yield
+        yield pool
     finally:
         _shared_clients.reset(token)
-        await pool.aclose()
+        if clients is None:
+            await pool.aclose()
 
 
 @asynccontextmanager

@@ -137,8 +137,6 @@ class RunRecording:
     ) -> RunFinished:
         """Emit the ending, drain the run file, index the ending and release the lock.
         Returns the ending as published (redacted; ``error`` when the run file failed)."""
-        if self.write_error is not None:
-            status, error = "error", self.write_error
         finished = RunFinished(
             run_id=self.run_id,
             ts=self._clock.now(),
@@ -146,6 +144,13 @@ class RunRecording:
             usage=self.state.usage,
             error=error,
         )
+        return self.ended(finished, start)
+
+    def ended(self, finished: RunFinished, start: RunStarted) -> RunFinished:
+        """:meth:`finish` with the ending made elsewhere: a remote worker's run sent its own
+        (:class:`core.batch.recording.RemoteRecording`), recorded here as a local run's is."""
+        if self.write_error is not None:
+            finished = finished.model_copy(update={"status": "error", "error": self.write_error})
         self.emit(finished)
         finished = self._publisher.redacted(finished)
         write_error = self._publisher.close()

@@ -41,6 +41,9 @@ GateAsker = Callable[[GateWaiting], Awaitable[GateAnswer]]
 
 PERSON_OPTIONS = ["continue", "edit", "send_back", "stop"]
 
+GateChoice = Literal["continue", "stop", "default"]
+"""``--gate``: every gate answered the same way without asking (:func:`fixed_answers`)."""
+
 
 class Gates:
     """The run's waiting gates, by id."""
@@ -160,7 +163,7 @@ class Gates:
             future.set_result(answer)
 
 
-def fixed_answers(choice: Literal["continue", "stop", "default"]) -> GateAsker:
+def fixed_answers(choice: GateChoice) -> GateAsker:
     """Every gate answered the same way without asking (``--gate``; recorded as the
     ``default``): continue, stop, or each gate's own default. A best-of pick's ``continue``
     keeps the first attempt that finished."""

@@ -22,19 +22,19 @@ import tempfile
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TextIO
 
 from core.model.events import GateWaiting
 from core.run.gates import (
     PERSON_OPTIONS,
     GateAnswer,
     GateAsker,
+    GateChoice,
     GateUnanswerable,
     fixed_answers,
     nobody_to_ask,
 )
 
-GateChoice = Literal["continue", "stop", "default"]
 _CHOICES = "[c]ontinue  [e]dit what is handed on  [s]end back with a note  [x] stop"
 
 

@@ -98,7 +98,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--ref", metavar="REF", help="the branch, tag or commit for --repo (default HEAD)"
     )
-    add_run_options(parser)
+    add_run_options(parser, unanswered="an item at a gate fails, saying so; nothing waits")
     parser.add_argument("--json", action="store_true", help="print NDJSON events (or results)")
     parser.add_argument(
         "--format", choices=["jsonl", "csv"], default="jsonl", help="what export writes"
@@ -220,7 +220,7 @@ def _execute(
             listeners=[printer],
             budget_asker=options["budget_asker"],
             store=store,
-            gate_asker=options["gate_asker"],
+            gates=args.gate,  # never the terminal: a batch's gates wait for nobody
             connect_timeout_s=args.ray_timeout,
         )
     except (RunError, SettingsError) as error:

@@ -97,19 +97,24 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def add_gate_option(parser: argparse.ArgumentParser) -> None:
-    """``--gate`` (shared with ``baton runs resume``): how a graph's gates are answered."""
+ASK_AT_GATES = "ask on a terminal; without one a gate fails the run"
+
+
+def add_gate_option(parser: argparse.ArgumentParser, unanswered: str = ASK_AT_GATES) -> None:
+    """``--gate`` (shared with ``baton runs resume``): how a graph's gates are answered;
+    ``unanswered`` says what happens without it."""
     parser.add_argument(
         "--gate",
         choices=["continue", "stop", "default"],
         default=None,
         help="answer every gate of a graph preset without asking: continue, stop, or each "
-        "gate's own default (default: ask on a terminal; without one a gate fails the run)",
+        f"gate's own default (default: {unanswered})",
     )
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """Where and how steps run (shared with ``baton batch``)."""
+def add_run_options(parser: argparse.ArgumentParser, unanswered: str = ASK_AT_GATES) -> None:
+    """Where and how steps run (shared with ``baton batch``; ``unanswered``: see
+    :func:`add_gate_option`)."""
     parser.add_argument("--cwd", type=Path, default=Path.cwd(), help="working folder")
     parser.add_argument("--scope", choices=["user", "project", "both"], default="both")
     parser.add_argument(
@@ -130,7 +135,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help="how to answer tool calls that need approval "
         "(default: prompt on a terminal, deny without one)",
     )
-    add_gate_option(parser)
+    add_gate_option(parser, unanswered)
 
 
 def _pairs(values: list[str], flag: str) -> list[StepSpec]:
