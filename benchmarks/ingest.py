@@ -9,8 +9,11 @@ shown offscreen:
   opened, so the streaming tail is on screen throughout;
 * ``long_answer`` — a 2 MB Markdown answer in 40-character deltas.
 
-A producer on the event loop hands the view :data:`PER_TURN` events per turn, each through
-``RunView.add_event`` (the runner's listener call), as fast as it can; a 5 ms timer records the
+A producer on the event loop hands the view :data:`PER_TURN` events per turn, as a live run in
+the window does: each event folded into the run's :class:`~core.record.run_state.RunState` (the
+recording's fold, :class:`~core.record.publisher.EventPublisher`) and then through
+``RunView.add_event`` (the runner's listener call) to a view that follows that state
+(:meth:`~gui.run.run_model.RunModel.follow`), as fast as it can; a 5 ms timer records the
 longest gap between its ticks — how long input would have waited. The clock stops when the
 final state is on screen (run finished, every queued event applied, pending renders done).
 
@@ -55,6 +58,7 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
     from PySide6.QtCore import QEvent, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from core.record.run_state import RunState
     from gui.run.markdown_stream import MarkdownStream
     from gui.run.run_view import RunView
     from gui.run.tool_call_row import ToolCallRow
@@ -62,6 +66,8 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
     app = QApplication.instance()
     assert app is not None
     view = RunView()
+    state = RunState()  # the run's recording: folded once, shown by the view
+    view.model.follow(state)
     view.resize(1280, 860)
     view.show()
     app.processEvents()
@@ -78,6 +84,7 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
 
     def produce() -> None:
         for event in events[fed[0] : fed[0] + PER_TURN]:
+            state.apply(event)
             view.add_event(event)
         fed[0] += PER_TURN
         if fed[0] >= len(events):
