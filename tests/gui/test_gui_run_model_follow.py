@@ -10,10 +10,12 @@ from pytestqt.qtbot import QtBot
 
 from core.history.run_export import run_to_markdown, state_to_markdown
 from core.record.run_state import RunState
+from core.run.run_request import RunRequest, StepSpec
+from core.run.runner import Runner
 from gui.run.run_model import RunModel
 from gui.window.main_window import MainWindow
 from tests.graph_runs import by_agent, graph_runner
-from tests.gui.launching import wait_until_finished
+from tests.gui.launching import RUN_TIMEOUT_MS, wait_until_finished
 from tests.gui.run_events import finished_chain, flood
 from tests.llm_server import LLMServer
 
@@ -112,3 +114,24 @@ def test_a_run_started_in_the_window_shows_the_runners_own_state(
     assert [step.output for step in session.view.state().steps] == ["the draft", "looks right"]
     qtbot.waitUntil(lambda: session.view.model.pending_count() == 0)
     assert len(session.view.panes()) == 2
+
+
+@pytest.mark.usefixtures("qasync_loop")
+def test_a_run_that_never_began_shows_why_in_its_view(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
+) -> None:
+    """No run_started, no run_finished from the runner: the window ends the state it shows
+    itself, and the view says why."""
+    window = make_window()
+    request = RunRequest(
+        mode="single", steps=[StepSpec(agent="nobody", task="t")], cwd=window.working_folder
+    )
+    runner = Runner(request, settings=llm_server.settings())
+
+    session = window.run_controller.start(runner)
+
+    qtbot.waitUntil(lambda: not session.is_active(), timeout=RUN_TIMEOUT_MS)
+    assert runner.result is None
+    qtbot.waitUntil(lambda: session.view.header.status_text() == "Failed")
+    assert session.view.state() is runner.state
+    assert "the run stopped unexpectedly" in (runner.state.error or "")
