@@ -53,9 +53,11 @@ class RunModel(QObject):
 
     Thread contract: :meth:`add_event` and :meth:`add_events` may be called from any thread
     (the runner normally calls them from the asyncio loop, which qasync runs on the GUI
-    thread). Everything else happens on the thread that owns the model — the GUI thread —
-    and every signal is emitted from its event loop, never from inside ``add_event``, so a
-    view is never updated in the middle of the producer's code.
+    thread) — except after :meth:`follow`, when the state they describe is folded by the
+    producer itself: then producer, model and views must share the GUI thread. Everything
+    else happens on the thread that owns the model — the GUI thread — and every signal is
+    emitted from its event loop, never from inside ``add_event``, so a view is never updated
+    in the middle of the producer's code.
     """
 
     # ------------------------------------------------------------------ signals
