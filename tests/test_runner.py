@@ -17,6 +17,7 @@ import pytest
 from core.backends.base import BackendError, StepContext
 from core.config import paths
 from core.config.settings import DEFAULT_POLICY, Limits, Settings
+from core.history.run_export import state_to_markdown
 from core.model.errors import RunError
 from core.model.events import (
     Event,
@@ -31,7 +32,7 @@ from core.model.events import (
     UsageStats,
 )
 from core.record.run_files import RunIndex, load_run
-from core.record.run_state import fold
+from core.record.run_state import TextBlock, fold
 from core.run.run_request import RunRequest, StepSpec, preset_request
 from core.run.runner import Runner
 from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
@@ -372,6 +373,53 @@ async def test_secrets_never_reach_the_run_file(
     assert "sk-test-secret-value-123" not in saved
     assert "abcdefghijklmnop" not in saved
     assert saved.count("[redacted]") == 2
+
+
+async def test_the_runs_state_is_its_published_stream_folded_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state the runner decides with is the one the window shows: the redacted events,
+    folded as they are published (nothing secret in it, the same as the run file's fold)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-value-123")
+    seen: list[int] = []
+
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
+            yield ctx.make(TextDelta, text="key is sk-test-secret-value-123 ok")
+            yield ctx.make(StepFinished, status="ok", output="done")
+
+        return steps()
+
+    runner, events = make_runner(chain(tmp_path, ("scout", "a")), script)
+    # A subscriber hears of an event once it is in the state.
+    runner.listeners.append(lambda event: seen.append(runner.state.events))
+    await runner.run()
+
+    assert seen == list(range(1, len(events) + 1))
+    saved = load_run(paths.data_dir() / "runs" / f"{runner.run_id}.jsonl")
+    assert state_to_markdown(runner.state) == state_to_markdown(fold(saved))
+    assert runner.state.events == len(saved)
+    answer = runner.state.steps[0].items[0]
+    assert isinstance(answer, TextBlock)
+    assert answer.text == "key is [redacted] ok"
+
+
+async def test_a_step_ended_without_a_result_hands_on_all_its_text(tmp_path: Path) -> None:
+    """The partial answer is read from the published state: what redaction still held (a
+    trailing "b" might begin "Bearer …") is published first, not lost."""
+
+    def script(ctx: StepContext) -> AsyncGenerator[Event, None]:
+        async def steps() -> AsyncGenerator[Event, None]:
+            yield ctx.make(TextDelta, text="the answer is b")
+
+        return steps()
+
+    runner, events = make_runner(chain(tmp_path, ("scout", "a")), script)
+    await runner.run()
+
+    ending = next(e for e in events if isinstance(e, StepFinished))
+    assert ending.status == "error"
+    assert ending.output == "the answer is b"
 
 
 async def test_project_agents_need_trust(tmp_path: Path) -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from core.model.events import (
     PlannedStep,
     RunStarted,
+    StepFinished,
     StepStarted,
     TextDelta,
     ToolCallOutput,
     ToolCallStarted,
 )
 from core.record.run_state import RunState, TextBlock
-from core.record.text_buffer import TextBuffer
+from core.record.text_buffer import COMPACT_PIECES, TextBuffer
 
 RUN = "r1"
 CHUNKS = 5_000
@@ -91,3 +92,39 @@ def test_slices_match_the_joined_text() -> None:
     for start in range(-1, 12):
         for end in range(-1, 12):
             assert buffer.slice(start, end) == whole[max(0, start) : max(0, end)], (start, end)
+
+
+def test_small_pieces_are_held_compacted_and_read_the_same() -> None:
+    """Deltas are joined in groups as they arrive: few strings held, each character copied
+    once more at most, and every part reads as from the whole."""
+    buffer = TextBuffer()
+    pieces = [f"p{n}-" * (1 + n % 3) for n in range(1_000)]
+    for piece in pieces:
+        buffer.append(piece)
+    whole = "".join(pieces)
+    assert buffer.compacted <= len(whole)
+    assert buffer.copied == 0  # compacting is not a whole-text join
+    assert len(buffer._chunks) <= len(pieces) // COMPACT_PIECES + COMPACT_PIECES
+    assert [buffer.since(n) for n in range(0, len(whole) + 1, 97)] == [
+        whole[n:] for n in range(0, len(whole) + 1, 97)
+    ]
+    assert buffer.slice(5, 4_000) == whole[5:4_000]
+    assert buffer.text == whole
+
+
+def test_a_steps_answer_is_held_once() -> None:
+    """The ending's output is the streamed answer word for word: the state keeps one string."""
+    state = _started_run()
+    pieces = [f"word{n} " for n in range(CHUNKS)]
+    for piece in pieces:
+        state.apply(TextDelta(run_id=RUN, step=0, ts=0.2, text=piece))
+    answer = "".join(pieces)
+    state.apply(StepFinished(run_id=RUN, step=0, ts=0.3, status="ok", output=answer))
+    step = state.steps[0]
+    block = step.items[-1]
+    assert isinstance(block, TextBlock)
+    assert step.output == answer
+    assert step.output is block.text  # one copy, not two
+    other = "a different final answer"
+    state.apply(StepFinished(run_id=RUN, step=0, ts=0.4, status="ok", output=other))
+    assert step.output == other

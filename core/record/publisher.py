@@ -10,7 +10,10 @@ never learns who listens. For each event the publisher
 2. writes it to the run file (:class:`RunFileSink`): the line is written at once, and every
    run file written to is flushed together at the end of the event loop's turn (group
    commit, :class:`_GroupFlush`);
-3. calls each subscriber in turn. A subscriber that raises is logged, detached and named in
+3. folds it into the run's :class:`~core.record.run_state.RunState`, when it keeps one (the
+   recording's: what the runner decides with, and what the window shows — one fold of the
+   redacted stream, read by everyone, instead of one per reader);
+4. calls each subscriber in turn. A subscriber that raises is logged, detached and named in
    the run file (a ``log`` event); the step it happened in goes on.
 
 A run file that cannot be written (disk full, the folder gone) is reported once through
@@ -31,6 +34,7 @@ from pydantic import BaseModel
 
 from core.model.events import Event, Log
 from core.record.run_files import RunWriter
+from core.record.run_state import RunState
 from core.safety.redaction import Redactor, StreamRedactor
 
 EventListener = Callable[[Event], None]
@@ -169,10 +173,14 @@ class EventPublisher:
         redactor: Redactor | None = None,
         sink: RunFileSink | None = None,
         listeners: list[EventListener] | None = None,
+        state: RunState | None = None,
     ) -> None:
         self._given = redactor
         self._stream: StreamRedactor | None = None
         self.sink = sink
+        self.state = state
+        """Where published events are folded before subscribers hear of them (so a subscriber
+        reading it sees the event it is called with), if anywhere."""
         self.listeners: list[EventListener] = listeners if listeners is not None else []
 
     def subscribe(self, listener: EventListener) -> Callable[[], None]:
@@ -183,6 +191,13 @@ class EventPublisher:
     def publish(self, event: Event) -> None:
         for safe, line in self._redactor().feed_encoded(event):
             self._deliver(safe, line)
+
+    def settle(self, run_id: str, step: int) -> None:
+        """Publish the step's held stream tails now (its text, thinking and tool outputs):
+        the step has ended, so nothing can follow that would complete a secret, and
+        :attr:`state` then holds all of its text (the partial answer of a step cut short)."""
+        for safe in self._redactor().release_step(run_id, step):
+            self._deliver(safe)
 
     def redacted(self, event: E) -> E:
         """What ``event`` looks like once published, without publishing it (for the index
@@ -208,6 +223,8 @@ class EventPublisher:
     def _deliver(self, event: Event, line: str | None = None) -> None:
         if self.sink is not None:
             self.sink.put(event, line)
+        if self.state is not None:
+            self.state.apply(event)
         for listener in tuple(self.listeners):
             try:
                 listener(event)

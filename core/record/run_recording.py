@@ -2,10 +2,11 @@
 liveness lock.
 
 :class:`RunRecording` is the one place a :class:`core.run.runner.Runner` sends events through.
-Each event is folded into the run's own :class:`~core.record.run_state.RunState` (per-step usage,
-open tool calls, partial text: what the runner decides with) and then published
-(:class:`~core.record.publisher.EventPublisher`: redaction, the run file flushed once per
-event-loop turn, the isolated subscribers).
+Each event is published (:class:`~core.record.publisher.EventPublisher`: redaction, the run
+file flushed once per event-loop turn, the isolated subscribers) and, as published, folded
+into the run's one :class:`~core.record.run_state.RunState` (per-step usage, open tool calls,
+partial text: what the runner decides with). That state is the redacted run, so the window
+reads it too instead of folding the events again (architecture: *Events*).
 
 A recorded run holds a liveness lock (:mod:`core.record.liveness`) until its ending is indexed, so a
 run whose process died reads ``interrupted``, never ``running`` forever. A run file that cannot
@@ -68,13 +69,14 @@ class RunRecording:
     ) -> None:
         self.run_id = run_id
         self.state = RunState()
-        """Everything the run emitted, folded: per-step usage, open tool calls, partial text."""
+        """Everything the run published (redacted), folded: per-step usage, open tool calls,
+        partial text. Shared read-only with the run's window (same thread: the run's loop)."""
         self.write_error: str | None = None
         """Why the run file could not be written, once that happened (the run stops)."""
         self._clock = clock
         self._listeners = listeners
         self._on_failure = on_failure
-        self._publisher = EventPublisher(listeners=listeners)
+        self._publisher = EventPublisher(listeners=listeners, state=self.state)
         self._redactor: Redactor | None = None
         self._lock: LivenessLock | None = None
         self._index: RunIndex | None = None
@@ -93,7 +95,7 @@ class RunRecording:
         """Start redacting with the run's secrets; when ``record``, open the run file (with its
         liveness lock) and the index. Call from the run's event loop."""
         self._redactor = Redactor.for_settings(settings)
-        self._publisher = EventPublisher(self._redactor, None, self._listeners)
+        self._publisher = EventPublisher(self._redactor, None, self._listeners, self.state)
         if not record:
             return
         writer = RunWriter(self.run_id)  # the publisher redacts before the writer sees events
@@ -111,10 +113,14 @@ class RunRecording:
         return self._redactor.scrub(text) if self._redactor is not None else text
 
     def emit(self, event: Event) -> None:
-        """Fold the event into :attr:`state`, then publish it (redacted) to the run file and
-        the subscribers; see :mod:`core.record.publisher`."""
-        self.state.apply(event)
+        """Publish the event (redacted) to the run file, :attr:`state` and the subscribers;
+        see :mod:`core.record.publisher`."""
         self._publisher.publish(event)
+
+    def settle(self, step: int) -> None:
+        """The step ended: publish what redaction still holds of its streams, so
+        :attr:`state` has all of its text."""
+        self._publisher.settle(self.run_id, step)
 
     def started(self, start: RunStarted) -> None:
         """Index the run as running, then emit ``start``. An index that cannot be written

@@ -11,7 +11,8 @@ marks the blocks of the failed attempt as superseded instead of dropping them.
 
 Streamed text and tool output grow in a :class:`~core.record.text_buffer.TextBuffer` (pieces joined
 only when the whole is read), never by ``+=``: a 5 MB output in 80-byte chunks folds in linear
-time, and views read only what is new (:meth:`TextBuffer.since`) or the tail.
+time, and views read only what is new (:meth:`TextBuffer.since`) or the tail. Items are
+slotted dataclasses: a long run holds tens of thousands of them.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from core.tools.approval_describe import resolution_text
 StepPhase = Literal["pending", "running", "waiting", "ok", "error", "aborted", "not_run"]
 
 
-@dataclass
+@dataclass(slots=True)
 class TextBlock:
     kind: Literal["text", "thinking"]
     initial: InitVar[str] = ""
@@ -71,7 +72,7 @@ class TextBlock:
         return self.content.text
 
 
-@dataclass
+@dataclass(slots=True)
 class ToolCall:
     call_id: str
     tool: str
@@ -127,7 +128,7 @@ def _delegation(arguments: dict[str, object]) -> str:
     return ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Notice:
     """A retry, an approval, a log line or what a person said to the step, shown inline in
     the step's stream."""
@@ -420,7 +421,7 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.error = f"skipped: {event.reason}{condition}"
     elif isinstance(event, StepFinished):
         step.phase = event.status
-        step.output = event.output
+        step.output = _one_copy(step, event.output)
         step.structured = event.structured
         step.error = event.error
         step.usage = event.usage if event.usage.turns or not step.usage.turns else step.usage
@@ -442,6 +443,22 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         # Debug lines (events a backend recognised but does not map, say) stay in the run
         # file for diagnosis; a person watching the run does not need them.
         step.items.append(Notice("log", event.message, event.level))
+
+
+def _one_copy(step: StepState, output: str) -> str:
+    """The step's answer, as one copy: it is usually its last text block word for word, and
+    a 2 MB answer would otherwise be held twice (the streamed block and the ending's output).
+    The lengths are compared first; the block is joined only when they match."""
+    last = step.items[-1] if step.items else None
+    if (
+        output
+        and isinstance(last, TextBlock)
+        and last.kind == "text"
+        and len(last.content) == len(output)
+        and last.text == output
+    ):
+        return last.text
+    return output
 
 
 def _supersede_current_attempt(step: StepState) -> None:

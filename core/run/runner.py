@@ -67,6 +67,7 @@ from core.model.events import (
 from core.record.publisher import EventListener
 from core.record.run_files import run_file
 from core.record.run_recording import RunRecording, new_run_id
+from core.record.run_state import RunState
 from core.run.gates import GateAsker, Gates
 from core.run.graph_runner import GraphRun, StepLabel
 from core.run.handoff import hand_off
@@ -182,6 +183,13 @@ class Runner:
     @property
     def cancelled(self) -> bool:
         return self._cancel.is_set()
+
+    @property
+    def state(self) -> RunState:
+        """The run as published so far (redacted), folded once: what the runner decides with
+        and what the window shows (:meth:`gui.run.run_model.RunModel.follow`). Read it on the
+        run's event loop; never modify it."""
+        return self._recording.state
 
     def steer(self, step: int, text: str) -> UserMessage:
         """Say ``text`` to running step ``step`` (0-based): it reaches the agent at its next
@@ -499,6 +507,7 @@ class Runner:
             )
         if outcome and outcome[0].status == "aborted" and stop == "cancelled":
             return self._recording.step_finished(index, "aborted", outcome[0].output, "cancelled")
+        self._recording.settle(index)
         partial = self._recording.state.steps[index].text_since_last_tool_call()
         if stop == "cancelled":
             return self._recording.step_finished(index, "aborted", partial, "cancelled")

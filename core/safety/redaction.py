@@ -472,6 +472,11 @@ class StreamRedactor:
     def flush(self) -> list[Event]:
         return self._release(list(self._streams))
 
+    def release_step(self, run_id: str, step: int) -> list[Event]:
+        """Release the held tails of one step's streams (the step ended without the event
+        that would release them)."""
+        return self._release([k for k in self._streams if k.run_id == run_id and k.step == step])
+
     def _line_says_all(self, line: str) -> bool:
         """Whether scanning the JSON line finds whatever scanning each field would. Escapes
         change the text: a known value with a character JSON escapes (``"``, ``\\``, control

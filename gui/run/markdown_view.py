@@ -109,6 +109,8 @@ class MarkdownView(QTextBrowser):
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._open_anchor)
         self.document().setDefaultStyleSheet(_DOCUMENT_CSS)
+        # Read-only: an undo stack would keep a copy of every append (~5 % of a long answer).
+        self.document().setUndoRedoEnabled(False)
         self.document().setIndentWidth(_INDENT_WIDTH)
         if auto_height:
             self.setFrameShape(QFrame.Shape.NoFrame)

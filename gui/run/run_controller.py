@@ -5,7 +5,9 @@
 1. loads the settings and prepares a :class:`core.run.runner.Runner` — the same checks as
    ``baton run``; an untrusted project asks with the trust dialog (:func:`prepare_runner`);
    every failure is a :class:`core.model.errors.RunError` the launch dialog shows inline;
-2. creates a :class:`gui.run.run_view.RunView` and subscribes it to the runner's events;
+2. creates a :class:`gui.run.run_view.RunView` that shows the runner's own folded state
+   (:meth:`gui.run.run_model.RunModel.follow`: the run is folded once, by its recording) and
+   subscribes it to the runner's events, which then only say what changed;
 3. starts ``runner.run()`` as a task on the qasync loop (the GUI thread), so the runner, the
    view and the approval dialog share one thread and need no locks;
 4. answers budget questions through :class:`gui.approvals.budget_queue.BudgetQueue` (a run at its
@@ -140,6 +142,7 @@ class RunController(QObject):
         """Start a prepared (or preparable) runner and show it."""
         view = RunView()
         session = RunSession(runner, view)
+        view.model.follow(runner.state)
         runner.listeners.append(view.add_event)
         view.cancelRequested.connect(runner.cancel)
         view.steerRequested.connect(partial(self._steer, session))
@@ -252,13 +255,13 @@ class RunController(QObject):
             assert error is not None
             traceback.print_exception(type(error), error, error.__traceback__)
             if runner.result is None:  # the run never wrote its end: say so in the view
-                session.view.add_event(
-                    RunFinished(
-                        run_id=runner.run_id,
-                        status="error",
-                        error=f"the run stopped unexpectedly: {error}",
-                    )
+                ending = RunFinished(
+                    run_id=runner.run_id,
+                    status="error",
+                    error=f"the run stopped unexpectedly: {error}",
                 )
+                runner.state.apply(ending)  # the state the view shows; its run is over
+                session.view.add_event(ending)
         result = runner.result
         status = result.status if result is not None else "error"
         title = _ENDINGS.get(status)

@@ -10,9 +10,18 @@ most). A batch is also cut into time slices of a few milliseconds, so even a bac
 
 The state is the one reducer of :mod:`core.record.run_state`: every item of every step lives there,
 whether or not a widget shows it. Views read the state after each signal and keep widgets only
-for what is on screen. A saved run is replayed through :meth:`RunModel.load_events` as one
-batch, instantly, not at recorded speed; one folded elsewhere (a saved run read on a worker
-thread) is adopted whole by :meth:`RunModel.load_state`.
+for what is on screen.
+
+A live run started in this window is folded once, by the core: its recording folds each event
+as it is published (redacted), and :meth:`RunModel.follow` makes that state the model's. The
+events then only say *which* steps changed (and move :attr:`RunModel.graph`); nothing is
+folded twice, and a 2 MB answer is held once. The runner runs on the qasync loop — the GUI
+thread — so the views read the state between two of its turns, never while it changes. A
+run whose events come from elsewhere (a test, a remote producer) is folded here, as above.
+
+A saved run is replayed through :meth:`RunModel.load_events` as one batch, instantly, not at
+recorded speed; one folded elsewhere (a saved run read on a worker thread) is adopted whole by
+:meth:`RunModel.load_state`.
 """
 
 from __future__ import annotations
@@ -44,9 +53,11 @@ class RunModel(QObject):
 
     Thread contract: :meth:`add_event` and :meth:`add_events` may be called from any thread
     (the runner normally calls them from the asyncio loop, which qasync runs on the GUI
-    thread). Everything else happens on the thread that owns the model — the GUI thread —
-    and every signal is emitted from its event loop, never from inside ``add_event``, so a
-    view is never updated in the middle of the producer's code.
+    thread) — except after :meth:`follow`, when the state they describe is folded by the
+    producer itself: then producer, model and views must share the GUI thread. Everything
+    else happens on the thread that owns the model — the GUI thread — and every signal is
+    emitted from its event loop, never from inside ``add_event``, so a view is never updated
+    in the middle of the producer's code.
     """
 
     # ------------------------------------------------------------------ signals
@@ -80,13 +91,27 @@ class RunModel(QObject):
         self._turning_point = False
         self._clock_ts = 0.0
         self._clock_wall = 0.0
+        self._shared = False
+        self._requested = False
         self._throttle = Throttle(self._apply_pending, BATCH_INTERVAL_MS, self)
         self._wakeRequested.connect(self._schedule)
 
     # ------------------------------------------------------------------ public API
 
     def add_event(self, event: Event) -> None:
-        """Queue one live event; it reaches the state and the views within one interval."""
+        """Queue one live event; it reaches the state and the views within one interval.
+        After :meth:`follow`, the event is in the state already: it is only noted."""
+        if self._shared:
+            self._note(event)
+            # One request per report, not one per event (a timer call costs more than the
+            # note); a turning point makes the pending one urgent.
+            if isinstance(event, _TURNING_POINTS) and not self._urgent:
+                self._urgent = self._requested = True
+                self._throttle.request(urgent=True)
+            elif not self._requested:
+                self._requested = True
+                self._throttle.request(urgent=self._urgent)
+            return
         self._pending.append(event)
         if isinstance(event, RunFinished | RunStarted) or self.state.events == 0:
             self._urgent = True
@@ -98,11 +123,36 @@ class RunModel(QObject):
         batch = list(events)
         if not batch:
             return
+        if self._shared:
+            for event in batch:
+                self.add_event(event)
+            return
         self._pending.extend(batch)
         if self.state.events == 0 or any(isinstance(e, RunFinished | RunStarted) for e in batch):
             self._urgent = True
         self._live = True
         self._wake()
+
+    def follow(self, state: RunState) -> None:
+        """Show a live run folded elsewhere, as it grows: ``state`` is the run's recording
+        (:attr:`core.run.runner.Runner.state`), which folds every event before its
+        subscribers — :meth:`add_event` among them — hear of it. From now on events are only
+        noted: which steps changed, the graph's progress. GUI thread only (the producer
+        must fold on it too: qasync's loop)."""
+        self._throttle.cancel()
+        self._pending.clear()
+        self._requested = False
+        self.state = state
+        self.graph = GraphProgress.from_state(state) if state.events else GraphProgress()
+        self._shared = True
+        self._live = True
+        self._graph_changed = bool(state.events)
+        self._unreported = set(range(len(state.steps)))
+        self._unreported_start = bool(state.events)
+        self._unreported_count = state.events
+        if state.events:
+            self._urgent = self._requested = True
+            self._schedule()
 
     def load_events(self, events: Iterable[Event]) -> None:
         """Replace the run with a saved one: all events in one batch, signals emitted before
@@ -111,7 +161,7 @@ class RunModel(QObject):
         self._pending.clear()
         self.state = RunState()
         self.graph = GraphProgress()
-        self._live = False
+        self._live = self._shared = False
         for event in events:
             self.state.apply(event)
             self.graph.apply(event)
@@ -127,14 +177,16 @@ class RunModel(QObject):
         self.state = state
         self.graph = GraphProgress.from_state(state)
         self._graph_changed = True
-        self._live = False
+        self._live = self._shared = False
         self._mark_clock()
         self._emit(set(range(len(state.steps))), started=True, count=state.events)
 
     def flush(self) -> None:
         """Apply everything queued now, without waiting for the timer (GUI thread only)."""
         self._throttle.cancel()
-        if self._pending:
+        self._requested = False
+        if self._pending or self._unreported_count:
+            self._apply_pending(deadline=False)
             while self._pending:
                 self._apply_pending(deadline=False)
             self._throttle.restart()
@@ -144,7 +196,8 @@ class RunModel(QObject):
         return self._live
 
     def pending_count(self) -> int:
-        return len(self._pending)
+        """Events the views have not heard of yet (queued, or folded elsewhere and noted)."""
+        return len(self._pending) if not self._shared else self._unreported_count
 
     def elapsed(self) -> float:
         """Seconds since the run started: the newest event's time, plus the wall-clock time
@@ -169,22 +222,15 @@ class RunModel(QObject):
         """Apply queued events for one time slice; report them when the queue is empty or
         when the views have not heard anything for an interval (a long backlog is applied
         in many slices, but views still update at ~20 Hz, not once per slice)."""
-        self._urgent = False
-        changed = self._unreported
+        self._urgent = self._requested = False
         count = 0
         limit = time.perf_counter() + SLICE_SECONDS
-        pending, state, graph = self._pending, self.state, self.graph
+        pending, state = self._pending, self.state
         while pending:
             event = pending.popleft()
             step = state.apply(event)
-            if graph.apply(event):
-                self._graph_changed = True
+            self._note(event, step.index if step is not None else None)
             count += 1
-            if step is not None:
-                changed.add(step.index)
-            elif isinstance(event, RunStarted | RunFinished):  # all steps are new / final
-                changed.update(range(len(state.steps)))
-                self._unreported_start = self._unreported_start or isinstance(event, RunStarted)
             if deadline and isinstance(event, _TURNING_POINTS):
                 # Panes are built, expanded or folded now, in a batch of their own, instead of
                 # on top of a full slice of the flood that follows.
@@ -192,7 +238,6 @@ class RunModel(QObject):
                 break
             if deadline and count % _CHECK_EVERY == 0 and time.perf_counter() > limit:
                 break
-        self._unreported_count += count
         now = time.monotonic()
         if pending and deadline:
             self._throttle.request(urgent=True)  # the rest after the event loop had its turn
@@ -200,11 +245,31 @@ class RunModel(QObject):
                 return
         self._turning_point = False
         if self._unreported_count:
-            started, total = self._unreported_start, self._unreported_count
+            changed, started, total = (
+                self._unreported,
+                self._unreported_start,
+                self._unreported_count,
+            )
             self._unreported, self._unreported_count, self._unreported_start = set(), 0, False
             self._last_emit = now
             self._mark_clock()
             self._emit(changed, started=started, count=total)
+
+    def _note(self, event: Event, step: int | None = -1) -> None:
+        """What ``event`` changed, for the next report: its step (``-1``: the event's own,
+        when the state was folded elsewhere), every step at a start or an end, the graph."""
+        if self.graph.apply(event):
+            self._graph_changed = True
+        self._unreported_count += 1
+        if step == -1:
+            step = event.step
+            if step is not None and not 0 <= step < len(self.state.steps):
+                step = None
+        if step is not None:
+            self._unreported.add(step)
+        elif isinstance(event, RunStarted | RunFinished):  # all steps are new / final
+            self._unreported.update(range(len(self.state.steps)))
+            self._unreported_start = self._unreported_start or isinstance(event, RunStarted)
 
     def _mark_clock(self) -> None:
         self._clock_ts = self.state.elapsed

@@ -322,7 +322,10 @@ class RunView(QWidget):
             QTimer.singleShot(0, self, partial(self._build_panes, generation, PANES_PER_TURN))
 
     def _make_pane(self, step: StepState, running: bool) -> StepPane:
-        pane = StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
+        # A live run's state is the runner's, ahead of the view: a pane made now may find
+        # thousands of items already, so it fills over a few turns too (a saved run's does).
+        gradual = self._fill_gradually or self.model.is_live()
+        pane = StepPane(step, run_running=running, fill_gradually=gradual)
         if self.model.state.mode == "graph":  # a planned step not started yet: its node
             pane.planned_node = self.model.graph.node_of_step.get(step.index, "")
             pane.sync(step, run_running=running)

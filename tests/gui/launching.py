@@ -86,6 +86,8 @@ def wait_until_finished(qtbot: QtBot, session: RunSession) -> str:
     """Wait for the run and for its view to show the end; returns the run's status."""
     qtbot.waitUntil(lambda: not session.is_active(), timeout=RUN_TIMEOUT_MS)
     qtbot.waitUntil(lambda: session.view.state().status != "running", timeout=RUN_TIMEOUT_MS)
+    # The state is the runner's own (folded as published); the view hears of it a turn later.
+    qtbot.waitUntil(lambda: session.view.model.pending_count() == 0, timeout=RUN_TIMEOUT_MS)
     result = session.runner.result
     assert result is not None
     return result.status

@@ -70,8 +70,8 @@ def test_a_preset_cap_pauses_the_run_and_stop_sends_nothing_more(
     assert question.heading.text() == "look: step 1 reached its budget"
     assert "$0.0600 spent of a $0.0500 cap" in question.reason.text()
     assert len(server.requests) == 1
-    qtbot.waitUntil(lambda: session.view.state().steps[0].phase == "waiting")
-    assert session.view.header.status_text() == "Waiting for you"
+    assert session.view.state().steps[0].phase == "waiting"  # the run's own state, shown
+    qtbot.waitUntil(lambda: session.view.header.status_text() == "Waiting for you")
     assert window.inbox.count() == 1
     assert "Inbox (1)" in window.sidebar.labels()
     assert window.windowTitle() == "Baton (1 waiting for you)"
