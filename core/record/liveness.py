@@ -17,7 +17,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import IO
 
 
 def lock_path(run_file: Path) -> Path:
@@ -26,63 +25,69 @@ def lock_path(run_file: Path) -> Path:
 
 class LivenessLock:
     """Held by the process running a run, from before it is indexed until it is recorded as
-    finished."""
+    finished.
+
+    Made with plain descriptors: every item of a batch takes one, and a text file that was
+    truncated costs its ``close`` a flush of the file system's delayed allocation (ext4
+    flushes a truncated file on close), ~1 ms of the event loop's time per run. The file is
+    emptied only when an earlier owner left text in it."""
 
     def __init__(self, run_file: Path) -> None:
         self.path = lock_path(run_file)
-        self._file: IO[str] | None = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            _try_lock(self._file)
+            _try_lock(fd)
+            if os.fstat(fd).st_size:
+                os.ftruncate(fd, 0)
+            os.write(fd, f"pid {os.getpid()} started {time.time():.3f}\n".encode())
         except OSError:
-            self._file.close()
-            self._file = None
+            os.close(fd)
             raise
-        self._file.seek(0)
-        self._file.truncate()
-        self._file.write(f"pid {os.getpid()} started {time.time():.3f}\n")
-        self._file.flush()
+        self._fd: int | None = fd
 
     def release(self) -> None:
         """Let go and remove the lock file (the run has been recorded as finished)."""
-        if self._file is None:
+        if self._fd is None:
             return
         self.path.unlink(missing_ok=True)
-        self._file.close()  # closing drops the lock
-        self._file = None
+        fd, self._fd = self._fd, None
+        os.close(fd)  # closing drops the lock
 
 
 def owner_alive(run_file: Path) -> bool:
     """Whether some process still holds the run's lock. A run without a lock file has no
     owner (it finished, or was written by something that never locked it)."""
     try:
-        file = open(lock_path(run_file), encoding="utf-8")  # noqa: SIM115
+        fd = os.open(lock_path(run_file), os.O_RDONLY)
     except OSError:
         return False
-    with file:
-        try:
-            _try_lock(file)
-        except OSError:
-            return True
-        _unlock(file)
+    try:
+        _try_lock(fd)
+    except OSError:
+        return True
+    else:
+        _unlock(fd)
         return False
+    finally:
+        os.close(fd)
 
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
-    def _try_lock(file: IO[str]) -> None:
-        file.seek(0)
-        msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+    def _try_lock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
 
-    def _unlock(file: IO[str]) -> None:
-        file.seek(0)
-        msvcrt.locking(file.fileno(), msvcrt.LK_UNLCK, 1)
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 else:
     import fcntl
 
-    def _try_lock(file: IO[str]) -> None:
-        fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    def _try_lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
-    def _unlock(file: IO[str]) -> None:
-        fcntl.flock(file.fileno(), fcntl.LOCK_UN)
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
