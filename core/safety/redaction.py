@@ -241,9 +241,10 @@ class Redactor:
         maybe_bearer = text[-1:] in ("b", "B", "e", "a", "r") or "earer" in text[recent:]
         if maybe_bearer and (bearer := _BEARER_TAIL.search(text, recent)):
             cut = min(cut, bearer.start())
-        if self._pattern.search(text) is None:  # the usual case: one scan, nothing to replace
+        pattern = self._pattern if "://" in text or "earer" in text else self._values_only
+        if pattern is None or pattern.search(text) is None:  # the usual case: nothing found
             return text[:cut], text[cut:]
-        for match in self._pattern.finditer(text):
+        for match in pattern.finditer(text):
             if match.end() > cut or match.end() == size:
                 cut = min(cut, match.start())
         return self.scrub(text[:cut]), text[cut:]
