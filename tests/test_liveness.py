@@ -132,3 +132,13 @@ def test_a_killed_process_leaves_its_runs_unowned(tmp_path: Path) -> None:
         if child.stdout is not None:
             child.stdout.close()
     assert not any(owner_alive(tmp_path / f"{n}.jsonl") for n in range(3))
+
+
+def test_a_process_that_ends_leaves_no_owner_files_behind(tmp_path: Path) -> None:
+    script = (
+        "from pathlib import Path; from core.record.liveness import LivenessLock;"
+        f"LivenessLock(Path({str(tmp_path)!r}) / 'r.jsonl').release()"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=REPO, timeout=120)
+    assert list(tmp_path.iterdir()) == []

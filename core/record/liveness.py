@@ -82,11 +82,18 @@ class _Owner:
 
     def __init__(self, folder: Path) -> None:
         owners = folder / OWNERS
-        owners.mkdir(exist_ok=True)
-        _sweep(owners)
         self.path = owners / f"{os.getpid()}-{secrets.token_hex(4)}.lock"
         self.pid = os.getpid()
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+        for attempt in range(2):
+            owners.mkdir(exist_ok=True)
+            if attempt == 0:
+                _sweep(owners)
+            try:
+                self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+                break
+            except FileNotFoundError:  # another process's exit removed the empty folder
+                if attempt:
+                    raise
         try:
             _try_lock(self.fd)
             _stamp(self.fd)
@@ -95,10 +102,14 @@ class _Owner:
             raise
 
     def close(self) -> None:
+        """Remove the file, and its folder when no other process has one there (the runs
+        folder is left as it was found)."""
         with contextlib.suppress(OSError):
             self.path.unlink()
         with contextlib.suppress(OSError):
             os.close(self.fd)
+        with contextlib.suppress(OSError):
+            self.path.parent.rmdir()  # fails while another owner's file is in it
 
 
 _owners: dict[Path, _Owner | None] = {}
