@@ -14,7 +14,7 @@ import pytest
 from core.cli import main
 from core.config.settings import save_settings
 from core.model.events import RunFinished, RunStarted, TextDelta
-from core.record.liveness import LivenessLock, lock_path, owner_alive
+from core.record.liveness import OWNERS, LivenessLock, lock_path, owner_alive
 from core.record.run_files import INTERRUPTED_ERROR, RunIndex, load_run, runs_dir
 from tests.llm_server import LLMServer, Reply
 
@@ -76,3 +76,69 @@ def test_a_killed_baton_run_is_indexed_and_finished_as_interrupted(
 
     assert main(["runs", "export", record.id]) == 0
     assert "Status: **interrupted**" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(os.name != "posix", reason="run locks are links to one file on POSIX")
+def test_the_runs_of_one_process_lock_links_to_one_owner_file(tmp_path: Path) -> None:
+    first, second = LivenessLock(tmp_path / "a.jsonl"), LivenessLock(tmp_path / "b.jsonl")
+    assert first.path.stat().st_ino == second.path.stat().st_ino  # one inode, no new file
+    assert owner_alive(tmp_path / "a.jsonl") and owner_alive(tmp_path / "b.jsonl")
+    first.release()
+    assert not lock_path(tmp_path / "a.jsonl").exists() and owner_alive(tmp_path / "b.jsonl")
+    second.release()
+    assert not owner_alive(tmp_path / "b.jsonl")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="owner files are a POSIX thing")
+def test_a_dead_owners_files_are_taken_over_and_swept(tmp_path: Path) -> None:
+    dead = tmp_path / OWNERS / "1-dead.lock"  # no process holds it any more
+    dead.parent.mkdir()
+    dead.write_text("pid 1 started 0\n")
+    os.link(dead, lock_path(tmp_path / "r.jsonl"))  # its run was interrupted
+    other = LivenessLock(tmp_path / "other.jsonl")  # this process's first run here
+    assert not dead.exists()  # swept; the interrupted run's link stays until repaired
+    assert not owner_alive(tmp_path / "r.jsonl")
+    taken = LivenessLock(tmp_path / "r.jsonl")  # e.g. a resume: the stale lock is replaced
+    assert owner_alive(tmp_path / "r.jsonl")
+    assert f"pid {os.getpid()} " in lock_path(tmp_path / "r.jsonl").read_text()
+    taken.release()
+    other.release()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="kill -9 of a child needs POSIX")
+def test_a_killed_process_leaves_its_runs_unowned(tmp_path: Path) -> None:
+    script = (
+        "import sys, time; from pathlib import Path;"
+        "from core.record.liveness import LivenessLock;"
+        f"locks = [LivenessLock(Path({str(tmp_path)!r}) / f'{{n}}.jsonl') for n in range(3)];"
+        "print('held', flush=True); time.sleep(600)"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "held"
+        assert all(owner_alive(tmp_path / f"{n}.jsonl") for n in range(3))
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        if child.stdout is not None:
+            child.stdout.close()
+    assert not any(owner_alive(tmp_path / f"{n}.jsonl") for n in range(3))
+
+
+def test_a_process_that_ends_leaves_no_owner_files_behind(tmp_path: Path) -> None:
+    script = (
+        "from pathlib import Path; from core.record.liveness import LivenessLock;"
+        f"LivenessLock(Path({str(tmp_path)!r}) / 'r.jsonl').release()"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=REPO, timeout=120)
+    assert list(tmp_path.iterdir()) == []

@@ -190,3 +190,25 @@ def test_the_redactor_knows_environment_values_provider_keys_and_base_url_passwo
     redactor = Redactor.for_settings(settings)
     text = "tok-0123456789abcdef pk-provider-987654321 basepass12345 abc"
     assert redactor.scrub(text) == "[redacted] [redacted] [redacted] abc"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"plain {KEY} and more",
+        f"no scheme but {KEY[::-1]} reversed, and an@sign",
+        f"a long one {'x' * 600} {KEY}",
+        f"a long one {'x' * 600} nothing",
+        f"bearer {KEY} Bearer abcdefghijkl",
+        f"https://u:{KEY}@host and {KEY}",
+        f"https://u:pw@host/{'y' * 600}",
+        "nothing secret at all",
+    ],
+)
+def test_scrub_searches_for_urls_and_bearer_tokens_only_where_they_can_be(text: str) -> None:
+    from core.safety.redaction import _replacement
+
+    redactor = Redactor([KEY])
+    assert redactor.scrub(text) == redactor.pattern.sub(_replacement, text)
+    assert KEY not in redactor.scrub(text) and KEY[::-1] not in redactor.scrub(text)
+    assert Redactor().scrub(text) == Redactor().pattern.sub(_replacement, text)

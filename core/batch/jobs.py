@@ -28,6 +28,7 @@ from core.model.errors import RunError
 from core.model.events import Event, RunFinished, RunStatus, StepFinished, UsageStats
 from core.record.publisher import EventListener
 from core.run.gates import GateAsker, GateChoice, fixed_answers, nobody_to_ask
+from core.run.run_preparation import PreparedStep
 from core.run.run_request import RunRequest, find_preset, request_from_preset
 from core.run.runner import Runner
 from core.safety.approvals import Responder, deny_all
@@ -144,10 +145,12 @@ def item_runner(
     record: bool = True,
     budget_asker: BudgetAsker = stop_at_cap,
     gates: GateChoice | None = None,
+    steps: list[PreparedStep] | None = None,
 ) -> Runner:
     """A prepared :class:`Runner` for the item (``definitions``: None reads them here, as
-    a remote worker must; ``gates``: see :func:`batch_gates`); raises :class:`RunError` when
-    the item cannot run.
+    a remote worker must; ``gates``: see :func:`batch_gates`; ``steps``: the item's steps as
+    an unrecorded runner prepared them when the batch was checked, so they are not checked
+    twice); raises :class:`RunError` when the item cannot run.
 
     Items take no per-step checkpoints: like a parallel run's tasks, the items of a batch
     share their working folder at the same time, so no snapshot could say which item changed
@@ -166,6 +169,7 @@ def item_runner(
             run_id=job.run_id,
             budget_asker=budget_asker,
             gate_asker=batch_gates(gates),
+            steps=steps,
         )
         runner.prepare()
     except RunError as error:

@@ -59,7 +59,11 @@ def _genai_prices() -> ModuleType:
 
 
 async def load_price_table() -> None:
-    """Import the maintained table in a worker thread, so no response waits on it."""
+    """Import the maintained table in a worker thread, so no response waits on it. Once
+    imported, nothing is handed to a thread: every step asks, and the hop to a worker thread
+    and back cost more than the rest of a step's pricing."""
+    if _genai_prices.cache_info().currsize:
+        return
     await asyncio.to_thread(_genai_prices)
 
 

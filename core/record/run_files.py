@@ -41,7 +41,8 @@ INTERRUPTED_ERROR = "the process running it ended before the run did (killed or 
 
 def runs_dir() -> Path:
     folder = paths.data_dir() / "runs"
-    folder.mkdir(parents=True, exist_ok=True)
+    if not folder.is_dir():  # asked for every run: a stat, not a mkdir that fails each time
+        folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 

@@ -111,7 +111,11 @@ class Runner:
         run_id: str | None = None,
         budget_asker: BudgetAsker = stop_at_cap,
         gate_asker: GateAsker | None = None,
+        steps: list[PreparedStep] | None = None,
     ) -> None:
+        """``steps``: the request's steps as :meth:`prepare` made them for an earlier runner
+        of the same request (a batch checks every item before any runs, then runs each with
+        what was checked); never shared between runs, as a run moves its steps' folders."""
         self.request = request
         self.settings = settings if settings is not None else load_settings()
         self.run_id = run_id or new_run_id()
@@ -130,7 +134,7 @@ class Runner:
         self._backend_factory = backend_factory
         self._clock = RunClock()
         self._cancel = asyncio.Event()
-        self._steps: list[PreparedStep] | None = None
+        self._steps: list[PreparedStep] | None = steps
         self._recording = RunRecording(self.run_id, self._clock, self.listeners, self.cancel)
         self.budget = (
             BudgetGuard(
@@ -175,6 +179,13 @@ class Runner:
                 agents=self._agents,
                 presets=self._presets,
             )
+
+    @property
+    def prepared_steps(self) -> list[PreparedStep]:
+        """The checked steps (:meth:`prepare` first, when it was not called)."""
+        self.prepare()
+        assert self._steps is not None
+        return self._steps
 
     def cancel(self) -> None:
         """Stop every running step; the run ends ``aborted``. Safe to call more than once."""
