@@ -32,12 +32,12 @@ from core.definitions.presets import (
     discover_presets,
     expand_template,
 )
+from core.definitions.project_context import repository_root
 from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
 from core.safety.nesting import ParentStep, check_depth
 from core.safety.trust import TrustStore, UntrustedProjectError, project_files
-from core.workspace.context_files import repository_root
 from core.workspace.worktrees import check_repository
 
 
@@ -184,6 +184,7 @@ def _check_trust(request: RunRequest, agents: AgentCatalog, presets: PresetCatal
     """Refuses project agents or a project preset from a folder the person has not trusted."""
     if request.trust_project or request.scope == "user":
         return
+    _check_changed_trust(request)
     uses_project = any(
         (a := agents.get(s.agent)) is not None and a.source == "project" for s in request.steps
     )
@@ -199,6 +200,17 @@ def _check_trust(request: RunRequest, agents: AgentCatalog, presets: PresetCatal
         return
     if not TrustStore().is_trusted(root):
         raise UntrustedProjectError(root, project_files(root))
+
+
+def _check_changed_trust(request: RunRequest) -> None:
+    """A project trusted before whose files changed since asks again, even for a run of user
+    agents only: its context files and skills would otherwise be left out without a word (or,
+    were they loaded, be text nobody looked at)."""
+    store = TrustStore()
+    cwd = request.cwd.resolve()
+    for folder in dict.fromkeys((cwd, repository_root(cwd))):
+        if store.record(folder) is not None and not store.is_trusted(folder):
+            raise UntrustedProjectError(folder, project_files(folder))
 
 
 def _own_loop_trust(request: RunRequest, agent: AgentDefinition, cwd: Path) -> str | None:

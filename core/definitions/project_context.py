@@ -1,0 +1,57 @@
+"""Where a checkout keeps text that steers a model: its ``AGENTS.md`` / ``CLAUDE.md`` context
+files and its skills' folders, found the same way by the loaders above
+(:mod:`core.workspace.context_files`, :mod:`core.definitions.skills`) and by the trust store's
+fingerprint below them (:mod:`core.safety.trust`), so that what a step may read is exactly what
+the person trusted.
+
+The search for context files below a folder skips folders whose name starts with a dot and the
+package folders of :data:`SKIPPED_FOLDERS` (a checkout's ``node_modules`` can hold thousands of
+folders): the loader skips context files inside them too (:func:`searched`), so no file reaches
+a prompt that the fingerprint did not cover. At most :data:`MAX_FOLDERS` folders are searched:
+in a bigger checkout, context files in the folders past that are not part of the fingerprint
+(a known limit, in the safety guide).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CONTEXT_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
+"""Per folder, the first that exists wins (for Baton's loop; Claude Code reads ``CLAUDE.md``)."""
+SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
+"""Folders never searched for context files (and never loaded from): dependencies, caches."""
+MAX_FOLDERS = 20_000
+"""Folders searched below a project for context files; the trust question stays quick."""
+
+
+def repository_root(cwd: Path) -> Path:
+    """The nearest folder from ``cwd`` up that holds ``.git`` (a folder or a file); ``cwd``
+    itself when there is none."""
+    start = cwd.absolute()
+    for folder in (start, *start.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return start
+
+
+def searched(relative: Path) -> bool:
+    """Whether a folder (relative to the folder searched from) is one the search enters."""
+    return not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in relative.parts)
+
+
+def context_files_in(root: Path) -> list[Path]:
+    """Every ``AGENTS.md`` and ``CLAUDE.md`` a step could read working in ``root`` or below it:
+    those of the folders from the repository's top down to ``root`` (outside ``root`` when it is
+    a subfolder), then those below ``root`` (symlinked folders are not entered)."""
+    start = root.absolute()
+    top = repository_root(start)
+    above = [folder for folder in start.parents if folder.is_relative_to(top)]
+    found = [folder / name for folder in reversed(above) for name in CONTEXT_NAMES]
+    found = [path for path in found if os.path.lexists(path)]
+    for count, (folder, dirs, files) in enumerate(os.walk(start)):
+        if count >= MAX_FOLDERS:
+            break
+        dirs[:] = sorted(d for d in dirs if searched(Path(d)))
+        found += [Path(folder) / name for name in CONTEXT_NAMES if name in files]
+    return found
