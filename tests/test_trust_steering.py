@@ -8,6 +8,7 @@ and retargeting it asks again."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from pathlib import Path
 
@@ -151,3 +152,26 @@ def test_attack_a_context_file_linked_out_of_the_project_is_never_shown_but_watc
     os.symlink(other, repo / "AGENTS.md")  # retargeted
     (change,) = store.changes(repo)
     assert f"+(a symbolic link to {other}" in change.diff
+
+
+def test_attack_an_mcp_file_linked_out_of_the_project_is_the_target_and_watched(
+    tmp_path: Path,
+) -> None:
+    """CLIs follow a linked ``.mcp.json``, so trust treats it as its target: the programs it
+    names are listed, a change of the target asks again; its text is never shown whole."""
+    repo = checkout(tmp_path)
+    user_agent()
+    target = tmp_path / "elsewhere.json"
+    server = {"command": "node", "args": ["server.js"], "env": {"NOTE": "first"}}
+    target.write_text(json.dumps({"mcpServers": {"helper": server}}))
+    os.symlink(target, repo / ".mcp.json")
+    with pytest.raises(UntrustedProjectError) as asked:
+        Runner(dataclasses.replace(request(repo), backend="claude"), record=False).prepare()
+    assert ".mcp.json: MCP server helper: node server.js" in str(asked.value)
+    store = TrustStore()
+    store.trust(repo)
+    assert store.is_trusted(repo)
+    target.write_text(target.read_text().replace("first", "second"))
+    assert not store.is_trusted(repo)
+    (change,) = store.changes(repo)
+    assert change.path == ".mcp.json" and "second" not in change.diff

@@ -209,6 +209,9 @@ class Redactor:
         extra: list[str] = []
         for provider in providers:
             extra += [v for v in (api_key_for(provider), url_password(provider.base_url)) if v]
+        endpoint_password = url_password(settings.telemetry.endpoint or "")
+        if endpoint_password:
+            extra.append(endpoint_password)
         headers = telemetry_headers(settings)
         if headers:
             extra += [headers, *header_values(headers)]

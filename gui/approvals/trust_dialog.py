@@ -161,9 +161,13 @@ class TrustDialog(QDialog):
         folder = ElidedLabel(str(self.root))
         folder.setObjectName("Secondary")
         self.warning = QLabel(
-            "Agent files can tell a model to run commands and change files on this computer. "
-            "Run them only if you trust where this project comes from and have read what "
-            "they do."
+            "Context files and skills are read into a model's prompt: they can tell it to run "
+            "commands and change files on this computer. Use them only if you trust where this "
+            "project comes from and have read what they say."
+            if steering
+            else "Agent files can tell a model to run commands and change files on this "
+            "computer. Run them only if you trust where this project comes from and have read "
+            "what they do."
         )
         if self.programs:
             self.warning.setText(
