@@ -37,7 +37,7 @@ from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
 from core.safety.nesting import ParentStep, check_depth
-from core.safety.trust import TrustStore, UntrustedProjectError, project_files
+from core.safety.trust import TrustStore, UntrustedProjectError, one_look, project_files
 from core.workspace.worktrees import check_repository
 
 
@@ -84,6 +84,18 @@ def prepare_steps(
     """The request's steps, ready to run; raises :class:`RunError` (or its trust subclass)
     when it cannot run. ``agents`` / ``presets`` default to those discovered from the
     request's folder and scope."""
+    with one_look():  # each folder's trust fingerprint computed once for all the steps
+        return _prepare_steps(request, settings, parent=parent, agents=agents, presets=presets)
+
+
+def _prepare_steps(
+    request: RunRequest,
+    settings: Settings,
+    *,
+    parent: ParentStep | None,
+    agents: AgentCatalog | None,
+    presets: PresetCatalog | None,
+) -> list[PreparedStep]:
     check_depth(parent)
     if not request.cwd.is_dir():
         raise RunError(f"working folder {request.cwd} does not exist")
