@@ -19,6 +19,10 @@ from pathlib import Path
 
 CONTEXT_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
 """Per folder, the first that exists wins (for Baton's loop; Claude Code reads ``CLAUDE.md``)."""
+CLI_CONTEXT_NAMES: tuple[str, ...] = ("CLAUDE.local.md",)
+"""Per folder, what Claude Code reads besides: fingerprinted, never loaded by Baton's loop."""
+CLI_CONTEXT_PLACES: tuple[str, ...] = (".claude/CLAUDE.md", ".claude/rules")
+"""In the project folder, Claude Code's other context: a file, and a folder of rule files."""
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
 """Folders never searched for context files (and never loaded from): dependencies, caches."""
 MAX_FOLDERS = 20_000
@@ -41,17 +45,26 @@ def searched(relative: Path) -> bool:
 
 
 def context_files_in(root: Path) -> list[Path]:
-    """Every ``AGENTS.md`` and ``CLAUDE.md`` a step could read working in ``root`` or below it:
-    those of the folders from the repository's top down to ``root`` (outside ``root`` when it is
-    a subfolder), then those below ``root`` (symlinked folders are not entered)."""
+    """Every ``AGENTS.md`` and ``CLAUDE.md`` (and Claude Code's ``CLAUDE.local.md``) a step
+    could read working in ``root`` or below it: those of the folders from the repository's top
+    down to ``root`` (outside ``root`` when it is a subfolder), then those below ``root``
+    (symlinked folders are not entered), then Claude Code's ``.claude/CLAUDE.md`` and
+    ``.claude/rules``."""
     start = root.absolute()
     top = repository_root(start)
+    names = (*CONTEXT_NAMES, *CLI_CONTEXT_NAMES)
     above = [folder for folder in start.parents if folder.is_relative_to(top)]
-    found = [folder / name for folder in reversed(above) for name in CONTEXT_NAMES]
+    found = [folder / name for folder in reversed(above) for name in names]
     found = [path for path in found if os.path.lexists(path)]
     for count, (folder, dirs, files) in enumerate(os.walk(start)):
         if count >= MAX_FOLDERS:
             break
         dirs[:] = sorted(d for d in dirs if searched(Path(d)))
-        found += [Path(folder) / name for name in CONTEXT_NAMES if name in files]
+        found += [Path(folder) / name for name in names if name in files]
+    for place in CLI_CONTEXT_PLACES:
+        path = start / place
+        if path.is_dir() and not path.is_symlink():
+            found += sorted(p for p in path.rglob("*.md") if p.is_file() or p.is_symlink())
+        elif os.path.lexists(path):
+            found.append(path)
     return found

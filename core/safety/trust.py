@@ -40,7 +40,12 @@ from core.config import paths
 from core.config.atomic import atomic_write_text
 from core.definitions.agents import PROJECT_AGENT_DIRS
 from core.definitions.presets import PROJECT_PRESET_DIR
-from core.definitions.project_context import CONTEXT_NAMES, context_files_in, repository_root
+from core.definitions.project_context import (
+    CLI_CONTEXT_NAMES,
+    CONTEXT_NAMES,
+    context_files_in,
+    repository_root,
+)
 from core.definitions.skills import PROJECT_SKILL_DIRS
 from core.model.errors import RunError
 from core.safety.checkout_programs import checkout_programs, program_files
@@ -165,8 +170,9 @@ def file_kind(root: Path, path: Path) -> ProjectFileKind:
     relative = file_name(root, path)
     if any(relative.startswith(f"{sub}/") or relative == sub for sub in PROJECT_SKILL_DIRS):
         return "skill"
-    if path.name in CONTEXT_NAMES and not any(
-        relative.startswith(f"{sub}/") for sub in PROJECT_AGENT_DIRS
+    if relative.startswith(".claude/rules/") or (
+        path.name in (*CONTEXT_NAMES, *CLI_CONTEXT_NAMES)
+        and not any(relative.startswith(f"{sub}/") for sub in PROJECT_AGENT_DIRS)
     ):
         return "context"
     return "preset" if path.suffix in (".yaml", ".yml") else "agent"
