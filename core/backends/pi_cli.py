@@ -61,6 +61,7 @@ from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.backends.pi_sessions import sessions_dir
 from core.backends.prompt_file import write_private_prompt
+from core.backends.system_prompt import changed_context_note
 from core.config.program_locations import locate_program
 from core.config.settings import Settings
 from core.definitions.project_context import CONTEXT_NAMES
@@ -234,7 +235,7 @@ def build_argv(
     agent = ctx.agent
     if agent.reasoning_effort:  # `thinking:` — pi's own levels
         argv += ["--thinking", agent.reasoning_effort]
-    if not ctx.project_trusted:
+    if not ctx.project_context_trusted():
         # An untrusted checkout's AGENTS.md / CLAUDE.md and skills are text a stranger wrote
         # for the model; pi reads them even with --no-approve, and cannot leave out only the
         # project's, so the user's own go too (the step says so: untrusted_context_note).
@@ -430,6 +431,8 @@ class PiBackend:
 
 def untrusted_context_note(ctx: StepContext) -> list[Log]:
     """Why pi got no context files or skills in a folder nobody trusted (when it has some)."""
+    if ctx.project_context_changed():
+        return [changed_context_note(ctx)]
     if ctx.project_trusted:
         return []
     folder = ctx.cwd

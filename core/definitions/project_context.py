@@ -14,8 +14,12 @@ in a bigger checkout, context files in the folders past that are not part of the
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
+
+from core.definitions.agents import find_project_root
+from core.definitions.skills import PROJECT_SKILL_DIRS
 
 CONTEXT_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
 """Per folder, the first that exists wins (for Baton's loop; Claude Code reads ``CLAUDE.md``)."""
@@ -27,6 +31,8 @@ SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
 """Folders never searched for context files (and never loaded from): dependencies, caches."""
 MAX_FOLDERS = 20_000
 """Folders searched below a project for context files; the trust question stays quick."""
+MAX_SKILL_FILES = 2_000
+"""Files of the project's skill folders fingerprinted (a skill is a few files)."""
 
 
 def repository_root(cwd: Path) -> Path:
@@ -68,3 +74,39 @@ def context_files_in(root: Path) -> list[Path]:
         elif os.path.lexists(path):
             found.append(path)
     return found
+
+
+def skill_files(root: Path) -> list[Path]:
+    """The files of the project's skill folders (``.claude/skills``, ``.pi/skills``): the model
+    reads any of them on demand. A symlinked folder is listed itself, not entered."""
+    found: list[Path] = []
+    for sub in PROJECT_SKILL_DIRS:
+        folder = root / sub
+        if folder.is_symlink():
+            found.append(folder)
+            continue
+        if not folder.is_dir():
+            continue
+        for top, dirs, files in os.walk(folder):
+            here = Path(top)
+            links = [d for d in dirs if (here / d).is_symlink()]
+            dirs[:] = sorted(d for d in dirs if d not in links)
+            found += sorted(here / name for name in (*files, *links))
+            if len(found) >= MAX_SKILL_FILES:
+                return found[:MAX_SKILL_FILES]
+    return found
+
+
+def steering_fingerprint(cwd: Path) -> str:
+    """SHA-256 over the context files and project skills a step in ``cwd`` could be given, as
+    they are now: taken when a run is prepared and compared when each step starts, so text an
+    earlier step wrote into ``AGENTS.md`` or a skill is not read by a later one."""
+    digest = hashlib.sha256()
+    project = find_project_root(cwd, PROJECT_SKILL_DIRS) or cwd
+    for path in (*context_files_in(cwd), *skill_files(project)):
+        digest.update(str(path).encode() + b"\0")
+        try:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        except OSError:
+            digest.update(b"unreadable" + os.fsencode(path.readlink() if path.is_symlink() else ""))
+    return digest.hexdigest()

@@ -32,7 +32,7 @@ from core.definitions.presets import (
     discover_presets,
     expand_template,
 )
-from core.definitions.project_context import repository_root
+from core.definitions.project_context import repository_root, steering_fingerprint
 from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
@@ -60,6 +60,8 @@ class PreparedStep:
     not trusted, the CLI must not load them): see :mod:`core.safety.checkout_programs`."""
     project_trusted: bool = False
     """Baton's loop may load the project's context files and skills."""
+    project_trust: str | None = None
+    """The context files and skills as they were when trusted: compared when the step starts."""
 
     def task_with(self, previous: str | None, handed: dict[str, str] | None = None) -> str:
         """The task sent, filled in one pass from the template (never the planned text);
@@ -139,6 +141,8 @@ def _prepare_steps(
         prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
         prepared.checkout_trust = _checkout_trust(request, backend, cwd, agent)
         prepared.project_trusted = project_trusted(request, cwd)
+        if prepared.project_trusted:
+            prepared.project_trust = steering_fingerprint(cwd)
         prepared.task = prepared.task_with(None)
         steps.append(prepared)
     return steps

@@ -45,6 +45,7 @@ from core.definitions.project_context import (
     CONTEXT_NAMES,
     context_files_in,
     repository_root,
+    skill_files,
 )
 from core.definitions.skills import PROJECT_SKILL_DIRS
 from core.model.errors import RunError
@@ -60,8 +61,6 @@ class TrustRecord(BaseModel):
 
 SNAPSHOT_FILE_LIMIT = 1_000_000
 """Bytes of one file kept for showing changes (agent files are refused past 1 MB anyway)."""
-MAX_SKILL_FILES = 2_000
-"""Files of the project's skill folders fingerprinted (a skill is a few files)."""
 DIFF_LINES_SHOWN = 40
 """Lines of the diff the terminal's question prints (the window shows all of it)."""
 
@@ -126,27 +125,6 @@ def changes_text(changes: list[TrustChange], limit: int = DIFF_LINES_SHOWN) -> s
     if len(diff) > limit:
         lines.append(f"[… {len(diff) - limit} more lines of the diff; the window shows them all]")
     return "\n".join(lines)
-
-
-def skill_files(root: Path) -> list[Path]:
-    """The files of the project's skill folders (``.claude/skills``, ``.pi/skills``): the model
-    reads any of them on demand. A symlinked folder is listed itself, not entered."""
-    found: list[Path] = []
-    for sub in PROJECT_SKILL_DIRS:
-        folder = root / sub
-        if folder.is_symlink():
-            found.append(folder)
-            continue
-        if not folder.is_dir():
-            continue
-        for top, dirs, files in os.walk(folder):
-            here = Path(top)
-            links = [d for d in dirs if (here / d).is_symlink()]
-            dirs[:] = sorted(d for d in dirs if d not in links)
-            found += sorted(here / name for name in (*files, *links))
-            if len(found) >= MAX_SKILL_FILES:
-                return found[:MAX_SKILL_FILES]
-    return found
 
 
 def project_files(root: Path) -> list[Path]:
