@@ -20,6 +20,14 @@ from core.run.runner import Runner
 from core.safety.redaction import Redactor
 from core.safety.trust import TrustStore, UntrustedProjectError
 from tests.llm_server import LLMServer, Reply
+from tests.mcp_support import (
+    configure,
+    finished_calls,
+    run,
+    sdk_server,
+    wait_no_server_left,
+    write_agent,
+)
 
 HEADER = "Bearer tok-9f8e7d6c5b4a39281706"
 TOKEN = HEADER.removeprefix("Bearer ")
@@ -128,3 +136,21 @@ async def test_attack_a_model_reading_the_mcp_file_leaves_no_secret_in_the_run_f
     text = run_file(runner.run_id).read_text(encoding="utf-8")
     assert "mcpServers" in text  # the file was read and recorded
     assert not any(secret in text for secret in SECRETS)
+
+
+def test_attack_a_tool_result_carrying_a_literal_env_secret_is_redacted(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The server holds a token from its ``env`` (named plainly, so only its shape says it is
+    one) and a tool hands it back: neither the model nor the run file sees it."""
+    server = sdk_server()
+    configure("t", server.model_copy(update={"env": {**server.env, "OPAQUE": ENV_VALUE}}))
+    write_agent("mcp-user", "mcp: [t]")
+    llm_server.queue(Reply.tool("mcp__t__environment", {"name": "OPAQUE"}), Reply.answer("ok"))
+    status, events = run(llm_server, tmp_path)
+    assert status == "ok"
+    (call,) = finished_calls(events)
+    assert call.status == "ok" and "[redacted]" in call.result
+    assert ENV_VALUE not in str(llm_server.requests[-1].body)
+    assert all(ENV_VALUE not in event.model_dump_json() for event in events)
+    wait_no_server_left()
