@@ -23,8 +23,9 @@ from core.definitions.skills import PROJECT_SKILL_DIRS
 
 CONTEXT_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
 """Per folder, the first that exists wins (for Baton's loop; Claude Code reads ``CLAUDE.md``)."""
-CLI_CONTEXT_NAMES: tuple[str, ...] = ("CLAUDE.local.md",)
-"""Per folder, what Claude Code reads besides: fingerprinted, never loaded by Baton's loop."""
+CLI_CONTEXT_NAMES: tuple[str, ...] = ("CLAUDE.local.md", "AGENTS.override.md")
+"""Per folder, what Claude Code and Codex read besides: fingerprinted, never loaded by Baton's
+loop."""
 CLI_CONTEXT_PLACES: tuple[str, ...] = (".claude/CLAUDE.md", ".claude/rules")
 """In the project folder, Claude Code's other context: a file, and a folder of rule files."""
 SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
