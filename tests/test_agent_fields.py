@@ -68,6 +68,7 @@ def context(agent: AgentDefinition, folder: Path) -> StepContext:
         settings=settings,
         approvals=gate,
         clock=clock,
+        project_trusted=True,  # a trusted folder: what the agent's own fields decide
     )
 
 

@@ -168,6 +168,7 @@ async def test_a_normal_step(tmp_path: Path) -> None:
         "--mode", "rpc", "--session-dir", str(sessions_dir()), "--no-extensions",
         "-e", str(gate_extension()),
         "--model", "m1", "--tools", "read,grep,find,ls,bash,edit,write",
+        "--no-context-files", "--no-skills",  # the folder is not trusted
         "--append-system-prompt", prompt_file,
     ]  # fmt: skip
     assert seen["task"] == "Task: do the thing"  # the RPC prompt, once the gate was seen

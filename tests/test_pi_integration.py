@@ -289,6 +289,7 @@ async def test_pi_subagents_fields_reach_the_real_pi(
         steps=[StepSpec("researcher", "Look"), StepSpec("plain", "Again")],
         cwd=work,
         backend="pi",
+        trust_project=True,  # an untrusted folder's AGENTS.md never reaches pi
     )
     runner, events = runner_for(request, executable, [researcher, plain])
     result = await asyncio.wait_for(runner.run(), 120)
@@ -298,7 +299,7 @@ async def test_pi_subagents_fields_reach_the_real_pi(
     assert replaced.startswith("You are RESEARCHER-3.")  # pi's own prompt is not before it
     assert "PROJECT-CONTEXT-MARKER" not in replaced
     assert not appended.startswith("You are PLAIN.") and "You are PLAIN." in appended
-    assert "PROJECT-CONTEXT-MARKER" in appended  # pi's default: it reads AGENTS.md
+    assert "PROJECT-CONTEXT-MARKER" in appended  # pi's default, trusted: it reads AGENTS.md
     assert (work / "research.md").read_text(encoding="utf-8") == "## Found\n\nNothing.\n"
     (written,) = of(events, OutputFileWritten)
     assert (written.step, written.path) == (0, str(work / "research.md"))

@@ -36,6 +36,7 @@ import contextlib
 import shutil
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from acp import PROTOCOL_VERSION, connect_to_agent, telemetry, text_block
@@ -88,10 +89,39 @@ def find_agent(spec: AcpCommand, env: dict[str, str]) -> str:
     raise BackendError(f"the ACP agent '{spec.command}' is not installed or not on PATH{how}.")
 
 
+_NO_PROJECT_CONTEXT: dict[str, tuple[str, ...]] = {
+    "codex-acp": ("-c", "project_doc_max_bytes=0"),
+}
+"""Per agent program, the arguments that keep a folder's ``AGENTS.md`` out of its prompt
+(Codex reads none when its budget for them is 0; yours in ``~/.codex`` go too)."""
+
+
+_NO_PROJECT_ENV: dict[str, dict[str, str]] = {
+    # The project's opencode.json, .opencode folder, AGENTS.md and CLAUDE.md files; and the
+    # .claude skills (yours go too).
+    "opencode": {"OPENCODE_DISABLE_PROJECT_CONFIG": "1", "OPENCODE_DISABLE_CLAUDE_CODE": "1"},
+}
+"""Per agent program, the environment that keeps a folder's own files out of it."""
+
+
+def untrusted_context_env(ctx: StepContext, executable: str) -> dict[str, str]:
+    """The environment that keeps an untrusted checkout's context files out (OpenCode)."""
+    if ctx.project_context_trusted():
+        return {}
+    return _NO_PROJECT_ENV.get(Path(executable).name, {})
+
+
+def untrusted_context_args(ctx: StepContext, executable: str) -> tuple[str, ...]:
+    """What keeps an untrusted (or, during the run, changed) checkout's context files out."""
+    if ctx.project_context_trusted():
+        return ()
+    return _NO_PROJECT_CONTEXT.get(Path(executable).name, ())
+
+
 def agent_argv(ctx: StepContext, spec: AcpCommand, executable: str) -> tuple[list[str], str]:
     """The command line (in bubblewrap when the sandbox is on) and a sentence saying how the
     agent is contained."""
-    argv = [executable, *spec.args]
+    argv = [executable, *spec.args, *untrusted_context_args(ctx, executable)]
     status = sandbox_status(ctx.settings.sandbox.enabled)
     if status.kind != "bubblewrap":
         return argv, (
@@ -139,6 +169,7 @@ class AcpBackend:
         tag = new_tag()
         env = cli_environment((), ctx.agent.env) | spec.env | {TAG_VARIABLE: tag}
         executable = find_agent(spec, env)
+        env |= untrusted_context_env(ctx, executable)
         argv, containment = agent_argv(ctx, spec, executable)
         become_subreaper()
         try:

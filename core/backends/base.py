@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 from core.backends.steering import Continuation, StepInbox
 from core.config.settings import Settings
 from core.definitions.agents import AgentDefinition
+from core.definitions.project_context import steering_fingerprint
 from core.safety import checkout_programs
 from core.safety.redaction import Redactor
 
@@ -96,6 +97,9 @@ class StepContext:
     project_trusted: bool = False
     """The person trusted the project: Baton's loop may load its AGENTS.md / CLAUDE.md and
     its skills (:mod:`core.backends.system_prompt`). False: nothing from the checkout."""
+    project_trust: str | None = None
+    """The context files and skills as they were when the run was prepared
+    (:func:`~core.definitions.project_context.steering_fingerprint`); None: not taken."""
     skill_folders: tuple[Path, ...] = ()
     """Folders of the skills offered to this step (resolved): the ``read`` tool may open files
     inside them wherever they are, read-only."""
@@ -108,6 +112,17 @@ class StepContext:
         since (an earlier step may have rewritten them)."""
         trusted = self.checkout_trust
         return trusted is not None and trusted == checkout_programs.fingerprint(self.cwd)
+
+    def project_context_trusted(self) -> bool:
+        """Whether the step may be given the project's context files and skills: trusted, and
+        unchanged since the run was prepared (an earlier step may have rewritten them)."""
+        if not self.project_trusted:
+            return False
+        return self.project_trust is None or self.project_trust == steering_fingerprint(self.cwd)
+
+    def project_context_changed(self) -> bool:
+        """Trusted, but an earlier step changed the context files or skills: say so."""
+        return self.project_trusted and not self.project_context_trusted()
 
     def make(self, kind: type[E], **fields: Any) -> E:
         """Build an event of this step, with ``run_id``, ``step`` and ``ts`` filled in."""

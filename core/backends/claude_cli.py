@@ -79,6 +79,7 @@ from core.backends.claude_permissions import denied_tools, permission_args
 from core.backends.cli_output import json_object, keep_stderr_tail
 from core.backends.cli_paths import protected_refusal
 from core.backends.prompt_file import write_private_prompt
+from core.backends.system_prompt import changed_context_note
 from core.config.program_locations import locate_program
 from core.model.events import Event, Log, StepFinished
 from core.safety.checkout_programs import checkout_programs
@@ -161,8 +162,9 @@ def build_command(executable: str, ctx: StepContext, prompt_file: Path | None = 
         # "=" form: a list-valued flag would swallow the arguments after it.
         argv.append("--tools=" + ",".join(offered))
     argv += ["--max-turns", str(ctx.settings.limits.max_turns)]
-    if not ctx.checkout_trusted():
-        # The person's own settings only; no MCP server from the project (or anywhere).
+    if not ctx.checkout_trusted() or ctx.project_context_changed():
+        # The person's own settings only; no MCP server from the project (or anywhere), and
+        # no project CLAUDE.md or skill (one an earlier step rewrote included).
         argv += ["--setting-sources", "user", "--strict-mcp-config"]
     if prompt_file is not None:
         # `systemPromptMode: replace`: the body is the whole system prompt instead of an
@@ -176,6 +178,8 @@ def build_command(executable: str, ctx: StepContext, prompt_file: Path | None = 
 def checkout_notice(ctx: StepContext) -> Log | None:
     """What the trusted project's settings make Claude Code run, shown in the step; or the
     note that they are not loaded."""
+    if ctx.project_context_changed():  # nothing of the project's loaded: say why
+        return changed_context_note(ctx)
     programs = checkout_programs(ctx.cwd, "claude")
     if not programs:
         return None

@@ -61,8 +61,11 @@ from core.backends.pi_events import PiEventParser
 from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.backends.pi_sessions import sessions_dir
 from core.backends.prompt_file import write_private_prompt
+from core.backends.system_prompt import changed_context_note
 from core.config.program_locations import locate_program
 from core.config.settings import Settings
+from core.definitions.project_context import CONTEXT_NAMES
+from core.definitions.skills import PROJECT_SKILL_DIRS
 from core.model.events import Event, Log, StepFinished
 from core.safety.checkout_programs import CheckoutProgram, checkout_programs
 from core.safety.environment import PI_PROVIDER_KEYS, cli_environment
@@ -232,7 +235,12 @@ def build_argv(
     agent = ctx.agent
     if agent.reasoning_effort:  # `thinking:` — pi's own levels
         argv += ["--thinking", agent.reasoning_effort]
-    if agent.inherit_project_context is False:  # no AGENTS.md / CLAUDE.md for this agent
+    if not ctx.project_context_trusted():
+        # An untrusted checkout's AGENTS.md / CLAUDE.md and skills are text a stranger wrote
+        # for the model; pi reads them even with --no-approve, and cannot leave out only the
+        # project's, so the user's own go too (the step says so: untrusted_context_note).
+        argv += ["--no-context-files", "--no-skills"]
+    elif agent.inherit_project_context is False:  # no AGENTS.md / CLAUDE.md for this agent
         argv.append("--no-context-files")
     if prompt_file is not None:
         # `systemPromptMode: replace`: the body is pi's whole system prompt, not an addition.
@@ -263,7 +271,7 @@ class PiBackend:
                 f"pi {_version_text(version)} is too old: Baton needs pi "
                 f"{_version_text(MIN_VERSION[:2])} or newer ({INSTALL_HINT})"
             )
-        notes = _checkout_notes(ctx, version)
+        notes = _checkout_notes(ctx, version) + untrusted_context_note(ctx)
         tools, tool_notes = pi_tool_choice(ctx)
         notes += tool_notes
         if version is None:
@@ -419,6 +427,23 @@ class PiBackend:
         """pi and everything it started (its bash tool's detached shells too): SIGTERM, then
         SIGKILL after the grace — Baton's one process-tree terminator."""
         await stop_tree(process, self.kill_grace_s)
+
+
+def untrusted_context_note(ctx: StepContext) -> list[Log]:
+    """Why pi got no context files or skills in a folder nobody trusted (when it has some)."""
+    if ctx.project_context_changed():
+        return [changed_context_note(ctx)]
+    if ctx.project_trusted:
+        return []
+    folder = ctx.cwd
+    planted = [name for name in (*CONTEXT_NAMES, *PROJECT_SKILL_DIRS) if (folder / name).exists()]
+    if not planted:
+        return []
+    message = (
+        f"the project is not trusted: pi starts without context files and skills "
+        f"({', '.join(planted)} here; pi cannot leave out only the project's, so yours wait too)"
+    )
+    return [ctx.make(Log, level="info", message=message)]
 
 
 def _checkout_notes(ctx: StepContext, version: tuple[int, int, int] | None) -> list[Log]:

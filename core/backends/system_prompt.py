@@ -37,7 +37,10 @@ def build_system_prompt(ctx: StepContext) -> SystemPrompt:
     files: list[str] = []
     cut: list[str] = []
     notes: list[Log] = []
-    if ctx.project_trusted and ctx.agent.inherit_project_context is not False:
+    trusted = ctx.project_context_trusted()  # one look at the files for the whole prompt
+    if ctx.project_trusted and not trusted:
+        notes.append(changed_context_note(ctx))
+    if trusted and ctx.agent.inherit_project_context is not False:
         context = load_project_context(ctx.cwd)
         files = [file.shown for file in context.files]
         cut = list(context.cut)
@@ -52,7 +55,7 @@ def build_system_prompt(ctx: StepContext) -> SystemPrompt:
                     "project (a symlink out of it is never followed)",
                 )
             )
-    skills = _chosen_skills(ctx, notes)
+    skills = _chosen_skills(ctx, notes, trusted)
     if skills:
         extra.append(skills_prompt(skills))
     if not extra:
@@ -69,14 +72,14 @@ def build_system_prompt(ctx: StepContext) -> SystemPrompt:
     return SystemPrompt(text, loaded, notes, tuple(skill.folder for skill in skills))
 
 
-def _chosen_skills(ctx: StepContext, notes: list[Log]) -> list[Skill]:
+def _chosen_skills(ctx: StepContext, notes: list[Log], trusted: bool) -> list[Skill]:
     if not ctx.agent.skills:
         return []
-    project = find_project_root(ctx.cwd, PROJECT_SKILL_DIRS) if ctx.project_trusted else None
+    project = find_project_root(ctx.cwd, PROJECT_SKILL_DIRS) if trusted else None
     catalog = discover_skills(project)
     skills, missing = catalog.chosen(ctx.agent.skills)
     if missing:
-        where = "" if ctx.project_trusted else " (the project's skills wait for trust)"
+        where = "" if trusted else " (the project's skills wait for trust)"
         notes.append(
             ctx.make(
                 Log,
@@ -86,3 +89,14 @@ def _chosen_skills(ctx: StepContext, notes: list[Log]) -> list[Skill]:
             )
         )
     return skills
+
+
+def changed_context_note(ctx: StepContext) -> Log:
+    """The project was trusted, but its context files or skills changed since the run began
+    (an earlier step wrote them): this step gets none of them, and says so."""
+    return ctx.make(
+        Log,
+        level="warning",
+        message="the project's context files or skills changed during the run (by an earlier "
+        "step?): this step is given none of them; trust the project again to use them",
+    )

@@ -27,10 +27,11 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -298,24 +299,65 @@ def _claude_project_servers(path: Path, project: Path, problems: list[str]) -> d
     return servers
 
 
-def configured_secret_values() -> list[str]:
-    """The header and environment values of the user's servers, expanded: what Baton sends to
-    a server is redacted from every output (a project's file is in the checkout anyway)."""
+def configured_secret_values(projects: Iterable[Path] = ()) -> list[str]:
+    """The literal secrets of the user's servers and of the ``.mcp.json`` of ``projects``:
+    header values, environment values that are secrets by name or by look, credentials in a
+    URL or an argument. Each is redacted from every output: what Baton sends to a server, and
+    what a project's file holds in plain text (a model reading ``.mcp.json`` must not copy a
+    token into a run file, and the trust question and ``baton mcp list`` must not show it)."""
     values: list[str] = []
-    for server in read_server_file(user_file()).servers.values():
-        secret_env = [v for k, v in server.env.items() if _SECRETISH.search(k)]
-        for value in (*server.headers.values(), *secret_env):
-            expanded = expand_env(value)
-            values.append(expanded)
-            scheme, _, token = expanded.partition(" ")
+    files = [user_file(), *(project_file(root) for root in dict.fromkeys(projects))]
+    for path in files:
+        for server in read_server_file(path).servers.values():
+            values += server_secret_values(server)
+    return values
+
+
+def server_secret_values(server: McpServer) -> list[str]:
+    """One server's literal secrets, as written and with ``${VAR}`` expanded."""
+    values: list[str] = []
+    found = [
+        *server.headers.values(),
+        *(v for k, v in server.env.items() if _SECRETISH.search(k) or looks_secret(v)),
+        *(arg.partition("=")[2] or arg for arg in server.args if looks_secret(arg)),
+    ]
+    password = _url_password(server.url)
+    if password:
+        found.append(password)
+    for value in found:
+        for form in dict.fromkeys((value, expand_env(value))):
+            values.append(form)
+            scheme, _, token = form.partition(" ")
             if token and scheme.casefold() in ("bearer", "basic", "token"):
                 values.append(token)
     return values
 
 
+def looks_secret(value: str) -> bool:
+    """Whether a value whose name says nothing looks like a credential: one word without a
+    slash, colon or space holding a run of 16 or more letters *and* digits (``sk-live-4f9a…``,
+    ``ghp_…``) — not a path, a URL, a package name or a date."""
+    word = value.partition("=")[2] if value.startswith("-") else value
+    if not _CREDENTIAL.fullmatch(word):
+        return False
+    return any(
+        len(run) >= 16 and any(c.isdigit() for c in run) and any(c.isalpha() for c in run)
+        for run in re.split(r"[-_.+=]", word)
+    )
+
+
 # -- helpers -----------------------------------------------------------------------------------
 
 _SECRETISH = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
+_CREDENTIAL = re.compile(r"[A-Za-z0-9_\-.+=]{16,}")
+"""A credential's shape: one word without a slash, a colon or a space."""
+
+
+def _url_password(url: str) -> str | None:
+    try:
+        return urlsplit(url).password or None
+    except ValueError:
+        return None
 
 
 def expand_env(text: str, env: Mapping[str, str] | None = None) -> str:

@@ -32,12 +32,12 @@ from core.definitions.presets import (
     discover_presets,
     expand_template,
 )
+from core.definitions.project_context import repository_root, steering_fingerprint
 from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
 from core.safety.nesting import ParentStep, check_depth
-from core.safety.trust import TrustStore, UntrustedProjectError, project_files
-from core.workspace.context_files import repository_root
+from core.safety.trust import TrustStore, UntrustedProjectError, one_look, project_files
 from core.workspace.worktrees import check_repository
 
 
@@ -60,6 +60,8 @@ class PreparedStep:
     not trusted, the CLI must not load them): see :mod:`core.safety.checkout_programs`."""
     project_trusted: bool = False
     """Baton's loop may load the project's context files and skills."""
+    project_trust: str | None = None
+    """The context files and skills as they were when trusted: compared when the step starts."""
 
     def task_with(self, previous: str | None, handed: dict[str, str] | None = None) -> str:
         """The task sent, filled in one pass from the template (never the planned text);
@@ -84,6 +86,18 @@ def prepare_steps(
     """The request's steps, ready to run; raises :class:`RunError` (or its trust subclass)
     when it cannot run. ``agents`` / ``presets`` default to those discovered from the
     request's folder and scope."""
+    with one_look():  # each folder's trust fingerprint computed once for all the steps
+        return _prepare_steps(request, settings, parent=parent, agents=agents, presets=presets)
+
+
+def _prepare_steps(
+    request: RunRequest,
+    settings: Settings,
+    *,
+    parent: ParentStep | None,
+    agents: AgentCatalog | None,
+    presets: PresetCatalog | None,
+) -> list[PreparedStep]:
     check_depth(parent)
     if not request.cwd.is_dir():
         raise RunError(f"working folder {request.cwd} does not exist")
@@ -127,6 +141,8 @@ def prepare_steps(
         prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
         prepared.checkout_trust = _checkout_trust(request, backend, cwd, agent)
         prepared.project_trusted = project_trusted(request, cwd)
+        if prepared.project_trusted:
+            prepared.project_trust = steering_fingerprint(cwd)
         prepared.task = prepared.task_with(None)
         steps.append(prepared)
     return steps
@@ -184,6 +200,7 @@ def _check_trust(request: RunRequest, agents: AgentCatalog, presets: PresetCatal
     """Refuses project agents or a project preset from a folder the person has not trusted."""
     if request.trust_project or request.scope == "user":
         return
+    _check_changed_trust(request)
     uses_project = any(
         (a := agents.get(s.agent)) is not None and a.source == "project" for s in request.steps
     )
@@ -199,6 +216,17 @@ def _check_trust(request: RunRequest, agents: AgentCatalog, presets: PresetCatal
         return
     if not TrustStore().is_trusted(root):
         raise UntrustedProjectError(root, project_files(root))
+
+
+def _check_changed_trust(request: RunRequest) -> None:
+    """A project trusted before whose files changed since asks again, even for a run of user
+    agents only: its context files and skills would otherwise be left out without a word (or,
+    were they loaded, be text nobody looked at)."""
+    store = TrustStore()
+    cwd = request.cwd.resolve()
+    for folder in dict.fromkeys((cwd, repository_root(cwd))):
+        if store.record(folder) is not None and not store.is_trusted(folder):
+            raise UntrustedProjectError(folder, project_files(folder))
 
 
 def _own_loop_trust(request: RunRequest, agent: AgentDefinition, cwd: Path) -> str | None:

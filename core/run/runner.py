@@ -483,6 +483,7 @@ class Runner:
                 self._traces.step_environment(self.run_id, index) if self._traces else {}
             ),
             project_trusted=step.project_trusted,
+            project_trust=step.project_trust,
             mcp=self.mcp,
         )
         self._emit_step_started(index, step, task)

@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import functools
 import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 from urllib.parse import quote, quote_plus, urlsplit
 
@@ -149,6 +151,20 @@ def encoded_forms(secret: str) -> set[str]:
     return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
 
 
+def mcp_project_folders() -> list[Path]:
+    """The projects whose ``.mcp.json`` secrets every redactor knows: the working folder, the
+    trusted projects (their servers may run) and the recent ones (where the window runs)."""
+    from core.config.recent_projects import recent_projects
+    from core.safety.trust import TrustStore
+
+    folders: list[Path] = []
+    with contextlib.suppress(OSError):  # the working folder was removed
+        folders.append(Path.cwd())
+    with contextlib.suppress(ValueError):  # a damaged trust file: it trusts nothing either
+        folders += [Path(record.folder) for record in TrustStore().records()]
+    return list(dict.fromkeys([*folders, *recent_projects()]))
+
+
 class Redactor:
     """Replaces known secret values (and their encoded forms), URL credentials and bearer
     tokens with ``[redacted]``."""
@@ -182,9 +198,12 @@ class Redactor:
         return cls([*values, *extra])
 
     @classmethod
-    def for_settings(cls, settings: Settings) -> Redactor:
+    def for_settings(cls, settings: Settings, projects: Iterable[Path] = ()) -> Redactor:
         """Everything a run could leak: the providers' keys (environment or keyring), the
-        credentials inside their ``base_url``, and secret-named environment variables."""
+        credentials inside their ``base_url``, secret-named environment variables, and the
+        literal secrets of MCP server entries — the user's, and the ``.mcp.json`` of
+        ``projects``, of the working folder, of every trusted project and of the recent ones
+        (a run's recording does not know its folder; those are where a run can be)."""
         from core.safety.secrets import api_key_for, telemetry_headers  # keyring: lazily
 
         providers = list(settings.providers)
@@ -194,23 +213,30 @@ class Redactor:
         extra: list[str] = []
         for provider in providers:
             extra += [v for v in (api_key_for(provider), url_password(provider.base_url)) if v]
+        endpoint_password = url_password(settings.telemetry.endpoint or "")
+        if endpoint_password:
+            extra.append(endpoint_password)
         headers = telemetry_headers(settings)
         if headers:
             extra += [headers, *header_values(headers)]
         from core.config.mcp_servers import configured_secret_values
 
-        return cls.from_environment([*extra, *configured_secret_values()])
+        folders = [*projects, *mcp_project_folders()]
+        return cls.from_environment([*extra, *configured_secret_values(folders)])
 
     @classmethod
-    def configured(cls) -> Redactor:
+    def configured(cls, projects: Iterable[Path] = ()) -> Redactor:
         """:meth:`for_settings` of the saved settings; from the environment alone when they
         cannot be read (a command that prints must still scrub)."""
         from core.config.settings import SettingsError, load_settings
 
         try:
-            return cls.for_settings(load_settings())
+            return cls.for_settings(load_settings(), projects)
         except SettingsError:
-            return cls.from_environment()
+            from core.config.mcp_servers import configured_secret_values
+
+            folders = [*projects, *mcp_project_folders()]
+            return cls.from_environment(configured_secret_values(folders))
 
     def scrub(self, text: str) -> str:
         if not text:

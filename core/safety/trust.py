@@ -1,10 +1,18 @@
-"""Trust in a project's own agent and preset files, and the programs its CLI settings name.
+"""Trust in a project's own agent and preset files, the text that steers its models, and the
+programs its CLI settings name.
 
-A cloned repository can carry agent files that instruct a model to run commands, and settings
-that make Claude Code or pi run programs themselves (hooks, helpers, MCP servers, extensions:
-:mod:`core.safety.checkout_programs`): none of it may run until the user has looked at it. Trust is
-stored per project folder together with a fingerprint (SHA-256) of those files, so any
-change — a new agent, an edited prompt, a new tool, a new hook — asks again.
+A cloned repository can carry agent files that instruct a model to run commands, context files
+(``AGENTS.md`` / ``CLAUDE.md``) and skills that are read into a model's prompt
+(:mod:`core.definitions.project_context`), and settings that make Claude Code or pi run programs
+themselves (hooks, helpers, MCP servers, extensions: :mod:`core.safety.checkout_programs`): none
+of it may be used until the user has looked at it. Trust is stored per project folder together
+with a fingerprint (SHA-256) of those files, so any change — a new agent, an edited prompt or
+``AGENTS.md``, a new skill, a new hook — asks again.
+
+A file that is a symbolic link leading out of the project (``AGENTS.md`` → ``~/.ssh/id_rsa``)
+is fingerprinted as the link *and* its target's content, so retargeting it or changing the
+target asks again; its text is never shown or kept (:func:`entry_text`), and the loaders refuse
+to read such a context file or skill at all.
 
 Records live in ``<data>/trust.json`` (written atomically); listing agents never needs trust,
 running them does. Next to each record, ``<data>/trust/<key>.json`` keeps the text of the files
@@ -17,6 +25,10 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,8 +40,17 @@ from core.config import paths
 from core.config.atomic import atomic_write_text
 from core.definitions.agents import PROJECT_AGENT_DIRS
 from core.definitions.presets import PROJECT_PRESET_DIR
+from core.definitions.project_context import (
+    CLI_CONTEXT_NAMES,
+    CONTEXT_NAMES,
+    context_files_in,
+    repository_root,
+    skill_files,
+)
+from core.definitions.skills import PROJECT_SKILL_DIRS
 from core.model.errors import RunError
 from core.safety.checkout_programs import checkout_programs, program_files
+from core.safety.redaction import Redactor
 
 
 class TrustRecord(BaseModel):
@@ -40,6 +61,10 @@ class TrustRecord(BaseModel):
 
 SNAPSHOT_FILE_LIMIT = 1_000_000
 """Bytes of one file kept for showing changes (agent files are refused past 1 MB anyway)."""
+DIFF_LINES_SHOWN = 40
+"""Lines of the diff the terminal's question prints (the window shows all of it)."""
+
+ProjectFileKind = Literal["agent", "preset", "context", "skill", "settings"]
 
 
 @dataclass(frozen=True)
@@ -54,30 +79,57 @@ class TrustChange:
 
 
 class UntrustedProjectError(RunError):
-    """A run would use a project's agents or presets that the user has not trusted."""
+    """A run would use a project's agents, presets, context or settings that the user has not
+    trusted (or that changed since)."""
 
     def __init__(self, root: Path, files: list[Path]) -> None:
         self.root = root
         self.files = files
         self.programs = checkout_programs(root)
         """What the checkout's CLI settings would run: the terminal lists them too."""
-        agent_files = len(files) > len(program_files(root))
-        what = "its own agent files" if agent_files else "settings that run programs"
-        message = (
-            f"the project {root} has {what} that you have not trusted yet "
-            f"({len(files)} file{'s' if len(files) != 1 else ''}); review them, then trust the "
-            "project in the window, or run again with --trust-project "
-            "(or --scope user to run without them)"
+        self.changes = TrustStore().changes(root)
+        """What changed since the person trusted the project (empty: never trusted)."""
+        kinds = {file_kind(root, file) for file in files}
+        what = (
+            "its own agent files"
+            if kinds & {"agent", "preset"}
+            else "context files and skills that steer its models"
+            if kinds & {"context", "skill"}
+            else "settings that run programs"
         )
+        count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
+        opening = (
+            f"the project {root} changed since you trusted it ({count})"
+            if self.changes
+            else f"the project {root} has {what} that you have not trusted yet ({count})"
+        )
+        message = (
+            f"{opening}; review them, then trust the project in the window, or run again with "
+            "--trust-project (or --scope user to run without them)"
+        )
+        if self.changes:
+            message += "\n" + changes_text(self.changes)
         if self.programs:
             lines = "\n".join(f"  {program.line()}" for program in self.programs)
             message += f"\nprograms the project's settings would run:\n{lines}"
-        super().__init__(message)
+        # A literal token in .mcp.json (a header, an argument) is not printed with the rest.
+        super().__init__(Redactor.configured([root]).scrub(message))
+
+
+def changes_text(changes: list[TrustChange], limit: int = DIFF_LINES_SHOWN) -> str:
+    """What changed, for a terminal: one line per file, then the diff's first ``limit`` lines."""
+    words = {"added": "new file", "changed": "changed", "removed": "removed"}
+    lines = [f"changed since you trusted it: {c.path} ({words[c.kind]})" for c in changes]
+    diff = "".join(change.diff for change in changes).splitlines()
+    lines += diff[:limit]
+    if len(diff) > limit:
+        lines.append(f"[… {len(diff) - limit} more lines of the diff; the window shows them all]")
+    return "\n".join(lines)
 
 
 def project_files(root: Path) -> list[Path]:
-    """The files whose content decides what a project's agents can do, and what its CLI
-    settings would run."""
+    """The files whose content decides what a project's agents can do, what its models are
+    told (context files, skills), and what its CLI settings would run."""
     files: list[Path] = []
     for sub, patterns in [(d, ("*.md",)) for d in PROJECT_AGENT_DIRS] + [
         (PROJECT_PRESET_DIR, ("*.yaml", "*.yml"))
@@ -86,18 +138,72 @@ def project_files(root: Path) -> list[Path]:
         if folder.is_dir():
             for pattern in patterns:
                 files.extend(sorted(p for p in folder.glob(pattern) if p.is_file()))
-    return files + program_files(root)
+    return files + context_files_in(root) + skill_files(root) + program_files(root)
+
+
+def file_kind(root: Path, path: Path) -> ProjectFileKind:
+    """What one of :func:`project_files` is, for the trust question."""
+    if path in program_files(root):
+        return "settings"
+    relative = file_name(root, path)
+    if any(relative.startswith(f"{sub}/") or relative == sub for sub in PROJECT_SKILL_DIRS):
+        return "skill"
+    if relative.startswith(".claude/rules/") or (
+        path.name in (*CONTEXT_NAMES, *CLI_CONTEXT_NAMES)
+        and not any(relative.startswith(f"{sub}/") for sub in PROJECT_AGENT_DIRS)
+    ):
+        return "context"
+    return "preset" if path.suffix in (".yaml", ".yml") else "agent"
+
+
+def file_name(root: Path, path: Path) -> str:
+    """Relative to the project folder, with forward slashes (``../AGENTS.md`` for a context
+    file of the repository above a trusted subfolder)."""
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def outside_link(root: Path, path: Path) -> str | None:
+    """The target of a symbolic link that leads out of the project (or to a folder, or
+    nowhere), None for anything else."""
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return None  # not a link
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return target  # dangling, or a loop
+    if real.is_file() and real.is_relative_to(repository_root(root).resolve()):
+        return None
+    return target
+
+
+def entry_text(root: Path, path: Path) -> str:
+    """The text of a project file as the trust question shows and keeps it; a symbolic link
+    leading out of the project is shown as the link, its target never read for showing."""
+    target = outside_link(root, path)
+    if target is not None:
+        digest = _content_digest(path).hex()[:12]  # a changed target shows as a change
+        return (
+            f"(a symbolic link to {target}, outside the project: its text is not shown; "
+            f"content {digest})\n"
+        )
+    try:
+        data = path.read_bytes()[:SNAPSHOT_FILE_LIMIT]
+    except OSError as error:
+        return f"(cannot be read: {error.strerror or error})\n"
+    return data.decode("utf-8", errors="replace")
+
+
+def _content_digest(path: Path) -> bytes:
+    try:
+        return hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"not a file"
+    except OSError:
+        return b"unreadable"
 
 
 def _texts(root: Path) -> dict[str, str]:
-    texts: dict[str, str] = {}
-    for file in project_files(root):
-        try:
-            data = file.read_bytes()[:SNAPSHOT_FILE_LIMIT]
-        except OSError:
-            continue
-        texts[file.relative_to(root).as_posix()] = data.decode("utf-8", errors="replace")
-    return texts
+    return {file_name(root, file): entry_text(root, file) for file in project_files(root)}
 
 
 def _diff(name: str, before: str, after: str) -> str:
@@ -110,12 +216,43 @@ def _diff(name: str, before: str, after: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
+_looked: ContextVar[dict[str, str] | None] = ContextVar("trust_fingerprints", default=None)
+
+
+@contextmanager
+def one_look() -> Iterator[None]:
+    """Within it, each folder's fingerprint is computed once: preparing a run asks about the
+    same folders for every step (trust, the CLI's settings, context), and in a big checkout
+    one search for context files below the folder is what costs."""
+    token = _looked.set({})
+    try:
+        yield
+    finally:
+        _looked.reset(token)
+
+
 def fingerprint(root: Path) -> str:
+    """SHA-256 over the project files' names and contents (a link leading out: the link and
+    its target's content, so a change at either end asks again)."""
+    looked = _looked.get()
+    key = str(root.absolute())
+    if looked is not None and key in looked:
+        return looked[key]
+    found = _fingerprint(root)
+    if looked is not None:
+        looked[key] = found
+    return found
+
+
+def _fingerprint(root: Path) -> str:
     digest = hashlib.sha256()
     for file in project_files(root):
-        digest.update(file.relative_to(root).as_posix().encode())
+        digest.update(file_name(root, file).encode())
         digest.update(b"\0")
-        digest.update(hashlib.sha256(file.read_bytes()).digest())
+        target = outside_link(root, file)
+        if target is not None:
+            digest.update(f"link:{target}\0".encode())
+        digest.update(_content_digest(file))
     return digest.hexdigest()
 
 

@@ -608,8 +608,8 @@ class TraceBuilder:
     def _approval_requested(self, event: ApprovalRequested) -> list[ReadableSpan]:
         self._calls_of_requests[event.request_id] = event.call_id
         attributes: Attributes = {"baton.approval.asked": True}
-        if event.rule:
-            attributes[BATON_RULE] = event.rule
+        if event.rule:  # a rule quotes a command line, which may hold a token
+            attributes[BATON_RULE] = self._scrub(event.rule)
         self._decided(event, event.call_id, attributes, "baton.approval.requested")
         return []
 
@@ -619,9 +619,9 @@ class TraceBuilder:
         if event.decided_by is not None:
             attributes[BATON_DECIDED_BY] = event.decided_by
         if event.rule:
-            attributes[BATON_RULE] = event.rule
+            attributes[BATON_RULE] = self._scrub(event.rule)
         if event.added_rule:
-            attributes["baton.approval.added_rule"] = event.added_rule
+            attributes["baton.approval.added_rule"] = self._scrub(event.added_rule)
         if event.reason and self.capture_content:
             attributes["baton.approval.reason"] = self._copy(event.reason)
         self._decided(event, call_id, attributes, "baton.approval.resolved")

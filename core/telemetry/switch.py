@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit, urlunsplit
 
 from core.config.settings import Settings
 
@@ -33,8 +34,30 @@ class TelemetryConfig:
     """Messages, task, tool arguments and results on the spans (always redacted)."""
     from_environment: bool = False
 
+    def __repr__(self) -> str:  # a log line or a traceback shows no password either
+        return (
+            f"TelemetryConfig(traces_url={self.describe()!r}, "
+            f"capture_content={self.capture_content}, from_environment={self.from_environment})"
+        )
+
     def describe(self) -> str:
-        return self.traces_url or "the endpoint in OTEL_EXPORTER_OTLP_*"
+        """Where traces go, for messages and logs: without a password in the address."""
+        if self.traces_url is None:
+            return "the endpoint in OTEL_EXPORTER_OTLP_*"
+        return without_credentials(self.traces_url)
+
+
+def without_credentials(url: str) -> str:
+    """``https://user:token@host/v1/traces`` → ``https://host/v1/traces``: what may be shown,
+    logged or handed to a CLI step (whose tools could read it); only the exporter gets the
+    address whole."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 def traces_url(base: str) -> str:

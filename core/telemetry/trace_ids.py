@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
-from core.telemetry.switch import TelemetryConfig
+from core.telemetry.switch import TelemetryConfig, without_credentials
 
 
 def _digest(*parts: object) -> bytes:
@@ -56,6 +56,6 @@ def trace_environment(run_id: str, step: int, config: TelemetryConfig) -> dict[s
         "OTEL_TRACES_EXPORTER": "otlp",
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
     }
-    if config.traces_url is not None:
-        environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = config.traces_url
+    if config.traces_url is not None:  # a password in the address stays with Baton too
+        environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = without_credentials(config.traces_url)
     return environment

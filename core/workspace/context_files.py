@@ -27,9 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.config.paths import protected_dirs
+from core.definitions.project_context import CONTEXT_NAMES, repository_root, searched
 
-CONTEXT_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
-"""Per folder, the first that exists wins."""
 MAX_CONTEXT_CHARS = 40_000
 """All context files together (about 10k tokens): more would crowd out the task."""
 CHARS_PER_TOKEN = 4
@@ -74,16 +73,6 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def repository_root(cwd: Path) -> Path:
-    """The nearest folder from ``cwd`` up that holds ``.git`` (a folder or a file); ``cwd``
-    itself when there is none."""
-    start = cwd.absolute()
-    for folder in (start, *start.parents):
-        if os.path.lexists(folder / ".git"):
-            return folder
-    return start
-
-
 def context_folders(cwd: Path) -> list[Path]:
     """The folders searched, outer first: the repository root down to ``cwd``."""
     start = cwd.absolute()
@@ -101,6 +90,8 @@ def load_project_context(cwd: Path, limit: int = MAX_CONTEXT_CHARS) -> ProjectCo
     context = ProjectContext(root)
     left = limit
     for folder in folders:
+        if not searched(folder.relative_to(root)):
+            continue  # a dot-folder or node_modules: not in the trust fingerprint either
         found = next((folder / n for n in CONTEXT_NAMES if os.path.lexists(folder / n)), None)
         if found is None:
             continue

@@ -54,7 +54,8 @@ from core.model.errors import RunError
 from core.run.run_request import RunRequest
 from core.run.runner import Runner
 from core.safety.checkout_programs import checkout_programs, program_files
-from core.safety.trust import TrustStore, UntrustedProjectError
+from core.safety.redaction import Redactor
+from core.safety.trust import TrustStore, UntrustedProjectError, file_kind, file_name, outside_link
 from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import icons, secondary_text
 from gui.widgets import ElidedLabel
@@ -72,6 +73,16 @@ def describe_file(path: Path, root: Path | None = None) -> tuple[str, str, str]:
         count = sum(program.source == relative for program in checkout_programs(root))
         plural = "s" if count != 1 else ""
         return "settings", path.name, f"makes a CLI run {count} program{plural} (listed below)"
+    kind = file_kind(root, path) if root is not None else None
+    link = outside_link(root, path) if root is not None else None
+    if kind in ("context", "skill") and link is not None:
+        return kind, path.name, f"a symbolic link to {link}, outside the project: never read"
+    if kind == "context":
+        return "context", path.name, "read into the prompt of every step working in its folder"
+    if kind == "skill":
+        relative = file_name(root, path) if root is not None else path.name
+        skill = relative.split("/")[2] if relative.count("/") >= 2 else path.name
+        return "skill", skill, "a skill's file: the model reads it when it uses the skill"
     if path.suffix in (".yaml", ".yml"):
         try:
             preset = parse_preset_text(path.read_text(encoding="utf-8"), path=str(path))
@@ -128,25 +139,35 @@ class TrustDialog(QDialog):
         icon = QLabel()
         icon.setPixmap(icons.pixmap("lock", 30))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        self.scrub = Redactor.configured([self.root]).scrub
+        """A literal token in ``.mcp.json`` (a header, an argument) is never shown here."""
         self.changes = self._store.changes(self.root)
         record = self._store.record(self.root)
         self.programs = checkout_programs(self.root)
         only_programs = len(self.files) == len(program_files(self.root))
-        what = "settings" if only_programs else "agents"
+        kinds = {file_kind(self.root, path) for path in self.files}
+        steering = not kinds & {"agent", "preset"} and bool(kinds & {"context", "skill"})
+        what = "settings" if only_programs else "files" if steering else "agents"
         title = QLabel(
             f"This project's {what} changed since you trusted them"
             if self.changes
             else "This project's settings would run programs"
             if only_programs
+            else "This project tells its models what to do (context files, skills)"
+            if steering
             else "This project brings its own agents"
         )
         title.setObjectName("EditorTitle")
         folder = ElidedLabel(str(self.root))
         folder.setObjectName("Secondary")
         self.warning = QLabel(
-            "Agent files can tell a model to run commands and change files on this computer. "
-            "Run them only if you trust where this project comes from and have read what "
-            "they do."
+            "Context files and skills are read into a model's prompt: they can tell it to run "
+            "commands and change files on this computer. Use them only if you trust where this "
+            "project comes from and have read what they say."
+            if steering
+            else "Agent files can tell a model to run commands and change files on this "
+            "computer. Run them only if you trust where this project comes from and have read "
+            "what they do."
         )
         if self.programs:
             self.warning.setText(
@@ -176,8 +197,8 @@ class TrustDialog(QDialog):
         muted = secondary_text(self.palette())
         for path in self.files:
             what, name, details = describe_file(path, self.root)
-            shown = path.relative_to(self.root) if path.is_relative_to(self.root) else path
-            item = QTreeWidgetItem([str(shown), name, details])
+            details = self.scrub(details)
+            item = QTreeWidgetItem([file_name(self.root, path), name, details])
             item.setToolTip(0, str(path))
             item.setToolTip(2, details)
             item.setForeground(0, muted)
@@ -244,8 +265,9 @@ class TrustDialog(QDialog):
         header_view.setStretchLastSection(True)
         for program in self.programs:
             what = f"{program.kind} {program.name}".strip()
-            item = QTreeWidgetItem([program.source, what, program.command])
-            item.setToolTip(2, program.command)
+            command = self.scrub(program.command)
+            item = QTreeWidgetItem([program.source, what, command])
+            item.setToolTip(2, command)
             item.setIcon(1, icons.icon("warning"))
             tree.addTopLevelItem(item)
         self.programs_tree = tree
@@ -265,7 +287,7 @@ class TrustDialog(QDialog):
         self.changes_label.setWordWrap(True)
         self.diff_view = DiffView()
         self.diff_view.setObjectName("TrustDiff")
-        self.diff_view.set_diff("".join(change.diff for change in self.changes))
+        self.diff_view.set_diff(self.scrub("".join(change.diff for change in self.changes)))
         column.addWidget(self.changes_label)
         column.addWidget(self.diff_view, 1)
         box.setVisible(bool(self.changes))

@@ -131,7 +131,7 @@ def _entries(cwd: Path) -> list[tuple[ServerEntry, bool]]:
 
 
 def _list(args: argparse.Namespace) -> int:
-    scrub = _redactor().scrub
+    scrub = _redactor(args.cwd).scrub
     found = _entries(args.cwd)
     if args.json:
         rows = [
@@ -220,11 +220,11 @@ def _test(args: argparse.Namespace) -> int:
         print(
             f"baton mcp test: {args.name} comes from the project's .mcp.json, which is not "
             "trusted; trust the project first (it would run: "
-            f"{entry.server.describe()})",
+            f"{_redactor(cwd).scrub(entry.server.describe())})",
             file=sys.stderr,
         )
         return 1
-    scrub = _redactor().scrub
+    scrub = _redactor(cwd).scrub
     try:
         listed = asyncio.run(probe(entry, confinement_for(cwd)))
     except McpServerError as error:
@@ -254,11 +254,12 @@ def _import(args: argparse.Namespace) -> int:
             print(f"kept {name} (already configured; --replace to overwrite)")
             continue
         write_server(user_file(), name, server)
-        print(f"imported {name}: {_redactor().scrub(server.describe())}")
+        print(f"imported {name}: {_redactor(args.cwd).scrub(server.describe())}")
         added += 1
     print(f"{added} server{'s' if added != 1 else ''} imported into {user_file()}")
     return 0
 
 
-def _redactor() -> Redactor:
-    return Redactor.configured()
+def _redactor(cwd: Path | None = None) -> Redactor:
+    """The configured secrets, with those of the project's ``.mcp.json`` at ``cwd``."""
+    return Redactor.configured([cwd.resolve()] if cwd is not None else [])

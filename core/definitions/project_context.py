@@ -1,0 +1,113 @@
+"""Where a checkout keeps text that steers a model: its ``AGENTS.md`` / ``CLAUDE.md`` context
+files and its skills' folders, found the same way by the loaders above
+(:mod:`core.workspace.context_files`, :mod:`core.definitions.skills`) and by the trust store's
+fingerprint below them (:mod:`core.safety.trust`), so that what a step may read is exactly what
+the person trusted.
+
+The search for context files below a folder skips folders whose name starts with a dot and the
+package folders of :data:`SKIPPED_FOLDERS` (a checkout's ``node_modules`` can hold thousands of
+folders): the loader skips context files inside them too (:func:`searched`), so no file reaches
+a prompt that the fingerprint did not cover. At most :data:`MAX_FOLDERS` folders are searched:
+in a bigger checkout, context files in the folders past that are not part of the fingerprint
+(a known limit, in the safety guide).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from core.definitions.agents import find_project_root
+from core.definitions.skills import PROJECT_SKILL_DIRS
+
+CONTEXT_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
+"""Per folder, the first that exists wins (for Baton's loop; Claude Code reads ``CLAUDE.md``)."""
+CLI_CONTEXT_NAMES: tuple[str, ...] = ("CLAUDE.local.md", "AGENTS.override.md")
+"""Per folder, what Claude Code and Codex read besides: fingerprinted, never loaded by Baton's
+loop."""
+CLI_CONTEXT_PLACES: tuple[str, ...] = (".claude/CLAUDE.md", ".claude/rules")
+"""In the project folder, Claude Code's other context: a file, and a folder of rule files."""
+SKIPPED_FOLDERS = frozenset({"node_modules", "__pycache__"})
+"""Folders never searched for context files (and never loaded from): dependencies, caches."""
+MAX_FOLDERS = 20_000
+"""Folders searched below a project for context files; the trust question stays quick."""
+MAX_SKILL_FILES = 2_000
+"""Files of the project's skill folders fingerprinted (a skill is a few files)."""
+
+
+def repository_root(cwd: Path) -> Path:
+    """The nearest folder from ``cwd`` up that holds ``.git`` (a folder or a file); ``cwd``
+    itself when there is none."""
+    start = cwd.absolute()
+    for folder in (start, *start.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return start
+
+
+def searched(relative: Path) -> bool:
+    """Whether a folder (relative to the folder searched from) is one the search enters."""
+    return not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in relative.parts)
+
+
+def context_files_in(root: Path) -> list[Path]:
+    """Every ``AGENTS.md`` and ``CLAUDE.md`` (and Claude Code's ``CLAUDE.local.md``) a step
+    could read working in ``root`` or below it: those of the folders from the repository's top
+    down to ``root`` (outside ``root`` when it is a subfolder), then those below ``root``
+    (symlinked folders are not entered), then Claude Code's ``.claude/CLAUDE.md`` and
+    ``.claude/rules``."""
+    start = root.absolute()
+    top = repository_root(start)
+    names = (*CONTEXT_NAMES, *CLI_CONTEXT_NAMES)
+    above = [folder for folder in start.parents if folder.is_relative_to(top)]
+    found = [folder / name for folder in reversed(above) for name in names]
+    found = [path for path in found if os.path.lexists(path)]
+    for count, (folder, dirs, files) in enumerate(os.walk(start)):
+        if count >= MAX_FOLDERS:
+            break
+        dirs[:] = sorted(d for d in dirs if searched(Path(d)))
+        found += [Path(folder) / name for name in names if name in files]
+    for place in CLI_CONTEXT_PLACES:
+        path = start / place
+        if path.is_dir() and not path.is_symlink():
+            found += sorted(p for p in path.rglob("*.md") if p.is_file() or p.is_symlink())
+        elif os.path.lexists(path):
+            found.append(path)
+    return found
+
+
+def skill_files(root: Path) -> list[Path]:
+    """The files of the project's skill folders (``.claude/skills``, ``.pi/skills``): the model
+    reads any of them on demand. A symlinked folder is listed itself, not entered."""
+    found: list[Path] = []
+    for sub in PROJECT_SKILL_DIRS:
+        folder = root / sub
+        if folder.is_symlink():
+            found.append(folder)
+            continue
+        if not folder.is_dir():
+            continue
+        for top, dirs, files in os.walk(folder):
+            here = Path(top)
+            links = [d for d in dirs if (here / d).is_symlink()]
+            dirs[:] = sorted(d for d in dirs if d not in links)
+            found += sorted(here / name for name in (*files, *links))
+            if len(found) >= MAX_SKILL_FILES:
+                return found[:MAX_SKILL_FILES]
+    return found
+
+
+def steering_fingerprint(cwd: Path) -> str:
+    """SHA-256 over the context files and project skills a step in ``cwd`` could be given, as
+    they are now: taken when a run is prepared and compared when each step starts, so text an
+    earlier step wrote into ``AGENTS.md`` or a skill is not read by a later one."""
+    digest = hashlib.sha256()
+    project = find_project_root(cwd, PROJECT_SKILL_DIRS) or cwd
+    for path in (*context_files_in(cwd), *skill_files(project)):
+        digest.update(str(path).encode() + b"\0")
+        try:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        except OSError:
+            digest.update(b"unreadable" + os.fsencode(path.readlink() if path.is_symlink() else ""))
+    return digest.hexdigest()
