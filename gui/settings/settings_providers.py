@@ -275,6 +275,10 @@ class ProvidersPage(QWidget):
         self.name_edit.setPlaceholderText("e.g. ollama, openai, work-gateway")
         self.url_edit = QLineEdit()
         self.url_edit.setPlaceholderText("http://localhost:11434/v1")
+        self.url_edit.setToolTip(
+            "The server's OpenAI-compatible address. Requests go through the proxy named in "
+            "HTTPS_PROXY, HTTP_PROXY or ALL_PROXY when one is set (NO_PROXY excepts hosts)."
+        )
         self.mode_none = QRadioButton("No key (a local server)")
         self.mode_keyring = QRadioButton("Stored in the system keyring")
         self.mode_env = QRadioButton("From an environment variable")
