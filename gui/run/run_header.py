@@ -27,7 +27,7 @@ from core.record.run_names import run_name
 from core.record.run_state import RunState
 from gui.changes.run_changes import open_run_changes
 from gui.run.usage_rollup import UsageRollup
-from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
+from gui.theme import SEVERITY_HUES, mix, set_tone, tint
 from gui.widgets import Banner, ElidedLabel
 from gui.widgets.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.widgets.usage_charts import UsageBar, UsageCharts
@@ -175,7 +175,6 @@ class RunHeader(QWidget):
         self.origin.hide()
         self.folder = ElidedLabel("", prefer_full=True)
         self.started = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
-        muted = secondary_text(self.palette()).name()
         for label in (
             self.elapsed,
             self.progress,
@@ -185,7 +184,7 @@ class RunHeader(QWidget):
             self.folder,
             self.started,
         ):
-            label.setStyleSheet(f"color: {muted};")
+            set_tone(label, "secondary")
         self._separators = [QLabel("·") for _ in range(3)]
         details = QHBoxLayout()
         details.setContentsMargins(32, 0, 0, 0)
@@ -194,7 +193,7 @@ class RunHeader(QWidget):
         for separator, label in zip(
             self._separators, (self.elapsed, self.progress, self.usage), strict=True
         ):
-            separator.setStyleSheet(f"color: {muted};")
+            set_tone(separator, "secondary")
             details.addWidget(separator)
             details.addWidget(label)
         details.addStretch(1)

@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon, QKeyEvent, QPalette
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -62,7 +62,7 @@ from gui.settings.settings_mcp import McpPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
-from gui.settings.settings_search import HIT_STYLE, SettingsSearch
+from gui.settings.settings_search import SettingsSearch
 from gui.settings.settings_sections import SettingsSections
 from gui.settings.settings_telemetry import TelemetryPage
 from gui.theme import icons
@@ -137,12 +137,6 @@ class SettingsDialog(QDialog):
         self.search.textChanged.connect(self._filter)
         self.search_result = QLabel("")
         self.search_result.setObjectName("Secondary")
-        highlight = theme.mix(
-            self.palette().color(QPalette.ColorRole.Base),
-            self.palette().color(QPalette.ColorRole.Highlight),
-            0.3,
-        )
-        self.setStyleSheet(HIT_STYLE.format(background=highlight.name()))
 
         self.summary = QLabel()
         self.summary.setObjectName("SettingsSummary")
@@ -341,8 +335,7 @@ class SettingsDialog(QDialog):
         self.validate()
 
     def _set_summary(self, text: str, *, error: bool) -> None:
-        color = theme.foreground(self.palette(), theme.SEVERITY_HUES["error"]).name()
-        self.summary.setStyleSheet(f"color: {color};" if error else "")
+        theme.set_tone(self.summary, "error" if error else None)
         self.summary.setText(text)
 
     def _open_file(self) -> None:

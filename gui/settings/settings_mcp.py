@@ -288,9 +288,7 @@ class McpPage(Page):
             self._set_test(Redactor.configured().scrub(str(listed)), True)
 
     def _set_test(self, text: str, error: bool) -> None:
-        hue = theme.SEVERITY_HUES["error" if error else "ok"]
-        color = theme.foreground(self.palette(), hue).name()
-        self.test_result.setStyleSheet(f"color: {color};")
+        theme.set_tone(self.test_result, "error" if error else "ok")
         self.test_result.setText(text)
 
     def _load_project(self) -> None:

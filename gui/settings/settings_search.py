@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QScrollArea, QWidget
 
 from gui.settings.settings_sections import SettingsSections
+from gui.theme import repolish
 
 HIT_PROPERTY = "settingsMatch"
-"""A dynamic property on marked widgets; the dialog's style sheet paints them."""
-HIT_STYLE = '*[settingsMatch="true"] {{ background: {background}; border-radius: 3px; }}'
+"""A dynamic property on marked widgets; the application style sheet paints them (in the
+palette's colours, so a mark made before a light ↔ dark switch follows it)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,4 @@ class SettingsSearch:
     @staticmethod
     def _mark(widget: QWidget, on: bool) -> None:
         widget.setProperty(HIT_PROPERTY, "true" if on else None)
-        style = widget.style()
-        style.unpolish(widget)
-        style.polish(widget)
+        repolish(widget)

@@ -1,0 +1,81 @@
+"""A light ↔ dark switch recolours what is already on screen: the run view's step panes and
+header, notices, the gate panel, the Settings dialog's marks, and every monochrome icon."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+
+import pytest
+from PySide6.QtGui import QColor, QIcon, QPalette
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from pytestqt.qtbot import QtBot
+
+from gui.run.run_view import RunView
+from gui.run.step_items import NoticeItem
+from gui.theme import icons, tone_color
+from gui.theme.scheme import apply_scheme
+from tests.gui.run_events import failed_chain
+
+
+@pytest.fixture(autouse=True)
+def light_then_system(qapp: QApplication) -> Iterator[None]:
+    apply_scheme(qapp, "light")
+    yield
+    apply_scheme(qapp, "system")
+
+
+def _text(widget: QWidget) -> QColor:
+    return widget.palette().color(QPalette.ColorRole.WindowText)
+
+
+def _icon_color(icon: QIcon) -> QColor:
+    """The colour of the icon's most opaque pixel (its strokes)."""
+    image = icon.pixmap(24, 24).toImage()
+    pixels = (image.pixelColor(x, y) for x in range(24) for y in range(24))
+    return max(pixels, key=lambda color: color.alpha())
+
+
+def test_the_run_view_follows_a_switch_to_dark_at_once(qtbot: QtBot, qapp: QApplication) -> None:
+    view = RunView()
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    view.load_events(failed_chain())
+    pane = view.pane(0)
+    failed = next(p for p in view.panes() if p.phase.text() == "failed")
+    notices = [w for p in view.panes() for w in p.item_widgets() if isinstance(w, NoticeItem)]
+    labels: list[tuple[QLabel, str]] = [
+        (pane.model, "secondary"),
+        (pane.usage, "secondary"),
+        (pane.task, "secondary"),
+        (failed.phase, "error"),
+        (view.header.usage, "secondary"),
+        (view.gate_panel.question, "waiting"),
+    ]
+    labels += [(notice, str(notice.property("textTone"))) for notice in notices]
+    assert notices
+    light = [_text(label) for label, _tone in labels]
+    assert [c.name() for c in light] == [
+        tone_color(qapp.palette(), tone).name() for _label, tone in labels
+    ]
+
+    apply_scheme(qapp, "dark")
+
+    dark = qapp.palette()
+
+    def follows(label: QLabel, tone: str) -> bool:
+        return _text(label).name() == tone_color(dark, tone).name()
+
+    for (label, tone), before in zip(labels, light, strict=True):
+        qtbot.waitUntil(partial(follows, label, tone))
+        assert _text(label) != before
+
+
+def test_icons_already_made_are_drawn_in_the_new_text_colour(qapp: QApplication) -> None:
+    icon = icons.icon("search")
+    on_light = _icon_color(icon)
+    apply_scheme(qapp, "dark")
+    on_dark = _icon_color(icon)
+    assert on_dark.lightness() > on_light.lightness() + 100  # dark strokes, then light ones
+    assert on_dark.name() == qapp.palette().color(QPalette.ColorRole.WindowText).name()
