@@ -169,7 +169,9 @@ class RunView(QWidget):
         self.gate_panel = GatePanel()
         self.gate_panel.decided.connect(self.gateDecisionRequested)
         gate_row = QHBoxLayout()
-        gate_row.setContentsMargins(SIDE_MARGIN, 6, SIDE_MARGIN, 6)
+        # No margin above or below: a hidden panel's row would still keep it (an empty band
+        # under the graph); the graph's own margin and the panes' spacing frame a shown one.
+        gate_row.setContentsMargins(SIDE_MARGIN, 0, SIDE_MARGIN, 0)
         gate_row.addWidget(self.gate_panel)
         layout.addLayout(gate_row)
         layout.addWidget(self.scroll_area, 1)
