@@ -35,6 +35,8 @@ from gui.widgets.usage_charts import UsageBar, UsageCharts
 COPY_LABEL = "Copy"
 """Short: the header fits an 800 px window; the tooltip says it copies Markdown."""
 COPIED_MS = 1500
+PROGRESS_KEPT = 170
+"""Width (px) of the run's progress ("chain, step 2 of 3") kept while usage gives way."""
 """How long the copy button says "Copied ✓"."""
 _PILL_HUES = {
     "running": SEVERITY_HUES["info"],
@@ -161,7 +163,10 @@ class RunHeader(QWidget):
         self.status = QLabel("")
         self.elapsed = QLabel("")
         # The details give way (elided, whole in the tooltip) rather than widen the window.
-        self.progress = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
+        # "chain, step 2 of 3" stays whole while the usage figures and the start time give way.
+        self.progress = ElidedLabel(
+            "", Qt.TextElideMode.ElideRight, prefer_full=True, keep=PROGRESS_KEPT
+        )
         self.usage = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Parameters and a linked run's origin ("resumed from run …, at step 2") elide rather
@@ -249,6 +254,8 @@ class RunHeader(QWidget):
             self._cancelling = False
             self.cancel_button.setText("Cancel")
         self.cancel_button.setEnabled(live and state.status == "running" and not self._cancelling)
+        # Only a run going on here can be cancelled: an ended one gives its room to the title.
+        self.cancel_button.setVisible(live and state.status == "running")
         self.set_elapsed(elapsed)
         self._set_part(1, self.progress, progress_text(state))
         line = usage_text(state)

@@ -57,6 +57,10 @@ from gui.widgets.run_status import (
     status_tone,
 )
 
+AGENT_KEPT = 180
+"""Width (px) of an agent's name kept whole in a narrow pane header while the rest give way."""
+MODEL_KEPT = 110
+"""Width (px) of the model's name kept while the usage figures give way (``claude-haiku…``)."""
 HIGHLIGHT_MS = 2500
 """How long a pane reached through a link stays highlighted."""
 COLLAPSED_ITEMS = 10
@@ -131,8 +135,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.number.setStyleSheet("font-weight: 600;")
         set_tone(self.number, "secondary")
         # Agent, model and usage give way with an ellipsis (whole in the tooltip) when the
-        # pane is narrow, as a parallel task's column is.
-        self.agent = ElidedLabel(step.agent, Qt.TextElideMode.ElideRight, prefer_full=True)
+        # pane is narrow, as a parallel task's column is: the usage figures first, the model
+        # next, the agent's name last (it says whose pane this is).
+        self.agent = ElidedLabel(
+            step.agent, Qt.TextElideMode.ElideRight, prefer_full=True, keep=AGENT_KEPT
+        )
         self.agent.setStyleSheet("font-weight: 600; font-size: 14px;")
         self.node = QLabel("")
         """Where in a graph run this step is: ``check · iteration 2``, ``attempt#2``."""
@@ -142,7 +149,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.node.hide()
         self.planned_node = ""
         """The node a graph run planned for this step, shown until the step says its own."""
-        self.model = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
+        self.model = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True, keep=MODEL_KEPT)
         set_tone(self.model, "secondary")
         self.phase = QLabel("")
         self.issues = QLabel("")
@@ -319,8 +326,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         """Bring the pane up to date with ``step`` (cheap when little changed)."""
         self._step = step
         self._run_running = run_running
-        if self.agent.text() != step.agent:  # a graph run's extra iterations start unnamed
-            self.agent.setText(step.agent)
+        if self.agent.full_text() != step.agent:  # a graph run's extra iterations: unnamed
+            self.agent.set_full_text(step.agent)
         node = graph_place(step) or self.planned_node
         if node != self.node.text():
             self.node.setText(node)
