@@ -59,8 +59,9 @@ from gui.widgets.run_status import (
 
 AGENT_KEPT = 180
 """Width (px) of an agent's name kept whole in a narrow pane header while the rest give way."""
-MODEL_KEPT = 110
-"""Width (px) of the model's name kept while the usage figures give way (``claude-haiku…``)."""
+MODEL_KEPT = 60
+"""Width (px) of the model's name kept while the usage figures give way (``claude…``): little,
+so that a parallel task's column still has room for the agent's whole name."""
 HIGHLIGHT_MS = 2500
 """How long a pane reached through a link stays highlighted."""
 COLLAPSED_ITEMS = 10
@@ -135,8 +136,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.number.setStyleSheet("font-weight: 600;")
         set_tone(self.number, "secondary")
         # Agent, model and usage give way with an ellipsis (whole in the tooltip) when the
-        # pane is narrow, as a parallel task's column is: the usage figures first, the model
-        # next, the agent's name last (it says whose pane this is).
+        # pane is narrow, as a parallel task's column is: the usage figures and the model
+        # first, the agent's name last (it says whose pane this is).
         self.agent = ElidedLabel(
             step.agent, Qt.TextElideMode.ElideRight, prefer_full=True, keep=AGENT_KEPT
         )

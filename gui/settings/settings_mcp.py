@@ -123,9 +123,10 @@ class McpPage(Page):
         kind_row = QHBoxLayout()
         kind_row.addWidget(self.kind_combo)
         kind_row.addWidget(self.where_combo)
-        kind_row.addWidget(self.network_box)
         kind_row.addStretch(1)
         form.addRow("Kind", kind_row)
+        # On a line of its own: beside the two choices it made the dialog wider than 800 px.
+        form.addRow("", self.network_box)
         self.target_label = QLabel("Command")
         form.addRow(self.target_label, self.target_edit)
         self.extra_label = QLabel("Environment")

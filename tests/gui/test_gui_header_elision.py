@@ -18,9 +18,8 @@ def test_usage_gives_way_before_the_agent_name_and_the_progress(
     panes = view.panes()
 
     def settled(pane: StepPane) -> bool:
-        """Laid out at the narrow width: the usage cut, the agent's name and model whole."""
-        whole = pane.agent.text() == "reviewer" and pane.model.text() == pane.model.full_text()
-        return whole and pane.usage.text().endswith("…")
+        """Laid out at the narrow width: the usage cut, the agent's name whole."""
+        return pane.agent.text() == "reviewer" and pane.usage.text().endswith("…")
 
     qtbot.waitUntil(lambda: all(settled(pane) for pane in panes))
     assert all(pane.usage.toolTip() == pane.usage.full_text() for pane in panes)
@@ -28,3 +27,12 @@ def test_usage_gives_way_before_the_agent_name_and_the_progress(
     qtbot.waitUntil(lambda: header.usage.text() != header.usage.full_text())
     assert header.progress.text() == header.progress.full_text() == "3/3 done"
     assert not header.cancel_button.isVisible()  # a finished run: its room goes to the title
+
+
+def test_a_parallel_task_s_column_keeps_the_agent_name_whole(qtbot: QtBot, view: RunView) -> None:
+    view.load_events(running_parallel(done=2, running=1))
+    view.resize(1000, 700)  # two columns of about 470 px, as in a 1200 px window
+    panes = view.panes()
+    qtbot.waitUntil(lambda: all(p.usage.text().endswith("…") for p in panes))
+    qtbot.waitUntil(lambda: all(p.agent.text() == "reviewer" for p in panes))
+    assert panes[0].width() < 500

@@ -65,3 +65,10 @@ def test_search_narrows_the_list_and_enter_goes_on_to_it(qtbot: QtBot, tmp_path:
     dialog.search.clear()
     assert len(_shown(dialog)) == 11
     assert url_box.property("settingsMatch") is None
+
+
+def test_every_section_fits_a_dialog_on_an_800_px_screen(qtbot: QtBot, tmp_path: Path) -> None:
+    dialog = _dialog(qtbot, tmp_path)
+    for index in range(dialog.tabs.count()):
+        dialog.tabs.setCurrentIndex(index)
+        assert dialog.minimumSizeHint().width() <= 760, dialog.tabs.tabText(index)
