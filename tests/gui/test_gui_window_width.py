@@ -127,4 +127,3 @@ def test_a_preset_open_fits_800_px_its_actions_dropping_their_labels_first(
     window.resize(1600, 900)  # room again: the labels come back
     qtbot.waitUntil(lambda: not any(button.is_collapsed() for button in buttons))
     assert header.title.text() == "implement-and-review"
-
