@@ -5,6 +5,9 @@ list shows every name at once, reads top to bottom, and is walked with the arrow
 the few calls of :class:`~PySide6.QtWidgets.QTabWidget` that the dialog, its search
 (:mod:`gui.settings.settings_search`) and the tests use — ``tabText``, ``setTabVisible``,
 ``setTabIcon``, ``setCurrentWidget``… — so code that knew the tabs reads the same.
+
+Each page sits in a scroll area of its own: the longest (Limits, thirteen rows) would otherwise
+make the dialog taller than an 800 × 600 screen.
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
     QListWidget,
     QListWidgetItem,
+    QScrollArea,
     QStackedWidget,
     QWidget,
 )
@@ -43,6 +48,7 @@ class SettingsSections(QWidget):
         line = self.list.fontMetrics().height()
         self.list.setIconSize(QSize(line - 2, line - 2))
         self.stack = QStackedWidget()
+        self._pages: list[QWidget] = []
         self.list.currentRowChanged.connect(self._row_changed)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 4, 0, 0)
@@ -55,7 +61,13 @@ class SettingsSections(QWidget):
     def addTab(self, page: QWidget, title: str) -> int:
         item = QListWidgetItem(title)
         self.list.addItem(item)
-        index = self.stack.addWidget(page)
+        scroll = QScrollArea()
+        scroll.setObjectName("SettingsPageScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(page)
+        self._pages.append(page)
+        index = self.stack.addWidget(scroll)
         if self.list.currentRow() < 0:
             self.list.setCurrentRow(0)
         return index
@@ -64,10 +76,10 @@ class SettingsSections(QWidget):
         return self.stack.count()
 
     def widget(self, index: int) -> QWidget | None:
-        return self.stack.widget(index)
+        return self._pages[index] if 0 <= index < len(self._pages) else None
 
     def indexOf(self, page: QWidget) -> int:
-        return self.stack.indexOf(page)
+        return self._pages.index(page) if page in self._pages else -1
 
     def tabText(self, index: int) -> str:
         item = self.list.item(index)
@@ -98,10 +110,10 @@ class SettingsSections(QWidget):
         self.list.setCurrentRow(index)
 
     def currentWidget(self) -> QWidget | None:
-        return self.stack.currentWidget()
+        return self.widget(self.stack.currentIndex())
 
     def setCurrentWidget(self, page: QWidget) -> None:
-        self.setCurrentIndex(self.stack.indexOf(page))
+        self.setCurrentIndex(self.indexOf(page))
 
     # -- private -------------------------------------------------------------------------
 
