@@ -16,6 +16,7 @@ from gui.run.run_view import RunView
 from gui.widgets import ElidedLabel
 from gui.window.main_window import MainWindow
 from gui.window.views import VIEWS
+from tests.gui.launching import open_launch_dialog
 from tests.gui.run_events import failed_chain, finished_chain, running_parallel
 
 SMALL_SCREEN = 800
@@ -127,3 +128,16 @@ def test_a_preset_open_fits_800_px_its_actions_dropping_their_labels_first(
     window.resize(1600, 900)  # room again: the labels come back
     qtbot.waitUntil(lambda: not any(button.is_collapsed() for button in buttons))
     assert header.title.text() == "implement-and-review"
+
+
+def test_the_launch_dialog_fits_an_800_by_600_screen_run_in_reach(
+    qtbot: QtBot, make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window()
+    dialog = open_launch_dialog(qtbot, window)
+    assert dialog.minimumSizeHint().height() <= 560  # the rest scrolls above the buttons
+    dialog.resize(760, 560)
+    qtbot.waitUntil(lambda: dialog.height() <= 560)
+    run = dialog.run_button
+    bottom = run.mapTo(dialog, run.rect().bottomLeft()).y()
+    assert run.isVisible() and bottom <= dialog.height()
