@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import partial
+from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QColor, QIcon, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
+from core.safety.rule_store import RuleStore
 from gui.run.run_view import RunView
 from gui.run.step_items import NoticeItem
+from gui.settings.settings_dialog import SettingsDialog
 from gui.theme import icons, tone_color
 from gui.theme.scheme import apply_scheme
 from tests.gui.run_events import failed_chain
@@ -79,3 +82,31 @@ def test_icons_already_made_are_drawn_in_the_new_text_colour(qapp: QApplication)
     on_dark = _icon_color(icon)
     assert on_dark.lightness() > on_light.lightness() + 100  # dark strokes, then light ones
     assert on_dark.name() == qapp.palette().color(QPalette.ColorRole.WindowText).name()
+
+
+def test_settings_follows_the_theme_picked_in_it(
+    qtbot: QtBot, qapp: QApplication, tmp_path: Path
+) -> None:
+    """What the dialog already shows — a rule's effect, a marked field, a search mark — takes
+    the colours of the theme picked on its Appearance page."""
+    RuleStore().add(tmp_path, "deny", "Read(./.env)")
+    dialog = SettingsDialog(path=tmp_path / "config.yaml")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    project = dialog.rules.tree.topLevelItem(0)
+    rule = project.child(0) if project is not None else None
+    assert rule is not None and rule.text(1) == "deny"
+    red_on_light = rule.foreground(1).color()
+    page = dialog.telemetry
+    page.enabled.setChecked(True)  # no receiver named yet: marked
+    problem = page.errors.label_for(page.endpoint)
+    assert problem.property("textTone") == "error"
+
+    dialog.tabs.setCurrentWidget(dialog.appearance)
+    theme_choice = dialog.appearance.theme
+    theme_choice.setCurrentIndex(theme_choice.findText("Dark"))
+
+    dark = qapp.palette()
+    assert rule.foreground(1).color().lightness() > red_on_light.lightness()
+    assert _text(problem).name() == tone_color(dark, "error").name()
+    dialog.reject()  # Cancel puts the previous theme back
