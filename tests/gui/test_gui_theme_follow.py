@@ -18,7 +18,7 @@ from gui.run.step_items import NoticeItem
 from gui.settings.settings_dialog import SettingsDialog
 from gui.theme import icons, tone_color
 from gui.theme.scheme import apply_scheme
-from tests.gui.run_events import failed_chain
+from tests.gui.run_events import RunBuilder, failed_chain
 
 
 @pytest.fixture(autouse=True)
@@ -110,3 +110,23 @@ def test_settings_follows_the_theme_picked_in_it(
     assert rule.foreground(1).color().lightness() > red_on_light.lightness()
     assert _text(problem).name() == tone_color(dark, "error").name()
     dialog.reject()  # Cancel puts the previous theme back
+
+
+def test_a_review_table_s_badges_follow_the_theme(qtbot: QtBot, qapp: QApplication) -> None:
+    view = RunView()
+    qtbot.addWidget(view)
+    view.show()
+    run = RunBuilder("20260101-000000-review")
+    run.start("single", [("reviewer", "Review the change", "m")])
+    run.step_started(0, "Review the change", "m")
+    review = {"passed": False, "issues": [{"severity": "critical", "description": "Oops"}]}
+    run.step_finished(0, "ok", output="Changes requested.", structured=review)
+    run.run_finished("ok")
+    view.load_events(run.events)
+    pane = view.pane(0)
+    qtbot.waitUntil(lambda: pane.review is not None)
+    table = pane.review
+    assert table is not None
+    on_light = table.badge_color(0)
+    apply_scheme(qapp, "dark")
+    qtbot.waitUntil(lambda: table.badge_color(0).lightness() < on_light.lightness())
