@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.safety.rule_store import RuleStore
+from core.workspace.patch_lines import PatchLine
+from gui.changes.patch_view import PatchText
 from gui.run.run_view import RunView
 from gui.run.step_items import NoticeItem
 from gui.settings.settings_dialog import SettingsDialog
@@ -130,3 +132,18 @@ def test_a_review_table_s_badges_follow_the_theme(qtbot: QtBot, qapp: QApplicati
     on_light = table.badge_color(0)
     apply_scheme(qapp, "dark")
     qtbot.waitUntil(lambda: table.badge_color(0).lightness() < on_light.lightness())
+
+
+def test_a_patch_shown_is_drawn_again_in_the_new_theme(qtbot: QtBot, qapp: QApplication) -> None:
+    text = PatchText()
+    qtbot.addWidget(text)
+    text.show()
+    text.show_lines("a.py", [PatchLine("added", "x = 1", new=1)], unified=True)
+
+    def added_background() -> QColor:
+        return text.document().firstBlock().blockFormat().background().color()
+
+    on_light = added_background()
+    apply_scheme(qapp, "dark")
+    qtbot.waitUntil(lambda: added_background().lightness() < on_light.lightness())
+    assert text.kinds == ["added"]
