@@ -3,7 +3,7 @@ header, notices, the gate panel, the Settings dialog's marks, and every monochro
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from gui.run.step_items import NoticeItem
 from gui.settings.settings_dialog import SettingsDialog
 from gui.theme import icons, tone_color
 from gui.theme.scheme import apply_scheme
+from gui.window.main_window import MainWindow
 from tests.gui.run_events import RunBuilder, failed_chain
 
 
@@ -147,3 +148,24 @@ def test_a_patch_shown_is_drawn_again_in_the_new_theme(qtbot: QtBot, qapp: QAppl
     apply_scheme(qapp, "dark")
     qtbot.waitUntil(lambda: added_background().lightness() < on_light.lightness())
     assert text.kinds == ["added"]
+
+
+def test_every_open_editor_recolours_its_text(
+    qtbot: QtBot, qapp: QApplication, make_window: Callable[..., MainWindow]
+) -> None:
+    """Presets' YAML too, not only the Agents view's text (the window asks every view)."""
+    window = make_window()
+    window.go_to_view("presets")
+    presets = window.presets_view
+    found = presets.catalog.get("implement")
+    assert found is not None and found.path is not None
+    presets.open_path(Path(found.path))
+    formats = presets.editor.highlighter.formats
+    key_on_light = formats["key"].foreground().color()
+    apply_scheme(qapp, "dark")
+    qtbot.waitUntil(
+        lambda: (
+            presets.editor.highlighter.formats["key"].foreground().color().lightness()
+            > key_on_light.lightness()
+        )
+    )
