@@ -3,8 +3,8 @@
 ::
 
     ● implement  add a --json flag to 'baton agents'          [Copy] [Export…] [Cancel]
-      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840    started 10:14:05
-      ~/src/baton  ·  resumed from run …, at step 2  ·  goal=…
+      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840
+      ~/src/baton  ·  started 10:14:05  ·  resumed from run …, at step 2  ·  goal=…
     ┃ Chain stopped at step 2 (planner): the model returned HTTP 500 three times
 
 Everything shown is derived from the :class:`~core.record.run_state.RunState`; the header keeps no
@@ -202,13 +202,14 @@ class RunHeader(QWidget):
             details.addWidget(separator)
             details.addWidget(label)
         details.addStretch(1)
-        details.addWidget(self.started)
-        # Where and from what: the folder, a linked run's origin, the parameters, on a line
-        # of their own so that on a narrow window each keeps a readable part.
+        # Where, when and from what: the folder, the start, a linked run's origin, the
+        # parameters, on a line of their own so that on a narrow window each keeps a readable
+        # part (the start beside the figures was cut to "st…" at 800 px).
         where = QHBoxLayout()
         where.setContentsMargins(32, 0, 0, 0)
         where.setSpacing(8)
         where.addWidget(self.folder)
+        where.addWidget(self.started)
         where.addWidget(self.origin)
         where.addWidget(self.params)
         where.addStretch(1)

@@ -7,7 +7,7 @@ from pytestqt.qtbot import QtBot
 
 from gui.run.run_view import RunView
 from gui.run.step_pane import StepPane
-from tests.gui.run_events import running_parallel
+from tests.gui.run_events import finished_chain, running_parallel
 
 
 def test_usage_gives_way_before_the_agent_name_and_the_progress(
@@ -24,6 +24,7 @@ def test_usage_gives_way_before_the_agent_name_and_the_progress(
     qtbot.waitUntil(lambda: all(settled(pane) for pane in panes))
     assert all(pane.usage.toolTip() == pane.usage.full_text() for pane in panes)
     header = view.header
+    view.resize(420, 700)  # narrower still: the run's figures give way, its progress not
     qtbot.waitUntil(lambda: header.usage.text() != header.usage.full_text())
     assert header.progress.text() == header.progress.full_text() == "3/3 done"
     assert not header.cancel_button.isVisible()  # a finished run: its room goes to the title
@@ -36,3 +37,13 @@ def test_a_parallel_task_s_column_keeps_the_agent_name_whole(qtbot: QtBot, view:
     qtbot.waitUntil(lambda: all(p.usage.text().endswith("…") for p in panes))
     qtbot.waitUntil(lambda: all(p.agent.text() == "reviewer" for p in panes))
     assert panes[0].width() < 500
+
+
+def test_the_start_time_reads_whole_under_the_figures_at_800_px(
+    qtbot: QtBot, view: RunView
+) -> None:
+    view.load_events(finished_chain())
+    view.resize(600, 700)
+    started = view.header.started
+    qtbot.waitUntil(lambda: started.full_text().startswith("·  started"))
+    qtbot.waitUntil(lambda: started.text() == started.full_text())
