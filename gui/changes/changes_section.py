@@ -11,7 +11,7 @@ from core.model.events import StepChanges
 from gui.changes import actions
 from gui.changes.labels import change_label, totals_text
 from gui.changes.run_changes import open_run_changes
-from gui.theme import secondary_text
+from gui.theme import set_tone
 
 MAX_ROWS = 8
 """Files listed in the pane; the rest are one click away in the viewer."""
@@ -69,12 +69,12 @@ class ChangesSection(QWidget):
         for button in self.file_buttons:
             button.deleteLater()
         self.file_buttons = []
-        link = self.palette().color(self.palette().ColorRole.Link).name()
         for change in changes.files[:MAX_ROWS]:
             button = QPushButton(change_label(change))
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setStyleSheet(f"color: {link}; text-align: left; padding: 1px 4px;")
+            button.setStyleSheet("text-align: left; padding: 1px 4px;")
+            set_tone(button, "link")
             button.clicked.connect(lambda _checked=False, path=change.path: self._open(path))
             self._rows.addWidget(button, 0, Qt.AlignmentFlag.AlignLeft)
             self.file_buttons.append(button)
@@ -82,7 +82,7 @@ class ChangesSection(QWidget):
         if hidden > 0:
             more = QPushButton(f"and {hidden} more…")
             more.setFlat(True)
-            more.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
+            set_tone(more, "secondary")
             more.clicked.connect(lambda: self._open(None))
             self._rows.addWidget(more, 0, Qt.AlignmentFlag.AlignLeft)
             self.file_buttons.append(more)

@@ -34,7 +34,7 @@ from core.run.review_comments import ReviewComment, lines_text
 from core.workspace.patch_lines import FilePatch, PatchLine, parse_patch, side_by_side
 from gui.changes.labels import file_label
 from gui.changes.patch_view import PAGE_LINES, PatchText, split_rows
-from gui.theme import secondary_text
+from gui.theme import set_tone
 from gui.widgets.comment_list import CommentList, comment_field
 from gui.widgets.line_selection import selected_lines
 from gui.widgets.prompts import ANY, ask
@@ -80,7 +80,7 @@ class DiffViewer(QDialog):
         self.unified_button.setChecked(True)
         modes.buttonClicked.connect(lambda _button: self._show())
         self.page_label = QLabel("")
-        self.page_label.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
+        set_tone(self.page_label, "secondary")
         self.previous_button = QPushButton("Previous page")
         self.next_button = QPushButton("Next page")
         self.previous_button.clicked.connect(lambda: self._turn(-1))

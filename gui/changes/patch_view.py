@@ -16,7 +16,7 @@ from pygments.lexers import get_lexer_for_filename
 from pygments.styles import get_style_by_name
 from pygments.token import _TokenType
 from pygments.util import ClassNotFound
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
@@ -80,9 +80,17 @@ class PatchText(QPlainTextEdit):
         )
         self.kinds: list[LineKind] = []
         """The kind of each shown line (tests, accessibility)."""
+        self._shown: tuple[str, Side, bool] | None = None
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._shown is not None:
+            path, lines, unified = self._shown  # drawn again in the new theme's colours
+            self.show_lines(path, lines, unified=unified)
 
     def show_lines(self, path: str, lines: Side, *, unified: bool) -> None:
         """Draw ``lines`` (None: the blank beside a change on the other side)."""
+        self._shown = (path, lines, unified)
         colors = DiffColors.for_palette(self.palette())
         style = "github-dark" if theme.is_dark(self.palette()) else "default"
         code = [line.text if line is not None and line.kind != "hunk" else "" for line in lines]

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gui.definitions.agent_rows import SOURCE_LABELS
 from gui.theme import icons
 from gui.widgets import Badge, ElidedLabel
+from gui.widgets.compact import CollapsingToolButton
+
+TITLE_KEPT = 110
+"""Width (px) of a definition's name kept whole in a narrow header."""
 
 
 class DefinitionHeader(QWidget):
@@ -30,9 +35,10 @@ class DefinitionHeader(QWidget):
         self._noun = noun
         self.setObjectName("PaneHeader")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
-        self.title = QLabel()
+        # A long name gives way (whole in the tooltip) after Duplicate and Delete drop their
+        # labels: the header fits an 800 px window with the list beside it.
+        self.title = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True, keep=TITLE_KEPT)
         self.title.setObjectName("EditorTitle")
-        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.source_badge = Badge()
         self.override_badge = Badge(tone="override")
         self.override_badge.hide()  # shown by _show_common() when there is something to say
@@ -61,6 +67,7 @@ class DefinitionHeader(QWidget):
         title row's actions before anything in ``rows``.
         """
         title_row = QHBoxLayout()
+        self._title_row = title_row
         title_row.setSpacing(8)
         for widget in (self.title, self.source_badge, *badges, self.override_badge):
             title_row.addWidget(widget)
@@ -80,9 +87,27 @@ class DefinitionHeader(QWidget):
             else:
                 layout.addLayout(row)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_title_row(event.size().width())
+
+    def _fit_title_row(self, width: int) -> None:
+        """Duplicate and Delete drop their labels when the title row, labels and all, does not
+        fit; only then does a long name give way (whole in its tooltip)."""
+        row = getattr(self, "_title_row", None)
+        layout = self.layout()
+        if row is None or layout is None:
+            return
+        buttons = (self.duplicate_button, self.delete_button)
+        labels = sum(b.full_width() - b.sizeHint().width() for b in buttons if b.is_collapsed())
+        margins = layout.contentsMargins()
+        wanted = row.sizeHint().width() + labels + margins.left() + margins.right()
+        for button in buttons:
+            button.set_collapsed(width < wanted)
+
     def _show_common(self, name: str | None, path: str, source: str, override_text: str) -> None:
         """Title (the file name when ``name`` is None: it did not parse), badges, path, actions."""
-        self.title.setText(name if name is not None else Path(path).name)
+        self.title.set_full_text(name if name is not None else Path(path).name)
         self.source_badge.setText(SOURCE_LABELS.get(source, source))
         self.override_badge.setText(override_text)
         self.override_badge.setVisible(bool(override_text))
@@ -100,13 +125,8 @@ class DefinitionHeader(QWidget):
             if read_only
             else f"Make a copy of this {self._noun} next to it"
         )
+        self._fit_title_row(self.width())  # another name, other badges: another row width
 
     @staticmethod
-    def _tool(icon_name: str, text: str) -> QToolButton:
-        button = QToolButton()
-        button.setText(text)
-        button.setIcon(icons.icon(icon_name))
-        button.setIconSize(QSize(16, 16))
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        button.setAutoRaise(True)
-        return button
+    def _tool(icon_name: str, text: str) -> CollapsingToolButton:
+        return CollapsingToolButton(icons.icon(icon_name), text)

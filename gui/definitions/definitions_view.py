@@ -236,7 +236,7 @@ class DefinitionsView(QWidget):
         if self._editor is None or not self._editor.is_dirty():
             return True
         path = self.editor.path()
-        title = self.header.title.text() or (path.name if path else "this file")
+        title = self.header.title.full_text() or (path.name if path else "this file")
         choice = self.prompts.unsaved_changes(title)
         if choice is UnsavedChoice.SAVE:
             return self.editor.save()

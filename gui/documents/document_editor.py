@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLa
 from gui.definitions.code_edit import CodeEdit
 from gui.definitions.highlighters import DefinitionHighlighter
 from gui.documents.documents_table import TYPE_LABELS
-from gui.theme import SEVERITY_HUES, foreground
+from gui.theme import set_tone
 
 _TAG_SEPARATORS = re.compile(r"[,，、;；\n]")
 
@@ -144,5 +144,5 @@ class DocumentEditor(QWidget):
         limit = self._limit
         self.counter.setText(f"{length:,} / {limit:,} characters" if limit else f"{length:,}")
         over = bool(limit) and length > limit
-        error = foreground(self.palette(), SEVERITY_HUES["error"], 0.7).name()
-        self.counter.setStyleSheet(f"color: {error}; font-weight: 600;" if over else "")
+        set_tone(self.counter, "error" if over else None)
+        self.counter.setStyleSheet("font-weight: 600;" if over else "")

@@ -8,7 +8,6 @@ Delete while reading, Cancel and Save while editing.
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -21,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from core.documents.store import DocumentSummary
 from gui.documents.documents_table import TYPE_LABELS, absolute_time, relative_time, short_run_id
-from gui.theme import icons
+from gui.theme import icons, set_tone
 from gui.widgets import Badge, ElidedLabel
 
 MAX_TAG_BADGES = 8
@@ -210,8 +209,8 @@ class DocumentHeader(QWidget):
             self.openRunRequested.emit(self._run_id, self._step, self._call_id)
 
     def _style_link(self) -> None:
-        link = self.palette().color(QPalette.ColorRole.Link).name()
         self.run_link.setStyleSheet(
-            f"QPushButton#RunLink {{ border: none; padding: 0px; color: {link};"
+            "QPushButton#RunLink { border: none; padding: 0px;"
             " text-decoration: underline; background: transparent; }"
         )
+        set_tone(self.run_link, "link")

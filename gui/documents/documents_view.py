@@ -263,6 +263,11 @@ class DocumentsView(QWidget):
         """For closing the window: False when the person chose to keep unsaved edits."""
         return self.detail.maybe_discard_changes()
 
+    def refresh_colors(self) -> None:
+        """After a light <-> dark switch: the open document's text and header in the new
+        colours (the main window calls this on every view built so far)."""
+        self.detail.refresh_colors()
+
     def shutdown(self) -> None:
         """Stop polling and end the worker thread (waits for a fetch in progress, which is
         milliseconds). Call before the window closes."""

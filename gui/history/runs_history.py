@@ -127,8 +127,13 @@ class HistoryPage(QWidget):
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 140), (2, 120), (3, 84), (4, 110), (5, 84)):
-            self.table.setColumnWidth(column, width)
+        # The other columns as wide as what they hold (sample texts, not every row: a history
+        # of thousands of runs is not measured), so the run's name keeps the rest at 800 px.
+        metrics = self.table.fontMetrics()
+        samples = ("2026-12-03 09:14", "", "● Interrupted", "12m 04s", "↑125k ↓12.5k", "$10.0000")
+        for column, sample in enumerate(samples):
+            if sample:
+                self.table.setColumnWidth(column, metrics.horizontalAdvance(sample) + 24)
         self.table.doubleClicked.connect(lambda _index: self._emit(self.openRequested))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         for text, signal, keys in (

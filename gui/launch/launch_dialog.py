@@ -44,12 +44,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QFileDialog,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -114,6 +116,17 @@ class LaunchInputs:
     model: str
 
 
+class _SqueezedColumn(QVBoxLayout):
+    """The dialog's body in its scroll area, squeezed to the room there is before it scrolls.
+
+    A scroll area gives a body whose height depends on its width (wrapped labels) its preferred
+    height for that width, so the dialog would scroll at its own default size; a column that
+    does not report height-for-width gets the viewport, and no less than its minimum."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
+
+
 class LaunchDialog(QDialog):
     """See the module docstring. GUI thread only."""
 
@@ -144,7 +157,8 @@ class LaunchDialog(QDialog):
         self._reload_catalogs()
         if preset is not None:
             self.select_preset(preset)
-        self.resize(860, 680)
+        screen = self.screen().availableGeometry()  # no larger than a small screen's room
+        self.resize(min(860, screen.width() - 40), min(720, screen.height() - 40))
         # Typing goes somewhere visible at once: the preset list (type-ahead picks a preset),
         # or the arguments when a preset was chosen already.
         (self.args_edit if preset is not None else self.preset_list).setFocus()
@@ -252,14 +266,27 @@ class LaunchDialog(QDialog):
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.run_button)
 
+        # Everything above the buttons scrolls when the screen is short (800 × 600): the
+        # dialog's content is taller than that, and Run must stay in reach.
+        body = QWidget()
+        body.setObjectName("LaunchBody")
+        stack = _SqueezedColumn(body)
+        stack.setContentsMargins(0, 0, 0, 0)
+        stack.addWidget(self.tabs, 1)
+        stack.addWidget(self.params_box)
+        stack.addWidget(options)
+        stack.addWidget(budget_box)
+        stack.addWidget(self.outside_check)
+        stack.addWidget(self.worktree_check)
+        stack.addWidget(self.error_banner)
+        scroll = QScrollArea()
+        scroll.setObjectName("LaunchScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.params_box)
-        layout.addWidget(options)
-        layout.addWidget(budget_box)
-        layout.addWidget(self.outside_check)
-        layout.addWidget(self.worktree_check)
-        layout.addWidget(self.error_banner)
+        layout.addWidget(scroll, 1)
         layout.addLayout(buttons)
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             shortcut = QShortcut(QKeySequence(keys), self)

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.run.graph_progress import OpenGate
-from gui.theme import SEVERITY_HUES, foreground, tint
+from gui.theme import set_tone
 
 PERSON_OPTIONS = ("continue", "edit", "send_back", "stop")
 DEFAULT_WORDS = {"continue": "Continues", "stop": "Stops", "edit": "Continues"}
@@ -56,16 +56,12 @@ class GatePanel(QFrame):
         self._gate: OpenGate | None = None
         self._editing = False
         self._sending_back = False
-        palette = self.palette()
-        amber = SEVERITY_HUES["warning"]
-        self.setStyleSheet(
-            f"QFrame#GatePanel {{ background: {tint(palette, amber, 0.16).name()};"
-            f" border: 1px solid {tint(palette, amber, 0.55).name()}; border-radius: 6px; }}"
-        )
+        # Tinted amber by the application style sheet (QFrame#GatePanel), in the palette's
+        # colours: a light ↔ dark switch recolours it with everything else.
         self.question = QLabel()
         self.question.setObjectName("GateQuestion")
         self.question.setWordWrap(True)
-        self.question.setStyleSheet(f"color: {foreground(palette, amber).name()};")
+        set_tone(self.question, "waiting")
         self.remaining = QLabel()
         self.remaining.setObjectName("Secondary")
         self.caption = QLabel("What the previous steps hand on:")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -87,6 +87,11 @@ class ReviewTable(QWidget):
     def _cell(self, row: int, column: int) -> str:
         item = self.table.item(row, column)
         return item.text() if item is not None else ""
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_issues", None):
+            self._fill()  # the severity badges in the new theme's tints
 
     def _fill(self) -> None:
         wanted = self.filter.currentText()

@@ -3,8 +3,8 @@
 ::
 
     ● implement  add a --json flag to 'baton agents'          [Copy] [Export…] [Cancel]
-      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840    started 10:14:05
-      ~/src/baton  ·  resumed from run …, at step 2  ·  goal=…
+      Running · 42 s · chain, step 2 of 3 · 7 turns ↑24k ↓3.1k $0.0840
+      ~/src/baton  ·  started 10:14:05  ·  resumed from run …, at step 2  ·  goal=…
     ┃ Chain stopped at step 2 (planner): the model returned HTTP 500 three times
 
 Everything shown is derived from the :class:`~core.record.run_state.RunState`; the header keeps no
@@ -27,7 +27,7 @@ from core.record.run_names import run_name
 from core.record.run_state import RunState
 from gui.changes.run_changes import open_run_changes
 from gui.run.usage_rollup import UsageRollup
-from gui.theme import SEVERITY_HUES, mix, secondary_text, tint
+from gui.theme import SEVERITY_HUES, mix, set_tone, tint
 from gui.widgets import Banner, ElidedLabel
 from gui.widgets.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.widgets.usage_charts import UsageBar, UsageCharts
@@ -35,6 +35,8 @@ from gui.widgets.usage_charts import UsageBar, UsageCharts
 COPY_LABEL = "Copy"
 """Short: the header fits an 800 px window; the tooltip says it copies Markdown."""
 COPIED_MS = 1500
+PROGRESS_KEPT = 170
+"""Width (px) of the run's progress ("chain, step 2 of 3") kept while usage gives way."""
 """How long the copy button says "Copied ✓"."""
 _PILL_HUES = {
     "running": SEVERITY_HUES["info"],
@@ -161,7 +163,10 @@ class RunHeader(QWidget):
         self.status = QLabel("")
         self.elapsed = QLabel("")
         # The details give way (elided, whole in the tooltip) rather than widen the window.
-        self.progress = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
+        # "chain, step 2 of 3" stays whole while the usage figures and the start time give way.
+        self.progress = ElidedLabel(
+            "", Qt.TextElideMode.ElideRight, prefer_full=True, keep=PROGRESS_KEPT
+        )
         self.usage = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Parameters and a linked run's origin ("resumed from run …, at step 2") elide rather
@@ -175,7 +180,6 @@ class RunHeader(QWidget):
         self.origin.hide()
         self.folder = ElidedLabel("", prefer_full=True)
         self.started = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
-        muted = secondary_text(self.palette()).name()
         for label in (
             self.elapsed,
             self.progress,
@@ -185,7 +189,7 @@ class RunHeader(QWidget):
             self.folder,
             self.started,
         ):
-            label.setStyleSheet(f"color: {muted};")
+            set_tone(label, "secondary")
         self._separators = [QLabel("·") for _ in range(3)]
         details = QHBoxLayout()
         details.setContentsMargins(32, 0, 0, 0)
@@ -194,17 +198,18 @@ class RunHeader(QWidget):
         for separator, label in zip(
             self._separators, (self.elapsed, self.progress, self.usage), strict=True
         ):
-            separator.setStyleSheet(f"color: {muted};")
+            set_tone(separator, "secondary")
             details.addWidget(separator)
             details.addWidget(label)
         details.addStretch(1)
-        details.addWidget(self.started)
-        # Where and from what: the folder, a linked run's origin, the parameters, on a line
-        # of their own so that on a narrow window each keeps a readable part.
+        # Where, when and from what: the folder, the start, a linked run's origin, the
+        # parameters, on a line of their own so that on a narrow window each keeps a readable
+        # part (the start beside the figures was cut to "st…" at 800 px).
         where = QHBoxLayout()
         where.setContentsMargins(32, 0, 0, 0)
         where.setSpacing(8)
         where.addWidget(self.folder)
+        where.addWidget(self.started)
         where.addWidget(self.origin)
         where.addWidget(self.params)
         where.addStretch(1)
@@ -250,6 +255,8 @@ class RunHeader(QWidget):
             self._cancelling = False
             self.cancel_button.setText("Cancel")
         self.cancel_button.setEnabled(live and state.status == "running" and not self._cancelling)
+        # Only a run going on here can be cancelled: an ended one gives its room to the title.
+        self.cancel_button.setVisible(live and state.status == "running")
         self.set_elapsed(elapsed)
         self._set_part(1, self.progress, progress_text(state))
         line = usage_text(state)

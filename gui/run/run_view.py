@@ -52,7 +52,7 @@ from gui.run.markdown_stream import warm_up
 from gui.run.run_header import RunHeader
 from gui.run.run_model import RunModel
 from gui.run.step_pane import StepPane
-from gui.theme import secondary_text
+from gui.theme import set_tone
 from gui.widgets.graph_canvas import GraphView
 
 TICK_MS = 250
@@ -125,7 +125,7 @@ class RunView(QWidget):
         line = QFrame()
         line.setFrameShape(QFrame.Shape.HLine)
         line.setFrameShadow(QFrame.Shadow.Plain)
-        line.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
+        set_tone(line, "secondary")
         line.setMaximumHeight(1)
 
         self._container = QWidget()
@@ -135,7 +135,7 @@ class RunView(QWidget):
         self._panes_layout.setSpacing(10)
         self.placeholder = QLabel("Waiting for the run to start…")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.placeholder.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
+        set_tone(self.placeholder, "secondary")
         self._panes_layout.addWidget(self.placeholder)
         # Parallel tasks side by side when there is room (see _arrange); stacked otherwise.
         self._grid_host = QWidget()
@@ -169,7 +169,9 @@ class RunView(QWidget):
         self.gate_panel = GatePanel()
         self.gate_panel.decided.connect(self.gateDecisionRequested)
         gate_row = QHBoxLayout()
-        gate_row.setContentsMargins(SIDE_MARGIN, 6, SIDE_MARGIN, 6)
+        # No margin above or below: a hidden panel's row would still keep it (an empty band
+        # under the graph); the graph's own margin and the panes' spacing frame a shown one.
+        gate_row.setContentsMargins(SIDE_MARGIN, 0, SIDE_MARGIN, 0)
         gate_row.addWidget(self.gate_panel)
         layout.addLayout(gate_row)
         layout.addWidget(self.scroll_area, 1)

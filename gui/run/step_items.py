@@ -18,19 +18,20 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 from core.record.run_state import Item, Notice, TextBlock, ToolCall
 from gui.run.markdown_stream import MarkdownStream
 from gui.run.tool_call_row import ToolCallRow
-from gui.theme import mix, secondary_text
+from gui.theme import mix, secondary_text, set_tone
 from gui.widgets import HeaderToggleMixin
-from gui.widgets.run_status import status_color
+from gui.widgets.run_status import status_tone
 
+NOTICE_STYLE = "font-size: 12px;"
 THINKING_CHARS = 30_000
 """An expanded thinking block shows its last this many characters."""
 
 
 def _muted_label(text: str = "", size_px: int = 0) -> QLabel:
     label = QLabel(text)
-    color = secondary_text(label.palette()).name()
-    size = f" font-size: {size_px}px;" if size_px else ""
-    label.setStyleSheet(f"color: {color};{size}")
+    if size_px:
+        label.setStyleSheet(f"font-size: {size_px}px;")
+    set_tone(label, "secondary")
     return label
 
 
@@ -212,9 +213,9 @@ class NoticeItem(QLabel):
             severity = "error" if item.level == "error" else ""
         else:
             severity = {"warning": "waiting", "error": "error"}.get(item.level, "")
-        color = status_color(self.palette(), severity) if severity else None
-        muted = secondary_text(self.palette())
-        self.setStyleSheet(f"color: {(color or muted).name()}; font-size: 12px;")
+        set_tone(self, status_tone(severity))  # no severity: secondary
+        if self.styleSheet() != NOTICE_STYLE:
+            self.setStyleSheet(NOTICE_STYLE)
 
 
 def make_item_widget(item: Item, live: bool, *, interrupted: bool = False) -> QWidget:

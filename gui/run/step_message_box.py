@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from core.backends.steering import CONTINUABLE_BACKENDS, TALKING_BACKENDS
 from core.record.run_state import StepState
-from gui.widgets.run_status import status_color
+from gui.theme import set_tone
 
 BoxMode = Literal["steer", "continue"]
 
@@ -75,7 +75,7 @@ class StepMessageBox(QWidget):
         self.problem = QLabel("")
         self.problem.setObjectName("StepMessageProblem")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(f"color: {status_color(self.palette(), 'error').name()};")
+        set_tone(self.problem, "error")
         self.problem.hide()
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)

@@ -46,7 +46,7 @@ from gui.run.step_items import make_item_widget, refresh_item_widget
 from gui.run.step_menu import StepMenuButton
 from gui.run.step_message_box import StepMessageBox
 from gui.run.tool_call_row import ToolCallRow
-from gui.theme import mix, secondary_text
+from gui.theme import mix, set_tone
 from gui.widgets import ElidedLabel, HeaderToggleMixin
 from gui.widgets.plain_text import markdown_line
 from gui.widgets.run_status import (
@@ -54,9 +54,14 @@ from gui.widgets.run_status import (
     StatusIcon,
     fill_color,
     format_seconds,
-    status_color,
+    status_tone,
 )
 
+AGENT_KEPT = 180
+"""Width (px) of an agent's name kept whole in a narrow pane header while the rest give way."""
+MODEL_KEPT = 60
+"""Width (px) of the model's name kept while the usage figures give way (``claude…``): little,
+so that a parallel task's column still has room for the agent's whole name."""
 HIGHLIGHT_MS = 2500
 """How long a pane reached through a link stays highlighted."""
 COLLAPSED_ITEMS = 10
@@ -119,8 +124,6 @@ class StepPane(HeaderToggleMixin, QFrame):
         self._run_running = False
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        muted = secondary_text(self.palette()).name()
-
         self.header = QWidget()
         self.header.setCursor(Qt.CursorShape.PointingHandCursor)
         self.chevron = QToolButton()
@@ -130,20 +133,25 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.chevron.clicked.connect(self.toggle_folded)
         self.icon = StatusIcon(step.phase, 18)
         self.number = QLabel(str(step.index + 1))
-        self.number.setStyleSheet(f"color: {muted}; font-weight: 600;")
+        self.number.setStyleSheet("font-weight: 600;")
+        set_tone(self.number, "secondary")
         # Agent, model and usage give way with an ellipsis (whole in the tooltip) when the
-        # pane is narrow, as a parallel task's column is.
-        self.agent = ElidedLabel(step.agent, Qt.TextElideMode.ElideRight, prefer_full=True)
+        # pane is narrow, as a parallel task's column is: the usage figures and the model
+        # first, the agent's name last (it says whose pane this is).
+        self.agent = ElidedLabel(
+            step.agent, Qt.TextElideMode.ElideRight, prefer_full=True, keep=AGENT_KEPT
+        )
         self.agent.setStyleSheet("font-weight: 600; font-size: 14px;")
         self.node = QLabel("")
         """Where in a graph run this step is: ``check · iteration 2``, ``attempt#2``."""
         self.node.setObjectName("StepNode")
-        self.node.setStyleSheet(f"color: {muted}; font-weight: 600;")
+        self.node.setStyleSheet("font-weight: 600;")
+        set_tone(self.node, "secondary")
         self.node.hide()
         self.planned_node = ""
         """The node a graph run planned for this step, shown until the step says its own."""
-        self.model = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
-        self.model.setStyleSheet(f"color: {muted};")
+        self.model = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True, keep=MODEL_KEPT)
+        set_tone(self.model, "secondary")
         self.phase = QLabel("")
         self.issues = QLabel("")
         self.issues.setObjectName("StepIssues")
@@ -153,10 +161,10 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.output_file: QLabel | None = None
         """The file the answer was also written to (``output: <file name>``), as a link."""
         self.usage = ElidedLabel("", Qt.TextElideMode.ElideRight, prefer_full=True)
-        self.usage.setStyleSheet(f"color: {muted};")
+        set_tone(self.usage, "secondary")
         self.usage.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.duration = QLabel("")
-        self.duration.setStyleSheet(f"color: {muted};")
+        set_tone(self.duration, "secondary")
         self.duration.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.duration.setMinimumWidth(48)
         row = QHBoxLayout(self.header)
@@ -177,24 +185,24 @@ class StepPane(HeaderToggleMixin, QFrame):
         row.addWidget(self.menu_button)
 
         self.task = ElidedLabel("", Qt.TextElideMode.ElideRight)
-        self.task.setStyleSheet(f"color: {muted};")
+        set_tone(self.task, "secondary")
         self.task.setContentsMargins(30, 0, 0, 0)
         # A step working in its own folder says where: the run header shows only the run's.
         self.folder = ElidedLabel("", Qt.TextElideMode.ElideMiddle)
         self.folder.setObjectName("StepFolder")
-        self.folder.setStyleSheet(f"color: {muted};")
+        set_tone(self.folder, "secondary")
         self.folder.setContentsMargins(30, 0, 0, 0)
         self.folder.hide()
         # What Baton's loop added to the system prompt: context files, skills, their cost.
         self.context = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.context.setObjectName("StepContext")
-        self.context.setStyleSheet(f"color: {muted};")
+        set_tone(self.context, "secondary")
         self.context.setContentsMargins(30, 0, 0, 0)
         self.context.hide()
 
         self.summary = ElidedLabel("", Qt.TextElideMode.ElideRight)
         self.summary.setObjectName("StepSummary")
-        self.summary.setStyleSheet(f"color: {muted};")
+        set_tone(self.summary, "secondary")
         self.summary.setContentsMargins(30, 0, 0, 0)
         self.summary.hide()
 
@@ -205,9 +213,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.earlier = QPushButton("")
         self.earlier.setFlat(True)
         self.earlier.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.earlier.setStyleSheet(
-            f"color: {self.palette().color(QPalette.ColorRole.Link).name()};"
-        )
+        set_tone(self.earlier, "link")
         self.earlier.clicked.connect(self._show_earlier)
         self.earlier.hide()
         self.error = QLabel("")
@@ -321,8 +327,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         """Bring the pane up to date with ``step`` (cheap when little changed)."""
         self._step = step
         self._run_running = run_running
-        if self.agent.text() != step.agent:  # a graph run's extra iterations start unnamed
-            self.agent.setText(step.agent)
+        if self.agent.full_text() != step.agent:  # a graph run's extra iterations: unnamed
+            self.agent.set_full_text(step.agent)
         node = graph_place(step) or self.planned_node
         if node != self.node.text():
             self.node.setText(node)
@@ -432,19 +438,15 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.icon.set_phase("aborted" if phase == "interrupted" else phase)
         label = PHASE_LABELS[phase] if phase != "ok" else ""
         self.phase.setText(label)
-        color = status_color(self.palette(), phase)
         weight = "600" if phase in ("waiting", "error") else "normal"
-        self.phase.setStyleSheet(f"color: {color.name()}; font-weight: {weight};")
+        set_tone(self.phase, status_tone(phase))
+        self.phase.setStyleSheet(f"font-weight: {weight};")
         greyed = phase in ("not_run", "pending")
-        agent_color = secondary_text(self.palette()) if greyed else None
-        self.agent.setStyleSheet(
-            "font-weight: 600; font-size: 14px;"
-            + (f" color: {agent_color.name()};" if agent_color else "")
-        )
+        set_tone(self.agent, "secondary" if greyed else None)
         if self.error.isVisible() or phase == "error":
-            self.error.setStyleSheet(f"color: {status_color(self.palette(), 'error').name()};")
+            set_tone(self.error, "error")
         if phase == "aborted":
-            self.error.setStyleSheet(f"color: {secondary_text(self.palette()).name()};")
+            set_tone(self.error, "secondary")
         if not self._user_chose:  # the running step shows everything; finished ones a summary
             self.set_expanded(phase in ("running", "waiting"), by_user=False)
         self.update()

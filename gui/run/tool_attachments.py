@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.model.events import ToolAttachment
 from gui.run.tool_output import MonospaceBox
-from gui.theme import secondary_text
+from gui.theme import set_tone
 
 MAX_SIDE = 240
 """Longest side of a picture in the row, in pixels."""
@@ -59,7 +59,6 @@ class ToolAttachments(QWidget):
                     if picture is not None:
                         picture.deleteLater()
         self.pictures, self.texts = [], []
-        muted = secondary_text(self.palette()).name()
         row = QHBoxLayout()
         row.setAlignment(Qt.AlignmentFlag.AlignLeft)
         for attachment in attachments:
@@ -71,7 +70,8 @@ class ToolAttachments(QWidget):
             if attachment.kind in ("structured", "resource") and attachment.text:
                 title = "Structured content" if attachment.kind == "structured" else "Resource"
                 label = QLabel(f"{title} {attachment.uri}".strip())
-                label.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
+                label.setStyleSheet("font-size: 11px; font-weight: 600;")
+                set_tone(label, "secondary")
                 box = MonospaceBox(max_lines=10)
                 box.append_text(attachment.text)
                 self._layout.addWidget(label)

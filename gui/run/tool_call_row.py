@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from core.record.run_state import ToolCall
 from gui.run.tool_attachments import ToolAttachments
 from gui.run.tool_output import MonospaceBox, ToolOutput
-from gui.theme import mix, monospace_font, secondary_text
+from gui.theme import mix, monospace_font, secondary_text, set_tone
 from gui.widgets.run_status import format_ms, paint_status, spinner_clock, status_color
 
 ARGUMENT_CHARS = 20_000
@@ -271,9 +271,9 @@ class ToolCallRow(QFrame):
         layout = QVBoxLayout(self._details)
         layout.setContentsMargins(26, 2, 4, 6)
         layout.setSpacing(4)
-        muted = secondary_text(self.palette()).name()
         heading = QLabel("Arguments")
-        heading.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
+        heading.setStyleSheet("font-size: 11px; font-weight: 600;")
+        set_tone(heading, "secondary")
         self._arguments = MonospaceBox(8)
         self.output = ToolOutput()
         self.attachments = ToolAttachments()

@@ -15,7 +15,7 @@ longer, "Show all" loads the streamed output: the full log is what a person asks
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFontMetrics, QPalette, QTextCursor
+from PySide6.QtGui import QFontMetrics, QTextCursor
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from core.record.run_state import ToolCall
 from core.record.text_buffer import TextBuffer
-from gui.theme import monospace_font, secondary_text
+from gui.theme import monospace_font, set_tone
 
 OUTPUT_LINES = 400
 """Lines shown before "Show all" (the tail while output streams, the head of a result)."""
@@ -97,14 +97,14 @@ class ToolOutput(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        muted = secondary_text(self.palette()).name()
         self.label = QLabel("Output")
-        self.label.setStyleSheet(f"color: {muted}; font-size: 11px; font-weight: 600;")
+        self.label.setStyleSheet("font-size: 11px; font-weight: 600;")
+        set_tone(self.label, "secondary")
         self.box = MonospaceBox()
         self.more = QPushButton("Show all")
         self.more.setFlat(True)
-        link = self.palette().color(QPalette.ColorRole.Link).name()
-        self.more.setStyleSheet(f"color: {link}; text-align: left; padding: 2px 0px;")
+        self.more.setStyleSheet("text-align: left; padding: 2px 0px;")
+        set_tone(self.more, "link")
         self.more.setCursor(Qt.CursorShape.PointingHandCursor)
         self.more.clicked.connect(self.show_all)
         self.more.hide()

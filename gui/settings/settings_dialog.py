@@ -1,10 +1,12 @@
 """The settings dialog: ``config.yaml`` as a form (architecture: "File formats"), validated as you
 type.
 
-Pages (tabs): Providers, Models, Permissions, Rules, MCP, Tools, Limits, Trusted projects,
-Telemetry (:mod:`gui.settings.settings_telemetry`: its headers are a secret like a key), and
-Appearance (the colour scheme: a window preference in QSettings, not part of the file). A search
-box above the tabs shows only the tabs with a matching setting and marks it. On every
+Sections (a list on the left, :mod:`gui.settings.settings_sections`): Providers, Models,
+Permissions, Rules, MCP, Tools, ACP agents, Limits, Trusted projects, Telemetry
+(:mod:`gui.settings.settings_telemetry`: its headers are a secret like a key), and Appearance (the
+colour scheme: a window preference in QSettings, not part of the file). A search box above them
+shows only the sections with a matching setting and marks it; Enter or ↓ there goes on to the
+list (Enter never saves from the search box). On every
 edit the pages' values are put together and validated as one :class:`core.config.settings.Settings`
 (plus the few checks pydantic cannot make); each error is shown on its field — a red border and a
 sentence under it — and **Save** stays disabled while anything is wrong.
@@ -29,15 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QSettings, QSize, QUrl, Signal
-from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon, QPalette
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QUrl, Signal
+from PySide6.QtGui import QCloseEvent, QDesktopServices, QIcon, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -61,7 +62,8 @@ from gui.settings.settings_mcp import McpPage
 from gui.settings.settings_pages import ModelsPage, Page, PermissionsPage, Which
 from gui.settings.settings_providers import ProvidersPage
 from gui.settings.settings_rules import RulesPage
-from gui.settings.settings_search import HIT_STYLE, SettingsSearch
+from gui.settings.settings_search import SettingsSearch
+from gui.settings.settings_sections import SettingsSections
 from gui.settings.settings_telemetry import TelemetryPage
 from gui.theme import icons
 from gui.widgets import Banner
@@ -106,8 +108,8 @@ class SettingsDialog(QDialog):
         self.appearance = AppearancePage(
             window_settings if window_settings is not None else QSettings()
         )
-        self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(True)
+        self.tabs = SettingsSections()
+        """The sections: a list and the page it opens (named as the tabs it replaced)."""
         self._pages: list[tuple[Page | ProvidersPage, str]] = [
             (self.providers, "Providers"),
             (self.models, "Models"),
@@ -121,27 +123,20 @@ class SettingsDialog(QDialog):
             (self.telemetry, "Telemetry"),
             (self.appearance, "Appearance"),
         ]
-        # Error marks no taller than the tab text: a tab gaining or losing its mark never
-        # changes the tab bar's height, so the page under it never moves.
-        line = self.tabs.fontMetrics().height()
-        self.tabs.setIconSize(QSize(line - 2, line - 2))
         for page, title in self._pages:
             self.tabs.addTab(page, title)
         self.search = QLineEdit()
         self.search.setObjectName("SettingsSearch")
         self.search.setPlaceholderText("Search settings (timeout, sandbox, theme…)")
         self.search.setClearButtonEnabled(True)
-        self.search.setToolTip("Shows only the tabs with a matching setting, and marks it")
+        self.search.setToolTip(
+            "Shows only the sections with a matching setting, and marks it; Enter goes to them"
+        )
+        self.search.installEventFilter(self)
         self._search = SettingsSearch(self.tabs)
         self.search.textChanged.connect(self._filter)
         self.search_result = QLabel("")
         self.search_result.setObjectName("Secondary")
-        highlight = theme.mix(
-            self.palette().color(QPalette.ColorRole.Base),
-            self.palette().color(QPalette.ColorRole.Highlight),
-            0.3,
-        )
-        self.setStyleSheet(HIT_STYLE.format(background=highlight.name()))
 
         self.summary = QLabel()
         self.summary.setObjectName("SettingsSummary")
@@ -307,6 +302,16 @@ class SettingsDialog(QDialog):
         self.mcp.shutdown()
         super().done(result)
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter or ↓ in the search box goes on to the sections it left shown (Enter would
+        otherwise press Save, the default button, in the middle of a search)."""
+        if watched is self.search and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Down):
+                self.tabs.list.setFocus(Qt.FocusReason.TabFocusReason)
+                return True
+        return super().eventFilter(watched, event)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.providers.shutdown()
         self.mcp.shutdown()
@@ -330,8 +335,7 @@ class SettingsDialog(QDialog):
         self.validate()
 
     def _set_summary(self, text: str, *, error: bool) -> None:
-        color = theme.foreground(self.palette(), theme.SEVERITY_HUES["error"]).name()
-        self.summary.setStyleSheet(f"color: {color};" if error else "")
+        theme.set_tone(self.summary, "error" if error else None)
         self.summary.setText(text)
 
     def _open_file(self) -> None:

@@ -53,8 +53,8 @@ class FieldErrors:
 
     def clear(self) -> None:
         for field in list(self._marked):
-            field.setStyleSheet("")
             field.setProperty("invalid", False)
+            theme.repolish(field)
             self.label_for(field).clear()
         self._marked.clear()
 
@@ -63,14 +63,10 @@ class FieldErrors:
         previous = self._marked.get(field)
         text = f"{previous} {message}" if previous and message not in previous else message
         self._marked[field] = text
-        color = theme.foreground(field.palette(), theme.SEVERITY_HUES["error"]).name()
-        kind = type(field).__name__
-        field.setStyleSheet(
-            f"{kind} {{ border: 1px solid {color}; border-radius: 3px; padding: 2px 3px; }}"
-        )
-        field.setProperty("invalid", True)
+        field.setProperty("invalid", True)  # the style sheet draws its border red
+        theme.repolish(field)
         label = self.label_for(field)
-        label.setStyleSheet(f"color: {color};")
+        theme.set_tone(label, "error")
         label.setText(text)
 
     def message(self, field: QWidget) -> str:

@@ -56,6 +56,7 @@ class ProgramField(QWidget):
         self.browse_button.clicked.connect(self._browse)
         self.hint = QLabel()
         self.hint.setObjectName("Secondary")
+        self.hint.setWordWrap(True)  # a long path wraps rather than widen the dialog
         self.hint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)

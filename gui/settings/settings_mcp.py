@@ -123,9 +123,10 @@ class McpPage(Page):
         kind_row = QHBoxLayout()
         kind_row.addWidget(self.kind_combo)
         kind_row.addWidget(self.where_combo)
-        kind_row.addWidget(self.network_box)
         kind_row.addStretch(1)
         form.addRow("Kind", kind_row)
+        # On a line of its own: beside the two choices it made the dialog wider than 800 px.
+        form.addRow("", self.network_box)
         self.target_label = QLabel("Command")
         form.addRow(self.target_label, self.target_edit)
         self.extra_label = QLabel("Environment")
@@ -288,9 +289,7 @@ class McpPage(Page):
             self._set_test(Redactor.configured().scrub(str(listed)), True)
 
     def _set_test(self, text: str, error: bool) -> None:
-        hue = theme.SEVERITY_HUES["error" if error else "ok"]
-        color = theme.foreground(self.palette(), hue).name()
-        self.test_result.setStyleSheet(f"color: {color};")
+        theme.set_tone(self.test_result, "error" if error else "ok")
         self.test_result.setText(text)
 
     def _load_project(self) -> None:

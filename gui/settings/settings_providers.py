@@ -275,6 +275,10 @@ class ProvidersPage(QWidget):
         self.name_edit.setPlaceholderText("e.g. ollama, openai, work-gateway")
         self.url_edit = QLineEdit()
         self.url_edit.setPlaceholderText("http://localhost:11434/v1")
+        self.url_edit.setToolTip(
+            "The server's OpenAI-compatible address. Requests go through the proxy named in "
+            "HTTPS_PROXY, HTTP_PROXY or ALL_PROXY when one is set (NO_PROXY excepts hosts)."
+        )
         self.mode_none = QRadioButton("No key (a local server)")
         self.mode_keyring = QRadioButton("Stored in the system keyring")
         self.mode_env = QRadioButton("From an environment variable")
@@ -466,7 +470,7 @@ class ProvidersPage(QWidget):
         if self._test_task is not None:
             self._test_task.cancel()
         self.test_button.setEnabled(False)
-        self.test_result.setStyleSheet("")
+        theme.set_tone(self.test_result, None)
         self.test_result.setText("Connecting…")
         self._test_task = asyncio.ensure_future(self._test(draft.base_url, draft.key()))
 
@@ -496,9 +500,7 @@ class ProvidersPage(QWidget):
                 self.test_button.setEnabled(True)
 
     def _show_result(self, text: str, *, ok: bool) -> None:
-        hue = theme.SEVERITY_HUES["ok" if ok else "error"]
-        color = theme.foreground(self.test_result.palette(), hue).name()
-        self.test_result.setStyleSheet(f"color: {color};")
+        theme.set_tone(self.test_result, "ok" if ok else "error")
         self.test_result.setText(text)
 
     def test_running(self) -> bool:

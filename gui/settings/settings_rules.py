@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -200,7 +200,22 @@ class RulesPage(Page):
             self.changed.emit()
         self._rebuild(select=(folder, None, None))
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # Appearance switched light <-> dark
+            self._recolor()
+
     # -- private ---------------------------------------------------------------------------
+
+    def _recolor(self) -> None:
+        """Each rule's effect (deny, ask, allow) in the palette's colour of its severity."""
+        for index in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(index)
+            for row in range(top.childCount() if top is not None else 0):
+                item = top.child(row) if top is not None else None
+                if item is not None:
+                    hue = theme.SEVERITY_HUES[_EFFECT_HUES[item.text(1)]]
+                    item.setForeground(1, theme.foreground(self.palette(), hue))
 
     def _rebuild(self, select: tuple[str, str | None, str | None] | None = None) -> None:
         self.tree.clear()
@@ -216,13 +231,12 @@ class RulesPage(Page):
                 for text in self._rules[folder][kind]:
                     item = QTreeWidgetItem([text, kind])
                     item.setFont(0, theme.monospace_font())
-                    hue = theme.SEVERITY_HUES[_EFFECT_HUES[kind]]
-                    item.setForeground(1, theme.foreground(self.palette(), hue))
                     item.setData(0, _ROLE, (folder, kind, text))
                     top.addChild(item)
                     if select == (folder, kind, text):
                         chosen = item
             top.setExpanded(True)
+        self._recolor()
         if chosen is None and self.tree.topLevelItemCount():
             chosen = self.tree.topLevelItem(0)
         if chosen is not None:

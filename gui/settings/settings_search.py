@@ -1,10 +1,11 @@
-"""Search over the Settings dialog's tabs: type a word, see the settings that mention it.
+"""Search over the Settings dialog's sections: type a word, see the settings that mention it.
 
-Settings has eight tabs; a person looking for "timeout" should not have to open each. The
+Settings has eleven sections; a person looking for "timeout" should not have to open each. The
 search reads what the pages show — row labels, check boxes, buttons, notes and tooltips — so
-it never goes stale when a page gains a field. While a query is typed, tabs without a match are
-hidden, the first tab with one is shown, and each matching setting is marked (its label and
-the field it names); clearing the box shows every tab again.
+it never goes stale when a page gains a field. While a query is typed, sections without a match
+are hidden from the list, the first one with a match is shown (scrolled to its first marked
+setting), and each matching setting is marked (its label and the field it names); clearing the
+box shows every section again.
 """
 
 from __future__ import annotations
@@ -12,11 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QTabWidget, QWidget
+from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QScrollArea, QWidget
+
+from gui.settings.settings_sections import SettingsSections
+from gui.theme import repolish
 
 HIT_PROPERTY = "settingsMatch"
-"""A dynamic property on marked widgets; the dialog's style sheet paints them."""
-HIT_STYLE = '*[settingsMatch="true"] {{ background: {background}; border-radius: 3px; }}'
+"""A dynamic property on marked widgets; the application style sheet paints them (in the
+palette's colours, so a mark made before a light ↔ dark switch follows it)."""
 
 
 @dataclass(frozen=True)
@@ -36,8 +40,9 @@ def _words(widget: QWidget) -> str:
     if isinstance(widget, QLabel):
         parts.append(widget.text())
         buddy = widget.buddy()
-        if buddy is not None:
+        if buddy is not None:  # the field it names, or the box holding the field
             parts.append(buddy.toolTip())
+            parts += [child.toolTip() for child in buddy.findChildren(QWidget)]
     elif isinstance(widget, QAbstractButton):
         parts.append(widget.text())
     elif isinstance(widget, QGroupBox):
@@ -45,10 +50,19 @@ def _words(widget: QWidget) -> str:
     return _plain(" ".join(parts)).lower()
 
 
+def _scroll_to(widget: QWidget) -> None:
+    """Bring ``widget`` into view in the scroll area around it (a long page's last rows)."""
+    parent = widget.parentWidget()
+    while parent is not None and not isinstance(parent, QScrollArea):
+        parent = parent.parentWidget()
+    if isinstance(parent, QScrollArea):
+        parent.ensureWidgetVisible(widget)
+
+
 class SettingsSearch:
     """Filters ``tabs`` by ``query``; :meth:`hits` says what the last query matched."""
 
-    def __init__(self, tabs: QTabWidget, ignore: tuple[QWidget, ...] = ()) -> None:
+    def __init__(self, tabs: SettingsSections, ignore: tuple[QWidget, ...] = ()) -> None:
         self._tabs = tabs
         self._ignore = ignore
         self._marked: list[QWidget] = []
@@ -75,6 +89,9 @@ class SettingsSearch:
             self._tabs.setTabVisible(index, not words or index in tabs_hit)
         if words and tabs_hit and self._tabs.currentIndex() not in tabs_hit:
             self._tabs.setCurrentIndex(min(tabs_hit))
+        shown = [hit for hit in self._hits if hit.tab == self._tabs.currentIndex()]
+        if shown:
+            _scroll_to(shown[0].widget)
         for hit in self._hits:
             self._mark(hit.widget, True)
             self._marked.append(hit.widget)
@@ -107,6 +124,4 @@ class SettingsSearch:
     @staticmethod
     def _mark(widget: QWidget, on: bool) -> None:
         widget.setProperty(HIT_PROPERTY, "true" if on else None)
-        style = widget.style()
-        style.unpolish(widget)
-        style.polish(widget)
+        repolish(widget)

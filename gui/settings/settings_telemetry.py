@@ -189,7 +189,7 @@ class TelemetryPage(Page):
             self._show_result(MISSING_SDK, ok=False)
             return
         self.test_button.setEnabled(False)
-        self.test_result.setStyleSheet("")
+        theme.set_tone(self.test_result, None)
         self.test_result.setText(f"Sending to {config.describe()}…")
         self._test_task = asyncio.ensure_future(self._test(config))
 
@@ -218,9 +218,7 @@ class TelemetryPage(Page):
     # -- helpers --------------------------------------------------------------------------
 
     def _show_result(self, text: str, *, ok: bool) -> None:
-        hue = theme.SEVERITY_HUES["ok" if ok else "error"]
-        color = theme.foreground(self.test_result.palette(), hue).name()
-        self.test_result.setStyleSheet(f"color: {color};")
+        theme.set_tone(self.test_result, "ok" if ok else "error")
         self.test_result.setText(text)
 
     def _environment_note(self) -> str:

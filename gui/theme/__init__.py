@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from string import Template
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from core.config.resources import builtin_dir
 
@@ -20,6 +21,17 @@ SEVERITY_HUES = {"error": 0, "warning": 38, "info": 212, "ok": 145}
 
 OVERRIDE_ACCENT = QColor.fromHslF(0.09, 0.8, 0.5)
 """The amber of "overrides ..." badges, in the list and in the editor header alike."""
+
+STATUS_TEXT = {
+    "running": (SEVERITY_HUES["info"], 0.7),
+    "waiting": (SEVERITY_HUES["warning"], 0.85),
+    "ok": (SEVERITY_HUES["ok"], 0.7),
+    "error": (SEVERITY_HUES["error"], 0.7),
+}
+"""Hue and saturation of text that says how something went (a step's phase, a test's result)."""
+TONE_PROPERTY = "textTone"
+"""A widget's text tone (:func:`set_tone`): the style sheet colours it from the palette."""
+TEXT_TONES = ("secondary", "link", *STATUS_TEXT)
 
 
 def is_dark(palette: QPalette) -> bool:
@@ -52,6 +64,37 @@ def tint(palette: QPalette, hue: int, strength: float = 0.14) -> QColor:
 def secondary_text(palette: QPalette) -> QColor:
     """Text for secondary lines (descriptions, paths): between text and background."""
     return mix(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.42)
+
+
+def tone_color(palette: QPalette, tone: str) -> QColor:
+    """The text colour of ``tone`` (one of :data:`TEXT_TONES`) on this palette."""
+    if tone == "link":
+        return palette.color(QPalette.ColorRole.Link)
+    if tone in STATUS_TEXT:
+        hue, saturation = STATUS_TEXT[tone]
+        return foreground(palette, hue, saturation)
+    return secondary_text(palette)
+
+
+def set_tone(widget: QWidget, tone: str | None) -> None:
+    """Colour ``widget``'s text in ``tone`` (None: the palette's own text colour).
+
+    A tone is a property the application style sheet paints (``*[textTone="error"]``), not a
+    colour written into the widget's own style sheet: the sheet is rebuilt from the palette on a
+    light ↔ dark switch, so the widget follows at once, and its own sheet keeps only sizes and
+    weights (one parsed sheet fewer per label).
+    """
+    if widget.property(TONE_PROPERTY) != tone:
+        widget.setProperty(TONE_PROPERTY, tone)
+        repolish(widget)
+
+
+def repolish(widget: QWidget) -> None:
+    """Apply the style sheet again after a property its rules select on changed."""
+    if widget.testAttribute(Qt.WidgetAttribute.WA_WState_Polished):  # else polished when shown
+        style = widget.style()
+        style.unpolish(widget)
+        style.polish(widget)
 
 
 def monospace_font(point_size_delta: int = 0) -> QFont:
@@ -95,6 +138,8 @@ def stylesheet(palette: QPalette) -> str:
         "warning_border": tint(palette, SEVERITY_HUES["warning"], 0.55).name(),
         "info_bg": tint(palette, SEVERITY_HUES["info"], 0.22 if dark else 0.10).name(),
         "info_border": tint(palette, SEVERITY_HUES["info"], 0.5).name(),
+        "search_hit": mix(base, highlight, 0.3).name(),
+        **{f"tone_{tone}": tone_color(palette, tone).name() for tone in TEXT_TONES},
     }
     source = (builtin_dir("styles") / "app.qss").read_text(encoding="utf-8")
     return Template(source).safe_substitute(tokens)

@@ -1,7 +1,9 @@
 """SVG icons from ``resources/icons``, tinted to the palette.
 
 Monochrome icons are drawn with ``currentColor``; :func:`icon` fills it with the palette's text
-colour (or one given), so the same files work on light and dark backgrounds. Coloured icons
+colour (or one given), so the same files work on light and dark backgrounds. The palette's colour
+is read when the icon is drawn, not when it is made: after a light ↔ dark switch every icon
+already on screen (sidebar, buttons, menus) is drawn in the new text colour. Coloured icons
 (severities, the app icon) carry their own colours and are used as they are. An icon renders
 through QSvgRenderer at the size it is drawn at, when it is first drawn at that size
 (:class:`_SvgIconEngine`): sharp at any size and screen, and start-up renders no size nobody
@@ -37,21 +39,39 @@ def _render(svg: str, size: QSize) -> QPixmap:
     return QPixmap.fromImage(image)
 
 
-class _SvgIconEngine(QIconEngine):
-    """Renders an SVG (and its disabled variant) at each size the first time it is asked."""
+def _palette_colors() -> tuple[str, str]:
+    """The application palette's text colour and its disabled variant, as names (worked out
+    once per palette: this runs for every icon drawn)."""
+    palette = QApplication.palette()
+    key = palette.cacheKey()
+    if _COLORS.get(key) is None:
+        text = palette.color(QPalette.ColorRole.WindowText)
+        disabled = mix(text, palette.color(QPalette.ColorRole.Window), 0.6)
+        _COLORS.clear()
+        _COLORS[key] = (text.name(), disabled.name())
+    return _COLORS[key]
 
-    def __init__(self, normal: str, disabled: str) -> None:
+
+_COLORS: dict[int, tuple[str, str]] = {}
+
+
+class _SvgIconEngine(QIconEngine):
+    """Renders an SVG (and its disabled variant) at each size and colour the first time it is
+    asked. ``color`` None: the application palette's text colour at the time of drawing."""
+
+    def __init__(self, source: str, color: str | None) -> None:
         super().__init__()
-        self._normal, self._disabled = normal, disabled
-        self._pixmaps: dict[tuple[bool, int, int], QPixmap] = {}
+        self._source, self._color = source, color
+        self._pixmaps: dict[tuple[str, int, int], QPixmap] = {}
 
     def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
-        disabled = mode == QIcon.Mode.Disabled
-        key = (disabled, size.width(), size.height())
+        text, disabled = _palette_colors()
+        color = disabled if mode == QIcon.Mode.Disabled else self._color or text
+        key = (color, size.width(), size.height())
         found = self._pixmaps.get(key)
         if found is None:
             side = min(size.width(), size.height())  # icons are square: no stretching
-            svg = self._disabled if disabled else self._normal
+            svg = self._source.replace("currentColor", color)
             found = self._pixmaps[key] = _render(svg, QSize(side, side))
         return found
 
@@ -61,15 +81,12 @@ class _SvgIconEngine(QIconEngine):
         painter.drawPixmap(rect, self.pixmap(size, mode, state))
 
     def clone(self) -> QIconEngine:
-        return _SvgIconEngine(self._normal, self._disabled)
+        return _SvgIconEngine(self._source, self._color)
 
 
 @cache
-def _icon(name: str, color: str, disabled_color: str) -> QIcon:
-    source = _svg_source(name)
-    engine = _SvgIconEngine(
-        source.replace("currentColor", color), source.replace("currentColor", disabled_color)
-    )
+def _icon(name: str, color: str | None) -> QIcon:
+    engine = _SvgIconEngine(_svg_source(name), color)
     _ENGINES.append(engine)  # Python owns the engine: keep it as long as the cached icon
     return QIcon(engine)
 
@@ -80,13 +97,9 @@ _ENGINES: list[_SvgIconEngine] = []
 def icon(name: str, color: QColor | None = None) -> QIcon:
     """The icon ``resources/icons/<name>.svg``; monochrome ones drawn in ``color``.
 
-    ``color`` defaults to the application palette's text colour.
+    ``color`` defaults to the application palette's text colour, whichever it is when drawn.
     """
-    palette = QApplication.palette()
-    text = palette.color(QPalette.ColorRole.WindowText)
-    chosen = color or text
-    disabled = mix(text, palette.color(QPalette.ColorRole.Window), 0.6)
-    return _icon(name, chosen.name(), disabled.name())
+    return _icon(name, color.name() if color is not None else None)
 
 
 def pixmap(name: str, size: int, color: QColor | None = None) -> QPixmap:

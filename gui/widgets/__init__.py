@@ -35,16 +35,24 @@ class ElidedLabel(QLabel):
         parent: QWidget | None = None,
         *,
         prefer_full: bool = False,
+        keep: int = 0,
     ) -> None:
         """``prefer_full``: ask the layout for the whole text's width and give way only when
-        the row is short of room (a header's parts); otherwise take whatever room is left."""
+        the row is short of room (a header's parts); otherwise take whatever room is left.
+
+        ``keep``: the width (px) of text kept whole while the other parts of the row give way.
+        A row short of room takes the same from each part that can shrink, so a step's agent
+        name would be cut as soon as its usage figures; with ``keep`` the name stays whole (up
+        to that width) and the figures are elided first."""
         super().__init__(parent)
         self._full = ""
         self._mode = mode
         self._prefer_full = prefer_full
+        self._keep = keep
         horizontal = QSizePolicy.Policy.Preferred if prefer_full else QSizePolicy.Policy.Ignored
         self.setSizePolicy(horizontal, QSizePolicy.Policy.Preferred)
-        self.setMinimumWidth(40)
+        if not keep:  # with keep, minimumSizeHint follows the text (a set minimum would win)
+            self.setMinimumWidth(40)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.set_full_text(text)
 
@@ -55,6 +63,8 @@ class ElidedLabel(QLabel):
         self._full = text
         self.setToolTip(text)
         self._elide()
+        if self._keep:
+            self.updateGeometry()  # the width it keeps changed with the text
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -65,7 +75,12 @@ class ElidedLabel(QLabel):
         super().setText(metrics.elidedText(self._full, self._mode, max(self.width(), 40)))
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(40, super().minimumSizeHint().height())
+        width = 40
+        if self._keep:
+            margins = self.contentsMargins()
+            whole = QFontMetrics(self.font()).horizontalAdvance(self._full) + 2
+            width = max(width, min(self._keep, whole + margins.left() + margins.right()))
+        return QSize(width, super().minimumSizeHint().height())
 
     def sizeHint(self) -> QSize:
         hint = super().sizeHint()

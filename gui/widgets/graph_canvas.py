@@ -35,6 +35,7 @@ from PySide6.QtGui import (
     QPaintEvent,
     QPalette,
     QPen,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QToolTip, QWidget
 
@@ -488,14 +489,17 @@ class GraphCanvas(QWidget):
 
 
 class GraphView(QScrollArea):
-    """A :class:`GraphCanvas` that scrolls when the graph is bigger than the room it gets
-    (a 100-step preset still fits the header; its height is capped at :attr:`max_height`)."""
+    """A :class:`GraphCanvas` as tall as its graph (a one-row chain leaves no empty band under
+    it), up to :attr:`max_height`; a bigger graph scrolls (a 100-step preset still fits the
+    header). A horizontal scroll bar is given room only while the graph is wider than the view:
+    the panes below move once when the window gets too narrow for the graph, not otherwise."""
 
     def __init__(self, max_height: int = 260, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("GraphView")
         self.canvas = GraphCanvas()
         self.max_height = max_height
+        self._bar_shown = False
         self.setWidget(self.canvas)
         self.setWidgetResizable(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -507,16 +511,24 @@ class GraphView(QScrollArea):
 
     def set_graph(self, graph: PipelineGraph, unknown_agents: set[str] | None = None) -> None:
         self.canvas.set_graph(graph, unknown_agents)
+        self._bar_shown = self._needs_bar(self.width())
         self.updateGeometry()
 
     def describe(self) -> str:
         return self.canvas.describe()
 
+    def _needs_bar(self, width: int) -> bool:
+        margins = self.contentsMargins()
+        room = width - margins.left() - margins.right()
+        if self.canvas.sizeHint().height() + 2 > self.max_height:  # a vertical bar takes room
+            room -= self.verticalScrollBar().sizeHint().width()
+        return self.canvas.sizeHint().width() > room
+
     def _wanted_height(self) -> int:
-        """The whole graph and a horizontal scroll bar (the height stays put whether the bar
-        shows or not: the panes below do not jump as the window is resized)."""
-        bar = self.horizontalScrollBar().sizeHint().height()
-        return self.canvas.sizeHint().height() + bar + 2
+        """The whole graph, and a horizontal scroll bar when the graph is wider than the view."""
+        margins = self.contentsMargins()
+        bar = self.horizontalScrollBar().sizeHint().height() if self._bar_shown else 0
+        return self.canvas.sizeHint().height() + bar + margins.top() + margins.bottom()
 
     def sizeHint(self) -> QSize:
         return QSize(
@@ -525,3 +537,10 @@ class GraphView(QScrollArea):
 
     def minimumSizeHint(self) -> QSize:
         return QSize(80, min(self.max_height, self.sizeHint().height()))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        shown = self._needs_bar(event.size().width())
+        if shown != self._bar_shown:
+            self._bar_shown = shown
+            self.updateGeometry()

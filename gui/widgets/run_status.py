@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from core.record.run_names import status_word
-from gui.theme import SEVERITY_HUES, foreground, is_dark, mix, secondary_text
+from gui.theme import SEVERITY_HUES, STATUS_TEXT, is_dark, mix, tone_color
 
 PHASE_LABELS = {
     "pending": "pending",
@@ -51,12 +51,15 @@ _HUES = {
 SPIN_INTERVAL_MS = 80
 
 
+def status_tone(phase: str) -> str:
+    """The text tone (:func:`gui.theme.set_tone`) of ``phase`` (phase or run status)."""
+    tone = "waiting" if phase == "budget" else phase
+    return tone if tone in STATUS_TEXT else "secondary"
+
+
 def status_color(palette: QPalette, phase: str) -> QColor:
     """Text colour for ``phase`` (phase or run status), readable on the palette's base."""
-    hue = _HUES.get(phase)
-    if hue is None:
-        return secondary_text(palette)
-    return foreground(palette, hue, 0.7 if phase != "waiting" else 0.85)
+    return tone_color(palette, status_tone(phase))
 
 
 def fill_color(palette: QPalette, phase: str) -> QColor:

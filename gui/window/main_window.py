@@ -519,8 +519,12 @@ class MainWindow(QMainWindow):
             return
         self._theme_key = key
         self.setStyleSheet(theme.stylesheet(palette))
-        if "agents" in getattr(self, "views", {}):
-            self.agents_view.refresh_colors()
+        # Editors colour their text themselves (syntax, marks): every view built so far, not
+        # only Agents, redraws it (Presets' YAML, a document's Markdown).
+        for view in list(getattr(self, "views", {}).values()):
+            refresh = getattr(view, "refresh_colors", None)
+            if callable(refresh):
+                refresh()
 
     def _first_painted(self) -> None:
         self.refresh_status()

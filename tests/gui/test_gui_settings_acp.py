@@ -19,10 +19,11 @@ def test_the_acp_tab_shows_known_agents_and_what_is_missing(qtbot: QtBot, tmp_pa
     qtbot.addWidget(dialog)
     dialog.show()
     tab = next(i for i in range(dialog.tabs.count()) if dialog.tabs.tabText(i) == "ACP agents")
+    sections = dialog.tabs.list
     qtbot.mouseClick(
-        dialog.tabs.tabBar(),
+        sections.viewport(),
         Qt.MouseButton.LeftButton,
-        pos=dialog.tabs.tabBar().tabRect(tab).center(),
+        pos=sections.visualItemRect(sections.item(tab)).center(),
     )
     assert dialog.tabs.currentWidget() is dialog.acp_agents
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
@@ -12,8 +13,10 @@ from pytestqt.qtbot import QtBot
 from core.model.events import Event, Lineage, RunStarted, event_from_json, event_to_json
 from gui.run.run_page import RunPage
 from gui.run.run_view import RunView
+from gui.widgets import ElidedLabel
 from gui.window.main_window import MainWindow
 from gui.window.views import VIEWS
+from tests.gui.launching import open_launch_dialog
 from tests.gui.run_events import failed_chain, finished_chain, running_parallel
 
 SMALL_SCREEN = 800
@@ -45,6 +48,10 @@ def _every_kind_of_run() -> list[list[Event]]:
 
 def _read(page: RunPage) -> bool:
     return not page.is_reading() and bool(page.view.panes())
+
+
+def _titled(title: ElidedLabel, name: str) -> bool:
+    return title.full_text() == name
 
 
 def _minimum_width(window: MainWindow) -> int:
@@ -99,3 +106,38 @@ def test_parallel_step_headers_elide_with_an_ellipsis(qtbot: QtBot) -> None:
     qtbot.waitUntil(lambda: pane.agent.text().endswith("…"))
     assert pane.agent.full_text() == long_agent
     assert pane.agent.width() + pane.agent.x() <= pane.header.width()
+
+
+def test_a_preset_open_fits_800_px_its_actions_dropping_their_labels_first(
+    qtbot: QtBot, make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window()
+    window.go_to_view("presets")
+    presets = window.presets_view
+    header = presets.header
+    for name in ("implement", "implement-and-review"):
+        found = presets.catalog.get(name)
+        assert found is not None and found.path is not None
+        presets.open_path(Path(found.path))
+        qtbot.waitUntil(partial(_titled, header.title, name))
+        assert _minimum_width(window) <= SMALL_SCREEN, name
+    window.resize(SMALL_SCREEN, 700)
+    buttons = (header.duplicate_button, header.delete_button)
+    qtbot.waitUntil(lambda: all(button.is_collapsed() for button in buttons))
+    assert header.title.text().startswith("implement")  # a readable part of a long name
+    window.resize(1600, 900)  # room again: the labels come back
+    qtbot.waitUntil(lambda: not any(button.is_collapsed() for button in buttons))
+    assert header.title.text() == "implement-and-review"
+
+
+def test_the_launch_dialog_fits_an_800_by_600_screen_run_in_reach(
+    qtbot: QtBot, make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window()
+    dialog = open_launch_dialog(qtbot, window)
+    assert dialog.minimumSizeHint().height() <= 560  # the rest scrolls above the buttons
+    dialog.resize(760, 560)
+    qtbot.waitUntil(lambda: dialog.height() <= 560)
+    run = dialog.run_button
+    bottom = run.mapTo(dialog, run.rect().bottomLeft()).y()
+    assert run.isVisible() and bottom <= dialog.height()
