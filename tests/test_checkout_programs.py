@@ -16,7 +16,8 @@ from core.run.run_preparation import prepare_steps
 from core.run.run_request import RunRequest, StepSpec
 from core.safety.approvals import ApprovalGate, deny_all
 from core.safety.checkout_programs import checkout_programs, fingerprint, program_files
-from core.safety.trust import TrustStore, UntrustedProjectError
+from core.safety.trust import TrustStore
+from core.safety.untrusted import UntrustedProjectError
 
 
 def _write(path: Path, data: object) -> None:

@@ -25,7 +25,8 @@ from core.model.events import Event, Log, StepFinished
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.approvals import approve_all, deny_all
-from core.safety.trust import TrustStore, UntrustedProjectError
+from core.safety.trust import TrustStore
+from core.safety.untrusted import UntrustedProjectError
 from tests import real_clis
 from tests.anthropic_server import AnthropicServer, reply
 from tests.llm_server import LLMServer, Reply

@@ -18,7 +18,8 @@ from core.record.run_files import run_file
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.redaction import Redactor
-from core.safety.trust import TrustStore, UntrustedProjectError
+from core.safety.trust import TrustStore
+from core.safety.untrusted import UntrustedProjectError
 from tests.llm_server import LLMServer, Reply
 from tests.mcp_support import (
     configure,

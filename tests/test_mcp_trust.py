@@ -14,7 +14,8 @@ from core.model.events import Event, Log, ToolCallFinished
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.approvals import approve_all
-from core.safety.trust import TrustStore, UntrustedProjectError
+from core.safety.trust import TrustStore
+from core.safety.untrusted import UntrustedProjectError
 from tests.llm_server import LLMServer, Reply
 from tests.mcp_support import REPO, configure, wait_no_server_left, write_agent
 

@@ -36,7 +36,8 @@ from core.record.run_state import TextBlock, fold
 from core.run.run_request import RunRequest, StepSpec, preset_request
 from core.run.runner import Runner
 from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest
-from core.safety.trust import TrustStore, UntrustedProjectError
+from core.safety.trust import TrustStore
+from core.safety.untrusted import UntrustedProjectError
 
 Script = Callable[[StepContext], AsyncGenerator[Event, None]]
 

@@ -19,7 +19,8 @@ from core.model.events import Event, Log
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.approvals import approve_all
-from core.safety.trust import TrustStore, UntrustedProjectError, file_kind, project_files
+from core.safety.trust import TrustStore, file_kind, project_files
+from core.safety.untrusted import UntrustedProjectError
 from tests.llm_server import LLMServer, Reply
 
 AGENT = "---\nname: helper\ndescription: Helps.\nskills: [deploy]\n---\nYou help.\n"

@@ -1,14 +1,13 @@
 """Turning a :class:`~core.run.run_request.RunRequest` into steps that can run, or refusing it.
 
-Everything here happens before a single request is sent, so a refusal costs nothing and says
-what to fix (:class:`~core.model.errors.RunError`): the nesting depth, the working folders (one
-outside the run's folder needs :attr:`RunRequest.allow_outside_folder`), the parallel limit,
-project trust (:class:`~core.safety.trust.UntrustedProjectError`: the project's agents and presets,
-and — for a step run by Claude Code or pi — the programs its CLI settings would run, even in a
-folder with no agent files), the agents (an unknown one, or one
-whose file has an error-level diagnostic), their typed parameters (checked against their
-``params:``, defaults applied, also substituted into the agent's system prompt), the backend
-and the model of each step.
+Everything here happens before a single request is sent, so a refusal costs nothing and says what to
+fix (:class:`~core.model.errors.RunError`): the nesting depth, the working folders (one outside the
+run's folder needs :attr:`RunRequest.allow_outside_folder`), the parallel limit, project trust
+(:class:`~core.safety.untrusted.UntrustedProjectError`: the project's agents and presets, and — for
+a step run by Claude Code or pi — the programs its CLI settings would run, even in a folder with no
+agent files), the agents (an unknown one, or one whose file has an error-level diagnostic), their
+typed parameters (checked against their ``params:``, defaults applied, also substituted into the
+agent's system prompt), the backend and the model of each step.
 
 The runner (:mod:`core.run.runner`) calls :func:`prepare_steps` once and then only drives what it
 returns; the launch dialog reaches the same checks through :meth:`core.run.runner.Runner.prepare`.
@@ -37,7 +36,8 @@ from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
 from core.safety.nesting import ParentStep, check_depth
-from core.safety.trust import TrustStore, UntrustedProjectError, one_look, project_files
+from core.safety.trust import TrustStore, one_look, project_files
+from core.safety.untrusted import UntrustedProjectError
 from core.workspace.worktrees import check_repository
 
 

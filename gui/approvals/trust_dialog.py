@@ -5,7 +5,7 @@ make Claude Code or pi run programs by themselves (hooks, ``apiKeyHelper``, MCP 
 packages and shell prefixes: :mod:`core.safety.checkout_programs`). Before a run uses them — the
 first
 time, or after any of them changed — the launcher catches
-:class:`core.safety.trust.UntrustedProjectError` and asks here. The dialog lists every file with
+:class:`core.safety.untrusted.UntrustedProjectError` and asks here. The dialog lists every file with
 what
 it can do (an agent's tools and model, a preset's steps), every program with its command line,
 and offers three ways on:
@@ -55,7 +55,8 @@ from core.run.run_request import RunRequest
 from core.run.runner import Runner
 from core.safety.checkout_programs import checkout_programs, program_files
 from core.safety.redaction import Redactor
-from core.safety.trust import TrustStore, UntrustedProjectError, file_kind, file_name, outside_link
+from core.safety.trust import TrustStore, file_kind, file_name, outside_link
+from core.safety.untrusted import UntrustedProjectError
 from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import icons, secondary_text
 from gui.widgets import ElidedLabel
