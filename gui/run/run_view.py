@@ -23,6 +23,7 @@ when they scroll back down). Ctrl+O expands or collapses the pane that has the f
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -63,8 +64,11 @@ the whole width (tool output, diffs and tables need it); only on a wider screen 
 stop growing and sit centred, so lines stay within reach of the eye."""
 PARALLEL_MIN_WIDTH = 480
 """The narrowest a parallel task's column gets before the panes stack instead."""
-PANES_PER_TURN = 2
-"""Panes a live run's start builds in one turn of the event loop (the rest in the next ones)."""
+TURN_BUDGET_S = 0.008
+"""GUI-thread time one turn of the event loop spends building panes, or bringing changed
+panes up to date, before the rest waits for the next turn (at least one pane a turn). A pane
+costs ~5-20 ms: a turn of eight cost 60 ms of CPU, which a loaded machine stretched past
+150 ms (benchmarks/live.py, benchmarks/open_run.py); input is answered between turns."""
 PANE_CHROME = 80
 """A pane's own margins and the indent of its items, around the prose."""
 SIDE_MARGIN = 16
@@ -106,11 +110,16 @@ class RunView(QWidget):
         self.model = model or RunModel(self)
         self._panes: list[StepPane] = []
         self._fresh: set[int] = set()  # panes built in this batch: already in sync
+        self._unsynced: set[int] = set()
+        """Changed steps whose panes wait for the next turn (see :data:`TURN_BUDGET_S`)."""
+        self._last_synced = -1  # the next turn starts after it: every pane gets its turn
+        self._sync_scheduled = False
         self._generation = 0
         self._gradual_pending = False
         """Panes of the run's start still being built a few per turn."""
         """Counts runs shown: panes still to build for an earlier one are not built."""
         self._fill_gradually = False  # a run opened from a file: panes fill over a few turns
+        self._panes_fill_gradually = False  # ...for every pane of it, built in later turns too
         self._follow = True
         self._pending_focus: tuple[int, str | None, bool] | None = None
         """A step (and tool call) to show once the panes exist (:meth:`focus_step`)."""
@@ -290,39 +299,53 @@ class RunView(QWidget):
             pane.deleteLater()
         self._panes = []
         self._fresh = set()
+        self._unsynced = set()
         self._generation += 1
+        self._columns = 0  # arrange anew
         steps = len(self.model.state.steps)
-        # Live, a pane costs tens of milliseconds to build: a parallel run of eight built at
-        # once held the window ~0.3 s (benchmarks/live.py). Built a few per turn, the first
-        # shows at once and input is answered between the others. A saved run is shown
-        # whole before load_events/load_state return, as their callers expect.
-        gradual = self.model.is_live() and steps > PANES_PER_TURN
-        self._build_panes(self._generation, PANES_PER_TURN if gradual else steps)
+        # A pane costs 5-20 ms to build: eight built at once held the window ~0.3 s. Built a
+        # few per turn (TURN_BUDGET_S), the first shows at once and input is answered
+        # between the others — live, and for a run read from a file (load_state; is_building
+        # says when it is whole). A replay (load_events) is shown whole before it returns, as
+        # its callers expect.
+        self._panes_fill_gradually = self._fill_gradually
+        whole = not self.model.is_live() and not self._fill_gradually
+        self._build_panes(self._generation, whole=whole)
         self.placeholder.setVisible(not steps)
 
-    def _build_panes(self, generation: int, count: int) -> None:
-        """Build the next ``count`` panes (of the run ``generation`` was started for), then
-        schedule the rest for the next turn."""
+    def is_building(self) -> bool:
+        """True while the panes of a run just opened or started are still being built."""
+        return self._gradual_pending
+
+    def _build_panes(self, generation: int, *, whole: bool = False) -> None:
+        """Build the next panes (of the run ``generation`` was started for) for one turn's
+        budget, or all of them (``whole``), then schedule the rest for the next turn."""
         if generation != self._generation:
             return  # another run started meanwhile
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
         first = len(self._panes)
-        built = [self._make_pane(step, running) for step in state.steps[first : first + count]]
-        self._panes.extend(built)
+        limit = time.perf_counter() + TURN_BUDGET_S
+        while len(self._panes) < len(state.steps):
+            self._panes.append(self._make_pane(state.steps[len(self._panes)], running))
+            if not whole and time.perf_counter() > limit:
+                break
+        built = self._panes[first:]
         if first == 0:  # built in the batch that started the run: its sync would repeat it
             self._fresh = set(range(len(self._panes)))
-        self._columns = 0  # arrange anew
-        self._arrange(self.width())
+        columns = self._columns
+        self._arrange(self.width())  # all panes anew when the number of columns changed
+        if self._columns == columns:
+            self._place(first)  # else only the new ones
         for pane in built:
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self._apply_focus()
         self._gradual_pending = len(self._panes) < len(state.steps)
         if self._gradual_pending:
-            QTimer.singleShot(0, self, partial(self._build_panes, generation, PANES_PER_TURN))
+            QTimer.singleShot(0, self, partial(self._build_panes, generation))
 
     def _make_pane(self, step: StepState, running: bool) -> StepPane:
-        pane = StepPane(step, run_running=running, fill_gradually=self._fill_gradually)
+        pane = StepPane(step, run_running=running, fill_gradually=self._panes_fill_gradually)
         if self.model.state.mode == "graph":  # a planned step not started yet: its node
             pane.planned_node = self.model.graph.node_of_step.get(step.index, "")
             pane.sync(step, run_running=running)
@@ -363,9 +386,29 @@ class RunView(QWidget):
         if len(state.steps) > len(self._panes) and not self._gradual_pending:
             self._add_grown_panes(running)  # a graph run's new iteration or attempt
         fresh, self._fresh = self._fresh, set()
-        for index in sorted(indexes - fresh):
-            if 0 <= index < len(self._panes):
+        self._unsynced |= indexes - fresh
+        self._sync_some()
+
+    def _sync_some(self) -> None:
+        """Bring changed panes up to date for one turn's budget (:data:`TURN_BUDGET_S`; eight
+        streaming steps that all changed cost 40 ms at once), the rest at the next turn —
+        starting after the last one synced, so a busy first step cannot starve the others."""
+        self._sync_scheduled = False
+        state = self.model.state
+        running = state.status == "running" and self.model.is_live()
+        after = self._last_synced
+        order = sorted(self._unsynced, key=lambda index: (index <= after, index))
+        limit = time.perf_counter() + TURN_BUDGET_S
+        for index in order:
+            self._unsynced.discard(index)
+            if 0 <= index < len(self._panes):  # a pane still to build is built up to date
                 self._panes[index].sync(state.steps[index], run_running=running)
+                self._last_synced = index
+                if time.perf_counter() > limit:
+                    break
+        if self._unsynced and not self._sync_scheduled:
+            self._sync_scheduled = True
+            QTimer.singleShot(0, self, self._sync_some)
 
     def _sync_graph(self) -> None:
         progress = self.model.graph
@@ -434,23 +477,29 @@ class RunView(QWidget):
         if columns == self._columns:
             return
         self._columns = columns
-        # In columns every pane gets the same width, whatever its contents would like.
-        horizontal = QSizePolicy.Policy.Preferred if columns == 1 else QSizePolicy.Policy.Ignored
         for pane in self._panes:
             self._panes_layout.removeWidget(pane)
             self._grid.removeWidget(pane)
-            pane.setSizePolicy(horizontal, QSizePolicy.Policy.Maximum)
-        if columns == 1:
-            for position, pane in enumerate(self._panes):
-                self._panes_layout.insertWidget(1 + position, pane)
-        else:
-            for position, pane in enumerate(self._panes):
-                self._grid.addWidget(
-                    pane, position // columns, position % columns, Qt.AlignmentFlag.AlignTop
-                )
+        self._place(0)
+        if columns > 1:
             for index in range(self._grid.columnCount()):
                 self._grid.setColumnStretch(index, 1 if index < columns else 0)
         self._grid_host.setVisible(columns > 1)
+
+    def _place(self, first: int) -> None:
+        """Put the panes from ``first`` on in the current arrangement (a stack, or columns)."""
+        columns = self._columns
+        # In columns every pane gets the same width, whatever its contents would like.
+        horizontal = QSizePolicy.Policy.Preferred if columns == 1 else QSizePolicy.Policy.Ignored
+        for position in range(first, len(self._panes)):
+            pane = self._panes[position]
+            pane.setSizePolicy(horizontal, QSizePolicy.Policy.Maximum)
+            if columns == 1:
+                self._panes_layout.insertWidget(1 + position, pane)
+            else:
+                self._grid.addWidget(
+                    pane, position // columns, position % columns, Qt.AlignmentFlag.AlignTop
+                )
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:
