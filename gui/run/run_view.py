@@ -24,7 +24,7 @@ when they scroll back down). Ctrl+O expands or collapses the pane that has the f
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
@@ -121,7 +121,9 @@ class RunView(QWidget):
         self._fill_gradually = False  # a run opened from a file: panes fill over a few turns
         self._panes_fill_gradually = False  # ...for every pane of it, built in later turns too
         self._follow = True
-        self._pending_focus: tuple[int, str | None, bool] | None = None
+        self._pending_focus: (
+            tuple[int, str | None, bool, Callable[[StepPane], object] | None] | None
+        ) = None
         """A step (and tool call) to show once the panes exist (:meth:`focus_step`)."""
         self._scrolling = False
 
@@ -253,16 +255,24 @@ class RunView(QWidget):
         """Write the run as Markdown to ``path`` (atomically)."""
         atomic_write_text(path, self.to_markdown())
 
-    def focus_step(self, step: int, call_id: str | None = None, *, highlight: bool = True) -> None:
+    def focus_step(
+        self,
+        step: int,
+        call_id: str | None = None,
+        *,
+        highlight: bool = True,
+        then: Callable[[StepPane], object] | None = None,
+    ) -> None:
         """Scroll to ``step``'s pane (open, highlighted, with ``call_id``'s row open), now or —
-        for a run still being read — as soon as its panes exist."""
-        self._pending_focus = (step, call_id, highlight)
+        for a run still being read, its panes built a few per turn — as soon as its pane
+        exists; ``then(pane)`` is called at that moment (a search marks its matches)."""
+        self._pending_focus = (step, call_id, highlight, then)
         self._apply_focus()
 
     def _apply_focus(self) -> None:
         if self._pending_focus is None:
             return
-        step, call_id, highlight = self._pending_focus
+        step, call_id, highlight, then = self._pending_focus
         if not 0 <= step < len(self._panes):
             return
         self._pending_focus = None
@@ -271,6 +281,8 @@ class RunView(QWidget):
         row = pane.reveal_call(call_id) if call_id else None
         if highlight:
             pane.flash()
+        if then is not None:
+            then(pane)
         target = row or pane
         QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(target, 0, 40))
 
@@ -310,8 +322,14 @@ class RunView(QWidget):
         # its callers expect.
         self._panes_fill_gradually = self._fill_gradually
         whole = not self.model.is_live() and not self._fill_gradually
-        self._build_panes(self._generation, whole=whole)
         self.placeholder.setVisible(not steps)
+        if self._fill_gradually and steps:
+            # A run read from a file: its header, graph and tab are adopted in this turn, its
+            # first pane is built in the next (together they cost 35 ms of CPU at once).
+            self._gradual_pending = True
+            QTimer.singleShot(0, self, partial(self._build_panes, self._generation))
+            return
+        self._build_panes(self._generation, whole=whole)
 
     def is_building(self) -> bool:
         """True while the panes of a run just opened or started are still being built."""
