@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import QObject, QSortFilterProxyModel, Qt, Signal
@@ -198,21 +199,34 @@ class BatchTableModel(FlatTableModel):
             return format_cost(row.cost, row.priced) if row.cost or not row.priced else ""
         if column == 6:
             return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
-        return markdown_line(row.output or (row.error or ""))[:PREVIEW_CHARS]
+        return _preview(row.output or (row.error or ""))
 
     @staticmethod
     def _key(row: ItemRow, column: int) -> Any:
-        keys: tuple[Any, ...] = (
-            row.index,
-            row.label.casefold(),
-            row.status,
-            row.step,
-            row.tokens,
-            row.cost,
-            row.duration_s or 0.0,
-            row.output.casefold(),
-        )
-        return keys[column]
+        # Only the column asked for: sorting asks twice per comparison, and a live batch
+        # repaints its 64 rows 20 times a second (an item's answer is long to casefold).
+        if column == 0:
+            return row.index
+        if column == 1:
+            return row.label.casefold()
+        if column == 2:
+            return row.status
+        if column == 3:
+            return row.step
+        if column == 4:
+            return row.tokens
+        if column == 5:
+            return row.cost
+        if column == 6:
+            return row.duration_s or 0.0
+        return row.output.casefold()
+
+
+@lru_cache(maxsize=1024)
+def _preview(text: str) -> str:
+    """The Output column's line, kept: every repaint of a row asks for it, and an answer of
+    many kilobytes is slow to flatten (the table repaints its rows 20 times a second)."""
+    return markdown_line(text)[:PREVIEW_CHARS]
 
 
 def _recorded_row(index: int, label: str, result: ItemResult) -> ItemRow:
