@@ -55,6 +55,7 @@ from gui.run.run_model import RunModel
 from gui.run.step_pane import StepPane
 from gui.theme import secondary_text
 from gui.widgets.graph_canvas import GraphView
+from gui.widgets.turn_work import TURN_BUDGET_S, later
 
 TICK_MS = 250
 """How often the elapsed time and running step durations are redrawn while live."""
@@ -64,11 +65,6 @@ the whole width (tool output, diffs and tables need it); only on a wider screen 
 stop growing and sit centred, so lines stay within reach of the eye."""
 PARALLEL_MIN_WIDTH = 480
 """The narrowest a parallel task's column gets before the panes stack instead."""
-TURN_BUDGET_S = 0.008
-"""GUI-thread time one turn of the event loop spends building panes, or bringing changed
-panes up to date, before the rest waits for the next turn (at least one pane a turn). A pane
-costs ~5-20 ms: a turn of eight cost 60 ms of CPU, which a loaded machine stretched past
-150 ms (benchmarks/live.py, benchmarks/open_run.py); input is answered between turns."""
 PANE_CHROME = 80
 """A pane's own margins and the indent of its items, around the prose."""
 SIDE_MARGIN = 16
@@ -316,7 +312,8 @@ class RunView(QWidget):
         self._columns = 0  # arrange anew
         steps = len(self.model.state.steps)
         # A pane costs 5-20 ms to build: eight built at once held the window ~0.3 s. Built a
-        # few per turn (TURN_BUDGET_S), the first shows at once and input is answered
+        # few per turn (TURN_BUDGET_S, shared with the panes' own items: turn_work), the first
+        # shows at once and input is answered
         # between the others — live, and for a run read from a file (load_state; is_building
         # says when it is whole). A replay (load_events) is shown whole before it returns, as
         # its callers expect.
@@ -327,7 +324,7 @@ class RunView(QWidget):
             # A run read from a file: its header, graph and tab are adopted in this turn, its
             # first pane is built in the next (together they cost 35 ms of CPU at once).
             self._gradual_pending = True
-            QTimer.singleShot(0, self, partial(self._build_panes, self._generation))
+            later(self, partial(self._build_panes, self._generation))
             return
         self._build_panes(self._generation, whole=whole)
 
@@ -360,7 +357,7 @@ class RunView(QWidget):
         self._apply_focus()
         self._gradual_pending = len(self._panes) < len(state.steps)
         if self._gradual_pending:
-            QTimer.singleShot(0, self, partial(self._build_panes, generation))
+            later(self, partial(self._build_panes, generation))
 
     def _make_pane(self, step: StepState, running: bool) -> StepPane:
         pane = StepPane(step, run_running=running, fill_gradually=self._panes_fill_gradually)
@@ -426,7 +423,7 @@ class RunView(QWidget):
                     break
         if self._unsynced and not self._sync_scheduled:
             self._sync_scheduled = True
-            QTimer.singleShot(0, self, self._sync_some)
+            later(self, self._sync_some)
 
     def _sync_graph(self) -> None:
         progress = self.model.graph

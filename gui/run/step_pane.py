@@ -56,6 +56,7 @@ from gui.widgets.run_status import (
     format_seconds,
     status_color,
 )
+from gui.widgets.turn_work import later
 
 HIGHLIGHT_MS = 2500
 """How long a pane reached through a link stays highlighted."""
@@ -70,7 +71,8 @@ MAX_NEW_WIDGETS = 4
 restarts at the newest ones; the others stay one click away ("Show earlier items")."""
 GROW_PER_TURN = 2
 """Widgets a pane adds per event-loop turn while it fills in by itself (a run just opened, a
-step folding back): several panes grow in the same turn, at ~4 ms a Markdown view."""
+step folding back), at ~4 ms a Markdown view; several panes share one budget a turn
+(:mod:`gui.widgets.turn_work`)."""
 
 
 def graph_place(step: StepState) -> str:
@@ -518,9 +520,7 @@ class StepPane(HeaderToggleMixin, QFrame):
                 # A pane shown for the first time (a run just opened) gets its newest items
                 # now and the ones before them over the next turns, like _grow_backwards.
                 self._first = count - GROW_PER_TURN
-                QTimer.singleShot(
-                    0, self, lambda: self._sync_items(bounded=self._live_window(), gradual=True)
-                )
+                later(self, lambda: self._sync_items(bounded=self._live_window(), gradual=True))
         live = self._run_running and self._step.phase in ("running", "waiting")
         last = count - 1
         for offset, widget in enumerate(self._widgets):
@@ -550,9 +550,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self._widgets.insert(0, widget)
         self._first = until
         if until > start:
-            QTimer.singleShot(
-                0, self, lambda: self._sync_items(bounded=self._live_window(), gradual=True)
-            )
+            later(self, lambda: self._sync_items(bounded=self._live_window(), gradual=True))
 
     def _live_window(self) -> bool:
         """A running step's window follows new items; a finished one is built in full."""
