@@ -311,12 +311,11 @@ class RunView(QWidget):
         self._generation += 1
         self._columns = 0  # arrange anew
         steps = len(self.model.state.steps)
-        # A pane costs 5-20 ms to build: eight built at once held the window ~0.3 s. Built a
-        # few per turn (TURN_BUDGET_S, shared with the panes' own items: turn_work), the first
-        # shows at once and input is answered
-        # between the others — live, and for a run read from a file (load_state; is_building
-        # says when it is whole). A replay (load_events) is shown whole before it returns, as
-        # its callers expect.
+        # A pane costs 5-20 ms to build: eight built at once held the window ~0.3 s. Built one
+        # a turn (beside the panes' own items, within one budget: turn_work), the first shows
+        # at once and input is answered between the others — live, and for a run read from a
+        # file (load_state; is_building says when it is whole). A replay (load_events) is
+        # shown whole before it returns, as its callers expect.
         self._panes_fill_gradually = self._fill_gradually
         whole = not self.model.is_live() and not self._fill_gradually
         self.placeholder.setVisible(not steps)
@@ -333,18 +332,17 @@ class RunView(QWidget):
         return self._gradual_pending
 
     def _build_panes(self, generation: int, *, whole: bool = False) -> None:
-        """Build the next panes (of the run ``generation`` was started for) for one turn's
-        budget, or all of them (``whole``), then schedule the rest for the next turn."""
+        """Build the next pane (of the run ``generation`` was started for), or all of them
+        (``whole``), then schedule the rest for the next turn."""
         if generation != self._generation:
             return  # another run started meanwhile
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
         first = len(self._panes)
-        limit = time.perf_counter() + TURN_BUDGET_S
         while len(self._panes) < len(state.steps):
             self._panes.append(self._make_pane(state.steps[len(self._panes)], running))
-            if not whole and time.perf_counter() > limit:
-                break
+            if not whole:
+                break  # one a turn: the turn's budget is shared (turn_work)
         built = self._panes[first:]
         if first == 0:  # built in the batch that started the run: its sync would repeat it
             self._fresh = set(range(len(self._panes)))

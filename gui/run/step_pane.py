@@ -516,10 +516,11 @@ class StepPane(HeaderToggleMixin, QFrame):
             self._first += 1
         if not self._widgets:
             self._first = start
-            if self._fill_gradually and not bounded and count - start > GROW_PER_TURN:
-                # A pane shown for the first time (a run just opened) gets its newest items
-                # now and the ones before them over the next turns, like _grow_backwards.
-                self._first = count - GROW_PER_TURN
+            if self._fill_gradually and not bounded and count > start:
+                # A pane shown for the first time (a run just opened) is built bare, its
+                # newest items at the next turn and the ones before them over the next ones,
+                # like _grow_backwards: a pane with its items at once cost 25 ms.
+                self._first = count
                 later(self, lambda: self._sync_items(bounded=self._live_window(), gradual=True))
         live = self._run_running and self._step.phase in ("running", "waiting")
         last = count - 1
