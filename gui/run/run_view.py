@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from core.config.atomic import atomic_write_text
 from core.history.run_export import state_to_markdown
@@ -122,6 +123,9 @@ class RunView(QWidget):
         ) = None
         """A step (and tool call) to show once the panes exist (:meth:`focus_step`)."""
         self._scrolling = False
+        self._anchor: QWidget | None = None
+        """The pane (or row) a focus_step went to: kept in view while the panes around it fill
+        in, a few per turn, until the person scrolls."""
 
         self.header = RunHeader()
         self.header.cancelRequested.connect(self.cancelRequested)
@@ -279,8 +283,18 @@ class RunView(QWidget):
             pane.flash()
         if then is not None:
             then(pane)
-        target = row or pane
-        QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(target, 0, 40))
+        self._anchor = row or pane
+        self._follow = False  # reading there now, not the end
+        QTimer.singleShot(0, self, self._show_anchor)
+
+    def _show_anchor(self) -> None:
+        anchor = self._anchor
+        if anchor is None or not isValid(anchor):
+            self._anchor = None
+            return
+        self._scrolling = True
+        self.scroll_area.ensureWidgetVisible(anchor, 0, 40)
+        self._scrolling = False
 
     def open_node(self, node: str) -> None:
         """A click on ``node`` in the graph: its latest step's pane, opened and in view."""
@@ -515,13 +529,16 @@ class RunView(QWidget):
                 )
 
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
-        if self._follow:
+        if self._anchor is not None:  # the panes above it grew: it stays in view
+            self._show_anchor()
+        elif self._follow:
             self._scrolling = True
             self.scroll_area.verticalScrollBar().setValue(maximum)
             self._scrolling = False
 
     def _on_scrolled(self, value: int) -> None:
         if not self._scrolling:
+            self._anchor = None  # the person scrolled: they read where they want
             self._follow = value >= self.scroll_area.verticalScrollBar().maximum() - FOLLOW_SLACK
 
     def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:

@@ -119,11 +119,14 @@ def test_a_run_opened_from_a_file_fills_its_panes_over_a_few_turns(
 ) -> None:
     state = fold(many_items(25))  # what the worker thread hands over
 
+    built_with: list[int] = []
     view.load_state(state)
+    view.focus_step(0, then=lambda pane: built_with.append(len(pane.item_widgets())))
 
-    qtbot.waitUntil(lambda: bool(view.panes()))  # the header now, the first pane next turn
+    assert not view.panes()  # the header now, the first pane at the next turn
+    qtbot.waitUntil(lambda: bool(built_with))
+    assert built_with == [0]  # built bare: its items over the next turns
     pane = view.pane(0)
-    assert len(pane.item_widgets()) < COLLAPSED_ITEMS  # its items over the next turns
     qtbot.waitUntil(lambda: len(pane.item_widgets()) == COLLAPSED_ITEMS)
     assert pane.first_shown_item() == 15
 
