@@ -16,6 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import QObject, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
 
 from core.batch.results import ItemResult
 from core.batch.store import BatchRecord
@@ -176,7 +178,7 @@ class BatchTableModel(FlatTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, index.column())
         if role == Qt.ItemDataRole.DecorationRole and index.column() == 2:
-            return status_icon(row.status)
+            return _status_icon(row.status)
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 7 and row.output:
                 return row.output[:2000]
@@ -223,6 +225,22 @@ class BatchTableModel(FlatTableModel):
         if column == 6:
             return row.duration_s or 0.0
         return row.output.casefold()
+
+
+_ICONS: dict[tuple[str, int], QIcon] = {}
+
+
+def _status_icon(status: str) -> QIcon:
+    """The Status column's dot, drawn once per status and palette: a repaint asks for it for
+    every visible row (drawing each anew was most of a live batch's repaint)."""
+    palette = QApplication.palette()
+    key = (status, palette.cacheKey())
+    icon = _ICONS.get(key)
+    if icon is None:
+        if len(_ICONS) > 64:  # the palette changed (light ↔ dark): the old dots go
+            _ICONS.clear()
+        icon = _ICONS[key] = status_icon(status, palette)
+    return icon
 
 
 @lru_cache(maxsize=1024)
