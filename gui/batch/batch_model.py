@@ -1,21 +1,23 @@
 """The batch view's table model: one row per item, live from core events, coalesced.
 
 A live batch publishes every event of every item (the core's :data:`BatchListener`, on the
-qasync loop = the GUI thread). :meth:`BatchTableModel.add_event` only queues; the run view's
-:class:`~gui.widgets.throttle.Throttle`, at the run view's pace
-(:data:`~gui.run.run_model.BATCH_INTERVAL_MS`, at once for an item's start and end), folds the
-queue into each item's :class:`~core.record.run_state.RunState` — the run view's reducer — and
-repaints only the rows that changed. A saved batch is loaded from its results
-(:mod:`core.batch.results`): no run file is replayed.
+qasync loop = the GUI thread). :meth:`BatchTableModel.add_event` only queues; a
+:class:`~gui.widgets.throttle.Throttle` (every :data:`TABLE_INTERVAL_MS`, at once for an item's
+start and end) folds the queue into each item's :class:`~core.record.run_state.RunState` — the
+run view's reducer — and repaints only the rows that changed. A saved batch is loaded from its
+results (:mod:`core.batch.results`): no run file is replayed.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import QObject, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
 
 from core.batch.results import ItemResult
 from core.batch.store import BatchRecord
@@ -24,7 +26,6 @@ from core.model.events import Event, RunFinished, RunStarted, compact_number
 from core.record.run_names import status_word
 from core.record.run_state import RunState
 from gui.history.runs_table import status_icon
-from gui.run.run_model import BATCH_INTERVAL_MS
 from gui.widgets.plain_text import markdown_line
 from gui.widgets.table_model import FlatTableModel, Index
 from gui.widgets.throttle import Throttle
@@ -32,6 +33,11 @@ from gui.widgets.throttle import Throttle
 COLUMNS = ("#", "Input", "Status", "Step", "Tokens", "Cost", "Duration", "Output")
 FAILED = frozenset({"error", "aborted", "interrupted"})
 PREVIEW_CHARS = 160
+TABLE_INTERVAL_MS = 250
+"""A live batch's rows are repainted at most this often (4 Hz; an item's start and end at
+once). Its figures are read, not watched word by word, and a repaint of 64 busy rows asks the
+model for every cell's text, icon and colours: a quarter of the GUI thread's time at 20 Hz,
+beside eight streaming steps (benchmarks/live.py)."""
 
 
 @dataclass
@@ -81,7 +87,7 @@ class BatchTableModel(FlatTableModel):
         self.rows: list[ItemRow] = []
         self._by_index: dict[int, int] = {}
         self._pending: deque[tuple[int, Event]] = deque()
-        self._throttle = Throttle(self.flush, BATCH_INTERVAL_MS, self)
+        self._throttle = Throttle(self.flush, TABLE_INTERVAL_MS, self)
 
     # -- public API ----------------------------------------------------------------------
 
@@ -172,7 +178,7 @@ class BatchTableModel(FlatTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, index.column())
         if role == Qt.ItemDataRole.DecorationRole and index.column() == 2:
-            return status_icon(row.status)
+            return _status_icon(row.status)
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 7 and row.output:
                 return row.output[:2000]
@@ -198,21 +204,50 @@ class BatchTableModel(FlatTableModel):
             return format_cost(row.cost, row.priced) if row.cost or not row.priced else ""
         if column == 6:
             return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
-        return markdown_line(row.output or (row.error or ""))[:PREVIEW_CHARS]
+        return _preview(row.output or (row.error or ""))
 
     @staticmethod
     def _key(row: ItemRow, column: int) -> Any:
-        keys: tuple[Any, ...] = (
-            row.index,
-            row.label.casefold(),
-            row.status,
-            row.step,
-            row.tokens,
-            row.cost,
-            row.duration_s or 0.0,
-            row.output.casefold(),
-        )
-        return keys[column]
+        # Only the column asked for: sorting asks twice per comparison, and a live batch
+        # repaints its 64 rows 20 times a second (an item's answer is long to casefold).
+        if column == 0:
+            return row.index
+        if column == 1:
+            return row.label.casefold()
+        if column == 2:
+            return row.status
+        if column == 3:
+            return row.step
+        if column == 4:
+            return row.tokens
+        if column == 5:
+            return row.cost
+        if column == 6:
+            return row.duration_s or 0.0
+        return row.output.casefold()
+
+
+_ICONS: dict[tuple[str, int], QIcon] = {}
+
+
+def _status_icon(status: str) -> QIcon:
+    """The Status column's dot, drawn once per status and palette: a repaint asks for it for
+    every visible row (drawing each anew was most of a live batch's repaint)."""
+    palette = QApplication.palette()
+    key = (status, palette.cacheKey())
+    icon = _ICONS.get(key)
+    if icon is None:
+        if len(_ICONS) > 64:  # the palette changed (light ↔ dark): the old dots go
+            _ICONS.clear()
+        icon = _ICONS[key] = status_icon(status, palette)
+    return icon
+
+
+@lru_cache(maxsize=1024)
+def _preview(text: str) -> str:
+    """The Output column's line, kept: every repaint of a row asks for it, and an answer of
+    many kilobytes is slow to flatten (the table repaints its rows 20 times a second)."""
+    return markdown_line(text)[:PREVIEW_CHARS]
 
 
 def _recorded_row(index: int, label: str, result: ItemResult) -> ItemRow:

@@ -38,6 +38,7 @@ from core.record.text_buffer import TextBuffer
 from gui.run.markdown_render import BlockSplitter, extends_plainly, prepare_highlighting
 from gui.run.markdown_view import MarkdownView
 from gui.widgets.throttle import Throttle
+from gui.widgets.turn_work import later
 
 STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
@@ -82,9 +83,7 @@ class MarkdownStream(QWidget):
         self._ready = ""  # finished text waiting to be laid out, a slice per loop turn
         self._ready_pos = 0  # how much of it is laid out (always at a block boundary)
         self._ready_splitter = BlockSplitter()  # finds the cuts in ``_ready``
-        self._lazy_timer = QTimer(self)
-        self._lazy_timer.setSingleShot(True)
-        self._lazy_timer.timeout.connect(self._lay_out_slice)
+        self._slice_queued = False  # the next slice waits for a turn (gui.widgets.turn_work)
         self.block_renders = 0
         """How many times newly finished blocks were rendered and appended."""
         self.tail_renders = 0
@@ -138,7 +137,6 @@ class MarkdownStream(QWidget):
         """Show ``text`` from scratch (a replayed or re-shown block): one render, or for a
         long finished text the first slice now and the rest a slice per event-loop turn."""
         self._throttle.restart()
-        self._lazy_timer.stop()
         self._ready, self._ready_pos = "", 0
         self._whole = TextBuffer(text)
         self._unmerged = []
@@ -231,7 +229,7 @@ class MarkdownStream(QWidget):
         self._ready = self._ready[self._ready_pos :] + finished
         self._ready_pos = 0
         self._ready_splitter = BlockSplitter()  # the backlog starts at a block boundary
-        if not self._lazy_timer.isActive():
+        if not self._slice_queued:
             self._lay_out_slice()
 
     def _lay_out_slice(self) -> None:
@@ -249,10 +247,16 @@ class MarkdownStream(QWidget):
         self.layout_slices += 1
         self._show_segments()
         if cut < len(text):
-            self._lazy_timer.start(0)
+            if not self._slice_queued:
+                self._slice_queued = True
+                later(self, self._next_slice)
             return
         self._ready, self._ready_pos = "", 0
         self.rendered.emit()
+
+    def _next_slice(self) -> None:
+        self._slice_queued = False
+        self._lay_out_slice()
 
     def _append(self, source: str) -> None:
         last = self._segments[-1]

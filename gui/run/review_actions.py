@@ -88,9 +88,9 @@ class ReviewActions(QObject):
         page = self._runs.open_record(record)
 
         def reveal() -> None:
-            page.view.focus_step(hit.step, hit.call_id)
-            if 0 <= hit.step < len(page.view.panes()):
-                highlight_matches(page.view.pane(hit.step), patterns)
+            page.view.focus_step(
+                hit.step, hit.call_id, then=lambda pane: highlight_matches(pane, patterns)
+            )
 
         if page.loader is None:
             reveal()

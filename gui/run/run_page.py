@@ -49,8 +49,9 @@ class RunPage(QWidget):
         return self.view.state().run_id or self.expected_run_id
 
     def is_reading(self) -> bool:
-        """True while the saved run is read and folded (the tab says "Reading …")."""
-        return self.loader is not None
+        """True while the saved run is read and folded (the tab says "Reading …"), and
+        while its panes are built, a few per turn."""
+        return self.loader is not None or self.view.is_building()
 
     def is_live(self) -> bool:
         return self.session is not None and self.session.is_active()

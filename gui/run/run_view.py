@@ -23,7 +23,8 @@ when they scroll back down). Ctrl+O expands or collapses the pane that has the f
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
@@ -42,6 +43,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from core.config.atomic import atomic_write_text
 from core.history.run_export import state_to_markdown
@@ -54,6 +56,7 @@ from gui.run.run_model import RunModel
 from gui.run.step_pane import StepPane
 from gui.theme import set_tone
 from gui.widgets.graph_canvas import GraphView
+from gui.widgets.turn_work import TURN_BUDGET_S, later
 
 TICK_MS = 250
 """How often the elapsed time and running step durations are redrawn while live."""
@@ -63,8 +66,6 @@ the whole width (tool output, diffs and tables need it); only on a wider screen 
 stop growing and sit centred, so lines stay within reach of the eye."""
 PARALLEL_MIN_WIDTH = 480
 """The narrowest a parallel task's column gets before the panes stack instead."""
-PANES_PER_TURN = 2
-"""Panes a live run's start builds in one turn of the event loop (the rest in the next ones)."""
 PANE_CHROME = 80
 """A pane's own margins and the indent of its items, around the prose."""
 SIDE_MARGIN = 16
@@ -106,15 +107,25 @@ class RunView(QWidget):
         self.model = model or RunModel(self)
         self._panes: list[StepPane] = []
         self._fresh: set[int] = set()  # panes built in this batch: already in sync
+        self._unsynced: set[int] = set()
+        """Changed steps whose panes wait for the next turn (see :data:`TURN_BUDGET_S`)."""
+        self._last_synced = -1  # the next turn starts after it: every pane gets its turn
+        self._sync_scheduled = False
         self._generation = 0
         self._gradual_pending = False
         """Panes of the run's start still being built a few per turn."""
         """Counts runs shown: panes still to build for an earlier one are not built."""
         self._fill_gradually = False  # a run opened from a file: panes fill over a few turns
+        self._panes_fill_gradually = False  # ...for every pane of it, built in later turns too
         self._follow = True
-        self._pending_focus: tuple[int, str | None, bool] | None = None
+        self._pending_focus: (
+            tuple[int, str | None, bool, Callable[[StepPane], object] | None] | None
+        ) = None
         """A step (and tool call) to show once the panes exist (:meth:`focus_step`)."""
         self._scrolling = False
+        self._anchor: QWidget | None = None
+        """The pane (or row) a focus_step went to: kept in view while the panes around it fill
+        in, a few per turn, until the person scrolls."""
 
         self.header = RunHeader()
         self.header.cancelRequested.connect(self.cancelRequested)
@@ -246,16 +257,24 @@ class RunView(QWidget):
         """Write the run as Markdown to ``path`` (atomically)."""
         atomic_write_text(path, self.to_markdown())
 
-    def focus_step(self, step: int, call_id: str | None = None, *, highlight: bool = True) -> None:
+    def focus_step(
+        self,
+        step: int,
+        call_id: str | None = None,
+        *,
+        highlight: bool = True,
+        then: Callable[[StepPane], object] | None = None,
+    ) -> None:
         """Scroll to ``step``'s pane (open, highlighted, with ``call_id``'s row open), now or —
-        for a run still being read — as soon as its panes exist."""
-        self._pending_focus = (step, call_id, highlight)
+        for a run still being read, its panes built a few per turn — as soon as its pane
+        exists; ``then(pane)`` is called at that moment (a search marks its matches)."""
+        self._pending_focus = (step, call_id, highlight, then)
         self._apply_focus()
 
     def _apply_focus(self) -> None:
         if self._pending_focus is None:
             return
-        step, call_id, highlight = self._pending_focus
+        step, call_id, highlight, then = self._pending_focus
         if not 0 <= step < len(self._panes):
             return
         self._pending_focus = None
@@ -264,8 +283,20 @@ class RunView(QWidget):
         row = pane.reveal_call(call_id) if call_id else None
         if highlight:
             pane.flash()
-        target = row or pane
-        QTimer.singleShot(0, self, lambda: self.scroll_area.ensureWidgetVisible(target, 0, 40))
+        if then is not None:
+            then(pane)
+        self._anchor = row or pane
+        self._follow = False  # reading there now, not the end
+        QTimer.singleShot(0, self, self._show_anchor)
+
+    def _show_anchor(self) -> None:
+        anchor = self._anchor
+        if anchor is None or not isValid(anchor):
+            self._anchor = None
+            return
+        self._scrolling = True
+        self.scroll_area.ensureWidgetVisible(anchor, 0, 40)
+        self._scrolling = False
 
     def open_node(self, node: str) -> None:
         """A click on ``node`` in the graph: its latest step's pane, opened and in view."""
@@ -292,41 +323,60 @@ class RunView(QWidget):
             pane.deleteLater()
         self._panes = []
         self._fresh = set()
+        self._unsynced = set()
         self._generation += 1
+        self._columns = 0  # arrange anew
         steps = len(self.model.state.steps)
-        # Live, a pane costs tens of milliseconds to build: a parallel run of eight built at
-        # once held the window ~0.3 s (benchmarks/live.py). Built a few per turn, the first
-        # shows at once and input is answered between the others. A saved run is shown
-        # whole before load_events/load_state return, as their callers expect.
-        gradual = self.model.is_live() and steps > PANES_PER_TURN
-        self._build_panes(self._generation, PANES_PER_TURN if gradual else steps)
+        # A pane costs 5-20 ms to build: eight built at once held the window ~0.3 s. Built one
+        # a turn (beside the panes' own items, within one budget: turn_work), the first shows
+        # at once and input is answered between the others — live, and for a run read from a
+        # file (load_state; is_building says when it is whole). A replay (load_events) is
+        # shown whole before it returns, as its callers expect.
+        self._panes_fill_gradually = self._fill_gradually
+        whole = not self.model.is_live() and not self._fill_gradually
         self.placeholder.setVisible(not steps)
+        if self._fill_gradually and steps:
+            # A run read from a file: its header, graph and tab are adopted in this turn, its
+            # first pane is built in the next (together they cost 35 ms of CPU at once).
+            self._gradual_pending = True
+            later(self, partial(self._build_panes, self._generation))
+            return
+        self._build_panes(self._generation, whole=whole)
 
-    def _build_panes(self, generation: int, count: int) -> None:
-        """Build the next ``count`` panes (of the run ``generation`` was started for), then
-        schedule the rest for the next turn."""
+    def is_building(self) -> bool:
+        """True while the panes of a run just opened or started are still being built."""
+        return self._gradual_pending
+
+    def _build_panes(self, generation: int, *, whole: bool = False) -> None:
+        """Build the next pane (of the run ``generation`` was started for), or all of them
+        (``whole``), then schedule the rest for the next turn."""
         if generation != self._generation:
             return  # another run started meanwhile
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
         first = len(self._panes)
-        built = [self._make_pane(step, running) for step in state.steps[first : first + count]]
-        self._panes.extend(built)
+        while len(self._panes) < len(state.steps):
+            self._panes.append(self._make_pane(state.steps[len(self._panes)], running))
+            if not whole:
+                break  # one a turn: the turn's budget is shared (turn_work)
+        built = self._panes[first:]
         if first == 0:  # built in the batch that started the run: its sync would repeat it
             self._fresh = set(range(len(self._panes)))
-        self._columns = 0  # arrange anew
-        self._arrange(self.width())
+        columns = self._columns
+        self._arrange(self.width())  # all panes anew when the number of columns changed
+        if self._columns == columns:
+            self._place(first)  # else only the new ones
         for pane in built:
             pane.show()  # now, not at the layout's next turn: the view is complete on return
         self._apply_focus()
         self._gradual_pending = len(self._panes) < len(state.steps)
         if self._gradual_pending:
-            QTimer.singleShot(0, self, partial(self._build_panes, generation, PANES_PER_TURN))
+            later(self, partial(self._build_panes, generation))
 
     def _make_pane(self, step: StepState, running: bool) -> StepPane:
         # A live run's state is the runner's, ahead of the view: a pane made now may find
         # thousands of items already, so it fills over a few turns too (a saved run's does).
-        gradual = self._fill_gradually or self.model.is_live()
+        gradual = self._panes_fill_gradually or self.model.is_live()
         pane = StepPane(step, run_running=running, fill_gradually=gradual)
         if self.model.state.mode == "graph":  # a planned step not started yet: its node
             pane.planned_node = self.model.graph.node_of_step.get(step.index, "")
@@ -368,9 +418,29 @@ class RunView(QWidget):
         if len(state.steps) > len(self._panes) and not self._gradual_pending:
             self._add_grown_panes(running)  # a graph run's new iteration or attempt
         fresh, self._fresh = self._fresh, set()
-        for index in sorted(indexes - fresh):
-            if 0 <= index < len(self._panes):
+        self._unsynced |= indexes - fresh
+        self._sync_some()
+
+    def _sync_some(self) -> None:
+        """Bring changed panes up to date for one turn's budget (:data:`TURN_BUDGET_S`; eight
+        streaming steps that all changed cost 40 ms at once), the rest at the next turn —
+        starting after the last one synced, so a busy first step cannot starve the others."""
+        self._sync_scheduled = False
+        state = self.model.state
+        running = state.status == "running" and self.model.is_live()
+        after = self._last_synced
+        order = sorted(self._unsynced, key=lambda index: (index <= after, index))
+        limit = time.perf_counter() + TURN_BUDGET_S
+        for index in order:
+            self._unsynced.discard(index)
+            if 0 <= index < len(self._panes):  # a pane still to build is built up to date
                 self._panes[index].sync(state.steps[index], run_running=running)
+                self._last_synced = index
+                if time.perf_counter() > limit:
+                    break
+        if self._unsynced and not self._sync_scheduled:
+            self._sync_scheduled = True
+            later(self, self._sync_some)
 
     def _sync_graph(self) -> None:
         progress = self.model.graph
@@ -439,32 +509,41 @@ class RunView(QWidget):
         if columns == self._columns:
             return
         self._columns = columns
-        # In columns every pane gets the same width, whatever its contents would like.
-        horizontal = QSizePolicy.Policy.Preferred if columns == 1 else QSizePolicy.Policy.Ignored
         for pane in self._panes:
             self._panes_layout.removeWidget(pane)
             self._grid.removeWidget(pane)
-            pane.setSizePolicy(horizontal, QSizePolicy.Policy.Maximum)
-        if columns == 1:
-            for position, pane in enumerate(self._panes):
-                self._panes_layout.insertWidget(1 + position, pane)
-        else:
-            for position, pane in enumerate(self._panes):
-                self._grid.addWidget(
-                    pane, position // columns, position % columns, Qt.AlignmentFlag.AlignTop
-                )
+        self._place(0)
+        if columns > 1:
             for index in range(self._grid.columnCount()):
                 self._grid.setColumnStretch(index, 1 if index < columns else 0)
         self._grid_host.setVisible(columns > 1)
 
+    def _place(self, first: int) -> None:
+        """Put the panes from ``first`` on in the current arrangement (a stack, or columns)."""
+        columns = self._columns
+        # In columns every pane gets the same width, whatever its contents would like.
+        horizontal = QSizePolicy.Policy.Preferred if columns == 1 else QSizePolicy.Policy.Ignored
+        for position in range(first, len(self._panes)):
+            pane = self._panes[position]
+            pane.setSizePolicy(horizontal, QSizePolicy.Policy.Maximum)
+            if columns == 1:
+                self._panes_layout.insertWidget(1 + position, pane)
+            else:
+                self._grid.addWidget(
+                    pane, position // columns, position % columns, Qt.AlignmentFlag.AlignTop
+                )
+
     def _on_range_changed(self, _minimum: int, maximum: int) -> None:
-        if self._follow:
+        if self._anchor is not None:  # the panes above it grew: it stays in view
+            self._show_anchor()
+        elif self._follow:
             self._scrolling = True
             self.scroll_area.verticalScrollBar().setValue(maximum)
             self._scrolling = False
 
     def _on_scrolled(self, value: int) -> None:
         if not self._scrolling:
+            self._anchor = None  # the person scrolled: they read where they want
             self._follow = value >= self.scroll_area.verticalScrollBar().maximum() - FOLLOW_SLACK
 
     def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:

@@ -56,6 +56,7 @@ from gui.widgets.run_status import (
     format_seconds,
     status_tone,
 )
+from gui.widgets.turn_work import later
 
 AGENT_KEPT = 180
 """Width (px) of an agent's name kept whole in a narrow pane header while the rest give way."""
@@ -73,9 +74,10 @@ nobody reads fifty items back while they stream in)."""
 MAX_NEW_WIDGETS = 4
 """Widgets one update may create. When more items arrived at once (a flood), the window
 restarts at the newest ones; the others stay one click away ("Show earlier items")."""
-GROW_PER_TURN = 2
-"""Widgets a pane adds per event-loop turn while it fills in by itself (a run just opened, a
-step folding back): several panes grow in the same turn, at ~4 ms a Markdown view."""
+GROW_PER_TURN = 1
+"""Widgets a pane adds per job while it fills in by itself (a run just opened, a step folding
+back), at 4-10 ms a Markdown view: the jobs of every pane share one budget a turn
+(:mod:`gui.widgets.turn_work`), which a job of two widgets overran by as much again."""
 
 
 def graph_place(step: StepState) -> str:
@@ -109,6 +111,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         super().__init__(parent)
         self.setObjectName("StepPane")
         self._fill_gradually = fill_gradually
+        self._bare = fill_gradually  # the first sync builds no item widgets (see _sync_items)
         self.index = step.index
         self._step = step
         self._expanded = False
@@ -517,12 +520,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         if not self._widgets:
             self._first = start
             if self._fill_gradually and not bounded and count - start > GROW_PER_TURN:
-                # A pane shown for the first time (a run just opened) gets its newest items
-                # now and the ones before them over the next turns, like _grow_backwards.
-                self._first = count - GROW_PER_TURN
-                QTimer.singleShot(
-                    0, self, lambda: self._sync_items(bounded=self._live_window(), gradual=True)
-                )
+                # A pane shown for the first time (a run just opened) is built bare, its
+                # newest items at a later turn and the ones before them over the next ones,
+                # like _grow_backwards: a pane with its items at once cost 25 ms.
+                self._first = count if self._bare else count - GROW_PER_TURN
+                later(self, lambda: self._sync_items(bounded=self._live_window(), gradual=True))
         live = self._run_running and self._step.phase in ("running", "waiting")
         last = count - 1
         for offset, widget in enumerate(self._widgets):
@@ -533,7 +535,10 @@ class StepPane(HeaderToggleMixin, QFrame):
             self._body_layout.insertWidget(1 + len(self._widgets), widget)
             widget.show()
             self._widgets.append(widget)
-        self._fill_gradually = False
+        if self._bare:
+            self._bare = False  # the next sync builds the newest items, then grows back
+        else:
+            self._fill_gradually = False
         self._update_earlier(self._first)
 
     def _grow_backwards(self, start: int, cut: bool) -> None:
@@ -552,9 +557,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self._widgets.insert(0, widget)
         self._first = until
         if until > start:
-            QTimer.singleShot(
-                0, self, lambda: self._sync_items(bounded=self._live_window(), gradual=True)
-            )
+            later(self, lambda: self._sync_items(bounded=self._live_window(), gradual=True))
 
     def _live_window(self) -> bool:
         """A running step's window follows new items; a finished one is built in full."""

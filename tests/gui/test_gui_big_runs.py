@@ -119,9 +119,40 @@ def test_a_run_opened_from_a_file_fills_its_panes_over_a_few_turns(
 ) -> None:
     state = fold(many_items(25))  # what the worker thread hands over
 
+    built_with: list[int] = []
     view.load_state(state)
+    view.focus_step(0, then=lambda pane: built_with.append(len(pane.item_widgets())))
 
+    assert not view.panes()  # the header now, the first pane at the next turn
+    qtbot.waitUntil(lambda: bool(built_with))
+    assert built_with == [0]  # built bare: its items over the next turns
     pane = view.pane(0)
-    assert 0 < len(pane.item_widgets()) < COLLAPSED_ITEMS  # the newest items first
     qtbot.waitUntil(lambda: len(pane.item_widgets()) == COLLAPSED_ITEMS)
     assert pane.first_shown_item() == 15
+
+
+def test_a_run_opened_at_a_step_builds_its_panes_over_turns_and_shows_that_step(
+    qtbot: QtBot, view: RunView
+) -> None:
+    steps = 12
+    builder = RunBuilder()
+    builder.start("chain", [(f"agent-{n}", f"Task {n}", SONNET) for n in range(steps)])
+    for n in range(steps):
+        builder.step_started(n, f"Task {n}", SONNET)
+        answer = "\n\n".join(f"Paragraph {p} of step {n}: the plan goes on." for p in range(12))
+        builder.text(n, answer)
+        builder.step_finished(n, output=answer)
+    builder.run_finished()
+    reached: list[int] = []
+
+    view.load_state(fold(builder.events))  # what a search hit or a graph click opens
+    view.focus_step(9, then=lambda pane: reached.append(pane.index))
+
+    assert view.is_building() and len(view.panes()) < steps  # the window answers meanwhile
+    qtbot.waitUntil(lambda: reached == [9])
+    pane = view.pane(9)
+    assert pane.is_highlighted() and not pane.is_folded()
+    qtbot.waitUntil(lambda: not view.is_building())
+    assert [p.index for p in view.panes()] == list(range(steps))  # in order, none twice
+    qtbot.waitUntil(lambda: not pane.visibleRegion().isEmpty())  # scrolled to it
+    assert view.pane(0).visibleRegion().isEmpty()  # away from the top

@@ -479,13 +479,14 @@ def test_a_graph_run_grows_panes_live(qtbot: QtBot, view: RunView) -> None:
     assert view.pane(4).node.text() == "check · iteration 2"
 
 
-def test_a_graph_run_read_off_the_gui_thread_draws_its_nodes(view: RunView) -> None:
+def test_a_graph_run_read_off_the_gui_thread_draws_its_nodes(qtbot: QtBot, view: RunView) -> None:
     from core.record.run_state import RunState
 
     state = RunState()
     for event in _graph_run_events(live_end=True):
         state.apply(event)
     view.load_state(state)
+    qtbot.waitUntil(lambda: not view.is_building())  # its panes, a few per turn
     canvas = view.graph_view.canvas
     assert {n.name for n in canvas.graph().nodes} == {"work", "check", "fix", "ship"}
     assert canvas.node_view("check") == NodeView("done", iteration=2)

@@ -1,0 +1,90 @@
+"""Work spread over event-loop turns, with one budget per turn for all of it.
+
+Opening a run builds its panes, each pane its items, each long answer its slices — each a
+little per turn. Scheduled separately (a zero-delay timer each), every piece ran in the same
+turn as all the others: three panes growing two items each, the next pane and three answers'
+slices made one 40 ms turn, which a loaded machine stretched past 100 ms before input was
+answered. :func:`later` puts them in one queue instead, run in order until
+:data:`TURN_BUDGET_S` is spent; the rest waits for the next turn, after input and painting.
+GUI thread only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer
+from shiboken6 import isValid
+
+TURN_BUDGET_S = 0.008
+"""GUI-thread time one turn spends on queued work (at least one job a turn)."""
+
+
+class TurnWork(QObject):
+    """The queue: jobs of live owners, run a budget's worth per turn, oldest first.
+
+    The turn is asked for in the name of a live owner (the timer is Qt's to drop when that
+    owner goes, and none outlives the widgets it works for); when that owner goes first, the
+    next live one asks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._jobs: deque[tuple[QObject, Callable[[], object]]] = deque()
+        self._context: QObject | None = None
+
+    def later(self, owner: QObject, job: Callable[[], object]) -> None:
+        """Run ``job`` at a coming turn, unless ``owner`` is deleted first."""
+        self._jobs.append((owner, job))
+        self._post()
+
+    def pending(self) -> int:
+        return len(self._jobs)
+
+    def _post(self, dying: QObject | None = None) -> None:
+        if self._context is not None:
+            return
+        live = [owner for owner, _job in self._jobs if owner is not dying and isValid(owner)]
+        if not live:
+            self._jobs.clear()
+            return
+        self._context = live[0]
+        self._context.destroyed.connect(self._context_gone)
+        QTimer.singleShot(0, self._context, self._run)
+
+    def _context_gone(self) -> None:
+        dying, self._context = self._context, None
+        self._post(dying)
+
+    def _release_context(self) -> None:
+        context, self._context = self._context, None
+        if context is not None and isValid(context):
+            context.destroyed.disconnect(self._context_gone)
+
+    def _run(self) -> None:
+        self._release_context()
+        limit = time.perf_counter() + TURN_BUDGET_S
+        due, self._jobs = self._jobs, deque()  # jobs queued meanwhile wait for the next turn
+        while due:
+            owner, job = due.popleft()
+            if isValid(owner):
+                job()
+                if time.perf_counter() > limit:
+                    break
+        due.extend(self._jobs)
+        self._jobs = due
+        if self._jobs:
+            self._post()
+
+
+_queue: TurnWork | None = None
+
+
+def later(owner: QObject, job: Callable[[], object]) -> None:
+    """Run ``job`` at a coming event-loop turn within the shared per-turn budget (see the
+    module's docstring); dropped when ``owner`` is deleted before."""
+    global _queue
+    if _queue is None:
+        _queue = TurnWork()
+    _queue.later(owner, job)
