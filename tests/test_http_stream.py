@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
-from core.config.http_stream import StreamClient, _proxied
+from core.config.http_stream import StreamClient, _json_bytes, _proxied
 from core.config.provider_http import stream_client
 
 Handler = Callable[
@@ -257,3 +257,36 @@ async def test_through_a_proxy_the_request_reaches_the_proxy(
             await client.aclose()
     assert status == 200
     assert proxy.requests[0][0][":request"].startswith("POST http://model.invalid/v1/")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {
+            "model": "m",
+            "stream": True,
+            "temperature": 0.2,
+            "messages": [
+                {"role": "user", "content": 'héllo ✓ "quoted" \\ \n\t\u0001 NaN Infinity'}
+            ],
+            "tools": [{"type": "function", "function": {"parameters": {"n": [1, -2, 3.5e-7]}}}],
+            "big": 2**70,
+            "none": None,
+            "flags": [True, False],
+        },
+        [],
+        "plain",
+    ],
+)
+def test_a_body_is_sent_byte_for_byte_as_httpx_would_send_it(body: object) -> None:
+    assert _json_bytes(body) == httpx.Request("POST", "http://x/", json=body).content
+
+
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), -float("inf")])
+def test_a_body_with_a_number_json_cannot_hold_is_refused_as_httpx_refuses_it(
+    number: float,
+) -> None:
+    with pytest.raises(ValueError):
+        httpx.Request("POST", "http://x/", json={"temperature": number})
+    with pytest.raises(ValueError):
+        _json_bytes({"temperature": number})

@@ -212,3 +212,13 @@ def test_scrub_searches_for_urls_and_bearer_tokens_only_where_they_can_be(text: 
     assert redactor.scrub(text) == redactor.pattern.sub(_replacement, text)
     assert KEY not in redactor.scrub(text) and KEY[::-1] not in redactor.scrub(text)
     assert Redactor().scrub(text) == Redactor().pattern.sub(_replacement, text)
+
+
+def test_the_environment_is_read_as_it_is_at_each_redactor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its secrets are worked out once per state of the environment, never kept past one."""
+    monkeypatch.delenv("LATE_SERVICE_TOKEN", raising=False)
+    assert Redactor.from_environment().scrub("tok-late-0123456789") == "tok-late-0123456789"
+    monkeypatch.setenv("LATE_SERVICE_TOKEN", "tok-late-0123456789")
+    assert Redactor.from_environment().scrub("tok-late-0123456789") == "[redacted]"
+    monkeypatch.delenv("LATE_SERVICE_TOKEN")
+    assert Redactor.from_environment().scrub("tok-late-0123456789") == "tok-late-0123456789"

@@ -15,6 +15,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 
+from core.batch.collection import batch_collection
 from core.batch.executors import BatchExecutor
 from core.batch.jobs import (
     Definitions,
@@ -112,8 +113,9 @@ class BatchRun:
     async def run(self) -> list[ItemOutcome]:
         """Run the items; returns the outcomes of those that ran, in row order."""
         self.prepare()
-        async with shared_provider_clients():  # items' steps reuse connections
-            await self.executor.run(self.jobs, self)
+        with batch_collection():
+            async with shared_provider_clients():  # items' steps reuse connections
+                await self.executor.run(self.jobs, self)
         return [self.outcomes[index] for index in sorted(self.outcomes)]
 
     def cancel(self) -> None:
