@@ -3,6 +3,7 @@ answer by agent (each built-in agent's system prompt says who it is)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -16,6 +17,28 @@ from core.run.gates import GateAsker
 from core.run.run_request import request_from_preset
 from core.run.runner import Runner
 from tests.llm_server import LLMServer, Reply, last_user_text
+
+
+class EventLog(list[Event]):
+    """A run's events as it publishes them, with a wake-up for a test waiting on the next one
+    (a gate appearing, say) instead of a poll."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived = asyncio.Event()
+
+    def append(self, event: Event) -> None:
+        super().append(event)
+        self.arrived.set()
+
+    async def next_arrival(self, run: asyncio.Task[Any]) -> None:
+        """Return when another event is published, or when ``run`` ends."""
+        self.arrived.clear()
+        arrival = asyncio.ensure_future(self.arrived.wait())
+        try:
+            await asyncio.wait({run, arrival}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            arrival.cancel()
 
 
 def agent_of(body: Mapping[str, Any]) -> str:
@@ -41,11 +64,11 @@ def graph_runner(
     settings: Settings | None = None,
     gate_asker: GateAsker | None = None,
     **options: Any,
-) -> tuple[Runner, list[Event]]:
+) -> tuple[Runner, EventLog]:
     preset = parse_preset_text(text)
     agents = discover_agents(folder, "user")
     request = request_from_preset(preset, list(args), folder, scope="user", **options)
-    events: list[Event] = []
+    events = EventLog()
     runner = Runner(
         request,
         settings=settings or server.settings(),

@@ -8,7 +8,6 @@ import asyncio
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +22,7 @@ from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.approvals import Responder, approve_all
 from tests.llm_server import LLMServer
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[1]
 WAIT_S = 60.0
@@ -69,12 +69,11 @@ def server_processes() -> list[psutil.Process]:
 
 
 def wait_no_server_left(timeout: float = WAIT_S) -> None:
-    deadline = time.monotonic() + timeout
-    while server_processes():
-        if time.monotonic() > deadline:
-            described = [" ".join(p.cmdline()) for p in server_processes()]
-            raise AssertionError(f"MCP server processes left: {described}")
-        time.sleep(0.05)
+    def left() -> str:
+        described = [" ".join(p.cmdline()) for p in server_processes()]
+        return f"MCP server processes left: {described}"
+
+    wait_until(lambda: not server_processes(), left, timeout)
 
 
 def free_port() -> int:
@@ -82,6 +81,14 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+def _answers(url: str) -> bool:
+    try:
+        httpx.get(url, timeout=2)
+    except httpx.TransportError:
+        return False
+    return True
 
 
 @contextmanager
@@ -96,15 +103,12 @@ def http_server() -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + WAIT_S
-        while True:
-            try:
-                httpx.get(url, timeout=2)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise AssertionError("the HTTP test server did not start") from None
-                time.sleep(0.05)
+        wait_until(
+            lambda: process.poll() is not None or _answers(url),
+            "the HTTP test server did not start",
+            WAIT_S,
+        )
+        assert process.poll() is None, "the HTTP test server ended at its start"
         yield url
     finally:
         process.terminate()

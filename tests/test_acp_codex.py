@@ -27,6 +27,7 @@ from core.terminal.approval_prompt import TerminalApprover
 from tests.acp_agents import codex_agent
 from tests.conftest import FIXTURES
 from tests.responses_server import ResponsesReply, ResponsesServer
+from tests.waiting import until
 
 TIMEOUT_S = 300.0
 DENIAL = "do not delete anything"
@@ -128,8 +129,7 @@ async def test_codex_cancel_leaves_no_process(
         )
         task = asyncio.create_task(runner.run())
         async with asyncio.timeout(TIMEOUT_S):
-            while not _sleepers(marker):  # noqa: ASYNC110 (a process appearing has no event)
-                await asyncio.sleep(0.1)
+            await until(lambda: _sleepers(marker), "the agent's command never ran", TIMEOUT_S)
         runner.cancel()
         finished = await asyncio.wait_for(task, TIMEOUT_S)
 

@@ -36,6 +36,7 @@ from core.safety.rule_store import RuleStore
 from core.terminal.approval_prompt import TerminalApprover
 from tests.acp_agents import opencode_agent
 from tests.llm_server import LLMServer, Reply, last_user_text
+from tests.waiting import until
 
 TIMEOUT_S = 300.0
 """OpenCode under a loaded 2-core machine: tens of seconds a step; generous on purpose."""
@@ -197,8 +198,7 @@ async def test_opencode_cancel_leaves_no_process(
         task = asyncio.create_task(runner.run())
         async with asyncio.timeout(TIMEOUT_S):
             await sleeping.wait()
-            while not _sleepers(marker):  # noqa: ASYNC110 (a process appearing has no event)
-                await asyncio.sleep(0.1)
+            await until(lambda: _sleepers(marker), "the agent's command never ran", TIMEOUT_S)
         runner.cancel()
         finished = await asyncio.wait_for(task, TIMEOUT_S)
 

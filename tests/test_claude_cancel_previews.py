@@ -27,6 +27,7 @@ from core.safety.approvals import ApprovalAnswer, ApprovalGate, ApprovalRequest,
 from core.tools.approval_describe import Description, describe
 from tests import real_clis
 from tests.anthropic_server import AnthropicServer, ToolUse, reply
+from tests.waiting import until
 
 pytestmark = pytest.mark.integration
 
@@ -167,14 +168,6 @@ def _survivors(marker: str) -> list[psutil.Process]:
     return found
 
 
-async def _wait_for(condition: Any, limit: float = 60.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while not condition():
-        assert loop.time() < deadline, "the condition never held"
-        await asyncio.sleep(0.05)
-
-
 async def test_cancel_while_claude_s_bash_runs_leaves_no_process_ten_times(
     claude: Path, server: AnthropicServer, tmp_path: Path
 ) -> None:
@@ -194,7 +187,7 @@ async def test_cancel_while_claude_s_bash_runs_leaves_no_process_ten_times(
         step = asyncio.create_task(_run(backend, ctx, events))
         # The shell and both sleeps run (started by Claude's bash, in its own session).
         running = _running(marker, step)
-        await _wait_for(running)
+        await until(running, "the shell and both sleeps never ran")
         assert not step.done(), events
         cancelled.set()
         finished = await asyncio.wait_for(step, 60)

@@ -25,7 +25,7 @@ from core.model.events import (
 from core.record.run_files import RunIndex, load_run
 from core.record.run_state import fold
 from core.run.gates import GateAnswer, GateUnanswerable
-from tests.graph_runs import by_agent, graph_runner, review
+from tests.graph_runs import EventLog, by_agent, graph_runner, review
 from tests.llm_server import LLMServer, Reply, last_user_text
 
 LOOP = """\
@@ -239,15 +239,15 @@ async def run_with_gate_answers(
 
 
 async def wait_for_gate(
-    events: list[Event], run: asyncio.Task[object], answered: set[str]
+    events: EventLog, run: asyncio.Task[object], answered: set[str]
 ) -> GateWaiting:
-    """The first gate not answered yet, polling the run's own progress (no timing)."""
+    """The first gate not answered yet, looked for again at each event the run publishes."""
     while True:
         for event in events:
             if isinstance(event, GateWaiting) and event.gate_id not in answered:
                 return event
         assert not run.done(), "the run ended without the gate"
-        await asyncio.sleep(0.01)
+        await events.next_arrival(run)
 
 
 async def test_a_gate_continued_hands_on_what_was_there(

@@ -5,7 +5,6 @@ call. Each is a clear step warning or call error, the run goes on, and no proces
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import psutil
@@ -27,6 +26,7 @@ from tests.mcp_support import (
     warnings,
     write_agent,
 )
+from tests.waiting import wait_until
 
 
 async def test_cancel_during_a_call_stops_the_server(llm_server: LLMServer, tmp_path: Path) -> None:
@@ -67,10 +67,8 @@ def test_what_a_server_starts_ends_with_the_run(
     assert status == "ok"
     assert (tmp_path / "child.pid").is_file()
     wait_no_server_left()
-    deadline = time.monotonic() + 60
-    while spawned := _spawned_in(tmp_path):  # anywhere: an orphan is no child of the test's
-        assert time.monotonic() < deadline, f"left running: {spawned}"
-        time.sleep(0.05)
+    # Anywhere: an orphan is no child of the test's.
+    wait_until(lambda: not _spawned_in(tmp_path), lambda: f"left running: {_spawned_in(tmp_path)}")
 
 
 def _spawned_in(folder: Path) -> list[int]:
