@@ -56,6 +56,7 @@ def main() -> int:
         view.scroll_area.verticalScrollBar().setValue(view.pane(2).y() - 10)
 
     def open_bash_rows(view: RunView, step: int) -> None:
+        settle(100, until=lambda: not view.is_building())  # panes come a turn at a time
         for row in view.pane(step).item_widgets():
             if isinstance(row, ToolCallRow) and row.tool_name() == "bash":
                 row.set_expanded(True)

@@ -214,6 +214,8 @@ def _layered(
             label_width[into] = max(label_width.get(into, 0.0), width)
 
     result = GraphLayout(edges=list(edges), columns=columns)
+    if not edges and len(names) > 1:
+        return _in_a_row(result, names, width_of, heights)
     x = 0.0
     tallest = 0.0
     for index, column in enumerate(columns):
@@ -238,6 +240,27 @@ def _layered(
         for name in column:
             result.nodes[name] = result.nodes[name].moved(0, shift)
     result.width = x
+    result.height = tallest
+    return result
+
+
+def _in_a_row(
+    result: GraphLayout,
+    names: list[str],
+    width_of: Callable[[str], float],
+    heights: dict[str, float],
+) -> GraphLayout:
+    """Steps with no arrows between them (a parallel run) side by side, in file order: one
+    column of them stood as tall as the panes' first row and said nothing more."""
+    x = 0.0
+    for name in names:
+        height = heights.get(name, NODE_HEIGHT)
+        result.nodes[name] = Box(x, 0.0, width_of(name), height)
+        x += width_of(name) + ROW_GAP
+    tallest = max(box.height for box in result.nodes.values())
+    for name, box in result.nodes.items():  # on one middle line
+        result.nodes[name] = box.moved(0, (tallest - box.height) / 2)
+    result.width = x - ROW_GAP
     result.height = tallest
     return result
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from itertools import combinations
+from itertools import combinations, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,16 @@ def test_a_step_stands_right_of_every_step_it_waits_for_and_no_boxes_overlap() -
         assert layout.nodes[edge.source].right < layout.nodes[edge.target].x
     for a, b in combinations(layout.nodes.values(), 2):
         assert not _overlap(a, b)
+
+
+def test_steps_with_no_arrows_between_them_stand_side_by_side_in_file_order() -> None:
+    graph = layered(4, 1)  # a parallel run: four steps, no edges
+    layout = layout_graph(graph, _measure)
+    boxes = [layout.nodes[node.name] for node in graph.nodes]
+    assert len({box.y for box in boxes}) == 1
+    assert all(a.right < b.x for a, b in pairwise(boxes))
+    assert layout.height < 2 * boxes[0].height  # one row high, not a column of four
+    assert layout.width > boxes[-1].right
 
 
 def test_barycentric_ordering_uncrosses_a_fan() -> None:
