@@ -45,11 +45,12 @@ class TurnWork(QObject):
     def _post(self, dying: QObject | None = None) -> None:
         if self._context is not None:
             return
-        live = [owner for owner, _job in self._jobs if owner is not dying and isValid(owner)]
-        if not live:
+        live = (owner for owner, _job in self._jobs if owner is not dying and isValid(owner))
+        context = next(live, None)
+        if context is None:
             self._jobs.clear()
             return
-        self._context = live[0]
+        self._context = context
         self._context.destroyed.connect(self._context_gone)
         QTimer.singleShot(0, self._context, self._run)
 
@@ -66,16 +67,18 @@ class TurnWork(QObject):
         self._release_context()
         limit = time.perf_counter() + TURN_BUDGET_S
         due, self._jobs = self._jobs, deque()  # jobs queued meanwhile wait for the next turn
-        while due:
-            owner, job = due.popleft()
-            if isValid(owner):
-                job()
-                if time.perf_counter() > limit:
-                    break
-        due.extend(self._jobs)
-        self._jobs = due
-        if self._jobs:
-            self._post()
+        try:
+            while due:
+                owner, job = due.popleft()
+                if isValid(owner):
+                    job()
+                    if time.perf_counter() > limit:
+                        break
+        finally:  # a job that raised loses its turn, not the others theirs
+            due.extend(self._jobs)
+            self._jobs = due
+            if self._jobs:
+                self._post()
 
 
 _queue: TurnWork | None = None

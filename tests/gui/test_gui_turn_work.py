@@ -40,3 +40,17 @@ def test_a_deleted_owners_jobs_are_dropped(qtbot: QtBot) -> None:
     shiboken6.delete(gone2)
     later(kept, lambda: ran.append("kept again"))
     qtbot.waitUntil(lambda: ran == ["kept", "kept again"])
+
+
+def test_a_job_that_raises_does_not_lose_the_jobs_after_it(qtbot: QtBot) -> None:
+    owner = QObject()
+    ran: list[str] = []
+
+    def broken() -> None:
+        raise RuntimeError("a bug in one pane")
+
+    with qtbot.capture_exceptions() as raised:
+        later(owner, broken)
+        later(owner, lambda: ran.append("after"))
+        qtbot.waitUntil(lambda: ran == ["after"])
+    assert [str(error[1]) for error in raised] == ["a bug in one pane"]
