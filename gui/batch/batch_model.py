@@ -11,13 +11,12 @@ results (:mod:`core.batch.results`): no run file is replayed.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import QObject, QSortFilterProxyModel, Qt, Signal
-from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
 
 from core.batch.results import ItemResult
 from core.batch.store import BatchRecord
@@ -178,7 +177,7 @@ class BatchTableModel(FlatTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(row, index.column())
         if role == Qt.ItemDataRole.DecorationRole and index.column() == 2:
-            return _status_icon(row.status)
+            return status_icon(row.status)
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 7 and row.output:
                 return row.output[:2000]
@@ -208,45 +207,27 @@ class BatchTableModel(FlatTableModel):
 
     @staticmethod
     def _key(row: ItemRow, column: int) -> Any:
-        # Only the column asked for: sorting asks twice per comparison, and a live batch
-        # repaints its 64 rows 20 times a second (an item's answer is long to casefold).
-        if column == 0:
-            return row.index
-        if column == 1:
-            return row.label.casefold()
-        if column == 2:
-            return row.status
-        if column == 3:
-            return row.step
-        if column == 4:
-            return row.tokens
-        if column == 5:
-            return row.cost
-        if column == 6:
-            return row.duration_s or 0.0
-        return row.output.casefold()
+        # Only the column asked for: sorting asks twice per comparison (an item's answer is
+        # long to casefold).
+        return _SORT_KEYS[column](row)
 
 
-_ICONS: dict[tuple[str, int], QIcon] = {}
-
-
-def _status_icon(status: str) -> QIcon:
-    """The Status column's dot, drawn once per status and palette: a repaint asks for it for
-    every visible row (drawing each anew was most of a live batch's repaint)."""
-    palette = QApplication.palette()
-    key = (status, palette.cacheKey())
-    icon = _ICONS.get(key)
-    if icon is None:
-        if len(_ICONS) > 64:  # the palette changed (light ↔ dark): the old dots go
-            _ICONS.clear()
-        icon = _ICONS[key] = status_icon(status, palette)
-    return icon
+_SORT_KEYS: tuple[Callable[[ItemRow], Any], ...] = (
+    lambda row: row.index,
+    lambda row: row.label.casefold(),
+    lambda row: row.status,
+    lambda row: row.step,
+    lambda row: row.tokens,
+    lambda row: row.cost,
+    lambda row: row.duration_s or 0.0,
+    lambda row: row.output.casefold(),
+)
 
 
 @lru_cache(maxsize=1024)
 def _preview(text: str) -> str:
     """The Output column's line, kept: every repaint of a row asks for it, and an answer of
-    many kilobytes is slow to flatten (the table repaints its rows 20 times a second)."""
+    many kilobytes is slow to flatten."""
     return markdown_line(text)[:PREVIEW_CHARS]
 
 

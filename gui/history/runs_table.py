@@ -51,10 +51,25 @@ def what_ran(record: RunRecord) -> str:
     return run_name(record.mode, record.preset, record.args, record.agents) or record.id
 
 
+_DOTS: dict[tuple[str, int], QIcon] = {}
+
+
 def status_icon(status: str, palette: QPalette | None = None) -> QIcon:
-    """A small filled dot in the status colour (grey for interrupted runs)."""
+    """A small filled dot in the status colour (grey for interrupted runs), drawn once per
+    status and palette: a table asks for it at every repaint of every visible row (drawing
+    each anew was most of a live batch's repaint), and a new palette (light ↔ dark) gets
+    dots of its own."""
     palette = palette or QApplication.palette()
-    color = fill_color(palette, status)
+    key = (status, palette.cacheKey())
+    icon = _DOTS.get(key)
+    if icon is None:
+        if len(_DOTS) > 64:  # dots of palettes no longer shown
+            _DOTS.clear()
+        icon = _DOTS[key] = _dot(fill_color(palette, status))
+    return icon
+
+
+def _dot(color: QColor) -> QIcon:
     pixmap = QPixmap(12, 12)
     pixmap.fill(QColor(0, 0, 0, 0))
     painter = QPainter(pixmap)
@@ -77,7 +92,6 @@ class RunsTableModel(FlatTableModel):
         self._total = 0
         self._words: list[str] = []
         self._sort = ("started", True)
-        self._icons: dict[str, QIcon] = {}
 
     # -- public API ----------------------------------------------------------------------
 
@@ -149,7 +163,7 @@ class RunsTableModel(FlatTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(record, column)
         if role == Qt.ItemDataRole.DecorationRole and column == 2:
-            return self._icon(record.status)
+            return status_icon(record.status)
         if role == Qt.ItemDataRole.ForegroundRole and column == 2:
             return status_color(QApplication.palette(), record.status)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -198,8 +212,3 @@ class RunsTableModel(FlatTableModel):
                 "Give it a price under 'prices:' in config.yaml."
             )
         return "\n".join(lines)
-
-    def _icon(self, status: str) -> QIcon:
-        if status not in self._icons:
-            self._icons[status] = status_icon(status)
-        return self._icons[status]

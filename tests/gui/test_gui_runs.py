@@ -349,3 +349,17 @@ def test_history_stays_reachable_and_tabs_tell_runs_apart(
     qtbot.waitUntil(lambda: not runs.history_button.isVisible())
     runs.tabs.setCurrentIndex(runs.tabs.count() - 1)
     qtbot.waitUntil(runs.history_button.isVisible)
+
+
+def test_a_status_dot_is_drawn_once_per_palette(qtbot: QtBot) -> None:
+    from PySide6.QtGui import QColor, QPalette
+
+    from gui.history.runs_table import status_icon
+
+    light = QApplication.palette()
+    dark = QPalette(light)
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202020"))
+    dark.setColor(QPalette.ColorRole.Base, QColor("#181818"))
+    assert status_icon("ok", light).cacheKey() == status_icon("ok", light).cacheKey()
+    assert status_icon("ok", dark).cacheKey() != status_icon("ok", light).cacheKey()
+    assert status_icon("error", light).cacheKey() != status_icon("ok", light).cacheKey()
