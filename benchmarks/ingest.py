@@ -60,6 +60,7 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
     from PySide6.QtCore import QEvent, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from benchmarks.turn_gaps import TurnGaps
     from core.record.run_state import RunState
     from gui.run.markdown_stream import MarkdownStream
     from gui.run.run_view import RunView
@@ -74,15 +75,8 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
     view.show()
     app.processEvents()
     loop = QEventLoop()
-    gaps: list[tuple[float, float]] = []
-    last = [0.0, 0.0]
+    gaps = TurnGaps()
     fed = [0]
-
-    def tick() -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
-        if last[0]:
-            gaps.append((now - last[0], cpu - last[1]))
-        last[0], last[1] = now, cpu
 
     def produce() -> None:
         for event in events[fed[0] : fed[0] + PER_TURN]:
@@ -111,28 +105,24 @@ def ingest(events: list, open_rows: bool = False) -> dict[str, float]:  # type: 
         else:  # long answers are still being laid out, a slice per turn
             QTimer.singleShot(TICK_MS, check_done)
 
-    ticker = QTimer()
-    ticker.setInterval(TICK_MS)
-    ticker.timeout.connect(tick)
     producer = QTimer()
     producer.setInterval(0)
     producer.timeout.connect(produce)
     view.model.batchApplied.connect(lambda _count: QTimer.singleShot(0, check_done))
     start, cpu_start = time.perf_counter(), time.process_time()
-    ticker.start()
+    gaps.start()
     producer.start()
     loop.exec()
     app.processEvents()  # the last renders scheduled by the final batch
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    ticker.stop()
-    longest = max(gaps, default=(0.0, 0.0))
+    gaps.stop()
+    longest = gaps.longest()
     widgets = sum(len(pane.item_widgets()) for pane in view.panes())
     # A connection holds its Python slot, and these slots hold the timers, the view and the
     # inputs: cycles through C++ that Python's GC cannot see. Cut them, and delete the view as
     # the app's event loop would (a bare processEvents() leaves deleteLater() pending), so one
     # run's inputs and view do not outlive it and fill the next run's peak RSS.
     producer.timeout.disconnect(produce)
-    ticker.timeout.disconnect(tick)
     view.model.batchApplied.disconnect()
     view.close()
     view.deleteLater()

@@ -40,7 +40,6 @@ CALL_EVERY = 45
 ITEMS = 64
 ITEM_DELTAS_PER_S = 10
 SECONDS = 8.0
-TICK_MS = 5
 FEED_MS = 10
 """The producer's timer: events due are delivered in turns this far apart (a model's deltas
 arrive in small bursts, not one by one)."""
@@ -166,6 +165,7 @@ def measure() -> dict[str, float]:
     from PySide6.QtCore import QEvent, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication, QSplitter
 
+    from benchmarks.turn_gaps import TurnGaps
     from core.batch.inputs import BatchItem
     from core.batch.store import BatchSpec, BatchStore
     from gui.batch.batch_view import BatchView
@@ -187,18 +187,8 @@ def measure() -> dict[str, float]:
     app.processEvents()
     feed = Feed(view, batch_view.model)
     loop = QEventLoop()
-    gaps: list[float] = []
-    cpu_gaps: list[float] = []  # the GUI thread's own CPU time within each gap
-    last = [0.0]
-    last_cpu = [0.0]
+    ticks = TurnGaps()
     start, cpu_start = time.perf_counter(), time.thread_time()
-
-    def tick() -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
-        if last[0]:
-            gaps.append(now - last[0])
-            cpu_gaps.append(cpu - last_cpu[0])
-        last[0], last_cpu[0] = now, cpu
 
     def produce() -> None:
         elapsed = time.perf_counter() - start
@@ -206,26 +196,22 @@ def measure() -> dict[str, float]:
         if elapsed >= SECONDS:
             loop.quit()
 
-    ticker = QTimer()
-    ticker.setInterval(TICK_MS)
-    ticker.timeout.connect(tick)
     producer = QTimer()
     producer.setInterval(FEED_MS)
     producer.timeout.connect(produce)
-    ticker.start()
+    ticks.start()
     producer.start()
     loop.exec()
     cpu = time.thread_time() - cpu_start
-    ticker.stop()
+    ticks.stop()
     producer.stop()
     producer.timeout.disconnect(produce)
-    ticker.timeout.disconnect(tick)
     window.close()
     window.deleteLater()
     app.processEvents()
     app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-    turn_cpu = max(cpu_gaps, default=0.0)
-    gaps.sort()
+    turn_cpu = ticks.longest_cpu()
+    gaps = sorted(ticks.walls())
     p99 = gaps[int(len(gaps) * 0.99)] if gaps else 0.0
     figures = {
         "max_stall_ms": round(max(gaps, default=0.0) * 1000, 1),

@@ -41,6 +41,7 @@ def open_and_watch(runs_view: object, record: object) -> dict[str, float]:
     from PySide6.QtCore import QEvent, QEventLoop, QObject, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from benchmarks.turn_gaps import TurnGaps
     from gui.run.markdown_stream import MarkdownStream
     from gui.run.run_page import RunPage
     from gui.run.runs_view import RunsView
@@ -49,19 +50,9 @@ def open_and_watch(runs_view: object, record: object) -> dict[str, float]:
     app = QApplication.instance()
     assert app is not None
     loop = QEventLoop()
-    gaps: list[float] = []
-    cpu_gaps: list[float] = []  # the GUI thread's own CPU time within each gap
-    last = [0.0]
-    last_cpu = [0.0]
+    gaps = TurnGaps()
     painted: list[float] = []
     shown: list[float] = []
-
-    def tick() -> None:
-        now, cpu = time.perf_counter(), time.thread_time()
-        if last[0]:
-            gaps.append(now - last[0])
-            cpu_gaps.append(cpu - last_cpu[0])
-        last[0], last_cpu[0] = now, cpu
 
     class PaintWatch(QObject):
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -78,23 +69,20 @@ def open_and_watch(runs_view: object, record: object) -> dict[str, float]:
         QTimer.singleShot(200, loop.quit)  # and a little longer: what follows the first show
 
     watch = PaintWatch()
-    ticker = QTimer()
-    ticker.setInterval(TICK_MS)
-    ticker.timeout.connect(tick)
-    ticker.start()
+    gaps.start()
     app.processEvents()
     start = time.perf_counter()
-    last[0], last_cpu[0] = start, time.thread_time()
+    gaps.mark()
     page = runs_view.open_record(record)  # type: ignore[arg-type]
     page.view.installEventFilter(watch)
     QTimer.singleShot(0, lambda: check_shown(page))
     loop.exec()
-    ticker.stop()
-    longest = max(range(len(gaps)), key=gaps.__getitem__, default=None)
+    gaps.stop()
+    stall, stall_cpu = gaps.longest()
     return {
-        "stall_ms": max(gaps, default=0.0) * 1000,
-        "stall_cpu_ms": cpu_gaps[longest] * 1000 if longest is not None else 0.0,
-        "turn_cpu_ms": max(cpu_gaps, default=0.0) * 1000,
+        "stall_ms": stall * 1000,
+        "stall_cpu_ms": stall_cpu * 1000,
+        "turn_cpu_ms": gaps.longest_cpu() * 1000,
         "first_paint_ms": (painted[0] - start) * 1000 if painted else float("nan"),
         "shown_ms": (shown[0] - start) * 1000,
     }
