@@ -55,7 +55,7 @@ from core.config.paths import protected_dirs
 from core.model.events import Event, Log, StepFinished, StepStatus, Usage, UsageStats
 from core.safety.environment import cli_environment
 from core.safety.nesting import step_process
-from core.safety.sandbox import bwrap_argv, sandbox_status
+from core.safety.sandbox import bwrap_argv, named_temp_folders, sandbox_status
 from core.tools.base import Provenance, ToolContext
 from core.tools.paths import working_root
 from core.tools.process_tree import TAG_VARIABLE, ProcessTree, become_subreaper, new_tag
@@ -118,9 +118,11 @@ def untrusted_context_args(ctx: StepContext, executable: str) -> tuple[str, ...]
     return _NO_PROJECT_CONTEXT.get(Path(executable).name, ())
 
 
-def agent_argv(ctx: StepContext, spec: AcpCommand, executable: str) -> tuple[list[str], str]:
+def agent_argv(
+    ctx: StepContext, spec: AcpCommand, executable: str, path: str = ""
+) -> tuple[list[str], str]:
     """The command line (in bubblewrap when the sandbox is on) and a sentence saying how the
-    agent is contained."""
+    agent is contained. ``path``: the agent's ``PATH`` (where its ``#!`` interpreter is found)."""
     argv = [executable, *spec.args, *untrusted_context_args(ctx, executable)]
     status = sandbox_status(ctx.settings.sandbox.enabled)
     if status.kind != "bubblewrap":
@@ -140,6 +142,7 @@ def agent_argv(ctx: StepContext, spec: AcpCommand, executable: str) -> tuple[lis
         protected=protected_dirs(),
         network=network,
         writable=writable,
+        readable_temp=named_temp_folders(argv, {**spec.env, "PATH": path}),
     )
     places = ", ".join(str(folder) for folder in writable) or "nothing else"
     return wrapped, (
@@ -170,7 +173,7 @@ class AcpBackend:
         env = cli_environment((), ctx.agent.env) | spec.env | {TAG_VARIABLE: tag}
         executable = find_agent(spec, env)
         env |= untrusted_context_env(ctx, executable)
-        argv, containment = agent_argv(ctx, spec, executable)
+        argv, containment = agent_argv(ctx, spec, executable, env.get("PATH", ""))
         become_subreaper()
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -30,9 +30,16 @@ SOCKET_FOLDERS = ("/run", "/var/run", "/var/tmp")
 """Where system and user services put their sockets (``/run/user/$UID`` lies inside ``/run``)."""
 
 
-def socket_mounts(*, keep: Sequence[Path], resolv: Path = Path("/etc/resolv.conf")) -> list[str]:
+def socket_mounts(
+    *,
+    keep: Sequence[Path],
+    shown_temp: Sequence[Path] = (),
+    resolv: Path = Path("/etc/resolv.conf"),
+) -> list[str]:
     """bwrap arguments hiding the host's sockets; ``keep`` lists folders left untouched (the
-    working folder, already-masked ones).
+    working folder, already-masked ones). ``/tmp`` is private inside the sandbox, so its
+    sockets are hidden already, except under ``shown_temp``: host folders of ``/tmp`` bound
+    back in (:func:`core.safety.sandbox.named_temp_folders`), whose sockets are masked here.
 
     ``/etc/resolv.conf`` often points into ``/run`` (systemd-resolved), so when it does, its
     target is bound back after ``/run`` is emptied: name resolution keeps working when the
@@ -44,7 +51,7 @@ def socket_mounts(*, keep: Sequence[Path], resolv: Path = Path("/etc/resolv.conf
         mounts += ["--tmpfs", folder]
     spared = [*folders, *(os.path.realpath(folder) for folder in keep), "/tmp"]
     for path in host_socket_paths():
-        if not _under_any(path, spared):
+        if not _under_any(path, spared) or _under_any(path, shown_temp):
             mounts += ["--ro-bind", "/dev/null", path]
     target = _resolved(resolv)
     if target is not None and _under_any(target, folders) and os.path.isfile(target):

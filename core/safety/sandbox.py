@@ -3,10 +3,12 @@
 A command the model wrote is assumed hostile. Where the platform allows, it runs confined:
 
 * **Linux — bubblewrap** (``bwrap``): the whole filesystem read-only, except the working folder
-  and a private ``/tmp``; Baton's own folders (:func:`core.config.paths.protected_dirs`) replaced by
-  empty ones; the host's Unix sockets hidden (:mod:`core.safety.host_sockets`); its own PID
-  namespace, so every process it starts — ``setsid``, ``nohup`` and
-  ``disown`` included — ends with it (``--die-with-parent`` ends it with Baton); network on
+  and a private ``/tmp`` (a configured program installed under the host's ``/tmp``, such as an
+  MCP server in a virtualenv there, sees the folders its command names, read-only:
+  :func:`named_temp_folders`); Baton's own folders (:func:`core.config.paths.protected_dirs`)
+  replaced by empty ones; the host's Unix sockets hidden (:mod:`core.safety.host_sockets`); its
+  own PID namespace, so every process it starts — ``setsid``, ``nohup`` and ``disown``
+  included — ends with it (``--die-with-parent`` ends it with Baton); network on
   unless the agent (``sandbox: {network: false}``) or the run (``--no-network``) cuts it, and
   with it the host's abstract sockets (its own network namespace).
 * **macOS — sandbox-exec**: a generated profile (:func:`seatbelt_profile`) allowing writes only
@@ -22,10 +24,11 @@ The availability probe runs bwrap once per process (a few milliseconds) and is c
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -101,14 +104,24 @@ def confine(
     network: bool,
     temp: Path | None,
     writable: Sequence[Path] = (),
+    readable_temp: Sequence[Path] = (),
 ) -> list[str]:
     """``argv`` wrapped in the sandbox ``status`` names (unchanged without one).
 
     ``temp`` is the private temp folder for sandbox-exec (bubblewrap mounts its own ``/tmp``);
-    ``writable``: more folders writable beside the working folder (an ACP agent's own state).
+    ``writable``: more folders writable beside the working folder (an ACP agent's own state);
+    ``readable_temp``: folders of the host's ``/tmp`` shown read-only in bubblewrap's private
+    one (:func:`named_temp_folders`; sandbox-exec leaves ``/tmp`` readable anyway).
     """
     if status.kind == "bubblewrap":
-        return bwrap_argv(argv, cwd=cwd, protected=protected, network=network, writable=writable)
+        return bwrap_argv(
+            argv,
+            cwd=cwd,
+            protected=protected,
+            network=network,
+            writable=writable,
+            readable_temp=readable_temp,
+        )
     if status.kind == "sandbox-exec":
         writable_temp = [*([temp] if temp is not None else []), *writable]
         profile = seatbelt_profile(
@@ -125,10 +138,13 @@ def bwrap_argv(
     protected: Sequence[Path],
     network: bool,
     writable: Sequence[Path] = (),
+    readable_temp: Sequence[Path] = (),
 ) -> list[str]:
     """The bubblewrap command line; mounts apply in order, so later ones cover earlier ones."""
     mounts = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    mounts += socket_mounts(keep=[cwd, *protected, *writable])
+    for folder in readable_temp:
+        mounts += ["--ro-bind", str(folder), str(folder)]
+    mounts += socket_mounts(keep=[cwd, *protected, *writable], shown_temp=readable_temp)
     mounts += ["--bind", str(cwd), str(cwd)]
     for folder in writable:
         mounts += ["--bind", str(folder), str(folder)]
@@ -139,6 +155,29 @@ def bwrap_argv(
         isolation.append("--unshare-net")
     where = ["--chdir", str(cwd), "--setenv", "TMPDIR", "/tmp"]
     return [shutil.which("bwrap") or "bwrap", *mounts, *isolation, *where, "--", *argv]
+
+
+def named_temp_folders(argv: Sequence[str], env: Mapping[str, str]) -> list[Path]:
+    """The host's ``/tmp`` folders a configured program's command line and environment name.
+
+    bubblewrap gives the sandbox a private, empty ``/tmp``: an MCP server or ACP agent run by
+    an interpreter in a virtualenv under ``/tmp``, or with ``PYTHONPATH`` there, could not
+    even start (bwrap's ``execvp`` finds nothing). Each absolute path in ``argv`` or in an
+    environment value (split on ``:``) that lies under ``/tmp`` names its top folder there
+    (``/tmp/project`` for ``/tmp/project/.venv/bin/python``), shown back read-only. Only
+    what exists; never ``/tmp`` itself; each once. Nothing widens for the model's own
+    commands: bash is confined without these.
+    """
+    named: list[Path] = []
+    values = [*argv, *(part for value in env.values() for part in value.split(os.pathsep))]
+    for value in values:
+        parts = Path(value).parts if value.startswith("/") else ()
+        if len(parts) < 3 or parts[1] != "tmp" or parts[2] in (".", ".."):
+            continue
+        top = Path("/tmp", parts[2])
+        if top not in named and os.path.lexists(top):
+            named.append(top)
+    return named
 
 
 def seatbelt_profile(

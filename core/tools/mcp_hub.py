@@ -40,7 +40,7 @@ from typing import IO, Any
 from core.config.mcp_servers import McpServer, ServerEntry, expand_env
 from core.config.paths import protected_dirs
 from core.safety.environment import scrubbed_env
-from core.safety.sandbox import confine, sandbox_status
+from core.safety.sandbox import confine, named_temp_folders, sandbox_status
 from core.tools.process_tree import TAG_VARIABLE, new_tag, stop_tagged
 
 MAX_LISTED_TOOLS = 1000
@@ -266,6 +266,9 @@ class McpConnection:
         confinement = self._confinement
         program = shutil.which(server.command) or server.command
         argv = [program, *(expand_env(arg) for arg in server.args)]
+        env = scrubbed_env(allow=confinement.env_allow, known=confinement.secret_env)
+        configured = {key: expand_env(value) for key, value in server.env.items()}
+        env.update(configured)
         if server.sandbox and confinement.sandbox:
             status = sandbox_status(True)
             argv = confine(
@@ -275,10 +278,8 @@ class McpConnection:
                 protected=protected_dirs(),
                 network=server.network and confinement.network,
                 temp=None,
+                readable_temp=named_temp_folders(argv, {**configured, "PATH": env.get("PATH", "")}),
             )
-        env = scrubbed_env(allow=confinement.env_allow, known=confinement.secret_env)
-        configured = {key: expand_env(value) for key, value in server.env.items()}
-        env.update(configured)
         self._tag = env[TAG_VARIABLE] = new_tag()  # what it starts is found by this at stop()
         self._started_at = time.time() - 1.0
         return argv, env
