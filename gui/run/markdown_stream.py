@@ -18,6 +18,11 @@ renders incrementally instead:
 * Finished text goes into *segments* of about :data:`SEGMENT_CHARS` each, one view per
   segment, so a 200 KB answer never makes Qt lay out and paint one enormous document at every
   update; only the last segment and the tail change.
+* Segments out of sight are *parked* (:meth:`~gui.run.markdown_view.MarkdownView.park`) when a
+  new one opens, the text is finished or segments were painted (a scroll): their rendering is
+  dropped, their height kept, and they are rendered again on the turn after they are next
+  painted. Qt's rendering of a 2 MB
+  answer took 170 MB; parked, memory follows what is on screen.
 
 :meth:`MarkdownStream.finish` renders the final state at once and drops the tail view.
 :meth:`MarkdownStream.set_text` shows a complete text (replays): a short one with a single
@@ -30,6 +35,8 @@ text.
 """
 
 from __future__ import annotations
+
+import re
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
@@ -92,6 +99,9 @@ class MarkdownStream(QWidget):
         """How many times plain text was appended to the tail without rendering Markdown."""
         self.layout_slices = 0
         """Slices a long text set at once was laid out in (one per event-loop turn)."""
+        self.parked = 0
+        """How many times a segment out of sight was parked."""
+        self._tending_queued = False
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         # Only views are drawn here, no background of its own: when the stream grows at the
         # bottom, Qt need not repaint the views already on screen (it did at every append).
@@ -131,6 +141,7 @@ class MarkdownStream(QWidget):
         self._drop_tail()
         self._show_segments()
         self._finished = True
+        self._park_unseen()
         self.rendered.emit()
 
     def set_text(self, text: str, *, finished: bool) -> None:
@@ -185,7 +196,7 @@ class MarkdownStream(QWidget):
         up to date if it was out of sight: what they would see on scrolling there)."""
         if self._tail_stale:
             self._render_tail(self._open, force=True)
-        parts = [view.toPlainText() for view in self._segments if view.source_length()]
+        parts = [view.plain_text() for view in self._segments if view.source_length()]
         if self._tail is not None and self._tail_source.strip():
             parts.append(self._tail.toPlainText())
         return "\n".join(parts)
@@ -266,12 +277,41 @@ class MarkdownStream(QWidget):
         self.block_renders += 1
 
     def _new_segment(self) -> MarkdownView:
+        self._park_unseen()
         view = MarkdownView(self, auto_height=True)
         if self._struck:
             view.set_struck(True)
+        view.viewport().installEventFilter(self)
         self._layout.insertWidget(len(self._segments), view)  # before the tail
         self._segments.append(view)
         return view
+
+    def _park_unseen(self) -> None:
+        """Park the finished segments nobody can see (scrolled away, a folded pane, another
+        tab) in a window that is shown; the last one stays: the next blocks go there."""
+        if len(self._segments) < 2 or not self.window().isVisible():
+            return
+        for view in self._segments[:-1]:
+            if not view.is_parked() and view.visibleRegion().isEmpty():
+                view.park()
+                self.parked += 1
+
+    def unpark_matching(self, finder: re.Pattern[str]) -> int:
+        """Render again the parked segments whose Markdown has a match of ``finder`` (a search
+        is about to mark and scroll to it); how many were."""
+        woken = [v for v in self._segments if v.is_parked() and finder.search(v.markdown())]
+        for view in woken:
+            view.unpark()
+        return len(woken)
+
+    def _tend_segments(self) -> None:
+        """After segments were painted (a scroll, a pane unfolded): render the parked ones now
+        in sight, park the others out of sight again."""
+        self._tending_queued = False
+        for view in self._segments:
+            if view.is_parked() and not view.visibleRegion().isEmpty():
+                view.unpark()
+        self._park_unseen()
 
     def _show_segments(self) -> None:
         """An empty document still takes a line: hide views with nothing to show."""
@@ -322,12 +362,23 @@ class MarkdownStream(QWidget):
         )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """The tail is about to be painted again (scrolled back into view): bring it up to
-        date first — the finished blocks that waited and the tail — if renders were skipped
-        while it was out of sight."""
-        if watched is self._tail and event.type() == QEvent.Type.Paint and self._tail_stale:
+        """Something is about to be painted again (scrolled back into view, a pane unfolded):
+        bring the tail up to date if renders were skipped while it was out of sight, and tend
+        a long text's segments (see :meth:`_tend_segments`) — on a coming turn, never inside
+        a paint."""
+        if event.type() != QEvent.Type.Paint:
+            return False
+        if watched is self._tail and self._tail_stale:
             self._tail_stale = False
             QTimer.singleShot(0, self, lambda: self._render(force=True))
+            return False
+        if (
+            not self._tending_queued
+            and len(self._segments) > 2
+            and isinstance(watched.parent(), MarkdownView)
+        ):
+            self._tending_queued = True  # many paints, one pass
+            later(self, self._tend_segments)
         return False
 
     def _drop_tail(self) -> None:

@@ -101,6 +101,7 @@ class MarkdownView(QTextBrowser):
         self._colors = markdown_colors(QApplication.palette(self))
         self._auto_height = auto_height
         self._struck = False
+        self._parked = False
         self.requested_resources: list[str] = []
         """Every URL the document asked to load (none are loaded): lets tests prove it."""
         self.render_count = 0
@@ -128,6 +129,7 @@ class MarkdownView(QTextBrowser):
     def set_markdown(self, source: str, *, open_fence: bool = False) -> None:
         """Replace the document with ``source`` rendered in one go."""
         rendered = render_html(source, self._colors, open_fence=open_fence)
+        self._parked = False
         self._source_parts = [source] if source else []
         self._source_length = len(source)
         self._codes = rendered.code_blocks
@@ -142,6 +144,7 @@ class MarkdownView(QTextBrowser):
         if not self._source_parts:
             self.set_markdown(source)
             return
+        self.unpark()
         rendered = render_html(source, self._colors, code_base=len(self._codes))
         self._source_parts.append(source)
         self._source_length += len(source)
@@ -156,6 +159,8 @@ class MarkdownView(QTextBrowser):
         the last one, without rendering; False (nothing done) when the document does not end
         in a plain text line (it ends in a table, a code frame, or is empty). The caller
         checks the Markdown side (:func:`gui.run.markdown_render.extends_plainly`)."""
+        if self._parked:
+            return False
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         if not self._source_parts or cursor.currentTable() is not None:
@@ -176,6 +181,8 @@ class MarkdownView(QTextBrowser):
         if struck == self._struck:
             return
         self._struck = struck
+        if self._parked:
+            return  # applied when it is shown again
         if struck:
             self._apply_struck()
         elif self._source_parts:
@@ -183,6 +190,39 @@ class MarkdownView(QTextBrowser):
 
     def is_struck(self) -> bool:
         return self._struck
+
+    def park(self) -> bool:
+        """Drop the rendered document of a view out of sight, keeping its source and height.
+
+        Qt holds ~80 bytes a character for a rendered Markdown document and its layout: the
+        segments of a 2 MB answer took 170 MB. A parked view shows nothing (it is not seen)
+        until :meth:`unpark` renders it again. Only views that fit their height (the segments
+        of a :class:`~gui.run.markdown_stream.MarkdownStream`) park; True if this one did.
+        """
+        if self._parked or not self._auto_height or not self._source_parts:
+            return False
+        self._parked = True  # first: the height stays what it was (see _fit_height)
+        self.document().clear()
+        return True
+
+    def unpark(self) -> bool:
+        """Render a parked view again (it is about to be seen); True if it was parked."""
+        if not self._parked:
+            return False
+        self.set_markdown(self.markdown())
+        return True
+
+    def is_parked(self) -> bool:
+        return self._parked
+
+    def plain_text(self) -> str:
+        """What this view shows (or shows once unparked) as plain text, without keeping a
+        parked view's rendering."""
+        if not self._parked:
+            return self.toPlainText()
+        scratch = QTextDocument()
+        scratch.setHtml(render_html(self.markdown(), self._colors).html)
+        return scratch.toPlainText()
 
     def source_length(self) -> int:
         """Characters of Markdown shown (cheaper than ``len(markdown())``)."""
@@ -257,7 +297,7 @@ class MarkdownView(QTextBrowser):
             colors = markdown_colors(QApplication.palette(self))
             if colors != self._colors:
                 self._colors = colors
-                if self._source_parts:
+                if self._source_parts and not self._parked:
                     self.set_markdown(self.markdown())
 
     # ---------------------------------------------------------------- private
@@ -283,6 +323,8 @@ class MarkdownView(QTextBrowser):
             QDesktopServices.openUrl(url)
 
     def _fit_height(self) -> None:
+        if self._parked:
+            return  # keeps the height it had, so nothing around it moves
         height = math.ceil(self.document().size().height()) + 2 * self.frameWidth()
         bar = self.horizontalScrollBar()
         if bar.isVisible():

@@ -37,13 +37,19 @@ from core.workspace.patch_lines import parse_patch
 from gui.changes.actions import start
 from gui.compare.compare_view import CompareDialog
 from gui.review.review_dialog import ReviewDialog
+from gui.run.markdown_stream import MarkdownStream
 from gui.run.run_page import RunPage
 from gui.widgets.background import LatestJob
-from gui.widgets.match_highlight import highlight_matches
+from gui.widgets.match_highlight import highlight_matches, match_finder
 
 if TYPE_CHECKING:
     from core.run.run_request import RunRequest
     from gui.history.runs_history import HistoryPage
+    from gui.run.step_pane import StepPane
+
+
+_MARK_RETRY_MS = 20
+"""How soon a search looks again whether the pane it marks is built."""
 
 
 class ReviewHost(Protocol):
@@ -87,10 +93,20 @@ class ReviewActions(QObject):
             return None
         page = self._runs.open_record(record)
 
+        def mark(pane: StepPane) -> None:
+            streams = pane.findChildren(MarkdownStream)
+            if not pane.is_filled() or not all(stream.is_laid_out() for stream in streams):
+                # Its items are built and long answers laid out a few per turn: mark them whole.
+                QTimer.singleShot(_MARK_RETRY_MS, pane, lambda: mark(pane))
+                return
+            if patterns:  # a long answer's segments out of sight are rendered again
+                finder = match_finder(patterns)
+                for stream in streams:
+                    stream.unpark_matching(finder)
+            highlight_matches(pane, patterns)
+
         def reveal() -> None:
-            page.view.focus_step(
-                hit.step, hit.call_id, then=lambda pane: highlight_matches(pane, patterns)
-            )
+            page.view.focus_step(hit.step, hit.call_id, then=mark)
 
         if page.loader is None:
             reveal()

@@ -112,6 +112,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.setObjectName("StepPane")
         self._fill_gradually = fill_gradually
         self._bare = fill_gradually  # the first sync builds no item widgets (see _sync_items)
+        self._sync_pending = False
         self.index = step.index
         self._step = step
         self._expanded = False
@@ -524,7 +525,7 @@ class StepPane(HeaderToggleMixin, QFrame):
                 # newest items at a later turn and the ones before them over the next ones,
                 # like _grow_backwards: a pane with its items at once cost 25 ms.
                 self._first = count if self._bare else count - GROW_PER_TURN
-                later(self, lambda: self._sync_items(bounded=self._live_window(), gradual=True))
+                self._sync_later()
         live = self._run_running and self._step.phase in ("running", "waiting")
         last = count - 1
         for offset, widget in enumerate(self._widgets):
@@ -540,6 +541,19 @@ class StepPane(HeaderToggleMixin, QFrame):
         else:
             self._fill_gradually = False
         self._update_earlier(self._first)
+
+    def _sync_later(self) -> None:
+        self._sync_pending = True
+        later(self, self._sync_pending_items)
+
+    def _sync_pending_items(self) -> None:
+        self._sync_pending = False
+        self._sync_items(bounded=self._live_window(), gradual=True)
+
+    def is_filled(self) -> bool:
+        """False while the item widgets of a pane just shown are still built, a few per turn
+        (a search waits for them before marking its match)."""
+        return not self._bare and not self._sync_pending
 
     def _grow_backwards(self, start: int, cut: bool) -> None:
         """Add the widgets before the window, :data:`GROW_PER_TURN` per event-loop turn.
@@ -557,7 +571,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self._widgets.insert(0, widget)
         self._first = until
         if until > start:
-            later(self, lambda: self._sync_items(bounded=self._live_window(), gradual=True))
+            self._sync_later()
 
     def _live_window(self) -> bool:
         """A running step's window follows new items; a finished one is built in full."""

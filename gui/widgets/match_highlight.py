@@ -43,12 +43,17 @@ class _Marks(QSyntaxHighlighter):
                 self.setFormat(match.start(), match.end() - match.start(), self.fmt)
 
 
+def match_finder(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One expression for every pattern, the longest tried first, case ignored."""
+    return re.compile("|".join(sorted(patterns, key=len, reverse=True)), re.IGNORECASE)
+
+
 def highlight_matches(root: QWidget, patterns: tuple[str, ...]) -> int:
     """Mark every match of ``patterns`` in the text widgets under ``root`` (replacing earlier
     marks); returns how many were marked. The first marked widget scrolls to its first match."""
     if not patterns:
         return 0
-    finder = re.compile("|".join(sorted(patterns, key=len, reverse=True)), re.IGNORECASE)
+    finder = match_finder(patterns)
     fmt = QTextCharFormat()
     fmt.setBackground(theme.tint(root.palette(), MATCH_HUE, 0.45))
     fmt.setFontWeight(QFont.Weight.Bold)  # as in the search results; not by colour alone

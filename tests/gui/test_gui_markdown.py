@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from PySide6.QtCore import QPoint, Qt, QUrl
@@ -336,6 +337,68 @@ def test_finished_blocks_out_of_sight_wait_for_a_batch_or_the_reader(qtbot: QtBo
     assert "Long block 29" not in finished_text()
     qtbot.waitUntil(lambda: read_to_the_end(area) and "Long block 29" in finished_text())
     assert stream.shown_text().endswith("Last block")
+
+
+def long_answer(paragraphs: int) -> str:
+    return "".join(
+        f"## Part {n}\n\nParagraph {n} with **bold** and `code`: " + "words " * 40 + "\n\n"
+        for n in range(paragraphs)
+    )
+
+
+def test_segments_out_of_sight_are_parked_and_rendered_again_when_seen(qtbot: QtBot) -> None:
+    """A long answer's rendering is dropped where nobody looks, without moving anything; the
+    reader who scrolls back finds it rendered, and the text is the text rendered at once."""
+    text = long_answer(300)  # ~100,000 characters: 8 or more segments
+    stream = MarkdownStream()
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    area.setWidgetResizable(True)
+    area.setWidget(stream)
+    area.resize(600, 400)
+    area.show()
+    for start in range(0, len(text), 2_000):
+        stream.feed(text[start : start + 2_000])
+        stream.flush()
+        read_to_the_end(area)  # the reader follows the answer
+    stream.finish()
+    qtbot.waitUntil(stream.is_laid_out)
+    views = stream.views()
+    assert len(views) >= 8
+    qtbot.waitUntil(lambda: read_to_the_end(area) and views[0].is_parked())
+    parked = [view for view in views if view.is_parked()]
+    assert len(parked) >= len(views) - 3
+    assert all(view.document().isEmpty() for view in parked)
+
+    height = stream.sizeHint().height()
+    once = QTextDocument()
+    once.setHtml(render_html(text).html)
+    assert stream.shown_text() == once.toPlainText()  # parked segments included
+
+    area.verticalScrollBar().setValue(0)  # the reader goes back to the top
+    qtbot.waitUntil(lambda: not views[0].is_parked())
+    assert views[0].toPlainText().startswith("Part 0\nParagraph 0 with bold and code:")
+    assert abs(stream.sizeHint().height() - height) <= 2  # nothing moved
+    qtbot.waitUntil(lambda: views[-2].is_parked())  # and the end, out of sight, parks again
+
+
+def test_a_search_renders_the_parked_segments_it_marks(qtbot: QtBot) -> None:
+    stream = MarkdownStream()
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    area.setWidgetResizable(True)
+    area.setWidget(stream)
+    area.resize(600, 400)
+    area.show()
+    stream.set_text(long_answer(300), finished=True)
+    qtbot.waitUntil(stream.is_laid_out)
+    assert stream.views()[3].is_parked()
+
+    woken = stream.unpark_matching(re.compile("Paragraph 150 "))
+
+    assert woken == 1
+    (shown,) = [view for view in stream.views() if "Paragraph 150 " in view.toPlainText()]
+    assert not shown.is_parked()
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from core.record.run_files import Redactor, RunIndex, RunWriter
 from gui.compare.compare_view import CompareDialog
 from gui.history.search_results import ROLE_MARKED
+from gui.run.markdown_stream import MarkdownStream
 from gui.run.runs_view import RunsView
 from gui.widgets.match_highlight import marked_texts, marked_weights
 from gui.window.main_window import MainWindow
@@ -106,6 +107,31 @@ def test_search_box_finds_a_tool_result_and_opens_the_run_there(
     type_into(qtbot, panel.field, "nowhere")
     qtbot.waitUntil(lambda: not panel.is_searching() and "No run mentions" in panel.status.text())
     assert panel.results.count() == 0
+
+
+def test_a_hit_deep_in_a_long_answer_is_marked_where_it_is(
+    qtbot: QtBot, make_window: Window
+) -> None:
+    """A long answer's segments out of sight are parked (their rendering dropped): the one
+    holding the match is rendered again to be marked and scrolled to."""
+    paragraphs = [f"Paragraph {n}: " + "plain words " * 30 for n in range(160)]
+    paragraphs[60] = "Paragraph 60: the zephyrine clause is here."
+    _save("run-long", "\n\n".join(paragraphs), "4 passed", 900)
+    window = make_window()
+    runs = _runs(qtbot, window)
+    panel = runs.history.search_panel
+    type_into(qtbot, panel.field, "zephyrine")
+    qtbot.waitUntil(lambda: panel.results.count() >= 1 and not panel.is_searching())
+    rect = panel.results.visualItemRect(panel.results.item(0))
+    qtbot.mouseClick(panel.results.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: runs.current_page() is not None)
+    page = runs.current_page()
+    assert page is not None
+    qtbot.waitUntil(lambda: not page.is_reading())
+    pane = page.view.pane(1)
+    qtbot.waitUntil(lambda: marked_texts(pane) == ["zephyrine"])
+    streams = pane.findChildren(MarkdownStream)
+    assert any(view.is_parked() for stream in streams for view in stream.views())
 
 
 def test_compare_two_selected_runs(qtbot: QtBot, make_window: Window) -> None:
