@@ -4,7 +4,8 @@
 ``npm/``, the current pi 1.x with the Node ≥ 22.19 it needs in ``npm-pi1/``, the newest Claude
 Code in ``npm-claude/``. ``$BATON_PI_BIN``, ``$BATON_PI1_BIN``, ``$BATON_CLAUDE_BIN`` and
 ``$BATON_CLAUDE_NEW_BIN`` point elsewhere. Without a CLI the tests skip and say why — except
-under ``CI=true``, where a missing CLI is a failure: CI must never pass by skipping them.
+under ``CI=true``, where a missing CLI is a failure: CI must never pass by skipping them
+(:func:`missing`, which the other tests of a program CI installs use too).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -55,15 +57,18 @@ def find_mcp_server(name: str) -> Path:
     """The executable of a reference MCP server; skips (fails under CI) when absent."""
     path = MCP_SERVERS[name]
     if not path.is_file():
-        _missing(f"the MCP server {name} is not installed at {path} (.ci/run installs it)")
+        missing(f"the MCP server {name} is not installed at {path} (.ci/run installs it)")
     if shutil.which("node") is None:
-        _missing(f"Node.js is not on PATH: the MCP server {name} cannot run")
+        missing(f"Node.js is not on PATH: the MCP server {name} cannot run")
     return path
 
 
-def _missing(reason: str) -> None:
+def missing(reason: str) -> NoReturn:
+    """Skip a test whose real program is absent, but fail it under ``CI=true``: ``.ci/run``
+    installs every such program, so CI must never pass by skipping (the real CLIs, the MCP
+    servers, ``dbus-daemon`` for the notification tests)."""
     if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason} (CI=true: the real-CLI tests must run, not skip)")
+        pytest.fail(f"{reason} (CI=true: CI installs it, so the test must run, not skip)")
     pytest.skip(reason)
 
 
@@ -73,14 +78,12 @@ def find(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Path:
     override = os.environ.get(cli.variable)
     path = Path(override) if override else cli.default
     if not path.is_file():
-        _missing(
-            f"{cli.name} is not installed at {path} (set ${cli.variable}; .ci/run installs it)"
-        )
+        missing(f"{cli.name} is not installed at {path} (set ${cli.variable}; .ci/run installs it)")
     local_node = path.parent / "node"
     if local_node.exists():
         monkeypatch.setenv("PATH", f"{path.parent}{os.pathsep}{os.environ.get('PATH', '')}")
     elif shutil.which("node") is None:
-        _missing(f"Node.js is not on PATH: {cli.name} cannot run")
+        missing(f"Node.js is not on PATH: {cli.name} cannot run")
     return path
 
 

@@ -2,8 +2,10 @@
 
 Rules live in Baton's config folder (:class:`core.safety.rule_store.RuleStore`), not in
 ``config.yaml``; like revoked trust, changes made here are written when the dialog saves and
-dropped on Cancel. Each rule is parsed as it is typed (:meth:`core.safety.rules.Rule.parse`), so a
-rule that would never match cannot be added. "Import from Claude Code" copies a project's
+dropped on Cancel. The window's project is listed even before it has rules, selected, so a
+first rule can be typed and added at once; a project left with no rules is never written.
+Each rule is parsed as it is typed (:meth:`core.safety.rules.Rule.parse`), so a rule that
+would never match cannot be added. "Import from Claude Code" copies a project's
 ``.claude/settings.json`` ``permissions`` into the list, for the person to read before saving.
 """
 
@@ -36,6 +38,12 @@ from gui.theme import icons
 
 _ROLE = Qt.ItemDataRole.UserRole
 _EFFECT_HUES = {"allow": "ok", "ask": "warning", "deny": "error"}
+NO_RULES = "no rules yet"
+"""Shown beside a project listed without rules (the window's, or one just added)."""
+
+
+def _no_rules() -> dict[str, list[str]]:
+    return {kind: [] for kind in RULE_KINDS}
 
 
 class RulesPage(Page):
@@ -116,30 +124,28 @@ class RulesPage(Page):
         """Rules are not part of config.yaml."""
 
     def apply(self) -> None:
-        """Write every project's rules (the dialog calls this when it saves)."""
+        """Write every project's rules (the dialog calls this when it saves). A project only
+        listed, never given a rule, is skipped: opening Settings and saving writes nothing."""
         for folder in sorted(self._loaded | set(self._rules)):
-            self.store.set_project(Path(folder), self._rules.get(folder, {}))
-        self._loaded = set(self._rules)
+            rules = self._rules.get(folder, {})
+            if folder in self._loaded or any(rules.values()):
+                self.store.set_project(Path(folder), rules)
+        self._loaded = {folder for folder, rules in self._rules.items() if any(rules.values())}
 
     # -- public API ------------------------------------------------------------------------
 
     def rules_of(self, folder: str) -> dict[str, list[str]]:
         """The rules shown for ``folder`` (unsaved edits included)."""
-        return self._rules.get(folder, {kind: [] for kind in RULE_KINDS})
+        return self._rules.get(folder, _no_rules())
 
-    def select_project(self, folder: Path) -> bool:
+    def select_project(self, folder: Path) -> None:
         """Select the project a step in ``folder`` gets its rules from (the window's project,
-        when the dialog opens); False when it has no rules yet."""
-        key = str(project_of(folder))
-        if key not in self._rules:
-            return False
-        self._rebuild(select=(key, None, None))
-        return True
+        when the dialog opens), listed with no rules yet if it has none, so "Add" works at once
+        instead of waiting for "Add project…"."""
+        self._list_project(str(project_of(folder)))
 
     def add_project(self, folder: Path) -> None:
-        key = str(folder.resolve())
-        self._rules.setdefault(key, {kind: [] for kind in RULE_KINDS})
-        self._rebuild(select=(key, None, None))
+        self._list_project(str(folder.resolve()))
 
     def add_rule(self) -> None:
         folder = self._selected_project()
@@ -207,12 +213,21 @@ class RulesPage(Page):
 
     # -- private ---------------------------------------------------------------------------
 
+    def _list_project(self, key: str) -> None:
+        """List ``key`` (in memory only: :meth:`apply` writes it once it has a rule), selected."""
+        self._rules.setdefault(key, _no_rules())
+        self._rebuild(select=(key, None, None))
+
     def _recolor(self) -> None:
-        """Each rule's effect (deny, ask, allow) in the palette's colour of its severity."""
+        """Each rule's effect (deny, ask, allow) in the palette's colour of its severity; "no
+        rules yet" as secondary text."""
         for index in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(index)
-            for row in range(top.childCount() if top is not None else 0):
-                item = top.child(row) if top is not None else None
+            if top is None:
+                continue
+            top.setForeground(1, theme.secondary_text(self.palette()))
+            for row in range(top.childCount()):
+                item = top.child(row)
                 if item is not None:
                     hue = theme.SEVERITY_HUES[_EFFECT_HUES[item.text(1)]]
                     item.setForeground(1, theme.foreground(self.palette(), hue))
@@ -221,7 +236,8 @@ class RulesPage(Page):
         self.tree.clear()
         chosen: QTreeWidgetItem | None = None
         for folder in sorted(self._rules):
-            top = QTreeWidgetItem([folder, ""])
+            empty = not any(self._rules[folder].values())
+            top = QTreeWidgetItem([folder, NO_RULES if empty else ""])
             top.setIcon(0, icons.icon("folder"))
             top.setData(0, _ROLE, (folder, None, None))
             self.tree.addTopLevelItem(top)
@@ -291,9 +307,22 @@ class RulesPage(Page):
         valid = self._typed_rule() is not None
         has_project = self._selected_project() is not None
         self.add_button.setEnabled(valid and has_project)
+        self.add_button.setToolTip(self._add_hint())
         self.update_button.setEnabled(valid and self._selected_rule() is not None)
         self.delete_button.setEnabled(has_project)
         self.import_button.setEnabled(has_project)
+
+    def _add_hint(self) -> str:
+        """What "Add" does, or why it cannot yet and what to do: a disabled button with no
+        reason reads as broken (issue #34)."""
+        project = self._selected_project()
+        if project is None:
+            return "Choose a project first: Add project…"
+        if not self.rule_edit.text().strip():
+            return "Type a rule first, such as Bash(git diff:*)"
+        if self._typed_rule() is None:
+            return "Correct the rule first (see the message below it)"
+        return f"Add this rule to {project}"
 
     def _choose_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Project folder")

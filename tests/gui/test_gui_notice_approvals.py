@@ -5,7 +5,8 @@ of Approve; and the dialog itself never takes the focus from another application
 
 Tested with desktop-notifier's own no-op backend (its test double) and with a real D-Bus: a
 private ``dbus-daemon`` running a fake ``org.freedesktop.Notifications`` server
-(:mod:`tests.notification_service`) that records ``Notify`` and emits ``ActionInvoked``."""
+(:mod:`tests.notification_service`) that records ``Notify`` and emits ``ActionInvoked``. Those
+skip without ``dbus-daemon``, and fail under ``CI=true`` (:func:`tests.real_clis.missing`)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from gui.approvals.notice_answers import APPROVE, DENY, REVIEW, notice_actions, 
 from gui.widgets.desktop_notices import DesktopNotices, NoticeAction
 from tests.llm_server import LLMServer, Reply
 from tests.notification_service import FakeNotificationServer, dbus_available, notification_server
+from tests.real_clis import missing
 
 pytestmark = pytest.mark.usefixtures("qasync_loop")
 
@@ -44,7 +46,7 @@ def dbus_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[FakeNotificationServer]:
     if not dbus_available():
-        pytest.skip("dbus-daemon is not installed (apt: dbus)")
+        missing("dbus-daemon is not installed (apt: dbus; .ci/run installs it)")
     folder = tmp_path / "bus"
     folder.mkdir()
     with notification_server(folder) as server:

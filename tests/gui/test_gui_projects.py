@@ -4,6 +4,7 @@ with"; a restart from the desktop (in the home folder) reopens the last project.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from core.cli import build_parser
 from core.config.recent_projects import recent_projects
 from core.safety.rule_store import RuleStore
 from gui import launcher
+from gui.settings.settings_dialog import SettingsDialog
 from gui.window.main_window import MainWindow
 from gui.window.projects import FileOpenEvents
 from tests.gui.conftest import DialogAnswerer
@@ -316,6 +318,41 @@ def test_settings_open_on_the_rules_of_the_windows_project(
         assert current is not None and current.text(0) == str(second.resolve())
     finally:
         dialog.reject()
+
+
+def test_settings_open_on_a_project_with_no_rules_yet_so_add_works_at_once(
+    qtbot: QtBot, make_window: Window, project: Path
+) -> None:
+    """Issue #34: "+ Add" stayed disabled, with no hint, until "Add project…"."""
+    dialog = make_window().open_settings()
+    try:
+        _add_a_rule_as_a_person(qtbot, dialog, project.resolve())
+        assert not RuleStore().path.exists()  # nothing written before Save
+        qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+        assert not dialog.isVisible()
+    finally:
+        if dialog.isVisible():
+            dialog.reject()
+    saved = json.loads(RuleStore().path.read_text(encoding="utf-8"))
+    allowed = {"deny": [], "ask": [], "allow": ["Bash(make test)"]}
+    assert saved == {str(project.resolve()): allowed}
+
+
+def _add_a_rule_as_a_person(qtbot: QtBot, dialog: SettingsDialog, project: Path) -> None:
+    """Open Rules, read the hint on the disabled Add, type a rule and click Add."""
+    sections, page = dialog.tabs.list, dialog.rules
+    rules_row = sections.findItems("Rules", Qt.MatchFlag.MatchExactly)[0]
+    where = sections.visualItemRect(rules_row).center()
+    qtbot.mouseClick(sections.viewport(), Qt.MouseButton.LeftButton, pos=where)
+    assert dialog.tabs.currentWidget() is page
+    current = page.tree.currentItem()
+    assert current is not None and current.text(0) == str(project)
+    assert current.text(1) == "no rules yet"
+    assert not page.add_button.isEnabled() and "Type a rule" in page.add_button.toolTip()
+    qtbot.mouseClick(page.rule_edit, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(page.rule_edit, "Bash(make test)")
+    assert page.add_button.isEnabled()
+    qtbot.mouseClick(page.add_button, Qt.MouseButton.LeftButton)
 
 
 def test_a_drag_of_files_is_welcome_and_macos_file_open_events_open_the_project(

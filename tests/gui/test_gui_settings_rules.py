@@ -124,3 +124,18 @@ def test_import_from_claude_code_settings(
     )
     assert dialog.save()
     assert RuleStore().for_project(tmp_path.resolve()).texts()["deny"] == ["Bash(curl:*)"]
+
+
+def test_add_says_why_it_is_disabled_and_a_project_only_listed_is_not_written(
+    qtbot: QtBot, dialog: SettingsDialog, tmp_path: Path
+) -> None:
+    page = dialog.rules
+    _type(qtbot, dialog, "Read")
+    assert not page.add_button.isEnabled() and "Add project…" in page.add_button.toolTip()
+    page.select_project(tmp_path)  # what the window does when it opens Settings
+    assert _shown(dialog) == [(str(tmp_path.resolve()), "")]
+    assert page.add_button.isEnabled() and str(tmp_path.resolve()) in page.add_button.toolTip()
+    _type(qtbot, dialog, "Bash(")
+    assert not page.add_button.isEnabled() and "Correct the rule" in page.add_button.toolTip()
+    assert dialog.save()
+    assert not RuleStore().path.exists()  # saving an empty project writes no rules file
