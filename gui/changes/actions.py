@@ -1,6 +1,7 @@
 """What the Changes buttons do: open a diff, restore a folder to before a step after the
-person has seen what it would change and lose. Coroutines, started from Qt slots with
-:func:`start`; dialogs are opened without nested event loops (see :mod:`gui.qt_asyncio`).
+person has seen what it would change and lose, and undo that restore from its message.
+Coroutines, started from Qt slots with :func:`start`; dialogs are opened without nested event
+loops (see :mod:`gui.qt_asyncio`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from core.model.events import Event, StepChanges
 from core.model.words import counted
@@ -28,7 +30,13 @@ from core.run.review_comments import ReviewComment
 from core.terminal.commands.changes import run_patch
 from core.workspace.checkpoints import patch
 from core.workspace.git_command import GitError
-from core.workspace.restore import RestoreError, RestorePlan, apply_restore, plan_restore
+from core.workspace.restore import (
+    RestoreError,
+    RestorePlan,
+    apply_restore,
+    checkpoints_of,
+    plan_restore,
+)
 from gui.changes.diff_viewer import DiffViewer
 from gui.theme import monospace_font
 
@@ -159,14 +167,79 @@ async def restore_step(parent: QWidget | None, run_id: str, step: int) -> StepCh
         tell(parent, QMessageBox.Icon.Warning, "Restore failed", str(error))
         return None
     append_event(path, done)
-    tell(
-        parent,
-        QMessageBox.Icon.Information,
-        "Restored",
-        f"Restored {counted(len(done.files), 'file')} to before {plan.target_name}. "
-        f"To undo: baton runs restore {run_id} --undo",
-    )
+    offer_undo(parent, done, plan.target_name)
     return done
+
+
+def offer_undo(parent: QWidget | None, done: StepChanges, target_name: str) -> QMessageBox:
+    """Say what the restore did, with an Undo button: the person who just restored the wrong
+    step should not need a terminal to take it back. OK stays the default (Enter, Escape),
+    so dismissing the message never undoes anything; the terminal command is kept for those
+    who undo later or elsewhere."""
+    text = (
+        f"Restored {counted(len(done.files), 'file')} to before {target_name}. "
+        "Undo puts them back as they were before this restore "
+        f"(from a terminal: baton runs restore {done.run_id} --undo)."
+    )
+    no_buttons = QMessageBox.StandardButton.NoButton
+    box = QMessageBox(QMessageBox.Icon.Information, "Restored", text, no_buttons, parent)
+    box.setObjectName("ChangesMessage")
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    undo = box.addButton("Undo", QMessageBox.ButtonRole.ActionRole)
+    ok = box.addButton(QMessageBox.StandardButton.Ok)
+    box.setDefaultButton(ok)
+    box.setEscapeButton(ok)
+    undo.clicked.connect(lambda: start(undo_restore(parent, done, target_name)))
+    box.open()
+    return box
+
+
+async def undo_restore(parent: QWidget | None, done: StepChanges, target_name: str) -> None:
+    """Undo the restore ``done`` the way ``baton runs restore RUN --undo`` does (plan the
+    undo of the latest restore, apply it, record it in the run file), and tell how it went.
+    Over changes made since the restore it asks first, as the terminal wants ``--yes``."""
+    parent = parent if parent is None or isValid(parent) else None  # closed meanwhile
+    try:
+        path, plan = await _plan_undo(done)
+    except RestoreError as error:
+        tell(parent, QMessageBox.Icon.Warning, "Cannot undo the restore", str(error))
+        return
+    if plan.refused and not await confirm(
+        parent, "Undo the restore anyway?", plan.explanation(), "Undo anyway"
+    ):
+        return
+    try:
+        undone = await apply_restore(plan)
+    except RestoreError as error:
+        tell(parent, QMessageBox.Icon.Warning, "Undo failed", str(error))
+        return
+    append_event(path, undone)
+    tell(parent, QMessageBox.Icon.Information, "Restore undone", _undone_text(undone, target_name))
+
+
+async def _plan_undo(done: StepChanges) -> tuple[Path, RestorePlan]:
+    """The run file and the plan undoing ``done``. Only while ``done`` is still the run's
+    latest restore: the message may have stayed open while another restore was made, and
+    the terminal's undo (of the latest) would then take back that one instead."""
+    path, events = run_events(done.run_id)
+    restores = [c for c in checkpoints_of(events) if c.kind == "restore"]
+    if not restores or restores[-1].after != done.after:
+        raise RestoreError(
+            "another restore of this run was made since this one, so it is no longer the "
+            "latest and cannot be undone from here. To undo the latest: "
+            f"baton runs restore {done.run_id} --undo"
+        )
+    return path, await plan_restore(events, None)
+
+
+def _undone_text(undone: StepChanges, target_name: str) -> str:
+    """What the undo did. Not "restored to before step N": that names the change just taken
+    back (the terminal's wording, for the same reason)."""
+    return (
+        f"The files in {undone.work_tree} are back as they were before the restore to before "
+        f"{target_name}; {counted(len(undone.files), 'file')} changed. "
+        f"To undo this too: baton runs restore {undone.run_id} --undo"
+    )
 
 
 def tell(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: str) -> None:

@@ -4,16 +4,18 @@ a real git repository (Baton's own loop, the scripted LLM server)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QApplication, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.model.events import Event
-from gui.changes.actions import RestoreDialog
+from core.workspace.restore import checkpoints_of
+from gui.changes.actions import RestoreDialog, run_events
 from gui.changes.diff_viewer import DiffViewer
 from gui.changes.patch_view import PAGE_LINES
 from gui.changes.run_changes import RunChangesDialog
@@ -117,6 +119,81 @@ def test_undo_over_a_later_edit_warns_what_would_be_lost_and_cancel_keeps_it(
     assert "1 file changed since the run's last checkpoint" in seen[0]
     assert "modified app.py" in seen[0]
     assert (repo / "app.py").read_text(encoding="utf-8") == "mine\n"
+
+
+def _files(folder: Path) -> dict[str, str]:
+    """Every file in ``folder`` outside ``.git``, with its text."""
+    return {
+        str(path.relative_to(folder)): path.read_text(encoding="utf-8")
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and ".git" not in path.relative_to(folder).parts
+    }
+
+
+def _text(seen: list[str]) -> Callable[[QWidget], None]:
+    """A ``before`` for :meth:`DialogAnswerer.answer` noting the message box's text."""
+
+    def note(dialog: QWidget) -> None:
+        assert isinstance(dialog, QMessageBox)
+        seen.append(dialog.text())
+
+    return note
+
+
+def test_undo_in_the_restored_message_puts_the_files_back_as_before_the_restore(
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    events = _run(qtbot, llm_server, repo)
+    view.load_events(events)
+    after_run = _files(repo)
+    section = view.pane(0).changes
+    assert section is not None
+    seen: list[str] = []
+    dialogs.answer("Restore")
+    dialogs.answer("Undo", before=_text(seen))
+    dialogs.answer("OK", before=_text(seen))
+
+    _click(qtbot, section.undo_button)
+
+    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
+    qtbot.waitUntil(lambda: (repo / "docs" / "new.md").exists(), timeout=10_000)
+    assert _files(repo) == after_run
+    run_id = changes_of(events).run_id
+    assert seen[0].startswith("Restored 3 files to before step 1. Undo puts them back")
+    assert f"baton runs restore {run_id} --undo" in seen[0]
+    assert seen[1].startswith(f"The files in {repo} are back as they were before the restore")
+    assert "3 files changed" in seen[1]
+    _path, saved = run_events(run_id)
+    assert [c.kind for c in checkpoints_of(saved)] == ["step", "restore", "restore"]
+
+
+def test_undo_over_an_edit_made_after_the_restore_asks_and_cancel_keeps_the_edit(
+    qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    three_changes(llm_server)
+    view.load_events(_run(qtbot, llm_server, repo))
+    section = view.pane(0).changes
+    assert section is not None
+    asked: list[str] = []
+
+    def edit(_dialog: QWidget) -> None:  # while the "Restored" message is open
+        (repo / "app.py").write_text("mine\n", encoding="utf-8")
+
+    dialogs.answer("Restore")
+    dialogs.answer("Undo", before=edit)
+    dialogs.answer("Cancel", before=_text(asked))
+
+    _click(qtbot, section.undo_button)
+
+    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
+    assert dialogs.seen == ["RestoreDialog", "ChangesMessage", "ChangesConfirm"]
+    assert "restoring would overwrite these changes" in asked[0]
+    assert "modified app.py" in asked[0]
+    assert (repo / "app.py").read_text(encoding="utf-8") == "mine\n"
+    assert not (repo / "docs").exists()
 
 
 def test_the_run_changes_view_restores_to_before_a_chosen_step(
