@@ -535,7 +535,8 @@ class GraphRun:
                     handed,
                 )
             )
-        for _round in range(MAX_SEND_BACKS + 1):
+        sent_back = 0
+        while True:
             waiting = GateWaiting(
                 run_id=self.run_id,
                 step=index,
@@ -561,12 +562,16 @@ class GraphRun:
                     f" ({answer.by})" if answer.by != "person" else ""
                 )
                 return None
+            if sent_back == MAX_SEND_BACKS:  # a sixth is not run: the run stops here
+                self._stopped = (
+                    f"stopped at the gate before '{node}': sent back {MAX_SEND_BACKS} times"
+                )
+                return None
             await self._send_back(node, answer.note or "")
+            sent_back += 1
             if self._halted:
                 return None
             previous, handed = self._handoffs(node, iteration)
-        self._stopped = f"stopped at the gate before '{node}': sent back {MAX_SEND_BACKS} times"
-        return None
 
     async def _ask(self, waiting: GateWaiting) -> GateAnswer | None:
         try:
