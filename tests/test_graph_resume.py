@@ -15,9 +15,17 @@ from typing import Any
 
 from core.cli import main
 from core.config.settings import save_settings
-from core.model.events import Event, LoopFinished, RunStarted, StepFinished, StepStarted
+from core.model.events import (
+    Event,
+    GateWaiting,
+    LoopFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+)
 from core.record.run_files import RunIndex, load_run
 from core.record.run_state import fold
+from core.run.gates import GateAnswer
 from core.run.rerun import rerun_from_request, resume_request
 from core.run.runner import Runner
 from tests.graph_runs import agent_of, graph_runner, review
@@ -288,8 +296,6 @@ async def test_resume_after_a_gate_hands_on_the_persons_edit_without_asking_agai
     llm_server.responder = respond
 
     async def edits(waiting: Any) -> Any:
-        from core.run.gates import GateAnswer
-
         return GateAnswer("edit", text="the person's version")
 
     runner, _ = graph_runner(llm_server, GATED, tmp_path, gate_asker=edits)
@@ -307,3 +313,79 @@ async def test_resume_after_a_gate_hands_on_the_persons_edit_without_asking_agai
     assert result.status == "ok", result.error
     assert llm_server.requests[-1].user_text == "Ship: the person's version"
     assert labels(events) == [("draft", None, True), ("ship", None, False)]
+
+
+async def resume_past_a_send_back(
+    server: LLMServer, text: str, folder: Path, fails_first: str
+) -> tuple[list[Event], list[str]]:
+    """Run ``text``, its gate sent back once then continued, the step after the gate failing
+    once (its task starting ``fails_first``); resume it with nobody to ask. The resumed
+    run's events and the tasks it sent."""
+    failures = itertools.count(1)
+    rounds = itertools.count(1)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        task = last_user_text(body)
+        if task.startswith(fails_first) and next(failures) == 1:
+            return Reply.error(400, "context too long")
+        if agent_of(body) == "reviewer":
+            return Reply.answer(f"review {next(rounds)}\n{review()}")
+        return Reply.answer(f"answer {next(rounds)}")
+
+    server.responder = respond
+    answers = iter(
+        [GateAnswer("send_back", note="look at the error paths"), GateAnswer("continue")]
+    )
+
+    async def person(waiting: GateWaiting) -> GateAnswer:
+        return next(answers)
+
+    runner, _ = graph_runner(server, text, folder, gate_asker=person)
+    assert (await runner.run()).status == "error"
+    request = resume_request(load_run(Path(str(RunIndex().get(runner.run_id).path))))  # type: ignore[union-attr]
+
+    async def nobody(waiting: GateWaiting) -> GateAnswer:
+        raise AssertionError("the gate was asked again")
+
+    before = len(server.requests)
+    events: list[Event] = []
+    resumed_run = Runner(
+        request, settings=server.settings(), listeners=[events.append], gate_asker=nobody
+    )
+    result = await resumed_run.run()
+    assert result.status == "ok", result.error
+    return events, [r.user_text for r in server.requests[before:]]
+
+
+async def test_resume_past_a_step_sent_back_hands_on_what_came_back(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    events, tasks = await resume_past_a_send_back(llm_server, GATED, tmp_path, "Ship")
+    assert tasks == ["Ship: answer 2"]  # not the answer the person sent back
+    assert labels(events) == [("draft", None, True), ("draft", None, True), ("ship", None, False)]
+
+
+async def test_resume_past_a_gated_step_that_finished_still_sends_back_as_before(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The gated step is reused, but what comes later reads the step sent back."""
+    text = GATED + '  - {name: publish, agent: worker, task: "Publish {step.draft}"}\n'
+    events, tasks = await resume_past_a_send_back(llm_server, text, tmp_path, "Publish")
+    assert tasks == ["Publish answer 2"]
+    assert [reused for _, _, reused in labels(events)] == [True, True, True, False]
+
+
+async def test_resume_past_a_loop_sent_back_hands_on_its_extra_iteration(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    gated = LOOP.replace(
+        "    after: [review]\n", '    after: [review]\n    gate: {question: "Ok?"}\n'
+    )
+    events, tasks = await resume_past_a_send_back(llm_server, gated, tmp_path, "Ship")
+    assert len(tasks) == 1 and tasks[0].startswith("Ship it: review 3")
+    assert labels(events) == [
+        ("work", None, True),
+        ("check", 1, True),
+        ("check", 2, True),  # the iteration the person sent the loop back for
+        ("ship", None, False),
+    ]

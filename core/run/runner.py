@@ -366,6 +366,7 @@ class Runner:
                 run_file=run_file(self.run_id) if self._record else None,
                 reused=list(self.request.reused_nodes),
                 reused_gates=self.request.reused_gates,
+                reused_send_backs=self.request.reused_send_backs,
             ).run()
         if self.request.mode == "parallel":  # one checkpoint pair around all its tasks
             run_folders = [s.cwd for i, s in enumerate(steps) if i not in self.request.reused]
