@@ -70,3 +70,30 @@ def test_errors_say_where(text: str, column: int, words: str) -> None:
         parse_condition(text)
     assert words in str(caught.value)
     assert caught.value.column == column
+
+
+RAN = {"done", "failed", "stopped"}
+
+
+@pytest.mark.parametrize(
+    ("text", "statuses", "could"),
+    [
+        ("a.max_severity >= major", {"a": RAN}, True),  # a structured result could be anything
+        ("a.max_severity >= major", {"a": {"skipped"}}, False),  # nothing found when skipped
+        ("a.max_severity >= major", {}, False),  # not run yet: skipped
+        ("a.status == skipped", {"a": RAN}, False),
+        ("a.status == skipped or a.passed", {"a": RAN}, True),
+        ("a.status == failed and a.passed", {"a": {"skipped", "failed"}}, True),
+        ("a.status == skipped and a.passed", {"a": {"skipped", "done"}}, False),
+        ("not a.passed and a.status == done", {"a": RAN}, True),
+        ("a.status == done and a.status != done", {"a": RAN | {"skipped"}}, False),
+        ("a.status == done and b.status == skipped", {"a": RAN, "b": {"skipped"}}, True),
+        ("false or (true and not true)", {}, False),
+    ],
+)
+def test_could_hold_tries_every_outcome_of_the_steps_read(
+    text: str, statuses: dict[str, set[str]], could: bool
+) -> None:
+    """What validation refuses a ``when:`` by: no outcome makes it true (Kleene's three
+    values for structured results, which could be anything once a step ran)."""
+    assert parse_condition(text).could_hold(statuses) is could

@@ -180,6 +180,35 @@ def test_old_forms_are_unchanged_and_refuse_graph_fields() -> None:
             None,
             "a loop runs as a whole, but",
         ),
+        (  # a step that can never run is named, not what waits only for it
+            "  - {name: a, agent: w, task: x}\n"
+            "  - {name: b, agent: w, task: y, when: 'a.status == skipped'}\n"
+            "  - {name: c, agent: w, task: z}\n",
+            5,
+            "step 'b' can never run: when: 'a.status == skipped' is false however 'a' ends",
+        ),
+        (
+            "  - {name: a, agent: w, task: x}\n"
+            "  - {name: b, agent: w, task: y, when: 'a.status == done and a.status != done'}\n",
+            5,
+            "is false however 'a' ends",
+        ),
+        ("  - {name: a, agent: w, task: x, when: 'false'}\n", 4, "when: 'false' is always false"),
+        (
+            "  - {name: work, agent: w, task: x}\n"
+            "  - loop:\n      name: review\n      until: check.passed\n      steps:\n"
+            "        - {name: fix, agent: w, task: y, when: 'check.max_severity >= major'}\n"
+            "        - {name: check, agent: r, task: z}\n",
+            9,
+            "step 'fix' can never run: when: 'check.max_severity >= major' is false however "
+            "'check' ends ('check' comes after it in the loop: the first time, that has not run)",
+        ),
+        (
+            "  - loop:\n      name: l\n      until: a.passed\n      steps:\n"
+            "        - {name: a, agent: w, task: x, when: 'a.status == done'}\n",
+            8,
+            "(it reads itself in the loop: the first time, that has not run)",
+        ),
     ],
 )
 def test_validation_refuses_with_the_line(body: str, line: int | None, words: str) -> None:
@@ -187,6 +216,35 @@ def test_validation_refuses_with_the_line(body: str, line: int | None, words: st
     assert words in str(error)
     if line is not None:
         assert error.line == line
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        (  # an on-failure step: the step it reads may fail
+            "  - {name: a, agent: w, task: x}\n"
+            "  - {name: b, agent: w, task: y, when: 'a.status == failed'}\n"
+        ),
+        (  # a step with a condition may be skipped, and what reads that may run
+            "  - {name: a, agent: w, task: x}\n"
+            "  - {name: b, agent: w, task: y, when: 'a.passed'}\n"
+            "  - {name: c, agent: w, task: z, after: [a, b], when: 'b.status == skipped'}\n"
+        ),
+        (  # the first time, the later member has not run: not passed, so the first step runs
+            "  - loop:\n      name: l\n      until: check.passed\n      steps:\n"
+            "        - {name: fix, agent: w, task: x, when: 'not check.passed'}\n"
+            "        - {name: check, agent: r, task: y}\n"
+        ),
+        (  # a loop whose steps may all be skipped still ends, and what comes after runs
+            "  - {name: a, agent: w, task: x}\n"
+            "  - loop:\n      name: l\n      until: b.passed\n      steps:\n"
+            "        - {name: b, agent: w, task: y, when: 'a.passed'}\n"
+            "  - {name: c, agent: w, task: z, after: [l]}\n"
+        ),
+    ],
+)
+def test_a_step_some_outcome_starts_is_not_refused(body: str) -> None:
+    parse_preset_text(graph(body))
 
 
 def test_a_condition_error_has_its_column_in_the_file() -> None:

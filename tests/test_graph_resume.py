@@ -1,5 +1,6 @@
 """Graph runs stopped inside a loop — cancelled, or the process killed with SIGKILL — resume in
-the iteration they stopped in, reusing what finished; re-run from a step inside a loop; a
+the iteration they stopped in, reusing what finished; a cancel with several branches running
+ends every one of them, and resume runs them again; re-run from a step inside a loop; a
 budget cap reached in the second iteration stops the run there."""
 
 from __future__ import annotations
@@ -14,8 +15,17 @@ from typing import Any
 
 from core.cli import main
 from core.config.settings import save_settings
-from core.model.events import Event, LoopFinished, RunStarted, StepFinished, StepStarted
+from core.model.events import (
+    Event,
+    GateWaiting,
+    LoopFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+)
 from core.record.run_files import RunIndex, load_run
+from core.record.run_state import fold
+from core.run.gates import GateAnswer
 from core.run.rerun import rerun_from_request, resume_request
 from core.run.runner import Runner
 from tests.graph_runs import agent_of, graph_runner, review
@@ -111,6 +121,72 @@ async def test_cancel_inside_a_loop_then_resume_goes_on_in_that_iteration(
     assert requests == 2
     first_fix = next(e for e in events if isinstance(e, StepFinished) and e.node == "fix")
     assert llm_server.requests[-2].user_text == f"Review this work: {first_fix.output}"
+
+
+FAN_OUT = """\
+name: fan-out
+mode: graph
+steps:
+  - {name: scout, agent: scout, task: "Look at: $@"}
+  - {name: plan-a, agent: planner, task: "Plan A from {previous}", after: [scout]}
+  - {name: plan-b, agent: planner, task: "Plan B from {previous}", after: [scout]}
+  - {name: plan-c, agent: planner, task: "Plan C from {previous}", after: [scout]}
+  - {name: merge, agent: planner, task: "Merge these:\\n{outputs}", after: [plan-a, plan-b, plan-c]}
+"""
+BRANCHES = ("plan-a", "plan-b", "plan-c")
+
+
+async def test_cancel_ends_every_running_branch_then_resume_runs_them_and_the_merge(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """Three branches in flight at once, each stalled on the server: cancel ends all three
+    (their requests closed by the client, no task left), and resume runs them again."""
+
+    def stalls(body: dict[str, Any]) -> Reply:
+        task = last_user_text(body)
+        return Reply.hang() if task.startswith("Plan") else Reply.answer("found main.py")
+
+    llm_server.responder = stalls
+    runner, events = graph_runner(llm_server, FAN_OUT, tmp_path)
+    run = asyncio.create_task(runner.run())
+    await llm_server.wait_requests_async(4)  # scout, then the three plans at once
+    stalled = [r for r in llm_server.requests if r.user_text.startswith("Plan")]
+    assert len(stalled) == 3
+    runner.cancel()
+    result = await run
+    assert (result.status, result.error) == ("aborted", "the run was cancelled")
+    for request in stalled:  # the client went away: nothing is left streaming
+        await llm_server.wait_until_async(request.closed.is_set)
+        assert request.client_disconnected
+    await llm_server.wait_until_async(lambda: llm_server.in_flight == 0)
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+    ended = {e.node: (e.status, e.error) for e in events if isinstance(e, StepFinished)}
+    assert ended == {
+        "scout": ("ok", None),
+        **{branch: ("aborted", "cancelled") for branch in BRANCHES},
+    }
+    steps = {s.node: s.phase for s in fold(events).steps}
+    assert steps == {
+        "scout": "ok",
+        **{branch: "aborted" for branch in BRANCHES},
+        "merge": "not_run",
+    }
+    record = RunIndex().get(runner.run_id)
+    assert record is not None and load_run(Path(record.path)) == events
+
+    llm_server.responder = lambda body: Reply.answer(
+        "merged" if last_user_text(body).startswith("Merge") else last_user_text(body).upper()
+    )
+    again, requests = await resumed(llm_server, runner.run_id, tmp_path)
+    assert requests == 4  # the three plans and the merge; scout's answer is reused
+    runs = labels(again)
+    assert runs[0] == ("scout", None, True) and runs[-1] == ("merge", None, False)
+    assert sorted(runs[1:-1]) == [(branch, None, False) for branch in BRANCHES]
+    finished = {e.node: e.status for e in again if isinstance(e, StepFinished)}
+    assert finished == dict.fromkeys(["scout", *BRANCHES, "merge"], "ok")  # reused: named too
+    merge = llm_server.requests[-1].user_text
+    for letter in "ABC":
+        assert f"## plan-{letter.lower()}\n\nPLAN {letter} FROM FOUND MAIN.PY" in merge
 
 
 async def test_rerun_from_a_step_inside_a_loop(llm_server: LLMServer, tmp_path: Path) -> None:
@@ -220,8 +296,6 @@ async def test_resume_after_a_gate_hands_on_the_persons_edit_without_asking_agai
     llm_server.responder = respond
 
     async def edits(waiting: Any) -> Any:
-        from core.run.gates import GateAnswer
-
         return GateAnswer("edit", text="the person's version")
 
     runner, _ = graph_runner(llm_server, GATED, tmp_path, gate_asker=edits)
@@ -239,3 +313,79 @@ async def test_resume_after_a_gate_hands_on_the_persons_edit_without_asking_agai
     assert result.status == "ok", result.error
     assert llm_server.requests[-1].user_text == "Ship: the person's version"
     assert labels(events) == [("draft", None, True), ("ship", None, False)]
+
+
+async def resume_past_a_send_back(
+    server: LLMServer, text: str, folder: Path, fails_first: str
+) -> tuple[list[Event], list[str]]:
+    """Run ``text``, its gate sent back once then continued, the step after the gate failing
+    once (its task starting ``fails_first``); resume it with nobody to ask. The resumed
+    run's events and the tasks it sent."""
+    failures = itertools.count(1)
+    rounds = itertools.count(1)
+
+    def respond(body: dict[str, Any]) -> Reply:
+        task = last_user_text(body)
+        if task.startswith(fails_first) and next(failures) == 1:
+            return Reply.error(400, "context too long")
+        if agent_of(body) == "reviewer":
+            return Reply.answer(f"review {next(rounds)}\n{review()}")
+        return Reply.answer(f"answer {next(rounds)}")
+
+    server.responder = respond
+    answers = iter(
+        [GateAnswer("send_back", note="look at the error paths"), GateAnswer("continue")]
+    )
+
+    async def person(waiting: GateWaiting) -> GateAnswer:
+        return next(answers)
+
+    runner, _ = graph_runner(server, text, folder, gate_asker=person)
+    assert (await runner.run()).status == "error"
+    request = resume_request(load_run(Path(str(RunIndex().get(runner.run_id).path))))  # type: ignore[union-attr]
+
+    async def nobody(waiting: GateWaiting) -> GateAnswer:
+        raise AssertionError("the gate was asked again")
+
+    before = len(server.requests)
+    events: list[Event] = []
+    resumed_run = Runner(
+        request, settings=server.settings(), listeners=[events.append], gate_asker=nobody
+    )
+    result = await resumed_run.run()
+    assert result.status == "ok", result.error
+    return events, [r.user_text for r in server.requests[before:]]
+
+
+async def test_resume_past_a_step_sent_back_hands_on_what_came_back(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    events, tasks = await resume_past_a_send_back(llm_server, GATED, tmp_path, "Ship")
+    assert tasks == ["Ship: answer 2"]  # not the answer the person sent back
+    assert labels(events) == [("draft", None, True), ("draft", None, True), ("ship", None, False)]
+
+
+async def test_resume_past_a_gated_step_that_finished_still_sends_back_as_before(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The gated step is reused, but what comes later reads the step sent back."""
+    text = GATED + '  - {name: publish, agent: worker, task: "Publish {step.draft}"}\n'
+    events, tasks = await resume_past_a_send_back(llm_server, text, tmp_path, "Publish")
+    assert tasks == ["Publish answer 2"]
+    assert [reused for _, _, reused in labels(events)] == [True, True, True, False]
+
+
+async def test_resume_past_a_loop_sent_back_hands_on_its_extra_iteration(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    gated = LOOP.replace(
+        "    after: [review]\n", '    after: [review]\n    gate: {question: "Ok?"}\n'
+    )
+    events, tasks = await resume_past_a_send_back(llm_server, gated, tmp_path, "Ship")
+    assert len(tasks) == 1 and tasks[0].startswith("Ship it: review 3")
+    assert labels(events) == [
+        ("work", None, True),
+        ("check", 1, True),
+        ("check", 2, True),  # the iteration the person sent the loop back for
+        ("ship", None, False),
+    ]

@@ -293,6 +293,21 @@ async def test_a_gate_sent_back_reruns_the_previous_step_with_the_note(
     assert [s.node for s in fold(events).steps] == ["draft", "ship", "draft"]
 
 
+async def test_a_gate_sends_back_at_most_five_times_then_stops_the_run(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The sixth send-back stops the run instead of running the step again unasked."""
+    answers: list[tuple[str, str | None, str | None]] = [
+        ("send_back", None, f"try {n}") for n in range(1, 7)
+    ]
+    events, tasks, status = await run_with_gate_answers(llm_server, tmp_path, answers)
+    assert status == "aborted"
+    assert "sent back 5 times" in (fold(events).error or "")
+    assert tasks[0] == "Draft: the task"
+    assert [t.rsplit("\n", 1)[-1] for t in tasks[1:]] == [f"try {n}" for n in range(1, 6)]
+    assert len(of(events, GateWaiting)) == 6
+
+
 async def test_a_gate_stopped_ends_the_run_before_the_step(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
@@ -390,6 +405,77 @@ async def test_a_gate_inside_a_loop_sends_back_the_step_before_it(
         ("ship", None),
     ]
     assert "look again" in llm_server.requests[2].user_text
+
+
+GATED_AFTER_LOOP = LOOP.format(bound=2).replace(
+    "    after: [review]\n", '    after: [review]\n    gate: {question: "Ship it?"}\n'
+)
+
+
+async def test_a_gate_after_a_loop_sends_back_one_more_iteration_past_its_bound(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The loop converges at its bound (2); the person sends it back with a note: a third
+    iteration runs (the bound limits the loop repeating on its own, not a person asking),
+    its first step gets the note, and the gate asks again with the new answer."""
+    reviews = iter([review("major"), review(), review()])
+    rounds = itertools.count(1)
+    llm_server.responder = by_agent(
+        {
+            "reviewer": lambda task: f"review {next(rounds)}\n{next(reviews)}",
+            "worker": lambda task: "fixed" if task.startswith("Fix") else f"did: {task[:9]}",
+        }
+    )
+    runner, events = graph_runner(llm_server, GATED_AFTER_LOOP, tmp_path)
+    run = asyncio.create_task(runner.run())
+    answered: set[str] = set()
+    for decision, note in (("send_back", "look at the error paths"), ("continue", None)):
+        gate = await wait_for_gate(events, run, answered)
+        answered.add(gate.gate_id)
+        runner.decide_gate(gate.gate_id, decision, note=note)  # type: ignore[arg-type]
+    result = await run
+    assert result.status == "ok", result.error
+
+    assert started(events) == [
+        ("work", None),
+        ("check", 1),
+        ("fix", 1),
+        ("check", 2),
+        ("check", 3),  # sent back: one more iteration, past max_iterations 2
+        ("ship", None),
+    ]
+    assert [e.iteration for e in of(events, LoopIterationStarted)] == [1, 2, 3]
+    assert [(e.status, e.iterations, e.summary) for e in of(events, LoopFinished)] == [
+        ("converged", 2, "done after 2 iterations"),
+        ("converged", 3, "done after 3 iterations"),
+    ]
+    checks = [r.user_text for r in llm_server.requests if r.user_text.startswith("Review")]
+    assert "review 1" not in checks[2] and "review 2" in checks[2]  # the iteration before's
+    assert checks[2].endswith(
+        "A person sent this back to you with a note:\nlook at the error paths"
+    )
+    assert not any("error paths" in text for text in checks[:2])
+    gates = of(events, GateWaiting)
+    assert [g.handoff.split("\n")[0] for g in gates] == ["review 2", "review 3"]
+    assert [(d.decision, d.note) for d in of(events, GateDecided)] == [
+        ("send_back", "look at the error paths"),
+        ("continue", None),
+    ]
+    assert llm_server.requests[-1].user_text.startswith("Ship it: review 3")
+    # The run file replays every execution with its iteration.
+    record = RunIndex().get(runner.run_id)
+    assert record is not None and load_run(Path(record.path)) == events
+    steps = fold(events).steps
+    assert [(s.node, s.iteration, s.phase) for s in steps] == [
+        ("work", None, "ok"),
+        ("check", 1, "ok"),
+        ("fix", 1, "ok"),
+        ("ship", None, "ok"),
+        ("check", 2, "ok"),
+        ("fix", 2, "not_run"),
+        ("check", 3, "ok"),
+        ("fix", 3, "not_run"),
+    ]
 
 
 async def test_a_failed_branch_skips_what_waits_for_it_and_the_others_go_on(

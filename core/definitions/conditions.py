@@ -17,8 +17,10 @@ always be evaluated.
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -27,6 +29,9 @@ STATUS_WORDS = ("done", "failed", "skipped", "stopped")
 ATTRIBUTES = ("status", "max_severity", "count", "passed")
 STRUCTURED_ATTRIBUTES = ("max_severity", "count", "passed")
 """Attributes that read a step's structured result (its agent must declare ``output:``)."""
+MAX_OUTCOMES_TRIED = 10_000
+"""How much :meth:`Condition.could_hold` tries: combinations of the read steps' statuses
+times the references read in each (a usual condition: a few dozen)."""
 
 ValueType = Literal["bool", "number", "severity", "status", "word"]
 
@@ -119,6 +124,22 @@ class Condition:
         """Evaluate against the results by step name; a step without a result counts as
         ``skipped`` with nothing found."""
         return bool(_evaluate(self.tree, results))
+
+    def could_hold(self, statuses: Mapping[str, Collection[str]]) -> bool:
+        """Whether some outcome of the steps read makes this hold: each step ending with one
+        of ``statuses[name]`` (none given: it has not run, so ``skipped``), and a step that
+        ran with any structured result. False means no run can make it true — what
+        validation refuses a ``when:`` for (:func:`core.definitions.graph_form.check_graph`).
+        A condition with too many outcomes to try (a hostile file's) is assumed to hold."""
+        names = self.steps()
+        choices = [sorted(statuses.get(name) or ("skipped",)) for name in names]
+        tries = math.prod(len(choice) for choice in choices) * len(self.refs())
+        if tries > MAX_OUTCOMES_TRIED:
+            return True
+        for world in itertools.product(*choices):
+            if _maybe(self.tree, dict(zip(names, world, strict=True))) is not False:
+                return True
+        return False
 
 
 # ----------------------------------------------------------------------------- tokens
@@ -341,6 +362,40 @@ def _value(node: Node, results: Mapping[str, StepResult]) -> str | float | bool:
             return float(severity_counts(result.structured).get(node.argument or "", 0))
         return bool(result.structured and result.structured.get("passed") is True)
     return _evaluate(node, results)
+
+
+def _maybe_value(node: Node, world: Mapping[str, str]) -> str | float | bool | None:
+    """A value in ``world`` (each step read with its status), None where a structured result
+    is read of a step that ran: it could be anything."""
+    if isinstance(node, Ref):
+        status = world[node.step]
+        if node.attribute != "status" and status != "skipped":
+            return None
+        return _value(node, {node.step: StepResult(status)})  # type: ignore[arg-type]
+    if isinstance(node, Literal_):
+        return node.value
+    return _maybe(node, world)
+
+
+def _maybe(node: Node, world: Mapping[str, str]) -> bool | None:
+    """:func:`_evaluate` in three values: True, False, or None (it depends on a structured
+    result). ``and``/``or``/``not`` as in Kleene's logic: ``False and unknown`` is False."""
+    if isinstance(node, BoolOp):
+        parts = [_maybe(part, world) for part in node.parts]
+        decisive = node.op == "or"  # True decides an or, False an and
+        if decisive in parts:
+            return decisive
+        return None if None in parts else not decisive
+    if isinstance(node, Not):
+        inner = _maybe(node.operand, world)
+        return None if inner is None else not inner
+    if isinstance(node, Compare):
+        left, right = _maybe_value(node.left, world), _maybe_value(node.right, world)
+        if left is None or right is None:
+            return None
+        return bool(_evaluate(Compare(Literal_(left, 0), node.op, Literal_(right, 0), 0), {}))
+    value = _maybe_value(node, world)
+    return None if value is None else bool(value)
 
 
 def _evaluate(node: Node, results: Mapping[str, StepResult]) -> str | float | bool:

@@ -9,13 +9,15 @@ preset has (so code that reads ``preset.steps`` keeps working) plus the loop gro
 :func:`dependencies` resolves what each step waits for, with the defaults people expect (the
 item listed before; a loop's name stands for its last members), and :func:`check_graph` refuses,
 with the line (and column, for conditions) of the file, what cannot run: unknown names, cycles
-outside loops, steps that can never start, conditions that read a step that does not run
-before them, and more than eight steps at once in one wave.
+outside loops, steps that can never start (a cycle, or a ``when:`` no outcome makes true, and
+what waits only for such steps), conditions that read a step that does not run before them,
+and more than eight steps at once in one wave.
 """
 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -308,6 +310,7 @@ def check_graph(steps: Sequence[PresetStep], loops: Sequence[LoopSpec], text: st
     _check_conditions(steps, loops, deps, text)
     _check_references(steps, deps, text)
     level = waves(deps)
+    _check_reachable(steps, deps, level, text)
     width: dict[int, int] = {}
     for step in steps:
         wave = level[step.name or ""]
@@ -473,6 +476,95 @@ def _check_references(
                     f"step '{step.name}': best_of does not repeat inside a loop",
                     _line_of_name(text, step.name or ""),
                 )
+
+
+RAN = frozenset({"done", "failed", "stopped"})
+NOT_RUN = frozenset({"skipped"})
+
+
+def _check_reachable(
+    steps: Sequence[PresetStep],
+    deps: Mapping[str, list[str]],
+    level: Mapping[str, int],
+    text: str,
+) -> None:
+    """Refuse a step no run can start: its ``when:`` is false whatever the steps it reads end
+    with (``a.status == skipped`` of a step that is never skipped; a loop's first step
+    reading a member after it, which the first time has not run, so that neither ever
+    runs), or it waits only for such steps.
+
+    Each step is taken to be able to end every way it can — done, failed or stopped with any
+    structured result once it runs; skipped when it has a condition or waits for anything
+    — and what each can end with is widened until nothing changes (a loop's steps read their
+    later members' previous iteration, or nothing the first time). So a step refused here
+    is one no outcome of the agents could start, never one that merely seems unlikely."""
+    order = sorted(steps, key=lambda step: level[step.name or ""])  # what a step reads first
+    loop_of = {step.name or "": step.loop for step in steps}
+    position = {step.name or "": number for number, step in enumerate(steps)}
+    conditions = {s.name or "": parse_condition(s.when) for s in steps if s.when is not None}
+    ends: dict[str, frozenset[str]] = {name: frozenset() for name in loop_of}
+
+    def later_in_loop(step: PresetStep, name: str) -> bool:
+        """A member of ``step``'s loop listed at or after it: read from the iteration before,
+        or, the first time, not run yet."""
+        same = step.loop is not None and loop_of.get(name) == step.loop
+        return same and position[name] >= position[step.name or ""]
+
+    def seen_by(step: PresetStep, name: str) -> frozenset[str]:
+        return ends[name] | NOT_RUN if later_in_loop(step, name) else ends[name]
+
+    def may_run(step: PresetStep) -> bool:
+        name = step.name or ""
+        condition = conditions.get(name)
+        if condition is not None:  # a failure it waits for blocks it, but may not happen
+            return condition.could_hold({read: seen_by(step, read) for read in condition.steps()})
+        waited = deps.get(name, [])
+        return not waited or any(
+            (loop_of[before] is not None and loop_of[before] != step.loop)  # a loop ends done
+            or "done" in ends[before]
+            for before in waited
+        )
+
+    # Widened step by step: when what a step may end with grows, what reads it or waits for
+    # it is looked at again (each grows at most twice: linear, however long a hostile file).
+    by_name = {step.name or "": step for step in steps}
+    affects: dict[str, set[str]] = {name: set() for name in by_name}
+    for name in by_name:
+        read = conditions[name].steps() if name in conditions else []
+        for source in [*deps.get(name, []), *read]:
+            affects[source].add(name)
+    queue = deque(step.name or "" for step in order)
+    queued = set(queue)
+    while queue:
+        name = queue.popleft()
+        queued.discard(name)
+        step = by_name[name]
+        now = (RAN if may_run(step) else frozenset()) | (
+            NOT_RUN if step.when is not None or deps.get(name) else frozenset()
+        )
+        if not now <= ends[name]:
+            ends[name] |= now
+            queue.extend(sorted(affects[name] - queued, key=level.__getitem__))
+            queued |= affects[name]
+    for step in order:
+        name = step.name or ""
+        if ends[name] & RAN:
+            continue
+        # The first that never runs has the false when: (a step without one never runs only
+        # when all it waits for never run, and those come before it): only it is named.
+        condition = conditions[name]
+        reads = condition.steps()
+        said = "is always false"
+        if reads:
+            said = f"is false however {', '.join(repr(read) for read in reads)} ends"
+        later = [read for read in reads if later_in_loop(step, read)]
+        if later:
+            which = "it reads itself" if later[0] == name else f"'{later[0]}' comes after it"
+            said += f" ({which} in the loop: the first time, that has not run)"
+        raise GraphFormError(
+            f"step '{name}' can never run: when: {condition.text!r} {said}",
+            _where(text, condition.text)[0],
+        )
 
 
 def structured_condition_problems(

@@ -157,6 +157,7 @@ class GraphRun:
         run_file: Path | None,
         reused: Sequence[str] = (),
         reused_gates: Mapping[str, tuple[str, str | None]] | None = None,
+        reused_send_backs: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         self.shape = shape
         self.steps = steps
@@ -190,6 +191,12 @@ class GraphRun:
         """Execution keys the parent run finished (resume, re-run): their gates are not
         asked again."""
         self._reused_gates = dict(reused_gates or {})
+        self._reused_send_backs = {
+            node: list(notes) for node, notes in (reused_send_backs or {}).items()
+        }
+        """The parent's send-backs at gates outside loops, by node: made again, in order,
+        before the gate (their executions reused), so what follows gets what the person
+        let through, not what they sent back."""
         self._slots = asyncio.Semaphore(MAX_CONCURRENT_STEPS)
         self._stopped: str | None = None
         self._unanswerable: str | None = None
@@ -311,8 +318,15 @@ class GraphRun:
             return
         previous, handed = self._handoffs(node, iteration)
         step = self._step(node)
+        sent_back = 0
+        if step.gate is not None and iteration is None:
+            sent_back = await self._send_back_as_before(node)
+            if self._halted:
+                return
+            if sent_back:
+                previous, handed = self._handoffs(node, iteration)
         if step.gate is not None and StepLabel(node, iteration).key not in self.reused:
-            passed = await self._gate(node, index, previous, handed, iteration)
+            passed = await self._gate(node, index, previous, handed, iteration, sent_back)
             if passed is None:
                 return
             previous, handed = passed
@@ -519,8 +533,10 @@ class GraphRun:
         previous: str | None,
         handed: dict[str, str],
         iteration: int | None,
+        sent_back: int = 0,
     ) -> tuple[str | None, dict[str, str]] | None:
-        """Ask the person; the hand-off to go on with, or None when the run stops here."""
+        """Ask the person; the hand-off to go on with, or None when the run stops here.
+        ``sent_back``: how often the parent run sent it back (already made again)."""
         spec = self._step(node).gate
         assert spec is not None
         earlier = self._reused_gates.pop(node, None) if iteration is None else None
@@ -535,7 +551,7 @@ class GraphRun:
                     handed,
                 )
             )
-        for _round in range(MAX_SEND_BACKS + 1):
+        while True:
             waiting = GateWaiting(
                 run_id=self.run_id,
                 step=index,
@@ -561,12 +577,28 @@ class GraphRun:
                     f" ({answer.by})" if answer.by != "person" else ""
                 )
                 return None
+            if sent_back == MAX_SEND_BACKS:  # a sixth is not run: the run stops here
+                self._stopped = (
+                    f"stopped at the gate before '{node}': sent back {MAX_SEND_BACKS} times"
+                )
+                return None
             await self._send_back(node, answer.note or "")
+            sent_back += 1
             if self._halted:
                 return None
             previous, handed = self._handoffs(node, iteration)
-        self._stopped = f"stopped at the gate before '{node}': sent back {MAX_SEND_BACKS} times"
-        return None
+
+    async def _send_back_as_before(self, node: str) -> int:
+        """Send back what ``node``'s gate waits for as the parent run's person did (resume):
+        what that ran is reused by its execution key, so what follows gets what they let
+        through, not what they sent back. Returns how many times."""
+        notes = self._reused_send_backs.pop(node, [])
+        for number, note in enumerate(notes, start=1):
+            self._log("info", f"the gate before '{node}' was sent back before: {note}")
+            await self._send_back(node, note)
+            if self._halted:
+                return number
+        return len(notes)
 
     async def _ask(self, waiting: GateWaiting) -> GateAnswer | None:
         try:

@@ -82,31 +82,41 @@ def _graph_resume(events: list[Event], started: RunStarted) -> RunRequest:
     reused = {keys[e.step]: e for e in finished if e.status == "ok" and e.step is not None}
     unfinished = [i for i in keys if keys[i] not in reused]
     request = request_from_run(started)
+    let_through, sent_back = _gate_answers(events, request)
     return replace(
         request,
         budget=budget_of(events),
         reused_nodes=reused,
-        reused_gates=_gates_let_through(events, request),
+        reused_gates=let_through,
+        reused_send_backs=sent_back,
         lineage=Lineage(
             run_id=started.run_id, step=min(unfinished, default=len(keys)), kind="resume"
         ),
     )
 
 
-def _gates_let_through(
+def _gate_answers(
     events: list[Event], request: RunRequest
-) -> dict[str, tuple[str, str | None]]:
-    """The parent's gate answers that let a step outside a loop through (the last per step):
-    resume hands on what the person decided, the edit included, instead of asking again."""
+) -> tuple[dict[str, tuple[str, str | None]], dict[str, list[str]]]:
+    """The parent's answers at gates before steps outside loops: the one that let the step
+    through (the last per step), and the notes it was sent back with, in order. Resume sends
+    back again as the person did (what that ran is reused) and hands on what they decided,
+    the edit included, instead of asking again."""
     in_loops = {s.name for s in request.graph.steps if s.loop} if request.graph else set()
     nodes = {e.gate_id: e.node for e in events if isinstance(e, GateWaiting)}
     decided: dict[str, tuple[str, str | None]] = {}
+    sent_back: dict[str, list[str]] = {}
     for event in events:
-        if isinstance(event, GateDecided) and event.decision in ("continue", "edit"):
-            node = nodes.get(event.gate_id)
-            if node is not None and node not in in_loops:
-                decided[node] = (event.decision, event.text)
-    return decided
+        if not isinstance(event, GateDecided):
+            continue
+        node = nodes.get(event.gate_id)
+        if node is None or node in in_loops:
+            continue
+        if event.decision in ("continue", "edit"):
+            decided[node] = (event.decision, event.text)
+        elif event.decision == "send_back":
+            sent_back.setdefault(node, []).append(event.note or "")
+    return decided, sent_back
 
 
 def _graph_rerun_from(

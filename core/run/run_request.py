@@ -81,6 +81,9 @@ class RunRequest:
     reused_gates: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     """Gates outside loops the parent run's person let through, by node: ``(decision,
     text)`` (``continue``, or ``edit`` with the text handed on), not asked again."""
+    reused_send_backs: dict[str, list[str]] = field(default_factory=dict)
+    """The notes the parent run's person sent back with at gates outside loops, by node, in
+    order: sent back again before the gate (what they ran is reused, by execution key)."""
 
 
 def request_from_preset(preset: Preset, args: list[str], cwd: Path, **options: Any) -> RunRequest:

@@ -366,6 +366,7 @@ class Runner:
                 run_file=run_file(self.run_id) if self._record else None,
                 reused=list(self.request.reused_nodes),
                 reused_gates=self.request.reused_gates,
+                reused_send_backs=self.request.reused_send_backs,
             ).run()
         if self.request.mode == "parallel":  # one checkpoint pair around all its tasks
             run_folders = [s.cwd for i, s in enumerate(steps) if i not in self.request.reused]
@@ -565,13 +566,16 @@ class Runner:
         self, index: int, step: PreparedStep, task: str, saved: StepFinished
     ) -> StepFinished:
         """A step reused from the parent run: its answer shown and handed on as saved, with
-        no request and no cost in this run; marked so the pane and the run file say so."""
+        no request and no cost in this run; marked so the pane and the run file say so. In a
+        graph run its ending names its node, iteration and branch like any other's (the
+        transcript and the graph read them from the ending)."""
         source = self.request.lineage.run_id if self.request.lineage else None
         self._emit_step_started(index, step, task, reused_from=source)
         if saved.output:
             self._emit(
                 TextDelta(run_id=self.run_id, step=index, ts=self._clock.now(), text=saved.output)
             )
+        label = self._labels.get(index)
         event = StepFinished(
             run_id=self.run_id,
             step=index,
@@ -580,6 +584,9 @@ class Runner:
             output=saved.output,
             structured=saved.structured,
             reused_from=source,
+            node=label.node if label else None,
+            iteration=label.iteration if label else None,
+            branch=label.branch if label else None,
         )
         self._emit(event)
         return event
