@@ -200,7 +200,10 @@ class GraphCanvas(QWidget):
         view = self.loop_view(name)
         title = f"⟲ {name}  ×{loop.max_iterations}"
         if view.iteration is not None and not view.summary:
-            title = f"⟲ {name}  iteration {view.iteration}/{loop.max_iterations}"
+            # A person's send-back runs one iteration past the bound: "3/2" would read as a bug.
+            extra = view.iteration > loop.max_iterations
+            of = " (sent back)" if extra else f"/{loop.max_iterations}"
+            title = f"⟲ {name}  iteration {view.iteration}{of}"
         footer = view.summary or f"until {short_condition(loop.until)}"
         return title, footer
 

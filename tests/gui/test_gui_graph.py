@@ -155,6 +155,8 @@ def test_the_canvas_shows_loops_gates_best_of_and_skipped_conditions(qtbot: QtBo
     assert canvas.node_text("fix").endswith("#2 · skipped · skipped: condition false")
     canvas.set_loop("review", LoopView(3, "stopped after 3 iterations: 1 critical left"))
     assert canvas.loop_text("review")[1] == "stopped after 3 iterations: 1 critical left"
+    canvas.set_loop("review", LoopView(iteration=4))  # a gate after it sent it back
+    assert canvas.loop_text("review")[0] == "⟲ review  iteration 4 (sent back)"
 
 
 # -- the Presets view ---------------------------------------------------------------------
