@@ -11,6 +11,12 @@ run's publisher, or from a saved run file) and returns each span as it ends:
 * each tool call: ``execute_tool {tool}`` (name, call id, the decision and who decided);
   approvals are events on it, budget questions and retries events on the step.
 
+A graph run's own events sit on the workflow span, since a gate waits before its step starts
+and a skipped step never does: a gate's wait and decision (``baton.gate.*``; the edited
+hand-off and a send-back's note as their lengths, their text only with ``capture_content``),
+skipped steps with the condition that was false, loop iterations and ends, and a best-of's
+pick. Each step span says which node, iteration and attempt (branch) it ran.
+
 Times come from the events (``started_at`` plus each event's ``ts``), ids from
 :mod:`core.telemetry.trace_ids`, so a run replays into the same trace. Events reach the builder
 redacted (the publisher, or ``redact_all`` for a saved file); ``scrub`` is applied again to
@@ -32,14 +38,20 @@ from typing import TYPE_CHECKING, Any
 from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
+    BestOfPicked,
     BudgetAnswered,
     BudgetAsked,
     Event,
+    GateDecided,
+    GateWaiting,
     Log,
+    LoopFinished,
+    LoopIterationStarted,
     Retry,
     RunFinished,
     RunStarted,
     StepFinished,
+    StepSkipped,
     StepStarted,
     TextDelta,
     ToolCallFinished,
@@ -99,6 +111,11 @@ BATON_DECISION = "baton.approval.decision"
 BATON_DECIDED_BY = "baton.approval.decided_by"
 BATON_RULE = "baton.approval.rule"
 BATON_LINK = "baton.link.kind"
+BATON_STEP = "baton.step.index"
+"""The step's 0-based index (``baton.step.*`` is a namespace: the name is not itself one)."""
+BATON_NODE = "baton.step.node"
+BATON_ITERATION = "baton.step.iteration"
+BATON_BRANCH = "baton.step.branch"
 
 
 def gen_ai_attributes_used() -> tuple[str, ...]:
@@ -152,6 +169,19 @@ def _why(status: str, attributes: Attributes) -> str:
     return status
 
 
+def _graph_attributes(node: str | None, iteration: int | None, branch: str | None) -> Attributes:
+    """Where in a graph a step ran or was skipped: a loop runs one node several times and a
+    best-of in several attempts, so the node alone does not tell the spans apart."""
+    attributes: Attributes = {}
+    if node is not None:
+        attributes[BATON_NODE] = node
+    if iteration is not None:
+        attributes[BATON_ITERATION] = iteration
+    if branch is not None:
+        attributes[BATON_BRANCH] = branch
+    return attributes
+
+
 def _usage_attributes(usage: UsageStats) -> Attributes:
     """The conventions count cached input in ``input_tokens`` (Baton's ``input`` leaves it out,
     as Anthropic reports it), and name the cached parts apart."""
@@ -187,6 +217,8 @@ class _Step:
     task: str
     boundary: float
     """Where the next ``chat`` span starts: the step's start, the last response or tool result."""
+    graph: Attributes = field(default_factory=dict)
+    """Which node, iteration and attempt this step ran (graph runs only)."""
     text: list[str] = field(default_factory=list)
     said: list[str] = field(default_factory=list)
     """What the next request carries besides tool results (the task, steering messages)."""
@@ -220,6 +252,8 @@ class TraceBuilder:
         self._waiting: dict[str, list[tuple[Attributes, SpanEvent]]] = {}
         """Decisions about calls not started yet (a gate may answer before the call shows)."""
         self._run_events: list[SpanEvent] = []
+        self._gates: dict[str, GateWaiting] = {}
+        """Gates waiting, by id: their decision names the node and may pick an option."""
         self._handlers: dict[str, Callable[[Any], list[ReadableSpan]]] = {
             "run_started": self._run_started,
             "step_started": self._step_started,
@@ -235,6 +269,12 @@ class TraceBuilder:
             "log": self._log,
             "step_finished": self._step_finished,
             "run_finished": self._run_finished,
+            "gate_waiting": self._gate_waiting,
+            "gate_decided": self._gate_decided,
+            "step_skipped": self._step_skipped,
+            "loop_iteration_started": self._loop_iteration,
+            "loop_finished": self._loop_finished,
+            "best_of_picked": self._best_of_picked,
         }
         if capture_content:  # text is kept only to be copied; without content it costs nothing
             self._handlers["text_delta"] = self._text
@@ -396,6 +436,7 @@ class TraceBuilder:
             event.task,
             event.ts,
             said=[event.task],
+            graph=_graph_attributes(event.node, event.iteration, event.branch),
         )
         self._steps[event.step] = step
         return []
@@ -418,7 +459,8 @@ class TraceBuilder:
             gen_ai.GEN_AI_OPERATION_NAME: gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value,
             gen_ai.GEN_AI_AGENT_NAME: step.agent,
             BATON_BACKEND: step.backend,
-            "baton.step": step.number,
+            BATON_STEP: step.number,
+            **step.graph,
             "baton.status": event.status,
             **_usage_attributes(event.usage),
         }
@@ -504,6 +546,93 @@ class TraceBuilder:
             attributes["baton.message"] = self._copy(event.message[:1_000])
             where.append(self._event("baton.log", event.ts, attributes))
         return []
+
+    # ---------------------------------------------------------------------------- graph runs
+
+    def _on_run(self, name: str, event: Event, attributes: Attributes) -> list[ReadableSpan]:
+        """A graph event on the workflow span: a gate waits before its step starts, and a
+        skipped step never starts, so no step span could hold them."""
+        self._run_events.append(self._event(name, event.ts, attributes))
+        return []
+
+    def _gate_waiting(self, event: GateWaiting) -> list[ReadableSpan]:
+        self._gates[event.gate_id] = event
+        attributes: Attributes = {
+            "baton.gate.id": event.gate_id,
+            "baton.gate.node": event.node,
+            "baton.gate.default": event.default,
+            "baton.gate.handoff_length": len(event.handoff),
+        }
+        if event.step is not None:
+            attributes[BATON_STEP] = event.step
+        if event.timeout_s is not None:
+            attributes["baton.gate.timeout_s"] = event.timeout_s
+        if self.capture_content:  # the question may quote what the steps said
+            attributes["baton.gate.question"] = self._copy(event.question)
+        return self._on_run("baton.gate.waiting", event, attributes)
+
+    def _gate_decided(self, event: GateDecided) -> list[ReadableSpan]:
+        waiting = self._gates.pop(event.gate_id, None)
+        attributes: Attributes = {
+            "baton.gate.id": event.gate_id,
+            "baton.gate.decision": event.decision,
+            "baton.gate.decided_by": event.by,
+        }
+        if waiting is not None:
+            attributes["baton.gate.node"] = waiting.node
+        if event.step is not None:
+            attributes[BATON_STEP] = event.step
+        options = waiting.options if waiting is not None else []
+        if event.decision == "continue" and event.text is not None and event.text in options:
+            attributes["baton.gate.picked"] = self._scrub(event.text)  # an attempt's name
+        elif event.text is not None:
+            attributes.update(self._person_text("baton.gate.edit", event.text))
+        if event.note is not None:
+            attributes.update(self._person_text("baton.gate.note", event.note))
+        return self._on_run("baton.gate.decided", event, attributes)
+
+    def _person_text(self, name: str, text: str) -> Attributes:
+        """What a person wrote at a gate: its length always, the text itself only as message
+        content (an edited hand-off is the next step's prompt)."""
+        attributes: Attributes = {f"{name}_length": len(text)}
+        if self.capture_content:
+            attributes[name] = self._copy(text)
+        return attributes
+
+    def _step_skipped(self, event: StepSkipped) -> list[ReadableSpan]:
+        attributes: Attributes = {
+            **_graph_attributes(event.node, event.iteration, None),
+            "baton.skip.reason": self._copy(event.reason),
+        }
+        if event.step is not None:
+            attributes[BATON_STEP] = event.step
+        if event.condition is not None:  # the preset's own expression, not message content
+            attributes["baton.skip.condition"] = self._copy(event.condition)
+        return self._on_run("baton.step.skipped", event, attributes)
+
+    def _loop_iteration(self, event: LoopIterationStarted) -> list[ReadableSpan]:
+        attributes: Attributes = {
+            "baton.loop.name": event.loop,
+            "baton.loop.iteration": event.iteration,
+        }
+        return self._on_run("baton.loop.iteration", event, attributes)
+
+    def _loop_finished(self, event: LoopFinished) -> list[ReadableSpan]:
+        attributes: Attributes = {
+            "baton.loop.name": event.loop,
+            "baton.loop.iterations": event.iterations,
+            "baton.loop.status": event.status,
+            "baton.loop.summary": self._copy(event.summary),
+        }
+        return self._on_run("baton.loop.finished", event, attributes)
+
+    def _best_of_picked(self, event: BestOfPicked) -> list[ReadableSpan]:
+        attributes: Attributes = {
+            "baton.best_of.node": event.node,
+            "baton.best_of.winner": event.winner,
+            "baton.best_of.picked_by": event.by,
+        }
+        return self._on_run("baton.best_of.picked", event, attributes)
 
     # ---------------------------------------------------------------------------- requests
 
