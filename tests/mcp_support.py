@@ -5,6 +5,7 @@ check that no server process is left."""
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import psutil
+import pytest
 
 from core.config import paths
 from core.config.mcp_servers import McpServer, user_file, write_server
@@ -21,6 +23,7 @@ from core.model.events import Event, Log, ToolCallFinished
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.approvals import Responder, approve_all
+from core.safety.sandbox import sandbox_status
 from tests.llm_server import LLMServer
 from tests.waiting import wait_until
 
@@ -113,6 +116,18 @@ def http_server() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=WAIT_S)
+
+
+def require_bwrap() -> None:
+    """Skip without a working bubblewrap, except under ``CI=true`` (``.ci/run`` installs it):
+    there the sandbox must be tested, never skipped."""
+    status = sandbox_status()
+    if status.kind == "bubblewrap":
+        return
+    reason = f"needs bubblewrap: {status.reason}"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (CI=true: the sandbox tests must run, not skip)")
+    pytest.skip(reason)
 
 
 def run(

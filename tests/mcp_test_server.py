@@ -2,8 +2,9 @@
 
 Run as ``python -m tests.mcp_test_server [MODE] [--http PORT]``. The tools cover what Baton must
 show: plain text, annotations (read-only / destructive), an image, structured content, an error
-result, the environment (to prove secrets were scrubbed), a file write (to prove the sandbox),
-and a call that exits the process. The modes misbehave the ways real servers do:
+result, the environment (to prove secrets were scrubbed), a file write and a TCP connection (to
+prove the sandbox and its network switch), and a call that exits the process. The modes
+misbehave the ways real servers do:
 
 * ``normal`` — the tools above, over stdio (or streamable HTTP with ``--http PORT``);
 * ``crash`` — exits at start-up with a message on stderr;
@@ -16,6 +17,7 @@ and a call that exits the process. The modes misbehave the ways real servers do:
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -83,6 +85,17 @@ def build(port: int = 8000) -> FastMCP:
         except OSError as error:
             return f"refused: {error.strerror}"
         return "written"
+
+    @server.tool()
+    def connect(port: int) -> str:
+        """Open a TCP connection to 127.0.0.1:``port`` and say hello (the sandbox's network
+        switch: the test's listener sees the hello, or nothing)."""
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+                connection.sendall(b"hello from the MCP server\n")
+        except OSError as error:
+            return f"refused: {error}"
+        return "connected"
 
     @server.tool()
     async def sleep(seconds: float) -> str:
