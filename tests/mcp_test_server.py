@@ -6,7 +6,8 @@ result, the environment (to prove secrets were scrubbed), a file write and a TCP
 prove the sandbox and its network switch), and a call that exits the process. The modes
 misbehave the ways real servers do:
 
-* ``normal`` — the tools above, over stdio (or streamable HTTP with ``--http PORT``);
+* ``normal`` — the tools above, over stdio (or streamable HTTP with ``--http PORT``; add
+  ``--access-log`` for a line per HTTP request on stderr: ``DELETE /mcp 200``);
 * ``crash`` — exits at start-up with a message on stderr;
 * ``hang`` — starts and never answers;
 * ``garbage`` — prints lines that are not JSON-RPC, then serves normally;
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from mcp.server.fastmcp import FastMCP, Image
 from mcp.types import ToolAnnotations
@@ -102,6 +104,8 @@ def build(port: int = 8000) -> FastMCP:
         """Wait, then answer (a call that is still running when the run is cancelled)."""
         import anyio
 
+        # A test waits for this line: the call is in the server's hands.
+        print(f"sleep: {seconds:g} s", file=sys.stderr, flush=True)
         await anyio.sleep(seconds)
         return "slept"
 
@@ -119,6 +123,29 @@ def _many(server: FastMCP) -> None:
 
     for number in range(1000):
         server.add_tool(tool, name=f"tool_{number:04d}", description=f"Numbered tool {number}.")
+
+
+def _serve_logged(server: FastMCP, port: int) -> None:
+    """Streamable HTTP with one plain line per request on stderr, ``METHOD PATH STATUS``, when
+    its answer starts (uvicorn's access log needs FastMCP's INFO level, whose rich lines wrap)."""
+    import uvicorn
+
+    app = server.streamable_http_app()
+
+    async def logged(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+
+        async def noted(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                line = f"{scope['method']} {scope['path']} {message['status']}"
+                print(line, file=sys.stderr, flush=True)
+            await send(message)
+
+        await app(scope, receive, noted)
+
+    uvicorn.run(logged, host="127.0.0.1", port=port, log_level="warning")
 
 
 def main(argv: list[str]) -> None:
@@ -140,7 +167,9 @@ def main(argv: list[str]) -> None:
         marker = f"import time; time.sleep(3600)  # spawned in {Path.cwd()}"
         child = subprocess.Popen([sys.executable, "-c", marker], start_new_session=True)
         Path("child.pid").write_text(str(child.pid), encoding="utf-8")
-    if port:
+    if port and "--access-log" in argv:
+        _serve_logged(server, port)
+    elif port:
         server.run(transport="streamable-http")
     else:
         server.run()
