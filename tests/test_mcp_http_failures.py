@@ -1,7 +1,8 @@
 """A streamable-HTTP MCP server at a run's end and when it goes wrong, for real: the SDK's
 server (``tests/mcp_test_server.py --http``) when the run ends, when it is cancelled during a
-call and when a call never answers; an endpoint that accepts connections and never answers.
-Each is a clear warning or call error and the step goes on.
+call, when a call never answers and when its process ends; an endpoint that accepts
+connections and never answers; an endpoint where nothing listens. Each is a clear warning or
+call error and the step goes on.
 
 An HTTP server is not Baton's process to stop, so "nothing left running" means: no socket of
 this process still connected to it, no connection task still running in the run's loop, and,
@@ -28,6 +29,7 @@ from tests.mcp_support import (
     WAIT_S,
     configure,
     finished_calls,
+    free_port,
     http_server,
     sockets_to,
     warnings,
@@ -223,6 +225,34 @@ async def test_an_http_call_that_never_answers_is_that_calls_error(
         await _nothing_left(_port(url), log)
 
 
+async def test_an_http_server_that_exits_fails_the_calls_after_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The server's process ends in a call. The SDK 1.x client never answers that call (its
+    event stream ends without a response: modelcontextprotocol/python-sdk#3441), so it ends at
+    its time-out; the next call finds nothing listening, the transport tears itself down, and
+    the call says so instead of waiting out its own time-out too."""
+    with http_server() as url:
+        configure("web", McpServer(type="http", url=url))
+        write_agent("mcp-user", "mcp: [web]")
+        llm_server.queue(
+            Reply.tool("mcp__web__exit_now"),
+            Reply.tool("mcp__web__echo", {"text": "anyone?"}),
+            Reply.answer("went on"),
+        )
+        status, events = await _run(llm_server, tmp_path, limits={"bash_timeout_s": 2})
+        assert status == "ok"
+        exited, after = finished_calls(events)
+        assert exited.status == "error"
+        assert after.status == "error"
+        assert after.result == (
+            f"MCP server web failed: cannot connect to 127.0.0.1:{_port(url)} (All connection "
+            "attempts failed)"
+        )
+        assert llm_server.requests[2].tool_messages[1]["content"] == after.result
+        await _nothing_left(_port(url))
+
+
 async def test_an_endpoint_that_never_answers_times_out_at_start(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
@@ -241,3 +271,21 @@ async def test_an_endpoint_that_never_answers_times_out_at_start(
         assert endpoint.received and endpoint.received[0].startswith(b"POST /mcp")
         await until(lambda: endpoint.open == 0, lambda: f"{endpoint.open} connection(s) open")
         await _nothing_left(endpoint.port)
+
+
+async def test_an_endpoint_where_nothing_listens_is_a_warning(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    port = free_port()  # bound and closed: nothing listens there
+    configure("web", McpServer(type="http", url=f"http://127.0.0.1:{port}/mcp"))
+    write_agent("mcp-user", "mcp: [web]\ntools: read")
+    llm_server.queue(Reply.answer("went on"))
+    status, events = await _run(llm_server, tmp_path)
+    assert status == "ok"
+    assert llm_server.requests[0].tool_names == ["read"]
+    (warning,) = warnings(events)
+    assert warning == (
+        f"MCP server web failed: cannot connect to 127.0.0.1:{port} (All connection attempts "
+        "failed); its tools are not offered"
+    )
+    await _nothing_left(port)
