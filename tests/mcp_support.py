@@ -5,6 +5,7 @@ check that no server process is left."""
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import psutil
+import pytest
 
 from core.config import paths
 from core.config.mcp_servers import McpServer, user_file, write_server
@@ -21,6 +23,7 @@ from core.model.events import Event, Log, ToolCallFinished
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.approvals import Responder, approve_all
+from core.safety.sandbox import sandbox_status
 from tests.llm_server import LLMServer
 from tests.waiting import wait_until
 
@@ -92,14 +95,18 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def http_server() -> Iterator[str]:
-    """The test server over streamable HTTP, in its own process; yields its URL."""
+def http_server(access_log: Path | None = None) -> Iterator[str]:
+    """The test server over streamable HTTP, in its own process; yields its URL. With
+    ``access_log``, the server writes there what it prints on stderr: a line per request
+    (``DELETE /mcp 200``: the client ended its session) and what its tools say."""
     port = free_port()
+    argv = [sys.executable, "-m", "tests.mcp_test_server", "normal", "--http", str(port)]
+    log = access_log.open("w", encoding="utf-8") if access_log else None
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.mcp_test_server", "normal", "--http", str(port)],
+        [*argv, "--access-log"] if log else argv,
         cwd=REPO,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=log or subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
@@ -113,6 +120,31 @@ def http_server() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=WAIT_S)
+        if log:
+            log.close()
+
+
+def sockets_to(port: int) -> list[str]:
+    """This process's TCP sockets connected to ``port`` on this machine, described: an MCP
+    client that closed its connection holds none (a closed socket leaves the process's
+    files, whatever state the kernel keeps it in)."""
+    return [
+        f"{c.laddr.port} -> {c.raddr.port} {c.status}"
+        for c in psutil.Process().net_connections(kind="tcp")
+        if c.raddr and c.raddr.port == port
+    ]
+
+
+def require_bwrap() -> None:
+    """Skip without a working bubblewrap, except under ``CI=true`` (``.ci/run`` installs it):
+    there the sandbox must be tested, never skipped."""
+    status = sandbox_status()
+    if status.kind == "bubblewrap":
+        return
+    reason = f"needs bubblewrap: {status.reason}"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"{reason} (CI=true: the sandbox tests must run, not skip)")
+    pytest.skip(reason)
 
 
 def run(

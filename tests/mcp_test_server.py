@@ -2,10 +2,12 @@
 
 Run as ``python -m tests.mcp_test_server [MODE] [--http PORT]``. The tools cover what Baton must
 show: plain text, annotations (read-only / destructive), an image, structured content, an error
-result, the environment (to prove secrets were scrubbed), a file write (to prove the sandbox),
-and a call that exits the process. The modes misbehave the ways real servers do:
+result, the environment (to prove secrets were scrubbed), a file write and a TCP connection (to
+prove the sandbox and its network switch), and a call that exits the process. The modes
+misbehave the ways real servers do:
 
-* ``normal`` — the tools above, over stdio (or streamable HTTP with ``--http PORT``);
+* ``normal`` — the tools above, over stdio (or streamable HTTP with ``--http PORT``; add
+  ``--access-log`` for a line per HTTP request on stderr: ``DELETE /mcp 200``);
 * ``crash`` — exits at start-up with a message on stderr;
 * ``hang`` — starts and never answers;
 * ``garbage`` — prints lines that are not JSON-RPC, then serves normally;
@@ -16,10 +18,12 @@ and a call that exits the process. The modes misbehave the ways real servers do:
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from mcp.server.fastmcp import FastMCP, Image
 from mcp.types import ToolAnnotations
@@ -85,10 +89,23 @@ def build(port: int = 8000) -> FastMCP:
         return "written"
 
     @server.tool()
+    def connect(port: int) -> str:
+        """Open a TCP connection to 127.0.0.1:``port`` and say hello (the sandbox's network
+        switch: the test's listener sees the hello, or nothing)."""
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+                connection.sendall(b"hello from the MCP server\n")
+        except OSError as error:
+            return f"refused: {error}"
+        return "connected"
+
+    @server.tool()
     async def sleep(seconds: float) -> str:
         """Wait, then answer (a call that is still running when the run is cancelled)."""
         import anyio
 
+        # A test waits for this line: the call is in the server's hands.
+        print(f"sleep: {seconds:g} s", file=sys.stderr, flush=True)
         await anyio.sleep(seconds)
         return "slept"
 
@@ -106,6 +123,29 @@ def _many(server: FastMCP) -> None:
 
     for number in range(1000):
         server.add_tool(tool, name=f"tool_{number:04d}", description=f"Numbered tool {number}.")
+
+
+def _serve_logged(server: FastMCP, port: int) -> None:
+    """Streamable HTTP with one plain line per request on stderr, ``METHOD PATH STATUS``, when
+    its answer starts (uvicorn's access log needs FastMCP's INFO level, whose rich lines wrap)."""
+    import uvicorn
+
+    app = server.streamable_http_app()
+
+    async def logged(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+
+        async def noted(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                line = f"{scope['method']} {scope['path']} {message['status']}"
+                print(line, file=sys.stderr, flush=True)
+            await send(message)
+
+        await app(scope, receive, noted)
+
+    uvicorn.run(logged, host="127.0.0.1", port=port, log_level="warning")
 
 
 def main(argv: list[str]) -> None:
@@ -127,7 +167,9 @@ def main(argv: list[str]) -> None:
         marker = f"import time; time.sleep(3600)  # spawned in {Path.cwd()}"
         child = subprocess.Popen([sys.executable, "-c", marker], start_new_session=True)
         Path("child.pid").write_text(str(child.pid), encoding="utf-8")
-    if port:
+    if port and "--access-log" in argv:
+        _serve_logged(server, port)
+    elif port:
         server.run(transport="streamable-http")
     else:
         server.run()

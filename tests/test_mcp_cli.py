@@ -47,7 +47,7 @@ def test_add_list_test_and_remove_a_stdio_server(
 
     code, out, err = baton(capsys, "--cwd", str(tmp_path), "test", "t")
     assert code == 0, err
-    assert "t: 9 tools" in out and "echo" in out and "Say the text back." in out
+    assert "t: 10 tools" in out and "echo" in out and "Say the text back." in out
     wait_no_server_left()
 
     assert baton(capsys, "remove", "t")[0] == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -30,10 +31,13 @@ from core.safety.sandbox import sandbox_status
 from tests.llm_server import LLMServer, Reply
 from tests.mcp_support import (
     REPO,
+    WAIT_S,
     configure,
     finished_calls,
     http_server,
+    require_bwrap,
     run,
+    sdk_server,
     server_processes,
     wait_no_server_left,
     warnings,
@@ -226,6 +230,37 @@ def test_a_stdio_server_is_sandboxed_and_sees_no_secrets(
     finally:
         outside.unlink(missing_ok=True)
     assert inside.result == "written" and (tmp_path / "inside.txt").is_file()
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["network-off", "network-on"])
+def test_network_false_cuts_a_sandboxed_server_off_the_network(
+    llm_server: LLMServer, tmp_path: Path, network: bool
+) -> None:
+    """A server with ``"network": false`` gets a network namespace of its own: its connection
+    to a listener on the host's 127.0.0.1 fails and the listener sees nothing. With the network
+    left on, the same call reaches the listener (so a server that cannot connect at all, for
+    any other reason, does not pass as cut off)."""
+    require_bwrap()
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        configure("t", sdk_server(network=network))
+        write_agent("mcp-user", "mcp: [t]")
+        llm_server.queue(Reply.tool("mcp__t__connect", {"port": port}), Reply.answer("ok"))
+        status, events = run(llm_server, tmp_path)
+        assert status == "ok"
+        (call,) = finished_calls(events)
+        # The call has returned: a connection that reached the listener waits in its backlog.
+        listener.setblocking(False)
+        if network:
+            assert call.status == "ok" and call.result == "connected"
+            connection, _ = listener.accept()
+            with connection:
+                connection.settimeout(WAIT_S)
+                assert connection.recv(100) == b"hello from the MCP server\n"
+        else:
+            assert call.status == "ok" and call.result.startswith("refused"), call.result
+            with pytest.raises(BlockingIOError):
+                listener.accept()
 
 
 def test_an_unknown_server_and_a_server_switched_off_here_are_warnings(

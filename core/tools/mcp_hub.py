@@ -18,9 +18,11 @@ environment scrubbed of secrets (:func:`core.safety.environment.scrubbed_env`) p
 variables its entry names. An HTTP server gets exactly the headers configured.
 
 What goes wrong is said in one sentence with the server's name — it did not start within its
-time-out, it exited (with the last lines it wrote to stderr), it answered with garbage — and
-raised as :class:`McpServerError`; the step turns it into a warning and goes on without that
-server.
+time-out, it exited (with the last lines it wrote to stderr), nothing listens at its address,
+it answered with garbage — and raised as :class:`McpServerError`; the step turns it into a
+warning and goes on without that server. A call fails when its connection ends (the SDK's
+HTTP transport, torn down by a failed request, never answers the calls it carried), else at
+its time-out.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from core.config.mcp_servers import McpServer, ServerEntry, expand_env
 from core.config.paths import protected_dirs
@@ -106,6 +109,8 @@ class McpConnection:
         self._errlog: IO[str] | None = None
         self._tag: str | None = None
         self._started_at = 0.0
+        self._ended: str | None = None
+        """Why the connection ended, when it failed (said to calls made after it)."""
         self.garbage = 0
         """Lines of output that were not MCP messages (a server printing to stdout)."""
 
@@ -125,12 +130,28 @@ class McpConnection:
         from mcp.shared.exceptions import McpError
 
         await self.start()
-        if self._task is None or self._task.done() or self._session is None:
-            raise McpServerError(f"MCP server {self.name} is not running{self._stderr_tail()}")
-        try:
-            return await self._session.call_tool(
-                tool, arguments, read_timeout_seconds=timedelta(seconds=timeout_s)
+        task, session = self._task, self._session
+        if task is None or task.done() or session is None:
+            raise McpServerError(
+                self._ended or f"MCP server {self.name} is not running{self._stderr_tail()}"
             )
+        call = asyncio.ensure_future(
+            session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=timeout_s))
+        )
+        call.add_done_callback(_retrieved)  # its error is read below, or of no one's interest
+        try:
+            done, _ = await asyncio.wait({call, task}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            call.cancel()
+            raise
+        if call not in done:
+            # The connection ended first (an HTTP server gone: its transport fails and is torn
+            # down without answering the calls it was carrying), so nothing will answer.
+            call.cancel()
+            await asyncio.wait({call})
+            raise McpServerError(self._ended or f"MCP server {self.name} stopped")
+        try:
+            return call.result()
         except McpError as error:
             message = error.error.message
             if "timed out" in message.casefold():
@@ -180,11 +201,14 @@ class McpConnection:
                 ready.set_result(listed)
                 await self._stop.wait()
         except McpServerError as error:
+            self._ended = str(error)
             _fail(ready, error)
         except Exception as error:  # the SDK's and the transport's failures, whatever they are
-            _fail(ready, McpServerError(self._failure(error)))
+            self._ended = self._failure(error)
+            _fail(ready, McpServerError(self._ended))
         except BaseException as error:  # cancelled from stop(): say so to a waiting start()
-            _fail(ready, McpServerError(f"MCP server {self.name} was stopped"))
+            self._ended = f"MCP server {self.name} was stopped"
+            _fail(ready, McpServerError(self._ended))
             if not isinstance(error, asyncio.CancelledError):
                 raise
         finally:
@@ -297,7 +321,19 @@ class McpConnection:
             detail = "the server exited"
         elif isinstance(first, FileNotFoundError):
             detail = f"cannot start {first.filename or self.entry.server.command}: not found"
+        elif self.entry.server.transport != "stdio" and _is_connect_error(first):
+            detail = f"cannot connect to {self._endpoint()} ({detail})"
         return f"MCP server {self.name} failed: {detail}{self._stderr_tail()}"
+
+    def _endpoint(self) -> str:
+        """``host:port`` of an HTTP server: where nothing answered, without the URL's path and
+        query (a token may be written there)."""
+        parts = urlsplit(expand_env(self.entry.server.url))
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:  # not a number: httpx would not have tried
+            return "its URL"
+        return f"{parts.hostname}:{port}"
 
     def _stderr_tail(self) -> str:
         """The last lines the server wrote to stderr, for an error message."""
@@ -349,6 +385,20 @@ class McpHub:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await asyncio.shield(self.aclose())
+
+
+def _is_connect_error(error: BaseException) -> bool:
+    """httpx's "nothing accepted the connection" (its message alone, "All connection attempts
+    failed", names neither the server nor the address)."""
+    import httpx
+
+    return isinstance(error, httpx.ConnectError)
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a future's error as read: a call abandoned with its step is no "unhandled" error."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _fail(ready: asyncio.Future[ServerTools], error: McpServerError) -> None:

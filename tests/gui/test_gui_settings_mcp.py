@@ -144,7 +144,7 @@ def test_test_connection_lists_the_tools_off_the_gui_thread(
     _click(qtbot, page.test_button)
     assert "Starting t" in page.test_result.text()  # the window answered before the server
     qtbot.waitUntil(lambda: "tools" in page.test_result.text(), timeout=WAIT_MS)
-    assert "t: 9 tools — echo, delete_everything" in page.test_result.text()
+    assert "t: 10 tools — echo, delete_everything" in page.test_result.text()
     assert page.test_button.isEnabled()
     page.shutdown()
     wait_no_server_left()
