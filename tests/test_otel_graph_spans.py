@@ -7,21 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.extras import extra_missing
+
 try:
     from opentelemetry.sdk.trace import ReadableSpan
-except ImportError:
-    if os.environ.get("BATON_REQUIRE_EXTRAS") == "1":
-        raise
-    pytest.skip(
-        "the otel extra is not installed (pip install 'baton[otel]')", allow_module_level=True
-    )
+except ImportError as error:
+    extra_missing("otel", error)
 
 from core.model.events import (
     BestOfPicked,

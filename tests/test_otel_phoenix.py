@@ -26,14 +26,12 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.extras import extra_missing
+
 try:
     import opentelemetry.sdk.trace  # noqa: F401
-except ImportError:
-    if os.environ.get("BATON_REQUIRE_EXTRAS") == "1":
-        raise
-    pytest.skip(
-        "the otel extra is not installed (pip install 'baton[otel]')", allow_module_level=True
-    )
+except ImportError as error:
+    extra_missing("otel", error)
 
 from core.telemetry import export
 from core.telemetry.trace_ids import trace_id

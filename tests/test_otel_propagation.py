@@ -3,20 +3,17 @@ trace (it reads ``TRACEPARENT`` when its tracing is on), sent to the same OTLP e
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.extras import extra_missing
+
 try:
     import opentelemetry.sdk.trace  # noqa: F401
-except ImportError:
-    if os.environ.get("BATON_REQUIRE_EXTRAS") == "1":
-        raise
-    pytest.skip(
-        "the otel extra is not installed (pip install 'baton[otel]')", allow_module_level=True
-    )
+except ImportError as error:
+    extra_missing("otel", error)
 
 from core.config.settings import Settings
 from core.run.run_request import RunRequest, StepSpec

@@ -6,18 +6,15 @@ credentials are never shown, logged or handed to a CLI step."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
+from tests.extras import extra_missing
+
 try:
     import opentelemetry.sdk.trace  # noqa: F401
-except ImportError:
-    if os.environ.get("BATON_REQUIRE_EXTRAS") == "1":
-        raise
-    pytest.skip(
-        "the otel extra is not installed (pip install 'baton[otel]')", allow_module_level=True
-    )
+except ImportError as error:
+    extra_missing("otel", error)
 
 from core.config import paths
 from core.config.settings import Settings, TelemetrySettings

@@ -4,21 +4,18 @@ attributes, hand-off links, approval events, times from the events, and no secre
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+
+from tests.extras import extra_missing
 
 try:
     from opentelemetry.sdk.trace import ReadableSpan
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-except ImportError:
-    if os.environ.get("BATON_REQUIRE_EXTRAS") == "1":
-        raise
-    pytest.skip(
-        "the otel extra is not installed (pip install 'baton[otel]')", allow_module_level=True
-    )
+except ImportError as error:
+    extra_missing("otel", error)
 
 from core.config.settings import Settings
 from core.model.events import Event

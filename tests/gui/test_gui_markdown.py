@@ -281,15 +281,21 @@ def read_to_the_end(area: QScrollArea) -> bool:
     return True
 
 
-def scrolled_to_the_top(qtbot: QtBot) -> tuple[MarkdownStream, QScrollArea]:
-    """A stream in a short scroll area, 60 paragraphs in, the reader back at the top."""
+def stream_in_area(qtbot: QtBot, width: int, height: int) -> tuple[MarkdownStream, QScrollArea]:
+    """A stream in a shown scroll area, as the run view stacks it."""
     stream = MarkdownStream()
     area = QScrollArea()
     qtbot.addWidget(area)
     area.setWidgetResizable(True)
     area.setWidget(stream)
-    area.resize(500, 300)
+    area.resize(width, height)
     area.show()
+    return stream, area
+
+
+def scrolled_to_the_top(qtbot: QtBot) -> tuple[MarkdownStream, QScrollArea]:
+    """A stream in a short scroll area, 60 paragraphs in, the reader back at the top."""
+    stream, area = stream_in_area(qtbot, 500, 300)
     stream.feed("".join(f"Paragraph {n} of the answer.\n\n" for n in range(60)) + "Open")
     stream.flush()
     qtbot.waitUntil(lambda: area.verticalScrollBar().maximum() > 0)
@@ -350,13 +356,7 @@ def test_segments_out_of_sight_are_parked_and_rendered_again_when_seen(qtbot: Qt
     """A long answer's rendering is dropped where nobody looks, without moving anything; the
     reader who scrolls back finds it rendered, and the text is the text rendered at once."""
     text = long_answer(300)  # ~100,000 characters: 8 or more segments
-    stream = MarkdownStream()
-    area = QScrollArea()
-    qtbot.addWidget(area)
-    area.setWidgetResizable(True)
-    area.setWidget(stream)
-    area.resize(600, 400)
-    area.show()
+    stream, area = stream_in_area(qtbot, 600, 400)
     for start in range(0, len(text), 2_000):
         stream.feed(text[start : start + 2_000])
         stream.flush()
@@ -383,13 +383,7 @@ def test_segments_out_of_sight_are_parked_and_rendered_again_when_seen(qtbot: Qt
 
 
 def test_a_search_renders_the_parked_segments_it_marks(qtbot: QtBot) -> None:
-    stream = MarkdownStream()
-    area = QScrollArea()
-    qtbot.addWidget(area)
-    area.setWidgetResizable(True)
-    area.setWidget(stream)
-    area.resize(600, 400)
-    area.show()
+    stream, _area = stream_in_area(qtbot, 600, 400)
     stream.set_text(long_answer(300), finished=True)
     qtbot.waitUntil(stream.is_laid_out)
     assert stream.views()[3].is_parked()
