@@ -126,9 +126,11 @@ def _prepare_steps(
     except ParamsError as error:
         raise RunError(str(error)) from None
     steps = []
+    root = request.cwd.resolve()
+    trusted: dict[Path, bool] = {}  # the steps of a run mostly share their folder
     for number, (spec, agent) in enumerate(zip(request.steps, chosen, strict=True), 1):
         where = f"step {number} ({agent.name})"
-        cwd = _step_folder(request, where, spec)
+        cwd = _step_folder(request, where, spec, root)
         backend = backend_for(agent, request.backend, settings)
         try:
             own = step_params(agent, spec.params, run_values)
@@ -140,7 +142,9 @@ def _prepare_steps(
         model = _model_for(request, settings, spec, agent, backend)
         prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
         prepared.checkout_trust = _checkout_trust(request, backend, cwd, agent)
-        prepared.project_trusted = project_trusted(request, cwd)
+        if cwd not in trusted:
+            trusted[cwd] = project_trusted(request, cwd, root)
+        prepared.project_trusted = trusted[cwd]
         if prepared.project_trusted:
             prepared.project_trust = steering_fingerprint(cwd)
         prepared.task = prepared.task_with(None)
@@ -182,9 +186,9 @@ def _runnable_agent(
     return agent
 
 
-def _step_folder(request: RunRequest, where: str, spec: StepSpec) -> Path:
-    """The step's working folder; one outside the run's needs the person's consent."""
-    root = request.cwd.resolve()
+def _step_folder(request: RunRequest, where: str, spec: StepSpec, root: Path) -> Path:
+    """The step's working folder (``root``: the run's, resolved); one outside the run's needs
+    the person's consent."""
     cwd = (root / spec.cwd).resolve() if spec.cwd else root
     if not cwd.is_dir():
         raise RunError(f"{where}: folder {cwd} does not exist")
@@ -261,17 +265,17 @@ def _checkout_trust(
     return None
 
 
-def project_trusted(request: RunRequest, cwd: Path) -> bool:
+def project_trusted(request: RunRequest, cwd: Path, root: Path | None = None) -> bool:
     """Whether a step in ``cwd`` may read the project's context files and skills: trusted for
-    this run (``--trust-project``) or in the trust store — the step's folder, the run's, or the
-    repository's top — and not a run without project files (``scope="user"``)."""
+    this run (``--trust-project``) or in the trust store — the step's folder, the run's
+    (``root``, resolved, when the caller has it), or the repository's top — and not a run
+    without project files (``scope="user"``)."""
     if request.scope == "user":
         return False
     if request.trust_project:
         return True
-    store = TrustStore()
-    folders = dict.fromkeys((cwd, request.cwd.resolve(), repository_root(cwd)))
-    return any(store.is_trusted(folder) for folder in folders)
+    run_folder = root if root is not None else request.cwd.resolve()
+    return TrustStore().is_trusted_any((cwd, run_folder, repository_root(cwd)))
 
 
 def _preset(request: RunRequest, presets: PresetCatalog | None) -> Preset | None:

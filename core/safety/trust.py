@@ -26,7 +26,7 @@ import difflib
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -250,8 +250,17 @@ class TrustStore:
         return changes
 
     def is_trusted(self, root: Path) -> bool:
-        record = self._load().get(str(root.resolve()))
-        return record is not None and record.fingerprint == fingerprint(root)
+        return self.is_trusted_any((root,))
+
+    def is_trusted_any(self, roots: Iterable[Path]) -> bool:
+        """Whether any of ``roots`` is trusted as it is now; the store is read once (a batch
+        asks for every step of every item)."""
+        records = self._load()
+        for root in dict.fromkeys(roots):
+            record = records.get(str(root.resolve()))
+            if record is not None and record.fingerprint == fingerprint(root):
+                return True
+        return False
 
     def trust(self, root: Path) -> None:
         records = self._load()
