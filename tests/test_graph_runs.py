@@ -508,3 +508,32 @@ async def test_an_answer_that_looks_like_placeholders_arrives_as_written(
     assert f"Plan A from {planted}" in tasks
     merge = next(t for t in tasks if t.startswith("Merge"))
     assert f"## plan-a\n\necho Plan A from {planted}" in merge
+
+
+RESCUE = """\
+name: rescue
+mode: graph
+steps:
+  - {name: attempt, agent: worker, task: "Attempt: $@"}
+  - name: rescue
+    agent: worker
+    task: "Rescue what was handed on: [{previous}] [{step.attempt}]"
+    when: "attempt.status == failed"
+"""
+
+
+async def test_a_step_that_runs_after_a_failure_gets_no_placeholder_for_its_hand_off(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """A failed step hands nothing on: the step its failure starts reads an empty hand-off,
+    never the template's ``{previous}`` (which a model would take for text to fill in)."""
+
+    def respond(body: dict[str, object]) -> Reply:
+        task = last_user_text(body)
+        return Reply.error(400, "bad request") if task.startswith("Attempt") else Reply.answer("ok")
+
+    llm_server.responder = respond
+    runner, _events = graph_runner(llm_server, RESCUE, tmp_path)
+    await runner.run()
+    rescued = [r.user_text for r in llm_server.requests if r.user_text.startswith("Rescue")]
+    assert rescued == ["Rescue what was handed on: [] []"]

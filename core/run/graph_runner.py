@@ -353,7 +353,7 @@ class GraphRun:
         where = (label.node, label.iteration, label.branch)
         self._occurrences[where] = self._occurrences.get(where, 0) + 1
         label = dataclasses.replace(label, occurrence=self._occurrences[where])
-        task = prepared.task_with(previous, handed)
+        task = prepared.task_with("" if previous is None else previous, handed)  # as a chain's
         if note:
             task += f"\n\nA person sent this back to you with a note:\n{note}"
         async with self._slots:
@@ -427,8 +427,13 @@ class GraphRun:
         template = self.steps[self.position[node]].spec.task  # a re-run may have changed it
         for name in set(STEP_REF.findall(template)):
             named = self.results.get(name)
-            if named is not None and named.status == "done":
-                handed[f"step.{name}"] = self._capped(named.index, named.output)
+            # A step that did not finish (failed, skipped, not run yet) hands nothing on: its
+            # placeholder becomes empty, never text a model would take for a form to fill in.
+            handed[f"step.{name}"] = (
+                self._capped(named.index, named.output)
+                if named is not None and named.status == "done"
+                else ""
+            )
         return previous, handed
 
     # ------------------------------------------------------------------------ loops
