@@ -127,7 +127,6 @@ def _prepare_steps(
         raise RunError(str(error)) from None
     steps = []
     root = request.cwd.resolve()
-    trusted: dict[Path, bool] = {}  # the steps of a run mostly share their folder
     for number, (spec, agent) in enumerate(zip(request.steps, chosen, strict=True), 1):
         where = f"step {number} ({agent.name})"
         cwd = _step_folder(request, where, spec, root)
@@ -142,9 +141,7 @@ def _prepare_steps(
         model = _model_for(request, settings, spec, agent, backend)
         prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
         prepared.checkout_trust = _checkout_trust(request, backend, cwd, agent)
-        if cwd not in trusted:
-            trusted[cwd] = project_trusted(request, cwd, root)
-        prepared.project_trusted = trusted[cwd]
+        prepared.project_trusted = project_trusted(request, cwd, root)
         if prepared.project_trusted:
             prepared.project_trust = steering_fingerprint(cwd)
         prepared.task = prepared.task_with(None)
@@ -265,17 +262,16 @@ def _checkout_trust(
     return None
 
 
-def project_trusted(request: RunRequest, cwd: Path, root: Path | None = None) -> bool:
+def project_trusted(request: RunRequest, cwd: Path, root: Path) -> bool:
     """Whether a step in ``cwd`` may read the project's context files and skills: trusted for
     this run (``--trust-project``) or in the trust store — the step's folder, the run's
-    (``root``, resolved, when the caller has it), or the repository's top — and not a run
-    without project files (``scope="user"``)."""
+    (``root``, resolved), or the repository's top — and not a run without project files
+    (``scope="user"``). Fingerprints are computed once per preparation (:func:`one_look`)."""
     if request.scope == "user":
         return False
     if request.trust_project:
         return True
-    run_folder = root if root is not None else request.cwd.resolve()
-    return TrustStore().is_trusted_any((cwd, run_folder, repository_root(cwd)))
+    return TrustStore().is_trusted_any((cwd, root, repository_root(cwd)))
 
 
 def _preset(request: RunRequest, presets: PresetCatalog | None) -> Preset | None:

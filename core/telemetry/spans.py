@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -169,17 +169,15 @@ def _why(status: str, attributes: Attributes) -> str:
     return status
 
 
+def _set(attributes: Mapping[str, str | bool | int | float | None]) -> Attributes:
+    """``attributes`` without those that are None (OpenTelemetry has no null)."""
+    return {name: value for name, value in attributes.items() if value is not None}
+
+
 def _graph_attributes(node: str | None, iteration: int | None, branch: str | None) -> Attributes:
     """Where in a graph a step ran or was skipped: a loop runs one node several times and a
     best-of in several attempts, so the node alone does not tell the spans apart."""
-    attributes: Attributes = {}
-    if node is not None:
-        attributes[BATON_NODE] = node
-    if iteration is not None:
-        attributes[BATON_ITERATION] = iteration
-    if branch is not None:
-        attributes[BATON_BRANCH] = branch
-    return attributes
+    return _set({BATON_NODE: node, BATON_ITERATION: iteration, BATON_BRANCH: branch})
 
 
 def _usage_attributes(usage: UsageStats) -> Attributes:
@@ -557,31 +555,31 @@ class TraceBuilder:
 
     def _gate_waiting(self, event: GateWaiting) -> list[ReadableSpan]:
         self._gates[event.gate_id] = event
-        attributes: Attributes = {
-            "baton.gate.id": event.gate_id,
-            "baton.gate.node": event.node,
-            "baton.gate.default": event.default,
-            "baton.gate.handoff_length": len(event.handoff),
-        }
-        if event.step is not None:
-            attributes[BATON_STEP] = event.step
-        if event.timeout_s is not None:
-            attributes["baton.gate.timeout_s"] = event.timeout_s
+        attributes = _set(
+            {
+                "baton.gate.id": event.gate_id,
+                "baton.gate.node": event.node,
+                "baton.gate.default": event.default,
+                "baton.gate.handoff_length": len(event.handoff),
+                BATON_STEP: event.step,
+                "baton.gate.timeout_s": event.timeout_s,
+            }
+        )
         if self.capture_content:  # the question may quote what the steps said
             attributes["baton.gate.question"] = self._copy(event.question)
         return self._on_run("baton.gate.waiting", event, attributes)
 
     def _gate_decided(self, event: GateDecided) -> list[ReadableSpan]:
         waiting = self._gates.pop(event.gate_id, None)
-        attributes: Attributes = {
-            "baton.gate.id": event.gate_id,
-            "baton.gate.decision": event.decision,
-            "baton.gate.decided_by": event.by,
-        }
-        if waiting is not None:
-            attributes["baton.gate.node"] = waiting.node
-        if event.step is not None:
-            attributes[BATON_STEP] = event.step
+        attributes = _set(
+            {
+                "baton.gate.id": event.gate_id,
+                "baton.gate.decision": event.decision,
+                "baton.gate.decided_by": event.by,
+                "baton.gate.node": waiting.node if waiting is not None else None,
+                BATON_STEP: event.step,
+            }
+        )
         options = waiting.options if waiting is not None else []
         if event.decision == "continue" and event.text is not None and event.text in options:
             attributes["baton.gate.picked"] = self._scrub(event.text)  # an attempt's name
@@ -600,14 +598,15 @@ class TraceBuilder:
         return attributes
 
     def _step_skipped(self, event: StepSkipped) -> list[ReadableSpan]:
-        attributes: Attributes = {
-            **_graph_attributes(event.node, event.iteration, None),
-            "baton.skip.reason": self._copy(event.reason),
-        }
-        if event.step is not None:
-            attributes[BATON_STEP] = event.step
-        if event.condition is not None:  # the preset's own expression, not message content
-            attributes["baton.skip.condition"] = self._copy(event.condition)
+        condition = event.condition  # the preset's own expression, not message content
+        attributes = _set(
+            {
+                **_graph_attributes(event.node, event.iteration, None),
+                "baton.skip.reason": self._copy(event.reason),
+                BATON_STEP: event.step,
+                "baton.skip.condition": self._copy(condition) if condition is not None else None,
+            }
+        )
         return self._on_run("baton.step.skipped", event, attributes)
 
     def _loop_iteration(self, event: LoopIterationStarted) -> list[ReadableSpan]:
