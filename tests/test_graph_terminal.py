@@ -11,7 +11,6 @@ import os
 import queue
 import stat
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,7 +23,7 @@ from core.config.settings import save_settings
 from core.model.events import GateDecided, GateWaiting, RunFinished, event_from_json
 from core.run.gates import GateUnanswerable, fixed_answers
 from core.terminal.gate_prompt import TerminalGateAsker
-from tests.cli_child import REPO
+from tests.cli_child import start_baton
 from tests.graph_runs import by_agent, graph_runner
 from tests.llm_server import LLMServer
 
@@ -403,15 +402,7 @@ def baton_run_on_a_terminal(preset: str, folder: Path, typed: str = "") -> tuple
     The terminal stays open until the child has exited: its end is not an end of input."""
     controller, terminal = os.openpty()
     arguments = ["run", preset, "x", "--json", "--cwd", str(folder), "--scope", "user"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", *arguments],
-        stdin=terminal,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-    )
+    child = start_baton(arguments, stdin=terminal)
     try:
         os.write(controller, typed.encode())
         out, err = child.communicate(timeout=WAIT_S)

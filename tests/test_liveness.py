@@ -16,6 +16,7 @@ from core.config.settings import save_settings
 from core.model.events import RunFinished, RunStarted, TextDelta
 from core.record.liveness import OWNERS, LivenessLock, lock_path, owner_alive
 from core.record.run_files import INTERRUPTED_ERROR, RunIndex, load_run, runs_dir
+from tests.cli_child import start_baton
 from tests.llm_server import LLMServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,14 +40,7 @@ def test_a_killed_baton_run_is_indexed_and_finished_as_interrupted(
     save_settings(llm_server.settings())
     llm_server.queue(Reply.answer("I will now think for a long time"), Reply.hang())
     command = ["run", "--chain", "scout=look", "--chain", "planner=plan {previous}", "--json"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "core.cli", *command, "--cwd", str(tmp_path)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
-    )
+    child = start_baton([*command, "--cwd", str(tmp_path)])
     try:
         llm_server.wait_requests(2, timeout=30)  # the second step is waiting on the model
         [record] = RunIndex().list()

@@ -144,6 +144,13 @@ async def _run(llm: LLMServer, cwd: Path, **settings: object) -> tuple[str, list
     return finished.status, events
 
 
+def _web_server(server: McpServer, llm: LLMServer, *replies: Reply, tools: str = "") -> None:
+    """The HTTP server as ``web``, an agent using it (and ``tools``), the model's replies."""
+    configure("web", server)
+    write_agent("mcp-user", f"mcp: [web]\ntools: {tools}" if tools else "mcp: [web]")
+    llm.queue(*replies)
+
+
 def _connection_tasks() -> list[str]:
     """MCP connection tasks (named ``mcp <server>``) still running in this loop."""
     return [task.get_name() for task in asyncio.all_tasks() if task.get_name().startswith("mcp ")]
@@ -169,9 +176,12 @@ async def test_the_session_and_its_connections_end_with_the_run(
     held: list[list[str]] = []
     with http_server(access_log=log) as url:
         port = _port(url)
-        configure("web", McpServer(type="http", url=url))
-        write_agent("mcp-user", "mcp: [web]")
-        llm_server.queue(Reply.tool("mcp__web__echo", {"text": "hi"}), Reply.answer("done"))
+        _web_server(
+            McpServer(type="http", url=url),
+            llm_server,
+            Reply.tool("mcp__web__echo", {"text": "hi"}),
+            Reply.answer("done"),
+        )
         events: list[Event] = []
         runner = _runner(llm_server, tmp_path, events, lambda _: held.append(sockets_to(port)))
         status = (await asyncio.wait_for(runner.run(), RUN_LIMIT_S)).status
@@ -187,9 +197,12 @@ async def test_cancel_during_an_http_call_ends_the_session(
 ) -> None:
     log = tmp_path / "access.log"
     with http_server(access_log=log) as url:
-        configure("web", McpServer(type="http", url=url))
-        write_agent("mcp-user", "mcp: [web]")
-        llm_server.queue(Reply.tool("mcp__web__sleep", {"seconds": 3600}), Reply.answer("never"))
+        _web_server(
+            McpServer(type="http", url=url),
+            llm_server,
+            Reply.tool("mcp__web__sleep", {"seconds": 3600}),
+            Reply.answer("never"),
+        )
         events: list[Event] = []
         runner = _runner(llm_server, tmp_path, events)
         task = asyncio.create_task(runner.run())
@@ -213,9 +226,12 @@ async def test_an_http_call_that_never_answers_is_that_calls_error(
     """The call's time-out is bash's (``limits.bash_timeout_s``); the step goes on."""
     log = tmp_path / "access.log"
     with http_server(access_log=log) as url:
-        configure("web", McpServer(type="http", url=url))
-        write_agent("mcp-user", "mcp: [web]")
-        llm_server.queue(Reply.tool("mcp__web__sleep", {"seconds": 3600}), Reply.answer("went on"))
+        _web_server(
+            McpServer(type="http", url=url),
+            llm_server,
+            Reply.tool("mcp__web__sleep", {"seconds": 3600}),
+            Reply.answer("went on"),
+        )
         status, events = await _run(llm_server, tmp_path, limits={"bash_timeout_s": 2})
         assert status == "ok"
         (call,) = finished_calls(events)
@@ -233,14 +249,16 @@ async def test_an_http_server_that_exits_fails_the_calls_after_it(
     its time-out; the next call finds nothing listening, the transport tears itself down, and
     the call says so instead of waiting out its own time-out too."""
     with http_server() as url:
-        configure("web", McpServer(type="http", url=url))
-        write_agent("mcp-user", "mcp: [web]")
-        llm_server.queue(
+        _web_server(
+            McpServer(type="http", url=url),
+            llm_server,
             Reply.tool("mcp__web__exit_now"),
             Reply.tool("mcp__web__echo", {"text": "anyone?"}),
             Reply.answer("went on"),
         )
-        status, events = await _run(llm_server, tmp_path, limits={"bash_timeout_s": 2})
+        # The first call ends at its limit; the second must fail on its own, well before it
+        # (a limit close to a busy machine's connect-and-tear-down time would race).
+        status, events = await _run(llm_server, tmp_path, limits={"bash_timeout_s": 10})
         assert status == "ok"
         exited, after = finished_calls(events)
         assert exited.status == "error"
@@ -258,9 +276,12 @@ async def test_an_endpoint_that_never_answers_times_out_at_start(
 ) -> None:
     with SilentEndpoint() as endpoint:
         url = f"http://127.0.0.1:{endpoint.port}/mcp"
-        configure("web", McpServer(type="http", url=url, startupTimeout=1))
-        write_agent("mcp-user", "mcp: [web]\ntools: read")
-        llm_server.queue(Reply.answer("went on"))
+        _web_server(
+            McpServer(type="http", url=url, startupTimeout=1),
+            llm_server,
+            Reply.answer("went on"),
+            tools="read",
+        )
         status, events = await _run(llm_server, tmp_path)
         assert status == "ok"
         assert llm_server.requests[0].tool_names == ["read"]
@@ -277,9 +298,12 @@ async def test_an_endpoint_where_nothing_listens_is_a_warning(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     port = free_port()  # bound and closed: nothing listens there
-    configure("web", McpServer(type="http", url=f"http://127.0.0.1:{port}/mcp"))
-    write_agent("mcp-user", "mcp: [web]\ntools: read")
-    llm_server.queue(Reply.answer("went on"))
+    _web_server(
+        McpServer(type="http", url=f"http://127.0.0.1:{port}/mcp"),
+        llm_server,
+        Reply.answer("went on"),
+        tools="read",
+    )
     status, events = await _run(llm_server, tmp_path)
     assert status == "ok"
     assert llm_server.requests[0].tool_names == ["read"]

@@ -33,6 +33,17 @@ def _run(qtbot: QtBot, server: LLMServer, folder: Path) -> list[Event]:
     return task.result()
 
 
+def _three_changes_shown(
+    qtbot: QtBot, server: LLMServer, tmp_path: Path, view: RunView
+) -> tuple[Path, list[Event]]:
+    """A step that changed three files in a new repository, shown in ``view``."""
+    repo = make_repo(tmp_path / "repo")
+    three_changes(server)
+    events = _run(qtbot, server, repo)
+    view.load_events(events)
+    return repo, events
+
+
 def _viewers() -> list[DiffViewer]:
     return [
         w for w in QApplication.topLevelWidgets() if isinstance(w, DiffViewer) and w.isVisible()
@@ -52,9 +63,7 @@ def _click(qtbot: QtBot, button: QPushButton) -> None:
 def test_the_step_pane_lists_its_changes_and_opens_them_unified_and_side_by_side(
     qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView
 ) -> None:
-    repo = make_repo(tmp_path / "repo")
-    three_changes(llm_server)
-    view.load_events(_run(qtbot, llm_server, repo))
+    _three_changes_shown(qtbot, llm_server, tmp_path, view)
     section = view.pane(0).changes
     assert section is not None and section.isVisible()
     assert section.title.text() == "Changes · 3 files  +3 −2"
@@ -84,9 +93,7 @@ def test_the_step_pane_lists_its_changes_and_opens_them_unified_and_side_by_side
 def test_undo_this_step_shows_what_changes_and_puts_all_three_files_back(
     qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
 ) -> None:
-    repo = make_repo(tmp_path / "repo")
-    three_changes(llm_server)
-    view.load_events(_run(qtbot, llm_server, repo))
+    repo, _events = _three_changes_shown(qtbot, llm_server, tmp_path, view)
     section = view.pane(0).changes
     assert section is not None and section.undo_button.isEnabled()
     seen: list[str] = []
@@ -95,7 +102,7 @@ def test_undo_this_step_shows_what_changes_and_puts_all_three_files_back(
 
     _click(qtbot, section.undo_button)
 
-    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
+    qtbot.waitUntil(lambda: dialogs.pending() == 0)
     qtbot.waitUntil(lambda: not (repo / "docs").exists())
     assert "3 files would change" in seen[0] and "Warning" not in seen[0]
     assert "deleted  docs/new.md" in seen[0]
@@ -106,16 +113,14 @@ def test_undo_this_step_shows_what_changes_and_puts_all_three_files_back(
 def test_undo_over_a_later_edit_warns_what_would_be_lost_and_cancel_keeps_it(
     qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
 ) -> None:
-    repo = make_repo(tmp_path / "repo")
-    three_changes(llm_server)
-    view.load_events(_run(qtbot, llm_server, repo))
+    repo, _events = _three_changes_shown(qtbot, llm_server, tmp_path, view)
     (repo / "app.py").write_text("mine\n", encoding="utf-8")
     seen: list[str] = []
     dialogs.answer("Cancel", before=lambda dialog: seen.append(details(dialog)))
     section = view.pane(0).changes
     assert section is not None
     _click(qtbot, section.undo_button)
-    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
+    qtbot.waitUntil(lambda: dialogs.pending() == 0)
     assert "1 file changed since the run's last checkpoint" in seen[0]
     assert "modified app.py" in seen[0]
     assert (repo / "app.py").read_text(encoding="utf-8") == "mine\n"
@@ -143,10 +148,7 @@ def _text(seen: list[str]) -> Callable[[QWidget], None]:
 def test_undo_in_the_restored_message_puts_the_files_back_as_before_the_restore(
     qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
 ) -> None:
-    repo = make_repo(tmp_path / "repo")
-    three_changes(llm_server)
-    events = _run(qtbot, llm_server, repo)
-    view.load_events(events)
+    repo, events = _three_changes_shown(qtbot, llm_server, tmp_path, view)
     after_run = _files(repo)
     section = view.pane(0).changes
     assert section is not None
@@ -157,8 +159,8 @@ def test_undo_in_the_restored_message_puts_the_files_back_as_before_the_restore(
 
     _click(qtbot, section.undo_button)
 
-    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
-    qtbot.waitUntil(lambda: (repo / "docs" / "new.md").exists(), timeout=10_000)
+    qtbot.waitUntil(lambda: dialogs.pending() == 0)
+    qtbot.waitUntil(lambda: (repo / "docs" / "new.md").exists())
     assert _files(repo) == after_run
     run_id = changes_of(events).run_id
     assert seen[0].startswith("Restored 3 files to before step 1. Undo puts them back")
@@ -172,9 +174,7 @@ def test_undo_in_the_restored_message_puts_the_files_back_as_before_the_restore(
 def test_undo_over_an_edit_made_after_the_restore_asks_and_cancel_keeps_the_edit(
     qtbot: QtBot, llm_server: LLMServer, tmp_path: Path, view: RunView, dialogs: DialogAnswerer
 ) -> None:
-    repo = make_repo(tmp_path / "repo")
-    three_changes(llm_server)
-    view.load_events(_run(qtbot, llm_server, repo))
+    repo, _events = _three_changes_shown(qtbot, llm_server, tmp_path, view)
     section = view.pane(0).changes
     assert section is not None
     asked: list[str] = []
@@ -188,7 +188,7 @@ def test_undo_over_an_edit_made_after_the_restore_asks_and_cancel_keeps_the_edit
 
     _click(qtbot, section.undo_button)
 
-    qtbot.waitUntil(lambda: dialogs.pending() == 0, timeout=10_000)
+    qtbot.waitUntil(lambda: dialogs.pending() == 0)
     assert dialogs.seen == ["RestoreDialog", "ChangesMessage", "ChangesConfirm"]
     assert "restoring would overwrite these changes" in asked[0]
     assert "modified app.py" in asked[0]
@@ -287,7 +287,7 @@ def _restore(qtbot: QtBot, dialog: RunChangesDialog, dialogs: DialogAnswerer) ->
     dialogs.answer("Restore")
     dialogs.answer("OK")
     _click(qtbot, dialog.restore_button)
-    qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: dialog.tree.topLevelItemCount() == 2)
     # the "Restored" message is shown without blocking: the entry can come first
     qtbot.waitUntil(lambda: dialogs.pending() == 0)
     restored = dialog.tree.topLevelItem(1)
