@@ -30,6 +30,8 @@ from gui.widgets.table_model import FlatTableModel, Index
 from gui.widgets.throttle import Throttle
 
 COLUMNS = ("#", "Input", "Status", "Step", "Tokens", "Cost", "Duration", "Output")
+LIVE_COLUMNS = 2
+"""The first column an item's events can change (Status); "#" and "Input" never do."""
 FAILED = frozenset({"error", "aborted", "interrupted"})
 PREVIEW_CHARS = 160
 TABLE_INTERVAL_MS = 250
@@ -139,13 +141,18 @@ class BatchTableModel(FlatTableModel):
                 row.state = RunState()
             row.state.apply(event)
             changed.add(number)
+        columns: set[int] = set()
         for number in changed:
             row = self.rows[number]
             assert row.state is not None
+            before = self._shown(row)
             row.fold(row.state)
+            after = self._shown(row)
+            columns.update(c for c, shown in enumerate(before) if shown != after[c])
+        if columns:  # only the cells that changed are repainted, not every busy row whole
+            first, last = min(columns) + LIVE_COLUMNS, max(columns) + LIVE_COLUMNS
+            self.dataChanged.emit(self.index(min(changed), first), self.index(max(changed), last))
         if changed:
-            right = self.columnCount() - 1
-            self.dataChanged.emit(self.index(min(changed), 0), self.index(max(changed), right))
             self.totalsChanged.emit()
 
     def row(self, number: int) -> ItemRow:
@@ -204,6 +211,13 @@ class BatchTableModel(FlatTableModel):
         if column == 6:
             return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
         return _preview(row.output or (row.error or ""))
+
+    @classmethod
+    def _shown(cls, row: ItemRow) -> tuple[str, ...]:
+        """What the row's cells that a live item changes show (its number and input stay):
+        a repaint of a row is the cost of a live batch's table, so the cells that did not
+        change are left alone."""
+        return tuple(cls._text(row, column) for column in range(LIVE_COLUMNS, len(COLUMNS)))
 
     @staticmethod
     def _key(row: ItemRow, column: int) -> Any:

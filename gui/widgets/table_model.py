@@ -37,6 +37,16 @@ class FlatTableModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt signature)
         return 0 if parent.isValid() else len(self.columns)
 
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        """Qt's own checks the bounds through ``rowCount`` and ``columnCount``: two calls into
+        Python for every cell a view paints (through a sort proxy, for every role it asks
+        of it), where one call does."""
+        if parent.isValid() or not (
+            0 <= row < self.row_count() and 0 <= column < len(self.columns)
+        ):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:

@@ -21,6 +21,7 @@ from core.batch.inputs import BatchItem
 from core.batch.store import BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config.settings import save_settings
+from core.model.events import RunStarted, StepStarted, TextDelta, Usage, UsageStats
 from gui.batch.batch_view import BatchView
 from gui.window.main_window import MainWindow
 from tests.llm_server import LLMServer, Reply, last_user_text
@@ -208,3 +209,40 @@ def test_a_batch_running_elsewhere_moves_on_in_the_table(
     qtbot.waitUntil(lambda: shown_column(batch_view, 2) == ["done", "done"], timeout=10_000)
     assert cell(batch_view, 1, 7) == "plan for item-1"
     assert "2 done" in batch_view.batches.currentItem().text()
+
+
+def test_a_live_item_repaints_only_the_cells_its_events_changed(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """A live batch's table asks for no more than the cells that changed: a row's number and
+    input never do, and tokens alone leave its status, step and output as they are."""
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=[f"item-{n}"]) for n in range(3)], "in.jsonl")
+    view = BatchView()
+    qtbot.addWidget(view)
+    view.show_batch(record.id)
+    model = view.model
+    changed: list[tuple[int, int, int, int]] = []
+    model.dataChanged.connect(
+        lambda first, last, *_: changed.append(
+            (first.row(), first.column(), last.row(), last.column())
+        )
+    )
+    run = "run-1"
+    started = RunStarted(run_id=run, mode="chain", steps=[], cwd=str(tmp_path), started_at="")
+    model.add_event(1, started)
+    model.add_event(1, StepStarted(run_id=run, step=0, ts=0.0, agent="scout", task="t", cwd=""))
+    model.flush()
+    assert changed == [(1, 2, 1, 6)]  # status, step (and the duration it starts)
+    assert cell(view, 1, 2) == "running" and cell(view, 1, 3) == "1/1 scout"
+    changed.clear()
+    usage = UsageStats(input=1200, output=30, model="test-model")
+    model.add_event(1, Usage(run_id=run, step=0, ts=0.0, usage=usage))
+    model.flush()
+    assert changed == [(1, 4, 1, 4)]  # tokens only
+    assert cell(view, 1, 4) == "1.2k"
+    changed.clear()
+    model.add_event(1, TextDelta(run_id=run, step=0, ts=0.0, text="thinking"))
+    model.flush()
+    assert changed == []  # a step's text shows once the step ends
