@@ -10,8 +10,10 @@ benchmark loads the machine the same way and reports its figures both ways (keys
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -36,11 +38,28 @@ def background_load(processes: int | None = None) -> Iterator[int]:
             spinner.wait()
 
 
+def reference_ms() -> float:
+    """CPU milliseconds this machine's Python takes for a fixed loop (5 million additions,
+    median of three): how fast the machine is. Figures in CPU time (a batch item's, a turn's)
+    are only comparable between machines next to it — the shared machines these benchmarks
+    run on differ twofold from one day to the next."""
+
+    def once() -> float:
+        start, total = time.process_time(), 0
+        for number in range(5_000_000):
+            total += number
+        return (time.process_time() - start) * 1000
+
+    return round(statistics.median(once() for _ in range(3)), 1)
+
+
 def quiet_and_loaded(measure: Callable[[], dict[str, float]]) -> dict[str, float]:
     """``measure()`` alone, then again under :func:`background_load`; one dict, the loaded
-    figures under the same keys plus ``_loaded``, and the load average seen before each."""
+    figures under the same keys plus ``_loaded``, the load average seen before each and the
+    machine's speed (:func:`reference_ms`, once, quiet)."""
     quiet = measure()
     quiet["load_average_1m"] = round(os.getloadavg()[0], 2)
+    quiet["reference_ms"] = reference_ms()
     with background_load() as busy:
         print(f"under load: {busy} busy processes", flush=True)
         loaded = measure()

@@ -20,7 +20,8 @@ The Ray executor is measured too when it is installed (``ray_items_per_s_2worker
 :func:`optional_executors`), unless ``--local-only``. Last line: one JSON object, keys
 ``instant_items_per_s``, ``supervisor_cpu_ms_per_item``, ``local_items_per_s_c4`` …,
 ``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event`` (the c64 figure) and the
-others.
+others; ``reference_ms`` says how fast the machine was
+(:func:`benchmarks.background_load.reference_ms`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from typing import Any
 
 import psutil
 
+from benchmarks.background_load import reference_ms
 from core.batch.executor_registry import create_executor
 from core.batch.executors import BatchExecutor, ExecutorOptions, ExecutorUnavailable
 from core.batch.inputs import BatchItem
@@ -254,6 +256,7 @@ def main() -> None:
         finally:
             server.close()
     results["load_average_1m"] = round(os.getloadavg()[0], 2)
+    results["reference_ms"] = reference_ms()
     print(json.dumps(results))
 
 

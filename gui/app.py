@@ -23,6 +23,7 @@ from PySide6.QtCore import QEventLoop, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from core import __version__
+from core.model.collection import freeze_start_up
 from gui import theme
 from gui.app_log import log_exception, show_startup_error, start_logging
 from gui.theme import icons
@@ -103,6 +104,9 @@ def run_app(argv: list[str], project: Path | None = None) -> int:
             window.after_first_paint.append(lambda: QTimer.singleShot(0, window.open_folder))
         else:
             window.after_first_paint.append(lambda: _remember(window.working_folder))
+        # Last: what exists once the window has started lives as long as the process; no
+        # full collection walks it again (core.model.collection).
+        window.after_first_paint.append(freeze_start_up)
         window.first_paint.release()  # runs from the loop below
         return run_event_loop(app)
     finally:

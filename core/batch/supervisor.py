@@ -15,7 +15,6 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 
-from core.batch.collection import batch_collection
 from core.batch.executors import BatchExecutor
 from core.batch.jobs import (
     Definitions,
@@ -30,6 +29,7 @@ from core.batch.store import BatchRecord, BatchStore
 from core.config.provider_http import shared_provider_clients
 from core.config.settings import Settings
 from core.model.budget import BudgetAsker, stop_at_cap
+from core.model.collection import batch_collection
 from core.model.errors import RunError
 from core.model.events import Event
 from core.record.publisher import EventListener

@@ -56,10 +56,11 @@ def test_async_task_from_a_widget_updates_a_label(
 
 
 def test_run_app_shows_the_window_runs_asyncio_and_saves_geometry(tmp_path: Path) -> None:
-    """The real entry point in a child process (it owns QApplication.exec())."""
+    """The real entry point in a child process (it owns QApplication.exec()); once started,
+    its objects are out of the garbage collector's sight."""
     script = tmp_path / "drive.py"
     script.write_text(
-        "import asyncio, sys\n"
+        "import asyncio, gc, sys\n"
         "from PySide6.QtCore import QSettings, QTimer\n"
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication(['baton'])\n"
@@ -67,6 +68,8 @@ def test_run_app_shows_the_window_runs_asyncio_and_saves_geometry(tmp_path: Path
         "async def inside_loop():\n"
         "    await asyncio.sleep(0)\n"
         "    seen.append([w.windowTitle() for w in app.topLevelWidgets() if w.isVisible()])\n"
+        "    while not gc.get_freeze_count():\n"  # the start-up steps' last one
+        "        await asyncio.sleep(0.01)\n"
         "    app.closeAllWindows()\n"
         "def start():\n"  # once the window has painted, run_app starts the asyncio loop
         "    try:\n"
@@ -80,7 +83,8 @@ def test_run_app_shows_the_window_runs_asyncio_and_saves_geometry(tmp_path: Path
         "code = run_app([])\n"
         "print('code', code)\n"
         "print('windows', seen)\n"
-        "print('geometry', QSettings().contains('main/geometry'))\n",
+        "print('geometry', QSettings().contains('main/geometry'))\n"
+        "print('start-up frozen', gc.get_freeze_count() > 10_000)\n",
         encoding="utf-8",
     )
     result = _run_python([str(script)], tmp_path)
@@ -88,6 +92,7 @@ def test_run_app_shows_the_window_runs_asyncio_and_saves_geometry(tmp_path: Path
     assert "code 0" in result.stdout
     assert "windows [['Baton']]" in result.stdout
     assert "geometry True" in result.stdout
+    assert "start-up frozen True" in result.stdout  # no full collection walks it again
     assert "Traceback" not in result.stderr
 
 

@@ -1,9 +1,16 @@
-"""The garbage collector while a batch runs: fewer, smaller collections.
+"""The garbage collector: the window's start-up objects frozen; a batch's in larger steps.
 
-Every item leaves its whole object graph (runner, recording, publisher, run state, settings
-copies — ~150 objects) in reference cycles that only the cyclic collector frees, and each
-item lives across thousands of allocations, so its graph is promoted to the older
-generations before it ends. With the default thresholds (700, 10, 10) a batch of 256
+**The window.** A full collection walks every object that can be in a cycle, and once the
+window has started that is ~100k of them (imports, catalogs, Qt wrappers): 60 ms on a slow
+machine, a stall of the window in the middle of a live run (benchmarks/live.py). What exists
+when the window has started lives as long as the process, so :func:`freeze_start_up` takes it
+out of the collector's sight (:func:`gc.freeze`) for good: later collections walk only what
+came after (runs, views), and cycles among those are collected as before.
+
+**A batch.** Every item leaves its whole object graph (runner, recording, publisher, run
+state, settings copies — ~150 objects) in reference cycles that only the cyclic collector
+frees, and each item lives across thousands of allocations, so its graph is promoted to the
+older generations before it ends. With the default thresholds (700, 10, 10) a batch of 256
 instant items ran ~160 young, ~15 middle and one or two full collections, and each full one
 walked the whole heap (imports, catalogs, the window's objects: ~100k objects): a quarter of
 the supervisor's CPU per item (benchmarks/batch.py).
@@ -12,8 +19,9 @@ So, for as long as at least one batch runs in the process:
 
 * the objects that existed before are frozen (:func:`gc.freeze`): no collection walks them
   again; they are unfrozen when the last batch ends, so what became garbage among them is
-  collected as before (a process that froze objects for its own reasons, e.g. before
-  forking, should not run batches: the end of a batch unfreezes them too);
+  collected as before (in the window, whose start-up objects are frozen for good, a batch
+  leaves the freezing alone: its collections walk the window's later objects too, and
+  nothing it froze would ever be unfrozen);
 * a young collection waits for :data:`YOUNG_THRESHOLD` allocations instead of 700: the
   items' cycles are then mostly found in one young or middle collection, not carried into
   the oldest generation.
@@ -37,6 +45,17 @@ running ones."""
 _lock = threading.Lock()
 _depth = 0
 _saved: tuple[int, int, int] = gc.get_threshold()
+_start_up_frozen = False
+
+
+def freeze_start_up() -> None:
+    """Freeze every object alive now, for good (see the module's docstring): call once, when
+    a long-lived process has started (the window, after its first paint)."""
+    global _start_up_frozen
+    with _lock:
+        if not _start_up_frozen and _depth == 0:
+            gc.freeze()
+        _start_up_frozen = True
 
 
 @contextlib.contextmanager
@@ -47,7 +66,8 @@ def batch_collection() -> Iterator[None]:
     with _lock:
         if _depth == 0:
             _saved = gc.get_threshold()
-            gc.freeze()
+            if not _start_up_frozen:
+                gc.freeze()
             if _saved[0]:  # 0: automatic collection is off, and stays so
                 gc.set_threshold(max(YOUNG_THRESHOLD, _saved[0]), *_saved[1:])
         _depth += 1
@@ -58,4 +78,5 @@ def batch_collection() -> Iterator[None]:
             _depth -= 1
             if _depth == 0:
                 gc.set_threshold(*_saved)
-                gc.unfreeze()
+                if not _start_up_frozen:
+                    gc.unfreeze()
