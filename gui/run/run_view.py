@@ -73,6 +73,12 @@ FOLLOW_SLACK = 24
 """Pixels from the bottom that still count as "at the bottom" for auto-scroll."""
 GRAPH_MAX_HEIGHT = 220
 """The run's graph scrolls beyond this: the panes stay the larger part of the view."""
+NEW_WIDGETS_PER_TURN = 1
+"""New item widgets (a tool call's row, the text after it) a live sync builds in one turn. A
+widget costs more after the turn than in it — Qt polishes, lays out and paints it then, where
+the turn's budget cannot see: ~10 ms each on a slow machine — and eight parallel steps that
+call a tool together built sixteen in two turns of 45–50 ms (benchmarks/live.py; one a turn:
+30–38 ms). The rest are built at the next turns, a few milliseconds apart."""
 
 
 class RunView(QWidget):
@@ -423,20 +429,25 @@ class RunView(QWidget):
 
     def _sync_some(self) -> None:
         """Bring changed panes up to date for one turn's budget (:data:`TURN_BUDGET_S`; eight
-        streaming steps that all changed cost 40 ms at once), the rest at the next turn —
-        starting after the last one synced, so a busy first step cannot starve the others."""
+        streaming steps that all changed cost 40 ms at once) and at most
+        :data:`NEW_WIDGETS_PER_TURN` new item widgets, the rest at the next turn — starting
+        after the last one synced, so a busy first step cannot starve the others."""
         self._sync_scheduled = False
         state = self.model.state
         running = state.status == "running" and self.model.is_live()
         after = self._last_synced
         order = sorted(self._unsynced, key=lambda index: (index <= after, index))
         limit = time.perf_counter() + TURN_BUDGET_S
+        built = 0
         for index in order:
             self._unsynced.discard(index)
             if 0 <= index < len(self._panes):  # a pane still to build is built up to date
-                self._panes[index].sync(state.steps[index], run_running=running)
+                pane = self._panes[index]
+                made = pane.widgets_made
+                pane.sync(state.steps[index], run_running=running)
+                built += pane.widgets_made - made
                 self._last_synced = index
-                if time.perf_counter() > limit:
+                if time.perf_counter() > limit or built >= NEW_WIDGETS_PER_TURN:
                     break
         if self._unsynced and not self._sync_scheduled:
             self._sync_scheduled = True

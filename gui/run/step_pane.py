@@ -121,6 +121,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         self._limit = EXPANDED_PAGE
         self._first = 0  # item index of self._widgets[0]
         self._widgets: list[QWidget] = []
+        self.widgets_made = 0
+        """Item widgets this pane has built so far (the run view spreads new ones over turns)."""
         self._focus_within = False
         self._highlighted = False
         self._phase = ""
@@ -536,6 +538,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self._body_layout.insertWidget(1 + len(self._widgets), widget)
             widget.show()
             self._widgets.append(widget)
+            self.widgets_made += 1
         if self._bare:
             self._bare = False  # the next sync builds the newest items, then grows back
         else:

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from core.model.events import ApprovalResolved, Event
-from gui.run import run_header
+from gui.run import run_header, run_view
 from gui.run.run_view import RunView
 from gui.run.step_items import NoticeItem, TextItem, ThinkingItem
 from gui.run.step_pane import StepPane
@@ -498,3 +498,31 @@ def test_a_live_parallel_run_of_eight_shows_its_first_panes_at_once_and_every_an
 
     qtbot.waitUntil(lambda: all(f"answer of task {n}" in shown(n) for n in range(8)))
     assert [pane.agent.full_text() for pane in view.panes()] == ["reviewer"] * 8
+
+
+def test_eight_steps_calling_a_tool_together_get_their_rows_over_several_turns(
+    qtbot: QtBot, view: RunView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row costs Qt more after the turn that builds it (polish, layout, first paint) than
+    the turn's budget sees: eight steps that call a tool at once get their rows a few per
+    turn, however fast the machine, and every one shows."""
+    monkeypatch.setattr(run_view, "TURN_BUDGET_S", 60.0)  # only the count of rows limits
+    b = RunBuilder("run-20261204-190500")
+    b.start("parallel", [("worker", f"area {n}", SONNET) for n in range(8)])
+    for step in range(8):
+        b.step_started(step, f"area {step}", SONNET)
+        b.text(step, f"looking at area {step}")
+    view.add_events(b.events)
+    view.model.flush()
+    qtbot.waitUntil(lambda: len(view.panes()) == 8 and all(has_text(view, n) for n in range(8)))
+    started = len(b.events)
+    for step in range(8):
+        b.tool_started(step, "bash", {"command": f"pytest area_{step}"})
+    view.add_events(b.events[started:])
+    view.model.flush()  # one batch: all eight calls in the same turn
+    assert 0 < sum(len(rows(pane)) for pane in view.panes()) < 8
+    qtbot.waitUntil(lambda: all(len(rows(pane)) == 1 for pane in view.panes()))
+
+
+def has_text(view: RunView, step: int) -> bool:
+    return any(isinstance(w, TextItem) for w in view.pane(step).item_widgets())
