@@ -110,6 +110,22 @@ def test_the_application_uses_fusion_whatever_style_the_system_prefers(tmp_path:
     assert result.stdout.strip() == "style fusion"
 
 
+def test_a_busy_worker_thread_hands_the_gil_back_to_the_window_within_half_a_millisecond(
+    tmp_path: Path,
+) -> None:
+    """Each Python slot and paint of a turn takes the GIL again; at Python's default 5 ms a
+    thread reading a saved run made every one of them wait that long."""
+    script = (
+        "import sys\n"
+        "from gui.app import create_application\n"
+        "app = create_application([])\n"
+        "print('switch', sys.getswitchinterval())\n"
+    )
+    result = _run_python(["-c", script], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "switch 0.0005"
+
+
 def _run_python(
     arguments: list[str], folder: Path, **environment: str
 ) -> subprocess.CompletedProcess[str]:
