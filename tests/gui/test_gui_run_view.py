@@ -482,11 +482,7 @@ def test_a_live_parallel_run_of_eight_shows_its_first_panes_at_once_and_every_an
     """Panes of a live run are built a few per turn (a run of eight built at once held the
     window): the first ones show with the start, the rest follow, and what a step said
     before its pane existed is in it."""
-    b = RunBuilder("run-20261204-190000")
-    b.start("parallel", [("reviewer", f"area {n}", SONNET) for n in range(8)])
-    for step in range(8):
-        b.step_started(step, f"area {step}", SONNET)
-        b.text(step, f"answer of task {step}")
+    b = eight_talking_steps("run-20261204-190000", "reviewer", "answer of task")
     view.add_events(b.events)
     view.model.flush()  # the whole start in one batch, as a fast model's first turn
     assert 0 < len(view.panes()) < 8  # the first panes at once, the rest in the next turns
@@ -507,11 +503,7 @@ def test_eight_steps_calling_a_tool_together_get_their_rows_over_several_turns(
     the turn's budget sees: eight steps that call a tool at once get their rows a few per
     turn, however fast the machine, and every one shows."""
     monkeypatch.setattr(run_view, "TURN_BUDGET_S", 60.0)  # only the count of rows limits
-    b = RunBuilder("run-20261204-190500")
-    b.start("parallel", [("worker", f"area {n}", SONNET) for n in range(8)])
-    for step in range(8):
-        b.step_started(step, f"area {step}", SONNET)
-        b.text(step, f"looking at area {step}")
+    b = eight_talking_steps("run-20261204-190500", "worker", "looking at area")
     view.add_events(b.events)
     view.model.flush()
     qtbot.waitUntil(lambda: len(view.panes()) == 8 and all(has_text(view, n) for n in range(8)))
@@ -522,6 +514,16 @@ def test_eight_steps_calling_a_tool_together_get_their_rows_over_several_turns(
     view.model.flush()  # one batch: all eight calls in the same turn
     assert 0 < sum(len(rows(pane)) for pane in view.panes()) < 8
     qtbot.waitUntil(lambda: all(len(rows(pane)) == 1 for pane in view.panes()))
+
+
+def eight_talking_steps(run_id: str, agent: str, saying: str) -> RunBuilder:
+    """A parallel run of eight ``agent`` steps, each saying ``saying`` and its number."""
+    b = RunBuilder(run_id)
+    b.start("parallel", [(agent, f"area {n}", SONNET) for n in range(8)])
+    for step in range(8):
+        b.step_started(step, f"area {step}", SONNET)
+        b.text(step, f"{saying} {step}")
+    return b
 
 
 def has_text(view: RunView, step: int) -> bool:
