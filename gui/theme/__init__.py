@@ -139,6 +139,9 @@ def stylesheet(palette: QPalette) -> str:
         "info_bg": tint(palette, SEVERITY_HUES["info"], 0.22 if dark else 0.10).name(),
         "info_border": tint(palette, SEVERITY_HUES["info"], 0.5).name(),
         "search_hit": mix(base, highlight, 0.3).name(),
+        "scroll_handle": mix(base, text, 0.30 if dark else 0.24).name(),
+        "scroll_handle_hover": mix(base, text, 0.45 if dark else 0.40).name(),
+        "scroll_handle_pressed": mix(base, text, 0.58 if dark else 0.52).name(),
         **{f"tone_{tone}": tone_color(palette, tone).name() for tone in TEXT_TONES},
     }
     source = (builtin_dir("styles") / "app.qss").read_text(encoding="utf-8")
