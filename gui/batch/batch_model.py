@@ -30,8 +30,11 @@ from gui.widgets.table_model import FlatTableModel, Index
 from gui.widgets.throttle import Throttle
 
 COLUMNS = ("#", "Input", "Status", "Step", "Tokens", "Cost", "Duration", "Output")
-LIVE_COLUMNS = 2
-"""The first column an item's events can change (Status); "#" and "Input" never do."""
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+_DECORATION = Qt.ItemDataRole.DecorationRole
+_TOOL_TIP = Qt.ItemDataRole.ToolTipRole
+_ROLES = frozenset({_DISPLAY, _DECORATION, _TOOL_TIP, Qt.ItemDataRole.UserRole})
+"""The roles the table answers (UserRole: the sort key); the style's others get None."""
 FAILED = frozenset({"error", "aborted", "interrupted"})
 PREVIEW_CHARS = 160
 TABLE_INTERVAL_MS = 250
@@ -58,6 +61,8 @@ class ItemRow:
     error: str | None = None
     state: RunState | None = None
     """The live item's folded run (None for a saved batch)."""
+    cells: tuple[str, ...] = ()
+    """Each cell's text, kept (see :meth:`show`)."""
 
     def fold(self, state: RunState) -> None:
         """Take the figures of the live item's state."""
@@ -72,6 +77,12 @@ class ItemRow:
         self.step = f"{active.index + 1}/{len(state.steps)} {active.agent}" if active else ""
         done = [s.output for s in state.steps if s.output]
         self.output = done[-1] if done else self.output
+
+    def show(self) -> set[int]:
+        """Write the cells' text again from the figures; the columns whose text changed.
+        Kept, not formatted at each ask: a repaint asks for every visible cell's text."""
+        before, self.cells = self.cells, tuple(_cell_text(self, c) for c in range(len(COLUMNS)))
+        return {c for c, text in enumerate(self.cells) if not before or before[c] != text}
 
 
 class BatchTableModel(FlatTableModel):
@@ -145,12 +156,10 @@ class BatchTableModel(FlatTableModel):
         for number in changed:
             row = self.rows[number]
             assert row.state is not None
-            before = self._shown(row)
             row.fold(row.state)
-            after = self._shown(row)
-            columns.update(c for c, shown in enumerate(before) if shown != after[c])
+            columns |= row.show()
         if columns:  # only the cells that changed are repainted, not every busy row whole
-            first, last = min(columns) + LIVE_COLUMNS, max(columns) + LIVE_COLUMNS
+            first, last = min(columns), max(columns)
             self.dataChanged.emit(self.index(min(changed), first), self.index(max(changed), last))
         if changed:
             self.totalsChanged.emit()
@@ -177,53 +186,40 @@ class BatchTableModel(FlatTableModel):
     def row_count(self) -> int:
         return len(self.rows)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
+        # Asked six times for every cell a repaint shows, mostly for roles the table leaves
+        # to the style: those are answered first, from constants (an enum member looked up
+        # on Qt's class costs more than the rest of the call).
+        if role not in _ROLES or not index.isValid():
             return None
-        row = self.rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._text(row, index.column())
-        if role == Qt.ItemDataRole.DecorationRole and index.column() == 2:
-            return status_icon(row.status)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if index.column() == 7 and row.output:
+        row, column = self.rows[index.row()], index.column()
+        if role == _DISPLAY:
+            return row.cells[column]
+        if role == _DECORATION:
+            return status_icon(row.status) if column == 2 else None
+        if role == _TOOL_TIP:
+            if column == 7 and row.output:
                 return row.output[:2000]
-            if index.column() == 2 and row.error:
-                return row.error
-        if role == Qt.ItemDataRole.UserRole:  # the sort key
-            return self._key(row, index.column())
-        return None
+            return row.error if column == 2 and row.error else None
+        return _SORT_KEYS[column](row)  # the sort key (UserRole): only the column asked for
 
-    @staticmethod
-    def _text(row: ItemRow, column: int) -> str:
-        if column == 0:
-            return str(row.index + 1)
-        if column == 1:
-            return row.label
-        if column == 2:
-            return status_word(row.status)
-        if column == 3:
-            return row.step
-        if column == 4:
-            return compact_number(row.tokens) if row.tokens else ""
-        if column == 5:
-            return format_cost(row.cost, row.priced) if row.cost or not row.priced else ""
-        if column == 6:
-            return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
-        return _preview(row.output or (row.error or ""))
 
-    @classmethod
-    def _shown(cls, row: ItemRow) -> tuple[str, ...]:
-        """What the row's cells that a live item changes show (its number and input stay):
-        a repaint of a row is the cost of a live batch's table, so the cells that did not
-        change are left alone."""
-        return tuple(cls._text(row, column) for column in range(LIVE_COLUMNS, len(COLUMNS)))
-
-    @staticmethod
-    def _key(row: ItemRow, column: int) -> Any:
-        # Only the column asked for: sorting asks twice per comparison (an item's answer is
-        # long to casefold).
-        return _SORT_KEYS[column](row)
+def _cell_text(row: ItemRow, column: int) -> str:
+    if column == 0:
+        return str(row.index + 1)
+    if column == 1:
+        return row.label
+    if column == 2:
+        return status_word(row.status)
+    if column == 3:
+        return row.step
+    if column == 4:
+        return compact_number(row.tokens) if row.tokens else ""
+    if column == 5:
+        return format_cost(row.cost, row.priced) if row.cost or not row.priced else ""
+    if column == 6:
+        return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
+    return _preview(row.output or (row.error or ""))
 
 
 _SORT_KEYS: tuple[Callable[[ItemRow], Any], ...] = (
@@ -246,7 +242,7 @@ def _preview(text: str) -> str:
 
 
 def _recorded_row(index: int, label: str, result: ItemResult) -> ItemRow:
-    return ItemRow(
+    row = ItemRow(
         index=index,
         label=label,
         status=result.status,
@@ -258,6 +254,8 @@ def _recorded_row(index: int, label: str, result: ItemResult) -> ItemRow:
         output=result.output,
         error=result.error,
     )
+    row.show()
+    return row
 
 
 class FailedFilter(QSortFilterProxyModel):
