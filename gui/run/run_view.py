@@ -56,7 +56,7 @@ from gui.run.run_model import RunModel
 from gui.run.step_pane import StepPane
 from gui.theme import set_tone
 from gui.widgets.graph_canvas import GraphView
-from gui.widgets.turn_work import TURN_BUDGET_S, later
+from gui.widgets.turn_work import later, turn_deadline
 
 TICK_MS = 250
 """How often the elapsed time and running step durations are redrawn while live."""
@@ -114,7 +114,7 @@ class RunView(QWidget):
         self._panes: list[StepPane] = []
         self._fresh: set[int] = set()  # panes built in this batch: already in sync
         self._unsynced: set[int] = set()
-        """Changed steps whose panes wait for the next turn (see :data:`TURN_BUDGET_S`)."""
+        """Changed steps whose panes wait for the next turn (see :func:`turn_deadline`)."""
         self._last_synced = -1  # the next turn starts after it: every pane gets its turn
         self._sync_scheduled = False
         self._generation = 0
@@ -428,7 +428,7 @@ class RunView(QWidget):
         self._sync_some()
 
     def _sync_some(self) -> None:
-        """Bring changed panes up to date for one turn's budget (:data:`TURN_BUDGET_S`; eight
+        """Bring changed panes up to date for one turn's budget (:func:`turn_deadline`; eight
         streaming steps that all changed cost 40 ms at once) and at most
         :data:`NEW_WIDGETS_PER_TURN` new item widgets, the rest at the next turn — starting
         after the last one synced, so a busy first step cannot starve the others."""
@@ -437,7 +437,7 @@ class RunView(QWidget):
         running = state.status == "running" and self.model.is_live()
         after = self._last_synced
         order = sorted(self._unsynced, key=lambda index: (index <= after, index))
-        limit = time.perf_counter() + TURN_BUDGET_S
+        limit = turn_deadline()
         built = 0
         for index in order:
             self._unsynced.discard(index)

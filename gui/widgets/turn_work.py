@@ -20,6 +20,11 @@ from shiboken6 import isValid
 
 TURN_BUDGET_S = 0.008
 """GUI-thread time one turn spends on queued work (at least one job a turn)."""
+NEXT_TURN_MS = 1
+"""The queue's next run is a timer's, not a zero-delay call's: Qt delivers a call posted
+while it delivers posted calls in the same pass, so the rest of a spent budget ran at once —
+two or three budgets in one turn (benchmarks/live.py: 26-28 ms where 8 were meant). A timer
+waits for the next pass of the event loop, after input, the other timers and painting."""
 
 
 class TurnWork(QObject):
@@ -33,6 +38,8 @@ class TurnWork(QObject):
         super().__init__()
         self._jobs: deque[tuple[QObject, Callable[[], object]]] = deque()
         self._context: QObject | None = None
+        self.deadline: float | None = None
+        """When the run under way must stop (``time.perf_counter()``), None between runs."""
 
     def later(self, owner: QObject, job: Callable[[], object]) -> None:
         """Run ``job`` at a coming turn, unless ``owner`` is deleted first."""
@@ -52,7 +59,7 @@ class TurnWork(QObject):
             return
         self._context = context
         self._context.destroyed.connect(self._context_gone)
-        QTimer.singleShot(0, self._context, self._run)
+        QTimer.singleShot(NEXT_TURN_MS, self._context, self._run)
 
     def _context_gone(self) -> None:
         dying, self._context = self._context, None
@@ -65,7 +72,7 @@ class TurnWork(QObject):
 
     def _run(self) -> None:
         self._release_context()
-        limit = time.perf_counter() + TURN_BUDGET_S
+        limit = self.deadline = time.perf_counter() + TURN_BUDGET_S
         due, self._jobs = self._jobs, deque()  # jobs queued meanwhile wait for the next turn
         try:
             while due:
@@ -75,6 +82,7 @@ class TurnWork(QObject):
                     if time.perf_counter() > limit:
                         break
         finally:  # a job that raised loses its turn, not the others theirs
+            self.deadline = None
             due.extend(self._jobs)
             self._jobs = due
             if self._jobs:
@@ -91,3 +99,12 @@ def later(owner: QObject, job: Callable[[], object]) -> None:
     if _queue is None:
         _queue = TurnWork()
     _queue.later(owner, job)
+
+
+def turn_deadline() -> float:
+    """When work done now must stop for this turn (``time.perf_counter()`` seconds): inside
+    the queue's run, the run's own limit — a job that loops over its work (panes to sync)
+    stops there, so the jobs of a turn share one budget instead of each spending a whole
+    one; elsewhere, one budget from now."""
+    deadline = _queue.deadline if _queue is not None else None
+    return deadline if deadline is not None else time.perf_counter() + TURN_BUDGET_S

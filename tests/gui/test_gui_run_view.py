@@ -12,12 +12,13 @@ from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from core.model.events import ApprovalResolved, Event
-from gui.run import run_header, run_view
+from gui.run import run_header
 from gui.run.run_view import RunView
 from gui.run.step_items import NoticeItem, TextItem, ThinkingItem
 from gui.run.step_pane import StepPane
 from gui.run.tool_call_row import ToolCallRow
 from gui.run.tool_output import OUTPUT_LINES
+from gui.widgets import turn_work
 from tests.gui.run_events import (
     HAIKU,
     SONNET,
@@ -502,7 +503,7 @@ def test_eight_steps_calling_a_tool_together_get_their_rows_over_several_turns(
     """A row costs Qt more after the turn that builds it (polish, layout, first paint) than
     the turn's budget sees: eight steps that call a tool at once get their rows a few per
     turn, however fast the machine, and every one shows."""
-    monkeypatch.setattr(run_view, "TURN_BUDGET_S", 60.0)  # only the count of rows limits
+    monkeypatch.setattr(turn_work, "TURN_BUDGET_S", 60.0)  # only the count of rows limits
     b = eight_talking_steps("run-20261204-190500", "worker", "looking at area")
     view.add_events(b.events)
     view.model.flush()

@@ -4,11 +4,15 @@ never run."""
 
 from __future__ import annotations
 
+import pytest
 import shiboken6
 from PySide6.QtCore import QObject
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from gui.widgets.turn_work import later
+from gui.widgets import turn_work
+from gui.widgets.turn_work import later, turn_deadline
 
 
 def test_jobs_run_in_order_and_a_follow_up_waits_for_a_later_turn(qtbot: QtBot) -> None:
@@ -54,3 +58,50 @@ def test_a_job_that_raises_does_not_lose_the_jobs_after_it(qtbot: QtBot) -> None
         later(owner, lambda: ran.append("after"))
         qtbot.waitUntil(lambda: ran == ["after"])
     assert [str(error[1]) for error in raised] == ["a bug in one pane"]
+
+
+class _PaintLog(QWidget):
+    """A widget that notes each paint in the shared log."""
+
+    def __init__(self, log: list[str]) -> None:
+        super().__init__()
+        self.log = log
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.log.append("paint")
+
+
+def test_a_spent_budget_lets_the_window_paint_before_the_next_job(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qt paints after the calls it has queued; a queue that asked for its next run with a
+    zero-delay call ran budget after budget before the window was painted."""
+    monkeypatch.setattr(turn_work, "TURN_BUDGET_S", 0.0)  # every run is one job
+    log: list[str] = []
+    widget = _PaintLog(log)
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitUntil(lambda: "paint" in log)
+    log.clear()
+
+    def changes_the_widget() -> None:
+        log.append("first job")
+        widget.update()
+
+    later(widget, changes_the_widget)
+    later(widget, lambda: log.append("second job"))
+    qtbot.waitUntil(lambda: "second job" in log)
+    assert log.index("paint") < log.index("second job")
+
+
+def test_jobs_of_one_run_share_its_deadline(qtbot: QtBot) -> None:
+    """A job that loops over its own work stops where the run's budget ends, not a whole
+    budget after it began."""
+    owner = QObject()
+    seen: list[float] = []
+    later(owner, lambda: seen.append(turn_deadline()))
+    later(owner, lambda: seen.append(turn_deadline()))
+    qtbot.waitUntil(lambda: len(seen) == 2)
+    assert seen[0] == seen[1]
+    outside = turn_deadline()
+    assert outside > seen[1]  # outside a run: a budget from now
