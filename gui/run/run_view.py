@@ -425,7 +425,8 @@ class RunView(QWidget):
             self._add_grown_panes(running)  # a graph run's new iteration or attempt
         fresh, self._fresh = self._fresh, set()
         self._unsynced |= indexes - fresh
-        self._sync_some()
+        if not self._sync_scheduled:  # else the turn's queued sync takes these too: two
+            self._sync_some()  # budgets' worth in one turn held the window 25-35 ms
 
     def _sync_some(self) -> None:
         """Bring changed panes up to date for one turn's budget (:func:`turn_deadline`; eight
