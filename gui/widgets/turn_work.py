@@ -20,11 +20,6 @@ from shiboken6 import isValid
 
 TURN_BUDGET_S = 0.008
 """GUI-thread time one turn spends on queued work (at least one job a turn)."""
-NEXT_TURN_MS = 1
-"""The queue's next run is a timer's, not a zero-delay call's: Qt delivers a call posted
-while it delivers posted calls in the same pass, so the rest of a spent budget ran at once —
-two or three budgets in one turn (benchmarks/live.py: 26-28 ms where 8 were meant). A timer
-waits for the next pass of the event loop, after input, the other timers and painting."""
 
 
 class TurnWork(QObject):
@@ -59,7 +54,16 @@ class TurnWork(QObject):
             return
         self._context = context
         self._context.destroyed.connect(self._context_gone)
-        QTimer.singleShot(NEXT_TURN_MS, self._context, self._run)
+        # A zero-interval timer object, not QTimer.singleShot(0): that posts a call, and Qt
+        # delivers a call posted while it delivers posted calls in the same pass — the rest
+        # of a spent budget ran at once, two or three budgets in one turn (benchmarks/live.py:
+        # 26-28 ms where 8 were meant). A timer fires at the next pass of the event loop,
+        # after input and painting (a widget's repaint is a posted event too).
+        timer = QTimer(context)
+        timer.setSingleShot(True)
+        timer.timeout.connect(self._run)
+        timer.timeout.connect(timer.deleteLater)
+        timer.start(0)
 
     def _context_gone(self) -> None:
         dying, self._context = self._context, None
