@@ -38,7 +38,9 @@ class _AsyncWidget(QWidget):
         self.label.setText("working")
         loop = asyncio.get_running_loop()
         total = await loop.run_in_executor(None, sum, range(1000))  # a hop to a worker thread
-        await asyncio.sleep(0.01)  # a timer on the qasync loop: part of what is tested
+        timed = loop.create_future()  # a timer on the qasync loop: part of what is tested
+        loop.call_later(0, timed.set_result, None)
+        await timed
         self.label.setText(f"done {total}")
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMenu, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from core.config.settings import save_settings
@@ -17,6 +17,7 @@ from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow
 from tests.gui.conftest import OFFSCREEN_NOISE, DialogAnswerer
 from tests.gui.launching import launch_request, wait_for_session, wait_until_finished
+from tests.gui.menus import choose_from_button_menu
 from tests.llm_server import LLMServer, Reply
 
 pytestmark = [
@@ -30,15 +31,7 @@ pytestmark = [
 
 def _choose_rerun(qtbot: QtBot, pane: StepPane) -> None:
     """Click the pane's "⋯" and pick "Re-run from here…" with the keyboard, as a person."""
-
-    def pick() -> None:
-        menu = QApplication.activePopupWidget()
-        assert isinstance(menu, QMenu)
-        qtbot.keyClick(menu, Qt.Key.Key_Down)
-        qtbot.keyClick(menu, Qt.Key.Key_Return)
-
-    QTimer.singleShot(50, pick)
-    qtbot.mouseClick(pane.menu_button, Qt.MouseButton.LeftButton)
+    choose_from_button_menu(qtbot, pane.menu_button, (Qt.Key.Key_Down, Qt.Key.Key_Return))
 
 
 def test_rerun_from_step_3_with_an_edited_task_sends_nothing_for_steps_1_and_2(

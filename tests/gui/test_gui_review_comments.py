@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QApplication, QMenu, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from core.config.settings import save_settings
@@ -33,6 +33,7 @@ from tests.gui.launching import (
     wait_for_session,
     wait_until_finished,
 )
+from tests.gui.menus import choose_from_button_menu
 from tests.llm_server import LLMServer, Reply
 
 pytestmark = [
@@ -49,15 +50,9 @@ PLAN = "## Plan\n1. Add a cache\n2. Use a global lock\n3. Ship it"
 
 def _choose_comment(qtbot: QtBot, pane: StepPane) -> None:
     """Click the pane's "⋯" and pick "Comment on this step…" with the keyboard, as a person."""
-
-    def pick() -> None:
-        menu = QApplication.activePopupWidget()
-        assert isinstance(menu, QMenu)
-        for key in (Qt.Key.Key_Down, Qt.Key.Key_Down, Qt.Key.Key_Return):
-            qtbot.keyClick(menu, key)
-
-    QTimer.singleShot(50, pick)
-    qtbot.mouseClick(pane.menu_button, Qt.MouseButton.LeftButton)
+    choose_from_button_menu(
+        qtbot, pane.menu_button, (Qt.Key.Key_Down, Qt.Key.Key_Down, Qt.Key.Key_Return)
+    )
 
 
 def _open_changed_repo_run(
