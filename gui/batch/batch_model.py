@@ -81,7 +81,7 @@ class ItemRow:
     def show(self) -> set[int]:
         """Write the cells' text again from the figures; the columns whose text changed.
         Kept, not formatted at each ask: a repaint asks for every visible cell's text."""
-        before, self.cells = self.cells, tuple(_cell_text(self, c) for c in range(len(COLUMNS)))
+        before, self.cells = self.cells, tuple(text(self) for text in _CELL_TEXTS)
         return {c for c, text in enumerate(self.cells) if not before or before[c] != text}
 
 
@@ -204,24 +204,6 @@ class BatchTableModel(FlatTableModel):
         return _SORT_KEYS[column](row)  # the sort key (UserRole): only the column asked for
 
 
-def _cell_text(row: ItemRow, column: int) -> str:
-    if column == 0:
-        return str(row.index + 1)
-    if column == 1:
-        return row.label
-    if column == 2:
-        return status_word(row.status)
-    if column == 3:
-        return row.step
-    if column == 4:
-        return compact_number(row.tokens) if row.tokens else ""
-    if column == 5:
-        return format_cost(row.cost, row.priced) if row.cost or not row.priced else ""
-    if column == 6:
-        return f"{row.duration_s:.1f} s" if row.duration_s is not None else ""
-    return _preview(row.output or (row.error or ""))
-
-
 _SORT_KEYS: tuple[Callable[[ItemRow], Any], ...] = (
     lambda row: row.index,
     lambda row: row.label.casefold(),
@@ -236,9 +218,22 @@ _SORT_KEYS: tuple[Callable[[ItemRow], Any], ...] = (
 
 @lru_cache(maxsize=1024)
 def _preview(text: str) -> str:
-    """The Output column's line, kept: every repaint of a row asks for it, and an answer of
-    many kilobytes is slow to flatten."""
+    """The Output column's line, kept: a live row writes its cells again whenever its figures
+    change, mostly with the same answer, and an answer of many kilobytes is slow to flatten."""
     return markdown_line(text)[:PREVIEW_CHARS]
+
+
+_CELL_TEXTS: tuple[Callable[[ItemRow], str], ...] = (
+    lambda row: str(row.index + 1),
+    lambda row: row.label,
+    lambda row: status_word(row.status),
+    lambda row: row.step,
+    lambda row: compact_number(row.tokens) if row.tokens else "",
+    lambda row: format_cost(row.cost, row.priced) if row.cost or not row.priced else "",
+    lambda row: f"{row.duration_s:.1f} s" if row.duration_s is not None else "",
+    lambda row: _preview(row.output or (row.error or "")),
+)
+"""Each column's text, in :data:`COLUMNS` order (see :meth:`ItemRow.show`)."""
 
 
 def _recorded_row(index: int, label: str, result: ItemResult) -> ItemRow:
