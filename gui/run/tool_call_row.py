@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRect, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QFocusEvent,
     QFontMetrics,
@@ -37,12 +37,18 @@ from core.record.run_state import ToolCall
 from gui.run.tool_attachments import ToolAttachments
 from gui.run.tool_output import MonospaceBox, ToolOutput
 from gui.theme import mix, monospace_font, secondary_text, set_tone
-from gui.widgets.run_status import format_ms, paint_status, spinner_clock, status_color
+from gui.widgets.run_status import (
+    SpinnerArea,
+    format_ms,
+    paint_status,
+    spinner_clock,
+    status_color,
+)
 
 ARGUMENT_CHARS = 20_000
 
 
-class _Summary(QWidget):
+class _Summary(SpinnerArea):
     """The one-line summary, painted in one go: a row of tool calls costs one widget each,
     not five (labels and layouts are what make long runs slow to show)."""
 
@@ -96,6 +102,10 @@ class _Summary(QWidget):
         self.status, self.duration = status, duration
         self.update()
 
+    def spinner_rect(self) -> QRect:
+        """The status mark's square (14 px at x = 4), with a pixel to spare for antialiasing."""
+        return QRect(3, (self.height() - 14) // 2 - 1, 16, 16)
+
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         palette = self.palette()
@@ -110,6 +120,9 @@ class _Summary(QWidget):
         paint_status(
             painter, QRectF(x, (height - 14) / 2, 14, 14), self.status, palette, compact=True
         )
+        if self.spinner_rect().contains(event.rect()):  # a spinner's tick: the text is as it was
+            painter.end()
+            return
         x += 14 + 8
         muted = secondary_text(palette)
         right = self.width() - 4

@@ -13,7 +13,7 @@ import time
 import weakref
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -90,6 +90,14 @@ def format_ms(milliseconds: float) -> str:
     return f"{milliseconds:.0f} ms" if milliseconds < 1000 else format_seconds(milliseconds / 1000)
 
 
+class SpinnerArea(QWidget):
+    """A widget whose spinner is a small part of it (a tool call's summary line): at each
+    tick only :meth:`spinner_rect` is repainted, not the whole line with its text."""
+
+    def spinner_rect(self) -> QRect:
+        raise NotImplementedError
+
+
 class _SpinnerClock(QObject):
     """One timer for every spinner; runs only while a registered widget is shown. A spinner
     hidden with its window, tab or folded pane stops costing ticks, and one closed at the
@@ -138,7 +146,10 @@ class _SpinnerClock(QObject):
     def _tick(self) -> None:
         for widget in list(self._widgets):
             if shiboken6.isValid(widget) and widget.isVisible():
-                widget.update()
+                if isinstance(widget, SpinnerArea):
+                    widget.update(widget.spinner_rect())
+                else:
+                    widget.update()
         self._follow_visibility()
 
 
