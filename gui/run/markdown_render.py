@@ -302,14 +302,19 @@ def extends_plainly(source: str, added: str) -> bool:
     of rendering Markdown again.
 
     Conservative, like the block splitter: ``added`` has no markup character and no line break,
-    no run of spaces (HTML would collapse it), and ``source`` ends with a letter, digit or
-    simple punctuation (not right after a closing delimiter such as ``**`` or a link) and not
-    inside a link destination that ``added`` could still close.
+    no run of spaces (HTML would collapse it), and ``source``'s last character other than a
+    space is a letter, digit or simple punctuation (not a closing delimiter such as ``**`` or
+    a link's, even with a space after it) and not inside a link destination that ``added``
+    could still close.
     """
     if not source or not added or "  " in added or not _MARKUP.isdisjoint(added):
         return False
-    last = source[-1]
-    if not (last.isalnum() or last in _PLAIN_END) or (last == " " and added[0] == " "):
+    if source[-1] == " " and added[0] == " ":
+        return False
+    # The last visible character decides: after "**bold** " the next words would still take
+    # the bold format of the text they are appended to.
+    last = source.rstrip(" ")[-1:]
+    if not (last.isalnum() or last in _PLAIN_END):
         return False
     line = source[source.rfind("\n") + 1 :]
     return "](" not in line[line.rfind(")") + 1 :]

@@ -158,15 +158,22 @@ class MarkdownView(QTextBrowser):
         """Append ``text`` as ordinary characters at the end of the document, in the format of
         the last one, without rendering; False (nothing done) when the document does not end
         in a plain text line (it ends in a table, a code frame, or is empty). The caller
-        checks the Markdown side (:func:`gui.run.markdown_render.extends_plainly`)."""
+        checks the Markdown side (:func:`gui.run.markdown_render.extends_plainly`).
+
+        A source ending in a space was rendered without it (Markdown drops a paragraph's
+        trailing spaces): the space is put back before ``text``, or the words would touch."""
         if self._parked:
             return False
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         if not self._source_parts or cursor.currentTable() is not None:
             return False
-        if cursor.block().length() <= 1:
+        block = cursor.block()
+        if block.length() <= 1:
             return False
+        source_spaced = self._source_parts[-1].endswith(" ")
+        if source_spaced and not text.startswith(" ") and not block.text().endswith(" "):
+            cursor.insertText(" ")
         cursor.insertText(text)
         self._source_parts.append(text)
         self._source_length += len(text)

@@ -271,6 +271,41 @@ def test_only_words_that_cannot_change_markup_skip_rendering(qtbot: QtBot) -> No
     assert (stream.tail_renders, stream.tail_appends) == (3, 3)
 
 
+def test_words_after_a_rendered_trailing_space_keep_it(qtbot: QtBot) -> None:
+    """A tail ending in a space renders without it (Markdown drops a paragraph's trailing
+    spaces); plain words appended next must bring the space back, not glue onto the last
+    word ("settingsand" was shown while the answer streamed)."""
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+    shown = []
+    for piece in ["The function ", "`load` ", "reads ", "**settings** ", "and ", "validates "]:
+        stream.feed(piece)
+        stream.flush()
+        shown.append(stream.shown_text().strip())
+    assert shown[2:] == [
+        "The function load reads",
+        "The function load reads settings",
+        "The function load reads settings and",
+        "The function load reads settings and validates",
+    ]
+    assert stream.tail_appends == 1  # "validates ": after a closed span, words are rendered
+    weights = dict(line_fragments(stream, "settings"))
+    assert weights["settings"] > weights[" and validates "]  # the words after bold are not bold
+
+
+def line_fragments(stream: MarkdownStream, word: str) -> list[tuple[str, int]]:
+    """(text, font weight) of each run of characters in the shown line with ``word``."""
+    (view,) = [v for v in stream.findChildren(MarkdownView) if word in v.toPlainText()]
+    block = view.document().lastBlock()
+    fragments = []
+    iterator = block.begin()
+    while not iterator.atEnd():
+        fragment = iterator.fragment()
+        fragments.append((fragment.text(), fragment.charFormat().fontWeight()))
+        iterator += 1
+    return fragments
+
+
 def read_to_the_end(area: QScrollArea) -> bool:
     """The reader scrolls to the end — again while the end still moves: Qt lays a long
     document out a time slice at a time, so on a busy machine the text keeps growing after
@@ -401,6 +436,8 @@ def test_a_search_renders_the_parked_segments_it_marks(qtbot: QtBot) -> None:
         ("Some text", " more words", True),
         ("Some text,", " 42 more.", True),
         ("Some **bold**", " more", False),  # right after a closing delimiter
+        ("Some **bold** ", "more", False),  # a space after it changes nothing
+        ("Some text ", "more", True),
         ("Some text", " with *emphasis", False),
         ("A [link](https://exa", "mple", False),  # the destination may still close
         ("A [link](https://example.com) and", " more", True),
