@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtCore import QRect
 from PySide6.QtGui import (
     QFont,
     QSyntaxHighlighter,
@@ -21,7 +22,7 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextLayout,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QScrollArea, QTextEdit, QWidget
 
 from gui import theme
 
@@ -72,8 +73,24 @@ def highlight_matches(root: QWidget, patterns: tuple[str, ...]) -> int:
             first.setPosition(found[0].start())
             editor.setTextCursor(first)
             editor.ensureCursorVisible()
+            _reveal_in_scroll_area(editor, editor.cursorRect(first))
         total += len(found)
     return total
+
+
+def _reveal_in_scroll_area(editor: QTextEdit | QPlainTextEdit, cursor: QRect) -> None:
+    """Scroll the area holding ``editor`` to its ``cursor``: an editor as tall as its text (a
+    Markdown answer in the run view) has nothing to scroll itself, so a match deep in a long
+    answer would stay out of sight — and a long answer's segments out of sight are parked,
+    their marks with them."""
+    area = editor.parentWidget()
+    while area is not None and not isinstance(area, QScrollArea):
+        area = area.parentWidget()
+    content = area.widget() if area is not None else None
+    if area is None or content is None or not content.isAncestorOf(editor):
+        return
+    center = editor.viewport().mapTo(content, cursor.center())
+    area.ensureVisible(center.x(), center.y(), 0, area.viewport().height() // 3)
 
 
 def _ranges(root: QWidget) -> list[tuple[str, QTextLayout.FormatRange]]:

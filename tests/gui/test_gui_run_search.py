@@ -132,6 +132,9 @@ def test_a_hit_deep_in_a_long_answer_is_marked_where_it_is(
     qtbot.waitUntil(lambda: marked_texts(pane) == ["zephyrine"])
     streams = pane.findChildren(MarkdownStream)
     assert any(view.is_parked() for stream in streams for view in stream.views())
+    (holder,) = [v for s in streams for v in s.views() if "zephyrine" in v.toPlainText()]
+    cursor = holder.cursorRect(holder.textCursor())
+    assert holder.viewport().visibleRegion().contains(cursor.center())  # scrolled to it
 
 
 def test_compare_two_selected_runs(qtbot: QtBot, make_window: Window) -> None:
