@@ -24,7 +24,10 @@ renders incrementally instead:
   painted. Qt's rendering of a 2 MB
   answer took 170 MB; parked, memory follows what is on screen.
 
-:meth:`MarkdownStream.finish` renders the final state at once and drops the tail view.
+:meth:`MarkdownStream.finish` renders the final state at once; the tail's view becomes the
+last segment (rendered again only when it does not already show the text rendered whole), so a
+short answer lives in one view from its first word to its last, and none is made before text
+finishes: a view is about a third of a new text item's cost, and a live run makes many.
 :meth:`MarkdownStream.set_text` shows a complete text (replays): a short one with a single
 render, a long one (a reopened 2 MB answer) lazily — the first slice, which is what a reader
 sees first, at once, the rest a slice of :data:`LAZY_SLICE_CHARS` per event-loop turn, each cut
@@ -75,16 +78,18 @@ class MarkdownStream(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setSpacing(0)
+        # The views of finished text, made when text finishes: a live answer's first words
+        # are shown by the tail alone, and a view is a third of a new text item's cost.
         self._segments: list[MarkdownView] = []
         self._tail: MarkdownView | None = None
         self._struck = False
-        self._new_segment()
         self._throttle = Throttle(self._render, interval_ms, self)
         self._whole = TextBuffer()  # everything fed so far
         self._unmerged: list[str] = []  # deltas since the last render
         self._open = ""  # the text after the rendered blocks: the open tail
         self._splitter = BlockSplitter()  # offsets count from the start of ``_open``
         self._tail_source = ""
+        self._tail_rendered = ""  # what the tail last rendered whole (then plain words follow)
         self._tail_stale = False  # renders were skipped while the tail was out of sight
         self._finished = False
         self._ready = ""  # finished text waiting to be laid out, a slice per loop turn
@@ -111,8 +116,9 @@ class MarkdownStream(QWidget):
 
     @property
     def view(self) -> MarkdownView:
-        """The first document view (the whole text once finished or set at once)."""
-        return self._segments[0]
+        """The first document view (the whole text once finished or set at once); made now
+        if no text has finished yet."""
+        return self._segments[0] if self._segments else self._new_segment()
 
     def views(self) -> list[MarkdownView]:
         """Every view showing finished text, in order (the open tail is not among them)."""
@@ -135,7 +141,7 @@ class MarkdownStream(QWidget):
             return
         self._throttle.cancel()
         self._merge()
-        if self._open.strip():
+        if self._open.strip() and not self._promote_tail():
             self._queue(self._open)
         self._open = ""
         self._drop_tail()
@@ -160,9 +166,10 @@ class MarkdownStream(QWidget):
         self._splitter.rebase(cut)
         self._open = text[cut:]
         if cut > LAZY_SLICE_CHARS:
-            self.view.set_markdown("")
+            if self._segments:
+                self.view.set_markdown("")
             self._queue(text[:cut])
-        else:
+        elif cut or self._segments:
             self.view.set_markdown(text[:cut])
             self.block_renders += 1
         if not finished:
@@ -270,7 +277,7 @@ class MarkdownStream(QWidget):
         self._lay_out_slice()
 
     def _append(self, source: str) -> None:
-        last = self._segments[-1]
+        last = self._segments[-1] if self._segments else self._new_segment()
         if last.source_length() >= SEGMENT_CHARS and not source.startswith(_NOT_A_SEGMENT_START):
             last = self._new_segment()
         last.append_markdown(source)
@@ -350,15 +357,20 @@ class MarkdownStream(QWidget):
                 self._tail.set_struck(True)
             self._layout.addWidget(self._tail)
         self._tail.set_markdown(tail, open_fence=self._splitter.in_fence)
+        self._tail_rendered = tail
         self._tail.show()
         self.tail_renders += 1
 
     def _tail_out_of_sight(self) -> bool:
-        """The tail is shown but scrolled away: what changes at the end is not seen."""
+        """The tail is shown but scrolled away: what changes at the end is not seen. A tail
+        outside the stream's rectangle is waiting for a layout pass (the stream has just
+        grown), not scrolled away."""
+        tail = self._tail
         return (
-            self._tail is not None
-            and self._tail.isVisible()
-            and self._tail.visibleRegion().isEmpty()
+            tail is not None
+            and tail.isVisible()
+            and self.rect().contains(tail.geometry())
+            and tail.visibleRegion().isEmpty()
         )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -381,9 +393,29 @@ class MarkdownStream(QWidget):
             later(self, self._tend_segments)
         return False
 
+    def _promote_tail(self) -> bool:
+        """Keep the tail's view as the last segment, showing the open text as finished: the
+        view on screen stays (no new one made, no old one deleted, nothing moves), rendered
+        again only if it does not show exactly that text rendered whole. Not when a backlog is
+        still being laid out (it comes first), nor for text that must stay with the segment
+        before it (see :data:`_NOT_A_SEGMENT_START`)."""
+        tail = self._tail
+        if tail is None or self._ready:
+            return False
+        if self._segments and self._open.startswith(_NOT_A_SEGMENT_START):
+            return False
+        if self._tail_rendered != self._open or self._splitter.in_fence:
+            tail.set_markdown(self._open)  # the last words, a closed fence's colours
+            self.block_renders += 1
+        self._tail = None
+        tail.removeEventFilter(self)
+        tail.viewport().installEventFilter(self)
+        self._segments.append(tail)
+        return True
+
     def _drop_tail(self) -> None:
         self._tail_stale = False
-        self._tail_source = ""
+        self._tail_source = self._tail_rendered = ""
         if self._tail is not None:
             self._drop_view(self._tail)
             self._tail = None

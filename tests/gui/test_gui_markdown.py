@@ -306,6 +306,41 @@ def line_fragments(stream: MarkdownStream, word: str) -> list[tuple[str, int]]:
     return fragments
 
 
+def test_a_short_live_answer_lives_in_one_view_from_first_word_to_last(qtbot: QtBot) -> None:
+    """A text item costs its views: while the answer streams, only the tail shows it; when
+    it finishes, that same view keeps it (re-rendered whole only if its last words were
+    appended plainly or came after the last render) — none made, none deleted."""
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+    stream.show()
+    stream.feed("The function `load` reads ")
+    stream.flush()
+    (shown,) = stream.findChildren(MarkdownView)
+    assert stream.views() == []  # no finished text yet: no view for it either
+    stream.feed("**settings** and")
+    stream.finish()
+
+    assert stream.findChildren(MarkdownView) == [shown]
+    assert stream.views() == [shown]
+    assert stream.shown_text() == "The function load reads settings and"
+    once = QTextDocument()
+    once.setHtml(render_html("The function `load` reads **settings** and").html)
+    assert shown.document().toPlainText() == once.toPlainText()
+
+
+def test_a_finished_fence_gets_its_colours_in_the_kept_view(qtbot: QtBot) -> None:
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+    stream.show()
+    stream.feed("```python\nx = 1\n")
+    stream.flush()
+    (shown,) = stream.findChildren(MarkdownView)
+    plain = shown.document().toHtml()
+    stream.finish()  # an unclosed fence in a finished answer: highlighted like a closed one
+    assert stream.views() == [shown]
+    assert shown.document().toHtml() != plain
+
+
 def read_to_the_end(area: QScrollArea) -> bool:
     """The reader scrolls to the end — again while the end still moves: Qt lays a long
     document out a time slice at a time, so on a busy machine the text keeps growing after
