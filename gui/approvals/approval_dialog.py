@@ -52,7 +52,7 @@ from core.tools.approval_describe import Description, describe
 from gui import theme
 from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import icons
-from gui.widgets import Badge, ElidedLabel
+from gui.widgets import Badge, ElidedLabel, PlainLabel
 from gui.widgets.diff_view import DiffView
 
 
@@ -154,19 +154,20 @@ class ApprovalDialog(QDialog):
         icon = QLabel()
         icon.setPixmap(icons.pixmap("warning", 30))
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.headline = QLabel()
+        # What the model asked, in its own words (a path, a tool's name): shown as written.
+        self.headline = PlainLabel()
         self.headline.setObjectName("ApprovalHeadline")
         self.headline.setWordWrap(True)
         headline_font = QFont(self.headline.font())
         headline_font.setPointSizeF(headline_font.pointSizeF() * 1.25)
         headline_font.setWeight(QFont.Weight.DemiBold)
         self.headline.setFont(headline_font)
-        self.subline = QLabel()
+        self.subline = PlainLabel()
         self.subline.setObjectName("Secondary")
-        self.rule_label = QLabel()
+        self.rule_label = PlainLabel()
         self.rule_label.setObjectName("ApprovalRule")
         self.rule_label.setWordWrap(True)
-        self.tool_note = QLabel()
+        self.tool_note = PlainLabel()
         self.tool_note.setObjectName("ApprovalToolNote")
         self.tool_note.setWordWrap(True)
         self.counter = Badge()
@@ -330,7 +331,7 @@ class ApprovalDialog(QDialog):
         while self.facts.rowCount():
             self.facts.removeRow(0)
         for label, value in facts:
-            text = QLabel(value)
+            text = PlainLabel(value)
             text.setWordWrap(True)
             text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.facts.addRow(f"{label}:", text)

@@ -59,7 +59,7 @@ from core.safety.trust import TrustStore, file_kind, file_name, outside_link
 from core.safety.untrusted import UntrustedProjectError
 from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import icons, secondary_text
-from gui.widgets import ElidedLabel
+from gui.widgets import ElidedLabel, PlainLabel
 from gui.widgets.diff_view import DiffView
 
 TrustChoice = Literal["trust", "without", "cancel"]
@@ -284,7 +284,7 @@ class TrustDialog(QDialog):
         column.setContentsMargins(0, 0, 0, 0)
         words = {"added": "new file", "changed": "changed", "removed": "removed"}
         listed = ", ".join(f"{c.path} ({words[c.kind]})" for c in self.changes)
-        self.changes_label = QLabel(f"Changed since you trusted it on {trusted_on}: {listed}")
+        self.changes_label = PlainLabel(f"Changed since you trusted it on {trusted_on}: {listed}")
         self.changes_label.setWordWrap(True)
         self.diff_view = DiffView()
         self.diff_view.setObjectName("TrustDiff")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
@@ -225,8 +226,9 @@ class BatchView(QWidget):
             return
         self.record = record
         self.title.setText(
-            f"<b>{record.spec.preset}</b> over {record.inputs} · {len(record.items)} items · "
-            f"{started_text(record.created_at)} · <span style='color:gray'>{record.id}</span>"
+            f"<b>{escape(record.spec.preset)}</b> over {escape(record.inputs)} · "
+            f"{len(record.items)} items · {started_text(record.created_at)} · "
+            f"<span style='color:gray'>{escape(record.id)}</span>"
         )
         if self.running is None or self.running.record.id != record.id:
             self.model.load(record, batch_results(record))

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QSpinBox,
     QWidget,
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from core.definitions.agents import AgentDefinition, ParamSpec
 from core.definitions.params import collect_params, validate_params
+from gui.widgets import PlainLabel
 
 _INT_LIMIT = 2_147_483_647
 _FLOAT_LIMIT = 1e12
@@ -72,7 +72,7 @@ class ParamsForm(QWidget):
             tip = spec.description or name
             widget.setToolTip(f"{tip}\nUsed by: {', '.join(users)} · in tasks as {{{name}}}")
             self._widgets[name] = widget
-            label = QLabel(name)
+            label = PlainLabel(name)
             label.setToolTip(widget.toolTip())
             self._layout.addRow(label, widget)
         self.changed.emit()

@@ -47,7 +47,7 @@ from gui.run.step_menu import StepMenuButton
 from gui.run.step_message_box import StepMessageBox
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, set_tone
-from gui.widgets import ElidedLabel, HeaderToggleMixin
+from gui.widgets import ElidedLabel, HeaderToggleMixin, PlainLabel
 from gui.widgets.plain_text import markdown_line
 from gui.widgets.run_status import (
     PHASE_LABELS,
@@ -148,7 +148,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             step.agent, Qt.TextElideMode.ElideRight, prefer_full=True, keep=AGENT_KEPT
         )
         self.agent.setStyleSheet("font-weight: 600; font-size: 14px;")
-        self.node = QLabel("")
+        self.node = PlainLabel("")
         """Where in a graph run this step is: ``check · iteration 2``, ``attempt#2``."""
         self.node.setObjectName("StepNode")
         self.node.setStyleSheet("font-weight: 600;")
@@ -222,7 +222,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         set_tone(self.earlier, "link")
         self.earlier.clicked.connect(self._show_earlier)
         self.earlier.hide()
-        self.error = QLabel("")
+        self.error = PlainLabel("")
         self.error.setWordWrap(True)
         self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error.hide()

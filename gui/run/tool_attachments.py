@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from core.model.events import ToolAttachment
 from gui.run.tool_output import MonospaceBox
 from gui.theme import set_tone
+from gui.widgets import PlainLabel
 
 MAX_SIDE = 240
 """Longest side of a picture in the row, in pixels."""
@@ -69,7 +70,7 @@ class ToolAttachments(QWidget):
         for attachment in attachments:
             if attachment.kind in ("structured", "resource") and attachment.text:
                 title = "Structured content" if attachment.kind == "structured" else "Resource"
-                label = QLabel(f"{title} {attachment.uri}".strip())
+                label = PlainLabel(f"{title} {attachment.uri}".strip())
                 label.setStyleSheet("font-size: 11px; font-weight: 600;")
                 set_tone(label, "secondary")
                 box = MonospaceBox(max_lines=10)

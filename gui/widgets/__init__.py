@@ -24,9 +24,25 @@ from PySide6.QtWidgets import (
 from gui.theme import icons, secondary_text
 
 
-class ElidedLabel(QLabel):
+class PlainLabel(QLabel):
+    """A label that shows its text as written, never as HTML.
+
+    QLabel guesses (``Qt.AutoText``): a text with something like a tag before its first line
+    break is rendered as rich text. For text from a model, a tool or a checkout — a file
+    path in an approval's headline, a preset's name, a task — that guess lets the text
+    restyle itself (hide a part of a path, load a local image): every such label is plain.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setText(text)
+
+
+class ElidedLabel(PlainLabel):
     """A one-line label that elides its text (in the middle, for paths) instead of growing
-    the layout. The full text stays available as :meth:`full_text` and in the tooltip."""
+    the layout. The full text stays available as :meth:`full_text` and in the tooltip.
+    Plain text (:class:`PlainLabel`): cut anywhere, HTML would not survive anyway."""
 
     def __init__(
         self,
@@ -44,7 +60,7 @@ class ElidedLabel(QLabel):
         A row short of room takes the same from each part that can shrink, so a step's agent
         name would be cut as soon as its usage figures; with ``keep`` the name stays whole (up
         to that width) and the figures are elided first."""
-        super().__init__(parent)
+        super().__init__("", parent)
         self._full = ""
         self._mode = mode
         self._prefer_full = prefer_full

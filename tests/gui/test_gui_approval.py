@@ -25,6 +25,7 @@ from core.tools.approval_describe import MAX_DIFF_LINES, Description
 from core.tools.approval_describe import describe as real_describe
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.approval_queue import ApprovalQueue
+from tests.gui.labels import labels_with, renders_as_html
 from tests.llm_server import LLMServer, Reply
 
 
@@ -298,6 +299,26 @@ def test_diff_requests_show_a_coloured_diff(
     qtbot.waitUntil(answer.done)
     assert answer.result().decision == "approve"
     assert (tmp_path / "notes.txt").read_text() == "alpha\nbeta\n"  # only a preview
+
+
+def test_a_path_written_as_html_is_shown_as_written(
+    qtbot: QtBot, qasync_loop: asyncio.AbstractEventLoop, queue: ApprovalQueue, tmp_path: Path
+) -> None:
+    """A model names the file; Qt would render a name that looks like HTML as HTML, and a
+    styled span could hide the part of the path that matters. Every label says it as is."""
+    path = 'notes.txt<span style="font-size:1px">/../../.bashrc</span>'
+    request = _request(tool="write", path=path, content="x").model_copy(
+        update={"cwd": str(tmp_path)}
+    )
+    answer = _ask(queue, request)
+    dialog = queue.dialog
+    qtbot.waitUntil(dialog.isVisible)
+
+    shown = labels_with(dialog, "<span")
+    assert dialog.headline in shown
+    assert not [label for label in shown if renders_as_html(label)]
+    _click(qtbot, dialog, dialog.deny_button)
+    qtbot.waitUntil(answer.done)
 
 
 def test_other_tools_show_their_arguments_as_json(

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
@@ -246,3 +247,17 @@ def test_a_live_item_repaints_only_the_cells_its_events_changed(
     model.add_event(1, TextDelta(run_id=run, step=0, ts=0.0, text="thinking"))
     model.flush()
     assert changed == []  # a step's text shows once the step ends
+
+
+def test_a_preset_named_in_html_is_shown_as_written(qtbot: QtBot, tmp_path: Path) -> None:
+    """A batch's title is styled, but its preset's name (a checkout's) and input file are
+    text: tags in them are shown, not obeyed."""
+    store = BatchStore()
+    spec = BatchSpec(preset='<img src="/etc/x.png">scout', cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=["one"])], "<b>in</b>.jsonl")
+    view = BatchView()
+    qtbot.addWidget(view)
+    view.show_batch(record.id)
+    shown = QTextDocument()
+    shown.setHtml(view.title.text())
+    assert shown.toPlainText().startswith('<img src="/etc/x.png">scout over <b>in</b>.jsonl')

@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
-from core.model.events import ApprovalResolved, Event
+from core.model.events import ApprovalResolved, Event, StepFinished, StepStarted
 from gui.run import run_header
 from gui.run.run_view import RunView
 from gui.run.step_items import NoticeItem, TextItem, ThinkingItem
@@ -19,6 +19,7 @@ from gui.run.step_pane import StepPane
 from gui.run.tool_call_row import ToolCallRow
 from gui.run.tool_output import OUTPUT_LINES
 from gui.widgets import turn_work
+from tests.gui.labels import labels_with, renders_as_html
 from tests.gui.run_events import (
     HAIKU,
     SONNET,
@@ -251,6 +252,24 @@ def test_a_failed_chain_says_where_it_stopped_and_what_never_ran(view: RunView) 
         w.superseded_label is not None and w.superseded_label.isVisible() for w in superseded
     )
     assert all(v.is_struck() for w in superseded for v in w.stream.views())
+
+
+def test_a_step_shows_its_task_and_error_as_written(view: RunView) -> None:
+    """A task comes from a preset or a person, an error from a provider or a tool: text
+    that looks like HTML is shown as such, never rendered (an image would be loaded)."""
+    hostile = '<img src="/etc/hostile.png"> <b>plan</b>'
+    events: list[Event] = []
+    for event in failed_chain():
+        if isinstance(event, StepStarted) and event.step == 1:
+            event = event.model_copy(update={"task": hostile, "node": "<i>node</i>"})
+        if isinstance(event, StepFinished) and event.step == 1:
+            event = event.model_copy(update={"error": hostile})
+        events.append(event)
+    view.load_events(events)
+
+    shown = labels_with(view.pane(1), "<img")
+    assert len(shown) >= 2  # the task and the error
+    assert not [label for label in shown if renders_as_html(label)]
 
 
 def test_a_parallel_run_shows_its_progress_line(qtbot: QtBot, view: RunView) -> None:
