@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.model.budget import BudgetQuestion, Caps
+from gui.widgets import PlainLabel
 
 MAX_COST = 10_000.0
 MAX_TOKENS = 2_000_000_000
@@ -50,11 +51,11 @@ class BudgetDialog(QDialog):
         self.setModal(False)
         self.setWindowModality(Qt.WindowModality.NonModal)
         self.question: BudgetQuestion | None = None
-        self.heading = QLabel()
+        self.heading = PlainLabel()
         self.heading.setObjectName("BudgetHeading")
         self.heading.setStyleSheet("font-weight: 600; font-size: 14px;")
         self.heading.setWordWrap(True)
-        self.reason = QLabel()
+        self.reason = PlainLabel()
         self.reason.setObjectName("BudgetReason")
         self.reason.setWordWrap(True)
         self.waiting = QLabel()

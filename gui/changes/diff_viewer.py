@@ -35,6 +35,7 @@ from core.workspace.patch_lines import FilePatch, PatchLine, parse_patch, side_b
 from gui.changes.labels import file_label
 from gui.changes.patch_view import PAGE_LINES, PatchText, split_rows
 from gui.theme import set_tone
+from gui.widgets import PlainLabel
 from gui.widgets.comment_list import CommentList, comment_field
 from gui.widgets.line_selection import selected_lines
 from gui.widgets.prompts import ANY, ask
@@ -113,7 +114,7 @@ class DiffViewer(QDialog):
         self._shown: dict[PatchText, list[PatchLine | None]] = {}
         """The lines each view shows now (its page, its side): what a selection maps to."""
         self._selecting: PatchText = self.unified
-        self.where = QLabel("Select the lines to comment on.")
+        self.where = PlainLabel("Select the lines to comment on.")
         self.where.setObjectName("DiffWhere")
         self.comment = comment_field("DiffComment", max_height=70)
         self.comment_button = QPushButton("Comment on selection")

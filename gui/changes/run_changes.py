@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
-    QLabel,
     QMessageBox,
     QPushButton,
     QTreeWidget,
@@ -28,6 +27,7 @@ from core.workspace.restore import RestoreError, checkpoints_of
 from core.workspace.worktrees import WorktreeError, discard_worktree, merge_worktree
 from gui.changes import actions
 from gui.changes.labels import change_label, totals_text
+from gui.widgets import PlainLabel
 
 STEP_ROLE = Qt.ItemDataRole.UserRole
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -55,7 +55,7 @@ class RunChangesDialog(QDialog):
         started = next((e for e in events if isinstance(e, RunStarted)), None)
         agents = [s.agent for s in started.steps] if started is not None else []
         self.worktree = started.worktree if started is not None else None
-        self.summary = QLabel("")
+        self.summary = PlainLabel("")
         self.tree = QTreeWidget()
         self.tree.setObjectName("RunChangesTree")
         self.tree.setHeaderHidden(True)
@@ -73,7 +73,7 @@ class RunChangesDialog(QDialog):
         self.merge_button = QPushButton("Merge (fast-forward)")
         self.squash_button = QPushButton("Merge (squash)")
         self.discard_button = QPushButton("Discard worktree")
-        self.worktree_label = QLabel("")
+        self.worktree_label = PlainLabel("")
         self.worktree_label.setWordWrap(True)
         worktree_row = QHBoxLayout()
         worktree_row.addWidget(self.worktree_label, 1)

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from core.history.run_compare import RunComparison, StepComparison, StepSide
 from core.model.cost import format_cost, format_cost_delta
 from core.model.events import UsageStats, compact_number
-from gui.widgets import PaneHeader
+from gui.widgets import PaneHeader, PlainLabel
 from gui.widgets.diff_view import DiffView
 from gui.widgets.run_status import format_seconds
 
@@ -156,8 +156,8 @@ class CompareView(QWidget):
         self.diff = DiffView()
         self.diff.setObjectName("CompareOutputDiff")
         self.step_title = QLabel("")
-        self.files_a = QLabel("")
-        self.files_b = QLabel("")
+        self.files_a = PlainLabel("")
+        self.files_b = PlainLabel("")
         tools = QHBoxLayout()
         for name, widget, files in (
             ("Tool calls in A", self.tools_a, self.files_a),

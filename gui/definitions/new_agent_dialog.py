@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QRadioButton,
     QVBoxLayout,
@@ -29,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.definitions import agent_files
-from gui.widgets import ElidedLabel
+from gui.widgets import ElidedLabel, PlainLabel
 
 Scope = Literal["user", "project"]
 
@@ -71,7 +70,7 @@ class NewAgentDialog(QDialog):
         scopes = QButtonGroup(self)
         scopes.addButton(self.user_scope)
         scopes.addButton(self.project_scope)
-        self.problem = QLabel()
+        self.problem = PlainLabel()
         self.problem.setObjectName("FieldProblem")
         self.problem.setWordWrap(True)
         # Always two lines tall (empty when fine): the longest message fits without clipping

@@ -16,13 +16,13 @@ way, loops, gates and best-of included), the arguments line and Run….
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from core.definitions.agents import AgentCatalog
 from core.definitions.presets import Preset
 from gui.definitions.definition_header import DefinitionHeader
 from gui.definitions.preset_chain import draw_preset
-from gui.widgets import Badge
+from gui.widgets import Badge, PlainLabel
 from gui.widgets.graph_canvas import GraphView
 
 GRAPH_MAX_HEIGHT = 240
@@ -38,7 +38,7 @@ class PresetHeader(DefinitionHeader):
         self.run_button.setObjectName("RunPresetButton")
         self.run_button.setToolTip("Open the launch dialog on this preset")
         self.graph = GraphView(GRAPH_MAX_HEIGHT)
-        self.arguments = QLabel()
+        self.arguments = PlainLabel()
         self.arguments.setObjectName("Secondary")
 
         # The graph gets the header's whole width; Run… sits on the arguments' line.

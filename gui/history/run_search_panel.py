@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from core.history.run_search import DEFAULT_LIMIT, RunSearch, SearchHit
 from core.record.run_files import RunIndex
@@ -26,6 +26,7 @@ from gui.history.search_results import (
     plain_result,
 )
 from gui.theme import icons
+from gui.widgets import PlainLabel
 from gui.widgets.background import LatestJob
 
 SEARCH_DELAY_MS = 200
@@ -77,7 +78,7 @@ class RunSearchPanel(QWidget):
         )
         self.field.setClearButtonEnabled(True)
         self.field.addAction(icons.icon("search"), QLineEdit.ActionPosition.LeadingPosition)
-        self.status = QLabel("")
+        self.status = PlainLabel("")
         self.status.setObjectName("RunSearchStatus")
         self.results = QListWidget()
         self.results.setObjectName("RunSearchResults")

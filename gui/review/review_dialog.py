@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from core.run.review_comments import ReviewComment, ReviewText
 from gui.theme import monospace_font
+from gui.widgets import PlainLabel
 from gui.widgets.comment_list import CommentList, comment_field
 from gui.widgets.diff_view import DiffView
 from gui.widgets.line_selection import selected_lines
@@ -76,7 +77,7 @@ class ReviewDialog(QDialog):
         self.texts = QStackedWidget()
         self.texts.addWidget(self.plain)
         self.texts.addWidget(self.diff)
-        self.where = QLabel("Select the lines to comment on.")
+        self.where = PlainLabel("Select the lines to comment on.")
         self.where.setObjectName("ReviewWhere")
         self.comment = comment_field("ReviewComment", max_height=90)
         self.add_button = QPushButton("Add comment")

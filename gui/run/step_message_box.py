@@ -16,7 +16,6 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from core.backends.steering import CONTINUABLE_BACKENDS, TALKING_BACKENDS
 from core.record.run_state import StepState
 from gui.theme import set_tone
+from gui.widgets import PlainLabel
 
 BoxMode = Literal["steer", "continue"]
 
@@ -72,7 +72,7 @@ class StepMessageBox(QWidget):
         self.button = QPushButton("Send")
         self.button.setObjectName("StepMessageSend")
         self.button.clicked.connect(self.send)
-        self.problem = QLabel("")
+        self.problem = PlainLabel("")
         self.problem.setObjectName("StepMessageProblem")
         self.problem.setWordWrap(True)
         set_tone(self.problem, "error")

@@ -37,6 +37,7 @@ from core.safety.trust import TrustStore
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_pages import MARGINS, Page, Which
 from gui.theme import icons
+from gui.widgets import PlainLabel
 
 # -- tools ------------------------------------------------------------------------------------
 
@@ -54,7 +55,7 @@ class ProgramField(QWidget):
         self.edit.setPlaceholderText(f"{program} (found automatically)")
         self.browse_button = QPushButton(icons.icon("folder"), "Browse…")
         self.browse_button.clicked.connect(self._browse)
-        self.hint = QLabel()
+        self.hint = PlainLabel()
         self.hint.setObjectName("Secondary")
         self.hint.setWordWrap(True)  # a long path wraps rather than widen the dialog
         self.hint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -55,6 +55,7 @@ from core.tools.mcp_hub import McpServerError, ServerTools, confinement_for, pro
 from gui import theme
 from gui.settings.settings_pages import MARGINS, Page
 from gui.theme import icons
+from gui.widgets import PlainLabel
 
 _ROLE = Qt.ItemDataRole.UserRole
 USER = "user"
@@ -115,7 +116,7 @@ class McpPage(Page):
         self.where_combo.setObjectName("McpWhere")
         self.where_combo.addItem("for me (mcp.json)", USER)
         self.where_combo.addItem("for this project (.mcp.json)", PROJECT)
-        self.error_label = QLabel()
+        self.error_label = PlainLabel()
         self.error_label.setObjectName("Secondary")
         self.error_label.setWordWrap(True)
         form = QFormLayout()
@@ -142,7 +143,7 @@ class McpPage(Page):
         self.test_button.clicked.connect(self.test_selected)
         self.project_button = QPushButton("Project…")
         self.project_button.clicked.connect(self._choose_project)
-        self.test_result = QLabel()
+        self.test_result = PlainLabel()
         self.test_result.setObjectName("McpTestResult")
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -47,6 +47,7 @@ from core.safety.secrets import api_key_for, keyring_available
 from gui import theme
 from gui.settings.settings_fields import ErrorList, FieldErrors, sentence
 from gui.theme import icons
+from gui.widgets import PlainLabel
 
 KeyMode = Literal["none", "keyring", "env"]
 ENVIRONMENT_NAME = "environment"
@@ -302,7 +303,7 @@ class ProvidersPage(QWidget):
 
         self.test_button = QPushButton("Test connection")
         self.test_button.clicked.connect(self._start_test)
-        self.test_result = QLabel()
+        self.test_result = PlainLabel()
         self.test_result.setObjectName("TestResult")
         self.test_result.setWordWrap(True)
         self.test_result.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)

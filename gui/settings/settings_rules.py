@@ -35,6 +35,7 @@ from core.safety.rules import RULE_KINDS, Rule, RuleError, RuleKind
 from gui import theme
 from gui.settings.settings_pages import MARGINS, Page
 from gui.theme import icons
+from gui.widgets import PlainLabel
 
 _ROLE = Qt.ItemDataRole.UserRole
 _EFFECT_HUES = {"allow": "ok", "ask": "warning", "deny": "error"}
@@ -78,7 +79,7 @@ class RulesPage(Page):
         self.rule_edit.setFont(theme.monospace_font())
         self.rule_edit.setPlaceholderText("Bash(git diff:*)")
         self.rule_edit.textChanged.connect(self._check_text)
-        self.rule_error = QLabel()
+        self.rule_error = PlainLabel()
         self.rule_error.setObjectName("Secondary")
         self.add_button = QPushButton(icons.icon("add"), "Add")
         self.add_button.clicked.connect(self.add_rule)

@@ -36,6 +36,7 @@ from core.telemetry.switch import TelemetryConfig, parse_headers, traces_url
 from gui import theme
 from gui.settings.settings_fields import ErrorList
 from gui.settings.settings_pages import MARGINS, Page
+from gui.widgets import PlainLabel
 
 STORED = "Stored in the system keyring (type to replace, clear the switch below to forget)"
 
@@ -73,7 +74,7 @@ class TelemetryPage(Page):
         self.note.setWordWrap(True)
         self.test_button = QPushButton("Send a test trace")
         self.test_button.clicked.connect(self._start_test)
-        self.test_result = QLabel()
+        self.test_result = PlainLabel()
         self.test_result.setObjectName("TestResult")
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -12,6 +12,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QLabel, QStatusBar
 
 from gui.theme import icons
+from gui.widgets import PlainLabel
 
 
 def model_status() -> tuple[str, str]:
@@ -36,9 +37,9 @@ class WindowStatus:
     def __init__(self, bar: QStatusBar, folder: Path) -> None:
         self.model_icon = QLabel()
         self.model_icon.setPixmap(icons.pixmap("model", 14))
-        self.model_label = QLabel()
+        self.model_label = PlainLabel()
         self.model_label.setObjectName("ModelStatus")
-        self.folder_label = QLabel()
+        self.folder_label = PlainLabel()
         self.folder_label.setObjectName("FolderStatus")
         bar.setSizeGripEnabled(True)
         bar.addWidget(self.model_icon)

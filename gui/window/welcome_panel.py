@@ -37,6 +37,7 @@ from core.config.program_locations import locate_program, usual_folders
 from core.config.settings import Provider, Settings, SettingsError, load_settings, save_settings
 from gui import theme
 from gui.theme import icons
+from gui.widgets import PlainLabel
 
 OLLAMA_URL = "http://localhost:11434/v1"
 OLLAMA_TIMEOUT_S = 2.0
@@ -194,7 +195,7 @@ class WelcomePanel(QFrame):
         text.addLayout(heading)
         text.addWidget(self.summary)
 
-        self.ollama_status = QLabel()
+        self.ollama_status = PlainLabel()
         self.pi_status = QLabel()
         self.claude_status = QLabel()
         self.use_ollama_button = QPushButton("Use Ollama")
@@ -243,7 +244,7 @@ class WelcomePanel(QFrame):
             grid.addWidget(status, 1, 2 * column, 1, 2, Qt.AlignmentFlag.AlignTop)
             grid.setColumnStretch(2 * column + 1, 1)
 
-        self.error = QLabel()
+        self.error = PlainLabel()
         self.error.setObjectName("WelcomeError")
         self.error.setWordWrap(True)
         self.error.hide()

@@ -16,8 +16,10 @@ from core.config.settings import save_settings
 from core.run.run_request import RunRequest, StepSpec
 from gui.run.run_controller import RunSession
 from gui.run.step_items import NoticeItem
+from gui.run.step_message_box import StepMessageBox
 from gui.run.step_pane import StepPane
 from gui.window.main_window import MainWindow
+from tests.gui.labels import renders_as_html
 from tests.gui.launching import RUN_TIMEOUT_MS, wait_for_session, wait_until_finished
 from tests.llm_server import LLMServer, Reply
 
@@ -119,3 +121,12 @@ def test_shift_enter_is_a_new_line_and_a_refusal_is_shown(
     release.set()
     assert wait_until_finished(qtbot, session) == "ok"
     assert len(llm_server.requests) == 1
+
+
+def test_a_refusal_is_shown_as_written(qtbot: QtBot) -> None:
+    """Why a message was refused comes from the backend: shown as text, never as HTML."""
+    box = StepMessageBox()
+    qtbot.addWidget(box)
+    box.show_problem('the agent said <img src="/etc/x.png"> no')
+    assert box.problem.text() == 'the agent said <img src="/etc/x.png"> no'
+    assert not renders_as_html(box.problem)
