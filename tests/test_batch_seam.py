@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.batch.executors import ExecutorOptions, ItemHost, LocalExecutor
 from core.batch.inputs import BatchItem
 from core.batch.jobs import ItemJob, OutputKeeper, item_runner, run_item
@@ -18,6 +20,7 @@ from core.batch.supervisor import BatchRun
 from core.config.settings import Settings, save_settings
 from core.model.events import Event, RunFinished, RunStarted
 from core.record.run_files import RunIndex, load_run
+from core.safety.redaction import Redactor
 from tests.llm_server import LLMServer, Reply, last_user_text
 
 
@@ -119,3 +122,39 @@ async def test_a_lost_worker_fails_its_item_and_completes_its_run_file(
     events = load_run(Path(run.path))
     assert isinstance(events[0], RunStarted) and events[0].batch_id == record.id
     assert isinstance(events[-1], RunFinished) and events[-1].error == WORKER_LOST
+
+
+async def test_a_batch_gathers_its_secrets_once_and_every_item_is_redacted(
+    llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The secrets every item could leak are the batch's settings' and the environment's:
+    gathered once for the batch (they were, per item, a few file reads each), and every
+    item's run file — local or remote — still has them redacted."""
+    token = "tok-batch-0123456789abcdef"
+    monkeypatch.setenv("DEPLOY_SERVICE_TOKEN", token)
+    save_settings(llm_server.settings())
+    llm_server.responder = lambda body: Reply.answer(f"the token is {token}")
+    gathered: list[Settings] = []
+    real = Redactor.for_settings.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Redactor], settings: Settings, *args: Any) -> Redactor:
+        gathered.append(settings)
+        return real(cls, settings, *args)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Redactor, "for_settings", classmethod(counting))
+    settings = llm_server.settings()
+    # Locally, the batch's only; remotely, the batch's for the run files, and each worker's
+    # own (a worker redacts what it sends, with what it can see).
+    for executor, expected in (
+        (LocalExecutor(ExecutorOptions(concurrency=2)), 1),
+        (InProcessRemote(), 1 + 2),
+    ):
+        gathered.clear()
+        batch = await run_batch(settings, tmp_path, executor)
+        assert batch.counts() == {"ok": 2}
+        assert len(gathered) == expected
+        for item in batch.items:
+            record = RunIndex().get(item.run_id)
+            assert record is not None
+            text = await asyncio.to_thread(Path(record.path).read_text, "utf-8")
+            assert token not in text and "[redacted]" in text

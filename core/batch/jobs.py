@@ -32,6 +32,7 @@ from core.run.run_preparation import PreparedStep
 from core.run.run_request import RunRequest, find_preset, request_from_preset
 from core.run.runner import Runner
 from core.safety.approvals import Responder, deny_all
+from core.safety.redaction import Redactor
 
 
 class ItemJob(BaseModel):
@@ -146,11 +147,14 @@ def item_runner(
     budget_asker: BudgetAsker = stop_at_cap,
     gates: GateChoice | None = None,
     steps: list[PreparedStep] | None = None,
+    redactor: Redactor | None = None,
 ) -> Runner:
     """A prepared :class:`Runner` for the item (``definitions``: None reads them here, as
     a remote worker must; ``gates``: see :func:`batch_gates`; ``steps``: the item's steps as
     an unrecorded runner prepared them when the batch was checked, so they are not checked
     twice); raises :class:`RunError` when the item cannot run.
+
+    ``redactor``: the batch's secrets, gathered once for all its items.
 
     Items take no per-step checkpoints: like a parallel run's tasks, the items of a batch
     share their working folder at the same time, so no snapshot could say which item changed
@@ -170,6 +174,7 @@ def item_runner(
             budget_asker=budget_asker,
             gate_asker=batch_gates(gates),
             steps=steps,
+            redactor=redactor,
         )
         runner.prepare()
     except RunError as error:

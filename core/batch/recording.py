@@ -33,6 +33,7 @@ from core.model.events import (
 )
 from core.record.publisher import EventListener
 from core.record.run_recording import RunRecording
+from core.safety.redaction import Redactor
 from core.telemetry.export import traces_for_run
 
 WORKER_LOST = "the worker running this item ended before the item did"
@@ -43,7 +44,11 @@ class RemoteRecording:
     :meth:`publish` each event in order, then :meth:`close` once."""
 
     def __init__(
-        self, job: ItemJob, settings: Settings, listeners: Iterable[EventListener] = ()
+        self,
+        job: ItemJob,
+        settings: Settings,
+        listeners: Iterable[EventListener] = (),
+        redactor: Redactor | None = None,
     ) -> None:
         self.job = job
         self._kept = OutputKeeper()
@@ -56,7 +61,7 @@ class RemoteRecording:
         when the run file cannot be written, as a local run stops itself then."""
         # The clock is the worker's: every event comes timed, the ending included.
         self._recording = RunRecording(job.run_id, RunClock(), subscribers, lambda: self.stop())
-        self._recording.open(settings, record=True)
+        self._recording.open(settings, record=True, redactor=redactor)
         self._start: RunStarted | None = None
         self._end: RunFinished | None = None
 

@@ -37,6 +37,7 @@ from core.run.gates import GateChoice
 from core.run.run_preparation import PreparedStep
 from core.run.runner import Runner, new_run_id
 from core.safety.approvals import Responder, deny_all
+from core.safety.redaction import Redactor
 
 BatchListener = Callable[[int, Event], None]
 """Told each event of each item with the item's 0-based row, on the batch's event loop."""
@@ -81,6 +82,7 @@ class BatchRun:
         self._store = store or BatchStore()
         self._definitions: Definitions | None = None
         self._active: dict[int, Runner] = {}
+        self._redactor: Redactor | None = None
         self._prepared: dict[int, list[PreparedStep]] = {}
         """Each item's steps as :meth:`prepare` checked them, taken by the item when it
         runs here: checking them again per item (trust store, folders, parameters) was a
@@ -101,6 +103,9 @@ class BatchRun:
             for job in self.jobs
         }
         self._prepared = prepared
+        # Every item runs with these settings: their secrets are gathered once, not per item
+        # (the environment, the keyring, the known projects' MCP files).
+        self._redactor = Redactor.for_settings(self.settings)
         self._definitions = definitions
 
     @property
@@ -139,6 +144,7 @@ class BatchRun:
                 budget_asker=self._budget_asker,
                 gates=self.gates,
                 steps=self._prepared.pop(job.index, None),
+                redactor=self._redactor,
             )
         except RunError as error:  # checked in prepare(); a definition changed since
             return self.item_ended(_failed(job, str(error)))
@@ -160,7 +166,7 @@ class BatchRun:
 
     def remote(self, job: ItemJob) -> RemoteRecording:
         self._store.started(job.batch_id, job.index, job.run_id)
-        return RemoteRecording(job, self.settings, [self._tagged(job.index)])
+        return RemoteRecording(job, self.settings, [self._tagged(job.index)], self._redactor)
 
     def item_ended(self, outcome: ItemOutcome) -> ItemOutcome:
         """Record how an item ended (a remote executor calls it with what ``close`` gave)."""

@@ -91,10 +91,12 @@ class RunRecording:
             raise RuntimeError("the recording is not open yet")
         return self._redactor
 
-    def open(self, settings: Settings, *, record: bool) -> None:
+    def open(self, settings: Settings, *, record: bool, redactor: Redactor | None = None) -> None:
         """Start redacting with the run's secrets; when ``record``, open the run file (with its
-        liveness lock) and the index. Call from the run's event loop."""
-        self._redactor = Redactor.for_settings(settings)
+        liveness lock) and the index. Call from the run's event loop. ``redactor``: the
+        secrets gathered already for runs sharing ``settings`` (a batch's items), else they
+        are gathered now (settings, environment, the known projects' MCP files)."""
+        self._redactor = redactor or Redactor.for_settings(settings)
         self._publisher = EventPublisher(self._redactor, None, self._listeners, self.state)
         if not record:
             return

@@ -78,6 +78,7 @@ from core.run.steer_spool import watching
 from core.run.step_execution import consume, supervise
 from core.safety.approvals import ApprovalGate, Responder, deny_all
 from core.safety.nesting import current_parent
+from core.safety.redaction import Redactor
 from core.safety.rule_store import RuleStore
 from core.telemetry.export import traces_for_run
 from core.tools.mcp_hub import McpHub
@@ -112,10 +113,13 @@ class Runner:
         budget_asker: BudgetAsker = stop_at_cap,
         gate_asker: GateAsker | None = None,
         steps: list[PreparedStep] | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         """``steps``: the request's steps as :meth:`prepare` made them for an earlier runner
         of the same request (a batch checks every item before any runs, then runs each with
-        what was checked); never shared between runs, as a run moves its steps' folders."""
+        what was checked); never shared between runs, as a run moves its steps' folders.
+        ``redactor``: the secrets of ``settings`` gathered once for many runs (a batch's
+        items); a redactor holds no state of a run, so it can be shared."""
         self.request = request
         self.settings = settings if settings is not None else load_settings()
         self.run_id = run_id or new_run_id()
@@ -129,6 +133,7 @@ class Runner:
         if self._traces is not None and self._traces.subscriber is not None:
             self.listeners.append(self._traces.subscriber)
         self._record = record
+        self._redactor = redactor
         self._agents = agents
         self._presets = presets
         self._backend_factory = backend_factory
@@ -238,7 +243,7 @@ class Runner:
         self.prepare()
         assert self._steps is not None
         worktree, refused = await self._isolate(self._steps)
-        self._recording.open(self.settings, record=self._record)
+        self._recording.open(self.settings, record=self._record, redactor=self._redactor)
         self._checkpoints = RunCheckpoints(
             self.run_id, self.settings.checkpoints, self._recording.redactor
         )
