@@ -310,12 +310,7 @@ def test_a_short_live_answer_lives_in_one_view_from_first_word_to_last(qtbot: Qt
     """A text item costs its views: while the answer streams, only the tail shows it; when
     it finishes, that same view keeps it (re-rendered whole only if its last words were
     appended plainly or came after the last render) — none made, none deleted."""
-    stream = MarkdownStream()
-    qtbot.addWidget(stream)
-    stream.show()
-    stream.feed("The function `load` reads ")
-    stream.flush()
-    (shown,) = stream.findChildren(MarkdownView)
+    stream, shown = streaming(qtbot, "The function `load` reads ")
     assert stream.views() == []  # no finished text yet: no view for it either
     stream.feed("**settings** and")
     stream.finish()
@@ -329,16 +324,22 @@ def test_a_short_live_answer_lives_in_one_view_from_first_word_to_last(qtbot: Qt
 
 
 def test_a_finished_fence_gets_its_colours_in_the_kept_view(qtbot: QtBot) -> None:
-    stream = MarkdownStream()
-    qtbot.addWidget(stream)
-    stream.show()
-    stream.feed("```python\nx = 1\n")
-    stream.flush()
-    (shown,) = stream.findChildren(MarkdownView)
+    stream, shown = streaming(qtbot, "```python\nx = 1\n")
     plain = shown.document().toHtml()
     stream.finish()  # an unclosed fence in a finished answer: highlighted like a closed one
     assert stream.views() == [shown]
     assert shown.document().toHtml() != plain
+
+
+def streaming(qtbot: QtBot, first: str) -> tuple[MarkdownStream, MarkdownView]:
+    """A shown stream that has rendered ``first``, and the one view showing it."""
+    stream = MarkdownStream()
+    qtbot.addWidget(stream)
+    stream.show()
+    stream.feed(first)
+    stream.flush()
+    (shown,) = stream.findChildren(MarkdownView)
+    return stream, shown
 
 
 def read_to_the_end(area: QScrollArea) -> bool:
