@@ -61,6 +61,7 @@ from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
 from gui.theme import icons, secondary_text
 from gui.widgets import ElidedLabel, PlainLabel
 from gui.widgets.diff_view import DiffView
+from gui.widgets.plain_text import plain_tip
 
 TrustChoice = Literal["trust", "without", "cancel"]
 
@@ -200,8 +201,8 @@ class TrustDialog(QDialog):
             what, name, details = describe_file(path, self.root)
             details = self.scrub(details)
             item = QTreeWidgetItem([file_name(self.root, path), name, details])
-            item.setToolTip(0, str(path))
-            item.setToolTip(2, details)
+            item.setToolTip(0, plain_tip(str(path)))
+            item.setToolTip(2, plain_tip(details))
             item.setForeground(0, muted)
             if what == "agent" and any(tool in details for tool in _WRITE_TOOLS):
                 item.setIcon(2, icons.icon("warning"))
@@ -268,7 +269,7 @@ class TrustDialog(QDialog):
             what = f"{program.kind} {program.name}".strip()
             command = self.scrub(program.command)
             item = QTreeWidgetItem([program.source, what, command])
-            item.setToolTip(2, command)
+            item.setToolTip(2, plain_tip(command))
             item.setIcon(1, icons.icon("warning"))
             tree.addTopLevelItem(item)
         self.programs_tree = tree

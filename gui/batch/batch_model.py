@@ -25,7 +25,7 @@ from core.model.events import Event, RunFinished, RunStarted, compact_number
 from core.record.run_names import status_word
 from core.record.run_state import RunState
 from gui.history.runs_table import status_icon
-from gui.widgets.plain_text import markdown_line
+from gui.widgets.plain_text import markdown_line, plain_tip
 from gui.widgets.table_model import FlatTableModel, Index
 from gui.widgets.throttle import Throttle
 
@@ -199,8 +199,8 @@ class BatchTableModel(FlatTableModel):
             return status_icon(row.status) if column == 2 else None
         if role == _TOOL_TIP:
             if column == 7 and row.output:
-                return row.output[:2000]
-            return row.error if column == 2 and row.error else None
+                return plain_tip(row.output[:2000])
+            return plain_tip(row.error) if column == 2 and row.error else None
         return _SORT_KEYS[column](row)  # the sort key (UserRole): only the column asked for
 
 

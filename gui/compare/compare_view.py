@@ -32,6 +32,7 @@ from core.model.cost import format_cost, format_cost_delta
 from core.model.events import UsageStats, compact_number
 from gui.widgets import PaneHeader, PlainLabel
 from gui.widgets.diff_view import DiffView
+from gui.widgets.plain_text import plain_tip
 from gui.widgets.run_status import format_seconds
 
 MAX_STEP_ROWS = 8
@@ -143,7 +144,7 @@ class CompareView(QWidget):
         for row, step in enumerate(comparison.steps):
             for column, text in enumerate(step_cells(step)):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(plain_tip(text))
                 self.steps.setItem(row, column, item)
         header = self.steps.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)

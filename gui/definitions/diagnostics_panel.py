@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.theme import icons, mix, secondary_text
+from gui.widgets.plain_text import plain_tip
 from gui.widgets.row_state import row_state
 
 if TYPE_CHECKING:  # neither the agent model (pydantic) nor QStyle is on the start-up path
@@ -123,7 +124,7 @@ class DiagnosticsPanel(QWidget):
             item.setData(0, ROLE_LOCATION, location)
             tip = f"{diagnostic.path}{f':{diagnostic.line}' if diagnostic.line else ''}\n"
             tip += f"{diagnostic.message}\n\nDouble-click to open the file."
-            item.setToolTip(0, tip)
+            item.setToolTip(0, plain_tip(tip))
             tree.addTopLevelItem(item)
         # As tall as its rows (up to MAX_ROWS, then it scrolls): the agents list keeps the rest.
         rows = min(len(self._diagnostics), self.MAX_ROWS)

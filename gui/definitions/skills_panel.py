@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QFrame, QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from gui.widgets.plain_text import plain_tip
+
 if TYPE_CHECKING:  # the skills model is read on the worker thread, not on the start-up path
     from core.definitions.skills import SkillCatalog
 
@@ -44,7 +46,7 @@ class SkillsPanel(QWidget):
         skills = sorted(catalog.skills.values(), key=lambda s: s.name)
         for skill in skills:
             item = QListWidgetItem(f"{skill.name} — {skill.description}")
-            item.setToolTip(f"{skill.file}{SOURCE_NOTES.get(skill.source, '')}")
+            item.setToolTip(plain_tip(f"{skill.file}{SOURCE_NOTES.get(skill.source, '')}"))
             self.list.addItem(item)
         self.title.setText(f"Skills ({len(skills)})")
         rows = min(len(skills), MAX_ROWS)

@@ -24,6 +24,7 @@ from core.model.cost import cost_reason, format_cost
 from core.model.events import compact_number
 from core.record.run_files import RunIndex, RunRecord
 from core.record.run_names import run_name
+from gui.widgets.plain_text import plain_tip
 from gui.widgets.run_status import fill_color, format_seconds, run_status_label, status_color
 from gui.widgets.table_model import FlatTableModel, Index
 
@@ -211,4 +212,4 @@ class RunsTableModel(FlatTableModel):
                 f"Cost unknown for {record.usage.model or 'a model'}: it is in no price table. "
                 "Give it a price under 'prices:' in config.yaml."
             )
-        return "\n".join(lines)
+        return plain_tip("\n".join(lines))  # a task, a folder, an error: anyone's words

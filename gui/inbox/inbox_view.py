@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from core.run.attention import Attention
 from gui.inbox.inbox_model import InboxModel
 from gui.theme import icons
+from gui.widgets.plain_text import plain_tip
 
 _ICONS = {"approval": "lock", "budget": "warning", "gate": "info", "failed": "error"}
 
@@ -122,5 +123,5 @@ def _row(attention: Attention) -> QListWidgetItem:
         icons.icon(_ICONS[attention.kind]), f"{attention.headline()}\n{attention.why}"
     )
     item.setData(Qt.ItemDataRole.UserRole, attention.key)
-    item.setToolTip(attention.why)
+    item.setToolTip(plain_tip(attention.why))
     return item

@@ -48,7 +48,7 @@ from gui.run.step_message_box import StepMessageBox
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import mix, set_tone
 from gui.widgets import ElidedLabel, HeaderToggleMixin, PlainLabel
-from gui.widgets.plain_text import markdown_line
+from gui.widgets.plain_text import markdown_line, plain_tip
 from gui.widgets.run_status import (
     PHASE_LABELS,
     StatusIcon,
@@ -365,12 +365,12 @@ class StepPane(HeaderToggleMixin, QFrame):
         folder = f"in {home_relative(step.folder)}" if step.folder else ""
         if folder != self.folder.full_text():
             self.folder.set_full_text(folder)
-            self.folder.setToolTip(step.folder)
+            self.folder.setToolTip(plain_tip(step.folder))
             self.folder.setVisible(bool(folder))
         context = step.context.line() if step.context is not None else ""
         if context != self.context.full_text():
             self.context.set_full_text(context)
-            self.context.setToolTip(context)
+            self.context.setToolTip(plain_tip(context))
             self.context.setVisible(bool(context))
         if step.started is not None and step.finished is not None:
             self.duration.setText(format_seconds(step.finished - step.started))
@@ -486,7 +486,7 @@ class StepPane(HeaderToggleMixin, QFrame):
                 self._body_layout.indexOf(self.message_box), self.output_file
             )
         self.output_file.setText(output_file_text(written.path, written.error))
-        self.output_file.setToolTip(written.path)
+        self.output_file.setToolTip(plain_tip(written.path))
 
     def _show_earlier(self) -> None:
         if not self._expanded:

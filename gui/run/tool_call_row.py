@@ -37,6 +37,7 @@ from core.record.run_state import ToolCall
 from gui.run.tool_attachments import ToolAttachments
 from gui.run.tool_output import MonospaceBox, ToolOutput
 from gui.theme import mix, monospace_font, secondary_text, set_tone
+from gui.widgets.plain_text import plain_tip
 from gui.widgets.run_status import (
     SpinnerArea,
     format_ms,
@@ -78,7 +79,7 @@ class _Summary(SpinnerArea):
         if argument != self.argument:
             self.argument = argument
             tip = f"{call.tool}: {argument}" if argument else call.tool
-            self.setToolTip(f"{tip} (in the sub-agent)" if call.parent_call_id else tip)
+            self.setToolTip(plain_tip(f"{tip} (in the sub-agent)" if call.parent_call_id else tip))
             self.update()
         duration = format_ms(call.duration_ms) if call.duration_ms is not None else ""
         status: str = call.status

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.theme import icons, secondary_text
+from gui.widgets.plain_text import plain_tip
 
 
 class PlainLabel(QLabel):
@@ -77,7 +78,7 @@ class ElidedLabel(PlainLabel):
 
     def set_full_text(self, text: str) -> None:
         self._full = text
-        self.setToolTip(text)
+        self.setToolTip(plain_tip(text))
         self._elide()
         if self._keep:
             self.updateGeometry()  # the width it keeps changed with the text

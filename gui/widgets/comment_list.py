@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QListWidget, QPlainTextEdit, QWidget
 
 from core.run.review_comments import ReviewComment
+from gui.widgets.plain_text import plain_tip
 
 
 class CommentList(QListWidget):
@@ -27,7 +28,7 @@ class CommentList(QListWidget):
     def add(self, comment: ReviewComment) -> None:
         self._comments.append(comment)
         self.addItem(f"{comment.path}:{comment.lines} — {comment.text}")
-        self.item(self.count() - 1).setToolTip(comment.text)  # the row may be cut short
+        self.item(self.count() - 1).setToolTip(plain_tip(comment.text))  # the row may be cut short
 
     def clear(self) -> None:
         """Forget every comment (sent, or discarded by the person)."""

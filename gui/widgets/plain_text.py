@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtGui import Qt
+
 _MARKS = re.compile(
     r"""`+                      # code spans
     | \*\* | __                 # bold
@@ -30,3 +32,17 @@ def markdown_line(text: str) -> str:
     """``text`` as one plain line. The marks go first, while headings, quotes and tables
     still start their lines; then the whitespace is folded, so no line begins with a gap."""
     return " ".join(plain_markdown(text).split())
+
+
+def plain_tip(text: str) -> str:
+    """``text`` as a tooltip that shows it as written.
+
+    Qt renders a tooltip as HTML when it looks like HTML (``Qt.mightBeRichText``): a command,
+    a file name or an answer from a model or a checkout would restyle itself, or load a local
+    image. Such a text is escaped inside a paragraph that keeps its spaces and line breaks;
+    any other is returned as it is."""
+    if not Qt.mightBeRichText(text):
+        return text
+    import html  # rarely needed, and not on the way to the first paint
+
+    return f"<p style='white-space:pre-wrap'>{html.escape(text, quote=False)}</p>"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import Qt as GuiQt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 
 
@@ -18,3 +19,13 @@ def renders_as_html(label: QLabel) -> bool:
 def labels_with(root: QWidget, marker: str) -> list[QLabel]:
     """The labels under ``root`` whose text contains ``marker``."""
     return [label for label in root.findChildren(QLabel) if marker in label.text()]
+
+
+def tip_shows(tip: str) -> str:
+    """The text a tooltip shows: rendered as Qt's tooltip renders it (as HTML when it looks
+    like HTML), read back as plain text."""
+    if not GuiQt.mightBeRichText(tip):
+        return tip
+    document = QTextDocument()
+    document.setHtml(tip)
+    return document.toPlainText()
