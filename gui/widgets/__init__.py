@@ -130,7 +130,7 @@ class Banner(QFrame):
         self.setObjectName("Banner")
         self._icon = QLabel()
         self._icon.setFixedSize(18, 18)
-        self._message = QLabel()
+        self._message = PlainLabel()  # a run's error is a provider's or a tool's words
         self._message.setWordWrap(True)
         self._message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._message.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -157,7 +157,7 @@ class Banner(QFrame):
         self.style().polish(self)
         self._icon.setPixmap(icons.pixmap(icon_name or kind, 18))
         self._message.setText(message)
-        self._message.setToolTip(tooltip)
+        self._message.setToolTip(plain_tip(tooltip))
         while self._buttons.count():
             item = self._buttons.takeAt(0)
             widget = item.widget() if item is not None else None

@@ -11,7 +11,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
-from core.model.events import ApprovalResolved, Event, StepFinished, StepStarted
+from core.model.events import ApprovalResolved, Event, RunFinished, StepFinished, StepStarted
 from gui.run import run_header
 from gui.run.run_view import RunView
 from gui.run.step_items import NoticeItem, TextItem, ThinkingItem
@@ -262,14 +262,17 @@ def test_a_step_shows_its_task_and_error_as_written(view: RunView) -> None:
     for event in failed_chain():
         if isinstance(event, StepStarted) and event.step == 1:
             event = event.model_copy(update={"task": hostile, "node": "<i>node</i>"})
-        if isinstance(event, StepFinished) and event.step == 1:
+        if isinstance(event, StepFinished | RunFinished) and event.step in (1, None):
             event = event.model_copy(update={"error": hostile})
         events.append(event)
     view.load_events(events)
 
     shown = labels_with(view.pane(1), "<img")
     assert len(shown) >= 2  # the task and the error
-    assert not [label for label in shown if renders_as_html(label)]
+    assert labels_with(view.header, "<img")  # the run's error, in its banner
+    assert not [
+        label for label in [*shown, *labels_with(view.header, "<img")] if renders_as_html(label)
+    ]
 
 
 def test_a_parallel_run_shows_its_progress_line(qtbot: QtBot, view: RunView) -> None:
