@@ -123,14 +123,17 @@ def test_a_save_waiting_for_another_programs_lock_leaves_the_window_responsive(
 
     def while_waiting() -> None:
         """Runs on the GUI thread while the save waits: the event loop is alive."""
-        if not detail.writer.busy:
-            QTimer.singleShot(5, while_waiting)
-            return
         version = store.get(ids["Release checklist"]).version
         seen.append((detail.isEnabled(), detail.header.save_button.text(), version))
         other.execute("COMMIT")
 
-    QTimer.singleShot(0, while_waiting)
+    def started(busy: bool) -> None:
+        """The save began (the view heard first: connected before this); the next turn of
+        the loop it waits in runs the other program's commit."""
+        if busy:
+            QTimer.singleShot(0, while_waiting)
+
+    detail.writer.busyChanged.connect(started)
     click(qtbot, detail.header.save_button)
     other.close()
     assert seen == [(False, "Saving…", 1)]

@@ -41,19 +41,22 @@ def probed_show(window):
     window.first_paint.when_painted(lambda: say("painted"))
     show(window)
 
-    def poll():
+    reader = window.login_shell
+    if reader is None:
+        say("error", "the login shell was not read")
+        os._exit(1)
+
+    def check():
         panel = window.welcome_panel
-        reader = window.login_shell
-        if reader is None:
-            say("error", "the login shell was not read")
-            os._exit(1)
         if reader.finished and panel is not None and panel.pi_status.text():
             say("pi", panel.pi_status.text())
             say("path", os.environ["PATH"])
             os._exit(0)
-        QTimer.singleShot(20, poll)
 
-    poll()
+    # Once the shell was read (after the app's own use of it) and once the start-up steps
+    # made the welcome panel: whichever comes last finds both.
+    reader.when_finished(check)
+    window.after_first_paint.append(lambda: QTimer.singleShot(0, check))
 
 MainWindow.show = probed_show
 from gui.launcher import main

@@ -222,16 +222,20 @@ def probed_show(window):
     window.first_paint.when_painted(lambda: say("painted"))
     show(window)
 
-    def poll():
+    def check(*_args):
         asking = os.environ.get("PROBE_CHOOSE") and window.working_folder == Path.home()
         if window.has_started() and window.agents_view.is_read() and not asking:
             say("folder", window.working_folder)
             say("agents", ",".join(e.name for e in window.agents_view.agent_list.visible_entries()))
             window.save_state()
             os._exit(0)
-        QTimer.singleShot(20, poll)
 
-    poll()
+    def watch():  # after every start-up step; then at each change of folder or agents
+        window.projectChanged.connect(check)
+        window.agents_view.catalogChanged.connect(check)
+        check()
+
+    window.after_first_paint.append(lambda: QTimer.singleShot(0, watch))
 
 MainWindow.show = probed_show
 from gui.launcher import main
