@@ -312,8 +312,12 @@ def extends_plainly(source: str, added: str) -> bool:
     if source[-1] == " " and added[0] == " ":
         return False
     # The last visible character decides: after "**bold** " the next words would still take
-    # the bold format of the text they are appended to.
-    last = source.rstrip(" ")[-1:]
+    # the bold format of the text they are appended to. Found by index: the source is the
+    # whole open paragraph, and this runs at every delta (no copy of it).
+    end = len(source)
+    while end and source[end - 1] == " ":
+        end -= 1
+    last = source[end - 1 : end]
     if not (last.isalnum() or last in _PLAIN_END):
         return False
     line = source[source.rfind("\n") + 1 :]

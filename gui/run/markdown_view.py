@@ -168,11 +168,11 @@ class MarkdownView(QTextBrowser):
         cursor.movePosition(QTextCursor.MoveOperation.End)
         if not self._source_parts or cursor.currentTable() is not None:
             return False
-        block = cursor.block()
-        if block.length() <= 1:
+        if cursor.block().length() <= 1:
             return False
         source_spaced = self._source_parts[-1].endswith(" ")
-        if source_spaced and not text.startswith(" ") and not block.text().endswith(" "):
+        shown_last = self.document().characterAt(cursor.position() - 1)  # not the whole line
+        if source_spaced and not text.startswith(" ") and shown_last != " ":
             cursor.insertText(" ")
         cursor.insertText(text)
         self._source_parts.append(text)
