@@ -27,7 +27,7 @@ from core.batch.inputs import BatchItem
 from core.config import paths
 from core.definitions.agents import Scope
 from core.model.events import UsageStats
-from core.record.index_db import index_transaction
+from core.record.index_db import index_transaction, write_soon
 from core.record.run_files import RunIndex
 
 ItemStatus = Literal["pending", "running", "ok", "error", "aborted", "interrupted"]
@@ -258,18 +258,23 @@ class BatchStore:
         status: ItemStatus,
         outcome: StoredOutcome | None = None,
     ) -> None:
-        with self._connect() as db:
-            db.execute(
+        row = (
+            run_id,
+            status,
+            outcome.model_dump_json() if outcome is not None else None,
+            batch_id,
+            index,
+        )
+        # In the loop turn's group commit, with the items' runs' rows. A failure is logged: a
+        # row left "running" reads as its run ended (see _item), as a dead owner's does.
+        write_soon(
+            self.path,
+            lambda db: db.execute(
                 "UPDATE batch_items SET run_id = ?, status = ?, outcome = ?"
                 " WHERE batch_id = ? AND item = ?",
-                (
-                    run_id,
-                    status,
-                    outcome.model_dump_json() if outcome is not None else None,
-                    batch_id,
-                    index,
-                ),
-            )
+                row,
+            ),
+        )
 
     def _item(self, batch_id: str, row: sqlite3.Row) -> ItemRecord:
         status: ItemStatus = row["status"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from collections.abc import Callable, Iterable
 
 from core.batch.executors import BatchExecutor
@@ -171,12 +170,11 @@ class BatchRun:
     def item_ended(self, outcome: ItemOutcome) -> ItemOutcome:
         """Record how an item ended (a remote executor calls it with what ``close`` gave)."""
         self.outcomes[outcome.index] = outcome
-        try:
-            self._store.finished(
-                self.record.id, outcome.index, outcome.run_id, outcome.status, outcome.stored()
-            )
-        except sqlite3.Error as error:  # a locked index must not cost the other items
-            _log.error("could not record the end of item %d: %s", outcome.index, error)
+        # Committed with the loop turn's other index writes; a failure (a locked index) is
+        # logged and costs no other item.
+        self._store.finished(
+            self.record.id, outcome.index, outcome.run_id, outcome.status, outcome.stored()
+        )
         return outcome
 
     # ---------------------------------------------------------------------------- internals

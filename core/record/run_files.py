@@ -28,7 +28,7 @@ from core.backends.pi_sessions import prune_sessions
 from core.config import paths
 from core.config.handoff_files import remove_handoff
 from core.model.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
-from core.record.index_db import index_transaction
+from core.record.index_db import IndexWrite, WriteDone, index_transaction, write_soon
 from core.record.liveness import lock_path, owner_alive
 from core.record.run_names import STATUS_WORDS, RunOrigin
 from core.safety.redaction import (
@@ -36,6 +36,7 @@ from core.safety.redaction import (
 )
 from core.workspace.checkpoints import prune_run
 
+_NO_USAGE = UsageStats().model_dump_json()
 INTERRUPTED_ERROR = "the process running it ended before the run did (killed or crashed)"
 
 
@@ -204,26 +205,35 @@ class RunIndex:
         with index_transaction(self.path) as db:
             yield db
 
-    def started(self, event: RunStarted, path: Path) -> None:
-        with self._connect() as db:
+    def started(
+        self, event: RunStarted, path: Path, *, soon: bool = False, done: WriteDone | None = None
+    ) -> None:
+        """Index the run as ``running``. ``soon``: in this loop turn's group commit
+        (:func:`core.record.index_db.write_soon`), its outcome told to ``done``; else now
+        (errors raise)."""
+        row = (
+            event.run_id,
+            event.mode,
+            event.preset,
+            json.dumps([s.agent for s in event.steps]),
+            json.dumps(event.args),
+            event.cwd,
+            event.started_at,
+            _NO_USAGE,
+            str(path),
+            origin.model_dump_json() if (origin := RunOrigin.of(event)) else None,
+            event.batch_id,
+        )
+
+        def write(db: sqlite3.Connection) -> None:
             db.execute(
                 "INSERT OR REPLACE INTO runs (id, mode, preset, agents, args, cwd, started_at,"
                 " status, usage, path, origin, batch_id)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
-                (
-                    event.run_id,
-                    event.mode,
-                    event.preset,
-                    json.dumps([s.agent for s in event.steps]),
-                    json.dumps(event.args),
-                    event.cwd,
-                    event.started_at,
-                    UsageStats().model_dump_json(),
-                    str(path),
-                    origin.model_dump_json() if (origin := RunOrigin.of(event)) else None,
-                    event.batch_id,
-                ),
+                row,
             )
+
+        self._write(write, soon, done)
 
     def finished(
         self,
@@ -236,28 +246,32 @@ class RunIndex:
         """Record the run's ending (and, when known, its usage per agent, for History's
         charts); ``if_running``: only over a row still ``running``. Returns whether a row
         changed."""
-        condition = " AND status = 'running'" if if_running else ""
-        agents = (
-            json.dumps({name: usage.model_dump() for name, usage in by_agent.items()})
-            if by_agent
-            else None
-        )
+        statement, row = _finished_row(event, started_at, if_running, by_agent)
         with self._connect() as db:
-            return bool(
-                db.execute(
-                    "UPDATE runs SET finished_at = ?, status = ?, duration_s = ?, usage = ?,"
-                    f" error = ?, agent_usage = coalesce(?, agent_usage) WHERE id = ?{condition}",
-                    (
-                        _finished_at(started_at, event.ts),
-                        event.status,
-                        event.ts,
-                        event.usage.model_dump_json(),
-                        event.error,
-                        agents,
-                        event.run_id,
-                    ),
-                ).rowcount
-            )
+            return bool(db.execute(statement, row).rowcount)
+
+    def finished_soon(
+        self,
+        event: RunFinished,
+        started_at: str,
+        *,
+        by_agent: dict[str, UsageStats] | None = None,
+        done: WriteDone | None = None,
+    ) -> None:
+        """:meth:`finished` in this loop turn's group commit; ``done`` is told the outcome
+        (a recording releases its liveness lock then: not before the row says how the run
+        ended)."""
+        statement, row = _finished_row(event, started_at, False, by_agent)
+        self._write(lambda db: db.execute(statement, row), True, done)
+
+    def _write(self, write: IndexWrite, soon: bool, done: WriteDone | None) -> None:
+        if soon:
+            write_soon(self.path, write, done)
+            return
+        with self._connect() as db:
+            write(db)
+        if done is not None:
+            done(None)
 
     def usage_by_agent(self) -> dict[str, UsageStats]:
         """Every recorded run's usage, summed per agent (runs from before this was kept
@@ -343,17 +357,20 @@ class RunIndex:
         )
 
     def _interrupted(self, row: sqlite3.Row) -> sqlite3.Row:
-        """Record a run whose owner is gone as ``interrupted``, in the index and its file.
+        """Record a run whose owner is gone as its file says it ended — ``interrupted``
+        (appended to the file too) when the file has no ending: the owner died before its
+        ending was written, or after it but before the index's group commit.
 
         The update only applies to a row still ``running``, so an owner that finished after
         the row was read keeps its own ending, and only one reader appends to the file."""
         path = Path(row["path"])
-        finished = _interruption(row["id"], path)
+        finished, from_file = _ending_in_file(row["id"], path)
         claimed = self.finished(finished, row["started_at"], if_running=True)
         with self._connect() as db:
             fresh = db.execute("SELECT * FROM runs WHERE id = ?", (row["id"],)).fetchone()
         if claimed:
-            _append_line(path, finished.model_dump_json())
+            if not from_file:
+                _append_line(path, finished.model_dump_json())
             lock_path(path).unlink(missing_ok=True)  # the dead owner's, no longer held
         return fresh if fresh is not None else row
 
@@ -425,19 +442,55 @@ def _finished_at(started_at: str, elapsed: float) -> str:
     )
 
 
-def _interruption(run_id: str, path: Path) -> RunFinished:
-    """The ``run_finished`` an interrupted run gets: its usage so far, at its last event."""
-    usage, ts = UsageStats(), 0.0
+def _finished_row(
+    event: RunFinished,
+    started_at: str,
+    if_running: bool,
+    by_agent: dict[str, UsageStats] | None,
+) -> tuple[str, tuple[object, ...]]:
+    """The statement and values that record ``event`` in its run's row."""
+    condition = " AND status = 'running'" if if_running else ""
+    agents = (
+        json.dumps({name: usage.model_dump() for name, usage in by_agent.items()})
+        if by_agent
+        else None
+    )
+    return (
+        "UPDATE runs SET finished_at = ?, status = ?, duration_s = ?, usage = ?,"
+        f" error = ?, agent_usage = coalesce(?, agent_usage) WHERE id = ?{condition}",
+        (
+            _finished_at(started_at, event.ts),
+            event.status,
+            event.ts,
+            event.usage.model_dump_json(),
+            event.error,
+            agents,
+            event.run_id,
+        ),
+    )
+
+
+def _ending_in_file(run_id: str, path: Path) -> tuple[RunFinished, bool]:
+    """The ``run_finished`` the file ends with (and ``True``), or the one an interrupted run
+    gets: its usage so far, at its last event (and ``False``)."""
+    usage, ts, ending = UsageStats(), 0.0, None
     try:
         for event in read_events(path):
             ts = max(ts, event.ts)
             if isinstance(event, Usage):
                 usage = usage + event.usage
+            elif isinstance(event, RunFinished):
+                ending = event
+            elif isinstance(event, RunStarted):
+                ending = None  # a file resumed into: the ending of its last start counts
     except OSError:
         pass
-    return RunFinished(
+    if ending is not None:
+        return ending, True
+    interrupted = RunFinished(
         run_id=run_id, ts=ts, status="interrupted", usage=usage, error=INTERRUPTED_ERROR
     )
+    return interrupted, False
 
 
 def append_event(path: Path, event: Event) -> None:

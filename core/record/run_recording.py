@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,6 +79,7 @@ class RunRecording:
         self._redactor: Redactor | None = None
         self._lock: LivenessLock | None = None
         self._index: RunIndex | None = None
+        self._ended = False
 
     # ---------------------------------------------------------------------------- public API
 
@@ -125,16 +125,14 @@ class RunRecording:
         self._publisher.settle(self.run_id, step)
 
     def started(self, start: RunStarted) -> None:
-        """Index the run as running, then emit ``start``. An index that cannot be written
-        ends the recording here (the error propagates: the run never began)."""
+        """Index the run as running (in this loop turn's group commit of the index), then emit
+        ``start``. An index that cannot be written stops the run, as a run file that cannot
+        be: it ends ``error`` with the reason."""
         sink = self._publisher.sink
         if self._index is not None and sink is not None:
-            try:
-                self._index.started(self._publisher.redacted(start), sink.writer.path)
-            except sqlite3.Error:
-                self._publisher.close()
-                self._release_lock()
-                raise
+            self._index.started(
+                self._publisher.redacted(start), sink.writer.path, soon=True, done=self._indexed
+            )
         self.emit(start)
 
     def finish(
@@ -157,6 +155,7 @@ class RunRecording:
     def ended(self, finished: RunFinished, start: RunStarted) -> RunFinished:
         """:meth:`finish` with the ending made elsewhere: a remote worker's run sent its own
         (:class:`core.batch.recording.RemoteRecording`), recorded here as a local run's is."""
+        self._ended = True
         if self.write_error is not None:
             finished = finished.model_copy(update={"status": "error", "error": self.write_error})
         self.emit(finished)
@@ -166,15 +165,21 @@ class RunRecording:
             assert self._publisher.sink is not None
             self._failed(self._publisher.sink.writer.path, write_error)
             finished = finished.model_copy(update={"status": "error", "error": self.write_error})
-        if self._index is not None:
-            try:
-                self._index.finished(
-                    finished, start.started_at, by_agent=self.state.usage_by_agent()
-                )
-            except sqlite3.Error as failure:
-                # The lock goes below, so the row then reads "interrupted", not "running".
-                _log.error("could not record the end of run %s: %s", self.run_id, failure)
-        self._release_lock()
+        if self._index is None:
+            self._release_lock()
+            return finished
+        run_id = self.run_id
+
+        def indexed(failure: Exception | None) -> None:
+            if failure is not None:  # the lock goes now: the row reads how the file ended
+                _log.error("could not record the end of run %s: %s", run_id, failure)
+            self._release_lock()
+
+        # The lock is held until the row says how the run ended: a reader that saw the row
+        # "running" with no live owner would take it for a crash.
+        self._index.finished_soon(
+            finished, start.started_at, by_agent=self.state.usage_by_agent(), done=indexed
+        )
         return finished
 
     def step_finished(
@@ -259,6 +264,17 @@ class RunRecording:
         if self.write_error is None:
             self.write_error = (
                 f"the run file {path} could not be written ({error.strerror or error}); "
+                "the run was stopped"
+            )
+            self._on_failure()
+
+    def _indexed(self, failure: Exception | None) -> None:
+        """The run's row was written at its start, or could not be: then stop the run."""
+        if failure is None or self._ended or self.write_error is not None:
+            return  # a run ended in the same turn: its ending's write reports the failure
+        if self._index is not None:
+            self.write_error = (
+                f"the run index {self._index.path} could not be written ({failure}); "
                 "the run was stopped"
             )
             self._on_failure()
