@@ -11,7 +11,7 @@ from core.model.events import StepChanges
 from gui.changes import actions
 from gui.changes.labels import change_label, totals_text
 from gui.changes.run_changes import open_run_changes
-from gui.theme import set_tone
+from gui.theme import SEMIBOLD, set_font, set_tone
 
 MAX_ROWS = 8
 """Files listed in the pane; the rest are one click away in the viewer."""
@@ -30,7 +30,7 @@ class ChangesSection(QWidget):
         self.setObjectName("ChangesSection")
         self._changes: StepChanges | None = None
         self.title = QLabel("")
-        self.title.setStyleSheet("font-weight: 600;")
+        set_font(self.title, weight=SEMIBOLD)
         self.diff_button = QPushButton("View diff")
         self.diff_button.clicked.connect(lambda: self._open(None))
         self.run_button = QPushButton("All changes…")
@@ -73,7 +73,7 @@ class ChangesSection(QWidget):
             button = QPushButton(change_label(change))
             button.setFlat(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setStyleSheet("text-align: left; padding: 1px 4px;")
+            button.setObjectName("ChangedFileLink")  # its look: the application's style sheet
             set_tone(button, "link")
             button.clicked.connect(lambda _checked=False, path=change.path: self._open(path))
             self._rows.addWidget(button, 0, Qt.AlignmentFlag.AlignLeft)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from core.definitions.structured import SEVERITIES, issue_counts
-from gui.theme import SEVERITY_HUES, foreground, tint
+from gui.theme import SEMIBOLD, SEVERITY_HUES, foreground, set_font, tint
 
 BADGE_HUES = {
     "critical": SEVERITY_HUES["error"],
@@ -45,7 +45,7 @@ class ReviewTable(QWidget):
         self.setObjectName("ReviewTable")
         self._issues: list[dict[str, Any]] = []
         self.verdict = QLabel()
-        self.verdict.setStyleSheet("font-weight: 600;")
+        set_font(self.verdict, weight=SEMIBOLD)
         self.filter = QComboBox()
         self.filter.setObjectName("SeverityFilter")
         self.filter.addItem(ALL)

@@ -18,11 +18,11 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 from core.record.run_state import Item, Notice, TextBlock, ToolCall
 from gui.run.markdown_stream import MarkdownStream
 from gui.run.tool_call_row import ToolCallRow
-from gui.theme import mix, secondary_text, set_tone
+from gui.theme import SEMIBOLD, mix, secondary_text, set_font, set_tone
 from gui.widgets import HeaderToggleMixin
 from gui.widgets.run_status import status_tone
 
-NOTICE_STYLE = "font-size: 12px;"
+NOTICE_PIXELS = 12
 THINKING_CHARS = 30_000
 """An expanded thinking block shows its last this many characters."""
 
@@ -30,7 +30,7 @@ THINKING_CHARS = 30_000
 def _muted_label(text: str = "", size_px: int = 0) -> QLabel:
     label = QLabel(text)
     if size_px:
-        label.setStyleSheet(f"font-size: {size_px}px;")
+        set_font(label, pixel_size=size_px)
     set_tone(label, "secondary")
     return label
 
@@ -207,15 +207,16 @@ class NoticeItem(QLabel):
         self.setText(text)
         if item.kind == "message":
             self.setObjectName("UserMessage")
-            self.setStyleSheet("font-weight: 600; padding: 2px 0;")
+            set_font(self, weight=SEMIBOLD)
+            self.setContentsMargins(4, 2, 4, 2)
             return
         if item.kind == "approval":
             severity = "error" if item.level == "error" else ""
         else:
             severity = {"warning": "waiting", "error": "error"}.get(item.level, "")
         set_tone(self, status_tone(severity))  # no severity: secondary
-        if self.styleSheet() != NOTICE_STYLE:
-            self.setStyleSheet(NOTICE_STYLE)
+        if self.font().pixelSize() != NOTICE_PIXELS:
+            set_font(self, pixel_size=NOTICE_PIXELS)
 
 
 def make_item_widget(item: Item, live: bool, *, interrupted: bool = False) -> QWidget:

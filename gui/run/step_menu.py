@@ -32,7 +32,6 @@ class StepMenuButton(QToolButton):
         self.setAutoRaise(True)
         self.setToolTip("Step actions")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0; }")
         menu = QMenu(self)
         self.rerun_action = menu.addAction("Re-run from here…")
         self.rerun_action.setToolTip(

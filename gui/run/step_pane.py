@@ -46,7 +46,7 @@ from gui.run.step_items import make_item_widget, refresh_item_widget
 from gui.run.step_menu import StepMenuButton
 from gui.run.step_message_box import StepMessageBox
 from gui.run.tool_call_row import ToolCallRow
-from gui.theme import mix, set_tone
+from gui.theme import NORMAL, SEMIBOLD, mix, set_font, set_tone
 from gui.widgets import ElidedLabel, HeaderToggleMixin, PlainLabel
 from gui.widgets.plain_text import markdown_line, plain_tip
 from gui.widgets.run_status import (
@@ -139,7 +139,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.chevron.clicked.connect(self.toggle_folded)
         self.icon = StatusIcon(step.phase, 18)
         self.number = QLabel(str(step.index + 1))
-        self.number.setStyleSheet("font-weight: 600;")
+        set_font(self.number, weight=SEMIBOLD)
         set_tone(self.number, "secondary")
         # Agent, model and usage give way with an ellipsis (whole in the tooltip) when the
         # pane is narrow, as a parallel task's column is: the usage figures and the model
@@ -147,11 +147,11 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.agent = ElidedLabel(
             step.agent, Qt.TextElideMode.ElideRight, prefer_full=True, keep=AGENT_KEPT
         )
-        self.agent.setStyleSheet("font-weight: 600; font-size: 14px;")
+        set_font(self.agent, weight=SEMIBOLD, pixel_size=14)
         self.node = PlainLabel("")
         """Where in a graph run this step is: ``check · iteration 2``, ``attempt#2``."""
         self.node.setObjectName("StepNode")
-        self.node.setStyleSheet("font-weight: 600;")
+        set_font(self.node, weight=SEMIBOLD)
         set_tone(self.node, "secondary")
         self.node.hide()
         self.planned_node = ""
@@ -444,9 +444,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         self.icon.set_phase("aborted" if phase == "interrupted" else phase)
         label = PHASE_LABELS[phase] if phase != "ok" else ""
         self.phase.setText(label)
-        weight = "600" if phase in ("waiting", "error") else "normal"
         set_tone(self.phase, status_tone(phase))
-        self.phase.setStyleSheet(f"font-weight: {weight};")
+        set_font(self.phase, weight=SEMIBOLD if phase in ("waiting", "error") else NORMAL)
         greyed = phase in ("not_run", "pending")
         set_tone(self.agent, "secondary" if greyed else None)
         if self.error.isVisible() or phase == "error":

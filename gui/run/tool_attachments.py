@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from core.model.events import ToolAttachment
 from gui.run.tool_output import MonospaceBox
-from gui.theme import set_tone
+from gui.theme import SEMIBOLD, set_font, set_tone
 from gui.widgets import PlainLabel
 
 MAX_SIDE = 240
@@ -71,7 +71,7 @@ class ToolAttachments(QWidget):
             if attachment.kind in ("structured", "resource") and attachment.text:
                 title = "Structured content" if attachment.kind == "structured" else "Resource"
                 label = PlainLabel(f"{title} {attachment.uri}".strip())
-                label.setStyleSheet("font-size: 11px; font-weight: 600;")
+                set_font(label, weight=SEMIBOLD, pixel_size=11)
                 set_tone(label, "secondary")
                 box = MonospaceBox(max_lines=10)
                 box.append_text(attachment.text)

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from core.record.run_state import ToolCall
 from gui.run.tool_attachments import ToolAttachments
 from gui.run.tool_output import MonospaceBox, ToolOutput
-from gui.theme import mix, monospace_font, secondary_text, set_tone
+from gui.theme import SEMIBOLD, mix, monospace_font, secondary_text, set_font, set_tone
 from gui.widgets.plain_text import plain_tip
 from gui.widgets.run_status import (
     SpinnerArea,
@@ -286,7 +286,7 @@ class ToolCallRow(QFrame):
         layout.setContentsMargins(26, 2, 4, 6)
         layout.setSpacing(4)
         heading = QLabel("Arguments")
-        heading.setStyleSheet("font-size: 11px; font-weight: 600;")
+        set_font(heading, weight=SEMIBOLD, pixel_size=11)
         set_tone(heading, "secondary")
         self._arguments = MonospaceBox(8)
         self.output = ToolOutput()

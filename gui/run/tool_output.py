@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from core.record.run_state import ToolCall
 from core.record.text_buffer import TextBuffer
-from gui.theme import monospace_font, set_tone
+from gui.theme import SEMIBOLD, monospace_font, set_font, set_tone
 
 OUTPUT_LINES = 400
 """Lines shown before "Show all" (the tail while output streams, the head of a result)."""
@@ -98,12 +98,12 @@ class ToolOutput(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.label = QLabel("Output")
-        self.label.setStyleSheet("font-size: 11px; font-weight: 600;")
+        set_font(self.label, weight=SEMIBOLD, pixel_size=11)
         set_tone(self.label, "secondary")
         self.box = MonospaceBox()
         self.more = QPushButton("Show all")
         self.more.setFlat(True)
-        self.more.setStyleSheet("text-align: left; padding: 2px 0px;")
+        self.more.setObjectName("ShowAllOutput")  # its look: the application's style sheet
         set_tone(self.more, "link")
         self.more.setCursor(Qt.CursorShape.PointingHandCursor)
         self.more.clicked.connect(self.show_all)
