@@ -183,14 +183,12 @@ class RunView(QWidget):
         self.graph_view.setContentsMargins(SIDE_MARGIN, 0, SIDE_MARGIN, 0)
         self.graph_view.hide()
         layout.addWidget(self.graph_view)
-        self.gate_panel = GatePanel()
-        self.gate_panel.decided.connect(self.gateDecisionRequested)
-        gate_row = QHBoxLayout()
+        self._gate_panel: GatePanel | None = None  # made when a gate first waits
+        self._gate_row = QHBoxLayout()
         # No margin above or below: a hidden panel's row would still keep it (an empty band
         # under the graph); the graph's own margin and the panes' spacing frame a shown one.
-        gate_row.setContentsMargins(SIDE_MARGIN, 0, SIDE_MARGIN, 0)
-        gate_row.addWidget(self.gate_panel)
-        layout.addLayout(gate_row)
+        self._gate_row.setContentsMargins(SIDE_MARGIN, 0, SIDE_MARGIN, 0)
+        layout.addLayout(self._gate_row)
         layout.addWidget(self.scroll_area, 1)
 
         self._ticker = QTimer(self)
@@ -209,6 +207,16 @@ class RunView(QWidget):
             app.focusChanged.connect(self._on_focus_changed)
 
     # ---------------------------------------------------------------- public API
+
+    @property
+    def gate_panel(self) -> GatePanel:
+        """The panel a gate that waits for the person asks in, made when first needed: most
+        runs have no gate, and its editor and five buttons were a tenth of opening a run."""
+        if self._gate_panel is None:
+            self._gate_panel = GatePanel()
+            self._gate_panel.decided.connect(self.gateDecisionRequested)
+            self._gate_row.addWidget(self._gate_panel)
+        return self._gate_panel
 
     def add_event(self, event: Event) -> None:
         """A live event (any thread; see :class:`RunModel`)."""
@@ -388,7 +396,7 @@ class RunView(QWidget):
             pane.planned_node = self.model.graph.node_of_step.get(step.index, "")
             pane.sync(step, run_running=running)
         pane.menu_button.rerunRequested.connect(self.rerunFromRequested)
-        pane.message_box.sent.connect(partial(self._message_sent, pane.index))
+        pane.messageSent.connect(partial(self._message_sent, pane.index))
         pane.menu_button.commentRequested.connect(self.commentRequested)
         pane.commentsSent.connect(self.diffCommentsSent)
         return pane
@@ -412,7 +420,7 @@ class RunView(QWidget):
     def show_message_problem(self, step: int, text: str) -> None:
         """Say under step ``step``'s message box why its message was not delivered."""
         if 0 <= step < len(self._panes):
-            self._panes[step].message_box.show_problem(text)
+            self._panes[step].show_message_problem(text)
 
     def _message_sent(self, step: int, mode: str, text: str) -> None:
         signal = self.steerRequested if mode == "steer" else self.continueRequested
@@ -466,7 +474,8 @@ class RunView(QWidget):
             canvas.set_loop(name, loop)
         # A replayed run cannot be answered: only a live run's gate asks.
         waiting = next(iter(progress.gates.values()), None) if self.model.is_live() else None
-        self.gate_panel.show_gate(waiting, self.model.elapsed())
+        if waiting is not None or self._gate_panel is not None:
+            self.gate_panel.show_gate(waiting, self.model.elapsed())
 
     def show_gate_problem(self, text: str) -> None:
         """Say in the gate panel why an answer was refused (the gate had already gone…)."""
@@ -486,7 +495,8 @@ class RunView(QWidget):
     def _tick(self) -> None:
         elapsed = self.model.elapsed()
         self.header.set_elapsed(elapsed)
-        self.gate_panel.tick(elapsed)
+        if self._gate_panel is not None:
+            self._gate_panel.tick(elapsed)
         for pane in self._panes:
             pane.tick(elapsed)
 

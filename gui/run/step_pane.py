@@ -44,7 +44,7 @@ from gui.run.review_table import ReviewTable, counts_text
 from gui.run.run_header import home_relative
 from gui.run.step_items import make_item_widget, refresh_item_widget
 from gui.run.step_menu import StepMenuButton
-from gui.run.step_message_box import StepMessageBox
+from gui.run.step_message_box import StepMessageBox, box_mode
 from gui.run.tool_call_row import ToolCallRow
 from gui.theme import NORMAL, SEMIBOLD, mix, set_font, set_tone
 from gui.widgets import ElidedLabel, HeaderToggleMixin, PlainLabel
@@ -97,6 +97,8 @@ class StepPane(HeaderToggleMixin, QFrame):
     commentsSent = Signal(int, object)
     """``(step, list[ReviewComment])``: review comments made on this step's diff (or in the
     run's Changes view), to send in a follow-up step."""
+    messageSent = Signal(str, str)
+    """``(mode, text)``: sent from the step's message box (see :class:`StepMessageBox`)."""
 
     def __init__(
         self,
@@ -238,10 +240,12 @@ class StepPane(HeaderToggleMixin, QFrame):
         layout.addWidget(self.context)
         layout.addWidget(self.summary)
         layout.addWidget(self.body)
-        self.message_box = StepMessageBox()
-        """Talk to the running step, or continue the finished one (the run view wires it);
-        under the items, so a folded pane hides it too."""
-        self._body_layout.addWidget(self.message_box)
+        self.message_box: StepMessageBox | None = None
+        """Talk to the running step, or continue the finished one (:attr:`messageSent`);
+        under the items, so a folded pane hides it too. Made at the turn after the pane,
+        when the step has one: a text editor and its button were a sixth of a pane's cost,
+        in the turn that built the pane (open a run: one pane a turn)."""
+        self._box_pending = False
         self.sync(step, run_running=run_running)
 
     # ---------------------------------------------------------------- public API
@@ -384,15 +388,12 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.error.setVisible(bool(error))
         self._show_structured(step)
         self._show_output_file(step)
-        self.message_box.update_for(step, run_running=run_running)
+        self._update_message_box(step, run_running)
         if step.changes is not None and step.changes.files:
             if self.changes is None:
                 self.changes = ChangesSection()
                 self.changes.commentsSent.connect(self.commentsSent)
-                # above the message box, which stays the pane's last row
-                self._body_layout.insertWidget(
-                    self._body_layout.indexOf(self.message_box), self.changes
-                )
+                self._add_above_box(self.changes)
             self.changes.set_changes(step.changes, run_running=run_running)
         if self._folded:  # no widgets are kept up to date while nobody can see them
             self.summary.set_full_text(step_summary(step))
@@ -467,7 +468,7 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.issues.setVisible(True)
         if self.review is None:
             self.review = ReviewTable()
-            self._body_layout.insertWidget(self._body_layout.indexOf(self.message_box), self.review)
+            self._add_above_box(self.review)
             self.review.set_result(result)
 
     def _show_output_file(self, step: StepState) -> None:
@@ -481,11 +482,36 @@ class StepPane(HeaderToggleMixin, QFrame):
             self.output_file.setWordWrap(True)
             self.output_file.setOpenExternalLinks(True)
             self.output_file.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
-            self._body_layout.insertWidget(
-                self._body_layout.indexOf(self.message_box), self.output_file
-            )
+            self._add_above_box(self.output_file)
         self.output_file.setText(output_file_text(written.path, written.error))
         self.output_file.setToolTip(plain_tip(written.path))
+
+    def show_message_problem(self, text: str) -> None:
+        """Say under the message box why the last message was not delivered."""
+        self._make_message_box().show_problem(text)
+
+    def _update_message_box(self, step: StepState, run_running: bool) -> None:
+        if self.message_box is not None:
+            self.message_box.update_for(step, run_running=run_running)
+        elif not self._box_pending and box_mode(step, run_running=run_running) is not None:
+            self._box_pending = True
+            later(self, self._make_message_box)
+
+    def _make_message_box(self) -> StepMessageBox:
+        """The box, made now if it was not yet, showing what the step needs now."""
+        if self.message_box is None:
+            self.message_box = StepMessageBox()
+            self.message_box.sent.connect(self.messageSent)
+            self._body_layout.addWidget(self.message_box)
+            self.message_box.update_for(self._step, run_running=self._run_running)
+        return self.message_box
+
+    def _add_above_box(self, widget: QWidget) -> None:
+        """Add a section under the items; the message box stays the pane's last row."""
+        if self.message_box is None:
+            self._body_layout.addWidget(widget)
+        else:
+            self._body_layout.insertWidget(self._body_layout.indexOf(self.message_box), widget)
 
     def _show_earlier(self) -> None:
         if not self._expanded:

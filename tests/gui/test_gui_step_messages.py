@@ -47,8 +47,14 @@ def start_held_run(qtbot: QtBot, window: MainWindow, server: LLMServer) -> RunSe
     assert session is not None
     qtbot.waitUntil(lambda: len(server.requests) == 1, timeout=RUN_TIMEOUT_MS)
     qtbot.waitUntil(lambda: len(session.view.panes()) == 1)
-    qtbot.waitUntil(session.view.pane(0).message_box.isVisible)
+    qtbot.waitUntil(lambda: message_box(session.view.pane(0)).isVisible())
     return session
+
+
+def message_box(pane: StepPane) -> StepMessageBox:
+    """The pane's box, once made (at the turn after the pane, when the step needs one)."""
+    assert pane.message_box is not None
+    return pane.message_box
 
 
 def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
@@ -58,7 +64,7 @@ def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
     llm_server.queue(Reply.answer("Looking around…", hold=release), Reply.answer("Tests only."))
     window = make_window()
     session = start_held_run(qtbot, window, llm_server)
-    box = session.view.pane(0).message_box
+    box = message_box(session.view.pane(0))
     assert box.mode == "steer" and box.button.text() == "Send"
     assert not box.button.isEnabled()  # nothing typed yet
 
@@ -78,12 +84,12 @@ def test_a_message_typed_to_the_running_step_shows_and_reaches_the_model(
     ]
     assert MESSAGE not in str(first.messages)
     pane = session.view.pane(0)
-    assert pane.message_box.mode == "continue"  # finished: the box continues it instead
-    assert pane.message_box.button.text() == "Continue"
+    qtbot.waitUntil(lambda: message_box(pane).mode == "continue")  # finished: it continues
+    assert message_box(pane).button.text() == "Continue"
 
     llm_server.queue(Reply.answer("Three test files."))
-    qtbot.keyClicks(pane.message_box.editor, "How many?")
-    qtbot.keyClick(pane.message_box.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(message_box(pane).editor, "How many?")
+    qtbot.keyClick(message_box(pane).editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     continued = wait_for_session(qtbot, window, count=2)
     assert wait_until_finished(qtbot, continued) == "ok"
     third = llm_server.requests[2]
@@ -105,7 +111,7 @@ def test_shift_enter_is_a_new_line_and_a_refusal_is_shown(
     release = threading.Event()
     llm_server.queue(Reply.answer("Working", hold=release))
     session = start_held_run(qtbot, make_window(), llm_server)
-    box = session.view.pane(0).message_box
+    box = message_box(session.view.pane(0))
     qtbot.keyClicks(box.editor, "one")
     qtbot.keyClick(box.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClicks(box.editor, "two")
