@@ -27,7 +27,7 @@ from core.record.run_names import run_name
 from core.record.run_state import RunState
 from gui.changes.run_changes import open_run_changes
 from gui.run.usage_rollup import UsageRollup
-from gui.theme import SEVERITY_HUES, mix, set_tone, tint
+from gui.theme import SEMIBOLD, SEVERITY_HUES, mix, set_font, set_tone, tint
 from gui.widgets import Banner, ElidedLabel
 from gui.widgets.run_status import StatusIcon, format_seconds, run_status_label, status_color
 from gui.widgets.usage_charts import UsageBar, UsageCharts
@@ -118,7 +118,7 @@ class RunHeader(QWidget):
         self._cancelling = False
         self.icon = StatusIcon("pending", 22)
         self.title = ElidedLabel("Waiting for the run to start…", Qt.TextElideMode.ElideRight)
-        self.title.setStyleSheet("font-size: 17px; font-weight: 600;")
+        set_font(self.title, weight=SEMIBOLD, pixel_size=17)
         self.copy_button = QPushButton(COPY_LABEL)
         self.copy_button.setToolTip("Copy the whole run as Markdown")
         self.copy_button.clicked.connect(self.copyRequested)

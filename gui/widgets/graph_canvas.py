@@ -508,7 +508,7 @@ class GraphView(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setStyleSheet("QScrollArea#GraphView { background: transparent; }")
+        # transparent: the application style sheet (QScrollArea#GraphView)
         self.viewport().setAutoFillBackground(False)
         self.canvas.setAutoFillBackground(False)
 

@@ -50,6 +50,7 @@ def test_the_run_view_follows_a_switch_to_dark_at_once(qtbot: QtBot, qapp: QAppl
     view.load_events(failed_chain())
     pane = view.pane(0)
     failed = next(p for p in view.panes() if p.phase.text() == "failed")
+    view.gate_panel.show()  # made and shown when a gate waits (this replayed run has none)
     notices = [w for p in view.panes() for w in p.item_widgets() if isinstance(w, NoticeItem)]
     labels: list[tuple[QLabel, str]] = [
         (pane.model, "secondary"),
