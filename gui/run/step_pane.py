@@ -89,6 +89,10 @@ def graph_place(step: StepState) -> str:
     return f"{place} · iteration {step.iteration}" if step.iteration else place
 
 
+CARD_RADIUS = 8
+"""The card's corner radius; its outline, corners and accent bar lie within this of its edge."""
+
+
 class StepPane(HeaderToggleMixin, QFrame):
     """A step's card. Built from a :class:`StepState`; :meth:`sync` updates it from the same
     step later. GUI thread only. :attr:`expandedChanged` reports the new expanded state."""
@@ -415,10 +419,19 @@ class StepPane(HeaderToggleMixin, QFrame):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
         base = palette.color(QPalette.ColorRole.Base)
         text = palette.color(QPalette.ColorRole.Text)
+        background = base if self._phase != "not_run" else mix(base, text, 0.03)
+        inside = self.rect().adjusted(CARD_RADIUS, CARD_RADIUS, -CARD_RADIUS, -CARD_RADIUS)
+        if inside.contains(event.rect()):
+            # A child repainting (a growing answer, a spinner) shows only the card's plain
+            # inside: no antialiased outline and accent to draw over the card's whole size,
+            # which cost ~0.24 ms a paint, a thousand paints in 8 s of a live run.
+            painter.fillRect(event.rect(), background)
+            painter.end()
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         border = (
             palette.color(QPalette.ColorRole.Highlight)
             if self._focus_within or self._highlighted
@@ -426,9 +439,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         )
         rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
         painter.setPen(QPen(border, 2.5 if self._highlighted else 1.0))
-        background = base if self._phase != "not_run" else mix(base, text, 0.03)
         painter.setBrush(background)
-        painter.drawRoundedRect(rect, 8, 8)
+        painter.drawRoundedRect(rect, CARD_RADIUS, CARD_RADIUS)
         if self._phase in ("running", "waiting", "error"):
             accent = fill_color(palette, self._phase)
             painter.setPen(Qt.PenStyle.NoPen)

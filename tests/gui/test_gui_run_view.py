@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
@@ -273,6 +273,24 @@ def test_a_step_shows_its_task_and_error_as_written(view: RunView) -> None:
     assert not [
         label for label in [*shown, *labels_with(view.header, "<img")] if renders_as_html(label)
     ]
+
+
+def test_a_repaint_inside_a_card_shows_what_painting_it_whole_does(
+    qtbot: QtBot, view: RunView
+) -> None:
+    """A child repainting inside a step's card repaints only the card's plain inside (no
+    outline or accent bar); the pixels are the ones a whole repaint gives."""
+    live(qtbot, view, running_parallel())
+    pane = next(p for p in view.panes() if p.phase.text() == "running")  # an accent bar
+    whole = pane.grab().toImage()
+    spinners = 64  # running icons turn with the clock: left of this, two grabs differ
+    for inside in (
+        pane.rect().adjusted(spinners, 12, -12, -12),  # the children and the card's inside
+        QRect(pane.width() // 2, 9, 40, 20),  # a bit of the header, away from the edges
+    ):
+        assert pane.grab(inside).toImage() == whole.copy(inside)
+    for edge in (QRect(0, 0, 12, pane.height()), QRect(pane.width() - 40, 0, 40, 40)):
+        assert pane.grab(edge).toImage() == whole.copy(edge)  # accent bar, outline, corner
 
 
 def test_a_parallel_run_shows_its_progress_line(qtbot: QtBot, view: RunView) -> None:
