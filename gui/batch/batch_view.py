@@ -49,7 +49,7 @@ from core.model.events import compact_number
 from core.record.run_files import RunIndex
 from core.record.run_names import status_word
 from core.safety.approvals import Responder, deny_by_setting
-from gui.batch.batch_model import FAILED, BatchTableModel, FailedFilter
+from gui.batch.batch_model import FAILED, BatchTableModel
 from gui.batch.new_batch_dialog import NewBatch, NewBatchDialog
 from gui.history.runs_table import started_text
 from gui.widgets.compact import let_shrink_to_label
@@ -114,11 +114,9 @@ class BatchView(QWidget):
 
         self.model = BatchTableModel(self)
         self.model.totalsChanged.connect(self._show_totals)
-        self.proxy = FailedFilter(self)
-        self.proxy.setSourceModel(self.model)
         self.table = QTableView()
         self.table.setObjectName("BatchTable")
-        self.table.setModel(self.proxy)
+        self.table.setModel(self.model)  # which sorts and filters itself (no proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -236,17 +234,19 @@ class BatchView(QWidget):
         self._watch_elsewhere()
 
     def selected_rows(self) -> list[int]:
-        """Source-model rows of the selected items, top to bottom."""
+        """Row numbers (item order) of the selected items, top to bottom."""
         rows = self.table.selectionModel().selectedRows()
-        return sorted(self.proxy.mapToSource(index).row() for index in rows)
+        return sorted(self.model.number_at(index.row()) for index in rows)
 
     def select(self, *rows: int) -> None:
-        """Select these source rows (for the keyboard and tests alike)."""
+        """Select these row numbers (item order; for the keyboard and tests alike)."""
         selection = self.table.selectionModel()
         selection.clearSelection()
         flags = QItemSelectionModel.SelectionFlag.Select | QItemSelectionModel.SelectionFlag.Rows
         for row in rows:
-            selection.select(self.proxy.mapFromSource(self.model.index(row, 0)), flags)
+            position = self.model.position_of(row)
+            if position is not None:
+                selection.select(self.model.index(position, 0), flags)
 
     def open_selected(self) -> None:
         for row in self.selected_rows()[:1]:
@@ -407,7 +407,7 @@ class BatchView(QWidget):
             self.openRunRequested.emit(run_id)
 
     def _filter(self, on: bool) -> None:
-        self.proxy.set_failed_only(on)
+        self.model.set_failed_only(on)
 
     def _show_totals(self) -> None:
         counts = self.model.counts()

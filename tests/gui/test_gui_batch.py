@@ -9,10 +9,10 @@ import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
@@ -22,7 +22,7 @@ from core.batch.inputs import BatchItem
 from core.batch.store import BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config.settings import save_settings
-from core.model.events import RunStarted, StepStarted, TextDelta, Usage, UsageStats
+from core.model.events import RunFinished, RunStarted, StepStarted, TextDelta, Usage, UsageStats
 from gui.batch.batch_view import BatchView
 from gui.window.main_window import MainWindow
 from tests.llm_server import LLMServer, Reply, last_user_text
@@ -57,11 +57,11 @@ def recorded(llm_server: LLMServer, tmp_path: Path) -> BatchRecord:
 
 
 def cell(view: BatchView, row: int, column: int) -> str:
-    return str(view.proxy.index(row, column).data())
+    return str(view.model.index(row, column).data())
 
 
 def shown_column(view: BatchView, column: int) -> list[str]:
-    return [cell(view, row, column) for row in range(view.proxy.rowCount())]
+    return [cell(view, row, column) for row in range(view.model.rowCount())]
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_a_recorded_batch_shows_its_items_totals_and_filters_the_failed(
     qtbot.mouseClick(batch_view.failed_only, Qt.MouseButton.LeftButton)
     assert shown_column(batch_view, 1) == ["item-1"]
     qtbot.mouseClick(batch_view.failed_only, Qt.MouseButton.LeftButton)
-    assert batch_view.proxy.rowCount() == 3
+    assert batch_view.model.rowCount() == 3
 
 
 def test_re_run_failed_runs_only_those_live_and_updates_the_table(
@@ -180,7 +180,7 @@ def test_history_shows_the_batch_a_run_belongs_to(
     view = window.view("batches")
     assert isinstance(view, BatchView)
     assert view.record is not None and view.record.id == recorded.id
-    assert view.proxy.rowCount() == 3
+    assert view.model.rowCount() == 3
 
 
 def test_a_batch_running_elsewhere_moves_on_in_the_table(
@@ -261,3 +261,60 @@ def test_a_preset_named_in_html_is_shown_as_written(qtbot: QtBot, tmp_path: Path
     shown = QTextDocument()
     shown.setHtml(view.title.text())
     assert shown.toPlainText().startswith('<img src="/etc/x.png">scout over <b>in</b>.jsonl')
+
+
+def test_sorted_by_a_live_figure_the_rows_follow_it_and_the_selection_its_item(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """A click on the Tokens header sorts by tokens; as items' figures change the rows move,
+    the selected item stays selected, and the failed filter keeps the order."""
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=[f"item-{n}"]) for n in range(3)], "in.jsonl")
+    view = BatchView()
+    qtbot.addWidget(view)
+    view.resize(1200, 600)
+    view.show()
+    view.show_batch(record.id)
+    model = view.model
+
+    spent: dict[int, int] = {}
+
+    def spend(item: int, tokens: int, status: Literal["error", ""] = "") -> None:
+        run = f"run-{item}"
+        spent[item] = spent.get(item, 0) + tokens
+        if model.row(item).state is None:
+            model.add_event(
+                item, RunStarted(run_id=run, mode="chain", steps=[], cwd="", started_at="")
+            )
+            step = StepStarted(run_id=run, step=0, ts=0.0, agent="scout", task="t", cwd="")
+            model.add_event(item, step)
+        usage = UsageStats(input=tokens, output=0, model="test-model")
+        model.add_event(item, Usage(run_id=run, step=0, ts=0.0, usage=usage))
+        if status:
+            total = UsageStats(input=spent[item], output=0, model="test-model")
+            model.add_event(item, RunFinished(run_id=run, ts=1.0, status=status, usage=total))
+
+    header = view.table.horizontalHeader()
+    tokens_header = QPoint(header.sectionViewportPosition(4) + 5, header.height() // 2)
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=tokens_header)
+    assert header.sortIndicatorSection() == 4
+    if header.sortIndicatorOrder() != Qt.SortOrder.AscendingOrder:
+        qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=tokens_header)
+    for item, tokens in ((0, 500), (1, 100), (2, 300)):
+        spend(item, tokens)
+    model.flush()
+    assert shown_column(view, 1) == ["item-1", "item-2", "item-0"]
+
+    view.select(1)  # item-1, shown first
+    spend(1, 900)  # now the most
+    model.flush()
+    assert shown_column(view, 1) == ["item-2", "item-0", "item-1"]
+    assert view.selected_rows() == [1]
+
+    spend(2, 50, status="error")
+    spend(0, 10, status="error")
+    model.flush()
+    qtbot.mouseClick(view.failed_only, Qt.MouseButton.LeftButton)
+    assert shown_column(view, 1) == ["item-2", "item-0"]  # 350 and 510 tokens, failed
+    assert shown_column(view, 2) == ["failed", "failed"]
