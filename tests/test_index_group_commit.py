@@ -73,6 +73,33 @@ def test_a_thread_reads_the_rows_it_queued(tmp_path: Path) -> None:
     assert found == ["running"]
 
 
+def test_a_loop_closed_before_its_turn_ended_holds_back_no_later_rows(tmp_path: Path) -> None:
+    """An app quitting (or a test's loop) may close its loop with a commit still to run: the
+    next loop on the thread commits at its turn's end, the rows left behind too."""
+    index = RunIndex(tmp_path / "runs.sqlite")
+    elsewhere = sqlite3.connect(index.path)
+    first = asyncio.new_event_loop()
+
+    async def queue_and_stop() -> None:
+        index.started(started("run-a"), tmp_path / "a.jsonl", soon=True)
+        first.stop()  # the turn's commit would run at the next turn, which never comes
+
+    stopping = first.create_task(queue_and_stop())
+    first.run_forever()
+    assert stopping.done()
+    first.close()
+    assert elsewhere.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+
+    async def next_loop() -> None:
+        index.started(started("run-b"), tmp_path / "b.jsonl", soon=True)
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+
+    asyncio.run(next_loop())
+    assert elsewhere.execute("SELECT count(*) FROM runs").fetchone()[0] == 2
+    elsewhere.close()
+
+
 def test_one_failing_write_costs_no_other_and_is_told_why(tmp_path: Path) -> None:
     index = RunIndex(tmp_path / "runs.sqlite")
     outcomes: dict[str, Exception | None] = {}

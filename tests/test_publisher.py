@@ -68,6 +68,34 @@ async def test_a_loop_turns_events_are_flushed_together_at_its_end(
     assert publisher.close() is None  # closing twice is harmless
 
 
+def test_a_loop_closed_before_its_turn_ended_holds_back_no_later_flush() -> None:
+    """A loop closed with its turn's flush still to run (an app quitting, a test's loop): the
+    thread's next loop flushes its runs' lines at its own turn's end, not only at close."""
+    left = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
+    first = asyncio.new_event_loop()
+
+    async def publish_and_stop() -> None:
+        left.publish(delta(1))
+        first.stop()  # the flush would run at the next turn, which never comes
+
+    stopping = first.create_task(publish_and_stop())
+    first.run_forever()
+    assert stopping.done()
+    first.close()
+    publisher = EventPublisher(Redactor(), RunFileSink(RunWriter("r2", Redactor())))
+    on_disk: list[list[Event]] = []
+
+    async def next_loop() -> None:
+        publisher.publish(delta(2))
+        await asyncio.sleep(0)  # the rest of this turn
+        on_disk.append(load_run(run_file("r2")))
+
+    asyncio.run(next_loop())
+    assert on_disk == [[delta(2)]]
+    assert load_run(run_file("r1")) == [delta(1)]  # flushed with it
+    assert publisher.close() is None and left.close() is None
+
+
 def test_without_a_running_loop_each_event_is_flushed_as_published() -> None:
     publisher = EventPublisher(Redactor(), RunFileSink(RunWriter("r1", Redactor())))
     publisher.publish(delta(1))

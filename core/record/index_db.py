@@ -78,7 +78,9 @@ class _PendingWrites:
 
     def __init__(self) -> None:
         self._queued: dict[Path, list[tuple[IndexWrite, WriteDone | None]]] = {}
-        self._scheduled = False
+        self._scheduled_on: asyncio.AbstractEventLoop | None = None
+        """The loop a commit is scheduled on: a loop stopped and closed before its turn
+        ended (a test's, an app quitting) never runs it, and the next loop must."""
         self._lock = threading.Lock()  # the exit hook commits from another thread
 
     def add(self, path: Path, write: IndexWrite, done: WriteDone | None) -> None:
@@ -86,12 +88,12 @@ class _PendingWrites:
             self._queued.setdefault(path, []).append((write, done))
 
     def schedule(self, loop: asyncio.AbstractEventLoop) -> None:
-        if not self._scheduled:
-            self._scheduled = True
+        if self._scheduled_on is not loop:
+            self._scheduled_on = loop
             loop.call_soon(self.commit_all)
 
     def commit_all(self) -> None:
-        self._scheduled = False
+        self._scheduled_on = None
         with self._lock:
             paths = list(self._queued)
         for path in paths:

@@ -69,25 +69,26 @@ class _GroupFlush:
 
     def __init__(self) -> None:
         self._dirty: dict[RunFileSink, None] = {}
-        self._scheduled = False
+        self._scheduled_on: asyncio.AbstractEventLoop | None = None
+        """The loop a flush is scheduled on: a loop closed before its turn ended never runs
+        it, and the thread's next loop must schedule its own."""
 
     def written(self, sink: RunFileSink) -> None:
         self._dirty[sink] = None
-        if self._scheduled:
-            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             self.flush()
             return
-        self._scheduled = True
-        loop.call_soon(self.flush)
+        if self._scheduled_on is not loop:
+            self._scheduled_on = loop
+            loop.call_soon(self.flush)
 
     def forget(self, sink: RunFileSink) -> None:
         self._dirty.pop(sink, None)
 
     def flush(self) -> None:
-        self._scheduled = False
+        self._scheduled_on = None
         dirty, self._dirty = self._dirty, {}
         for sink in dirty:
             sink.flush()
