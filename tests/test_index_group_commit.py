@@ -43,7 +43,7 @@ def test_the_rows_of_one_loop_turn_are_one_transaction(tmp_path: Path) -> None:
 
     async def one_turn() -> None:
         for n in range(64):
-            index.started(started(f"run-{n}"), tmp_path / f"run-{n}.jsonl", soon=True)
+            index.started_soon(started(f"run-{n}"), tmp_path / f"run-{n}.jsonl")
         seen.append(elsewhere.execute("SELECT count(*) FROM runs").fetchone()[0])
         await asyncio.sleep(0)  # the turn ends: its writes are committed
         await asyncio.sleep(0)
@@ -64,7 +64,7 @@ def test_a_thread_reads_the_rows_it_queued(tmp_path: Path) -> None:
     lock = LivenessLock(run_file)  # the run's owner is alive: this process
 
     async def write_then_read() -> None:
-        index.started(started("run-a"), run_file, soon=True)
+        index.started_soon(started("run-a"), run_file)
         record = index.get("run-a")  # same turn, before its commit
         found.append(record.status if record is not None else None)
 
@@ -81,7 +81,7 @@ def test_a_loop_closed_before_its_turn_ended_holds_back_no_later_rows(tmp_path: 
     first = asyncio.new_event_loop()
 
     async def queue_and_stop() -> None:
-        index.started(started("run-a"), tmp_path / "a.jsonl", soon=True)
+        index.started_soon(started("run-a"), tmp_path / "a.jsonl")
         first.stop()  # the turn's commit would run at the next turn, which never comes
 
     stopping = first.create_task(queue_and_stop())
@@ -91,7 +91,7 @@ def test_a_loop_closed_before_its_turn_ended_holds_back_no_later_rows(tmp_path: 
     assert elsewhere.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
 
     async def next_loop() -> None:
-        index.started(started("run-b"), tmp_path / "b.jsonl", soon=True)
+        index.started_soon(started("run-b"), tmp_path / "b.jsonl")
         await asyncio.sleep(0)
         await asyncio.sleep(0)
 
@@ -105,17 +105,13 @@ def test_one_failing_write_costs_no_other_and_is_told_why(tmp_path: Path) -> Non
     outcomes: dict[str, Exception | None] = {}
 
     async def one_turn() -> None:
-        index.started(
-            started("run-a"), tmp_path / "a.jsonl", soon=True, done=lambda e: outcomes.update(a=e)
-        )
+        index.started_soon(started("run-a"), tmp_path / "a.jsonl", lambda e: outcomes.update(a=e))
         write_soon(
             index.path,
             lambda db: db.execute("INSERT INTO no_such_table VALUES (1)"),
             lambda e: outcomes.update(bad=e),
         )
-        index.started(
-            started("run-b"), tmp_path / "b.jsonl", soon=True, done=lambda e: outcomes.update(b=e)
-        )
+        index.started_soon(started("run-b"), tmp_path / "b.jsonl", lambda e: outcomes.update(b=e))
         await asyncio.sleep(0)
         await asyncio.sleep(0)
 

@@ -28,7 +28,7 @@ from core.backends.pi_sessions import prune_sessions
 from core.config import paths
 from core.config.handoff_files import remove_handoff
 from core.model.events import Event, RunFinished, RunStarted, Usage, UsageStats, event_from_json
-from core.record.index_db import IndexWrite, WriteDone, index_transaction, write_soon
+from core.record.index_db import WriteDone, index_transaction, write_soon
 from core.record.liveness import lock_path, owner_alive
 from core.record.run_names import STATUS_WORDS, RunOrigin
 from core.safety.redaction import (
@@ -205,35 +205,16 @@ class RunIndex:
         with index_transaction(self.path) as db:
             yield db
 
-    def started(
-        self, event: RunStarted, path: Path, *, soon: bool = False, done: WriteDone | None = None
-    ) -> None:
-        """Index the run as ``running``. ``soon``: in this loop turn's group commit
-        (:func:`core.record.index_db.write_soon`), its outcome told to ``done``; else now
-        (errors raise)."""
-        row = (
-            event.run_id,
-            event.mode,
-            event.preset,
-            json.dumps([s.agent for s in event.steps]),
-            json.dumps(event.args),
-            event.cwd,
-            event.started_at,
-            _NO_USAGE,
-            str(path),
-            origin.model_dump_json() if (origin := RunOrigin.of(event)) else None,
-            event.batch_id,
-        )
+    def started(self, event: RunStarted, path: Path) -> None:
+        """Index the run as ``running`` now (errors raise)."""
+        with self._connect() as db:
+            db.execute(*_started_row(event, path))
 
-        def write(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT OR REPLACE INTO runs (id, mode, preset, agents, args, cwd, started_at,"
-                " status, usage, path, origin, batch_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
-                row,
-            )
-
-        self._write(write, soon, done)
+    def started_soon(self, event: RunStarted, path: Path, done: WriteDone | None = None) -> None:
+        """:meth:`started` in this loop turn's group commit
+        (:func:`core.record.index_db.write_soon`); ``done`` is told the outcome."""
+        statement, row = _started_row(event, path)
+        write_soon(self.path, lambda db: db.execute(statement, row), done)
 
     def finished(
         self,
@@ -262,16 +243,7 @@ class RunIndex:
         (a recording releases its liveness lock then: not before the row says how the run
         ended)."""
         statement, row = _finished_row(event, started_at, False, by_agent)
-        self._write(lambda db: db.execute(statement, row), True, done)
-
-    def _write(self, write: IndexWrite, soon: bool, done: WriteDone | None) -> None:
-        if soon:
-            write_soon(self.path, write, done)
-            return
-        with self._connect() as db:
-            write(db)
-        if done is not None:
-            done(None)
+        write_soon(self.path, lambda db: db.execute(statement, row), done)
 
     def usage_by_agent(self) -> dict[str, UsageStats]:
         """Every recorded run's usage, summed per agent (runs from before this was kept
@@ -439,6 +411,28 @@ class RunIndex:
 def _finished_at(started_at: str, elapsed: float) -> str:
     return (datetime.fromisoformat(started_at) + timedelta(seconds=elapsed)).isoformat(
         timespec="seconds"
+    )
+
+
+def _started_row(event: RunStarted, path: Path) -> tuple[str, tuple[object, ...]]:
+    """The statement and values that index ``event``'s run as ``running``."""
+    return (
+        "INSERT OR REPLACE INTO runs (id, mode, preset, agents, args, cwd, started_at,"
+        " status, usage, path, origin, batch_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+        (
+            event.run_id,
+            event.mode,
+            event.preset,
+            json.dumps([s.agent for s in event.steps]),
+            json.dumps(event.args),
+            event.cwd,
+            event.started_at,
+            _NO_USAGE,
+            str(path),
+            origin.model_dump_json() if (origin := RunOrigin.of(event)) else None,
+            event.batch_id,
+        ),
     )
 
 

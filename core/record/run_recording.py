@@ -130,8 +130,8 @@ class RunRecording:
         be: it ends ``error`` with the reason."""
         sink = self._publisher.sink
         if self._index is not None and sink is not None:
-            self._index.started(
-                self._publisher.redacted(start), sink.writer.path, soon=True, done=self._indexed
+            self._index.started_soon(
+                self._publisher.redacted(start), sink.writer.path, self._start_indexed
             )
         self.emit(start)
 
@@ -168,17 +168,10 @@ class RunRecording:
         if self._index is None:
             self._release_lock()
             return finished
-        run_id = self.run_id
-
-        def indexed(failure: Exception | None) -> None:
-            if failure is not None:  # the lock goes now: the row reads how the file ended
-                _log.error("could not record the end of run %s: %s", run_id, failure)
-            self._release_lock()
-
         # The lock is held until the row says how the run ended: a reader that saw the row
         # "running" with no live owner would take it for a crash.
         self._index.finished_soon(
-            finished, start.started_at, by_agent=self.state.usage_by_agent(), done=indexed
+            finished, start.started_at, by_agent=self.state.usage_by_agent(), done=self._end_indexed
         )
         return finished
 
@@ -268,7 +261,14 @@ class RunRecording:
             )
             self._on_failure()
 
-    def _indexed(self, failure: Exception | None) -> None:
+    def _end_indexed(self, failure: Exception | None) -> None:
+        """The run's ending is in its row, or could not be written: the lock goes either
+        way (a row left "running" then reads as the run file ended)."""
+        if failure is not None:
+            _log.error("could not record the end of run %s: %s", self.run_id, failure)
+        self._release_lock()
+
+    def _start_indexed(self, failure: Exception | None) -> None:
         """The run's row was written at its start, or could not be: then stop the run."""
         if failure is None or self._ended or self.write_error is not None:
             return  # a run ended in the same turn: its ending's write reports the failure
