@@ -248,7 +248,7 @@ class BatchTableModel(FlatTableModel):
         numbers = [n for n in range(len(rows)) if not failed_only or rows[n].status in FAILED]
         key = _SORT_KEYS[self._sort_column]
         descending = self._sort_order != _ASCENDING
-        return sorted(numbers, key=lambda n: key(self.rows[n]), reverse=descending)
+        return sorted(numbers, key=lambda n: key(rows[n]), reverse=descending)
 
     def _follow_figures(self) -> None:
         """Figures changed: arrange again when what the rows are sorted or filtered by can
