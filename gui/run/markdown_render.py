@@ -56,6 +56,9 @@ class MarkdownColors:
     inline_code_background: str = "#eef0f3"
     table_border: str = "#d5d8dc"
     table_header: str = "#f0f2f4"
+    background: str = "#ffffff"
+    """What the text is shown on: a table's cells are painted with it (see
+    :func:`_render_table_open`)."""
     link: str = "#2f6fd0"
     quote_bar: str = "#c9cdd2"
     monospace: str = "monospace"
@@ -210,10 +213,14 @@ def _render_html(
 def _render_table_open(
     self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
 ) -> str:
+    """The grid is the table's own background showing through one pixel between the cells
+    (painted with the text's background), not cell borders: Qt lays out and paints a table
+    with ``border-collapse`` two to three times slower (a 30-row table: 25 vs 13 ms), which
+    made tables most of a long answer's layout time."""
     colors: MarkdownColors = env["colors"]
     return (
-        f'<table cellspacing="0" cellpadding="5" style="border-collapse:collapse; '
-        f'border:1px solid {colors.table_border}; margin-top:2px; margin-bottom:4px">'
+        f'<table cellspacing="1" cellpadding="0" bgcolor="{colors.table_border}" '
+        'style="margin-top:2px; margin-bottom:4px">'
     )
 
 
@@ -223,9 +230,8 @@ def _render_cell_open(
     colors: MarkdownColors = env["colors"]
     token = tokens[idx]
     style = str(token.attrGet("style") or "")
-    style += f"; border:1px solid {colors.table_border}; padding:4px 8px"
-    if token.tag == "th":
-        style += f"; background-color:{colors.table_header}"
+    fill = colors.table_header if token.tag == "th" else colors.background
+    style += f"; padding:4px 8px; background-color:{fill}; vertical-align:middle"
     token.attrSet("style", style.lstrip("; "))
     return str(self.renderToken(tokens, idx, options, env))
 

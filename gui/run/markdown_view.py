@@ -77,6 +77,7 @@ def _colors_for(palette: QPalette) -> MarkdownColors:
         inline_code_background=mix(base, text, 0.11 if dark else 0.07).name(),
         table_border=mix(base, text, 0.22 if dark else 0.18).name(),
         table_header=mix(base, text, 0.08 if dark else 0.05).name(),
+        background=base.name(),
         link=palette.color(QPalette.ColorRole.Link).name(),
         quote_bar=mix(base, text, 0.3).name(),
         monospace=f"'{monospace_font().family()}', monospace",

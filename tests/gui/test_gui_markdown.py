@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
 import pytest
-from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtCore import QPoint, QRectF, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextDocument, QTextTable
 from PySide6.QtWidgets import QScrollArea
 from pytestqt.qtbot import QtBot
@@ -169,6 +170,31 @@ def test_tables_task_lists_and_strikethrough_are_rendered(qtbot: QtBot) -> None:
     text = view.toPlainText()
     assert "☑ done" in text and "☐ to do" in text
     assert view.document().find("gone").charFormat().fontStrikeOut()
+
+
+def test_a_table_is_drawn_as_a_grid_of_one_pixel_lines(qtbot: QtBot) -> None:
+    view = make_view(qtbot, "| Name | Value |\n|---|---|\n| alpha | 1 |\n| beta | 2 |\n")
+    colors = view._colors
+    table = next(f for f in view.document().rootFrame().childFrames() if isinstance(f, QTextTable))
+    image = view.viewport().grab().toImage()
+    layout = view.document().documentLayout()
+
+    def cell_box(row: int, column: int) -> QRectF:
+        return layout.blockBoundingRect(table.cellAt(row, column).firstCursorPosition().block())
+
+    def shown(x: float, y: float) -> str:
+        return str(image.pixelColor(round(x), round(y)).name())
+
+    header, first = cell_box(0, 0), cell_box(1, 0)
+    # Inside a cell, left of its text: the cell's padding, painted.
+    assert shown(header.left() - 3, header.center().y()) == colors.table_header
+    assert shown(first.left() - 3, first.center().y()) == colors.background
+    # Down the first column, from the header to the last row: a line of one pixel between
+    # two cells, and one at each end.
+    column = [shown(first.left() - 3, y) for y in range(image.height())]
+    lines = [y for y, color in enumerate(column) if color == colors.table_border]
+    assert len(lines) == 4, column
+    assert all(b - a > 1 for a, b in itertools.pairwise(lines))
 
 
 def test_render_html_numbers_code_blocks_from_a_base() -> None:
