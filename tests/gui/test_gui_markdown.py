@@ -14,7 +14,13 @@ from pytestqt.qtbot import QtBot
 
 import gui.run.markdown_view as markdown_view
 from gui.run.markdown_render import BlockSplitter, RenderedHtml, extends_plainly, render_html
-from gui.run.markdown_stream import HIDDEN_BATCH_CHARS, MarkdownStream
+from gui.run.markdown_stream import (
+    HIDDEN_BATCH_CHARS,
+    LAZY_SLICE_CHARS,
+    MIN_SLICE_CHARS,
+    MarkdownStream,
+    SlicePace,
+)
 from gui.run.markdown_view import MarkdownView
 
 DOCUMENT = """# Report
@@ -388,6 +394,51 @@ def stream_in_area(qtbot: QtBot, width: int, height: int) -> tuple[MarkdownStrea
     area.resize(width, height)
     area.show()
     return stream, area
+
+
+def test_behind_a_flood_being_laid_out_only_finished_text_shows(qtbot: QtBot) -> None:
+    """A flood finishes far more text in one interval than a turn lays out: the screen shows
+    a prefix of the answer while the backlog is laid out a slice per turn, never the open
+    last block after a gap; that block shows once the backlog is done."""
+    stream, _area = stream_in_area(qtbot, 600, 400)
+    blocks = "".join(f"Paragraph {n} of a flood, with **bold** words.\n\n" for n in range(400))
+    once = MarkdownView()
+    qtbot.addWidget(once)
+    once.set_markdown(blocks + "The open line still open")
+    stream.feed(blocks + "The open line")
+    stream.flush()
+
+    assert not stream.is_laid_out()
+    shown = [view for view in stream.findChildren(MarkdownView) if view.isVisible()]
+    assert shown == [view for view in stream.views() if view.isVisible()]  # no tail view
+    prefix = "\n".join(view.plain_text() for view in shown)
+    assert prefix.startswith("Paragraph 0") and once.toPlainText().startswith(prefix)
+    stream.feed(" still open")  # more words while the backlog is laid out: still not shown
+    stream.flush()
+    assert not any(v.toPlainText().endswith("open") for v in stream.findChildren(MarkdownView))
+
+    qtbot.waitUntil(stream.is_laid_out, timeout=20_000)
+    qtbot.waitUntil(
+        lambda: any(
+            v.isVisible() and v.toPlainText() == "The open line still open"
+            for v in stream.findChildren(MarkdownView)
+        )
+    )
+    assert stream.shown_text() == once.toPlainText()
+
+
+def test_slices_are_cut_to_the_pace_of_the_slow_ones() -> None:
+    pace = SlicePace()
+    assert pace.chars_for(1.0) == LAZY_SLICE_CHARS  # never more than a slice
+    assert pace.chars_for(-0.002) == MIN_SLICE_CHARS  # a spent budget: the least that moves
+    before = pace.chars_for(0.008)
+    pace.learn(1_000, 0.050)  # one slow slice (tables): believed at once
+    slow = pace.chars_for(0.008)
+    assert slow < before / 2
+    pace.learn(1_000, 0.001)  # one fast slice (prose): believed a little
+    assert slow < pace.chars_for(0.008) < 2 * slow
+    pace.learn(10, 10.0)  # too short to say anything
+    assert slow < pace.chars_for(0.008)
 
 
 def scrolled_to_the_top(qtbot: QtBot) -> tuple[MarkdownStream, QScrollArea]:
