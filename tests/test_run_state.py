@@ -151,6 +151,55 @@ def test_cumulative_output_replaces() -> None:
     assert isinstance(call, ToolCall) and call.output == "line 1\nline 2"
 
 
+def test_streamed_pieces_join_their_block_or_open_a_new_one() -> None:
+    """Answers' words are the fold's most frequent events (folded on a short path): each
+    joins the block it continues, or opens one — a new message, after thinking, after a
+    superseded attempt; a sub-agent's words are its call's output; a piece for a call or
+    step that does not exist changes nothing."""
+    plan = [PlannedStep(agent="scout", task="find", cwd="/w")]
+
+    def text(words: str, message: str | None = "m1", parent: str | None = None) -> TextDelta:
+        return TextDelta(
+            run_id=RUN, step=0, ts=2, text=words, message_id=message, parent_call_id=parent
+        )
+
+    events: list[Event] = [
+        RunStarted(
+            run_id=RUN, mode="chain", steps=plan, cwd="/w", started_at="2026-12-03T10:00:00Z"
+        ),
+        StepStarted(run_id=RUN, step=0, ts=1, agent="scout", task="find", model="m", cwd="/w"),
+        text("Hello "),
+        text("world"),
+        ThinkingDelta(run_id=RUN, step=0, ts=2, text="hmm", message_id="m1"),
+        text("After thinking"),
+        text("Second message", message="m2"),
+        Retry(run_id=RUN, step=0, ts=3, attempt=2, error="overloaded"),
+        text(" again", message="m2"),
+        ToolCallStarted(
+            run_id=RUN, step=0, ts=4, call_id="c1", tool="subagent", arguments={"agent": "x"}
+        ),
+        text("sub-agent words", parent="c1"),
+        text("words of a call that never started", parent="c9"),
+        ToolCallOutput(run_id=RUN, step=0, ts=5, call_id="c9", chunk="nobody's output"),
+        TextDelta(run_id=RUN, step=7, ts=5, text="a step that does not exist"),
+    ]
+    state = fold(events)
+
+    blocks = [
+        (i.kind, i.text, i.superseded) for i in state.steps[0].items if isinstance(i, TextBlock)
+    ]
+    assert blocks == [  # a retry supersedes the whole attempt before it
+        ("text", "Hello world", True),
+        ("thinking", "hmm", True),
+        ("text", "After thinking", True),
+        ("text", "Second message", True),
+        ("text", " again", False),
+    ]
+    call = state.steps[0].calls["c1"]
+    assert call.output == "sub-agent words"
+    assert state.events == len(events) and state.elapsed == 5
+
+
 def test_parallel_progress_line() -> None:
     plan = [PlannedStep(agent="a", task="t", cwd="/") for _ in range(3)]
     state = fold(
