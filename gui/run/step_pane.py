@@ -71,9 +71,11 @@ EXPANDED_PAGE = 200
 LIVE_PAGE = 50
 """Widgets of a running step's pane that expanded by itself (it follows the newest items;
 nobody reads fifty items back while they stream in)."""
-MAX_NEW_WIDGETS = 4
-"""Widgets one update may create. When more items arrived at once (a flood), the window
-restarts at the newest ones; the others stay one click away ("Show earlier items")."""
+MAX_NEW_WIDGETS = 2
+"""Widgets one update may create (a text item and its Markdown view take 2-4 ms to build, show
+and lay out; four of them were the largest part of a flood's longest turns). When more items
+arrived at once (a flood: over 40 a second at 20 updates a second), the window restarts at the
+newest ones; the others stay one click away ("Show earlier items")."""
 GROW_PER_TURN = 1
 """Widgets a pane adds per job while it fills in by itself (a run just opened, a step folding
 back), at 4-10 ms a Markdown view: the jobs of every pane share one budget a turn
