@@ -32,7 +32,15 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.model.events import Event, RunFinished, RunStarted, StepFinished, StepStarted
+from core.model.events import (
+    Event,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    TextDelta,
+    ToolCallOutput,
+)
 from core.record.run_state import RunState
 from gui.run.graph_progress import GraphProgress
 from gui.widgets.throttle import Throttle
@@ -46,6 +54,8 @@ _CHECK_EVERY = 128
 """Events applied between two looks at the clock (perf_counter is not free)."""
 _TURNING_POINTS = (RunStarted, StepStarted, StepFinished, RunFinished)
 """Events after which a slice ends and views hear at once: they rebuild or fold panes."""
+_STREAMED = (TextDelta, ToolCallOutput)
+"""Streamed pieces: they change their step's items and nothing else the views show apart."""
 
 
 class RunModel(QObject):
@@ -102,6 +112,17 @@ class RunModel(QObject):
         """Queue one live event; it reaches the state and the views within one interval.
         After :meth:`follow`, the event is in the state already: it is only noted."""
         if self._shared:
+            if isinstance(event, _STREAMED):
+                # Nine events in ten: a piece of the step's text or of a call's output, which
+                # moves no node of the graph and is no turning point.
+                self._unreported_count += 1
+                step = event.step
+                if step is not None and 0 <= step < len(self.state.steps):
+                    self._unreported.add(step)
+                if not self._requested:
+                    self._requested = True
+                    self._throttle.request(urgent=self._urgent)
+                return
             self._note(event)
             # One request per report, not one per event (a timer call costs more than the
             # note); a turning point makes the pending one urgent.
