@@ -53,7 +53,7 @@ from gui.run.run_controller import RunController, RunSession
 from gui.run.run_header import display_status, run_title
 from gui.run.run_loader import RunLoader
 from gui.run.run_page import RunPage
-from gui.run.run_view import RunView
+from gui.run.spare_run_view import SpareRunView
 
 TAB_TITLE_CHARS = 30
 FILE_FILTER = "Runs and transcripts (*.jsonl *.json *.ndjson);;All files (*)"
@@ -118,12 +118,18 @@ class RunsView(QWidget):
         # The one-time cost of the first run view (~80 ms of PySide6 building types), paid
         # while the person reads the history rather than when they open a run.
         QTimer.singleShot(0, self, warm_up)
+        self.spare_view = SpareRunView(self, idle=lambda: not self._reading())
+        """The view the next opened run is shown in, built while the window is idle."""
 
     # -- public API ----------------------------------------------------------------------
 
     def pages(self) -> list[RunPage]:
         found = (self.tabs.widget(i) for i in range(self.tabs.count()))
         return [page for page in found if isinstance(page, RunPage)]
+
+    def _reading(self) -> bool:
+        """A run is being read or its panes built: the window is not idle."""
+        return any(page.is_reading() for page in self.pages())
 
     def current_page(self) -> RunPage | None:
         page = self.tabs.currentWidget()
@@ -304,7 +310,7 @@ class RunsView(QWidget):
     ) -> RunPage:
         """A tab at once (so the window answers the click), its run read on a worker thread."""
         name = path.name if path is not None else "the run"
-        view = RunView()
+        view = self.spare_view.take()
         view.show_reading(name)
         page = RunPage(view, path=path)
         page.expected_run_id = run_id

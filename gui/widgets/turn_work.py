@@ -105,6 +105,11 @@ def later(owner: QObject, job: Callable[[], object]) -> None:
     _queue.later(owner, job)
 
 
+def pending_jobs() -> int:
+    """Jobs waiting for a coming turn: 0 when the window has no gradual work under way."""
+    return _queue.pending() if _queue is not None else 0
+
+
 def turn_deadline() -> float:
     """When work done now must stop for this turn (``time.perf_counter()`` seconds): inside
     the queue's run, the run's own limit — a job that loops over its work (panes to sync)
