@@ -4,6 +4,10 @@ never run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+from types import SimpleNamespace
+
 import pytest
 import shiboken6
 from PySide6.QtCore import QObject
@@ -105,3 +109,38 @@ def test_jobs_of_one_run_share_its_deadline(qtbot: QtBot) -> None:
     assert seen[0] == seen[1]
     outside = turn_deadline()
     assert outside > seen[1]  # outside a run: a budget from now
+
+
+def test_a_job_that_took_longer_than_the_budget_left_waits_for_the_next_run(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checked only after each job, a few small jobs and then a big one made a run of twice
+    the budget; a job whose kind took more than what is left waits (and comes first)."""
+    clock = [0.0]
+    monkeypatch.setattr(turn_work, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    owner = QObject()
+    runs: list[tuple[str, float]] = []
+
+    def job(name: str, seconds: float) -> Callable[[], None]:
+        def run() -> None:
+            runs.append((name, turn_deadline()))
+            clock[0] += seconds
+
+        return run
+
+    def build_pane(name: str) -> None:  # one kind of job, whatever it builds
+        runs.append((name, turn_deadline()))
+        clock[0] += 0.010  # more than a whole budget
+
+    later(owner, partial(build_pane, "pane 1"))
+    qtbot.waitUntil(lambda: len(runs) == 1)
+    later(owner, job("small", 0.001))
+    later(owner, partial(build_pane, "pane 2"))  # would end 3 ms past the budget: waits
+    later(owner, job("after", 0.001))
+    qtbot.waitUntil(lambda: len(runs) == 4)
+
+    names = [name for name, _deadline in runs]
+    assert names == ["pane 1", "small", "pane 2", "after"]
+    run_of = {name: deadline for name, deadline in runs}
+    assert run_of["small"] != run_of["pane 2"]  # the pane waited for the next run
+    assert run_of["pane 2"] != run_of["after"]  # which it had to itself
