@@ -138,6 +138,10 @@ class StepPane(HeaderToggleMixin, QFrame):
         self._run_running = False
         self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        # Every pixel is painted here, the corners outside the card too (see paintEvent): Qt
+        # then moves a pane that a growing one pushed down by copying its pixels, where it
+        # painted the pane and its twenty widgets again.
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.header = QWidget()
         self.header.setCursor(Qt.CursorShape.PointingHandCursor)
         self.chevron = QToolButton()
@@ -433,6 +437,8 @@ class StepPane(HeaderToggleMixin, QFrame):
             painter.fillRect(event.rect(), background)
             painter.end()
             return
+        # The corners outside the rounded card: what the run view shows around the panes.
+        painter.fillRect(self.rect(), palette.color(QPalette.ColorRole.Window))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         border = (
             palette.color(QPalette.ColorRole.Highlight)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
@@ -291,6 +291,19 @@ def test_a_repaint_inside_a_card_shows_what_painting_it_whole_does(
         assert pane.grab(inside).toImage() == whole.copy(inside)
     for edge in (QRect(0, 0, 12, pane.height()), QRect(pane.width() - 40, 0, 40, 40)):
         assert pane.grab(edge).toImage() == whole.copy(edge)  # accent bar, outline, corner
+
+
+def test_a_card_paints_its_corners_in_the_views_background(qtbot: QtBot, view: RunView) -> None:
+    """A card paints every pixel of its rectangle, the corners outside its rounded outline
+    in what the run view shows around the cards: Qt paints nothing behind it."""
+    live(qtbot, view, running_parallel())
+    pane = view.pane(0)
+    assert pane.testAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+    on_screen = view.grab().toImage()
+    corner = pane.mapTo(view, QPoint(0, 0))
+    around = pane.mapTo(view, QPoint(0, -4))  # the view's background, above the card
+    assert on_screen.pixelColor(corner) == on_screen.pixelColor(around)
+    assert pane.grab().toImage().pixelColor(0, 0) == on_screen.pixelColor(around)
 
 
 def test_a_parallel_run_shows_its_progress_line(qtbot: QtBot, view: RunView) -> None:
