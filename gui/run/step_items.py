@@ -48,6 +48,11 @@ class TextItem(QWidget):
         self._layout.setSpacing(2)
         self._layout.addWidget(self.stream)
         self._superseded = False
+        self.show_block(block, live)
+
+    def show_block(self, block: TextBlock, live: bool) -> None:
+        """Show ``block`` from scratch: this item's, or another's in a widget a step pane
+        reuses (a flood's newest text in the widget of one that left the window)."""
         self._seen = len(block.content)
         self.stream.set_text(block.text, finished=not live)
         self.refresh(block, live)

@@ -38,11 +38,11 @@ from PySide6.QtWidgets import (
 
 from core.model.cost import cost_reason
 from core.model.events import UsageStats
-from core.record.run_state import StepState
+from core.record.run_state import Item, StepState, TextBlock
 from gui.changes import ChangesSection
 from gui.run.review_table import ReviewTable, counts_text
 from gui.run.run_header import home_relative
-from gui.run.step_items import make_item_widget, refresh_item_widget
+from gui.run.step_items import TextItem, make_item_widget, refresh_item_widget
 from gui.run.step_menu import StepMenuButton
 from gui.run.step_message_box import StepMessageBox, box_mode
 from gui.run.tool_call_row import ToolCallRow
@@ -129,6 +129,8 @@ class StepPane(HeaderToggleMixin, QFrame):
         self._limit = EXPANDED_PAGE
         self._first = 0  # item index of self._widgets[0]
         self._widgets: list[QWidget] = []
+        self._retired: list[TextItem] = []
+        """Text items a flood slid out of the window, kept to show the next ones."""
         self.widgets_made = 0
         """Item widgets this pane has built so far (the run view spreads new ones over turns)."""
         self._focus_within = False
@@ -563,7 +565,7 @@ class StepPane(HeaderToggleMixin, QFrame):
         if bounded and count - max(start, built_to) > MAX_NEW_WIDGETS:
             start = count - MAX_NEW_WIDGETS  # a flood: keep up with the newest items only
         while self._widgets and self._first < start:
-            self._remove_widget(self._widgets.pop(0))
+            self._retire(self._widgets.pop(0), keep=bounded)
             self._first += 1
         if not self._widgets:
             self._first = start
@@ -579,11 +581,16 @@ class StepPane(HeaderToggleMixin, QFrame):
             index = self._first + offset
             refresh_item_widget(widget, items[index], live and index == last, interrupted=cut)
         for index in range(self._first + len(self._widgets), count):
-            widget = make_item_widget(items[index], live and index == last, interrupted=cut)
+            item, item_live = items[index], live and index == last
+            widget = self._reused_for(item, item_live) or make_item_widget(
+                item, item_live, interrupted=cut
+            )
             self._body_layout.insertWidget(1 + len(self._widgets), widget)
             widget.show()
             self._widgets.append(widget)
             self.widgets_made += 1
+        if not bounded:
+            self._drop_retired()
         if self._bare:
             self._bare = False  # the next sync builds the newest items, then grows back
         else:
@@ -640,6 +647,31 @@ class StepPane(HeaderToggleMixin, QFrame):
         for widget in self._widgets:
             self._remove_widget(widget)
         self._widgets = []
+        self._drop_retired()
+
+    def _retire(self, widget: QWidget, *, keep: bool) -> None:
+        """Take a widget out of the window; in a flood (``keep``), a text item waits, hidden,
+        to show one of the next items (:meth:`_reused_for`): a new one with its Markdown view
+        and the old one's deletion cost ~4 ms, showing another text in it ~2."""
+        if keep and isinstance(widget, TextItem) and len(self._retired) < MAX_NEW_WIDGETS:
+            self._body_layout.removeWidget(widget)
+            widget.hide()
+            self._retired.append(widget)
+        else:
+            self._remove_widget(widget)
+
+    def _reused_for(self, item: Item, live: bool) -> QWidget | None:
+        """A retired text item showing ``item`` now, if it is an answer's text and one waits."""
+        if not self._retired or not isinstance(item, TextBlock) or item.kind != "text":
+            return None
+        widget = self._retired.pop()
+        widget.show_block(item, live)
+        return widget
+
+    def _drop_retired(self) -> None:
+        for widget in self._retired:
+            widget.deleteLater()
+        self._retired = []
 
     def _remove_widget(self, widget: QWidget) -> None:
         self._body_layout.removeWidget(widget)

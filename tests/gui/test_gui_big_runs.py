@@ -89,6 +89,50 @@ def test_a_streaming_flood_shows_only_the_tail(qtbot: QtBot, view: RunView) -> N
     assert button is not None and button.text() == "Show all (2,602 earlier lines hidden)"
 
 
+def test_a_flood_of_answers_shows_the_newest_in_reused_text_items(
+    qtbot: QtBot, view: RunView
+) -> None:
+    """A flood slides the pane's window faster than items can be read: text items that
+    leave it show the next answers instead of being deleted and made again, and show them
+    exactly; once the step ends, every item shown is built for what it shows."""
+    builder = RunBuilder()
+    builder.start("single", [("worker", "Build", SONNET)])
+    builder.step_started(0, "Build", SONNET)
+    view.add_events(builder.events)
+    qtbot.waitUntil(lambda: view.state().events == len(builder.events))
+    pane = view.pane(0)
+    seen: dict[int, set[str]] = {}
+    held: list[TextItem] = []  # so that no id is a deleted widget's, given again
+
+    def shown_texts() -> list[str]:
+        texts = []
+        for widget in pane.item_widgets():
+            if isinstance(widget, TextItem):
+                texts.append(widget.stream.shown_text())
+                seen.setdefault(id(widget), set()).add(texts[-1])
+                held.append(widget)
+        return texts
+
+    for burst in range(4):
+        more = RunBuilder(builder.run_id)
+        for n in range(burst * 20, burst * 20 + 20):  # far more than one update builds
+            more.text(0, f"Answer number {n}.", size=100)
+            more.thinking(0, f"thought {n}", size=100)
+        view.add_events(more.events)
+        qtbot.waitUntil(lambda burst=burst: f"Answer number {burst * 20 + 19}." in shown_texts())
+        assert all(text.startswith("Answer number ") for text in shown_texts())
+
+    assert any(len(texts) > 1 for texts in seen.values())  # a widget showed another answer
+    ending = RunBuilder(builder.run_id)
+    ending.step_finished(0, output="done")
+    ending.run_finished()
+    view.add_events(ending.events)
+    qtbot.waitUntil(lambda: len(pane.item_widgets()) == COLLAPSED_ITEMS)
+    texts = [w for w in pane.item_widgets() if isinstance(w, TextItem)]
+    assert [w.stream.shown_text() for w in texts] == [f"Answer number {n}." for n in range(75, 80)]
+    assert all(w.isVisible() for w in pane.findChildren(TextItem))  # none kept hidden
+
+
 def test_a_reopened_long_answer_is_laid_out_in_slices(qtbot: QtBot, view: RunView) -> None:
     answer = _long_answer(900)  # ~100 KB
     builder = RunBuilder()
