@@ -31,9 +31,10 @@ finishes: a view is about a third of a new text item's cost, and a live run make
 :meth:`MarkdownStream.set_text` shows a complete text (replays): a short one with a single
 render, a long one (a reopened 2 MB answer) lazily — the first slice, which is what a reader
 sees first, at once, the rest a slice per event-loop turn, each cut between blocks and sized to
-what the turn's budget has left (:class:`SlicePace`), so the window never stalls on it. A flood
-of deltas that finishes many blocks at once is laid out the same way, and its open tail waits
-until the backlog is laid out: what is shown stays a prefix of the text. Deltas are kept in a
+what the turn's budget has left (:mod:`gui.run.slice_cost`), so the window never stalls on it.
+A flood of deltas that finishes many blocks at once is laid out the same way, and its open tail
+waits until the backlog is laid out: what is shown stays a prefix of the text. Deltas are kept
+in a
 :class:`~core.record.text_buffer.TextBuffer`; a render reads only the open tail, never the whole
 text.
 """
@@ -49,8 +50,9 @@ from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
 from core.record.text_buffer import TextBuffer
 from gui.run.markdown_render import BlockSplitter, extends_plainly, prepare_highlighting
 from gui.run.markdown_view import MarkdownView
+from gui.run.slice_cost import SliceCost
 from gui.widgets.throttle import Throttle
-from gui.widgets.turn_work import TURN_BUDGET_S, later, turn_deadline
+from gui.widgets.turn_work import later, turn_deadline
 
 STREAM_INTERVAL_MS = 50
 """The open tail is re-rendered at most this often (20 Hz): fast enough to read as live."""
@@ -58,12 +60,11 @@ SEGMENT_CHARS = 12_000
 """Finished Markdown per view; the next finished block opens a new view."""
 LAZY_SLICE_CHARS = 2_000
 """The most finished text laid out in one event-loop turn when more is waiting (a reopened
-long answer, a flood of deltas). A slice is cut to what the turn's budget has left
-(:func:`~gui.widgets.turn_work.turn_deadline`) at the pace slices went so far
-(:class:`SlicePace`): 2,000 characters of Markdown took 4-18 ms to render and insert on a
-2-core machine (tables and code the most), up to twice the whole turn's budget."""
-MIN_SLICE_CHARS = 300
-"""A slice is at least this long (and a whole block): a backlog always moves."""
+long answer, a flood of deltas); less when what it holds would not fit what the turn's budget
+has left (:func:`~gui.widgets.turn_work.turn_deadline`, :mod:`gui.run.slice_cost`: 2,000
+characters took 4 ms of prose, 15 of tables and code). At least one block: a backlog moves."""
+_SCAN_CHARS = 400
+"""How far each look for the next block boundary reaches while a slice is cut."""
 HIDDEN_BATCH_CHARS = 3_000
 """Finished blocks out of sight wait until this much has finished, then go in one append
 (up to twice as much, ~10 ms): each append costs Qt a fixed re-fit and repaint, whatever its
@@ -264,14 +265,19 @@ class MarkdownStream(QWidget):
         text, start = self._ready, self._ready_pos
         if not text:
             return
-        step = _pace.chars_for(turn_deadline() - time.perf_counter())
+        left = turn_deadline() - time.perf_counter()
         limit, cut = start, start
-        while cut <= start:
-            limit = min(len(text), limit + step)
-            cut = len(text) if limit == len(text) else self._ready_splitter.advance(text, limit)
+        while cut < len(text) and (cut == start or limit - start < LAZY_SLICE_CHARS):
+            limit = min(len(text), limit + _SCAN_CHARS)
+            found = len(text) if limit == len(text) else self._ready_splitter.advance(text, limit)
+            if found <= cut:
+                continue  # no block ends within the limit yet (a block longer than a slice)
+            if cut > start and _cost.estimate(text, start, found) > left:
+                break  # the next blocks would not fit: they come first in the next turn
+            cut = found
         began = time.perf_counter()
         self._append(text[start:cut])
-        _pace.learn(cut - start, time.perf_counter() - began)
+        _cost.learn(text, start, cut, time.perf_counter() - began)
         self._ready_pos = cut
         self.layout_slices += 1
         self._show_segments()
@@ -447,31 +453,7 @@ class MarkdownStream(QWidget):
         view.deleteLater()
 
 
-class SlicePace:
-    """How fast slices of finished text were laid out, in characters per second: the next
-    slice is cut to what the turn has left at that pace. One for the process: the pace is the
-    machine's (and Markdown's), not a stream's."""
-
-    def __init__(self) -> None:
-        self.chars_per_s = LAZY_SLICE_CHARS / TURN_BUDGET_S  # a first guess: a slice a turn
-
-    def chars_for(self, seconds: float) -> int:
-        wanted = int(self.chars_per_s * max(seconds, 0.0))
-        return min(LAZY_SLICE_CHARS, max(MIN_SLICE_CHARS, wanted))
-
-    def learn(self, chars: int, seconds: float) -> None:
-        """Fold one slice's pace in: a slower one at once, a faster one slowly. The same
-        length costs three times as much in tables and highlighted code as in prose (3.5 vs
-        5-11 µs a character, measured on a 2 MB answer), and the slice to cut next is not
-        known before it is rendered: a pace near the slow ones keeps those within the turn."""
-        if chars < MIN_SLICE_CHARS or seconds <= 0:
-            return
-        pace = chars / seconds
-        weight = 0.6 if pace < self.chars_per_s else 0.05
-        self.chars_per_s += weight * (pace - self.chars_per_s)
-
-
-_pace = SlicePace()
+_cost = SliceCost()
 
 
 def warm_up() -> None:

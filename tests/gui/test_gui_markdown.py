@@ -16,12 +16,10 @@ import gui.run.markdown_view as markdown_view
 from gui.run.markdown_render import BlockSplitter, RenderedHtml, extends_plainly, render_html
 from gui.run.markdown_stream import (
     HIDDEN_BATCH_CHARS,
-    LAZY_SLICE_CHARS,
-    MIN_SLICE_CHARS,
     MarkdownStream,
-    SlicePace,
 )
 from gui.run.markdown_view import MarkdownView
+from gui.run.slice_cost import SliceCost
 
 DOCUMENT = """# Report
 
@@ -427,18 +425,25 @@ def test_behind_a_flood_being_laid_out_only_finished_text_shows(qtbot: QtBot) ->
     assert stream.shown_text() == once.toPlainText()
 
 
-def test_slices_are_cut_to_the_pace_of_the_slow_ones() -> None:
-    pace = SlicePace()
-    assert pace.chars_for(1.0) == LAZY_SLICE_CHARS  # never more than a slice
-    assert pace.chars_for(-0.002) == MIN_SLICE_CHARS  # a spent budget: the least that moves
-    before = pace.chars_for(0.008)
-    pace.learn(1_000, 0.050)  # one slow slice (tables): believed at once
-    slow = pace.chars_for(0.008)
-    assert slow < before / 2
-    pace.learn(1_000, 0.001)  # one fast slice (prose): believed a little
-    assert slow < pace.chars_for(0.008) < 2 * slow
-    pace.learn(10, 10.0)  # too short to say anything
-    assert slow < pace.chars_for(0.008)
+def test_a_slice_is_priced_by_its_tables_and_code_not_its_length() -> None:
+    """Tables' rows and code blocks cost most to lay out; the estimate scales to the machine,
+    towards a slow slice at once and a fast one slowly."""
+    prose = "Words of a paragraph, plain. " * 60 + "\n\n"
+    table = "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * 28 + "\n"
+    code = "```python\nx = 1\n```\n\n" * 4
+    cost = SliceCost()
+    assert len(table) < len(prose)
+    assert cost.estimate(table, 0, len(table)) > 2 * cost.estimate(prose, 0, len(prose))
+    assert cost.estimate(code, 0, len(code)) > cost.estimate(prose, 0, len(prose))
+    both = prose + table
+    assert cost.estimate(both, len(prose), len(both)) == cost.estimate(table, 0, len(table))
+
+    before = cost.estimate(prose, 0, len(prose))
+    cost.learn(prose, 0, len(prose), 3 * before)  # slower than thought: believed at once
+    slow = cost.estimate(prose, 0, len(prose))
+    assert slow > 1.9 * before
+    cost.learn(prose, 0, len(prose), before / 3)  # faster: believed a little
+    assert before < cost.estimate(prose, 0, len(prose)) < slow
 
 
 def scrolled_to_the_top(qtbot: QtBot) -> tuple[MarkdownStream, QScrollArea]:
