@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from core.record.index_db import index_transaction, write_soon
 from core.record.liveness import LivenessLock
 from core.record.run_files import INTERRUPTED_ERROR, RunIndex, load_run, runs_dir
 from tests.llm_server import LLMServer, Reply
+from tests.waiting import LIMIT_S
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -31,6 +33,24 @@ def started(run_id: str) -> RunStarted:
     return RunStarted(
         run_id=run_id, ts=0.0, mode="chain", steps=[], cwd="/", started_at="2026-12-07T10:00:00"
     )
+
+
+def committed() -> tuple[Callable[[Exception | None], None], asyncio.Future[Exception | None]]:
+    """A ``done`` callback for a queued write, and the future it resolves with the write's
+    outcome once its group is committed: what a test awaits instead of loop turns."""
+    future: asyncio.Future[Exception | None] = asyncio.get_running_loop().create_future()
+
+    def done(error: Exception | None) -> None:
+        if not future.done():  # not after a failed test gave up on it
+            future.set_result(error)
+
+    return done, future
+
+
+async def outcome(written: asyncio.Future[Exception | None]) -> Exception | None:
+    """The write's outcome; a commit that never comes fails the test instead of hanging it
+    (the limit only bounds a failure)."""
+    return await asyncio.wait_for(written, LIMIT_S)
 
 
 def test_the_rows_of_one_loop_turn_are_one_transaction(tmp_path: Path) -> None:
@@ -42,11 +62,13 @@ def test_the_rows_of_one_loop_turn_are_one_transaction(tmp_path: Path) -> None:
     seen: list[int] = []
 
     async def one_turn() -> None:
+        done, last = committed()
         for n in range(64):
-            index.started_soon(started(f"run-{n}"), tmp_path / f"run-{n}.jsonl")
+            index.started_soon(
+                started(f"run-{n}"), tmp_path / f"run-{n}.jsonl", done if n == 63 else None
+            )
         seen.append(elsewhere.execute("SELECT count(*) FROM runs").fetchone()[0])
-        await asyncio.sleep(0)  # the turn ends: its writes are committed
-        await asyncio.sleep(0)
+        assert await outcome(last) is None  # the turn ended: its writes are committed
         seen.append(elsewhere.execute("SELECT count(*) FROM runs").fetchone()[0])
 
     asyncio.run(one_turn())
@@ -91,9 +113,9 @@ def test_a_loop_closed_before_its_turn_ended_holds_back_no_later_rows(tmp_path: 
     assert elsewhere.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
 
     async def next_loop() -> None:
-        index.started_soon(started("run-b"), tmp_path / "b.jsonl")
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
+        done, written = committed()
+        index.started_soon(started("run-b"), tmp_path / "b.jsonl", done)
+        assert await outcome(written) is None
 
     asyncio.run(next_loop())
     assert elsewhere.execute("SELECT count(*) FROM runs").fetchone()[0] == 2
@@ -105,15 +127,15 @@ def test_one_failing_write_costs_no_other_and_is_told_why(tmp_path: Path) -> Non
     outcomes: dict[str, Exception | None] = {}
 
     async def one_turn() -> None:
+        done, last = committed()
         index.started_soon(started("run-a"), tmp_path / "a.jsonl", lambda e: outcomes.update(a=e))
         write_soon(
             index.path,
             lambda db: db.execute("INSERT INTO no_such_table VALUES (1)"),
             lambda e: outcomes.update(bad=e),
         )
-        index.started_soon(started("run-b"), tmp_path / "b.jsonl", lambda e: outcomes.update(b=e))
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
+        index.started_soon(started("run-b"), tmp_path / "b.jsonl", done)  # told last
+        outcomes["b"] = await outcome(last)
 
     asyncio.run(one_turn())
     assert outcomes["a"] is None and outcomes["b"] is None

@@ -15,6 +15,7 @@ from core.record.publisher import EventPublisher, RunFileSink
 from core.record.run_files import RunIndex, RunWriter, load_run, run_file
 from core.safety.redaction import Redactor
 from tests.test_runner import chain, echo_script, make_runner
+from tests.waiting import until
 
 
 def delta(n: int) -> TextDelta:
@@ -83,15 +84,13 @@ def test_a_loop_closed_before_its_turn_ended_holds_back_no_later_flush() -> None
     assert stopping.done()
     first.close()
     publisher = EventPublisher(Redactor(), RunFileSink(RunWriter("r2", Redactor())))
-    on_disk: list[list[Event]] = []
 
     async def next_loop() -> None:
         publisher.publish(delta(2))
-        await asyncio.sleep(0)  # the rest of this turn
-        on_disk.append(load_run(run_file("r2")))
+        # On disk while the run is still open: flushed by the loop, not by close().
+        await until(lambda: load_run(run_file("r2")) == [delta(2)], "r2's line never flushed")
 
     asyncio.run(next_loop())
-    assert on_disk == [[delta(2)]]
     assert load_run(run_file("r1")) == [delta(1)]  # flushed with it
     assert publisher.close() is None and left.close() is None
 
