@@ -256,9 +256,9 @@ class RunState:
         self.events += 1
         if event.ts > self.elapsed:
             self.elapsed = event.ts
-        if isinstance(event, _STREAMED):
-            # Nine events in ten are streamed pieces: appended without walking the chain of
-            # isinstance tests below (half the cost of folding one).
+        if isinstance(event, STREAMED_EVENTS):
+            # Appended without walking the chain of isinstance tests below (half the cost of
+            # folding one).
             step = self.step(event.step)
             if step is not None:
                 _append_streamed(step, event)
@@ -329,11 +329,14 @@ class RunState:
         ]
 
 
-_STREAMED = (TextDelta, ToolCallOutput)
+STREAMED_EVENTS = (TextDelta, ThinkingDelta, ToolCallOutput)
+"""Pieces of a step's words or of a call's output: nine events in ten. Each changes its step's
+items and nothing else (no phase, no graph node), which lets the fold and the views that follow
+it take them on a short path."""
 
 
-def _append_streamed(step: StepState, event: TextDelta | ToolCallOutput) -> None:
-    """A piece of an answer or of a call's output, the fold's most frequent event."""
+def _append_streamed(step: StepState, event: TextDelta | ThinkingDelta | ToolCallOutput) -> None:
+    """A piece joins the text or output it continues, or opens a block of its own."""
     if isinstance(event, ToolCallOutput):
         call = step.calls.get(event.call_id)
         if call is None:
@@ -343,22 +346,23 @@ def _append_streamed(step: StepState, event: TextDelta | ToolCallOutput) -> None
         else:
             call.streamed.append(event.chunk)
         return
-    if event.parent_call_id is not None:  # a sub-agent's words: the output of its call
+    if event.parent_call_id is not None:  # a sub-agent's words: the live output of its call
         parent = step.calls.get(event.parent_call_id)
-        if parent is not None:
+        if parent is not None and isinstance(event, TextDelta):
             parent.streamed.append(event.text)
         return
+    kind: Literal["text", "thinking"] = "text" if isinstance(event, TextDelta) else "thinking"
     items = step.items
     last = items[-1] if items else None
     if (
         type(last) is TextBlock
-        and last.kind == "text"
+        and last.kind == kind
         and not last.superseded
         and last.message_id == event.message_id
     ):
         last.content.append(event.text)
     else:
-        items.append(TextBlock("text", event.text, message_id=event.message_id))
+        items.append(TextBlock(kind, event.text, message_id=event.message_id))
 
 
 def _apply_to_step(step: StepState, event: Event) -> None:
@@ -371,34 +375,11 @@ def _apply_to_step(step: StepState, event: Event) -> None:
         step.reused_from = event.reused_from
         step.agent = event.agent or step.agent
         step.node, step.iteration, step.branch = event.node, event.iteration, event.branch
-    elif isinstance(event, TextDelta | ThinkingDelta) and event.parent_call_id is not None:
-        # A sub-agent's words: the live output of the call that started it.
-        parent = step.tool_call(event.parent_call_id)
-        if parent is not None and isinstance(event, TextDelta):
-            parent.streamed.append(event.text)
-    elif isinstance(event, TextDelta | ThinkingDelta):
-        kind: Literal["text", "thinking"] = "text" if isinstance(event, TextDelta) else "thinking"
-        last = step.items[-1] if step.items else None
-        if (
-            isinstance(last, TextBlock)
-            and last.kind == kind
-            and not last.superseded
-            and last.message_id == event.message_id
-        ):
-            last.content.append(event.text)
-        else:
-            step.items.append(TextBlock(kind, event.text, message_id=event.message_id))
     elif isinstance(event, ToolCallStarted):
         started = ToolCall(event.call_id, event.tool, dict(event.arguments), event.ts)
         started.parent_call_id = event.parent_call_id
         step.items.append(started)
         step.calls[event.call_id] = started
-    elif isinstance(event, ToolCallOutput):
-        call = step.tool_call(event.call_id)
-        if call is not None and event.replace:
-            call.streamed.replace(event.chunk)
-        elif call is not None:
-            call.streamed.append(event.chunk)
     elif isinstance(event, ToolCallFinished):
         call = step.tool_call(event.call_id)
         if call is not None:

@@ -32,16 +32,8 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.model.events import (
-    Event,
-    RunFinished,
-    RunStarted,
-    StepFinished,
-    StepStarted,
-    TextDelta,
-    ToolCallOutput,
-)
-from core.record.run_state import RunState
+from core.model.events import Event, RunFinished, RunStarted, StepFinished, StepStarted
+from core.record.run_state import STREAMED_EVENTS, RunState
 from gui.run.graph_progress import GraphProgress
 from gui.widgets.throttle import Throttle
 
@@ -54,8 +46,6 @@ _CHECK_EVERY = 128
 """Events applied between two looks at the clock (perf_counter is not free)."""
 _TURNING_POINTS = (RunStarted, StepStarted, StepFinished, RunFinished)
 """Events after which a slice ends and views hear at once: they rebuild or fold panes."""
-_STREAMED = (TextDelta, ToolCallOutput)
-"""Streamed pieces: they change their step's items and nothing else the views show apart."""
 
 
 class RunModel(QObject):
@@ -112,9 +102,9 @@ class RunModel(QObject):
         """Queue one live event; it reaches the state and the views within one interval.
         After :meth:`follow`, the event is in the state already: it is only noted."""
         if self._shared:
-            if isinstance(event, _STREAMED):
-                # Nine events in ten: a piece of the step's text or of a call's output, which
-                # moves no node of the graph and is no turning point.
+            if isinstance(event, STREAMED_EVENTS):
+                # A piece of a step's words or of a call's output: it moves no node of the
+                # graph and is no turning point.
                 self._unreported_count += 1
                 step = event.step
                 if step is not None and 0 <= step < len(self.state.steps):
