@@ -74,7 +74,11 @@ def fill_color(palette: QPalette, phase: str) -> QColor:
 
 
 def format_seconds(seconds: float) -> str:
-    """``4.2 s``, ``42 s``, ``3m 04s``, ``1h 02m``: short, and steady while it ticks."""
+    """``4.2 s``, ``42 s``, ``3m 04s``, ``1h 02m``: short, and steady while it ticks.
+
+    Never below zero: a span whose clock ran backwards (a run file joined from two machines,
+    an edited one) took no time anyone can tell, and ``-0.0 s`` reads as a bug."""
+    seconds = max(0.0, seconds)
     if seconds < 10:
         return f"{seconds:.1f} s"
     if seconds < 60:

@@ -306,6 +306,21 @@ def test_a_card_paints_its_corners_in_the_views_background(qtbot: QtBot, view: R
     assert pane.grab().toImage().pixelColor(0, 0) == on_screen.pixelColor(around)
 
 
+def test_a_step_whose_clock_ran_backwards_shows_no_negative_time(view: RunView) -> None:
+    """A step that ended "before" it started (a clock that went back) took no time anyone can
+    tell: its pane says 0.0 s, not -0.0 s."""
+    events = finished_chain()
+    started = next(e for e in events if isinstance(e, StepStarted) and e.step == 1)
+    earlier = started.ts - 0.04
+    events = [
+        e.model_copy(update={"ts": earlier}) if isinstance(e, StepFinished) and e.step == 1 else e
+        for e in events
+    ]
+    view.load_events(events)
+    assert view.pane(1).duration.text() == "0.0 s"
+    assert view.pane(0).duration.text().endswith(" s")  # the others as they were
+
+
 def test_a_parallel_run_shows_its_progress_line(qtbot: QtBot, view: RunView) -> None:
     live(qtbot, view, running_parallel())
 
