@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
@@ -144,3 +144,49 @@ def test_a_job_that_took_longer_than_the_budget_left_waits_for_the_next_run(
     run_of = {name: deadline for name, deadline in runs}
     assert run_of["small"] != run_of["pane 2"]  # the pane waited for the next run
     assert run_of["pane 2"] != run_of["after"]  # which it had to itself
+
+
+def test_a_run_right_after_a_long_one_lets_a_due_timer_fire_first(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qt's dispatcher could fire the queue's timer again before a timer already due (a
+    tick, input): two budgets in one turn. After a run that spent its budget, the next
+    waits half as long, once — a timer due by then fires first."""
+    clock = [0.0]
+    monkeypatch.setattr(turn_work, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    owner = QObject()
+    log: list[str] = []
+
+    def tick() -> None:
+        log.append("tick")
+
+    def long_job() -> None:
+        log.append("long job")
+        QTimer.singleShot(1, tick)  # due 1 ms from now, in real time
+        clock[0] += turn_work.TURN_BUDGET_S  # spends the whole budget
+        later(owner, lambda: log.append("next run"))
+
+    later(owner, long_job)
+    qtbot.waitUntil(lambda: "next run" in log)
+    assert log == ["long job", "tick", "next run"]
+
+
+def test_the_rest_is_taken_once_so_the_queue_always_moves(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A clock that stands still (here faked; a suspended laptop's jumps) never holds the
+    queue: after its one rest, the next run goes."""
+    clock = [0.0]
+    monkeypatch.setattr(turn_work, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    owner = QObject()
+    ran: list[int] = []
+
+    def job(number: int) -> None:
+        ran.append(number)
+        clock[0] += turn_work.TURN_BUDGET_S
+        if number < 5:
+            later(owner, partial(job, number + 1))
+
+    later(owner, partial(job, 1))
+    qtbot.waitUntil(lambda: len(ran) == 5)
+    assert ran == [1, 2, 3, 4, 5]
