@@ -34,9 +34,9 @@ REST_RATIO = 0.5
 the glib dispatcher a fifth of the runs of ``benchmarks/live.py`` came straight after another
 with a 5 ms timer overdue between them: the turn held both budgets. A timer with an interval
 is fired after the ones already due, so input and painting come first; the queue still works
-two thirds of the time when nothing else wants the thread. Side by side under load (8 rounds):
-the live view's longest turn 16-24 ms of CPU against 18-29, its worst stall never above 42 ms
-where it reached 61; opening and ingesting as before, the 2 MB answer shown ~7 % later."""
+two thirds of the time when nothing else wants the thread. Side by side under load, 8 rounds
+over two days: the live view's worst stall 24-42 ms against 26-97 (its longest turn 16-24 ms of
+CPU against 18-29); opening and ingesting within the noise, the 2 MB answer complete ~7 % later."""
 
 MAX_REST_S = 0.02
 """The longest rest: enough for what is due to go first; a rare long job (a 100 ms pane)
