@@ -23,12 +23,13 @@ The Ray executor is measured too when it is installed (``ray_items_per_s_2worker
 others; ``reference_ms`` says how fast the machine was
 (:func:`benchmarks.background_load.reference_ms`).
 
-The throwaway config and data folders are made beside the platform's data folder (where a
-real batch writes its run files), not in the system's temporary folder: on the machines these
-figures were taken on, creating a file in ``/tmp`` cost 85–420 µs of CPU against 13–28 µs on
-the same disk elsewhere (every item creates its run file), whoever created it. Both costs are
-reported — ``file_create_us`` (the data folder used) and ``file_create_us_tmp`` — so a slow
-disk shows as itself rather than as Baton's overhead.
+The throwaway config and data folders are made beside the platform's data folder, where a real
+batch writes its run files, not in the system's temporary folder. Every item creates its run
+file, and what creating a file costs is the machine's, not Baton's: on the shared VM of the
+latest figures it went from 40 to 320 µs of CPU within minutes, in any folder (``/tmp`` was
+5 times dearer than the data folder one hour, half as dear the next). ``file_create_us`` (the
+data folder used) and ``file_create_us_tmp`` report it beside the figures, so a slow disk
+shows as itself.
 """
 
 from __future__ import annotations
