@@ -35,7 +35,7 @@ the glib dispatcher a fifth of the runs of ``benchmarks/live.py`` came straight 
 with a 5 ms timer overdue between them: the turn held both budgets. A timer with an interval
 is fired after the ones already due, so input and painting come first; the queue still works
 two thirds of the time when nothing else wants the thread. Side by side under load, 8 rounds
-over two days: the live view's worst stall 24-42 ms against 26-97 (its longest turn 16-24 ms of
+in two sessions: the live view's worst stall 24-42 ms against 26-97 (its longest turn 16-24 ms of
 CPU against 18-29); opening and ingesting within the noise, the 2 MB answer complete ~7 % later."""
 
 MAX_REST_S = 0.02
