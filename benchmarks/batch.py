@@ -11,7 +11,10 @@ Two servers, side by side in one run:
 * **200 ms a request**, for the local executor at concurrency 4, 16 and 64: items/s next to
   the latency-bound limit ``concurrency / (2 × latency)`` (each item makes two requests in a
   row), and the supervisor's CPU per event (process CPU time / events published). 256 items
-  are whole waves at every concurrency, so the limit is reachable.
+  are whole waves at every concurrency, so the limit is reachable. The server's own time over
+  a request (``server_ms_per_request_c64``, ``server_p95_ms_c64``: body read to last byte,
+  200 ms and whatever its threads waited for) says how much of the gap to the limit is the
+  scripted model's.
 * **an instant model** (no wait), at concurrency 64: what the supervisor alone can do —
   ``instant_items_per_s`` and ``supervisor_cpu_ms_per_item`` (process CPU per item: this
   process's threads, not the server's).
@@ -39,12 +42,13 @@ import asyncio
 import json
 import logging
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 import psutil
@@ -57,6 +61,9 @@ from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config.settings import Settings
 from core.model.events import Event
+
+if TYPE_CHECKING:
+    from tests.llm_server import RecordedRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,7 +93,18 @@ def serve(latency: float) -> None:
 
     with LLMServer(responder=respond) as server:
         print(server.port, flush=True)
-        sys.stdin.read()
+        reported = 0
+        for _line in sys.stdin:  # each line asks for the requests served since the last one
+            requests = server.requests
+            print(json.dumps(served_ms(requests[reported:])), flush=True)
+            reported = len(requests)
+
+
+def served_ms(requests: list[RecordedRequest]) -> list[float]:
+    """How long the server took over each request, from its body read to its last byte sent:
+    the scripted model's own share of an item's time (its latency and whatever its threads
+    waited for), which is not Baton's."""
+    return [(r.finished - r.arrived) * 1000 for r in requests if r.finished is not None]
 
 
 class ServerProcess:
@@ -106,6 +124,14 @@ class ServerProcess:
         """CPU seconds the server has used so far (to tell its limits from Baton's)."""
         times = self.process.cpu_times()
         return float(times.user + times.system)
+
+    def served_ms(self) -> list[float]:
+        """The server's own time over each request since the last call (see :func:`served_ms`)."""
+        assert self.child.stdin is not None and self.child.stdout is not None
+        self.child.stdin.write("stats\n")
+        self.child.stdin.flush()
+        times: list[float] = json.loads(self.child.stdout.readline())
+        return times
 
     def close(self) -> None:
         assert self.child.stdin is not None
@@ -239,8 +265,10 @@ async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[s
     for concurrency in CONCURRENCIES:
         executor = create_executor("local", ExecutorOptions(concurrency=concurrency))
         server_cpu = server.cpu_s()
+        server.served_ms()  # the warm-up's and the last concurrency's are not this one's
         figures = await measure(executor, settings, folder)
         server_cpu = server.cpu_s() - server_cpu
+        served = sorted(server.served_ms())
         limit = concurrency / (2 * LATENCY_S)
         speed = figures["items_per_s"]
         results[f"local_items_per_s_c{concurrency}"] = round(speed, 2)
@@ -248,10 +276,13 @@ async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[s
         results[f"local_efficiency_c{concurrency}"] = round(speed / limit, 3)
         results[f"overhead_ms_per_event_c{concurrency}"] = round(figures["ms_per_event"], 3)
         results[f"server_cpu_s_c{concurrency}"] = round(server_cpu, 2)
+        results[f"server_ms_per_request_c{concurrency}"] = round(statistics.fmean(served), 1)
+        results[f"server_p95_ms_c{concurrency}"] = round(served[int(0.95 * (len(served) - 1))], 1)
         print(
             f"local c{concurrency}: {speed:.1f} items/s, limit {limit:.1f} "
             f"({speed / limit:.0%}), {figures['ms_per_event']:.3f} ms CPU per event "
-            f"({figures['events']:.0f} events); the server used {server_cpu:.1f} s CPU"
+            f"({figures['events']:.0f} events); the server used {server_cpu:.1f} s CPU and "
+            f"{statistics.fmean(served):.1f} ms a request (of {LATENCY_S * 1000:.0f})"
         )
     results["overhead_ms_per_event"] = results[f"overhead_ms_per_event_c{CONCURRENCIES[-1]}"]
     if with_ray:

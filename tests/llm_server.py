@@ -202,6 +202,8 @@ class RecordedRequest:
     body: dict[str, Any]
     arrived: float
     """``time.monotonic()`` when the body had been read."""
+    finished: float | None = None
+    """``time.monotonic()`` when the response was complete or the connection went away."""
     reply: Reply | None = None
     closed: threading.Event = field(default_factory=threading.Event)
     """Set when the response is complete or the connection went away."""
@@ -464,6 +466,7 @@ class LLMServer:
     def _finished(self, record: RecordedRequest, *, disconnected: bool) -> None:
         with self._lock:
             record.client_disconnected = disconnected
+            record.finished = time.monotonic()
             if record.path.endswith("/chat/completions"):
                 self._in_flight -= 1
             record.closed.set()
