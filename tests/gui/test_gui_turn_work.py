@@ -190,3 +190,26 @@ def test_the_rest_is_taken_once_so_the_queue_always_moves(
     later(owner, partial(job, 1))
     qtbot.waitUntil(lambda: len(ran) == 5)
     assert ran == [1, 2, 3, 4, 5]
+
+
+def test_the_rest_after_a_long_job_is_capped(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rare long job (a 100 ms pane) does not hold the queue for half its time: the rest
+    before the next run is at most :data:`~gui.widgets.turn_work.MAX_REST_S`."""
+    clock = [0.0]
+    monkeypatch.setattr(turn_work, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    owner = QObject()
+    ran: list[str] = []
+
+    def long_job() -> None:
+        clock[0] += 0.1
+        later(owner, lambda: ran.append("next"))
+
+    later(owner, long_job)
+
+    def resting() -> bool:
+        return any(timer.interval() > 0 for timer in owner.findChildren(QTimer))
+
+    qtbot.waitUntil(lambda: resting() or bool(ran))
+    intervals = [timer.interval() for timer in owner.findChildren(QTimer)]
+    assert intervals == [round(turn_work.MAX_REST_S * 1000)]
+    qtbot.waitUntil(lambda: ran == ["next"])
