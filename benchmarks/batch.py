@@ -26,7 +26,7 @@ The Ray executor is measured too when it is installed (``ray_items_per_s_2worker
 others; ``reference_ms`` says how fast the machine was
 (:func:`benchmarks.background_load.reference_ms`).
 
-The throwaway config and data folders are made beside the platform's data folder, where a real
+The throwaway config and data folders are made beside Baton's data folder, where a real
 batch writes its run files, not in the system's temporary folder. Every item creates its run
 file, and what creating a file costs is the machine's, not Baton's: on the shared VM of the
 latest figures it went from 40 to 320 µs of CPU within minutes, in any folder (``/tmp`` was
@@ -50,7 +50,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import platformdirs
 import psutil
 
 from benchmarks.background_load import reference_ms
@@ -59,6 +58,7 @@ from core.batch.executors import BatchExecutor, ExecutorOptions, ExecutorUnavail
 from core.batch.inputs import BatchItem
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
+from core.config import paths
 from core.config.settings import Settings
 from core.model.events import Event
 
@@ -214,11 +214,9 @@ async def optional_executors(settings: Settings, folder: Path) -> dict[str, floa
 
 
 def scratch_parent() -> Path:
-    """The folder the throwaway folders go in: the platform's data home (``~/.local/share``
-    on Linux), the disk Baton's own data folder is on."""
-    parent = Path(platformdirs.user_data_dir())
-    parent.mkdir(parents=True, exist_ok=True)
-    return parent
+    """The folder the throwaway folders go in: the one Baton's own data folder is in
+    (:func:`core.config.paths.data_dir`, ``BATON_DATA_DIR`` respected), on its disk."""
+    return paths.data_dir().parent
 
 
 def file_create_us(parent: Path, files: int = 200) -> float:
@@ -269,6 +267,7 @@ async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[s
         figures = await measure(executor, settings, folder)
         server_cpu = server.cpu_s() - server_cpu
         served = sorted(server.served_ms())
+        served_mean = statistics.fmean(served)
         limit = concurrency / (2 * LATENCY_S)
         speed = figures["items_per_s"]
         results[f"local_items_per_s_c{concurrency}"] = round(speed, 2)
@@ -276,13 +275,13 @@ async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[s
         results[f"local_efficiency_c{concurrency}"] = round(speed / limit, 3)
         results[f"overhead_ms_per_event_c{concurrency}"] = round(figures["ms_per_event"], 3)
         results[f"server_cpu_s_c{concurrency}"] = round(server_cpu, 2)
-        results[f"server_ms_per_request_c{concurrency}"] = round(statistics.fmean(served), 1)
+        results[f"server_ms_per_request_c{concurrency}"] = round(served_mean, 1)
         results[f"server_p95_ms_c{concurrency}"] = round(served[int(0.95 * (len(served) - 1))], 1)
         print(
             f"local c{concurrency}: {speed:.1f} items/s, limit {limit:.1f} "
             f"({speed / limit:.0%}), {figures['ms_per_event']:.3f} ms CPU per event "
             f"({figures['events']:.0f} events); the server used {server_cpu:.1f} s CPU and "
-            f"{statistics.fmean(served):.1f} ms a request (of {LATENCY_S * 1000:.0f})"
+            f"{served_mean:.1f} ms a request (of {LATENCY_S * 1000:.0f})"
         )
     results["overhead_ms_per_event"] = results[f"overhead_ms_per_event_c{CONCURRENCIES[-1]}"]
     if with_ray:
