@@ -161,7 +161,7 @@ async def test_runs_open_at_once_start_no_thread_and_each_keeps_its_own_lines() 
     second.publish(delta(2).model_copy(update={"run_id": "r2"}))
     assert first.close() is None
     second.publish(delta(3).model_copy(update={"run_id": "r2"}))
-    await asyncio.sleep(0)
+    await until(lambda: len(load_run(run_file("r2"))) == 2, "the turn's lines flushed")
     assert set(threading.enumerate()) == before
     assert second.close() is None
     assert load_run(run_file("r1")) == [delta(1)]
