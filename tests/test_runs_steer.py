@@ -4,10 +4,12 @@ The spool folder between them is attacked the way a hostile file in it would att
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,9 +19,17 @@ from core.cli import main
 from core.config.settings import save_settings
 from core.model.events import UserMessage
 from core.record.run_files import RunIndex, load_run
-from core.run.steer_spool import SteerMessage, SteerWatcher, answer_to, post, spool_dir
+from core.run.steer_spool import (
+    SteerMessage,
+    SteerWatcher,
+    answer_to,
+    post,
+    spool_dir,
+    watching,
+)
 from tests.cli_child import REPO
 from tests.llm_server import LLMServer, Reply
+from tests.waiting import until
 
 RUN = ["run", "--agent", "scout", "--task", "look"]
 
@@ -113,3 +123,30 @@ def test_spool_files_are_private_and_a_planted_symlink_is_not_followed(tmp_path:
     no = answer_to("r-attack", refused)
     assert no is not None and not no.delivered and no.reason == "step 3 is not running"
     assert (folder / "not-a-message.json").exists()  # strangers are left alone, unread
+
+
+def _steer_tasks() -> list[asyncio.Task[object]]:
+    return [t for t in asyncio.all_tasks() if t.get_name() == "steer spool"]
+
+
+async def test_one_poller_serves_every_live_run_of_a_loop_and_ends_with_the_last() -> None:
+    """A batch's items share one poller: each message reaches its own run, and when the last
+    run ends no poller is left behind (nor any run's folder)."""
+    said: dict[str, list[str]] = {"r-one": [], "r-two": []}
+
+    def deliverer(run_id: str) -> Callable[[int | None, str], int]:
+        def deliver(step: int | None, text: str) -> int:
+            said[run_id].append(text)
+            return 1
+
+        return deliver
+
+    async with watching("r-one", deliverer("r-one")), watching("r-two", deliverer("r-two")):
+        assert len(_steer_tasks()) == 1
+        post("r-one", SteerMessage(text="to one"))
+        second = post("r-two", SteerMessage(text="to two"))
+        await until(lambda: answer_to("r-two", second) is not None, "run two never answered")
+        await until(lambda: said["r-one"] == ["to one"], "run one never got its message")
+        assert said == {"r-one": ["to one"], "r-two": ["to two"]}
+    await until(lambda: not _steer_tasks(), "the poller outlived the runs")
+    assert not spool_dir("r-one").exists() and not spool_dir("r-two").exists()
