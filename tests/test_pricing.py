@@ -46,3 +46,30 @@ def test_an_unpriced_part_makes_the_total_a_lower_bound() -> None:
     total = UsageStats(cost=0.01, model="a") + UsageStats(model="b", priced=False)
     assert not total.priced
     assert "≥$0.0100" in total.line()
+
+
+def test_a_model_the_table_lacks_is_searched_for_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local model's every step asked the table again (an exception each time)."""
+    import genai_prices
+
+    searched: list[str] = []
+    search = genai_prices.calc_price
+
+    def counting(usage: object, model_ref: str, *, provider_id: str | None = None) -> object:
+        searched.append(model_ref)
+        return search(usage, model_ref, provider_id=provider_id)
+
+    monkeypatch.setattr(genai_prices, "calc_price", counting)
+    for _ in range(3):
+        assert table_cost(SONNET_USAGE, "my-local-model-7b") is None
+    assert searched == ["my-local-model-7b"]
+    assert table_cost(SONNET_USAGE, "claude-sonnet-4-5") is not None  # a known one still is
+
+
+def test_names_a_server_makes_up_do_not_pile_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.config import pricing
+
+    monkeypatch.setattr(pricing, "_not_in_table", set())
+    for number in range(pricing.MAX_MISSES_KEPT * 2):
+        table_cost(SONNET_USAGE, f"made-up-{number}")
+    assert len(pricing._not_in_table) <= pricing.MAX_MISSES_KEPT

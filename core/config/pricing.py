@@ -67,10 +67,23 @@ async def load_price_table() -> None:
     await asyncio.to_thread(_genai_prices)
 
 
+MAX_MISSES_KEPT = 256
+_not_in_table: set[tuple[str, str | None]] = set()
+"""Names the table does not know (with the provider asked for): each miss was searched for
+again on every step, with an exception — a local model's batch paid it twice an item."""
+
+
 def table_cost(usage: UsageStats, model: str) -> float | None:
     """The maintained table's price of ``usage`` for ``model``; None when it does not know
     the model. ``provider/model`` names (OpenRouter's) are tried whole, then as provider and
     model."""
+    attempts: list[tuple[str, str | None]] = [(model, None)]
+    if "/" in model:
+        vendor, _, bare = model.rpartition("/")
+        attempts += [(bare, vendor), (bare, None)]
+    attempts = [attempt for attempt in attempts if attempt not in _not_in_table]
+    if not attempts:
+        return None
     prices = _genai_prices()
     # The table counts cache reads and writes inside the input tokens; Baton counts them apart.
     tokens = prices.Usage(
@@ -79,14 +92,15 @@ def table_cost(usage: UsageStats, model: str) -> float | None:
         cache_read_tokens=usage.cache_read,
         cache_write_tokens=usage.cache_write,
     )
-    attempts: list[tuple[str, str | None]] = [(model, None)]
-    if "/" in model:
-        vendor, _, bare = model.rpartition("/")
-        attempts += [(bare, vendor), (bare, None)]
     for name, provider_id in attempts:
         try:
             calculation = prices.calc_price(tokens, name, provider_id=provider_id)
-        except (LookupError, ValueError):
+        except LookupError:
+            if len(_not_in_table) >= MAX_MISSES_KEPT:  # names a server made up, one a response
+                _not_in_table.clear()
+            _not_in_table.add((name, provider_id))
+            continue
+        except ValueError:
             continue
         total: Decimal = calculation.total_price
         return round(float(total), 10)
