@@ -214,14 +214,22 @@ async def test_nothing_listening_is_a_connect_error() -> None:
         await client.aclose()
 
 
-async def test_a_header_value_cannot_smuggle_a_second_request() -> None:
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"X-Key": "k\r\n\r\nGET /evil HTTP/1.1"},
+        {"X-Key": "k\nX-Injected: 1"},
+        {"X-Key": "k\0"},
+        {"X-Key: 1\r\nX-Other": "k"},
+        {"X-Key:": "k"},
+    ],
+)
+async def test_a_header_cannot_smuggle_a_second_request_or_header(header: dict[str, str]) -> None:
     async with RawServer(answer_chunked).running() as server:
         client = stream_client(5.0)
         try:
             with pytest.raises(httpx.LocalProtocolError):
-                async with client.stream(
-                    "POST", server.url, json={}, headers={"X-Key": "k\r\n\r\nGET /evil HTTP/1.1"}
-                ):
+                async with client.stream("POST", server.url, json={}, headers=header):
                     pass
         finally:
             await client.aclose()

@@ -20,9 +20,10 @@ import codecs
 import functools
 import json
 import os
+import re
 import ssl
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -53,31 +54,38 @@ def _client_timeout(timeout: httpx.Timeout | float | None) -> aiohttp.ClientTime
     """httpx's per-phase limits as aiohttp's: no limit on the whole exchange (a model may
     stream for minutes), the connect and between-reads limits as httpx means them."""
     if isinstance(timeout, httpx.Timeout):
-        return aiohttp.ClientTimeout(sock_connect=timeout.connect, sock_read=timeout.read)
-    return aiohttp.ClientTimeout(sock_connect=timeout, sock_read=timeout)
+        return _limits(timeout.connect, timeout.read)
+    return _limits(timeout, timeout)
 
 
-@contextmanager
-def _as_httpx_errors() -> Iterator[None]:
-    """aiohttp's failures raised as the httpx exceptions callers already handle."""
-    try:
-        yield
-    except aiohttp.ConnectionTimeoutError as error:
-        raise httpx.ConnectTimeout(str(error) or "no connection in time") from None
-    except aiohttp.SocketTimeoutError as error:
-        raise httpx.ReadTimeout(str(error) or "the server sent nothing in time") from None
-    except aiohttp.InvalidURL as error:
-        raise httpx.UnsupportedProtocol(f"cannot request {error}") from None
-    except aiohttp.ClientConnectorError as error:
-        raise httpx.ConnectError(str(error) or type(error).__name__) from None
-    except (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError) as error:
-        raise httpx.RemoteProtocolError(str(error) or "the connection closed mid-answer") from None
-    except aiohttp.ClientResponseError as error:
-        raise httpx.RemoteProtocolError(error.message or "a malformed answer") from None
-    except aiohttp.ClientError as error:
-        raise httpx.ReadError(str(error) or type(error).__name__) from None
-    except TimeoutError:
-        raise httpx.ReadTimeout("the server sent nothing in time") from None
+@functools.lru_cache(maxsize=16)
+def _limits(connect: float | None, read: float | None) -> aiohttp.ClientTimeout:
+    """Made once per pair of limits (aiohttp's are frozen, so one serves every request)."""
+    return aiohttp.ClientTimeout(sock_connect=connect, sock_read=read)
+
+
+def _as_httpx_error(error: Exception) -> httpx.HTTPError:
+    """aiohttp's failure as the httpx exception callers already handle. (Raised from plain
+    ``try`` blocks: a context manager per read of the answer cost a generator each time.)"""
+    if isinstance(error, aiohttp.ConnectionTimeoutError):
+        return httpx.ConnectTimeout(str(error) or "no connection in time")
+    if isinstance(error, aiohttp.SocketTimeoutError):
+        return httpx.ReadTimeout(str(error) or "the server sent nothing in time")
+    if isinstance(error, aiohttp.InvalidURL):
+        return httpx.UnsupportedProtocol(f"cannot request {error}")
+    if isinstance(error, aiohttp.ClientConnectorError):
+        return httpx.ConnectError(str(error) or type(error).__name__)
+    if isinstance(error, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError):
+        return httpx.RemoteProtocolError(str(error) or "the connection closed mid-answer")
+    if isinstance(error, aiohttp.ClientResponseError):
+        return httpx.RemoteProtocolError(error.message or "a malformed answer")
+    if isinstance(error, aiohttp.ClientError):
+        return httpx.ReadError(str(error) or type(error).__name__)
+    return httpx.ReadTimeout("the server sent nothing in time")  # asyncio's TimeoutError
+
+
+_AIOHTTP_ERRORS = (aiohttp.ClientError, TimeoutError)
+"""What :func:`_as_httpx_error` translates."""
 
 
 class _Response:
@@ -93,8 +101,10 @@ class _Response:
         decoder = codecs.getincrementaldecoder(_charset(self._response))(errors="replace")
         chunks = self._response.content.iter_any()
         while True:
-            with _as_httpx_errors():
+            try:
                 data = await anext(chunks, None)
+            except _AIOHTTP_ERRORS as error:
+                raise _as_httpx_error(error) from None
             if data is None:
                 break
             text = decoder.decode(data)
@@ -105,13 +115,25 @@ class _Response:
             yield tail
 
     async def aread(self) -> bytes:
-        with _as_httpx_errors():
+        try:
             return await self._response.read()
+        except _AIOHTTP_ERRORS as error:
+            raise _as_httpx_error(error) from None
+
+
+_UNSAFE_IN_VALUE = re.compile("[\r\n\0]")
+_UNSAFE_IN_NAME = re.compile("[\r\n\0:]")
+"""What would split or smuggle a header (httpx refuses the same)."""
 
 
 def _charset(response: aiohttp.ClientResponse) -> str:
+    return _codec_name(response.charset or "utf-8")
+
+
+@functools.lru_cache(maxsize=16)
+def _codec_name(charset: str) -> str:
     try:
-        return codecs.lookup(response.charset or "utf-8").name
+        return codecs.lookup(charset).name
     except LookupError:
         return "utf-8"
 
@@ -149,10 +171,12 @@ class _SessionPool:
             raise httpx.UnsupportedProtocol(f"cannot request {url!r}")
         sent = {"Content-Type": "application/json", **headers}
         for name, value in sent.items():
-            if any(c in name or c in value for c in "\r\n\0") or ":" in name:
+            if _UNSAFE_IN_NAME.search(name) or _UNSAFE_IN_VALUE.search(value):
                 raise httpx.LocalProtocolError(f"an invalid header {name!r}")
-        with _as_httpx_errors():
+        try:
             response = await self._send(url, body, sent, _client_timeout(limit))
+        except _AIOHTTP_ERRORS as error:
+            raise _as_httpx_error(error) from None
         try:
             yield _Response(response)
         finally:
