@@ -421,16 +421,19 @@ class OpenAICompatBackend:
                     return
                 decoder = SSEDecoder()
                 done = False
-                lines = _lines(chunks)
-                async for line in lines:
-                    payload = decoder.feed(line)
-                    if payload is None:
-                        continue
-                    if payload.strip() == "[DONE]":
-                        done = True
+                batches = _line_batches(chunks)
+                async for lines in batches:
+                    for line in lines:
+                        payload = decoder.feed(line)
+                        if payload is None:
+                            continue
+                        if payload.strip() == "[DONE]":
+                            done = True
+                            break
+                        for piece in response_acc.feed_payload(payload):
+                            yield _piece_event(ctx, piece)
+                    if done:
                         break
-                    for piece in response_acc.feed_payload(payload):
-                        yield _piece_event(ctx, piece)
                 tail = None if done else decoder.flush()
                 if tail is not None and tail.strip() == "[DONE]":
                     done = True
@@ -440,7 +443,7 @@ class OpenAICompatBackend:
                 if not done and not response_acc.complete:
                     raise _Retryable("the connection dropped mid-response")
                 if done:
-                    await _read_to_the_end(lines)
+                    await _read_to_the_end(batches)
         except httpx.ConnectTimeout:
             raise _Retryable(
                 f"could not connect to {base_url} within {limits.connect_timeout_s:g} s"
@@ -484,14 +487,18 @@ async def _bounded(chunks: AsyncIterator[str], limit: int) -> AsyncIterator[str]
         yield chunk
 
 
-async def _lines(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
-    """The lines of ``chunks`` (``\\n``, ``\\r\\n`` or ``\\r``), as ``aiter_lines`` splits them."""
+async def _line_batches(chunks: AsyncIterator[str]) -> AsyncIterator[list[str]]:
+    """The lines of ``chunks`` (``\\n``, ``\\r\\n`` or ``\\r``, as ``aiter_lines`` splits them),
+    a read's lines at a time: resuming a generator for each line (an answer's every chunk is
+    two lines) cost more than splitting them."""
     decoder = LineDecoder()
     async for chunk in chunks:
-        for line in decoder.decode(chunk):
-            yield line
-    for line in decoder.flush():
-        yield line
+        lines = decoder.decode(chunk)
+        if lines:
+            yield lines
+    rest = decoder.flush()
+    if rest:
+        yield rest
 
 
 def _bound_the_answer(ctx: StepContext, request: dict[str, Any], field: str, model: str) -> None:
@@ -528,7 +535,7 @@ def _refusal(count: int, limit: int) -> str:
     )
 
 
-async def _read_to_the_end(rest: AsyncIterator[str]) -> None:
+async def _read_to_the_end(rest: AsyncIterator[object]) -> None:
     """Read what follows ``[DONE]`` (the end of the chunked body), for at most
     :data:`DRAIN_S`: a response read to its end leaves its connection open for the next
     request, one closed early takes the connection with it — a new connection per request
