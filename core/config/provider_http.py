@@ -87,17 +87,16 @@ class ProviderClients:
         self._free: list[StreamClient] = []
         self._made: list[StreamClient] = []
 
-    @asynccontextmanager
-    async def lend(self, http_timeout: httpx.Timeout | float) -> AsyncIterator[StreamClient]:
+    def borrow(self, http_timeout: httpx.Timeout | float) -> StreamClient:
+        """A free client, or a new one; hand it back with :meth:`give_back`."""
         if self._free:
-            client = self._free.pop()
-        else:
-            client = stream_client(http_timeout)
-            self._made.append(client)
-        try:
-            yield client
-        finally:
-            self._free.append(client)
+            return self._free.pop()
+        client = stream_client(http_timeout)
+        self._made.append(client)
+        return client
+
+    def give_back(self, client: StreamClient) -> None:
+        self._free.append(client)
 
     @property
     def made(self) -> int:
@@ -149,8 +148,11 @@ async def step_client(
     request too: a reused client was made with another step's."""
     pool = _shared_clients.get()
     if pool is not None and transport is None and pool.loop is asyncio.get_running_loop():
-        async with pool.lend(http_timeout) as client:
-            yield client
+        lent = pool.borrow(http_timeout)
+        try:
+            yield lent
+        finally:
+            pool.give_back(lent)
         return
     client = stream_client(http_timeout, transport)
     try:
