@@ -298,3 +298,31 @@ def test_a_body_with_a_number_json_cannot_hold_is_refused_as_httpx_refuses_it(
         httpx.Request("POST", "http://x/", json={"temperature": number})
     with pytest.raises(ValueError):
         _json_bytes({"temperature": number})
+
+
+async def test_a_client_reads_the_proxy_setting_once_as_httpx_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A proxy set after a client's first request applies to clients made after it (httpx
+    reads the environment when a client is made), not to that client's next requests."""
+    for name in ("HTTP_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    async with (
+        RawServer(answer_chunked).running() as model,
+        RawServer(answer_chunked).running() as proxy,
+    ):
+        client = stream_client(5.0)
+        try:
+            await read_text(client, model.url)
+            monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.port}")
+            await read_text(client, model.url)
+        finally:
+            await client.aclose()
+        later = stream_client(5.0)
+        try:
+            await read_text(later, model.url)
+        finally:
+            await later.aclose()
+    assert len(model.requests) == 2
+    assert len(proxy.requests) == 1

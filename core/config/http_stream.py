@@ -216,6 +216,10 @@ class StreamClient:
         self._httpx: httpx.AsyncClient | None = None
         self._lean = _SessionPool(tls)
         self.is_closed = False
+        self._through_proxy: dict[str, bool] = {}
+        """Per URL, whether a proxy applies: the environment is read once per client, as
+        httpx reads it once when a client is made (eight variables a request were read for
+        every request of a batch)."""
 
     @asynccontextmanager
     async def stream(
@@ -229,7 +233,7 @@ class StreamClient:
     ) -> AsyncIterator[StreamedResponse]:
         """``method`` ``url`` with ``json`` as the body; the block reads the answer."""
         limit = self._timeout if timeout is None else timeout
-        if method != "POST" or self._always_httpx or _proxied(url):
+        if method != "POST" or self._always_httpx or self._proxied(url):
             if self._httpx is None:
                 self._httpx = self._make_httpx()
             async with self._httpx.stream(
@@ -242,6 +246,14 @@ class StreamClient:
             yield _Response(answer)
         finally:
             answer.release()
+
+    def _proxied(self, url: str) -> bool:
+        known = self._through_proxy.get(url)
+        if known is None:
+            if len(self._through_proxy) >= MAX_URLS_REMEMBERED:
+                self._through_proxy.clear()
+            known = self._through_proxy[url] = _proxied(url)
+        return known
 
     async def aclose(self) -> None:
         self.is_closed = True
@@ -268,6 +280,9 @@ def _json_bytes(value: Any) -> bytes:
 def _stdlib_json_bytes(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
+
+MAX_URLS_REMEMBERED = 16
+"""A client's requests go to one provider's URL or a few; more are forgotten first."""
 
 _PROXY_VARIABLES = tuple(
     name
