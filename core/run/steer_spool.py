@@ -206,12 +206,15 @@ class _SpoolPoller:
             await asyncio.sleep(POLL_S)
 
     def _take_all(self) -> None:
-        try:
-            waiting = set(os.listdir(paths.data_dir() / "steer"))
-        except OSError:
-            return  # no message has ever been sent from this data folder
-        for run_id, watcher in tuple(self._watchers.items()):
-            if run_id in waiting:
+        listed: dict[Path, set[str]] = {}  # the spool folder, once (a run's own, if moved)
+        for watcher in tuple(self._watchers.values()):
+            spool = watcher.folder.parent
+            if spool not in listed:
+                try:
+                    listed[spool] = set(os.listdir(spool))
+                except OSError:  # no message has ever been sent from this data folder
+                    listed[spool] = set()
+            if watcher.folder.name in listed[spool]:
                 watcher.take()
 
 
