@@ -17,7 +17,8 @@ Two servers, side by side in one run:
   scripted model's.
 * **an instant model** (no wait), at concurrency 64: what the supervisor alone can do —
   ``instant_items_per_s`` and ``supervisor_cpu_ms_per_item`` (process CPU per item: this
-  process's threads, not the server's).
+  process's threads, not the server's), split into ``supervisor_user_ms_per_item`` (Python)
+  and ``supervisor_system_ms_per_item`` (the kernel's: files, sockets).
 
 The Ray executor is measured too when it is installed (``ray_items_per_s_2workers``,
 :func:`optional_executors`), unless ``--local-only``. Last line: one JSON object, keys
@@ -42,6 +43,7 @@ import asyncio
 import json
 import logging
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -161,9 +163,15 @@ async def measure(
     counter = Counter()
     batch = BatchRun(record, executor, settings=settings, listeners=[counter], store=store)
     batch.prepare()
-    cpu, wall = time.process_time(), time.perf_counter()
+    usage, cpu, wall = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        time.process_time(),
+        time.perf_counter(),
+    )
     outcomes = await batch.run()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    user, system = after.ru_utime - usage.ru_utime, after.ru_stime - usage.ru_stime
     failed = [o for o in outcomes if o.status != "ok"]
     if failed or len(outcomes) != items:
         raise SystemExit(f"{len(failed)} items failed, e.g. {failed[0].error if failed else ''}")
@@ -172,6 +180,8 @@ async def measure(
         "ms_per_event": cpu * 1000 / counter.events,
         "events": counter.events,
         "cpu_ms_per_item": cpu * 1000 / items,
+        "user_ms_per_item": user * 1000 / items,
+        "system_ms_per_item": system * 1000 / items,
     }
 
 
@@ -245,13 +255,16 @@ async def run_instant(server: ServerProcess, folder: Path) -> dict[str, float]:
     figures = await measure(executor, settings, folder)
     print(
         f"instant model, c{CONCURRENCIES[-1]}: {figures['items_per_s']:.1f} items/s, "
-        f"{figures['cpu_ms_per_item']:.2f} ms supervisor CPU per item, "
+        f"{figures['cpu_ms_per_item']:.2f} ms supervisor CPU per item "
+        f"({figures['system_ms_per_item']:.2f} of it in the kernel), "
         f"{figures['ms_per_event']:.3f} ms per event"
     )
     return {
         "instant_items_per_s": round(figures["items_per_s"], 1),
         "supervisor_cpu_ms_per_item": round(figures["cpu_ms_per_item"], 3),
         "instant_ms_per_event": round(figures["ms_per_event"], 3),
+        "supervisor_user_ms_per_item": round(figures["user_ms_per_item"], 3),
+        "supervisor_system_ms_per_item": round(figures["system_ms_per_item"], 3),
     }
 
 
