@@ -18,11 +18,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 
+def _scratch(prefix: str) -> Path:
+    """A folder for one check, inside the self-test's temporary home: removed with it, so a
+    person's temporary folder keeps nothing of a self-test (each run left four folders)."""
+    home = Path(os.environ["BATON_DATA_DIR"]).parent
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=home))
+
+
 def _check_definitions() -> str:
     from core.definitions.agents import discover_agents
     from core.definitions.presets import discover_presets
 
-    folder = Path(tempfile.mkdtemp(prefix="baton-selftest-cwd-"))
+    folder = _scratch("cwd-")
     agents = discover_agents(folder, "both")
     names = sorted(a.name for a in agents.agents)
     if not {"scout", "planner", "worker", "reviewer"} <= set(names) or agents.diagnostics:
@@ -68,7 +75,7 @@ def _check_window() -> str:
     settings = QSettings(
         str(Path(os.environ["BATON_CONFIG_DIR"]) / "window.ini"), QSettings.Format.IniFormat
     )
-    window = MainWindow(Path(tempfile.mkdtemp(prefix="baton-selftest-project-")), settings)
+    window = MainWindow(_scratch("project-"), settings)
     window.show()
     QApplication.processEvents()
     shown = window.isVisible()
@@ -134,7 +141,7 @@ def _check_step() -> str:
         return ApprovalAnswer(decision="approve", decided_by="setting")
 
     events: list[Event] = []
-    folder = Path(tempfile.mkdtemp(prefix="baton-selftest-step-"))
+    folder = _scratch("step-")
     with Endpoint() as endpoint:
         settings = Settings(
             providers=[Provider(name="self-test", base_url=endpoint.base_url)],
@@ -161,7 +168,7 @@ def _check_window_run() -> str:
     from gui.self_test_window import check_window_run
 
     config = Path(os.environ["BATON_CONFIG_DIR"])
-    return check_window_run(config, Path(tempfile.mkdtemp(prefix="baton-selftest-run-")))
+    return check_window_run(config, _scratch("run-"))
 
 
 CHECKS: list[tuple[str, Callable[[], str]]] = [

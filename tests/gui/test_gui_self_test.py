@@ -14,6 +14,9 @@ def test_self_test_passes_offscreen_without_touching_the_real_folders(tmp_path: 
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env["QT_QPA_PLATFORM"] = "offscreen"
     env["BATON_CONFIG_DIR"] = str(tmp_path / "real-config")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env["TMPDIR"] = str(temporary)
     result = subprocess.run(
         [sys.executable, "-m", "gui.launcher", "--self-test"],
         capture_output=True,
@@ -37,3 +40,5 @@ def test_self_test_passes_offscreen_without_touching_the_real_folders(tmp_path: 
     ]
     assert lines[-1] == "self-test passed"
     assert not (tmp_path / "real-config").exists()
+    left = sorted(p.name for p in temporary.iterdir() if p.name.startswith("baton-selftest"))
+    assert left == []  # a person's temporary folder keeps nothing of it
