@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.backends.base import RunClock, StepContext
+from core.backends.base import StepContext
 from core.backends.claude_cli import build_command
 from core.backends.pi_cli import build_argv
-from core.config.settings import Settings
 from core.definitions.agents import AgentDefinition, discover_agents, parse_agent_text
 from core.model.errors import RunError
 from core.model.events import OutputFileWritten, StepFinished
@@ -23,9 +22,9 @@ from core.record.run_files import load_run, run_file
 from core.record.run_state import RunState
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
-from core.safety.approvals import ApprovalGate, deny_all
 from core.terminal.output import TranscriptPrinter
 from tests.llm_server import LLMServer, Reply
+from tests.step_contexts import step_context
 
 RESEARCHER = """---
 name: researcher
@@ -54,22 +53,8 @@ def notes(agent: AgentDefinition) -> dict[int | None, str]:
 
 
 def context(agent: AgentDefinition, folder: Path) -> StepContext:
-    settings = Settings()
-    clock = RunClock()
-    gate = ApprovalGate(settings.effective_policy(), deny_all, lambda event: None, clock.now)
-    return StepContext(
-        run_id="r",
-        step=0,
-        agent=agent,
-        task="t",
-        cwd=folder,
-        model=None,
-        tools=agent.allowed_tools,
-        settings=settings,
-        approvals=gate,
-        clock=clock,
-        project_trusted=True,  # a trusted folder: what the agent's own fields decide
-    )
+    # a trusted folder: what the agent's own fields decide
+    return step_context(agent, folder, project_trusted=True)
 
 
 # ---------------------------------------------------------------- one test per field

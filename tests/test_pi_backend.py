@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from core.backends.base import BackendError, RunClock, StepContext
+from core.backends.base import BackendError, StepContext
 from core.backends.cli_output import read_lines
 from core.backends.pi_cli import PiBackend, parse_version
 from core.backends.pi_rpc import gate_extension
@@ -30,8 +30,8 @@ from core.model.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from core.safety.approvals import ApprovalGate, deny_all
 from tests.fake_pi import make_fake_pi
+from tests.step_contexts import step_context
 
 SESSION = json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/x"})
 START = json.dumps({"type": "message_start", "message": {"role": "assistant", "content": []}})
@@ -76,20 +76,7 @@ def make_ctx(
     work.mkdir(exist_ok=True)
     config = Settings(pi_path=str(pi) if pi is not None else None, **settings)
     agent = AgentDefinition(name="worker", description="d", tools=tools, system_prompt=prompt)
-    clock = RunClock()
-    gate = ApprovalGate(config.effective_policy(), deny_all, lambda event: None, clock.now)
-    return StepContext(
-        run_id="run-1",
-        step=0,
-        agent=agent,
-        task="do the thing",
-        cwd=work,
-        model=model,
-        tools=agent.allowed_tools,
-        settings=config,
-        approvals=gate,
-        clock=clock,
-    )
+    return step_context(agent, work, config, run_id="run-1", task="do the thing", model=model)
 
 
 async def collect(ctx: StepContext) -> list[Event]:

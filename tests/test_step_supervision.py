@@ -8,10 +8,9 @@ import asyncio
 from pathlib import Path
 
 from core.backends.base import StepContext
-from core.config.settings import Settings
 from core.definitions.agents import AgentDefinition
 from core.run.step_execution import CancelSignal, supervise
-from core.safety.approvals import ApprovalGate, deny_all
+from tests.step_contexts import step_context
 from tests.waiting import until
 
 
@@ -19,21 +18,12 @@ async def _never_ending() -> None:
     await asyncio.Event().wait()
 
 
+async def _ending_at_once() -> None:
+    return None
+
+
 def _context(tmp_path: Path) -> StepContext:
-    settings = Settings()
-    gate = ApprovalGate(settings.effective_policy(), deny_all, lambda event: None, lambda: 0.0)
-    agent = AgentDefinition(name="scout", description="looks", body="Look.")
-    return StepContext(
-        run_id="r",
-        step=0,
-        agent=agent,
-        task="t",
-        cwd=tmp_path,
-        model=None,
-        tools=(),
-        settings=settings,
-        approvals=gate,
-    )
+    return step_context(AgentDefinition(name="scout", description="looks", body="Look."), tmp_path)
 
 
 def test_a_signal_calls_each_subscriber_once_and_not_after_it_left() -> None:
@@ -70,7 +60,7 @@ async def test_a_step_that_ends_by_itself_leaves_nothing_subscribed(tmp_path: Pa
     ctx = _context(tmp_path)
     signal = CancelSignal()
     for _ in range(3):  # a run's steps, one after another
-        task = asyncio.create_task(asyncio.sleep(0))
+        task = asyncio.create_task(_ending_at_once())
         assert await supervise(task, ctx, signal, timeout_s=60, grace_s=1) is None
     assert signal._subscribers == []
     assert not ctx.cancelled.is_set()
