@@ -100,8 +100,8 @@ class Streamer(Tool):
         try:
             await self.release.wait()
         except asyncio.CancelledError:
-            for _ in range(5):  # cleanup that takes a while, like killing a process
-                await asyncio.sleep(0)
+            # cleanup that takes a while, like killing a process: a worker thread's answer
+            await asyncio.to_thread(lambda: None)
             Streamer.cancelled = True
             raise
         ctx.emit_output("line 2\n")
@@ -129,7 +129,7 @@ ALL_TOOLS = ("echo", "broken", "streamer", "danger")
 
 
 async def _no_wait(delay: float) -> None:
-    await asyncio.sleep(0)
+    """The back-off, not waited for."""
 
 
 class Harness:
@@ -148,8 +148,8 @@ class Harness:
         }
 
     async def sleep(self, delay: float) -> None:
+        """The back-off, recorded instead of waited for."""
         self.sleeps.append(delay)
-        await asyncio.sleep(0)
 
     def backend(self) -> OpenAICompatBackend:
         return OpenAICompatBackend(self.tools, retry_base_delay=0.001, sleep=self.sleep)

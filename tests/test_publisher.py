@@ -62,8 +62,10 @@ async def test_a_loop_turns_events_are_flushed_together_at_its_end(
     for event in events:
         publisher.publish(event)
     assert flushes == 0
-    await asyncio.sleep(0)  # the rest of this turn
-    assert flushes == 1
+    loop = asyncio.get_running_loop()
+    next_callback: asyncio.Future[int] = loop.create_future()
+    loop.call_soon(lambda: next_callback.set_result(flushes))  # what the loop runs next
+    assert await next_callback == 1  # flushed once, before it
     assert load_run(run_file("r1")) == events  # on disk while the run is still open
     assert publisher.close() is None
     assert publisher.close() is None  # closing twice is harmless

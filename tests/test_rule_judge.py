@@ -45,20 +45,25 @@ async def test_huge_and_deep_lines_are_asked_about_while_another_task_streams(
     call: dict[str, Any] = {"run_id": "r", "step": 0, "agent": "w", "tool": "bash"}
     streamed: list[int] = []
     judging = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    streaming_done: asyncio.Future[None] = loop.create_future()
 
-    async def stream() -> None:
-        """Another task's output: it must keep flowing while the lines are judged."""
-        while not judging.is_set():
-            streamed.append(len(streamed))
-            await asyncio.sleep(0)  # a line, then the loop's other work
+    def stream() -> None:
+        """Another step's output, a line per turn of the loop: it must keep flowing while
+        the lines are judged."""
+        if judging.is_set():
+            streaming_done.set_result(None)
+            return
+        streamed.append(len(streamed))
+        loop.call_soon(stream)  # the next line after the loop's other work
 
-    streamer = asyncio.create_task(stream())
+    loop.call_soon(stream)
     answers = await asyncio.gather(
         gate.check(call_id="1", arguments={"command": ONE_MB}, cwd=str(tmp_path), **call),
         gate.check(call_id="2", arguments={"command": DEEP}, cwd=str(tmp_path), **call),
     )
     judging.set()
-    await streamer
+    await streaming_done
     assert [a.decided_by for a in answers] == ["person", "person"]  # asked, not allowed
     reasons = {request.call_id: describe(request).rule_note for request in asked}
     assert "1,000,000 characters" in reasons["1"] and reasons["1"].startswith("Asked because")
