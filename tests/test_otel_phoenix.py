@@ -17,8 +17,6 @@ import json
 import os
 import socket
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +35,7 @@ from core.telemetry import export
 from core.telemetry.trace_ids import trace_id
 from tests.llm_server import LLMServer
 from tests.trace_scenario import DENIAL, plant_secret, run_chain
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.otel
 PHOENIX = Path(__file__).resolve().parents[1] / ".tools" / "phoenix-venv" / "bin" / "phoenix"
@@ -56,19 +55,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def _wait(condition: Any, limit_s: float, what: str) -> Any:
-    """Poll ``condition`` (a remote state: nothing to be woken by) until it is truthy."""
-    deadline = time.monotonic() + limit_s
-    pause = threading.Event()
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} within {limit_s:.0f} s")
-        pause.wait(0.2)
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +90,7 @@ def phoenix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             return False
 
     try:
-        _wait(healthy, START_S, "Phoenix did not serve /healthz")
+        wait_until(healthy, "Phoenix did not serve /healthz", START_S)
         yield url
     finally:
         process.terminate()
@@ -141,11 +127,13 @@ async def test_phoenix_receives_the_chain_as_one_trace(
     finally:
         export.shutdown()
     trace = f"{trace_id(runner.run_id):032x}"
-    spans = _wait(
-        lambda: (found := _spans_of(phoenix, trace)) and len(found) >= 11 and found,
-        60,
-        "Phoenix did not list the run's 11 spans",
-    )
+    spans: list[dict[str, Any]] = []
+
+    def listed() -> bool:
+        spans[:] = _spans_of(phoenix, trace)
+        return len(spans) >= 11
+
+    wait_until(listed, "Phoenix did not list the run's 11 spans")
     assert len(spans) == 11
     names = sorted(span["name"] for span in spans)
     assert names == sorted(
