@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 from pathlib import Path
 
 import platformdirs
@@ -38,28 +37,12 @@ def _path(override: str) -> Path:
     return Path(override)
 
 
-SEEN_FOR_S = 1.0
-"""How long a folder seen (or made) is taken to be there without looking again."""
-
-MAX_FOLDERS_SEEN = 64
-_seen: dict[Path, float] = {}
-
-
 def made_folder(path: Path) -> Path:
-    """``path``, created when missing. A batch item asks for these folders a dozen times
-    (run file, index, trust, rules, step shells …): each asking looked at the disk (a
-    ``stat``, 2 % of an item's supervisor CPU in ``benchmarks/batch.py``), so a folder seen
-    is taken as there for :data:`SEEN_FOR_S`. A folder removed under a running app (a person
-    cleaning up) is made again once that second has passed."""
-    now = time.monotonic()
-    seen = _seen.get(path)
-    if seen is not None and now - seen < SEEN_FOR_S:
-        return path
+    """``path``, created when missing. Looked at first: asked on every run and step, a
+    ``mkdir`` that fails with "exists" costs a system call and an exception each time (and
+    ``os.path.isdir`` is the same ``stat`` without pathlib's wrapping)."""
     if not os.path.isdir(path):
         path.mkdir(parents=True, exist_ok=True)
-    if len(_seen) >= MAX_FOLDERS_SEEN:  # the overrides changed many times (a test suite)
-        _seen.clear()
-    _seen[path] = now
     return path
 
 

@@ -41,7 +41,7 @@ INTERRUPTED_ERROR = "the process running it ended before the run did (killed or 
 
 
 def runs_dir() -> Path:
-    return paths.made_folder(paths.data_dir() / "runs")  # asked for every run: seen once a second
+    return paths.made_folder(paths.data_dir() / "runs")
 
 
 def run_file(run_id: str) -> Path:
@@ -59,11 +59,7 @@ class RunWriter:
     def __init__(self, run_id: str, redactor: Redactor | None = None) -> None:
         self.path = run_file(run_id)
         self._redactor = redactor
-        try:
-            self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
-        except FileNotFoundError:  # the folder went within the second it was taken as there
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
 
     def write(self, event: Event) -> None:
         """Append one line and flush it."""
