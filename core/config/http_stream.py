@@ -233,7 +233,7 @@ class StreamClient:
     ) -> AsyncIterator[StreamedResponse]:
         """``method`` ``url`` with ``json`` as the body; the block reads the answer."""
         limit = self._timeout if timeout is None else timeout
-        if method != "POST" or self._always_httpx or self._proxied(url):
+        if method != "POST" or self._always_httpx or self._uses_proxy(url):
             if self._httpx is None:
                 self._httpx = self._make_httpx()
             async with self._httpx.stream(
@@ -247,7 +247,7 @@ class StreamClient:
         finally:
             answer.release()
 
-    def _proxied(self, url: str) -> bool:
+    def _uses_proxy(self, url: str) -> bool:
         known = self._through_proxy.get(url)
         if known is None:
             if len(self._through_proxy) >= MAX_URLS_REMEMBERED:
