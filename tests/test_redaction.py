@@ -222,3 +222,22 @@ def test_the_environment_is_read_as_it_is_at_each_redactor(monkeypatch: pytest.M
     assert Redactor.from_environment().scrub("tok-late-0123456789") == "[redacted]"
     monkeypatch.delenv("LATE_SERVICE_TOKEN")
     assert Redactor.from_environment().scrub("tok-late-0123456789") == "tok-late-0123456789"
+
+
+@pytest.mark.parametrize("known", [1, 10, 30])
+def test_every_value_is_found_with_few_known_values_and_with_many(known: int) -> None:
+    """Up to :data:`ONE_BY_ONE_FORMS` forms a text is searched for each in turn before the
+    expression runs; past it, the expression alone: both find every value, whole and across
+    stream pieces (a key has seven forms)."""
+    from core.safety.redaction import ONE_BY_ONE_FORMS, encoded_forms
+
+    keys = [f"sk-{number:03d}-{KEY}" for number in range(known)]
+    redactor = Redactor(keys)
+    forms = sum(len(encoded_forms(key)) for key in keys)
+    assert (forms <= ONE_BY_ONE_FORMS) == (known < 30), forms
+    for key in (keys[0], keys[-1]):
+        text = f'{{"text": "the key {key} and more"}}'
+        assert redactor.scrub(text) == '{"text": "the key [redacted] and more"}'
+        pieces = [text[:20], text[20:30], text[30:]]
+        assert key not in texts(stream(redactor, pieces))
+    assert redactor.scrub('{"text": "nothing known here"}') == '{"text": "nothing known here"}'
