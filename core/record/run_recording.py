@@ -110,6 +110,13 @@ class RunRecording:
         self._publisher.sink = RunFileSink(writer, failed)
         self._index = RunIndex()
 
+    @property
+    def run_file(self) -> Path | None:
+        """The file the run is written to (None: not recorded, or not open yet) — the one
+        made at its start, wherever the data folder is by now."""
+        sink = self._publisher.sink
+        return sink.writer.path if sink is not None else None
+
     def scrub(self, text: str) -> str:
         """``text`` without the run's secrets (what tools store, e.g. document bodies)."""
         return self._redactor.scrub(text) if self._redactor is not None else text

@@ -65,7 +65,6 @@ from core.model.events import (
     WorktreeInfo,
 )
 from core.record.publisher import EventListener
-from core.record.run_files import run_file
 from core.record.run_recording import RunRecording, new_run_id
 from core.record.run_state import RunState
 from core.run.gates import GateAsker, Gates
@@ -368,7 +367,7 @@ class Runner:
                 gate_asker=self._gate_asker,
                 run_id=self.run_id,
                 handoff_limit=self.settings.limits.handoff_chars,
-                run_file=run_file(self.run_id) if self._record else None,
+                run_file=self._recording.run_file,
                 reused=list(self.request.reused_nodes),
                 reused_gates=self.request.reused_gates,
                 reused_send_backs=self.request.reused_send_backs,
@@ -401,7 +400,7 @@ class Runner:
                 limit=self.settings.limits.handoff_chars,
                 run_id=self.run_id,
                 step_number=index + 1,
-                run_file=run_file(self.run_id) if self._record else None,
+                run_file=self._recording.run_file,
             )
         return "ok", None
 

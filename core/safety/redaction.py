@@ -308,6 +308,7 @@ class Redactor:
         maybe_bearer = text[-1:] in ("b", "B", "e", "a", "r") or "earer" in text[recent:]
         if maybe_bearer and (bearer := _BEARER_TAIL.search(text, recent)):
             cut = min(cut, bearer.start())
+        pattern: re.Pattern[str] | None
         if "://" in text or "earer" in text:
             pattern = self._pattern
         else:
