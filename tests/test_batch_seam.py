@@ -158,3 +158,27 @@ async def test_a_batch_gathers_its_secrets_once_and_every_item_is_redacted(
             assert record is not None
             text = await asyncio.to_thread(Path(record.path).read_text, "utf-8")
             assert token not in text and "[redacted]" in text
+
+
+async def test_items_run_without_checkpoints_and_the_batchs_settings_keep_theirs(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """Items share their folder at the same time, so none takes per-step checkpoints (no
+    snapshot could say which item changed what); the settings the batch was given are not
+    changed, and an item run anywhere — here or on a worker — runs without them."""
+    settings = llm_server.settings()
+    assert settings.checkpoints.enabled
+    store = BatchStore()
+    spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
+    record = store.create(spec, [BatchItem(args=["alpha"])], "x")
+    batch = BatchRun(record, LocalExecutor(ExecutorOptions()), settings=settings, store=store)
+    seen: list[bool] = []
+    batch.listeners.append(
+        lambda index, event: seen.append(batch._active[index].settings.checkpoints.enabled)
+    )
+    llm_server.responder = echo
+    await batch.run()
+    assert seen and not any(seen) and settings.checkpoints.enabled
+    (job,) = batch.jobs
+    elsewhere = item_runner(job, settings=settings, record=False)  # as a worker makes it
+    assert not elsewhere.settings.checkpoints.enabled and settings.checkpoints.enabled

@@ -136,6 +136,27 @@ def batch_gates(choice: GateChoice | None) -> GateAsker:
     return fixed_answers(choice) if choice is not None else BATCH_GATES
 
 
+@dataclass(frozen=True)
+class PreparedItem:
+    """An item as the batch's check left it: its run request and its checked steps, so the
+    item's run neither expands the preset nor checks the steps again (together a twentieth
+    of a local item's CPU, benchmarks/batch.py). The steps are the run's own: a run moves
+    its steps' folders, so a prepared item runs once."""
+
+    request: RunRequest
+    steps: list[PreparedStep]
+
+
+def item_settings(settings: Settings) -> Settings:
+    """``settings`` as a batch item runs with them: without per-step checkpoints. Like a
+    parallel run's tasks, the items of a batch share their working folder at the same time,
+    so no snapshot could say which item changed what."""
+    if not settings.checkpoints.enabled:
+        return settings  # already so: a batch makes them once for all its items
+    unchecked = settings.checkpoints.model_copy(update={"enabled": False})
+    return settings.model_copy(update={"checkpoints": unchecked})
+
+
 def item_runner(
     job: ItemJob,
     *,
@@ -146,25 +167,21 @@ def item_runner(
     record: bool = True,
     budget_asker: BudgetAsker = stop_at_cap,
     gates: GateChoice | None = None,
-    steps: list[PreparedStep] | None = None,
+    prepared: PreparedItem | None = None,
     redactor: Redactor | None = None,
 ) -> Runner:
     """A prepared :class:`Runner` for the item (``definitions``: None reads them here, as
-    a remote worker must; ``gates``: see :func:`batch_gates`; ``steps``: the item's steps as
-    an unrecorded runner prepared them when the batch was checked, so they are not checked
-    twice); raises :class:`RunError` when the item cannot run.
+    a remote worker must; ``gates``: see :func:`batch_gates`; ``prepared``: the item as an
+    unrecorded runner prepared it when the batch was checked, so it is not expanded and
+    checked twice); raises :class:`RunError` when the item cannot run. The run takes
+    :func:`item_settings` of ``settings``.
 
-    ``redactor``: the batch's secrets, gathered once for all its items.
-
-    Items take no per-step checkpoints: like a parallel run's tasks, the items of a batch
-    share their working folder at the same time, so no snapshot could say which item changed
-    what."""
+    ``redactor``: the batch's secrets, gathered once for all its items."""
     definitions = definitions or Definitions.load(job.spec)
-    unchecked = settings.checkpoints.model_copy(update={"enabled": False})
     try:
         runner = Runner(
-            item_request(job, definitions),
-            settings=settings.model_copy(update={"checkpoints": unchecked}),
+            prepared.request if prepared is not None else item_request(job, definitions),
+            settings=item_settings(settings),
             responder=responder,
             listeners=listeners,
             record=record,
@@ -173,7 +190,7 @@ def item_runner(
             run_id=job.run_id,
             budget_asker=budget_asker,
             gate_asker=batch_gates(gates),
-            steps=steps,
+            steps=prepared.steps if prepared is not None else None,
             redactor=redactor,
         )
         runner.prepare()

@@ -20,7 +20,9 @@ from core.batch.jobs import (
     ItemJob,
     ItemOutcome,
     OutputKeeper,
+    PreparedItem,
     item_runner,
+    item_settings,
     run_item,
 )
 from core.batch.recording import RemoteRecording
@@ -33,7 +35,6 @@ from core.model.errors import RunError
 from core.model.events import Event
 from core.record.publisher import EventListener
 from core.run.gates import GateChoice
-from core.run.run_preparation import PreparedStep
 from core.run.runner import Runner, new_run_id
 from core.safety.approvals import Responder, deny_all
 from core.safety.redaction import Redactor
@@ -82,10 +83,12 @@ class BatchRun:
         self._definitions: Definitions | None = None
         self._active: dict[int, Runner] = {}
         self._redactor: Redactor | None = None
-        self._prepared: dict[int, list[PreparedStep]] = {}
-        """Each item's steps as :meth:`prepare` checked them, taken by the item when it
-        runs here: checking them again per item (trust store, folders, parameters) was a
-        fifth of an item's cost."""
+        self._prepared: dict[int, PreparedItem] = {}
+        """Each item as :meth:`prepare` checked it, taken by the item when it runs here:
+        checking its steps again per item (trust store, folders, parameters) was a fifth of
+        an item's cost, expanding its preset again a twentieth."""
+        self._item_settings = item_settings(settings)
+        """What every item runs with, made once (a copy of the settings per item before)."""
 
     # ---------------------------------------------------------------------------- public API
 
@@ -95,12 +98,12 @@ class BatchRun:
         if self._definitions is not None:
             return
         definitions = Definitions.load(self.record.spec)
-        prepared = {
-            job.index: item_runner(
-                job, settings=self.settings, definitions=definitions, record=False
-            ).prepared_steps
-            for job in self.jobs
-        }
+        prepared: dict[int, PreparedItem] = {}
+        for job in self.jobs:
+            runner = item_runner(
+                job, settings=self._item_settings, definitions=definitions, record=False
+            )
+            prepared[job.index] = PreparedItem(runner.request, runner.prepared_steps)
         self._prepared = prepared
         # Every item runs with these settings: their secrets are gathered once, not per item
         # (the environment, the keyring, the known projects' MCP files).
@@ -136,13 +139,13 @@ class BatchRun:
         try:
             runner = item_runner(
                 job,
-                settings=self.settings,
+                settings=self._item_settings,
                 definitions=self._definitions,
                 responder=self.responder,
                 listeners=[keeper, self._tagged(job.index)],
                 budget_asker=self._budget_asker,
                 gates=self.gates,
-                steps=self._prepared.pop(job.index, None),
+                prepared=self._prepared.pop(job.index, None),
                 redactor=self._redactor,
             )
         except RunError as error:  # checked in prepare(); a definition changed since
