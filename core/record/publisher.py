@@ -30,9 +30,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import Final, TypeVar
 
-from pydantic import BaseModel
-
-from core.model.events import Event, Log
+from core.model.events import Event, Log, RunFinished, RunStarted
 from core.record.run_files import RunWriter
 from core.record.run_state import RunState
 from core.safety.redaction import Redactor, StreamRedactor
@@ -44,7 +42,8 @@ WriteErrorHandler = Callable[[OSError], None]
 """Told once when the run file cannot be written (from inside ``publish`` or a flush: defer
 what it does, such as stopping the run)."""
 
-E = TypeVar("E", bound=BaseModel)
+W = TypeVar("W", RunStarted, RunFinished)
+"""The events :meth:`EventPublisher.publish_whole` returns as published."""
 _log = logging.getLogger(__name__)
 
 
@@ -193,17 +192,22 @@ class EventPublisher:
         for safe, line in self._redactor().feed_encoded(event):
             self._deliver(safe, line)
 
+    def publish_whole(self, event: W) -> W:
+        """:meth:`publish` an event that is no stream's piece (a run's start, its ending) and
+        return it as published, redacted: what the index keeps, without redacting it twice."""
+        published = self._redactor().feed_encoded(event)
+        for safe, line in published:
+            self._deliver(safe, line)
+        safe = published[-1][0]  # the event itself, after the held tails it ends
+        assert isinstance(safe, type(event))
+        return safe
+
     def settle(self, run_id: str, step: int) -> None:
         """Publish the step's held stream tails now (its text, thinking and tool outputs):
         the step has ended, so nothing can follow that would complete a secret, and
         :attr:`state` then holds all of its text (the partial answer of a step cut short)."""
         for safe in self._redactor().release_step(run_id, step):
             self._deliver(safe)
-
-    def redacted(self, event: E) -> E:
-        """What ``event`` looks like once published, without publishing it (for the index
-        and the caller's own copy of the ending)."""
-        return self._redactor().scrub_encoded(event)[0]
 
     def close(self) -> OSError | None:
         """Release held stream tails, then drain and close the run file. Returns the error

@@ -132,15 +132,13 @@ class RunRecording:
         self._publisher.settle(self.run_id, step)
 
     def started(self, start: RunStarted) -> None:
-        """Index the run as running (in this loop turn's group commit of the index), then emit
-        ``start``. An index that cannot be written stops the run, as a run file that cannot
-        be: it ends ``error`` with the reason."""
+        """Emit ``start`` and index the run as running (in this loop turn's group commit of
+        the index, with the start as published). An index that cannot be written stops the
+        run, as a run file that cannot be: it ends ``error`` with the reason."""
+        published = self._publisher.publish_whole(start)
         sink = self._publisher.sink
         if self._index is not None and sink is not None:
-            self._index.started_soon(
-                self._publisher.redacted(start), sink.writer.path, self._start_indexed
-            )
-        self.emit(start)
+            self._index.started_soon(published, sink.writer.path, self._start_indexed)
 
     def finish(
         self,
@@ -165,8 +163,7 @@ class RunRecording:
         self._ended = True
         if self.write_error is not None:
             finished = finished.model_copy(update={"status": "error", "error": self.write_error})
-        self.emit(finished)
-        finished = self._publisher.redacted(finished)
+        finished = self._publisher.publish_whole(finished)
         write_error = self._publisher.close()
         if write_error is not None and self.write_error is None:  # the very last lines
             assert self._publisher.sink is not None
