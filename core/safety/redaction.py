@@ -555,7 +555,11 @@ class StreamRedactor:
         if isinstance(event, TextDelta | ThinkingDelta):
             kind = "text" if isinstance(event, TextDelta) else "thinking"
             other = "thinking" if kind == "text" else "text"
-            out = self._release([_StreamKey(other, event.run_id, event.step)])
+            out = (  # nothing held (the usual case): nothing to release
+                self._release([_StreamKey(other, event.run_id, event.step)])
+                if self._streams
+                else []
+            )
             return out + self._stream(_StreamKey(kind, event.run_id, event.step), event, event.text)
         if isinstance(event, ToolCallOutput):
             key = _StreamKey("output", event.run_id, event.step, event.call_id)
@@ -611,6 +615,8 @@ class StreamRedactor:
 
     def _ended_by(self, event: Event) -> list[_StreamKey]:
         """The streams an event closes: a new block starts after it in every view."""
+        if not self._streams:
+            return []  # nothing held: the usual case
         run = [k for k in self._streams if k.run_id == event.run_id]
         if isinstance(event, ToolCallFinished):
             return [k for k in run if k.kind == "output" and k.call_id == event.call_id]
@@ -625,23 +631,25 @@ class StreamRedactor:
         return []
 
     def _stream(self, key: _StreamKey, event: Event, piece: str) -> list[Event]:
+        """A stream is kept only while it holds a tail: a piece released whole (the usual
+        case) leaves nothing behind."""
         stream = self._streams.get(key)
         replace = isinstance(event, ToolCallOutput) and event.replace
-        if stream is None or replace:
-            stream = self._streams[key] = _Stream()
-        stream.template = event
-        text = stream.held + piece
+        text = piece if stream is None or replace else stream.held + piece
         released, held = self.redactor.split(text)
         if replace:
             # A cumulative chunk is the whole output so far: show its safe part; the next
             # chunk (or the end of the call) carries the rest.
             if held:
-                stream.held = text
+                self._streams[key] = _Stream(held=text, template=event)
             else:
-                del self._streams[key]
+                self._streams.pop(key, None)
             return [event if released == piece else _with_text(event, released)]
-        stream.held = held
-        if not held:
+        if held:
+            if stream is None:
+                stream = self._streams[key] = _Stream()
+            stream.held, stream.template = held, event
+        elif stream is not None:
             del self._streams[key]
         if not released:
             return []
