@@ -29,6 +29,7 @@ from core.batch.recording import RemoteRecording
 from core.batch.store import BatchRecord, BatchStore
 from core.config.provider_http import shared_provider_clients
 from core.config.settings import Settings
+from core.definitions.looks import one_look
 from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.collection import batch_collection
 from core.model.errors import RunError
@@ -99,11 +100,12 @@ class BatchRun:
             return
         definitions = Definitions.load(self.record.spec)
         prepared: dict[int, PreparedItem] = {}
-        for job in self.jobs:
-            runner = item_runner(
-                job, settings=self._item_settings, definitions=definitions, record=False
-            )
-            prepared[job.index] = PreparedItem(runner.request, runner.prepared_steps)
+        with one_look():  # every item checked against the project as it is now, looked at once
+            for job in self.jobs:
+                runner = item_runner(
+                    job, settings=self._item_settings, definitions=definitions, record=False
+                )
+                prepared[job.index] = PreparedItem(runner.request, runner.prepared_steps)
         self._prepared = prepared
         # Every item runs with these settings: their secrets are gathered once, not per item
         # (the environment, the keyring, the known projects' MCP files).

@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from core.definitions.agents import find_project_root
+from core.definitions.looks import looked_once
 from core.definitions.skills import PROJECT_SKILL_DIRS
 
 CONTEXT_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
@@ -101,7 +102,12 @@ def skill_files(root: Path) -> list[Path]:
 def steering_fingerprint(cwd: Path) -> str:
     """SHA-256 over the context files and project skills a step in ``cwd`` could be given, as
     they are now: taken when a run is prepared and compared when each step starts, so text an
-    earlier step wrote into ``AGENTS.md`` or a skill is not read by a later one."""
+    earlier step wrote into ``AGENTS.md`` or a skill is not read by a later one. Once per
+    :func:`~core.definitions.looks.one_look` (a step's start opens none)."""
+    return looked_once("steering", cwd, _steering_fingerprint)
+
+
+def _steering_fingerprint(cwd: Path) -> str:
     digest = hashlib.sha256()
     project = find_project_root(cwd, PROJECT_SKILL_DIRS) or cwd
     for path in (*context_files_in(cwd), *skill_files(project)):

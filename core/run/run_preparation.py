@@ -23,6 +23,7 @@ from core.backends.registry import backend_for
 from core.config.model_choice import configured_model
 from core.config.settings import Settings
 from core.definitions.agents import AgentCatalog, AgentDefinition, discover_agents
+from core.definitions.looks import one_look
 from core.definitions.params import ParamsError, run_params, step_params
 from core.definitions.presets import (
     MAX_PARALLEL_TASKS,
@@ -36,7 +37,7 @@ from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
 from core.safety.nesting import ParentStep, check_depth
-from core.safety.trust import TrustStore, one_look, project_files
+from core.safety.trust import TrustStore, project_files
 from core.safety.untrusted import UntrustedProjectError
 from core.workspace.worktrees import check_repository
 

@@ -26,9 +26,7 @@ import difflib
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +37,7 @@ from pydantic import BaseModel
 from core.config import paths
 from core.config.atomic import atomic_write_text
 from core.definitions.agents import PROJECT_AGENT_DIRS
+from core.definitions.looks import looked_once
 from core.definitions.presets import PROJECT_PRESET_DIR
 from core.definitions.project_context import (
     CLI_CONTEXT_NAMES,
@@ -163,32 +162,11 @@ def _diff(name: str, before: str, after: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-_looked: ContextVar[dict[str, str] | None] = ContextVar("trust_fingerprints", default=None)
-
-
-@contextmanager
-def one_look() -> Iterator[None]:
-    """Within it, each folder's fingerprint is computed once: preparing a run asks about the
-    same folders for every step (trust, the CLI's settings, context), and in a big checkout
-    one search for context files below the folder is what costs."""
-    token = _looked.set({})
-    try:
-        yield
-    finally:
-        _looked.reset(token)
-
-
 def fingerprint(root: Path) -> str:
     """SHA-256 over the project files' names and contents (a link leading out: the link and
-    its target's content, so a change at either end asks again)."""
-    looked = _looked.get()
-    key = str(root.absolute())
-    if looked is not None and key in looked:
-        return looked[key]
-    found = _fingerprint(root)
-    if looked is not None:
-        looked[key] = found
-    return found
+    its target's content, so a change at either end asks again); once per
+    :func:`~core.definitions.looks.one_look`."""
+    return looked_once("trust", root, _fingerprint)
 
 
 def _fingerprint(root: Path) -> str:
