@@ -19,7 +19,7 @@ from core.model.events import Event, Log
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
 from core.safety.approvals import approve_all
-from core.safety.trust import TrustStore, file_kind, project_files
+from core.safety.trust import TrustStore, file_kind, file_name, project_files
 from core.safety.untrusted import UntrustedProjectError
 from tests.llm_server import LLMServer, Reply
 
@@ -217,3 +217,61 @@ async def test_attack_a_step_rewriting_agents_md_does_not_steer_the_next_step(
     assert "evil.sh" not in last and "Use tabs." not in last
     warnings = [e.message for e in events if isinstance(e, Log) and e.step == 1]
     assert any("changed during the run" in message for message in warnings), warnings
+
+
+def odd_checkout(root: Path) -> None:
+    """Context files where a search can go wrong: hidden and skipped folders, links to
+    folders and files, a broken link, a link to a folder named like a context file."""
+    (root / ".git").mkdir(parents=True)
+    for folder in ("b", "a/z", "a/y/x", ".hidden", "node_modules/pkg", "c", "__pycache__", "d.e"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+    for name in (
+        "AGENTS.md",
+        "a/AGENTS.md",
+        "a/CLAUDE.md",
+        "a/y/CLAUDE.local.md",
+        "a/y/x/AGENTS.md",
+        ".hidden/AGENTS.md",
+        "node_modules/pkg/AGENTS.md",
+        "__pycache__/AGENTS.md",
+        "b/CLAUDE.md",
+        "d.e/AGENTS.md",
+    ):
+        (root / name).write_text(f"{name}\n", encoding="utf-8")
+    os.symlink("a", root / "link_to_a")  # a linked folder: not entered
+    os.symlink("../b/CLAUDE.md", root / "c" / "AGENTS.md")
+    os.symlink("../missing", root / "c" / "CLAUDE.md")
+    os.symlink("../a", root / "c" / "CLAUDE.local.md")  # a folder, whatever its name
+    (root / ".claude" / "rules").mkdir(parents=True)
+    (root / ".claude" / "rules" / "style.md").write_text("Rules.\n", encoding="utf-8")
+
+
+def test_the_search_for_context_files_enters_what_it_should_in_a_fixed_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Top down, subfolders in name order, hidden ones, dependencies and caches skipped,
+    linked folders not entered; the trust fingerprint depends on this order, so a change
+    would ask every trusted project again. At most ``MAX_FOLDERS`` folders are searched."""
+    from core.definitions import project_context
+    from core.definitions.project_context import context_files_in
+
+    root = tmp_path / "repo"
+    odd_checkout(root)
+    found = [file_name(root, path) for path in context_files_in(root)]
+    assert found == [
+        "AGENTS.md",
+        "a/AGENTS.md",
+        "a/CLAUDE.md",
+        "a/y/CLAUDE.local.md",
+        "a/y/x/AGENTS.md",
+        "b/CLAUDE.md",
+        "c/AGENTS.md",
+        "c/CLAUDE.md",
+        "d.e/AGENTS.md",
+        ".claude/rules/style.md",
+    ]
+    inside = [file_name(root, path) for path in context_files_in(root / "a")]
+    assert inside == found[:5]  # the top's, then those from a down
+    monkeypatch.setattr(project_context, "MAX_FOLDERS", 4)  # the top, a, a/y, a/y/x
+    cut = [file_name(root, path) for path in context_files_in(root)]
+    assert cut == [*found[:5], ".claude/rules/style.md"]

@@ -64,11 +64,7 @@ def context_files_in(root: Path) -> list[Path]:
     above = [folder for folder in start.parents if folder.is_relative_to(top)]
     found = [folder / name for folder in reversed(above) for name in names]
     found = [path for path in found if os.path.lexists(path)]
-    for count, (folder, dirs, files) in enumerate(os.walk(start)):
-        if count >= MAX_FOLDERS:
-            break
-        dirs[:] = sorted(d for d in dirs if searched(Path(d)))
-        found += [Path(folder) / name for name in names if name in files]
+    found += _named_files_below(start, names)
     for place in CLI_CONTEXT_PLACES:
         path = start / place
         if path.is_dir() and not path.is_symlink():
@@ -76,6 +72,45 @@ def context_files_in(root: Path) -> list[Path]:
         elif os.path.lexists(path):
             found.append(path)
     return found
+
+
+def _named_files_below(start: Path, names: tuple[str, ...]) -> list[Path]:
+    """The files called one of ``names`` in ``start`` and the folders below it that the
+    search enters, in the order of a top-down ``os.walk`` with sorted subfolders, of its first
+    :data:`MAX_FOLDERS` folders. A symlinked folder is not entered; an entry that is a folder
+    (a link to one too) is no file. Written on ``os.scandir`` alone: every step of a trusted
+    project's run looks again (an earlier step may have written a context file), and
+    ``os.walk`` spent a system call and a path object on every folder it entered."""
+    found: list[Path] = []
+    unvisited = [os.fspath(start)]
+    visited = 0
+    while unvisited and visited < MAX_FOLDERS:
+        folder = unvisited.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue  # unreadable, or gone meanwhile: as os.walk, not counted
+        visited += 1
+        files: set[str] = set()
+        below: list[str] = []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir()
+            except OSError:
+                is_folder = False
+            if not is_folder:
+                files.add(entry.name)
+            elif _entered(entry.name) and not entry.is_symlink():
+                below.append(entry.name)
+        found += [Path(folder, name) for name in names if name in files]
+        unvisited += [os.path.join(folder, name) for name in sorted(below, reverse=True)]
+    return found
+
+
+def _entered(name: str) -> bool:
+    """:func:`searched` of one folder's name."""
+    return not name.startswith(".") and name not in SKIPPED_FOLDERS
 
 
 def skill_files(root: Path) -> list[Path]:
