@@ -68,19 +68,19 @@ def test_a_batch_checks_its_items_with_one_search_of_the_project(
     llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Twenty items of a two-step chain in a trusted project: its files are searched once
-    for trust and once for the context a step may read, not once per item and step."""
+    for trust and once for what a step's prompt may hold, not once per item and step."""
     repo = project(tmp_path)
     agents = paths.config_dir() / "agents"
     agents.mkdir(parents=True)
     (agents / "reader.md").write_text(READER, encoding="utf-8")
     TrustStore().trust(repo)
-    steering = counting(monkeypatch, project_context, "_steering_fingerprint")
+    prompt = counting(monkeypatch, project_context, "_prompt_fingerprint")
     trusted = counting(monkeypatch, trust, "_fingerprint")
     store = BatchStore()
     spec = BatchSpec(preset="scout-and-plan", cwd=str(repo))
     record = store.create(spec, [BatchItem(args=[f"task {n}"]) for n in range(20)], "x")
     BatchRun(record, LocalExecutor(ExecutorOptions()), settings=llm_server.settings()).prepare()
-    assert steering == [repo.resolve()]
+    assert prompt == [repo.resolve()]  # what Baton's loop would put in a step's prompt
     assert set(trusted) == {repo.resolve()} and len(trusted) == 1
 
 

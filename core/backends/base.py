@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 from core.backends.steering import Continuation, StepInbox
 from core.config.settings import Settings
 from core.definitions.agents import AgentDefinition
-from core.definitions.project_context import steering_fingerprint
+from core.definitions.project_context import prompt_fingerprint, steering_fingerprint
 from core.safety import checkout_programs
 from core.safety.redaction import Redactor
 
@@ -100,6 +100,9 @@ class StepContext:
     project_trust: str | None = None
     """The context files and skills as they were when the run was prepared
     (:func:`~core.definitions.project_context.steering_fingerprint`); None: not taken."""
+    prompt_trust: str | None = None
+    """What Baton's own loop could put in the prompt, as it was when the run was prepared
+    (:func:`~core.definitions.project_context.prompt_fingerprint`); None: not taken."""
     skill_folders: tuple[Path, ...] = ()
     """Folders of the skills offered to this step (resolved): the ``read`` tool may open files
     inside them wherever they are, read-only."""
@@ -115,10 +118,19 @@ class StepContext:
 
     def project_context_trusted(self) -> bool:
         """Whether the step may be given the project's context files and skills: trusted, and
-        unchanged since the run was prepared (an earlier step may have rewritten them)."""
+        unchanged since the run was prepared (an earlier step may have rewritten them). For a
+        CLI's or an ACP agent's step; Baton's loop asks :meth:`project_prompt_trusted`."""
         if not self.project_trusted:
             return False
         return self.project_trust is None or self.project_trust == steering_fingerprint(self.cwd)
+
+    def project_prompt_trusted(self) -> bool:
+        """:meth:`project_context_trusted` for Baton's own loop: what it would put in the
+        prompt is unchanged since the run was prepared (the rest of the project's context is
+        the CLIs' to load, not the loop's)."""
+        if not self.project_trusted:
+            return False
+        return self.prompt_trust is None or self.prompt_trust == prompt_fingerprint(self.cwd)
 
     def project_context_changed(self) -> bool:
         """Trusted, but an earlier step changed the context files or skills: say so."""

@@ -20,8 +20,10 @@ from core.config.program_locations import locate_program
 from core.config.settings import Settings
 from core.definitions.agents import AgentDefinition
 
+OWN_LOOP = "openai"
+"""The name of Baton's own agent loop over an OpenAI-compatible endpoint."""
 BACKENDS: dict[str, str] = {
-    "openai": "core.backends.openai_compat:OpenAICompatBackend",
+    OWN_LOOP: "core.backends.openai_compat:OpenAICompatBackend",
     "pi": "core.backends.pi_cli:PiBackend",
     "claude": "core.backends.claude_cli:ClaudeBackend",
     "acp": "core.backends.acp_backend:AcpBackend",
@@ -47,12 +49,12 @@ def default_backend(settings: Settings) -> str:
     if settings.default_backend:
         return settings.default_backend
     if settings.provider() is not None:
-        return "openai"
+        return OWN_LOOP
     if locate_program("pi", settings.pi_path):
         return "pi"
     if locate_program("claude", settings.claude_path):
         return "claude"
-    return "openai"
+    return OWN_LOOP
 
 
 def backend_for(agent: AgentDefinition, run_backend: str | None, settings: Settings) -> str:

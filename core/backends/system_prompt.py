@@ -37,7 +37,7 @@ def build_system_prompt(ctx: StepContext) -> SystemPrompt:
     files: list[str] = []
     cut: list[str] = []
     notes: list[Log] = []
-    trusted = ctx.project_context_trusted()  # one look at the files for the whole prompt
+    trusted = ctx.project_prompt_trusted()  # one look at the files for the whole prompt
     if ctx.project_trusted and not trusted:
         notes.append(changed_context_note(ctx))
     if trusted and ctx.agent.inherit_project_context is not False:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.backends.registry import backend_for
+from core.backends.registry import OWN_LOOP, backend_for
 from core.config.model_choice import configured_model
 from core.config.settings import Settings
 from core.definitions.agents import AgentCatalog, AgentDefinition, discover_agents
@@ -32,7 +32,11 @@ from core.definitions.presets import (
     discover_presets,
     expand_template,
 )
-from core.definitions.project_context import repository_root, steering_fingerprint
+from core.definitions.project_context import (
+    prompt_fingerprint,
+    repository_root,
+    steering_fingerprint,
+)
 from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
@@ -62,7 +66,12 @@ class PreparedStep:
     project_trusted: bool = False
     """Baton's loop may load the project's context files and skills."""
     project_trust: str | None = None
-    """The context files and skills as they were when trusted: compared when the step starts."""
+    """The context files and skills as they were when trusted: compared when the step starts
+    (a CLI's or an ACP agent's step, which may load any of them)."""
+    prompt_trust: str | None = None
+    """What Baton's own loop could put in the step's prompt, as it was when trusted
+    (:func:`~core.definitions.project_context.prompt_fingerprint`): compared when the step
+    starts, instead of everything the CLIs may load."""
 
     def task_with(self, previous: str | None, handed: dict[str, str] | None = None) -> str:
         """The task sent, filled in one pass from the template (never the planned text);
@@ -143,7 +152,9 @@ def _prepare_steps(
         prepared = PreparedStep(spec, agent, backend, model, cwd, values, "")
         prepared.checkout_trust = _checkout_trust(request, backend, cwd, agent)
         prepared.project_trusted = project_trusted(request, cwd, root)
-        if prepared.project_trusted:
+        if prepared.project_trusted and backend == OWN_LOOP:
+            prepared.prompt_trust = prompt_fingerprint(cwd)
+        elif prepared.project_trusted:
             prepared.project_trust = steering_fingerprint(cwd)
         prepared.task = prepared.task_with(None)
         steps.append(prepared)

@@ -489,6 +489,7 @@ class Runner:
             ),
             project_trusted=step.project_trusted,
             project_trust=step.project_trust,
+            prompt_trust=step.prompt_trust,
             mcp=self.mcp,
         )
         self._emit_step_started(index, step, task)
