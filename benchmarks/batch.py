@@ -18,7 +18,12 @@ Two servers, side by side in one run:
 * **an instant model** (no wait), at concurrency 64: what the supervisor alone can do —
   ``instant_items_per_s`` and ``supervisor_cpu_ms_per_item`` (process CPU per item: this
   process's threads, not the server's), split into ``supervisor_user_ms_per_item`` (Python)
-  and ``supervisor_system_ms_per_item`` (the kernel's: files, sockets).
+  and ``supervisor_system_ms_per_item`` (the kernel's: files, sockets); ``check_ms_per_item``
+  is the batch's check of its items before any runs (CPU, not in the figures above). The
+  same batch again in a trusted git checkout of 2,000 folders with an ``AGENTS.md``
+  (:func:`trusted_repository`), where batches usually run: ``trusted_repo_items_per_s``,
+  ``trusted_repo_cpu_ms_per_item``, ``trusted_repo_check_ms_per_item`` — the project's
+  context is looked at per item and per step there, which an empty folder never shows.
 
 The Ray executor is measured too when it is installed (``ray_items_per_s_2workers``,
 :func:`optional_executors`), unless ``--local-only``. Last line: one JSON object, keys
@@ -63,6 +68,7 @@ from core.batch.supervisor import BatchRun
 from core.config import paths
 from core.config.settings import Settings
 from core.model.events import Event
+from core.safety.trust import TrustStore
 
 if TYPE_CHECKING:
     from tests.llm_server import RecordedRequest
@@ -162,7 +168,9 @@ async def measure(
     record = store.create(spec, rows, "benchmark")
     counter = Counter()
     batch = BatchRun(record, executor, settings=settings, listeners=[counter], store=store)
+    checking = time.process_time()
     batch.prepare()
+    checking = time.process_time() - checking
     usage, wall = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     outcomes = await batch.run()
     wall, after = time.perf_counter() - wall, resource.getrusage(resource.RUSAGE_SELF)
@@ -178,6 +186,7 @@ async def measure(
         "cpu_ms_per_item": cpu * 1000 / items,
         "user_ms_per_item": user * 1000 / items,
         "system_ms_per_item": system * 1000 / items,
+        "check_ms_per_item": checking * 1000 / items,
     }
 
 
@@ -255,13 +264,42 @@ async def run_instant(server: ServerProcess, folder: Path) -> dict[str, float]:
         f"({figures['system_ms_per_item']:.2f} of it in the kernel), "
         f"{figures['ms_per_event']:.3f} ms per event"
     )
+    repo = await asyncio.to_thread(trusted_repository, folder / "repo")
+    in_repo = await measure(executor, settings, repo)
+    print(
+        f"instant model, c{CONCURRENCIES[-1]}, in a trusted project of {REPO_FOLDERS:,} "
+        f"folders: {in_repo['items_per_s']:.1f} items/s, {in_repo['cpu_ms_per_item']:.2f} ms "
+        f"supervisor CPU per item, its check {in_repo['check_ms_per_item']:.2f} ms"
+    )
     return {
         "instant_items_per_s": round(figures["items_per_s"], 1),
         "supervisor_cpu_ms_per_item": round(figures["cpu_ms_per_item"], 3),
         "instant_ms_per_event": round(figures["ms_per_event"], 3),
         "supervisor_user_ms_per_item": round(figures["user_ms_per_item"], 3),
         "supervisor_system_ms_per_item": round(figures["system_ms_per_item"], 3),
+        "check_ms_per_item": round(figures["check_ms_per_item"], 3),
+        "trusted_repo_items_per_s": round(in_repo["items_per_s"], 1),
+        "trusted_repo_cpu_ms_per_item": round(in_repo["cpu_ms_per_item"], 3),
+        "trusted_repo_check_ms_per_item": round(in_repo["check_ms_per_item"], 3),
     }
+
+
+REPO_FOLDERS = 2_000
+
+
+def trusted_repository(root: Path) -> Path:
+    """A git checkout of :data:`REPO_FOLDERS` folders (a file each) with an ``AGENTS.md`` at
+    its top, trusted: where batches usually run. A trusted project's context files and skills
+    are looked at when each item is checked and when each of its steps starts (an earlier step
+    may have rewritten them)."""
+    (root / ".git").mkdir(parents=True)
+    (root / "AGENTS.md").write_text("Keep answers short.\n", encoding="utf-8")
+    for number in range(REPO_FOLDERS):
+        module = root / f"package{number // 50}" / f"module{number}"
+        module.mkdir(parents=True)
+        (module / "code.py").write_text("VALUE = 1\n", encoding="utf-8")
+    TrustStore().trust(root)
+    return root
 
 
 async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[str, float]:
