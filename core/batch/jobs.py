@@ -195,7 +195,9 @@ def item_runner(
         )
         runner.prepare()
     except RunError as error:
-        raise RunError(f"item {job.index + 1} ({job.item.label()}): {error}") from None
+        label = job.item.label()
+        named = f"item {job.index + 1} ({label})" if label else f"item {job.index + 1}"
+        raise RunError(f"{named}: {error}") from None
     return runner
 
 

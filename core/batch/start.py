@@ -2,10 +2,12 @@
 
 Two steps, so a caller can show what it recorded before anything runs: :func:`record_batch`
 reads the inputs (secrets scrubbed on the way in, as everything shown or stored of them is)
-and records the batch with every item pending; :func:`prepare_batch` builds the executor the
-placement names and a prepared :class:`~core.batch.supervisor.BatchRun` over the record, ready
-to ``await run()`` on the caller's loop. Either raises :class:`~core.model.errors.RunError`
-(or :class:`~core.config.settings.SettingsError`) with a sentence a person can act on.
+and records the batch with every item pending; :func:`batch_run` builds the executor the
+placement names and a :class:`~core.batch.supervisor.BatchRun` over the record, ready to
+``await run()`` on the caller's loop — which checks its items first, off the loop; the terminal
+checks them at once (``prepare()``), to say what refused before it starts. Either raises
+:class:`~core.model.errors.RunError` (or :class:`~core.config.settings.SettingsError`) with a
+sentence a person can act on.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def executor_options(placement: BatchPlacement, connect_timeout_s: float) -> Exe
     )
 
 
-def prepare_batch(
+def batch_run(
     record: BatchRecord,
     placement: BatchPlacement,
     settings: Settings,
@@ -69,9 +71,10 @@ def prepare_batch(
     gates: GateChoice | None = None,
     connect_timeout_s: float = ExecutorOptions.connect_timeout_s,
 ) -> BatchRun:
-    """The batch's run on the executor ``placement`` names, prepared (its items checked)."""
+    """The batch's run on the executor ``placement`` names, its items not checked yet: its
+    ``run()`` checks them first, on a worker thread (a window's loop goes on meanwhile)."""
     executor = create_executor(placement.executor, executor_options(placement, connect_timeout_s))
-    batch = BatchRun(
+    return BatchRun(
         record,
         executor,
         settings=settings,
@@ -81,5 +84,3 @@ def prepare_batch(
         store=store,
         gates=gates,
     )
-    batch.prepare()
-    return batch

@@ -119,9 +119,18 @@ class BatchRun:
         assert self._definitions is not None
         return self._definitions
 
+    async def check(self) -> None:
+        """:meth:`prepare` on a worker thread, when not done yet: a batch's check takes about
+        a millisecond an item (its agents, folders and trust, the project looked at once),
+        seconds for thousands of items, which the caller's loop — a window's — must not wait
+        through. Raises as :meth:`prepare` does."""
+        if self._definitions is None:
+            await asyncio.to_thread(self.prepare)
+
     async def run(self) -> list[ItemOutcome]:
-        """Run the items; returns the outcomes of those that ran, in row order."""
-        self.prepare()
+        """Check the items (:meth:`check`), then run them; returns the outcomes of those
+        that ran, in row order."""
+        await self.check()
         with batch_collection():
             async with shared_provider_clients():  # items' steps reuse connections
                 await self.executor.run(self.jobs, self)

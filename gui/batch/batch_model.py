@@ -122,13 +122,22 @@ class BatchTableModel(FlatTableModel):
 
     def load(self, record: BatchRecord, results: list[ItemResult]) -> None:
         """Show a batch as recorded (no live state)."""
+        self._show(
+            [
+                _recorded_row(item.index, item.item.label(), result)
+                for item, result in zip(record.items, results, strict=True)
+            ]
+        )
+
+    def clear(self) -> None:
+        """Show no batch (the one shown is gone)."""
+        self._show([])
+
+    def _show(self, rows: list[ItemRow]) -> None:
         self._throttle.cancel()
         self._pending.clear()
         self.beginResetModel()
-        self.rows = [
-            _recorded_row(item.index, item.item.label(), result)
-            for item, result in zip(record.items, results, strict=True)
-        ]
+        self.rows = rows
         self._by_index = {row.index: number for number, row in enumerate(self.rows)}
         self._set_shown(self._arranged())
         self.endResetModel()

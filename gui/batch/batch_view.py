@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 
 from core.batch.executors import ExecutorOptions, LocalExecutor
 from core.batch.results import batch_results, item_result, results_csv, results_jsonl
-from core.batch.start import prepare_batch, record_batch
+from core.batch.start import batch_run, record_batch
 from core.batch.store import BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config.atomic import atomic_write_text
@@ -56,6 +56,7 @@ from gui.widgets.compact import let_shrink_to_label
 
 _ORDER = ("running", "ok", "error", "pending")
 """The order of the counts in the totals line (every failure counts as failed)."""
+NO_BATCH = "No batch chosen"
 RERUN_CONCURRENCY = 4
 WATCH_MS = 2000
 """How often a batch running in another process is read again."""
@@ -90,7 +91,7 @@ class BatchView(QWidget):
         self.batches.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.batches.currentItemChanged.connect(lambda *_: self._chosen())
 
-        self.title = QLabel("No batch chosen")
+        self.title = QLabel(NO_BATCH)
         self.title.setObjectName("BatchTitle")
         self.title.setWordWrap(True)
         self.totals = QLabel("")
@@ -205,6 +206,9 @@ class BatchView(QWidget):
         elif ids and self.running is None:
             self.batches.setCurrentRow(0)
             self.show_batch(ids[0])
+        elif self.record is None:  # the batch shown is gone (one that never started)
+            self.title.setText(NO_BATCH)
+            self.model.clear()
         self._update_buttons()
 
     def choose(self, batch_id: str) -> None:
@@ -269,15 +273,10 @@ class BatchView(QWidget):
                 responder=self._responder,
                 listeners=[self.model.add_event],
             )
-            batch.prepare()
-        except (RunError, SettingsError) as error:
+        except SettingsError as error:
             self.totals.setText(f"Cannot re-run: {error}")
             return None
-        self.running = batch
-        self.task = asyncio.ensure_future(self._run(batch))
-        self._update_buttons()
-        self._watch_elsewhere()
-        return self.task
+        return self._start(batch, refused="Cannot re-run")
 
     def new_batch(self) -> NewBatchDialog:
         """Ask for a preset, inputs, concurrency and executor (window-modal); Start starts it."""
@@ -304,7 +303,7 @@ class BatchView(QWidget):
             return None
         self.choose(record.id)
         try:
-            batch = prepare_batch(
+            batch = batch_run(
                 record,
                 wanted.placement,
                 load_settings(),
@@ -318,11 +317,7 @@ class BatchView(QWidget):
             self.refresh()
             self.totals.setText(f"Cannot start the batch: {error}")
             return None
-        self.running = batch
-        self.task = asyncio.ensure_future(self._run(batch))
-        self._update_buttons()
-        self._watch_elsewhere()
-        return self.task
+        return self._start(batch, refused="Cannot start the batch", new=store)
 
     def cancel(self) -> None:
         if self.running is not None:
@@ -354,13 +349,33 @@ class BatchView(QWidget):
         button.clicked.connect(lambda _checked=False: slot())  # type: ignore[operator]
         return button
 
-    async def _run(self, batch: BatchRun) -> None:
+    def _start(
+        self, batch: BatchRun, *, refused: str, new: BatchStore | None = None
+    ) -> asyncio.Future[None]:
+        """Run ``batch`` live here; its items are checked first, off the window's loop (a
+        millisecond an item: seconds for thousands), and the totals say so meanwhile."""
+        self.running = batch
+        self.totals.setText(f"Checking {len(batch.jobs):,} items…")
+        self.task = asyncio.ensure_future(self._run(batch, refused, new))
+        self._update_buttons()
+        self._watch_elsewhere()
+        return self.task
+
+    async def _run(self, batch: BatchRun, refused: str, new: BatchStore | None) -> None:
+        why: str | None = None
         try:
             await batch.run()
+        except RunError as error:  # an item cannot run: the check refused, nothing ran
+            why = f"{refused}: {error}"
+            if new is not None:  # no record of a batch that never started
+                new.delete(batch.record.id)
+                self.record = None
         finally:
             self.model.flush()
             self.running = None
             self.refresh()
+        if why is not None:
+            self.totals.setText(why)
 
     def _watch_elsewhere(self) -> None:
         """Poll the record while the shown batch runs in another process, so its table

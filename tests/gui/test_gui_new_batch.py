@@ -66,6 +66,7 @@ def test_new_batch_previews_the_inputs_and_starts_the_batch_live(
     qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
 
     assert view.task is not None
+    assert view.totals.text() == "Checking 7 items…"  # off the window's loop, meanwhile
     qtbot.waitUntil(view.task.done, timeout=60_000)
     records = BatchStore().list()
     assert len(records) == 1
@@ -89,3 +90,33 @@ def test_a_file_that_cannot_be_read_says_why_and_keeps_start_disabled(
     assert dialog.preview.rowCount() == 0
     assert "broken.jsonl" in dialog.preview_note.text()
     assert not dialog.start_button.isEnabled()
+
+
+def test_an_item_that_cannot_run_stops_the_batch_before_it_starts_and_keeps_no_record(
+    view: BatchView,
+    tmp_path: Path,
+    llm_server: LLMServer,
+    qtbot: QtBot,
+    qasync_loop: asyncio.AbstractEventLoop,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The items are checked after Start, off the window's loop: the third row has no
+    argument for the preset, so nothing runs, the totals say which row, and no batch is kept."""
+    save_settings(llm_server.settings())
+    rows = [{"args": ["one"]}, {"args": ["two"]}, {"args": []}]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    qtbot.mouseClick(view.new_button, Qt.MouseButton.LeftButton)
+    dialog = view.findChild(NewBatchDialog)
+    assert dialog is not None
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *args: (str(path), ""))
+    qtbot.mouseClick(dialog.browse, Qt.MouseButton.LeftButton)
+    dialog.preset.setCurrentText("scout-and-plan")
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+
+    assert view.task is not None
+    qtbot.waitUntil(view.task.done, timeout=30_000)
+    assert view.totals.text().startswith("Cannot start the batch: item 3: preset")
+    assert BatchStore().list() == [] and view.count() == 0
+    assert view.title.text() == "No batch chosen" and view.model.rowCount() == 0
+    assert llm_server.requests == [] and view.new_button.isEnabled()

@@ -23,7 +23,7 @@ from typing import Any
 from core.batch.executor_registry import EXECUTORS
 from core.batch.executors import ExecutorLost, ExecutorOptions
 from core.batch.results import batch_results, results_csv, results_jsonl
-from core.batch.start import prepare_batch, record_batch
+from core.batch.start import batch_run, record_batch
 from core.batch.store import BatchPlacement, BatchRecord, BatchSpec, BatchStore
 from core.batch.supervisor import BatchListener, BatchRun
 from core.config.atomic import atomic_write_text
@@ -212,7 +212,7 @@ def _execute(
         settings = load_settings()
         options = runner_options(args, settings)
         printer = _json_printer(record.id) if args.json else _ProgressPrinter(record)
-        batch = prepare_batch(
+        batch = batch_run(
             record,
             placement,
             settings,
@@ -223,6 +223,7 @@ def _execute(
             gates=args.gate,  # never the terminal: a batch's gates wait for nobody
             connect_timeout_s=args.ray_timeout,
         )
+        batch.prepare()  # what refuses is said before anything starts
     except (RunError, SettingsError) as error:
         return usage_error(COMMAND, error)
     _say_sandbox(settings)
