@@ -26,7 +26,6 @@ Usage: ``fake_pi.py SCRIPT.json [pi arguments...]``. The script (JSON)::
         {"err": "<one line>"},                  # to stderr
         {"ignore_sigterm": true},
         {"spawn_detached": "/path/child.pid"},  # a sleeping grandchild in its own session
-        {"wait_file": "/path"},                 # block until the file exists
         {"hang": true},                         # block forever
         {"wait_steer": 1},                      # RPC: block until this many steer commands
         {"deliver_steering": true},             # RPC: the next turn takes the queued steering
@@ -271,9 +270,6 @@ def main() -> int:
             pid_file = Path(step["spawn_detached"])
             pid_file.with_suffix(".tmp").write_text(str(child.pid), encoding="utf-8")
             pid_file.with_suffix(".tmp").replace(pid_file)
-        elif "wait_file" in step:
-            while not Path(step["wait_file"]).exists():
-                threading.Event().wait(0.01)
         elif step.get("hang"):
             out.flush()
             threading.Event().wait()

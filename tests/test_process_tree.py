@@ -38,7 +38,7 @@ async def test_sigterm_ignoring_processes_are_killed_after_the_grace() -> None:
     proc = await asyncio.create_subprocess_exec(
         "sh",
         "-c",
-        "trap '' TERM; echo ready; while :; do sleep 0.05; done",
+        "trap '' TERM; echo ready; while :; do sleep 600; done",  # TERM ends only its sleep
         stdout=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None

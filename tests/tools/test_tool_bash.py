@@ -70,13 +70,14 @@ def context(
 
 async def test_output_is_streamed_before_the_command_ends(work: Path) -> None:
     collector = Collector()
-    command = "echo first; while [ ! -e go ]; do sleep 0.01; done; echo second >&2"
+    os.mkfifo(work / "go")  # the command waits on it until the test says go
+    command = "echo first; read -r _ < go; echo second >&2"
     task = asyncio.create_task(
         BashTool().run(BashParams(command=command, timeout=30), context(work, collector))
     )
     await collector.wait_for("first\n")
     assert "second" not in "".join(collector.chunks)
-    (work / "go").touch()
+    await asyncio.to_thread((work / "go").write_text, "go\n")  # opens once the command reads
     result = await task
     assert "".join(collector.chunks) == "first\nsecond\n"
     assert result == "first\nsecond\n\nExit code 0"
@@ -206,7 +207,9 @@ async def test_detached_children_do_not_outlive_a_finished_command(
     work: Path, sandboxed: bool, how: str
 ) -> None:
     mark = marker()
-    command = DETACHING[how].format(mark=mark) + "\necho launched; sleep 0.2"
+    # The command ends once its detached child runs (not before it started: nothing to stop).
+    running = f"until pgrep -f '^sleep {mark}$' > /dev/null; do :; done"
+    command = DETACHING[how].format(mark=mark) + f"\n{running}; echo launched"
     result = await BashTool().run(
         BashParams(command=command, timeout=30), context(work, sandboxed=sandboxed)
     )
@@ -272,7 +275,13 @@ async def test_orphans_that_ended_by_themselves_are_reaped_not_left_as_zombies(
         return {p.pid for p in psutil.Process().children() if p.status() == psutil.STATUS_ZOMBIE}
 
     before = zombie_children()
-    command = "( sleep 0.05 & ) ; ( sleep 0.05 > /dev/null & ) ; sleep 0.5; echo done"
+    # Two orphans that end by themselves; the command ends once both have (dead: a zombie
+    # waiting for its reaper, or gone).
+    ended = 'until [ ! -e /proc/$p ] || [ "$(cut -d" " -f3 /proc/$p/stat)" = Z ]; do :; done'
+    command = (
+        "( true & echo $! > one ) ; ( true > /dev/null & echo $! > two ) ; "
+        f"for p in $(cat one two); do {ended}; done; echo done"
+    )
     result = await BashTool().run(BashParams(command=command), context(work, sandboxed=False))
     assert result.startswith("done")
     assert zombie_children() - before == set()
