@@ -47,6 +47,17 @@ def repository_root(cwd: Path) -> Path:
     return start
 
 
+def context_folders(cwd: Path) -> list[Path]:
+    """The folders whose context files a step in ``cwd`` is given, outer first: the
+    repository's top down to ``cwd`` (``cwd`` alone outside a repository)."""
+    start = cwd.absolute()
+    root = repository_root(start)
+    folders = [start]
+    while folders[-1] != root:
+        folders.append(folders[-1].parent)
+    return folders[::-1]
+
+
 def searched(relative: Path) -> bool:
     """Whether a folder (relative to the folder searched from) is one the search enters."""
     return not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in relative.parts)
@@ -59,10 +70,9 @@ def context_files_in(root: Path) -> list[Path]:
     (symlinked folders are not entered), then Claude Code's ``.claude/CLAUDE.md`` and
     ``.claude/rules``."""
     start = root.absolute()
-    top = repository_root(start)
     names = (*CONTEXT_NAMES, *CLI_CONTEXT_NAMES)
-    above = [folder for folder in start.parents if folder.is_relative_to(top)]
-    found = [folder / name for folder in reversed(above) for name in names]
+    above = context_folders(start)[:-1]
+    found = [folder / name for folder in above for name in names]
     found = [path for path in found if os.path.lexists(path)]
     found += _named_files_below(start, names)
     for place in CLI_CONTEXT_PLACES:
@@ -143,8 +153,7 @@ def steering_fingerprint(cwd: Path) -> str:
 
 
 def _steering_fingerprint(cwd: Path) -> str:
-    project = find_project_root(cwd, PROJECT_SKILL_DIRS) or cwd
-    return _digest([*context_files_in(cwd), *skill_files(project)])
+    return _digest([*context_files_in(cwd), *_project_skill_files(cwd)])
 
 
 def prompt_fingerprint(cwd: Path) -> str:
@@ -158,12 +167,13 @@ def prompt_fingerprint(cwd: Path) -> str:
 
 
 def _prompt_fingerprint(cwd: Path) -> str:
-    start = cwd.absolute()
-    top = repository_root(start)
-    chain = [start, *(folder for folder in start.parents if folder.is_relative_to(top))]
-    candidates = [folder / name for folder in reversed(chain) for name in CONTEXT_NAMES]
-    project = find_project_root(cwd, PROJECT_SKILL_DIRS) or cwd
-    return _digest([*filter(os.path.lexists, candidates), *skill_files(project)])
+    candidates = [folder / name for folder in context_folders(cwd) for name in CONTEXT_NAMES]
+    return _digest([*filter(os.path.lexists, candidates), *_project_skill_files(cwd)])
+
+
+def _project_skill_files(cwd: Path) -> list[Path]:
+    """:func:`skill_files` of the project a step in ``cwd`` works in."""
+    return skill_files(find_project_root(cwd, PROJECT_SKILL_DIRS) or cwd)
 
 
 def _digest(paths: list[Path]) -> str:

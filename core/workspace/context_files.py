@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.config.paths import protected_dirs
-from core.definitions.project_context import CONTEXT_NAMES, repository_root, searched
+from core.definitions.project_context import CONTEXT_NAMES, context_folders, searched
 
 MAX_CONTEXT_CHARS = 40_000
 """All context files together (about 10k tokens): more would crowd out the task."""
@@ -71,16 +71,6 @@ class ProjectContext:
 
 def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
-
-
-def context_folders(cwd: Path) -> list[Path]:
-    """The folders searched, outer first: the repository root down to ``cwd``."""
-    start = cwd.absolute()
-    root = repository_root(start)
-    folders = [start]
-    while folders[-1] != root:
-        folders.append(folders[-1].parent)
-    return folders[::-1]
 
 
 def load_project_context(cwd: Path, limit: int = MAX_CONTEXT_CHARS) -> ProjectContext:
