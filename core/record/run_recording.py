@@ -136,9 +136,9 @@ class RunRecording:
         the index, with the start as published). An index that cannot be written stops the
         run, as a run file that cannot be: it ends ``error`` with the reason."""
         published = self._publisher.publish_whole(start)
-        sink = self._publisher.sink
-        if self._index is not None and sink is not None:
-            self._index.started_soon(published, sink.writer.path, self._start_indexed)
+        path = self.run_file
+        if self._index is not None and path is not None:
+            self._index.started_soon(published, path, self._start_indexed)
 
     def finish(
         self,
@@ -166,8 +166,9 @@ class RunRecording:
         finished = self._publisher.publish_whole(finished)
         write_error = self._publisher.close()
         if write_error is not None and self.write_error is None:  # the very last lines
-            assert self._publisher.sink is not None
-            self._failed(self._publisher.sink.writer.path, write_error)
+            path = self.run_file
+            assert path is not None
+            self._failed(path, write_error)
             finished = finished.model_copy(update={"status": "error", "error": self.write_error})
         if self._index is None:
             self._release_lock()
