@@ -14,11 +14,11 @@ from core.batch.inputs import BatchItem
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config import paths
-from core.definitions import project_context
 from core.definitions.looks import one_look
 from core.definitions.project_context import steering_fingerprint
 from core.safety import trust
 from core.safety.trust import TrustStore
+from core.workspace import prompt_sources
 from tests.llm_server import LLMServer, Reply
 
 WRITER = "---\nname: writer\ndescription: Writes.\ntools: write\n---\nYou write.\n"
@@ -40,13 +40,14 @@ def project(tmp_path: Path, folders: int = 30) -> Path:
 
 
 def counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[Path]:
-    """Record each folder the fingerprint function ``name`` of ``module`` really searches."""
+    """Record each folder the function ``name`` of ``module`` (a fingerprint's, or the
+    reading of a prompt's sources) really searches."""
     searched: list[Path] = []
     real = getattr(module, name)
 
-    def count(folder: Path) -> str:
+    def count(folder: Path) -> Any:
         searched.append(folder)
-        return str(real(folder))
+        return real(folder)
 
     monkeypatch.setattr(module, name, count)
     return searched
@@ -74,7 +75,7 @@ def test_a_batch_checks_its_items_with_one_search_of_the_project(
     agents.mkdir(parents=True)
     (agents / "reader.md").write_text(READER, encoding="utf-8")
     TrustStore().trust(repo)
-    prompt = counting(monkeypatch, project_context, "_prompt_fingerprint")
+    prompt = counting(monkeypatch, prompt_sources, "read_prompt_sources")
     trusted = counting(monkeypatch, trust, "_fingerprint")
     store = BatchStore()
     spec = BatchSpec(preset="scout-and-plan", cwd=str(repo))

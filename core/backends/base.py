@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 from core.backends.steering import Continuation, StepInbox
 from core.config.settings import Settings
 from core.definitions.agents import AgentDefinition
-from core.definitions.project_context import prompt_fingerprint, steering_fingerprint
+from core.definitions.project_context import steering_fingerprint
 from core.safety import checkout_programs
 from core.safety.redaction import Redactor
+from core.workspace.prompt_sources import PromptSources, read_prompt_sources
 
 if TYPE_CHECKING:
     from core.model.budget import BudgetGuard
@@ -102,7 +103,7 @@ class StepContext:
     (:func:`~core.definitions.project_context.steering_fingerprint`); None: not taken."""
     prompt_trust: str | None = None
     """What Baton's own loop could put in the prompt, as it was when the run was prepared
-    (:func:`~core.definitions.project_context.prompt_fingerprint`); None: not taken."""
+    (:func:`~core.workspace.prompt_sources.prompt_fingerprint`); None: not taken."""
     skill_folders: tuple[Path, ...] = ()
     """Folders of the skills offered to this step (resolved): the ``read`` tool may open files
     inside them wherever they are, read-only."""
@@ -119,18 +120,22 @@ class StepContext:
     def project_context_trusted(self) -> bool:
         """Whether the step may be given the project's context files and skills: trusted, and
         unchanged since the run was prepared (an earlier step may have rewritten them). For a
-        CLI's or an ACP agent's step; Baton's loop asks :meth:`project_prompt_trusted`."""
+        CLI's or an ACP agent's step; Baton's loop asks :meth:`trusted_prompt_sources`."""
         if not self.project_trusted:
             return False
         return self.project_trust is None or self.project_trust == steering_fingerprint(self.cwd)
 
-    def project_prompt_trusted(self) -> bool:
-        """:meth:`project_context_trusted` for Baton's own loop: what it would put in the
-        prompt is unchanged since the run was prepared (the rest of the project's context is
-        the CLIs' to load, not the loop's)."""
+    def trusted_prompt_sources(self) -> PromptSources | None:
+        """What Baton's own loop may put in the prompt from the checkout, read once: None
+        unless the project is trusted and that reading is what the run was prepared with (the
+        rest of the project's context is the CLIs' to load, not the loop's). The prompt is
+        built from this reading, so nothing written after the comparison reaches it."""
         if not self.project_trusted:
-            return False
-        return self.prompt_trust is None or self.prompt_trust == prompt_fingerprint(self.cwd)
+            return None
+        sources = read_prompt_sources(self.cwd)
+        if self.prompt_trust is not None and self.prompt_trust != sources.fingerprint:
+            return None
+        return sources
 
     def project_context_changed(self) -> bool:
         """Trusted, but an earlier step changed the context files or skills: say so."""

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.backends.base import StepContext
-from core.definitions.agents import find_project_root
-from core.definitions.skills import PROJECT_SKILL_DIRS, Skill, discover_skills, skills_prompt
+from core.definitions.skills import Skill, discover_skills, skills_prompt
 from core.model.events import ContextLoaded, Log
-from core.workspace.context_files import estimate_tokens, load_project_context
+from core.workspace.context_files import estimate_tokens
+from core.workspace.prompt_sources import PromptSources
 
 
 @dataclass
@@ -37,11 +37,11 @@ def build_system_prompt(ctx: StepContext) -> SystemPrompt:
     files: list[str] = []
     cut: list[str] = []
     notes: list[Log] = []
-    trusted = ctx.project_prompt_trusted()  # one look at the files for the whole prompt
-    if ctx.project_trusted and not trusted:
+    sources = ctx.trusted_prompt_sources()  # one reading of the files for the whole prompt
+    if ctx.project_trusted and sources is None:
         notes.append(changed_context_note(ctx))
-    if trusted and ctx.agent.inherit_project_context is not False:
-        context = load_project_context(ctx.cwd)
+    if sources is not None and ctx.agent.inherit_project_context is not False:
+        context = sources.context
         files = [file.shown for file in context.files]
         cut = list(context.cut)
         if context.files:
@@ -55,7 +55,7 @@ def build_system_prompt(ctx: StepContext) -> SystemPrompt:
                     "project (a symlink out of it is never followed)",
                 )
             )
-    skills = _chosen_skills(ctx, notes, trusted)
+    skills = _chosen_skills(ctx, notes, sources)
     if skills:
         extra.append(skills_prompt(skills))
     if not extra:
@@ -72,14 +72,15 @@ def build_system_prompt(ctx: StepContext) -> SystemPrompt:
     return SystemPrompt(text, loaded, notes, tuple(skill.folder for skill in skills))
 
 
-def _chosen_skills(ctx: StepContext, notes: list[Log], trusted: bool) -> list[Skill]:
+def _chosen_skills(
+    ctx: StepContext, notes: list[Log], sources: PromptSources | None
+) -> list[Skill]:
     if not ctx.agent.skills:
         return []
-    project = find_project_root(ctx.cwd, PROJECT_SKILL_DIRS) if trusted else None
-    catalog = discover_skills(project)
+    catalog = sources.skills if sources is not None else discover_skills(None)
     skills, missing = catalog.chosen(ctx.agent.skills)
     if missing:
-        where = "" if trusted else " (the project's skills wait for trust)"
+        where = "" if sources is not None else " (the project's skills wait for trust)"
         notes.append(
             ctx.make(
                 Log,

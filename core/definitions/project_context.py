@@ -153,22 +153,7 @@ def steering_fingerprint(cwd: Path) -> str:
 
 
 def _steering_fingerprint(cwd: Path) -> str:
-    return _digest([*context_files_in(cwd), *_project_skill_files(cwd)])
-
-
-def prompt_fingerprint(cwd: Path) -> str:
-    """:func:`steering_fingerprint` of what Baton's own loop puts in a step's prompt: the
-    context files it could load, each of :data:`CONTEXT_NAMES` in the folders from the
-    repository's top down to ``cwd``, and the project's skills. The files below ``cwd`` and the
-    CLIs' own are left out: the loop never puts them in a prompt (a model may read them, as
-    any file), and searching every folder below ``cwd`` again at each step's start cost a
-    batch in a trusted 2,000-folder project 25–55 ms a step, most of an item's CPU."""
-    return looked_once("prompt", cwd, _prompt_fingerprint)
-
-
-def _prompt_fingerprint(cwd: Path) -> str:
-    candidates = [folder / name for folder in context_folders(cwd) for name in CONTEXT_NAMES]
-    return _digest([*filter(os.path.lexists, candidates), *_project_skill_files(cwd)])
+    return file_digest([*context_files_in(cwd), *_project_skill_files(cwd)])
 
 
 def _project_skill_files(cwd: Path) -> list[Path]:
@@ -176,7 +161,7 @@ def _project_skill_files(cwd: Path) -> list[Path]:
     return skill_files(find_project_root(cwd, PROJECT_SKILL_DIRS) or cwd)
 
 
-def _digest(paths: list[Path]) -> str:
+def file_digest(paths: list[Path]) -> str:
     """SHA-256 over each path and its content (an unreadable one: the link it is, if any)."""
     digest = hashlib.sha256()
     for path in paths:

@@ -32,17 +32,14 @@ from core.definitions.presets import (
     discover_presets,
     expand_template,
 )
-from core.definitions.project_context import (
-    prompt_fingerprint,
-    repository_root,
-    steering_fingerprint,
-)
+from core.definitions.project_context import repository_root, steering_fingerprint
 from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.safety import checkout_programs
 from core.safety.nesting import ParentStep, check_depth
 from core.safety.trust import TrustStore, project_files
 from core.safety.untrusted import UntrustedProjectError
+from core.workspace.prompt_sources import prompt_fingerprint
 from core.workspace.worktrees import check_repository
 
 
@@ -70,7 +67,7 @@ class PreparedStep:
     (a CLI's or an ACP agent's step, which may load any of them)."""
     prompt_trust: str | None = None
     """What Baton's own loop could put in the step's prompt, as it was when trusted
-    (:func:`~core.definitions.project_context.prompt_fingerprint`): compared when the step
+    (:func:`~core.workspace.prompt_sources.prompt_fingerprint`): compared when the step
     starts, instead of everything the CLIs may load."""
 
     def task_with(self, previous: str | None, handed: dict[str, str] | None = None) -> str:
