@@ -24,6 +24,7 @@ Definitions are re-read at every launch (the GUI watches the folders), so edits 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -514,14 +515,15 @@ def find_project_root(cwd: Path, markers: Iterable[str] = PROJECT_AGENT_DIRS) ->
     user's own configuration, not a project's.
     """
     markers = tuple(markers)
-    home = Path.home().resolve()
-    current = cwd.resolve()
-    for folder in (current, *current.parents):
-        if folder == home:
-            continue
-        if any((folder / marker).is_dir() for marker in markers):
-            return folder
-    return None
+    home = os.path.realpath(Path.home())
+    folder = os.path.realpath(cwd)
+    while True:  # on strings: asked at every step's start, pathlib's objects were most of it
+        if folder != home and any(os.path.isdir(os.path.join(folder, m)) for m in markers):
+            return Path(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def agent_folders(cwd: Path, scope: Scope) -> tuple[list[AgentFolder], Path | None]:
