@@ -5,7 +5,7 @@ the same folder several times per step (trust, the CLI's settings, context).
 Generates a checkout of 10,000 folders (100 × 100, a context file every tenth top folder, a
 project agent, a skill), trusts it, then times one fingerprint and ``Runner.prepare()`` of a
 three-step chain on pi — once with each folder's fingerprint computed every time it is asked
-(as a plain loop of calls would), once as prepared (:func:`core.definitions.looks.one_look`: once
+(as a plain loop of calls would), once as prepared (:func:`core.config.looks.one_look`: once
 per folder) — quiet and under the standard background load. Last line: JSON with
 ``fingerprint_seconds``, ``prepare_seconds_each_time``, ``prepare_seconds`` (and ``_loaded``).
 """
@@ -58,8 +58,8 @@ def main() -> None:
         base = Path(tmp)
         os.environ["BATON_CONFIG_DIR"] = str(base / "config")
         os.environ["BATON_DATA_DIR"] = str(base / "data")
+        from core.config.looks import one_look
         from core.config.settings import Settings
-        from core.definitions.looks import one_look
         from core.run import run_preparation
         from core.run.run_request import RunRequest, StepSpec
         from core.run.runner import Runner

@@ -1,4 +1,4 @@
-"""One look at a project's files (:mod:`core.definitions.looks`): a batch checks all its items
+"""One look at a project's files (:mod:`core.config.looks`): a batch checks all its items
 against the project as it is at that moment, searching it once; what runs afterwards looks at
 the disk again, so an item that rewrites the project's context steers no other item."""
 
@@ -14,7 +14,7 @@ from core.batch.inputs import BatchItem
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config import paths
-from core.definitions.looks import one_look
+from core.config.looks import one_look
 from core.definitions.project_context import steering_fingerprint
 from core.safety import trust
 from core.safety.trust import TrustStore

@@ -9,6 +9,7 @@ not change since (:meth:`~core.backends.base.StepContext.checkout_trusted`), the
 from __future__ import annotations
 
 from core.backends.base import StepContext
+from core.config.looks import one_look
 from core.config.mcp_servers import configuration_problems, configured_servers
 from core.safety.environment import known_key_names
 from core.tools.base import Tool
@@ -20,8 +21,10 @@ async def offer_step_mcp_tools(ctx: StepContext, hub: McpHub) -> tuple[dict[str,
     """The step's MCP tools by name, and warnings about what could not be offered."""
     agent = ctx.agent
     selection = McpSelection.of(agent.mcp, agent.mcp_tools)
-    trusted = ctx.checkout_trusted()
-    entries = configured_servers(ctx.cwd, project_trusted=trusted)
+    with one_look():  # the servers started are the ones of the .mcp.json compared
+        trusted = ctx.checkout_trusted()
+        entries = configured_servers(ctx.cwd, project_trusted=trusted)
+        problems = configuration_problems(ctx.cwd, project_trusted=trusted)
     sandbox = ctx.settings.sandbox
     confinement = Confinement(
         cwd=ctx.cwd,
@@ -31,4 +34,4 @@ async def offer_step_mcp_tools(ctx: StepContext, hub: McpHub) -> tuple[dict[str,
         secret_env=known_key_names(ctx.settings),
     )
     offered, warnings = await offer_mcp_tools(selection, entries, hub, confinement)
-    return offered, configuration_problems(ctx.cwd, project_trusted=trusted) + warnings
+    return offered, problems + warnings

@@ -27,9 +27,9 @@ from core.batch.jobs import (
 )
 from core.batch.recording import RemoteRecording
 from core.batch.store import BatchRecord, BatchStore
+from core.config.looks import one_look
 from core.config.provider_http import shared_provider_clients
 from core.config.settings import Settings
-from core.definitions.looks import one_look
 from core.model.budget import BudgetAsker, stop_at_cap
 from core.model.collection import batch_collection
 from core.model.errors import RunError
@@ -98,9 +98,9 @@ class BatchRun:
         that cannot run. Idempotent; :meth:`run` calls it."""
         if self._definitions is not None:
             return
-        definitions = Definitions.load(self.record.spec)
         prepared: dict[int, PreparedItem] = {}
         with one_look():  # every item checked against the project as it is now, looked at once
+            definitions = Definitions.load(self.record.spec)  # the files the check hashes
             for job in self.jobs:
                 runner = item_runner(
                     job, settings=self._item_settings, definitions=definitions, record=False

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.config import paths
 from core.config.atomic import atomic_write_text
+from core.config.looks import read_file
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -372,8 +373,7 @@ def expand_env(text: str, env: Mapping[str, str] | None = None) -> str:
 
 def _read_json(path: Path, problems: list[str]) -> Any:
     try:
-        with path.open("rb") as handle:
-            data = handle.read(FILE_LIMIT + 1)
+        data = read_file(path, FILE_LIMIT + 1).data
     except FileNotFoundError:
         return None
     except OSError as error:

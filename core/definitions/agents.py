@@ -43,6 +43,7 @@ from pydantic import (
 
 from core.config import paths
 from core.config.acp_agents import AcpCommand, parse_acp_field
+from core.config.looks import read_file
 from core.config.resources import builtin_dir
 from core.config.validation import format_validation_error
 from core.definitions.agent_fields import PromptMode, read_extra_fields
@@ -460,14 +461,12 @@ def load_agent_file(path: Path, source: Source) -> AgentDefinition:
     """Read and parse one file; raises :class:`AgentFileError` with the reason."""
     try:
         size = path.stat().st_size
+        raw = read_file(path, MAX_AGENT_FILE_BYTES + 1).data  # once per look: trust hashed it
     except OSError as error:
         raise AgentFileError(f"cannot read: {error.strerror or error}") from None
-    if size > MAX_AGENT_FILE_BYTES:
+    if max(size, len(raw)) > MAX_AGENT_FILE_BYTES:
+        size = max(size, len(raw))
         raise AgentFileError(f"file is {size:,} bytes; agent files over 1 MB are refused")
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise AgentFileError(f"cannot read: {error.strerror or error}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

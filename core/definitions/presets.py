@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from core.config import paths
+from core.config.looks import read_file
 from core.config.resources import builtin_dir
 from core.config.validation import format_validation_error
 from core.definitions.agents import (
@@ -137,9 +138,9 @@ def read_preset_file(path: Path, source: Source, cache: ParseCache[Preset] | Non
     if cache is not None:
         return cache.get(path, source, partial(read_preset_file, source=source))
     try:
-        if path.stat().st_size > MAX_PRESET_FILE_BYTES:
+        raw = read_file(path, MAX_PRESET_FILE_BYTES + 1).data  # once per look: trust hashed it
+        if path.stat().st_size > MAX_PRESET_FILE_BYTES or len(raw) > MAX_PRESET_FILE_BYTES:
             raise PresetError("the file is over 1 MB; preset files are small text files")
-        raw = path.read_bytes()
     except OSError as error:
         raise PresetError(f"cannot read: {error.strerror or error}") from None
     if b"\0" in raw:

@@ -18,8 +18,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from core.config.looks import looked_once, read_file
 from core.definitions.agents import find_project_root
-from core.definitions.looks import looked_once
 from core.definitions.skills import PROJECT_SKILL_DIRS
 
 CONTEXT_NAMES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md")
@@ -148,7 +148,7 @@ def steering_fingerprint(cwd: Path) -> str:
     """SHA-256 over the context files and project skills a step in ``cwd`` could be given, as
     they are now: taken when a run is prepared and compared when each step starts, so text an
     earlier step wrote into ``AGENTS.md`` or a skill is not read by a later one. Once per
-    :func:`~core.definitions.looks.one_look` (a step's start opens none)."""
+    :func:`~core.config.looks.one_look` (a step's start opens none)."""
     return looked_once("steering", cwd, _steering_fingerprint)
 
 
@@ -167,7 +167,7 @@ def file_digest(paths: list[Path]) -> str:
     for path in paths:
         digest.update(str(path).encode() + b"\0")
         try:
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(hashlib.sha256(read_file(path).data).digest())
         except OSError:
             digest.update(b"unreadable" + os.fsencode(path.readlink() if path.is_symlink() else ""))
     return digest.hexdigest()

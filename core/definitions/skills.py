@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.config import paths
+from core.config.looks import read_file
 from core.definitions.agents import AgentFileError, Diagnostic, Severity, split_frontmatter
 from core.definitions.definition_yaml import DefinitionYAMLError, key_line, load_definition_yaml
 
@@ -135,10 +136,11 @@ def load_skill(file: Path, source: str, diagnostics: list[Diagnostic]) -> Skill 
         )
 
     try:
-        if file.stat().st_size > MAX_SKILL_FILE_BYTES:
+        raw = read_file(file, MAX_SKILL_FILE_BYTES + 1).data  # once per look: trust hashed it
+        if file.stat().st_size > MAX_SKILL_FILE_BYTES or len(raw) > MAX_SKILL_FILE_BYTES:
             problem(f"larger than {MAX_SKILL_FILE_BYTES:,} bytes; not loaded")
             return None
-        text = file.read_text(encoding="utf-8", errors="replace").replace("\r\n", "\n")
+        text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
         folder = file.parent.resolve(strict=True)
     except OSError as error:
         problem(f"cannot read it: {error.strerror or error}")

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from core.backends.registry import OWN_LOOP, backend_for
+from core.config.looks import one_look
 from core.config.model_choice import configured_model
 from core.config.settings import Settings
 from core.definitions.agents import AgentCatalog, AgentDefinition, discover_agents
-from core.definitions.looks import one_look
 from core.definitions.params import ParamsError, run_params, step_params
 from core.definitions.presets import (
     MAX_PARALLEL_TASKS,

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from core.config.looks import read_file
+
 CheckoutBackend = Literal["claude", "pi"]
 
 CLAUDE_SETTINGS = (".claude/settings.json", ".claude/settings.local.json")
@@ -77,7 +79,7 @@ def fingerprint(root: Path) -> str:
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(b"\0")
         try:
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(hashlib.sha256(read_file(path).data).digest())
         except OSError:
             digest.update(b"unreadable")
     return digest.hexdigest()
@@ -108,7 +110,7 @@ def _read(root: Path, name: str, backend: CheckoutBackend) -> tuple[Any, Checkou
     if not path.is_file():
         return None, None
     try:
-        data = path.read_bytes()
+        data = read_file(path, FILE_LIMIT + 1).data
         if len(data) > FILE_LIMIT:
             raise ValueError(f"larger than {FILE_LIMIT} bytes")
         return json.loads(data.decode("utf-8")), None

@@ -36,8 +36,8 @@ from pydantic import BaseModel
 
 from core.config import paths
 from core.config.atomic import atomic_write_text
+from core.config.looks import looked_once, read_file
 from core.definitions.agents import PROJECT_AGENT_DIRS
-from core.definitions.looks import looked_once
 from core.definitions.presets import PROJECT_PRESET_DIR
 from core.definitions.project_context import (
     CLI_CONTEXT_NAMES,
@@ -135,15 +135,16 @@ def entry_text(root: Path, path: Path) -> str:
             f"content {digest})\n"
         )
     try:
-        data = path.read_bytes()[:SNAPSHOT_FILE_LIMIT]
+        data = read_file(path, SNAPSHOT_FILE_LIMIT).data
     except OSError as error:
         return f"(cannot be read: {error.strerror or error})\n"
     return data.decode("utf-8", errors="replace")
 
 
 def _content_digest(path: Path) -> bytes:
+    """The file's bytes, hashed; read once per look, so the loaders parse the bytes hashed."""
     try:
-        return hashlib.sha256(path.read_bytes()).digest() if path.is_file() else b"not a file"
+        return hashlib.sha256(read_file(path).data).digest() if path.is_file() else b"not a file"
     except OSError:
         return b"unreadable"
 
@@ -165,7 +166,7 @@ def _diff(name: str, before: str, after: str) -> str:
 def fingerprint(root: Path) -> str:
     """SHA-256 over the project files' names and contents (a link leading out: the link and
     its target's content, so a change at either end asks again); once per
-    :func:`~core.definitions.looks.one_look`."""
+    :func:`~core.config.looks.one_look`."""
     return looked_once("trust", root, _fingerprint)
 
 

@@ -22,10 +22,10 @@ both are listed in :attr:`ProjectContext.cut`. No more than the cap is ever read
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.config.looks import read_file
 from core.config.paths import protected_dirs
 from core.definitions.project_context import CONTEXT_NAMES, context_folders, searched
 
@@ -33,7 +33,6 @@ MAX_CONTEXT_CHARS = 40_000
 """All context files together (about 10k tokens): more would crowd out the task."""
 CHARS_PER_TOKEN = 4
 """The estimate the budget uses for prompts too (:mod:`core.backends.openai_compat`)."""
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -110,27 +109,16 @@ def load_project_context(cwd: Path, limit: int = MAX_CONTEXT_CHARS) -> ProjectCo
 
 def _read_inside(path: Path, root: Path, limit: int) -> str | None:
     """At most ``limit`` + 1 characters of ``path``, or None when it is not a regular file
-    whose real path lies inside ``root`` and outside Baton's folders."""
+    whose real path lies inside ``root`` and outside Baton's folders. Where the bytes came
+    from is asked of the file read (:func:`~core.config.looks.read_file`), not of the path
+    before reading: a link swapped in between cannot lead the reading out."""
     try:
-        real = path.resolve(strict=True)
+        file = read_file(path, (limit + 1) * 4)  # UTF-8: at most four bytes a character
         top = root.resolve()
     except (OSError, RuntimeError):
         return None
-    if not real.is_relative_to(top):
+    if not file.real.is_relative_to(top):
         return None
-    if any(real.is_relative_to(p) for p in protected_dirs()):
+    if any(file.real.is_relative_to(p) for p in protected_dirs()):
         return None
-    try:
-        fd = os.open(real, _READ_FLAGS)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            raw = handle.read((limit + 1) * 4)  # UTF-8: at most four bytes a character
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return raw.decode("utf-8", errors="replace")[: limit + 1]
+    return file.data.decode("utf-8", errors="replace")[: limit + 1]

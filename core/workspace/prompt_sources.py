@@ -21,8 +21,8 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.config.looks import looked_once, one_look
 from core.definitions.agents import find_project_root
-from core.definitions.looks import looked_once
 from core.definitions.project_context import file_digest, skill_files
 from core.definitions.skills import PROJECT_SKILL_DIRS, SkillCatalog, discover_skills
 from core.workspace.context_files import ProjectContext, load_project_context
@@ -42,7 +42,13 @@ class PromptSources:
 
 def read_prompt_sources(cwd: Path) -> PromptSources:
     """Read the context files and skills a step in ``cwd`` may be given; the caller has
-    checked trust."""
+    checked trust. One look (:func:`~core.config.looks.one_look`): a skill's file parsed
+    and hashed is read once."""
+    with one_look():
+        return _read_prompt_sources(cwd)
+
+
+def _read_prompt_sources(cwd: Path) -> PromptSources:
     context = load_project_context(cwd)
     project = find_project_root(cwd, PROJECT_SKILL_DIRS)
     skills = discover_skills(project)
@@ -58,7 +64,7 @@ def read_prompt_sources(cwd: Path) -> PromptSources:
 
 def prompt_fingerprint(cwd: Path) -> str:
     """:attr:`PromptSources.fingerprint` as it is now: taken when a run is prepared, once per
-    :func:`~core.definitions.looks.one_look`. Only what the loop could put in a prompt: a step
+    :func:`~core.config.looks.one_look`. Only what the loop could put in a prompt: a step
     rewriting a context file below its folder (which a CLI may load, and is compared for a
     CLI's step) leaves the loop's next prompt as trusted, and searching every folder below
     again at each step's start cost a batch in a trusted 2,000-folder project 25–55 ms a step."""

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from core.config.looks import one_look
 from core.config.settings import Settings, SettingsError, load_settings
 from core.model.budget import Budget, BudgetAsker, Caps, stop_at_cap
 from core.model.errors import RunError
@@ -185,12 +186,22 @@ def _with_params(request: RunRequest, values: list[str]) -> RunRequest:
 def build_runner(args: argparse.Namespace, settings: Settings) -> Runner:
     """The runner for the command line's request (definitions read once, not twice)."""
     options = runner_options(args, settings)
-    if args.preset:
-        request, agents, presets = preset_request(
-            args.preset, list(args.args), args.cwd.resolve(), args.scope, **_request_options(args)
-        )
-        return Runner(_with_params(request, args.param), agents=agents, presets=presets, **options)
-    return Runner(_with_params(build_request(args), args.param), **options)
+    with one_look():  # the definitions read here are the files the trust check hashes
+        if args.preset:
+            request, agents, presets = preset_request(
+                args.preset,
+                list(args.args),
+                args.cwd.resolve(),
+                args.scope,
+                **_request_options(args),
+            )
+            runner = Runner(
+                _with_params(request, args.param), agents=agents, presets=presets, **options
+            )
+        else:
+            runner = Runner(_with_params(build_request(args), args.param), **options)
+        runner.prepare()
+    return runner
 
 
 def _request_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,0 +1,127 @@
+"""One look at a project's files: within it, each file is read once and each fingerprint of a
+folder computed once.
+
+**One reading.** Deciding whether a checkout may steer a model reads its files twice: the
+trust check hashes them (:mod:`core.safety.trust`), and the loaders parse them (agents,
+presets, context files, skills, ``.mcp.json``). Read twice, a file can change in between — a
+model in another run of the same project, rewriting ``AGENTS.md`` back and forth in a loop,
+would now and then get its text parsed while the check had hashed the trusted one. Inside a
+look every reading of a file goes through :func:`read_file`, which reads it once and gives
+every later reader the same bytes: what is checked is what is used.
+
+**One answer per folder.** Preparing a run asks about the same folders for every step (trust,
+what the CLIs would load, the context files and skills a step may read), and a batch's check
+asks again for every item — all at one moment, so one answer per folder serves them all. In a
+big checkout one search for context files below the folder is what costs: checking a batch in a
+trusted 2,000-folder project searched it twice an item, 145 ms of each item's check
+(``benchmarks/batch.py``, ``trusted_repo_check_ms_per_item``; 1.1 ms in one look).
+
+Outside a look, every question looks at the disk again. A step's start opens a look of its own
+around what it compares and loads (its prompt's sources, its MCP servers), so it sees what an
+earlier step wrote, once.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+"""Non-blocking: a FIFO put where a file was expected is refused, not waited on forever."""
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """A file's bytes, and where they were read from."""
+
+    data: bytes
+    real: Path
+    """The file read, links resolved: on Linux the open descriptor's own path, so a check of
+    where the bytes came from cannot be raced by swapping a link after the reading."""
+
+
+@dataclass
+class _Look:
+    fingerprints: dict[tuple[str, str], str] = field(default_factory=dict)
+    files: dict[str, FileRead | OSError] = field(default_factory=dict)
+
+
+_looked: ContextVar[_Look | None] = ContextVar("one_look", default=None)
+
+
+@contextmanager
+def one_look() -> Iterator[None]:
+    """Read each file once and remember fingerprints until the block ends. A look inside
+    another is the same look (a batch checks all its items in one, and each item's
+    preparation opens its own). Synchronous code only: a task made inside would carry the look
+    past its moment."""
+    if _looked.get() is not None:
+        yield
+        return
+    token = _looked.set(_Look())
+    try:
+        yield
+    finally:
+        _looked.reset(token)
+
+
+def looked_once(kind: str, folder: Path, compute: Callable[[Path], str]) -> str:
+    """``compute(folder)``, once per look for each ``kind`` of fingerprint and folder."""
+    look = _looked.get()
+    if look is None:
+        return compute(folder)
+    key = (kind, str(folder.absolute()))
+    found = look.fingerprints.get(key)
+    if found is None:
+        found = look.fingerprints[key] = compute(folder)
+    return found
+
+
+def read_file(path: Path, limit: int | None = None) -> FileRead:
+    """The bytes of the regular file at ``path`` (links followed), at most ``limit`` of them.
+    Inside a look the whole file is read the first time, and every later call gets the same
+    bytes (cut to its ``limit``). Raises :class:`OSError`, also when ``path`` is not a regular
+    file (a folder, a FIFO, a device); a look remembers that too."""
+    look = _looked.get()
+    if look is None:
+        return _read(path, limit)
+    key = os.path.abspath(path)
+    found = look.files.get(key)
+    if found is None:
+        try:
+            found = _read(path, None)
+        except OSError as error:
+            found = error
+        look.files[key] = found
+    if isinstance(found, OSError):
+        raise OSError(found.errno, found.strerror, found.filename)
+    if limit is None or len(found.data) <= limit:
+        return found
+    return FileRead(found.data[:limit], found.real)
+
+
+def _read(path: Path, limit: int | None) -> FileRead:
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        real = _descriptor_path(fd) or Path(os.path.realpath(path))
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read() if limit is None else handle.read(limit)
+    finally:
+        os.close(fd)
+    return FileRead(data, real)
+
+
+def _descriptor_path(fd: int) -> Path | None:
+    """Where the open file is (Linux's ``/proc/self/fd``); None where that cannot be asked."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return None
