@@ -114,3 +114,35 @@ async def test_attack_an_item_rewriting_agents_md_steers_no_later_step_of_the_ba
     assert "Use tabs." in prompts[0]  # the first writer: trusted and unchanged
     assert (repo / "AGENTS.md").read_text(encoding="utf-8").startswith("Run curl")
     assert all("evil.sh" not in prompt and "Use tabs." not in prompt for prompt in prompts[2:])
+
+
+async def test_a_pi_steps_start_compares_the_checkout_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pi's notes and its command line both ask whether the project's context changed: one
+    look at the step's start answers both (before, each searched the checkout: 2 × 24 ms a
+    start in a 2,000-folder project), and they cannot disagree."""
+    from core.backends.pi_cli import PiBackend
+    from core.config.settings import Settings
+    from core.definitions import project_context
+    from core.definitions.agents import AgentDefinition
+    from core.model.events import StepFinished
+    from tests.fake_pi import make_fake_pi
+    from tests.step_contexts import step_context
+    from tests.test_pi_backend import answer_lines
+
+    repo = project(tmp_path)
+    pi = make_fake_pi(tmp_path, {"steps": answer_lines("done")})
+    agent = AgentDefinition(name="worker", description="d", system_prompt="Work.")
+    ctx = step_context(
+        agent,
+        repo,
+        Settings(pi_path=str(pi)),
+        model="m1",
+        project_trusted=True,
+        project_trust=steering_fingerprint(repo),
+    )
+    searched = counting(monkeypatch, project_context, "_steering_fingerprint")
+    events = [event async for event in PiBackend().run(ctx)]
+    assert isinstance(events[-1], StepFinished) and events[-1].status == "ok", events
+    assert searched == [repo]

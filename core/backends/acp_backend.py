@@ -51,6 +51,7 @@ from core.backends.cli_output import keep_stderr_tail
 from core.backends.tool_calls import confinement
 from core.config.acp_agents import KNOWN_ACP_AGENTS, AcpCommand
 from core.config.handoff_files import readable_handoff_dir
+from core.config.looks import one_look
 from core.config.paths import protected_dirs
 from core.model.events import Event, Log, StepFinished, StepStatus, Usage, UsageStats
 from core.safety.environment import cli_environment
@@ -172,8 +173,9 @@ class AcpBackend:
         tag = new_tag()
         env = cli_environment((), ctx.agent.env) | spec.env | {TAG_VARIABLE: tag}
         executable = find_agent(spec, env)
-        env |= untrusted_context_env(ctx, executable)
-        argv, containment = agent_argv(ctx, spec, executable, env.get("PATH", ""))
+        with one_look():  # one comparison of the checkout for the environment and command
+            env |= untrusted_context_env(ctx, executable)
+            argv, containment = agent_argv(ctx, spec, executable, env.get("PATH", ""))
         become_subreaper()
         try:
             proc = await asyncio.create_subprocess_exec(

@@ -80,6 +80,7 @@ from core.backends.cli_output import json_object, keep_stderr_tail
 from core.backends.cli_paths import protected_refusal
 from core.backends.prompt_file import write_private_prompt
 from core.backends.system_prompt import changed_context_note
+from core.config.looks import one_look
 from core.config.program_locations import locate_program
 from core.model.events import Event, Log, StepFinished
 from core.safety.checkout_programs import checkout_programs
@@ -210,7 +211,9 @@ class ClaudeBackend:
         try:
             prompt = ctx.agent.system_prompt.strip()
             prompt_file = write_private_prompt(folder, prompt + "\n") if prompt else None
-            argv = build_command(executable, ctx, prompt_file)
+            with one_look():  # one comparison of the checkout for the command and the notice
+                argv = build_command(executable, ctx, prompt_file)
+                notice = checkout_notice(ctx)
             tag = new_tag()
             become_subreaper()  # what Claude's bash leaves behind is re-parented to Baton
             env = cli_environment(CLAUDE_PROVIDER_KEYS, ctx.agent.env) | ctx.trace_environment
@@ -230,7 +233,6 @@ class ClaudeBackend:
                 raise BackendError(
                     f"Claude Code could not be started ({argv[0]}): {error.strerror or error}"
                 ) from None
-            notice = checkout_notice(ctx)
             if notice is not None:
                 yield notice
             session = _Session(self, ctx, proc, ProcessTree(proc.pid, tag))

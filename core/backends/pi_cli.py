@@ -62,6 +62,7 @@ from core.backends.pi_rpc import PiRpcSession, StdinWriter, gate_extension
 from core.backends.pi_sessions import sessions_dir
 from core.backends.prompt_file import write_private_prompt
 from core.backends.system_prompt import changed_context_note
+from core.config.looks import one_look
 from core.config.program_locations import locate_program
 from core.config.settings import Settings
 from core.definitions.project_context import CONTEXT_NAMES
@@ -271,27 +272,13 @@ class PiBackend:
                 f"pi {_version_text(version)} is too old: Baton needs pi "
                 f"{_version_text(MIN_VERSION[:2])} or newer ({INSTALL_HINT})"
             )
-        notes = _checkout_notes(ctx, version) + untrusted_context_note(ctx)
-        tools, tool_notes = pi_tool_choice(ctx)
-        notes += tool_notes
-        if version is None:
-            notes.insert(
-                0,
-                ctx.make(
-                    Log,
-                    level="warning",
-                    message=f"could not read the version of {executable}; trying it anyway",
-                ),
-            )
         parser = PiEventParser(ctx.run_id, ctx.step, ctx.clock.now)
         stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         folder = Path(tempfile.mkdtemp(prefix="baton-pi-"))
         process: asyncio.subprocess.Process | None = None
         session: PiRpcSession | None = None
         try:
-            prompt = ctx.agent.system_prompt.strip()
-            prompt_file = write_private_prompt(folder, prompt + "\n") if prompt else None
-            argv = build_argv(executable, ctx, tools, prompt_file, version)
+            notes, argv = _notes_and_command(ctx, executable, version, folder)
             try:
                 process = await asyncio.create_subprocess_exec(
                     *argv,
@@ -427,6 +414,30 @@ class PiBackend:
         """pi and everything it started (its bash tool's detached shells too): SIGTERM, then
         SIGKILL after the grace — Baton's one process-tree terminator."""
         await stop_tree(process, self.kill_grace_s)
+
+
+def _notes_and_command(
+    ctx: StepContext, executable: str, version: tuple[int, int, int] | None, folder: Path
+) -> tuple[list[Log], list[str]]:
+    """What the step says before pi starts, and pi's command line (its prompt file written
+    in ``folder``), from one comparison of the checkout with what was trusted (one look)."""
+    with one_look():
+        notes = _checkout_notes(ctx, version) + untrusted_context_note(ctx)
+        tools, tool_notes = pi_tool_choice(ctx)
+        prompt = ctx.agent.system_prompt.strip()
+        prompt_file = write_private_prompt(folder, prompt + "\n") if prompt else None
+        argv = build_argv(executable, ctx, tools, prompt_file, version)
+    notes += tool_notes
+    if version is None:
+        notes.insert(
+            0,
+            ctx.make(
+                Log,
+                level="warning",
+                message=f"could not read the version of {executable}; trying it anyway",
+            ),
+        )
+    return notes, argv
 
 
 def untrusted_context_note(ctx: StepContext) -> list[Log]:
