@@ -460,13 +460,11 @@ def _first_field(error: ValidationError) -> str | None:
 def load_agent_file(path: Path, source: Source) -> AgentDefinition:
     """Read and parse one file; raises :class:`AgentFileError` with the reason."""
     try:
-        size = path.stat().st_size
         raw = read_file(path, MAX_AGENT_FILE_BYTES + 1).data  # once per look: trust hashed it
     except OSError as error:
         raise AgentFileError(f"cannot read: {error.strerror or error}") from None
-    if max(size, len(raw)) > MAX_AGENT_FILE_BYTES:
-        size = max(size, len(raw))
-        raise AgentFileError(f"file is {size:,} bytes; agent files over 1 MB are refused")
+    if len(raw) > MAX_AGENT_FILE_BYTES:
+        raise AgentFileError("the file is over 1 MB; agent files are small text files")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -139,7 +139,7 @@ def read_preset_file(path: Path, source: Source, cache: ParseCache[Preset] | Non
         return cache.get(path, source, partial(read_preset_file, source=source))
     try:
         raw = read_file(path, MAX_PRESET_FILE_BYTES + 1).data  # once per look: trust hashed it
-        if path.stat().st_size > MAX_PRESET_FILE_BYTES or len(raw) > MAX_PRESET_FILE_BYTES:
+        if len(raw) > MAX_PRESET_FILE_BYTES:
             raise PresetError("the file is over 1 MB; preset files are small text files")
     except OSError as error:
         raise PresetError(f"cannot read: {error.strerror or error}") from None

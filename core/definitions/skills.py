@@ -137,7 +137,7 @@ def load_skill(file: Path, source: str, diagnostics: list[Diagnostic]) -> Skill 
 
     try:
         raw = read_file(file, MAX_SKILL_FILE_BYTES + 1).data  # once per look: trust hashed it
-        if file.stat().st_size > MAX_SKILL_FILE_BYTES or len(raw) > MAX_SKILL_FILE_BYTES:
+        if len(raw) > MAX_SKILL_FILE_BYTES:
             problem(f"larger than {MAX_SKILL_FILE_BYTES:,} bytes; not loaded")
             return None
         text = raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
