@@ -272,3 +272,21 @@ def test_attack_a_project_agent_rewritten_while_the_terminal_checks_is_refused(
     with racing_writer(agent, lambda n: HOSTILE_AGENT if n == 1 else trusted):
         assert main(["run", "local-run", "x", "--cwd", str(repo)]) == 2
     assert "changed since you trusted it" in capsys.readouterr().err
+
+
+def test_a_capped_reader_reads_no_more_than_its_cap_inside_a_look_either(tmp_path: Path) -> None:
+    """A 10 MB AGENTS.md costs a step's start what the context cap allows, not its size: the
+    look remembers a capped reading as cut, and only a reader wanting more reads further."""
+    file = tmp_path / "AGENTS.md"
+    file.write_bytes(b"x" * 10_000_000)
+    with one_look():
+        first = read_file(file, 100)
+        assert len(first.data) == 100 and not first.whole
+        assert read_file(file, 50).data == b"x" * 50  # served from the first reading
+        assert len(read_file(file).data) == 10_000_000  # the whole file: read again
+    small = tmp_path / "small.md"
+    small.write_bytes(b"short\n")
+    with one_look():
+        assert read_file(small, 100).whole  # the end was reached: the whole file
+        small.write_bytes(b"changed\n")
+        assert read_file(small).data == b"short\n"

@@ -44,6 +44,8 @@ class FileRead:
     real: Path
     """The file read, links resolved: on Linux the open descriptor's own path, so a check of
     where the bytes came from cannot be raced by swapping a link after the reading."""
+    whole: bool = True
+    """False: cut at the limit the reader asked for (the file may be longer)."""
 
 
 @dataclass
@@ -85,17 +87,21 @@ def looked_once(kind: str, folder: Path, compute: Callable[[Path], str]) -> str:
 
 def read_file(path: Path, limit: int | None = None) -> FileRead:
     """The bytes of the regular file at ``path`` (links followed), at most ``limit`` of them.
-    Inside a look the whole file is read the first time, and every later call gets the same
-    bytes (cut to its ``limit``). Raises :class:`OSError`, also when ``path`` is not a regular
-    file (a folder, a FIFO, a device); a look remembers that too."""
+    Inside a look the first reading is remembered, and every later call gets the same bytes
+    (cut to its ``limit``); only a file longer than an earlier reader's limit is read again,
+    further — a loader that caps what it reads still reads no more than its cap, and it
+    refuses or cuts a file that long anyway. Raises :class:`OSError`, also when ``path`` is
+    not a regular file (a folder, a FIFO, a device); a look remembers that too."""
     look = _looked.get()
     if look is None:
         return _read(path, limit)
     key = os.path.abspath(path)
     found = look.files.get(key)
+    if isinstance(found, FileRead) and not _covers(found, limit):
+        found = None
     if found is None:
         try:
-            found = _read(path, None)
+            found = _read(path, limit)
         except OSError as error:
             found = error
         look.files[key] = found
@@ -103,7 +109,12 @@ def read_file(path: Path, limit: int | None = None) -> FileRead:
         raise OSError(found.errno, found.strerror, found.filename)
     if limit is None or len(found.data) <= limit:
         return found
-    return FileRead(found.data[:limit], found.real)
+    return FileRead(found.data[:limit], found.real, whole=False)
+
+
+def _covers(read: FileRead, limit: int | None) -> bool:
+    """Whether ``read`` holds all that a reader asking for ``limit`` bytes gets."""
+    return read.whole or (limit is not None and limit <= len(read.data))
 
 
 def _read(path: Path, limit: int | None) -> FileRead:
@@ -116,7 +127,7 @@ def _read(path: Path, limit: int | None) -> FileRead:
             data = handle.read() if limit is None else handle.read(limit)
     finally:
         os.close(fd)
-    return FileRead(data, real)
+    return FileRead(data, real, whole=limit is None or len(data) < limit)
 
 
 def _descriptor_path(fd: int) -> Path | None:

@@ -15,8 +15,9 @@ repository root and outside Baton's own folders: an ``AGENTS.md`` that is a syml
 ``~/.ssh/id_rsa`` is skipped, not followed. All files together are capped at
 :data:`MAX_CONTEXT_CHARS` characters: a file that crosses the cap is cut at a line end with a
 note saying so (the model can still ``read`` the rest), and files after it are not loaded —
-both are listed in :attr:`ProjectContext.cut`. No more than the cap is ever read from disk, so a
-10 MB file costs what the cap allows, not its size.
+both are listed in :attr:`ProjectContext.cut`. A step's start reads no more than the cap from
+disk, so a 10 MB file costs it what the cap allows, not its size (checking a run reads it
+whole: the trust check hashes every byte).
 """
 
 from __future__ import annotations
