@@ -89,27 +89,36 @@ def read_file(path: Path, limit: int | None = None) -> FileRead:
     """The bytes of the regular file at ``path`` (links followed), at most ``limit`` of them.
     Inside a look the first reading is remembered, and every later call gets the same bytes
     (cut to its ``limit``); only a file longer than an earlier reader's limit is read again,
-    further — a loader that caps what it reads still reads no more than its cap, and it
-    refuses or cuts a file that long anyway. Raises :class:`OSError`, also when ``path`` is
+    further — a loader that caps what it reads still reads no more than its cap — and that
+    reading must begin with the bytes already given out, else the file is unreadable for the
+    rest of the look. Raises :class:`OSError`, also when ``path`` is
     not a regular file (a folder, a FIFO, a device); a look remembers that too."""
     look = _looked.get()
     if look is None:
         return _read(path, limit)
     key = os.path.abspath(path)
     found = look.files.get(key)
-    if isinstance(found, FileRead) and not _covers(found, limit):
-        found = None
-    if found is None:
+    earlier = found if isinstance(found, FileRead) and not _covers(found, limit) else None
+    if found is None or earlier is not None:
         try:
             found = _read(path, limit)
         except OSError as error:
             found = error
+        if earlier is not None and not _continues(found, earlier):
+            found = OSError(errno.EAGAIN, "changed while it was being read", str(path))
         look.files[key] = found
     if isinstance(found, OSError):
         raise OSError(found.errno, found.strerror, found.filename)
     if limit is None or len(found.data) <= limit:
         return found
     return FileRead(found.data[:limit], found.real, whole=False)
+
+
+def _continues(found: FileRead | OSError, earlier: FileRead) -> bool:
+    """Whether a reading further begins with the bytes an earlier reader got: every reader in
+    a look sees the same file, or the file counts as unreadable (what was checked and what is
+    used can then never differ)."""
+    return isinstance(found, FileRead) and found.data.startswith(earlier.data)
 
 
 def _covers(read: FileRead, limit: int | None) -> bool:
