@@ -298,3 +298,20 @@ def test_a_capped_reader_reads_no_more_than_its_cap_inside_a_look_either(tmp_pat
         assert read_file(small, 100).whole  # the end was reached: the whole file
         small.write_bytes(b"changed\n")
         assert read_file(small).data == b"short\n"
+
+
+def test_trusting_checks_the_files_against_what_the_question_showed(tmp_path: Path) -> None:
+    """The question is shown, a file changes, the person says yes: nothing is trusted. As
+    shown, the project is trusted, and the texts kept for later diffs are the bytes
+    fingerprinted."""
+    from core.safety.trust import ChangedWhileAsked, fingerprint
+
+    repo = checkout(tmp_path)
+    store = TrustStore()
+    shown = fingerprint(repo)
+    (repo / "AGENTS.md").write_text(HOSTILE, encoding="utf-8")
+    with pytest.raises(ChangedWhileAsked, match="changed while you were looking"):
+        store.trust(repo, shown=shown)
+    assert store.record(repo) is None
+    store.trust(repo, shown=fingerprint(repo))
+    assert store.is_trusted(repo) and store.changes(repo) == []

@@ -36,7 +36,7 @@ from pydantic import BaseModel
 
 from core.config import paths
 from core.config.atomic import atomic_write_text
-from core.config.looks import looked_once, read_file
+from core.config.looks import looked_once, one_look, read_file
 from core.definitions.agents import PROJECT_AGENT_DIRS
 from core.definitions.presets import PROJECT_PRESET_DIR
 from core.definitions.project_context import (
@@ -60,6 +60,16 @@ SNAPSHOT_FILE_LIMIT = 1_000_000
 """Bytes of one file kept for showing changes (agent files are refused past 1 MB anyway)."""
 
 ProjectFileKind = Literal["agent", "preset", "context", "skill", "settings"]
+
+
+class ChangedWhileAsked(Exception):
+    """The project's files changed between the trust question and its answer."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        super().__init__(
+            f"the files of {root} changed while you were looking at them: nothing was trusted"
+        )
 
 
 @dataclass(frozen=True)
@@ -241,17 +251,26 @@ class TrustStore:
                 return True
         return False
 
-    def trust(self, root: Path) -> None:
+    def trust(self, root: Path, shown: str | None = None) -> None:
+        """Trust the project's files as they are now (one look: the fingerprint and the texts
+        kept for later diffs are of the same bytes). ``shown``: the :func:`fingerprint` of
+        what the person was shown; files changed since raise :class:`ChangedWhileAsked` and
+        nothing is trusted — a question left open does not trust what it never showed."""
+        with one_look():
+            now = fingerprint(root)
+            if shown is not None and now != shown:
+                raise ChangedWhileAsked(root)
+            texts = _texts(root)
         records = self._load()
         key = str(root.resolve())
         records[key] = TrustRecord(
             folder=key,
-            fingerprint=fingerprint(root),
+            fingerprint=now,
             trusted_at=datetime.now(UTC).isoformat(timespec="seconds"),
         )
         snapshot = self._snapshot_path(root)
         snapshot.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(snapshot, json.dumps(_texts(root), ensure_ascii=False))
+        atomic_write_text(snapshot, json.dumps(texts, ensure_ascii=False))
         self._save(records)
 
     def revoke(self, root: Path | str) -> None:

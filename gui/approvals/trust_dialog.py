@@ -18,9 +18,9 @@ and offers three ways on:
 
 Two entry points, both on the GUI thread:
 
-* ``await ask_trust(parent, root, files)`` — from a coroutine (an ``asyncSlot``): the dialog
+* ``await ask_trust(parent, root)`` — from a coroutine (an ``asyncSlot``): the dialog
   is opened window-modal with ``open()`` and a future is awaited; no nested event loop.
-* ``ask_trust_blocking(parent, root, files)`` — from a plain slot: ``exec()``. Never call it
+* ``ask_trust_blocking(parent, root)`` — from a plain slot: ``exec()``. Never call it
   from a coroutine (see :mod:`gui.qt_asyncio`).
 
 :func:`prepare_runner` wraps the whole dance around :meth:`core.run.runner.Runner.prepare`.
@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from core.config.looks import one_look, read_file
 from core.definitions.agents import BATON_TOOLS, AgentFileError, discover_agents, load_agent_file
 from core.definitions.presets import PresetError, parse_preset_text
 from core.model.errors import RunError
@@ -55,15 +56,30 @@ from core.run.run_request import RunRequest
 from core.run.runner import Runner
 from core.safety.checkout_programs import checkout_programs, program_files
 from core.safety.redaction import Redactor
-from core.safety.trust import TrustStore, file_kind, file_name, outside_link
+from core.safety.trust import (
+    ChangedWhileAsked,
+    TrustStore,
+    file_kind,
+    file_name,
+    fingerprint,
+    outside_link,
+    project_files,
+)
 from core.safety.untrusted import UntrustedProjectError
 from gui.approvals.sandbox_note import bash_sandbox, bash_sandbox_text
-from gui.theme import icons, secondary_text
+from gui.theme import icons, secondary_text, set_tone
 from gui.widgets import ElidedLabel, PlainLabel
 from gui.widgets.diff_view import DiffView
 from gui.widgets.plain_text import plain_tip
 
-TrustChoice = Literal["trust", "without", "cancel"]
+TrustChoice = Literal["trust", "without", "cancel", "changed"]
+"""``changed``: "Trust" was chosen, but the files changed while the question was open, so
+nothing was trusted (the caller asks again)."""
+
+CHANGED_WHILE_ASKED = (
+    "This project's files changed while you were looking at them, so nothing was trusted. "
+    "Here they are as they are now."
+)
 
 _WRITE_TOOLS = {"bash", "edit", "write"}
 
@@ -87,7 +103,7 @@ def describe_file(path: Path, root: Path | None = None) -> tuple[str, str, str]:
         return "skill", skill, "a skill's file: the model reads it when it uses the skill"
     if path.suffix in (".yaml", ".yml"):
         try:
-            preset = parse_preset_text(path.read_text(encoding="utf-8"), path=str(path))
+            preset = parse_preset_text(read_file(path).data.decode("utf-8"), path=str(path))
         except (PresetError, OSError, UnicodeDecodeError) as error:
             return "preset", path.stem, f"cannot be read: {error}"
         agents = " → " if preset.mode == "chain" else ", "
@@ -121,17 +137,19 @@ class TrustDialog(QDialog):
     def __init__(
         self,
         root: Path,
-        files: list[Path],
         parent: QWidget | None = None,
         store: TrustStore | None = None,
+        *,
+        note: str | None = None,
     ) -> None:
+        """``note``: why the question is asked again (shown above it)."""
         super().__init__(parent)
         self.setObjectName("TrustDialog")
         self.setWindowTitle("Trust this project's agents?")
         self.root = root
-        self.files = files
         self.choice: TrustChoice = "cancel"
         self._store = store or TrustStore()
+        self._note = note
         self._build()
         self.resize(760, 620 if self.changes else 440)
 
@@ -143,9 +161,14 @@ class TrustDialog(QDialog):
         icon.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.scrub = Redactor.configured([self.root]).scrub
         """A literal token in ``.mcp.json`` (a header, an argument) is never shown here."""
-        self.changes = self._store.changes(self.root)
+        with one_look():  # what is shown is what "Trust" trusts: each file read once
+            self.files = project_files(self.root)
+            self.changes = self._store.changes(self.root)
+            self.programs = checkout_programs(self.root)
+            described = [describe_file(path, self.root) for path in self.files]
+            self.shown = fingerprint(self.root)
+            """The fingerprint of the files as shown: trusting checks them against it."""
         record = self._store.record(self.root)
-        self.programs = checkout_programs(self.root)
         only_programs = len(self.files) == len(program_files(self.root))
         kinds = {file_kind(self.root, path) for path in self.files}
         steering = not kinds & {"agent", "preset"} and bool(kinds & {"context", "skill"})
@@ -197,8 +220,7 @@ class TrustDialog(QDialog):
         header_view.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header_view.setStretchLastSection(True)
         muted = secondary_text(self.palette())
-        for path in self.files:
-            what, name, details = describe_file(path, self.root)
+        for path, (what, name, details) in zip(self.files, described, strict=True):
             details = self.scrub(details)
             item = QTreeWidgetItem([file_name(self.root, path), name, details])
             item.setToolTip(0, plain_tip(str(path)))
@@ -233,6 +255,13 @@ class TrustDialog(QDialog):
         layout.setContentsMargins(18, 16, 18, 14)
         layout.setSpacing(10)
         layout.addLayout(header)
+        self.note_label: PlainLabel | None = None
+        if self._note:
+            self.note_label = PlainLabel(self._note)
+            self.note_label.setObjectName("TrustAskedAgain")
+            self.note_label.setWordWrap(True)
+            set_tone(self.note_label, "waiting")  # the amber of something asking
+            layout.addWidget(self.note_label)
         layout.addWidget(self.warning)
         layout.addWidget(self.changes_box, 2)
         layout.addWidget(self.file_list, 1)
@@ -298,9 +327,12 @@ class TrustDialog(QDialog):
     # -- answers -------------------------------------------------------------------------
 
     def _choose(self, choice: TrustChoice) -> None:
-        self.choice = choice
         if choice == "trust":
-            self._store.trust(self.root)
+            try:
+                self._store.trust(self.root, shown=self.shown)
+            except ChangedWhileAsked:
+                choice = "changed"  # the caller asks again, with the files as they are now
+        self.choice = choice
         if choice == "cancel":
             self.reject()
         else:
@@ -311,9 +343,9 @@ class TrustDialog(QDialog):
         super().reject()
 
 
-async def ask_trust(parent: QWidget | None, root: Path, files: list[Path]) -> TrustChoice:
+async def ask_trust(parent: QWidget | None, root: Path, note: str | None = None) -> TrustChoice:
     """Ask from a coroutine; window-modal, without a nested event loop."""
-    dialog = TrustDialog(root, files, parent)
+    dialog = TrustDialog(root, parent, note=note)
     future: asyncio.Future[TrustChoice] = asyncio.get_running_loop().create_future()
 
     def finished(_result: int) -> None:
@@ -331,9 +363,9 @@ async def ask_trust(parent: QWidget | None, root: Path, files: list[Path]) -> Tr
         dialog.deleteLater()
 
 
-def ask_trust_blocking(parent: QWidget | None, root: Path, files: list[Path]) -> TrustChoice:
+def ask_trust_blocking(parent: QWidget | None, root: Path) -> TrustChoice:
     """Ask from a plain (not async) slot, with ``exec()``."""
-    dialog = TrustDialog(root, files, parent)
+    dialog = TrustDialog(root, parent)
     try:
         dialog.exec()
         return dialog.choice
@@ -365,13 +397,18 @@ async def prepare_runner(
     request with ``scope="user"``; if the run then names a project agent, the
     :class:`core.model.errors.RunError` saying it is unknown propagates like any other.
     """
-    runner = make_runner(request)
-    try:
-        runner.prepare()
-        return runner
-    except UntrustedProjectError as untrusted:
-        root = untrusted.root
-        choice = await ask_trust(parent, root, untrusted.files)
+    note: str | None = None
+    while True:
+        runner = make_runner(request)
+        try:
+            runner.prepare()
+            return runner
+        except UntrustedProjectError as untrusted:
+            root = untrusted.root
+            choice = await ask_trust(parent, root, note)
+        if choice != "changed":
+            break
+        note = CHANGED_WHILE_ASKED
     if choice == "cancel":
         return None
     if choice == "without":

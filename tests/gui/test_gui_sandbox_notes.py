@@ -9,7 +9,6 @@ from pytestqt.qtbot import QtBot
 from core.config.settings import SandboxSettings, Settings, save_settings
 from core.safety.approvals import ApprovalRequest
 from core.safety.sandbox import sandbox_status
-from core.safety.trust import project_files
 from gui.approvals.approval_dialog import ApprovalDialog
 from gui.approvals.trust_dialog import TrustDialog
 
@@ -59,7 +58,7 @@ def test_trust_dialog_lists_secrets_an_agent_may_see_and_the_sandbox_state(
         "---\nname: deployer\ndescription: d\ntools: bash\nenv: [GITHUB_TOKEN]\n"
         "sandbox: {network: false}\n---\nDeploy.\n"
     )
-    dialog = TrustDialog(tmp_path / "repo", project_files(tmp_path / "repo"))
+    dialog = TrustDialog(tmp_path / "repo")
     qtbot.addWidget(dialog)
     item = dialog.file_list.topLevelItem(0)
     assert item is not None
@@ -79,7 +78,7 @@ def test_trust_dialog_shows_every_one_of_twenty_secret_names(qtbot: QtBot, tmp_p
         f"---\nname: deployer\ndescription: d\ntools: bash\nenv: [{', '.join(names)}]\n"
         "---\nDeploy.\n"
     )
-    dialog = TrustDialog(tmp_path / "repo", project_files(tmp_path / "repo"))
+    dialog = TrustDialog(tmp_path / "repo")
     qtbot.addWidget(dialog)
     dialog.show()
     item = dialog.file_list.topLevelItem(0)

@@ -15,7 +15,7 @@ from core.config.settings import Settings
 from core.model.errors import RunError
 from core.run.run_request import RunRequest, StepSpec
 from core.run.runner import Runner
-from core.safety.trust import TrustStore, project_files
+from core.safety.trust import TrustStore
 from gui.approvals.trust_dialog import TrustDialog, ask_trust_blocking, prepare_runner
 
 
@@ -96,6 +96,39 @@ def test_untrusted_project_asks_once_and_again_after_a_change(
     assert "+Delete everything." in str(seen_again["diff"])
 
 
+def test_files_changed_while_the_question_is_open_are_not_trusted_and_asked_again(
+    qtbot: QtBot, qasync_loop: asyncio.AbstractEventLoop, dialogs, repo: Path
+) -> None:
+    """The person reads the question; meanwhile the project's agent gains the write tool (a
+    ``git pull``, or a model in another run). "Trust this project" trusts nothing it did not
+    show: the question comes again, saying why, with the agent as it is now."""
+    agent_file = repo / ".claude" / "agents" / "deployer.md"
+    seen: dict[str, object] = {}
+
+    def change_while_open(dialog: QWidget) -> None:
+        assert isinstance(dialog, TrustDialog) and dialog.note_label is None
+        text = agent_file.read_text(encoding="utf-8")
+        agent_file.write_text(text.replace("tools: bash, Read", "tools: bash, Read, write"))
+
+    def read_again(dialog: QWidget) -> None:
+        assert isinstance(dialog, TrustDialog) and dialog.note_label is not None
+        seen["trusted meanwhile"] = TrustStore().is_trusted(repo)
+        seen["note"] = dialog.note_label.text()
+        seen["note shown"] = dialog.note_label.isVisible()
+        tree = dialog.file_list
+        rows = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+        seen["agent"] = next(r.text(2) for r in rows if r is not None and r.text(1) == "deployer")
+
+    dialogs.answer("Trust this project", before=change_while_open)
+    dialogs.answer("Trust this project", before=read_again)
+    runner = _prepare(qtbot, _request(repo))
+    assert runner is not None and TrustStore().is_trusted(repo)
+    assert dialogs.seen == ["TrustDialog", "TrustDialog"]
+    assert seen["trusted meanwhile"] is False
+    assert "changed while you were looking at them" in str(seen["note"]) and seen["note shown"]
+    assert "tools: bash, read, write" in str(seen["agent"])
+
+
 def test_run_without_project_agents_uses_the_built_in_one(
     qtbot: QtBot,
     qasync_loop: asyncio.AbstractEventLoop,
@@ -125,9 +158,9 @@ def test_without_project_agents_names_the_project_only_agent(
 
 def test_the_blocking_variant_for_plain_slots(dialogs, repo: Path, qtbot: QtBot) -> None:
     dialogs.answer("Run without project agents")
-    assert ask_trust_blocking(None, repo, project_files(repo)) == "without"
+    assert ask_trust_blocking(None, repo) == "without"
     dialogs.answer("Trust this project")
-    assert ask_trust_blocking(None, repo, project_files(repo)) == "trust"
+    assert ask_trust_blocking(None, repo) == "trust"
     assert TrustStore().is_trusted(repo)
 
 
@@ -136,7 +169,7 @@ def test_a_broken_agent_file_is_listed_not_fatal(qtbot: QtBot, tmp_path: Path) -
     folder = root / ".pi" / "agents"
     folder.mkdir(parents=True)
     (folder / "bad.md").write_bytes(b"---\nname: \xff\n---\n")
-    dialog = TrustDialog(root, project_files(root))
+    dialog = TrustDialog(root)
     qtbot.addWidget(dialog)
     item = dialog.file_list.topLevelItem(0)
     assert item is not None and item.text(2).startswith("cannot be read: not UTF-8")

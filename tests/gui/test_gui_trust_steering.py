@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QTreeWidget
 from pytestqt.qtbot import QtBot
 
-from core.safety.trust import TrustStore, project_files
+from core.safety.trust import TrustStore
 from gui.approvals.trust_dialog import TrustDialog
 from tests.gui.labels import renders_as_html
 
@@ -39,7 +39,7 @@ def test_context_and_skills_are_listed_and_a_change_shows_its_diff(
 ) -> None:
     root = tmp_path / "checkout"
     _checkout(root)
-    dialog = TrustDialog(root, project_files(root))
+    dialog = TrustDialog(root)
     qtbot.addWidget(dialog)
     rows = _rows(dialog.file_list)
     assert rows[0][:2] == ["AGENTS.md", "AGENTS.md"] and "prompt" in rows[0][2]
@@ -52,7 +52,7 @@ def test_context_and_skills_are_listed_and_a_change_shows_its_diff(
     data = json.loads((root / ".mcp.json").read_text())
     data["mcpServers"]["tracker"]["headers"]["X-Key"] = TOKEN
     (root / ".mcp.json").write_text(json.dumps(data, indent=1))
-    again = TrustDialog(root, project_files(root))
+    again = TrustDialog(root)
     qtbot.addWidget(again)
     assert again.windowTitle() and "AGENTS.md (changed)" in again.changes_label.text()
     diff = again.diff_view.diff()
@@ -67,7 +67,7 @@ def test_changed_files_named_in_html_are_listed_as_written(qtbot: QtBot, tmp_pat
     (root / "AGENTS.md").write_text("Use tabs.\n")
     TrustStore().trust(root)
     (root / ".claude" / "agents" / "<u>bold.md").write_text("---\nname: x\n---\nHi.\n")
-    dialog = TrustDialog(root, project_files(root))
+    dialog = TrustDialog(root)
     qtbot.addWidget(dialog)
     assert "<u>bold.md (new file)" in dialog.changes_label.text()
     assert not renders_as_html(dialog.changes_label)
