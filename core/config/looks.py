@@ -91,8 +91,8 @@ def read_file(path: Path, limit: int | None = None) -> FileRead:
     (cut to its ``limit``); only a file longer than an earlier reader's limit is read again,
     further — a loader that caps what it reads still reads no more than its cap — and that
     reading must begin with the bytes already given out, else the file is unreadable for the
-    rest of the look. Raises :class:`OSError`, also when ``path`` is
-    not a regular file (a folder, a FIFO, a device); a look remembers that too."""
+    rest of the look. Raises :class:`OSError`, also when ``path`` is not a regular file (a
+    folder, a FIFO, a device); a look remembers that too."""
     look = _looked.get()
     if look is None:
         return _read(path, limit)
