@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -315,3 +316,34 @@ def test_trusting_checks_the_files_against_what_the_question_showed(tmp_path: Pa
     assert store.record(repo) is None
     store.trust(repo, shown=fingerprint(repo))
     assert store.is_trusted(repo) and store.changes(repo) == []
+
+
+@pytest.mark.parametrize("name", ["AGENTS.md", ".mcp.json"])
+def test_attack_a_fifo_where_a_checkout_file_was_blocks_nothing(tmp_path: Path, name: str) -> None:
+    """A model in a trusted project swaps ``AGENTS.md`` or ``.mcp.json`` for a FIFO (``mkfifo``
+    in its bash). A step's start reading its prompt's sources, and every run's start gathering
+    the known projects' MCP secrets, opened it and waited for a writer forever — on the loop
+    that runs the window. Both refuse it at once. (The 60 s is a guard that keeps a regression
+    from hanging the suite, not a measurement.)"""
+    from core.config.mcp_servers import configured_secret_values
+    from core.workspace.prompt_sources import read_prompt_sources
+
+    repo = checkout(tmp_path)
+    TrustStore().trust(repo)
+    (repo / name).unlink(missing_ok=True)
+    os.mkfifo(repo / name)
+
+    def read() -> object:
+        if name == "AGENTS.md":
+            context = read_prompt_sources(repo).context
+            return context.skipped, context.files
+        return configured_secret_values([repo])
+
+    refused = (["AGENTS.md"], []) if name == "AGENTS.md" else []
+    with ThreadPoolExecutor(1) as pool:
+        reading = pool.submit(read)
+        try:
+            assert reading.result(timeout=60) == refused
+        except TimeoutError:
+            with open(repo / name, "wb"):  # lets the stuck reader go, so the pool can close
+                pytest.fail(f"reading {name} waited for a writer")
