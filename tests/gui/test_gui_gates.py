@@ -145,19 +145,30 @@ def test_stop_and_a_refused_answer_is_explained(qtbot: QtBot, view: RunView) -> 
 
 
 @pytest.mark.usefixtures("qasync_loop")
+def test_a_gate_with_a_timeout_says_what_it_will_do_and_when(qtbot: QtBot, view: RunView) -> None:
+    b = _running(view, qtbot)
+    _gates, answer = _ask(view, b, timeout=600)
+    panel = view.gate_panel
+    qtbot.waitUntil(panel.isVisible)
+    assert panel.remaining.text().startswith("Stops in 10:00")
+    assert panel.remaining.text().endswith("unless you decide")
+    _click(qtbot, panel.stop_button)
+    qtbot.waitUntil(answer.done)
+    assert answer.result() == GateAnswer("stop", by="person")
+
+
+@pytest.mark.usefixtures("qasync_loop")
 def test_a_gate_nobody_answers_takes_its_default_at_the_timeout(
     qtbot: QtBot, view: RunView
 ) -> None:
+    """A timeout of zero: the gate's clock runs out at once, and the test waits on no clock."""
     b = _running(view, qtbot)
-    _gates, answer = _ask(view, b, timeout=0.3)
-    panel = view.gate_panel
-    qtbot.waitUntil(panel.isVisible)
-    assert panel.remaining.text().startswith("Stops in 0:")
-    assert panel.remaining.text().endswith("unless you decide")
-    qtbot.waitUntil(answer.done, timeout=10_000)
+    _gates, answer = _ask(view, b, timeout=0)
+    qtbot.waitUntil(answer.done)
     assert answer.result() == GateAnswer("stop", by="timeout")
-    qtbot.waitUntil(lambda: not panel.isVisible())
-    assert view.graph_view.canvas.node_view("step-2").note == "stopped at its gate (timeout)"
+    canvas = view.graph_view.canvas
+    qtbot.waitUntil(lambda: canvas.node_view("step-2").note == "stopped at its gate (timeout)")
+    assert not view.gate_panel.isVisible()
 
 
 @pytest.mark.usefixtures("qasync_loop")
@@ -322,7 +333,7 @@ def test_a_graph_runs_gate_nobody_answers_takes_its_default_in_the_window(
     qtbot: QtBot, make_window: Callable[..., MainWindow], llm_server: LLMServer
 ) -> None:
     window = make_window()
-    session, events = _gated_session(window, llm_server, timeout=0.5)
+    session, events = _gated_session(window, llm_server, timeout=0.001)  # runs out at once
     assert wait_until_finished(qtbot, session) == "ok"
     (decided,) = [e for e in events if isinstance(e, GateDecided)]
     assert (decided.decision, decided.by) == ("continue", "timeout")
