@@ -17,8 +17,8 @@ trusted 2,000-folder project searched it twice an item, 145 ms of each item's ch
 (``benchmarks/batch.py``, ``trusted_repo_check_ms_per_item``; 1.1 ms in one look).
 
 Outside a look, every question looks at the disk again. A step's start opens a look of its own
-around what it compares and loads (its prompt's sources, its MCP servers), so it sees what an
-earlier step wrote, once.
+around what it compares and loads (its prompt's sources, its MCP servers, a CLI's command
+line), so it sees what an earlier step wrote, once.
 """
 
 from __future__ import annotations

@@ -148,7 +148,8 @@ def steering_fingerprint(cwd: Path) -> str:
     """SHA-256 over the context files and project skills a step in ``cwd`` could be given, as
     they are now: taken when a run is prepared and compared when each step starts, so text an
     earlier step wrote into ``AGENTS.md`` or a skill is not read by a later one. Once per
-    :func:`~core.config.looks.one_look` (a step's start opens none)."""
+    :func:`~core.config.looks.one_look` (a CLI step's start opens its own: one search for its
+    command line and its notes)."""
     return looked_once("steering", cwd, _steering_fingerprint)
 
 
