@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from core.backends.base import StepContext
 from core.definitions.agents import AgentDefinition
 from core.run.step_execution import CancelSignal, supervise
@@ -80,3 +82,73 @@ async def test_a_step_past_its_time_limit_is_stopped(tmp_path: Path) -> None:
     task = asyncio.create_task(_never_ending())
     assert await supervise(task, ctx, CancelSignal(), timeout_s=0.01, grace_s=0) == "timeout"
     assert ctx.cancelled.is_set() and task.cancelled()
+
+
+async def test_cancelling_the_caller_cancels_the_step_and_is_not_taken_for_a_stop(
+    tmp_path: Path,
+) -> None:
+    ctx = _context(tmp_path)
+    waiting = asyncio.Event()
+
+    async def step() -> None:
+        waiting.set()
+        await asyncio.Event().wait()
+
+    task = asyncio.create_task(step())
+    supervising = asyncio.create_task(
+        supervise(task, ctx, CancelSignal(), timeout_s=None, grace_s=30)
+    )
+    await waiting.wait()
+    supervising.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await supervising
+    assert task.cancelled()
+
+
+async def test_a_step_that_swallows_the_callers_cancel_still_leaves_it_cancelled(
+    tmp_path: Path,
+) -> None:
+    ctx = _context(tmp_path)
+    swallowed = asyncio.Event()
+    waiting = asyncio.Event()
+
+    async def stubborn() -> None:
+        try:
+            waiting.set()
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            swallowed.set()  # a backend that ends quietly instead of re-raising
+
+    task = asyncio.create_task(stubborn())
+    supervising = asyncio.create_task(
+        supervise(task, ctx, CancelSignal(), timeout_s=None, grace_s=30)
+    )
+    await waiting.wait()
+    supervising.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await supervising
+    assert swallowed.is_set()
+
+
+async def test_a_step_that_cancels_itself_ends_without_a_stop(tmp_path: Path) -> None:
+    ctx = _context(tmp_path)
+
+    async def gives_up() -> None:
+        raise asyncio.CancelledError
+
+    task = asyncio.create_task(gives_up())
+    assert await supervise(task, ctx, CancelSignal(), timeout_s=60, grace_s=1) is None
+    assert not ctx.cancelled.is_set()
+
+
+async def test_a_step_stopped_politely_within_its_grace_is_not_cancelled(tmp_path: Path) -> None:
+    ctx = _context(tmp_path)
+    signal = CancelSignal()
+    signal.set()
+
+    async def polite() -> None:
+        await ctx.cancelled.wait()
+
+    task = asyncio.create_task(polite())
+    assert await supervise(task, ctx, signal, timeout_s=None, grace_s=600) == "cancelled"
+    assert task.done() and not task.cancelled()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import traceback
 from collections.abc import Awaitable, Callable
-from contextlib import suppress
 from typing import Literal
 
 from core.backends.base import Backend, BackendError, StepContext
@@ -95,38 +94,43 @@ async def supervise(
     """Wait for the step's task; on ``cancel`` or after ``timeout_s`` stop it in two stages
     (see :mod:`core.backends.base`): ``ctx.cancelled`` first, then after ``grace_s`` the task
     itself. Returns why it was stopped, or None when it ended by itself. Cancelling the
-    caller cancels the task too."""
+    caller cancels the task too.
+
+    The task is awaited directly and the stages are callbacks: the caller resumes in the
+    loop turn after the task ends. (Waking the caller through a future of its own cost a turn
+    more at each step's end, and in a 64-wide batch every turn is spent waiting behind the
+    other items' work: 3 turns from a step's answer to the next step's request, now 2.)"""
     loop = asyncio.get_running_loop()
-    woken: asyncio.Future[None] = loop.create_future()
+    stopped: list[StopReason] = []
+    timers: list[asyncio.TimerHandle] = []
 
-    def wake(*_: object) -> None:
-        if not woken.done():
-            woken.set_result(None)
+    def stop(reason: StopReason) -> None:
+        if stopped or task.done():
+            return
+        stopped.append(reason)
+        ctx.cancelled.set()
+        if grace_s > 0:
+            timers.append(loop.call_later(grace_s, task.cancel))
+        else:
+            task.cancel()
 
-    task.add_done_callback(wake)
-    unsubscribe = cancel.on_set(wake)
-    timer = loop.call_later(timeout_s, wake) if timeout_s is not None else None
+    unsubscribe = cancel.on_set(lambda: stop("cancelled"))
+    if timeout_s is not None:
+        timers.append(loop.call_later(timeout_s, stop, "timeout"))
+    if cancel.is_set():
+        stop("cancelled")
+    caller = asyncio.current_task()
+    assert caller is not None
     try:
-        if not cancel.is_set():
-            await woken
+        await task  # cancelling the caller cancels the task it waits on
     except asyncio.CancelledError:
-        task.cancel()
-        with suppress(asyncio.CancelledError):
-            await task
-        raise
+        if caller.cancelling():
+            raise  # the caller was cancelled, and the step with it
+        # Stopped here, or the step cancelled itself: it ended without its outcome.
     finally:
         unsubscribe()
-        task.remove_done_callback(wake)
-        if timer is not None:
+        for timer in timers:
             timer.cancel()
-    if task.done():
-        return None
-    reason: StopReason = "cancelled" if cancel.is_set() else "timeout"
-    ctx.cancelled.set()
-    if grace_s > 0:
-        await asyncio.wait({task}, timeout=grace_s)
-    if not task.done():
-        task.cancel()
-    with suppress(asyncio.CancelledError):
-        await task
-    return reason
+    if caller.cancelling():  # the step swallowed the caller's cancel: it still holds
+        raise asyncio.CancelledError
+    return stopped[0] if stopped else None
