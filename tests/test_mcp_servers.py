@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config.mcp_servers import McpServer, set_enabled, user_file
+from core.config.mcp_servers import McpServer, ServerEntry, set_enabled, user_file
 from core.model.events import (
     ApprovalRequested,
     ApprovalResolved,
@@ -28,6 +28,7 @@ from core.safety.approvals import (
 )
 from core.safety.rule_store import RuleStore
 from core.safety.sandbox import sandbox_status
+from core.tools.mcp_hub import Confinement, McpHub, McpServerError
 from tests.llm_server import LLMServer, Reply
 from tests.mcp_support import (
     REPO,
@@ -307,3 +308,14 @@ def test_streamable_http_server(llm_server: LLMServer, tmp_path: Path) -> None:
     assert decided == [("rule", "approve"), ("rule", "deny"), ("setting", "approve")]
     assert "web-secret-0123456789" not in llm_server.requests[0].user_text  # redacted
     assert all("web-secret-0123456789" not in e.model_dump_json() for e in events)
+
+
+async def test_a_runs_hub_that_started_no_server_is_closed_at_its_end(tmp_path: Path) -> None:
+    async with McpHub() as hub:
+        pass
+    assert hub.closed
+    entry = ServerEntry(
+        "late", McpServer(command="true"), origin="user", source=tmp_path / "mcp.json"
+    )
+    with pytest.raises(McpServerError, match="the run has ended"):
+        await hub.connect(entry, Confinement(cwd=tmp_path))

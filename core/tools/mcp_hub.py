@@ -384,6 +384,11 @@ class McpHub:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
+        if not self._connections:
+            # Most runs start no server: closing nothing needs no task (a shielded one costs
+            # the run's end three loop turns, each spent behind a batch's other items).
+            self.closed = True
+            return
         await asyncio.shield(self.aclose())
 
 
