@@ -118,13 +118,17 @@ class LocalExecutor:
         self.concurrency = options.concurrency
 
     async def run(self, jobs: Sequence[ItemJob], host: ItemHost) -> None:
-        slots = asyncio.Semaphore(self.concurrency)
+        """``concurrency`` workers, each taking the next item as soon as its last one ended:
+        in the same loop turn, where a task per item waiting on a semaphore woke a turn
+        later, behind the other items' work."""
+        waiting = iter(jobs)
 
-        async def one(job: ItemJob) -> None:
-            async with slots:
-                if not host.cancelled.is_set():
-                    await host.run_here(job)
+        async def worker() -> None:
+            for job in waiting:  # shared: each item is taken by one worker, in order
+                if host.cancelled.is_set():
+                    return
+                await host.run_here(job)
 
         async with asyncio.TaskGroup() as group:
-            for job in jobs:
-                group.create_task(one(job))
+            for _ in range(min(self.concurrency, len(jobs))):
+                group.create_task(worker())
