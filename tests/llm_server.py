@@ -117,6 +117,9 @@ class Reply:
     ``pieces``: a flood of calls then costs one chunk, not hundreds of thousands."""
     fragmented: bool = False
     """Write every SSE event in two TCP writes split mid-JSON (exercises line buffering)."""
+    burst: bool = False
+    """Write the whole stream in one HTTP chunk, one TCP write (a fast model, or a proxy that
+    buffers): the client reads all its SSE events together."""
 
     # -- builders -------------------------------------------------------------------------
 
@@ -666,6 +669,11 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.fault == "malformed":
                 self._event("{not json", fragmented=False)
                 self._event("[DONE]", fragmented=False)
+            self._chunk(b"")
+            return
+        if reply.burst:
+            events = [*(json.dumps(chunk) for chunk in chunks), "[DONE]"]
+            self._chunk("".join(f"data: {data}\n\n" for data in events).encode())
             self._chunk(b"")
             return
         for chunk in chunks:

@@ -60,6 +60,8 @@ from httpx._decoders import LineDecoder
 from core.backends.base import BackendError, StepContext
 from core.backends.sse import (
     MalformedStreamError,
+    Piece,
+    PieceKind,
     ProviderStreamError,
     ResponseAccumulator,
     SSEDecoder,
@@ -423,15 +425,11 @@ class OpenAICompatBackend:
                 done = False
                 batches = _line_batches(chunks)
                 async for lines in batches:
-                    for line in lines:
-                        payload = decoder.feed(line)
-                        if payload is None:
-                            continue
-                        if payload.strip() == "[DONE]":
-                            done = True
-                            break
-                        for piece in response_acc.feed_payload(payload):
-                            yield _piece_event(ctx, piece)
+                    pieces, done, failure = _read_lines(lines, decoder, response_acc)
+                    for piece in pieces:
+                        yield _piece_event(ctx, piece)
+                    if failure is not None:
+                        raise failure
                     if done:
                         break
                 tail = None if done else decoder.flush()
@@ -485,6 +483,39 @@ async def _bounded(chunks: AsyncIterator[str], limit: int) -> AsyncIterator[str]
         if size > limit:
             raise _AnswerTooLarge
         yield chunk
+
+
+def _read_lines(
+    lines: list[str], decoder: SSEDecoder, answer: ResponseAccumulator
+) -> tuple[list[Piece], bool, Exception | None]:
+    """One read's lines fed to ``answer``: the pieces they stream, joined where they follow
+    each other in kind (one delta for what came in one read), whether ``[DONE]`` came, and
+    the stream's error, if a line was one (raised after the pieces before it are passed on).
+
+    A fast model's chunks arrive many to a read: each was an event to redact, record, fold
+    and show, for text that reaches the window in the same turn anyway. Joined, a batch
+    item's two answers make 10 events instead of 14 (benchmarks/batch.py); at a model's
+    pace, a read holds one chunk and nothing changes."""
+    runs: list[tuple[PieceKind, list[str]]] = []
+    done, failure = False, None
+    for line in lines:
+        payload = decoder.feed(line)
+        if payload is None:
+            continue
+        if payload.strip() == "[DONE]":
+            done = True
+            break
+        try:
+            fed = answer.feed_payload(payload)
+        except (MalformedStreamError, ProviderStreamError) as error:
+            failure = error
+            break
+        for kind, text in fed:
+            if runs and runs[-1][0] == kind:
+                runs[-1][1].append(text)
+            else:
+                runs.append((kind, [text]))
+    return [(kind, "".join(texts)) for kind, texts in runs], done, failure
 
 
 async def _line_batches(chunks: AsyncIterator[str]) -> AsyncIterator[list[str]]:

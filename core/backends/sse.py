@@ -73,7 +73,8 @@ class ToolCallDraft:
     arguments: str = ""
 
 
-Piece = tuple[Literal["text", "thinking"], str]
+PieceKind = Literal["text", "thinking"]
+Piece = tuple[PieceKind, str]
 
 
 @dataclass
