@@ -29,8 +29,10 @@ The Ray executor is measured too when it is installed (``ray_items_per_s_2worker
 :func:`optional_executors`), unless ``--local-only``. Last line: one JSON object, keys
 ``instant_items_per_s``, ``supervisor_cpu_ms_per_item``, ``local_items_per_s_c4`` …,
 ``limit_c4`` …, ``local_efficiency_c64``, ``overhead_ms_per_event`` (the c64 figure) and the
-others; ``reference_ms`` says how fast the machine was
-(:func:`benchmarks.background_load.reference_ms`).
+others; ``events_per_item_c64`` says how many events the CPU per event is spread over (an
+answer's chunks that arrive in one read are one delta, so a faster network makes fewer, and
+``overhead_ms_per_item_c64`` is the same CPU per item); ``reference_ms`` says how fast the
+machine was (:func:`benchmarks.background_load.reference_ms`).
 
 The throwaway config and data folders are made beside Baton's data folder, where a real
 batch writes its run files, not in the system's temporary folder. Every item creates its run
@@ -275,6 +277,7 @@ async def run_instant(server: ServerProcess, folder: Path) -> dict[str, float]:
         "instant_items_per_s": round(figures["items_per_s"], 1),
         "supervisor_cpu_ms_per_item": round(figures["cpu_ms_per_item"], 3),
         "instant_ms_per_event": round(figures["ms_per_event"], 3),
+        "instant_events_per_item": round(figures["events"] / ITEMS, 2),
         "supervisor_user_ms_per_item": round(figures["user_ms_per_item"], 3),
         "supervisor_system_ms_per_item": round(figures["system_ms_per_item"], 3),
         "check_ms_per_item": round(figures["check_ms_per_item"], 3),
@@ -321,6 +324,8 @@ async def run_all(server: ServerProcess, folder: Path, with_ray: bool) -> dict[s
         results[f"limit_c{concurrency}"] = round(limit, 2)
         results[f"local_efficiency_c{concurrency}"] = round(speed / limit, 3)
         results[f"overhead_ms_per_event_c{concurrency}"] = round(figures["ms_per_event"], 3)
+        results[f"overhead_ms_per_item_c{concurrency}"] = round(figures["cpu_ms_per_item"], 3)
+        results[f"events_per_item_c{concurrency}"] = round(figures["events"] / ITEMS, 2)
         results[f"server_cpu_s_c{concurrency}"] = round(server_cpu, 2)
         results[f"server_ms_per_request_c{concurrency}"] = round(served_mean, 1)
         results[f"server_p95_ms_c{concurrency}"] = round(served[int(0.95 * (len(served) - 1))], 1)
