@@ -61,13 +61,23 @@ class InProcessRemote:
 
 
 def comparable(events: list[Event]) -> list[dict[str, Any]]:
-    """A run's events without what differs between two runs of the same item."""
-    rows = []
+    """A run's events without what differs between two runs of the same item: ids, times,
+    and how the answer's text was split into deltas (one delta per network read, and reads
+    split an answer as the network has it)."""
+    rows: list[dict[str, Any]] = []
     for event in events:
         data = event.model_dump()
         for key in ("run_id", "ts", "started_at", "batch_id"):
             data.pop(key, None)
         data.pop("message_id", None)
+        last = rows[-1] if rows else None
+        if (
+            last is not None
+            and data["type"] in ("text_delta", "thinking_delta")
+            and {**last, "text": ""} == {**data, "text": ""}
+        ):
+            last["text"] += data["text"]
+            continue
         rows.append(data)
     return rows
 
