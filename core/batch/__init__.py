@@ -9,7 +9,7 @@ How the parts fit (read in this order):
   :func:`item_runner` / :func:`run_item`: the core :class:`~core.run.runner.Runner`, unchanged,
   running one item; its ``run_started`` carries ``batch_id`` and ``batch_item``;
 * :mod:`core.batch.executors` — THE SEAM: ``BatchExecutor.run(jobs, host)``. The local
-  executor runs items as asyncio tasks (bounded by a semaphore); a remote one (Ray) runs
+  executor runs items on ``concurrency`` asyncio workers; a remote one (Ray) runs
   ``item_runner(job, record=False, listeners=[forward])`` on a worker and publishes the
   forwarded events into ``host.remote(job)`` (:mod:`core.batch.recording`), which writes the
   same run file and index row a local item gets. Executors are registered by name in

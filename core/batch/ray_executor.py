@@ -95,27 +95,32 @@ class RayExecutor:
     async def _run(self, jobs: Sequence[ItemJob], host: ItemHost, workers: RayWorkers) -> None:
         # Shipped once; trust was checked here (BatchRun.prepare), against this machine's store.
         workers.ship(host.settings, host.definitions, host.gates)
-        slots = asyncio.Semaphore(self.options.concurrency)
         running: set[_ActorChannel] = set()
-        items: set[asyncio.Task[None]] = set()
+        slots: set[asyncio.Task[None]] = set()
+        """The workers, each running one item at a time."""
+        waiting = iter(jobs)
 
         async def one(job: ItemJob) -> None:
-            async with slots:
+            # Started before it is recorded: an item whose start never comes back (the
+            # cluster went away meanwhile) stays pending, with no run file.
+            channel = await workers.start_item(_trusted(job))
+            recording = host.remote(job)
+            if isinstance(channel, str):
+                host.item_ended(recording.close(channel))
+                return
+            running.add(channel)
+            try:
+                await relay(channel, recording, host.responder, host.item_ended)
+            finally:
+                running.discard(channel)
+                channel.release()
+
+        async def worker() -> None:
+            """Takes the next item as soon as its last one ended (as the local executor's)."""
+            for job in waiting:
                 if host.cancelled.is_set() or workers.lost:
                     return
-                # Started before it is recorded: an item whose start never comes back (the
-                # cluster went away meanwhile) stays pending, with no run file.
-                channel = await workers.start_item(_trusted(job))
-                recording = host.remote(job)
-                if isinstance(channel, str):
-                    host.item_ended(recording.close(channel))
-                    return
-                running.add(channel)
-                try:
-                    await relay(channel, recording, host.responder, host.item_ended)
-                finally:
-                    running.discard(channel)
-                    channel.release()
+                await one(job)
 
         async def cancel_on_request() -> None:
             await host.cancelled.wait()
@@ -129,7 +134,7 @@ class RayExecutor:
                     break
                 await asyncio.sleep(CLUSTER_CHECK_S)
             workers.lost = gone
-            for task in list(items):
+            for task in list(slots):
                 task.cancel()  # a started item's relay still records how it ended
 
         watchers = [
@@ -138,10 +143,10 @@ class RayExecutor:
         ]
         try:
             async with asyncio.TaskGroup() as group:
-                for job in jobs:
-                    task = group.create_task(one(job))
-                    items.add(task)
-                    task.add_done_callback(items.discard)
+                for _ in range(min(self.options.concurrency, len(jobs))):
+                    task = group.create_task(worker())
+                    slots.add(task)
+                    task.add_done_callback(slots.discard)
         finally:
             for watcher in watchers:
                 watcher.cancel()
