@@ -44,8 +44,11 @@ def runs_dir() -> Path:
     return paths.made_folder(paths.data_dir() / "runs")
 
 
-def run_file(run_id: str) -> Path:
-    return runs_dir() / f"{run_id}.jsonl"
+def run_file(run_id: str, *, made: bool = True) -> Path:
+    """Where run ``run_id`` is recorded; ``made``: with its folder made when missing (False: a
+    writer that makes it when creating the file fails, instead of looking first)."""
+    folder = runs_dir() if made else paths.data_path() / "runs"
+    return folder / f"{run_id}.jsonl"
 
 
 class RunWriter:
@@ -57,9 +60,14 @@ class RunWriter:
     already; a ``redactor`` scrubs each line once more, for events from anywhere else."""
 
     def __init__(self, run_id: str, redactor: Redactor | None = None) -> None:
-        self.path = run_file(run_id)
+        self.path = run_file(run_id, made=False)
         self._redactor = redactor
-        self._file: IO[str] | None = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        try:  # the folder is there but for the first run (or one removed meanwhile)
+            file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        except FileNotFoundError:
+            paths.made_folder(self.path.parent)
+            file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        self._file: IO[str] | None = file
 
     def write(self, event: Event) -> None:
         """Append one line and flush it."""

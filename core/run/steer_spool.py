@@ -66,10 +66,11 @@ def spool_dir(run_id: str) -> Path:
     ``../`` would otherwise point the spool anywhere)."""
     if not _RUN_ID.fullmatch(run_id):
         raise ValueError(f"not a run id: {run_id!r}")
-    return paths.data_dir() / "steer" / run_id
+    return paths.data_path() / "steer" / run_id  # made by the first message posted
 
 
 def _private_folder(folder: Path) -> Path:
+    paths.made_folder(folder.parent.parent)  # the data folder
     for part in (folder.parent, folder):
         part.mkdir(mode=_PRIVATE_FOLDER, exist_ok=True)
         if part.is_symlink() or not part.is_dir():

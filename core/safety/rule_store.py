@@ -37,7 +37,7 @@ class RuleStore:
     """Read and change the rules of every project (one JSON file, written atomically)."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or paths.config_dir() / "rules.json"
+        self.path = path or paths.config_path() / "rules.json"  # its folder made on saving
 
     def _load(self) -> dict[str, dict[str, list[str]]]:
         try:
@@ -54,6 +54,7 @@ class RuleStore:
 
     def _save(self, data: dict[str, dict[str, list[str]]]) -> None:
         kept = {folder: lists for folder, lists in sorted(data.items()) if any(lists.values())}
+        paths.made_folder(self.path.parent)
         atomic_write_text(self.path, json.dumps(kept, indent=2, ensure_ascii=False) + "\n")
 
     def projects(self) -> dict[Path, RuleSet]:

@@ -31,7 +31,7 @@ from pathlib import Path
 import psutil
 
 from core.config.atomic import atomic_write_text
-from core.config.paths import data_dir
+from core.config.paths import data_path
 
 FOLDER = "step-shells"
 
@@ -47,7 +47,7 @@ class StepShell:
 
 
 def _folder() -> Path:
-    return data_dir() / FOLDER
+    return data_path() / FOLDER  # made by the first step shell recorded
 
 
 def _record_path(pid: int) -> Path:
