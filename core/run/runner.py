@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Literal
@@ -337,7 +338,7 @@ class Runner:
                 else None
             ),
             params=params_shown([(s.agent, s.params) for s in steps]),
-            cwd=str(self.request.cwd.resolve()),
+            cwd=os.path.realpath(self.request.cwd),  # as resolve(), without its extra stat
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             batch_id=self.request.batch_id,
             batch_item=self.request.batch_item,
