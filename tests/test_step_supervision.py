@@ -5,6 +5,7 @@ subscribed behind, step after step."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,17 @@ async def test_a_step_stopped_politely_within_its_grace_is_not_cancelled(tmp_pat
     task = asyncio.create_task(polite())
     assert await supervise(task, ctx, signal, timeout_s=None, grace_s=600) == "cancelled"
     assert task.done() and not task.cancelled()
+
+
+async def test_a_cancel_the_caller_handled_before_is_not_taken_for_a_new_one(
+    tmp_path: Path,
+) -> None:
+    caller = asyncio.current_task()
+    assert caller is not None
+    caller.cancel()  # asked, then handled without uncancel(): the count stays raised
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.sleep(0)
+    task = asyncio.create_task(_ending_at_once())
+    assert (
+        await supervise(task, _context(tmp_path), CancelSignal(), timeout_s=60, grace_s=1) is None
+    )

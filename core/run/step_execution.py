@@ -121,16 +121,17 @@ async def supervise(
         stop("cancelled")
     caller = asyncio.current_task()
     assert caller is not None
+    asked_before = caller.cancelling()  # a cancel asked before (and handled) is not this one's
     try:
         await task  # cancelling the caller cancels the task it waits on
     except asyncio.CancelledError:
-        if caller.cancelling():
+        if caller.cancelling() > asked_before:
             raise  # the caller was cancelled, and the step with it
         # Stopped here, or the step cancelled itself: it ended without its outcome.
     finally:
         unsubscribe()
         for timer in timers:
             timer.cancel()
-    if caller.cancelling():  # the step swallowed the caller's cancel: it still holds
+    if caller.cancelling() > asked_before:  # the step swallowed the caller's cancel
         raise asyncio.CancelledError
     return stopped[0] if stopped else None
