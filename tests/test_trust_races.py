@@ -38,6 +38,7 @@ from core.tools.mcp_hub import McpHub
 from tests.llm_server import LLMServer, Reply
 from tests.mcp_support import wait_no_server_left, write_agent
 from tests.test_mcp_trust import MARKER, project_with_sdk_server
+from tests.waiting import wait_until
 
 _ON_OPEN: list[Callable[[str], None]] = []
 """What the audit hook calls with each file opened, while a test has put it here."""
@@ -323,8 +324,8 @@ def test_attack_a_fifo_where_a_checkout_file_was_blocks_nothing(tmp_path: Path, 
     """A model in a trusted project swaps ``AGENTS.md`` or ``.mcp.json`` for a FIFO (``mkfifo``
     in its bash). A step's start reading its prompt's sources, and every run's start gathering
     the known projects' MCP secrets, opened it and waited for a writer forever — on the loop
-    that runs the window. Both refuse it at once. (The 60 s is a guard that keeps a regression
-    from hanging the suite, not a measurement.)"""
+    that runs the window. Both refuse it at once. (The reading is waited on as a condition; the
+    waiting's limit only bounds a regression that would hang the suite.)"""
     from core.config.mcp_servers import configured_secret_values
     from core.workspace.prompt_sources import read_prompt_sources
 
@@ -343,7 +344,8 @@ def test_attack_a_fifo_where_a_checkout_file_was_blocks_nothing(tmp_path: Path, 
     with ThreadPoolExecutor(1) as pool:
         reading = pool.submit(read)
         try:
-            assert reading.result(timeout=60) == refused
-        except TimeoutError:
+            wait_until(reading.done, f"reading {name} waited for a writer")
+        except AssertionError:
             with open(repo / name, "wb"):  # lets the stuck reader go, so the pool can close
-                pytest.fail(f"reading {name} waited for a writer")
+                raise
+        assert reading.result() == refused
