@@ -46,7 +46,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
-from core.batch.executors import ExecutorLost, ExecutorOptions, ItemHost
+from core.batch.executors import ExecutorLost, ExecutorOptions, ItemHost, run_on_workers
 from core.batch.jobs import Definitions, ItemJob
 from core.batch.provider_world import capture
 from core.batch.ray_setup import (
@@ -98,7 +98,6 @@ class RayExecutor:
         running: set[_ActorChannel] = set()
         slots: set[asyncio.Task[None]] = set()
         """The workers, each running one item at a time."""
-        waiting = iter(jobs)
 
         async def one(job: ItemJob) -> None:
             # Started before it is recorded: an item whose start never comes back (the
@@ -114,13 +113,6 @@ class RayExecutor:
             finally:
                 running.discard(channel)
                 channel.release()
-
-        async def worker() -> None:
-            """Takes the next item as soon as its last one ended (as the local executor's)."""
-            for job in waiting:
-                if host.cancelled.is_set() or workers.lost:
-                    return
-                await one(job)
 
         async def cancel_on_request() -> None:
             await host.cancelled.wait()
@@ -142,11 +134,13 @@ class RayExecutor:
             asyncio.create_task(end_when_the_cluster_goes()),
         ]
         try:
-            async with asyncio.TaskGroup() as group:
-                for _ in range(min(self.options.concurrency, len(jobs))):
-                    task = group.create_task(worker())
-                    slots.add(task)
-                    task.add_done_callback(slots.discard)
+            await run_on_workers(
+                jobs,
+                self.options.concurrency,
+                one,
+                stop=lambda: host.cancelled.is_set() or bool(workers.lost),
+                workers=slots,
+            )
         finally:
             for watcher in watchers:
                 watcher.cancel()
