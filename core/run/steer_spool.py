@@ -70,7 +70,7 @@ def spool_dir(run_id: str) -> Path:
 
 
 def _private_folder(folder: Path) -> Path:
-    paths.made_folder(folder.parent.parent)  # the data folder
+    paths.data_dir()  # made, if it was not: the spool's folders go in it
     for part in (folder.parent, folder):
         part.mkdir(mode=_PRIVATE_FOLDER, exist_ok=True)
         if part.is_symlink() or not part.is_dir():
