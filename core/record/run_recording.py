@@ -27,6 +27,7 @@ from typing import Any, Literal
 from core.backends.base import RunClock
 from core.config.settings import Settings
 from core.model.budget import BudgetAsker, BudgetQuestion, Caps
+from core.model.collection import weakly
 from core.model.events import (
     BudgetAnswered,
     BudgetAsked,
@@ -103,9 +104,10 @@ class RunRecording:
         writer = RunWriter(self.run_id)  # the publisher redacts before the writer sees events
         self._lock = LivenessLock(writer.path)
         loop = asyncio.get_running_loop()
+        stop = weakly(self._failed)  # the sink is the recording's: it must not keep it alive
 
         def failed(error: OSError) -> None:  # inside publish or a flush: stop the run later
-            loop.call_soon_threadsafe(self._failed, writer.path, error)
+            loop.call_soon_threadsafe(stop, writer.path, error)
 
         self._publisher.sink = RunFileSink(writer, failed)
         self._index = RunIndex()

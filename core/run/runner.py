@@ -48,6 +48,7 @@ from core.definitions.pipeline_graph import graph_of
 from core.definitions.presets import PresetCatalog
 from core.definitions.structured import as_handoff, with_structure
 from core.model.budget import BudgetAsker, BudgetGuard, caps_of, stop_at_cap
+from core.model.collection import weakly
 from core.model.errors import RunError
 from core.model.events import (
     Event,
@@ -140,7 +141,9 @@ class Runner:
         self._clock = RunClock()
         self._cancel = CancelSignal()
         self._steps: list[PreparedStep] | None = steps
-        self._recording = RunRecording(self.run_id, self._clock, self.listeners, self.cancel)
+        self._recording = RunRecording(
+            self.run_id, self._clock, self.listeners, weakly(self.cancel)
+        )
         self.budget = (
             BudgetGuard(
                 request.budget, self._usage_of, self._recording.recorded(budget_asker), self.run_id
@@ -152,16 +155,11 @@ class Runner:
         """A graph run's name for each step index it started (node, iteration, branch)."""
         self._running: dict[int, StepContext] = {}
         """The steps whose backend is running, for :meth:`steer`."""
+        emit = weakly(self._emit)  # the runner's parts do not keep it alive (no cycles)
         self.gate = ApprovalGate(
-            self.settings.effective_policy(),
-            responder,
-            self._emit,
-            self._clock.now,
-            rules=RuleStore(),
+            self.settings.effective_policy(), responder, emit, self._clock.now, rules=RuleStore()
         )
-        self.gates = Gates(
-            self.run_id, self._emit, self._clock.now, lambda text: self._recording.scrub(text)
-        )
+        self.gates = Gates(self.run_id, emit, self._clock.now, self._recording.scrub)
         """Graph runs' waiting gates, answered by :meth:`decide_gate` or ``gate_asker``."""
         self._gate_asker = gate_asker
         self.result: RunFinished | None = None
