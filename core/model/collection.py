@@ -7,13 +7,13 @@ when the window has started lives as long as the process, so :func:`freeze_start
 out of the collector's sight (:func:`gc.freeze`) for good: later collections walk only what
 came after (runs, views), and cycles among those are collected as before.
 
-**A batch.** Every item leaves its whole object graph (runner, recording, publisher, run
-state, settings copies — ~150 objects) in reference cycles that only the cyclic collector
-frees, and each item lives across thousands of allocations, so its graph is promoted to the
-older generations before it ends. With the default thresholds (700, 10, 10) a batch of 256
-instant items ran ~160 young, ~15 middle and one or two full collections, and each full one
-walked the whole heap (imports, catalogs, the window's objects: ~100k objects): a quarter of
-the supervisor's CPU per item (benchmarks/batch.py).
+**A batch.** Each running item holds its whole object graph (runner, recording, publisher,
+run state — ~150 objects) across thousands of allocations, so a young collection finds it
+alive and promotes it to the older generations. With the default thresholds (700, 10, 10) a
+batch of 256 instant items ran ~160 young, ~15 middle and one or two full collections (when
+items still ended in reference cycles), and each full one walked the whole heap (imports,
+catalogs, the window's objects: ~100k objects): a quarter of the supervisor's CPU per item
+(benchmarks/batch.py).
 
 So, for as long as at least one batch runs in the process:
 
@@ -22,9 +22,8 @@ So, for as long as at least one batch runs in the process:
   collected as before (in the window, whose start-up objects are frozen for good, a batch
   leaves the freezing alone: its collections walk the window's later objects too, and
   nothing it froze would ever be unfrozen);
-* a young collection waits for :data:`YOUNG_THRESHOLD` allocations instead of 700: the
-  items' cycles are then mostly found in one young or middle collection, not carried into
-  the oldest generation.
+* a young collection waits for :data:`YOUNG_THRESHOLD` allocations instead of 700: fewer
+  of them find running items alive and promote them.
 
 Nothing is disabled: cycles are still collected during the batch, only in larger steps
 (memory held by the items' garbage stays bounded by the thresholds).
