@@ -17,6 +17,7 @@ from core.batch.inputs import BatchItem
 from core.batch.store import BatchSpec, BatchStore
 from core.batch.supervisor import BatchRun
 from core.config.settings import load_settings, save_settings
+from core.model.budget import Budget, Caps
 from core.model.collection import weakly
 from core.model.events import ApprovalResolved
 from core.record.run_files import RunIndex, load_run
@@ -67,7 +68,7 @@ def collect(found: list[object]) -> set[str]:
     return {type(o).__name__ for o in found} & RUN_PARTS
 
 
-async def test_a_run_that_asked_for_approval_leaves_no_cycles(
+async def test_a_run_with_a_budget_that_asked_for_approval_leaves_no_cycles(
     configured: LLMServer, tmp_path: Path, cyclic_garbage: list[object]
 ) -> None:
     configured.queue(Reply.tool("bash", {"command": "echo hi > out.txt"}), Reply.answer("ok"))
@@ -75,7 +76,12 @@ async def test_a_run_that_asked_for_approval_leaves_no_cycles(
     async def person(request: ApprovalRequest) -> ApprovalAnswer:
         return ApprovalAnswer(decision="approve")
 
-    request = RunRequest(mode="single", steps=[StepSpec("worker", "go")], cwd=tmp_path)
+    request = RunRequest(
+        mode="single",
+        steps=[StepSpec("worker", "go")],
+        cwd=tmp_path,
+        budget=Budget(run=Caps(max_tokens=1_000_000)),
+    )
     runner = Runner(request, settings=load_settings(), responder=person)
     assert (await runner.run()).status == "ok"
     run_id = runner.run_id

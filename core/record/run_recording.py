@@ -225,6 +225,10 @@ class RunRecording:
                 )
             )
 
+    def usage_of(self, step: int) -> tuple[UsageStats, UsageStats]:
+        """The run's usage so far and step ``step``'s (what a budget is checked against)."""
+        return self.state.usage, self.state.steps[step].usage
+
     def recorded(self, ask: BudgetAsker) -> BudgetAsker:
         """``ask``, with the question and its answer in the run: the run file keeps who spent
         more, and the step shows "waiting for you" while a person decides."""

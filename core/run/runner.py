@@ -62,7 +62,6 @@ from core.model.events import (
     StepFinished,
     StepStarted,
     TextDelta,
-    UsageStats,
     UserMessage,
     WorktreeInfo,
 )
@@ -146,7 +145,10 @@ class Runner:
         )
         self.budget = (
             BudgetGuard(
-                request.budget, self._usage_of, self._recording.recorded(budget_asker), self.run_id
+                request.budget,
+                self._recording.usage_of,
+                self._recording.recorded(budget_asker),
+                self.run_id,
             )
             if request.budget is not None
             else None
@@ -561,10 +563,6 @@ class Runner:
     async def _check_cli_budget(self, ctx: StepContext) -> None:
         if self.budget is not None:
             await self.budget.check(ctx.step)
-
-    def _usage_of(self, step: int) -> tuple[UsageStats, UsageStats]:
-        state = self._recording.state
-        return state.usage, state.steps[step].usage
 
     def _replay(
         self, index: int, step: PreparedStep, task: str, saved: StepFinished
