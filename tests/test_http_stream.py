@@ -282,12 +282,27 @@ async def test_through_a_proxy_the_request_reaches_the_proxy(
             "none": None,
             "flags": [True, False],
         },
+        {"tools": [{"type": "function", "function": {"name": "read"}}]},
+        {"tools": [{"type": "function"}], "model": "m", "stream": True},
+        {"model": "m", "tools": [{"description": "NaN and Infinity, in words"}]},
         [],
         "plain",
     ],
 )
 def test_a_body_is_sent_byte_for_byte_as_httpx_would_send_it(body: object) -> None:
     assert _json_bytes(body) == httpx.Request("POST", "http://x/", json=body).content
+    assert _json_bytes(body) == httpx.Request("POST", "http://x/", json=body).content  # again
+
+
+def test_each_list_of_tools_is_sent_as_it_is_though_their_encoding_is_kept() -> None:
+    read = {"type": "function", "function": {"name": "read"}}
+    body = {"model": "m", "tools": [read]}
+    assert json.loads(_json_bytes(body))["tools"] == [read]
+    for step in range(40):  # new declarations each step (an MCP server's), more than are kept
+        declared = [{"type": "function", "function": {"name": f"tool_{step}"}}]
+        sent = json.loads(_json_bytes({"model": "m", "tools": declared}))
+        assert sent["tools"] == declared
+    assert json.loads(_json_bytes({"model": "m", "tools": [read, read]}))["tools"] == [read, read]
 
 
 @pytest.mark.parametrize("number", [float("nan"), float("inf"), -float("inf")])
@@ -298,6 +313,8 @@ def test_a_body_with_a_number_json_cannot_hold_is_refused_as_httpx_refuses_it(
         httpx.Request("POST", "http://x/", json={"temperature": number})
     with pytest.raises(ValueError):
         _json_bytes({"temperature": number})
+    with pytest.raises(ValueError):  # in a tool's declaration, whose encoding is kept
+        _json_bytes({"model": "m", "tools": [{"parameters": {"default": number}}]})
 
 
 async def test_a_client_reads_the_proxy_setting_once_as_httpx_does(

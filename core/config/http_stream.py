@@ -270,11 +270,57 @@ def _json_bytes(value: Any) -> bytes:
     It writes ``NaN`` and ``Infinity`` where httpx refuses them: a body with either word
     (almost always inside a string) is encoded by the standard library, which raises for a
     real one. It also encodes some values httpx refuses (bytes, dates): Baton's bodies are
-    made of JSON's own types."""
-    body = pydantic_core.to_json(value)
-    if b"NaN" in body or b"Infinity" in body:
+    made of JSON's own types.
+
+    The tools' declarations are four fifths of a step's body and the same in every request
+    of every step with the same tools: they are encoded, and looked at for those two words,
+    once (:func:`_tools_json`), and put in their place between the rest — a compact JSON
+    object is its members' encodings joined by commas, so the bytes are the same (22 → 6 µs
+    a request, most of it the search for the two words in 6 KB)."""
+    tools = value.get("tools") if type(value) is dict else None
+    if type(tools) is not list or not tools:
+        body = pydantic_core.to_json(value)
+        return _stdlib_json_bytes(value) if _may_hold_nan(body) else body
+    encoded_tools, tools_may_hold_nan = _tools_json(tools)
+    keys = list(value)
+    at = keys.index("tools")
+    head = pydantic_core.to_json({key: value[key] for key in keys[:at]})
+    tail = pydantic_core.to_json({key: value[key] for key in keys[at + 1 :]})
+    if tools_may_hold_nan or _may_hold_nan(head) or _may_hold_nan(tail):
         return _stdlib_json_bytes(value)
-    return body
+    return b"".join(
+        (
+            head[:-1],  # "{" and the members before, without the closing brace
+            b"," if at else b"",
+            b'"tools":',
+            encoded_tools,
+            b"," + tail[1:] if at + 1 < len(keys) else b"}",
+        )
+    )
+
+
+def _may_hold_nan(encoded: bytes) -> bool:
+    return b"NaN" in encoded or b"Infinity" in encoded
+
+
+_TOOLS_REMEMBERED = 16
+"""Tool lists whose encoding is kept: an agent's tool set, or a few (MCP tools vary by step)."""
+_tools_encoded: dict[tuple[int, ...], tuple[list[Any], bytes, bool]] = {}
+
+
+def _tools_json(tools: list[Any]) -> tuple[bytes, bool]:
+    """``tools`` encoded, and whether the encoding may hold ``NaN`` or ``Infinity``; once for
+    each list of the same declaration objects (Baton's are built once per tool class and
+    never changed). Kept with the objects themselves, so an identity in the key cannot be
+    taken over by another object while it is remembered."""
+    key = tuple(map(id, tools))
+    found = _tools_encoded.get(key)
+    if found is None:
+        encoded = pydantic_core.to_json(tools)
+        if len(_tools_encoded) >= _TOOLS_REMEMBERED:
+            _tools_encoded.clear()  # rare: many steps with tool sets of their own
+        found = _tools_encoded[key] = (list(tools), encoded, _may_hold_nan(encoded))
+    return found[1], found[2]
 
 
 def _stdlib_json_bytes(value: Any) -> bytes:
