@@ -56,6 +56,7 @@ from core.safety.secrets import (
 )
 from core.tools.base import Tool, ToolContext, ToolError
 from tests.llm_server import LLMServer, Reply, Tokens, ToolCall
+from tests.test_http_stream import RawServer
 
 # -- test tools ---------------------------------------------------------------------------
 
@@ -765,3 +766,46 @@ def test_accumulator_handles_calls_without_index_and_reasoning_field() -> None:
     ]
     assert response.complete
     assert response.usage_stats("requested").model == "m-1"
+
+
+def _sse(*payloads: object) -> bytes:
+    return b"".join(b"data: %s\n\n" % json.dumps(p).encode() for p in payloads)
+
+
+@pytest.mark.parametrize("end", ["with [DONE]", "in a write of its own"])
+async def test_a_steps_requests_share_one_connection_however_the_body_ends(
+    h: Harness, end: str
+) -> None:
+    """After ``[DONE]`` the rest of the body is read — at once when it came in the same read
+    (no timer), else waited for — and the connection serves the step's next request. (Which
+    of the two a read sees is the network's: both framings are sent, the answer and the one
+    connection asserted for each.)"""
+    call = {"index": 0, "id": "c1", "function": {"name": "echo", "arguments": '{"text": "hi"}'}}
+    turns = [
+        _sse({"choices": [{"delta": {"tool_calls": [call]}, "finish_reason": "tool_calls"}]}),
+        _sse({"choices": [{"delta": {"content": "done"}, "finish_reason": "stop"}]}),
+    ]
+
+    async def answer(
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        fields: dict[str, str],
+        body: bytes,
+    ) -> None:
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n")
+        writer.write(b"Transfer-Encoding: chunked\r\n\r\n")
+        events = turns.pop(0) + b"data: [DONE]\n\n"
+        writer.write(b"%x\r\n%s\r\n" % (len(events), events))
+        if end != "with [DONE]":
+            await writer.drain()
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+    async with RawServer(answer).running() as server:
+        provider = Provider(name="raw", base_url=server.url.removesuffix("/chat/completions"))
+        settings = Settings.model_validate({"providers": [provider], "default_model": "m"})
+        await h.run(h.context(settings))
+
+    assert h.finished.status == "ok" and h.finished.output == "done"
+    assert len(server.requests) == 2
+    assert server.connections == 1

@@ -70,7 +70,7 @@ from core.backends.sse import (
 )
 from core.backends.system_prompt import build_system_prompt
 from core.backends.tool_calls import ToolOutcome, run_tool_call
-from core.config.http_stream import StreamClient, StreamedResponse
+from core.config.http_stream import StreamClient, StreamedResponse, read_whole
 from core.config.pricing import load_price_table, priced
 from core.config.provider_http import ProbeError, only_model, provider_headers, step_client
 from core.definitions.structured import StructuredOutputError, repair_prompt
@@ -441,7 +441,7 @@ class OpenAICompatBackend:
                 if not done and not response_acc.complete:
                     raise _Retryable("the connection dropped mid-response")
                 if done:
-                    await _read_to_the_end(batches)
+                    await _read_to_the_end(batches, arrived=read_whole(response))
         except httpx.ConnectTimeout:
             raise _Retryable(
                 f"could not connect to {base_url} within {limits.connect_timeout_s:g} s"
@@ -566,12 +566,18 @@ def _refusal(count: int, limit: int) -> str:
     )
 
 
-async def _read_to_the_end(rest: AsyncIterator[object]) -> None:
+async def _read_to_the_end(rest: AsyncIterator[object], *, arrived: bool) -> None:
     """Read what follows ``[DONE]`` (the end of the chunked body), for at most
     :data:`DRAIN_S`: a response read to its end leaves its connection open for the next
     request, one closed early takes the connection with it — a new connection per request
-    was a large part of a batch's CPU (benchmarks/batch.py). Anything there is ignored."""
+    was a large part of a batch's CPU (benchmarks/batch.py). Anything there is ignored.
+    ``arrived``: the whole body is in already (the usual case: the end comes in the same
+    read as ``[DONE]``), so the rest is read without waiting and needs no timer."""
     with suppress(TimeoutError, httpx.HTTPError):
+        if arrived:
+            async for _ in rest:
+                pass
+            return
         async with asyncio.timeout(DRAIN_S):
             async for _ in rest:
                 pass

@@ -120,6 +120,17 @@ class _Response:
         except _AIOHTTP_ERRORS as error:
             raise _as_httpx_error(error) from None
 
+    def read_whole(self) -> bool:
+        """Whether the whole body has arrived and been read (the connection is free for the
+        next request)."""
+        return self._response.content.at_eof()
+
+
+def read_whole(response: StreamedResponse) -> bool:
+    """Whether all of ``response``'s body has been read; False when it cannot be told (an
+    answer through httpx: a proxy's)."""
+    return isinstance(response, _Response) and response.read_whole()
+
 
 _UNSAFE_IN_VALUE = re.compile("[\r\n\0]")
 _UNSAFE_IN_NAME = re.compile("[\r\n\0:]")
