@@ -103,18 +103,11 @@ async def test_a_batchs_items_leave_no_cycles(
     configured: LLMServer, tmp_path: Path, cyclic_garbage: list[object]
 ) -> None:
     configured.responder = lambda body: Reply.answer("notes")
-    store = BatchStore()
     spec = BatchSpec(preset="scout-and-plan", cwd=str(tmp_path))
-    record = store.create(spec, [BatchItem(args=[f"item {n}"]) for n in range(6)], "x")
-    batch = BatchRun(
-        record,
-        LocalExecutor(ExecutorOptions(concurrency=3)),
-        settings=configured.settings(),
-        store=store,
-    )
-    outcomes = await batch.run()
+    record = BatchStore().create(spec, [BatchItem(args=[f"item {n}"]) for n in range(6)], "x")
+    executor = LocalExecutor(ExecutorOptions(concurrency=3))
+    outcomes = await BatchRun(record, executor, settings=configured.settings()).run()
     assert [o.status for o in outcomes] == ["ok"] * 6
-    del batch
 
     assert collect(cyclic_garbage) == set()
 
