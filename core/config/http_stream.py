@@ -286,8 +286,8 @@ def _json_bytes(value: Any) -> bytes:
     The tools' declarations are four fifths of a step's body and the same in every request
     of every step with the same tools: they are encoded, and looked at for those two words,
     once (:func:`_tools_json`), and put in their place between the rest — a compact JSON
-    object is its members' encodings joined by commas, so the bytes are the same (22 → 6 µs
-    a request, most of it the search for the two words in 6 KB)."""
+    object is its members' encodings joined by commas, so the bytes are the same (22 → 8.5 µs
+    a request; the search for the two words in 6 KB was a third of the 22)."""
     tools = value.get("tools") if type(value) is dict else None
     if type(tools) is not list or not tools:
         body = pydantic_core.to_json(value)
