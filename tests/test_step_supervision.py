@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,10 @@ from core.definitions.agents import AgentDefinition
 from core.run.step_execution import CancelSignal, supervise
 from tests.step_contexts import step_context
 from tests.waiting import until
+
+NEVER = math.inf
+"""A stage's time that never comes (``timeout_s``, ``grace_s``): the test is over first, however
+slow the machine — its timer is still made, and must be gone afterwards."""
 
 
 async def _never_ending() -> None:
@@ -51,7 +56,7 @@ async def test_a_cancel_stops_the_step_in_two_stages(tmp_path: Path) -> None:
         stopped_politely.set()
 
     task = asyncio.create_task(step())
-    supervising = asyncio.create_task(supervise(task, ctx, signal, timeout_s=None, grace_s=30))
+    supervising = asyncio.create_task(supervise(task, ctx, signal, timeout_s=None, grace_s=NEVER))
     await until(lambda: len(signal._subscribers) == 1, "the step was never watched")
     signal.set()
     assert await supervising == "cancelled"
@@ -64,7 +69,7 @@ async def test_a_step_that_ends_by_itself_leaves_nothing_subscribed(tmp_path: Pa
     signal = CancelSignal()
     for _ in range(3):  # a run's steps, one after another
         task = asyncio.create_task(_ending_at_once())
-        assert await supervise(task, ctx, signal, timeout_s=60, grace_s=1) is None
+        assert await supervise(task, ctx, signal, timeout_s=NEVER, grace_s=NEVER) is None
     assert signal._subscribers == []
     assert not ctx.cancelled.is_set()
 
@@ -81,7 +86,7 @@ async def test_a_signal_set_before_the_step_is_watched_stops_it(tmp_path: Path) 
 async def test_a_step_past_its_time_limit_is_stopped(tmp_path: Path) -> None:
     ctx = _context(tmp_path)
     task = asyncio.create_task(_never_ending())
-    assert await supervise(task, ctx, CancelSignal(), timeout_s=0.01, grace_s=0) == "timeout"
+    assert await supervise(task, ctx, CancelSignal(), timeout_s=0, grace_s=0) == "timeout"
     assert ctx.cancelled.is_set() and task.cancelled()
 
 
@@ -105,7 +110,7 @@ async def test_cancelling_the_caller_cancels_the_step_and_is_not_taken_for_a_sto
 
     task = asyncio.create_task(step())
     supervising = asyncio.create_task(
-        supervise(task, _context(tmp_path), CancelSignal(), timeout_s=None, grace_s=30)
+        supervise(task, _context(tmp_path), CancelSignal(), timeout_s=None, grace_s=NEVER)
     )
     await waiting.wait()
     supervising.cancel()
@@ -122,7 +127,7 @@ async def test_a_step_that_cancels_itself_ends_without_a_stop(tmp_path: Path) ->
         raise asyncio.CancelledError
 
     task = asyncio.create_task(gives_up())
-    assert await supervise(task, ctx, CancelSignal(), timeout_s=None, grace_s=1) is None
+    assert await supervise(task, ctx, CancelSignal(), timeout_s=None, grace_s=NEVER) is None
     assert not ctx.cancelled.is_set()
 
 
@@ -135,7 +140,7 @@ async def test_a_step_stopped_politely_within_its_grace_is_not_cancelled(tmp_pat
         await ctx.cancelled.wait()
 
     task = asyncio.create_task(polite())
-    assert await supervise(task, ctx, signal, timeout_s=None, grace_s=600) == "cancelled"
+    assert await supervise(task, ctx, signal, timeout_s=None, grace_s=NEVER) == "cancelled"
     assert task.done() and not task.cancelled()
 
 
@@ -149,5 +154,6 @@ async def test_a_cancel_the_caller_handled_before_is_not_taken_for_a_new_one(
         await asyncio.get_running_loop().create_future()  # the cancel arrives at this await
     task = asyncio.create_task(_ending_at_once())
     assert (
-        await supervise(task, _context(tmp_path), CancelSignal(), timeout_s=None, grace_s=1) is None
+        await supervise(task, _context(tmp_path), CancelSignal(), timeout_s=None, grace_s=NEVER)
+        is None
     )
