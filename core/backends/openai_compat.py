@@ -574,11 +574,7 @@ async def _read_to_the_end(rest: AsyncIterator[object], *, arrived: bool) -> Non
     ``arrived``: the whole body is in already (the usual case: the end comes in the same
     read as ``[DONE]``), so the rest is read without waiting and needs no timer."""
     with suppress(TimeoutError, httpx.HTTPError):
-        if arrived:
-            async for _ in rest:
-                pass
-            return
-        async with asyncio.timeout(DRAIN_S):
+        async with asyncio.timeout(None if arrived else DRAIN_S):  # None: no timer at all
             async for _ in rest:
                 pass
 

@@ -120,16 +120,12 @@ class _Response:
         except _AIOHTTP_ERRORS as error:
             raise _as_httpx_error(error) from None
 
-    def read_whole(self) -> bool:
-        """Whether the whole body has arrived and been read (the connection is free for the
-        next request)."""
-        return self._response.content.at_eof()
-
 
 def read_whole(response: StreamedResponse) -> bool:
-    """Whether all of ``response``'s body has been read; False when it cannot be told (an
-    answer through httpx: a proxy's)."""
-    return isinstance(response, _Response) and response.read_whole()
+    """Whether all of ``response``'s body has arrived and been read (its connection is free
+    for the next request); False when it cannot be told (an answer through httpx: a
+    proxy's)."""
+    return isinstance(response, _Response) and response._response.content.at_eof()
 
 
 _UNSAFE_IN_VALUE = re.compile("[\r\n\0]")
