@@ -41,13 +41,18 @@ INTERRUPTED_ERROR = "the process running it ended before the run did (killed or 
 
 
 def runs_dir() -> Path:
-    return paths.made_folder(paths.data_dir() / "runs")
+    return paths.made_folder(runs_path())
+
+
+def runs_path() -> Path:
+    """Where :func:`runs_dir` is, not made (see :func:`core.config.paths.config_path`)."""
+    return paths.data_path() / "runs"
 
 
 def run_file(run_id: str, *, made: bool = True) -> Path:
     """Where run ``run_id`` is recorded; ``made``: with its folder made when missing (False: a
     writer that makes it when creating the file fails, instead of looking first)."""
-    folder = runs_dir() if made else paths.data_path() / "runs"
+    folder = runs_dir() if made else runs_path()
     return folder / f"{run_id}.jsonl"
 
 
