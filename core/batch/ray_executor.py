@@ -96,8 +96,7 @@ class RayExecutor:
         # Shipped once; trust was checked here (BatchRun.prepare), against this machine's store.
         workers.ship(host.settings, host.definitions, host.gates)
         running: set[_ActorChannel] = set()
-        slots: set[asyncio.Task[None]] = set()
-        """The workers, each running one item at a time."""
+        item_workers: set[asyncio.Task[None]] = set()  # each runs one item at a time
 
         async def one(job: ItemJob) -> None:
             # Started before it is recorded: an item whose start never comes back (the
@@ -126,7 +125,7 @@ class RayExecutor:
                     break
                 await asyncio.sleep(CLUSTER_CHECK_S)
             workers.lost = gone
-            for task in list(slots):
+            for task in list(item_workers):
                 task.cancel()  # a started item's relay still records how it ended
 
         watchers = [
@@ -139,7 +138,7 @@ class RayExecutor:
                 self.options.concurrency,
                 one,
                 stop=lambda: host.cancelled.is_set() or bool(workers.lost),
-                workers=slots,
+                workers=item_workers,
             )
         finally:
             for watcher in watchers:
